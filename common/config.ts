@@ -1,0 +1,266 @@
+/**
+ * The service's configuration: read from the environment once, validated with zod, and
+ * passed in as a typed object. Nothing else in the codebase reads `process.env`.
+ *
+ * Contract addresses default to the devnet's `devnet/deployments.json` when the chain id
+ * matches it; on any other chain they must be given explicitly.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type Address, type Hex, getAddress, isAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { z } from "zod";
+import { ETH_DECIMALS, USDC_DECIMALS, parseDecimal } from "./money.js";
+
+/** anvil's first default account: the devnet operator. Never valid outside the devnet. */
+export const DEVNET_OPERATOR_KEY =
+  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" as const;
+export const DEVNET_CHAIN_ID = 31337;
+export const DEVNET_RPC_URL = "http://127.0.0.1:8545";
+export const DEFAULT_PORT = 42069;
+
+export const DEPLOYMENTS_PATH = fileURLToPath(new URL("../devnet/deployments.json", import.meta.url));
+
+/** Environment variable → key of `contracts` in deployments.json. */
+export const CONTRACT_VARIABLES = {
+  USDC_ADDRESS: "usdc",
+  WETH_ADDRESS: "weth",
+  PERMIT2_ADDRESS: "permit2",
+  V3_FACTORY_ADDRESS: "v3Factory",
+  V3_ROUTER_ADDRESS: "v3Router",
+  V3_POSITION_MANAGER_ADDRESS: "v3PositionManager",
+  V4_POOL_MANAGER_ADDRESS: "v4PoolManager",
+  V4_POSITION_MANAGER_ADDRESS: "v4PositionManager",
+  UNIVERSAL_ROUTER_ADDRESS: "universalRouter",
+  LAUNCHER_ADDRESS: "launcher",
+  LP_LOCKER_ADDRESS: "lpLocker",
+  FEE_LOCKER_ADDRESS: "feeLocker",
+  REGISTRY_ADDRESS: "registry",
+  PERPS_TRADING_ADDRESS: "perpsTrading",
+  PERPS_STORAGE_ADDRESS: "perpsStorage",
+  SECONDARY_ASSET_ADDRESS: "secondaryAsset",
+  ASSET_VAULT_ADDRESS: "assetVault",
+} as const;
+
+export type ContractVariable = keyof typeof CONTRACT_VARIABLES;
+export type ContractName = (typeof CONTRACT_VARIABLES)[ContractVariable];
+
+export type Deployments = {
+  chainId: number;
+  rpcUrl: string;
+  operator: Address;
+  startBlock?: number;
+  contracts: Partial<Record<string, Address>> & { priceFeeds?: Record<string, Address> };
+  protocolToken?: Address;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+/** A value the running service needs but was not configured (HTTP 503 at the edge). */
+export class MissingConfigError extends Error {
+  override name = "MissingConfigError";
+  constructor(readonly variable: string) {
+    super(`missing configuration: ${variable} is not set`);
+  }
+}
+
+const decimal = (decimals: number, fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      try {
+        return parseDecimal(value, decimals);
+      } catch {
+        ctx.addIssue({ code: "custom", message: `expected a non-negative decimal with at most ${decimals} places` });
+        return z.NEVER;
+      }
+    });
+
+const integer = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max, {
+      message: `expected an integer from ${min} to ${max}`,
+    })
+    .transform(Number);
+
+const address = z
+  .string()
+  .refine((v) => isAddress(v, { strict: false }), { message: "expected a 0x-prefixed 20-byte hex address" })
+  .transform((v) => getAddress(v));
+
+const bool = z
+  .enum(["true", "false", "1", "0"], { message: "expected true or false" })
+  .default("false")
+  .transform((v) => v === "true" || v === "1");
+
+const url = (protocols: string[]) =>
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `expected a ${protocols.map((p) => p.replace(":", "")).join(" or ")} URL` },
+  );
+
+const envSchema = z.object({
+  DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
+  RPC_URL: url(["http:", "https:"]).optional(),
+  CHAIN_ID: integer(1, 2 ** 31, DEVNET_CHAIN_ID),
+  PROTOCOL_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex private key")
+    .optional(),
+  PROTOCOL_TOKEN_ADDRESS: address.optional(),
+  PORT: integer(1, 65535, DEFAULT_PORT),
+  PLATFORM_LAUNCH_FEE_ETH: decimal(ETH_DECIMALS, "0.002"),
+  PERPS_MIN_NOTIONAL_USDC: decimal(USDC_DECIMALS, "100"),
+  CLAIM_BATCH_SIZE: integer(1, 1000, 10),
+  CREATOR_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "5"),
+  PROTOCOL_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "0.5"),
+  WORKER_INTERVAL_SCALE: z
+    .string()
+    .default("1")
+    .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 100, {
+      message: "expected a positive number up to 100",
+    })
+    .transform(Number),
+  START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
+  OPERATOR_API_KEY: z.string().min(16, "expected at least 16 characters").optional(),
+  LEGACY_LAUNCH_OPEN: bool,
+  AGENT_KEY_SECRET: z.string().min(32, "expected at least 32 characters").optional(),
+  INFERENCE_URL: url(["http:", "https:"]).optional(),
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error"], { message: "expected trace, debug, info, warn or error" }).default("info"),
+  DEPLOYMENTS_FILE: z.string().default(DEPLOYMENTS_PATH),
+  ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<
+    ContractVariable,
+    z.ZodOptional<typeof address>
+  >),
+});
+
+export type Config = {
+  databaseUrl: string | undefined;
+  rpcUrl: string;
+  chainId: number;
+  isDevnet: boolean;
+  operatorKey: Hex | undefined;
+  operator: Address | undefined;
+  protocolToken: Address | undefined;
+  port: number;
+  platformLaunchFeeWei: bigint;
+  perpsMinNotionalUsdc: bigint;
+  claimBatchSize: number;
+  creatorBuybackMinUsdc: bigint;
+  protocolBuybackMinUsdc: bigint;
+  workerIntervalScale: number;
+  startBlock: number;
+  operatorApiKey: string | undefined;
+  legacyLaunchOpen: boolean;
+  agentKeySecret: string | undefined;
+  inferenceUrl: string | undefined;
+  logLevel: "trace" | "debug" | "info" | "warn" | "error";
+  contracts: Partial<Record<ContractName, Address>>;
+  priceFeeds: Record<string, Address>;
+};
+
+/** Reads deployments.json if it exists and is for this chain. */
+export function readDeployments(path: string, chainId?: number): Deployments | undefined {
+  if (!existsSync(path)) return undefined;
+  const deployments = JSON.parse(readFileSync(path, "utf8")) as Deployments;
+  if (chainId !== undefined && deployments.chainId !== chainId) return undefined;
+  return deployments;
+}
+
+/**
+ * Validates the environment and returns the typed configuration.
+ * Throws a ConfigError naming the first bad variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0]);
+    const got = cleaned[variable];
+    const shown = variable.endsWith("KEY") || variable.endsWith("SECRET") ? "" : got === undefined ? "" : ` (got "${got}")`;
+    throw new ConfigError(variable, `${issue.message}${shown}`);
+  }
+  const e = parsed.data;
+  const isDevnet = e.CHAIN_ID === DEVNET_CHAIN_ID;
+
+  const operatorKey = (e.PROTOCOL_PRIVATE_KEY ?? (isDevnet ? DEVNET_OPERATOR_KEY : undefined)) as Hex | undefined;
+  let operator: Address | undefined;
+  if (operatorKey) {
+    try {
+      operator = privateKeyToAccount(operatorKey).address;
+    } catch {
+      throw new ConfigError("PROTOCOL_PRIVATE_KEY", "not a valid secp256k1 private key");
+    }
+  }
+
+  const deployments = readDeployments(e.DEPLOYMENTS_FILE, e.CHAIN_ID);
+  const contracts: Partial<Record<ContractName, Address>> = {};
+  for (const [variable, name] of Object.entries(CONTRACT_VARIABLES) as [ContractVariable, ContractName][]) {
+    const value = e[variable] ?? deployments?.contracts[name];
+    if (value) contracts[name] = getAddress(value);
+  }
+
+  return {
+    databaseUrl: e.DATABASE_URL,
+    rpcUrl: e.RPC_URL ?? DEVNET_RPC_URL,
+    chainId: e.CHAIN_ID,
+    isDevnet,
+    operatorKey,
+    operator,
+    protocolToken: e.PROTOCOL_TOKEN_ADDRESS ?? deployments?.protocolToken,
+    port: e.PORT,
+    platformLaunchFeeWei: e.PLATFORM_LAUNCH_FEE_ETH,
+    perpsMinNotionalUsdc: e.PERPS_MIN_NOTIONAL_USDC,
+    claimBatchSize: e.CLAIM_BATCH_SIZE,
+    creatorBuybackMinUsdc: e.CREATOR_BUYBACK_MIN_USDC,
+    protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,
+    workerIntervalScale: e.WORKER_INTERVAL_SCALE,
+    startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
+    operatorApiKey: e.OPERATOR_API_KEY,
+    legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,
+    agentKeySecret: e.AGENT_KEY_SECRET,
+    inferenceUrl: e.INFERENCE_URL,
+    logLevel: e.LOG_LEVEL,
+    contracts,
+    priceFeeds: deployments?.contracts.priceFeeds ?? {},
+  };
+}
+
+/** Returns a configured contract address or throws MissingConfigError naming its variable. */
+export function requireContract(config: Config, name: ContractName): Address {
+  const address = config.contracts[name];
+  if (address) return address;
+  const variable = Object.entries(CONTRACT_VARIABLES).find(([, n]) => n === name)![0];
+  throw new MissingConfigError(variable);
+}
+
+/** Runs `main` with a validated config; a ConfigError ends the process with one clear line. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
