@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
+import {IUnlockCallback} from "@uniswap/v4-core/src/interfaces/callback/IUnlockCallback.sol";
+import {StateLibrary} from "@uniswap/v4-core/src/libraries/StateLibrary.sol";
+import {TickMath} from "@uniswap/v4-core/src/libraries/TickMath.sol";
+import {BalanceDelta} from "@uniswap/v4-core/src/types/BalanceDelta.sol";
+import {Currency} from "@uniswap/v4-core/src/types/Currency.sol";
+import {PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
+import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
+import {SwapParams} from "@uniswap/v4-core/src/types/PoolOperation.sol";
+import {Actions} from "@uniswap/v4-periphery/src/libraries/Actions.sol";
+import {LiquidityAmounts} from "@uniswap/v4-periphery/src/libraries/LiquidityAmounts.sol";
+
+import {IPermit2AllowanceLike, IV4PositionManagerLike} from "../interfaces/IUniswapPeriphery.sol";
+import {IClanker} from "./IClanker.sol";
+import {IClankerFeeLockerDeposit, IClankerLpLocker} from "./IClankerLpLocker.sol";
+
+/// @title ClankerLpLocker
+/// @notice Devnet mirror of Clanker's LP locker with fee conversion (ClankerLpLockerFeeConversion, Base
+///         `0x63D2DfEA64b3433F4071A98665bcD7Ca14d93496`, clanker-devco/v4-contracts
+///         `src/lp-lockers/ClankerLpLockerFeeConversion.sol`). Same selectors, events and `TokenRewardInfo` layout.
+///
+///         At launch the factory hands over the pool supply; the locker mints one Uniswap v4 position per configured
+///         range through the real PositionManager (MINT_POSITION ×n + SETTLE_PAIR, paid through Permit2), all
+///         single-sided in the token, mirroring the ticks when the token is currency1, and keeps the NFTs forever.
+///         `collectRewards(token)` (anyone) pulls the LP fees of every position (DECREASE_LIQUIDITY 0 + TAKE_PAIR),
+///         splits each currency by `rewardBps`, converts the share of recipients who asked for the other currency
+///         (`FeeIn.Paired` converts the token side into the paired token, `FeeIn.Clanker` the reverse) by swapping in
+///         the token's own pool, deposits everything in the fee locker (`storeFees`), and emits one `ClaimedRewards`.
+///
+/// @dev Rounding and accounting (what the event reports is exactly what was stored in the fee locker):
+///      - Per currency, every recipient who keeps that currency receives `rewardBps[i] * amount / 10000`, rounded
+///        down. The rest (the converting recipients' shares plus the rounding dust) is swapped; when nobody converts,
+///        the dust goes to the last recipient who keeps the currency (production behaviour).
+///      - The swap output is split among the converting recipients pro rata to their `rewardBps` (production uses
+///        `rewardBps / 10000` of the output and gives the remainder to the last converting recipient); the last
+///        converting recipient receives the rounding remainder. Nothing is left in the locker.
+///      - The conversion swap never pushes the pool price outside the span of the locked positions (production swaps
+///        down to the global price limit). Input the pool cannot absorb inside that span is not swapped; it is stored
+///        in the original currency for the converting recipients, pro rata, and reported in that currency's array.
+///      Other simplifications: no hook, so no automatic collection on every swap (`collectRewardsWithoutUnlock` is
+///      not provided) and no MEV-module delay; swaps go through `PoolManager.unlock` directly instead of the
+///      UniversalRouter; empty `lockerData` means `FeeIn.Both` for every recipient; out-of-range fee preferences,
+///      zero addresses in updates and unknown reward indexes revert with named errors.
+contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
+    using SafeERC20 for IERC20;
+    using PoolIdLibrary for PoolKey;
+    using StateLibrary for IPoolManager;
+
+    string public constant version = "1";
+    uint256 public constant BASIS_POINTS = 10_000;
+    uint256 public constant MAX_REWARD_PARTICIPANTS = 7;
+    uint256 public constant MAX_LP_POSITIONS = 7;
+
+    IPoolManager public immutable poolManager;
+    IV4PositionManagerLike public immutable positionManager;
+    IPermit2AllowanceLike public immutable permit2;
+    IClankerFeeLockerDeposit public immutable feeLocker;
+    address public immutable factory;
+
+    /// @dev Guard against recursive collection (production skips silently).
+    bool internal _inCollect;
+
+    mapping(address token => TokenRewardInfo info) internal _tokenRewards;
+    mapping(address token => FeeIn[] feePreference) public feePreferences;
+    /// @dev Lowest tickLower and highest tickUpper of the token's positions, in pool orientation.
+    mapping(address token => int24[2] range) internal _positionRange;
+
+    /// @dev Same encoding as `LpFeeConversionInfo`, decoded as integers so bad values get a named error.
+    struct RawFeePreferences {
+        uint8[] feePreference;
+    }
+
+    /// @dev Shared inputs of the MINT_POSITION actions of one launch.
+    struct MintContext {
+        PoolKey poolKey;
+        bool tokenIsToken0;
+        uint160 startingPrice;
+        int24[2] range;
+    }
+
+    /// @dev Working state of one currency's fee handling.
+    struct FeeSplit {
+        address rewardToken;
+        address otherToken;
+        FeeIn convertPreference;
+        uint256 convertBps;
+        uint256 toConvert;
+        uint256[] rewardArray;
+        uint256[] otherArray;
+    }
+
+    constructor(
+        address owner_,
+        address factory_,
+        address feeLocker_,
+        address positionManager_,
+        address permit2_,
+        address poolManager_
+    ) Ownable(owner_) {
+        factory = factory_;
+        feeLocker = IClankerFeeLockerDeposit(feeLocker_);
+        positionManager = IV4PositionManagerLike(positionManager_);
+        permit2 = IPermit2AllowanceLike(permit2_);
+        poolManager = IPoolManager(poolManager_);
+    }
+
+    // ---------------------------------------------------------------- views
+
+    function tokenRewards(address token) external view returns (TokenRewardInfo memory) {
+        return _tokenRewards[token];
+    }
+
+    // ---------------------------------------------------------------- launch
+
+    /// @notice Lock the pool supply of a freshly launched token (factory only; production signature).
+    function placeLiquidity(
+        IClanker.LockerConfig memory lockerConfig,
+        IClanker.PoolConfig memory poolConfig,
+        PoolKey memory poolKey,
+        uint256 poolSupply,
+        address token
+    ) external returns (uint256 positionId) {
+        if (msg.sender != factory) revert Unauthorized();
+        if (_tokenRewards[token].positionId != 0) revert TokenAlreadyHasRewards();
+
+        FeeIn[] memory preferences = _decodeFeePreferences(lockerConfig.lockerData, lockerConfig.rewardBps.length);
+        _validateRewards(lockerConfig, preferences.length);
+
+        IERC20(token).safeTransferFrom(msg.sender, address(this), poolSupply);
+        positionId = _mintLiquidity(lockerConfig, poolConfig, poolKey, poolSupply, token);
+
+        TokenRewardInfo storage info = _tokenRewards[token];
+        info.token = token;
+        info.poolKey = poolKey;
+        info.positionId = positionId;
+        info.numPositions = lockerConfig.tickLower.length;
+        info.rewardBps = lockerConfig.rewardBps;
+        info.rewardAdmins = lockerConfig.rewardAdmins;
+        info.rewardRecipients = lockerConfig.rewardRecipients;
+        feePreferences[token] = preferences;
+
+        _emitTokenRewardAdded(info, lockerConfig, poolSupply);
+        emit InitialFeePreferences(token, preferences);
+    }
+
+    function _decodeFeePreferences(bytes memory lockerData, uint256 recipients)
+        internal
+        pure
+        returns (FeeIn[] memory preferences)
+    {
+        if (lockerData.length == 0) return new FeeIn[](recipients);
+        uint8[] memory raw = abi.decode(lockerData, (RawFeePreferences)).feePreference;
+        preferences = new FeeIn[](raw.length);
+        for (uint256 i = 0; i < raw.length; i++) {
+            if (raw[i] > uint8(FeeIn.Clanker)) revert InvalidFeePreference();
+            preferences[i] = FeeIn(raw[i]);
+        }
+    }
+
+    function _validateRewards(IClanker.LockerConfig memory lockerConfig, uint256 preferenceCount) internal pure {
+        uint256 n = lockerConfig.rewardBps.length;
+        if (n != lockerConfig.rewardAdmins.length || n != lockerConfig.rewardRecipients.length || n != preferenceCount)
+        {
+            revert MismatchedRewardArrays();
+        }
+        if (n > MAX_REWARD_PARTICIPANTS) revert TooManyRewardParticipants();
+        if (n == 0) revert NoRewardRecipients();
+        uint256 total = 0;
+        for (uint256 i = 0; i < n; i++) {
+            if (lockerConfig.rewardBps[i] == 0) revert ZeroRewardAmount();
+            if (lockerConfig.rewardAdmins[i] == address(0) || lockerConfig.rewardRecipients[i] == address(0)) {
+                revert ZeroRewardAddress();
+            }
+            total += lockerConfig.rewardBps[i];
+        }
+        if (total != BASIS_POINTS) revert InvalidRewardBps();
+    }
+
+    function _validatePositions(IClanker.LockerConfig memory lockerConfig, IClanker.PoolConfig memory poolConfig)
+        internal
+        pure
+    {
+        uint256 n = lockerConfig.tickLower.length;
+        if (n != lockerConfig.tickUpper.length || n != lockerConfig.positionBps.length) {
+            revert MismatchedPositionInfos();
+        }
+        if (n == 0) revert NoPositions();
+        if (n > MAX_LP_POSITIONS) revert TooManyPositions();
+        uint256 total = 0;
+        for (uint256 i = 0; i < n; i++) {
+            int24 lower = lockerConfig.tickLower[i];
+            int24 upper = lockerConfig.tickUpper[i];
+            if (lower >= upper) revert TicksBackwards();
+            if (lower < TickMath.MIN_TICK || upper > TickMath.MAX_TICK) revert TicksOutOfTickBounds();
+            if (lower % poolConfig.tickSpacing != 0 || upper % poolConfig.tickSpacing != 0) {
+                revert TicksNotMultipleOfTickSpacing();
+            }
+            if (lower < poolConfig.tickIfToken0IsClanker) revert TickRangeLowerThanStartingTick();
+            total += lockerConfig.positionBps[i];
+        }
+        if (total != BASIS_POINTS) revert InvalidPositionBps();
+    }
+
+    /// @dev Mints every position in one PositionManager call; position ids are consecutive from `nextTokenId()`.
+    ///      Each position holds `positionBps[i]` of the supply (the last one also takes the rounding remainder).
+    function _mintLiquidity(
+        IClanker.LockerConfig memory lockerConfig,
+        IClanker.PoolConfig memory poolConfig,
+        PoolKey memory poolKey,
+        uint256 poolSupply,
+        address token
+    ) internal returns (uint256 positionId) {
+        _validatePositions(lockerConfig, poolConfig);
+
+        uint256 n = lockerConfig.tickLower.length;
+        MintContext memory ctx;
+        ctx.poolKey = poolKey;
+        ctx.tokenIsToken0 = token == Currency.unwrap(poolKey.currency0);
+        ctx.startingPrice = TickMath.getSqrtPriceAtTick(
+            ctx.tokenIsToken0 ? poolConfig.tickIfToken0IsClanker : -poolConfig.tickIfToken0IsClanker
+        );
+        ctx.range = [TickMath.MAX_TICK, TickMath.MIN_TICK];
+
+        bytes memory actions;
+        bytes[] memory params = new bytes[](n + 1);
+        uint256 placed = 0;
+        for (uint256 i = 0; i < n; i++) {
+            uint256 amount =
+                i == n - 1 ? poolSupply - placed : poolSupply * lockerConfig.positionBps[i] / BASIS_POINTS;
+            placed += amount;
+            params[i] = _mintParams(ctx, lockerConfig.tickLower[i], lockerConfig.tickUpper[i], amount);
+            actions = abi.encodePacked(actions, uint8(Actions.MINT_POSITION));
+        }
+        actions = abi.encodePacked(actions, uint8(Actions.SETTLE_PAIR));
+        params[n] = abi.encode(poolKey.currency0, poolKey.currency1);
+        _positionRange[token] = ctx.range;
+
+        IERC20(token).forceApprove(address(permit2), poolSupply);
+        permit2.approve(token, address(positionManager), uint160(poolSupply), uint48(block.timestamp));
+
+        positionId = positionManager.nextTokenId();
+        positionManager.modifyLiquidities(abi.encode(actions, params), block.timestamp);
+    }
+
+    /// @dev MINT_POSITION parameters for one range given as if the token were currency0; mirrored otherwise.
+    function _mintParams(MintContext memory ctx, int24 configLower, int24 configUpper, uint256 amount)
+        internal
+        view
+        returns (bytes memory)
+    {
+        (int24 lower, int24 upper) = ctx.tokenIsToken0 ? (configLower, configUpper) : (-configUpper, -configLower);
+        if (lower < ctx.range[0]) ctx.range[0] = lower;
+        if (upper > ctx.range[1]) ctx.range[1] = upper;
+        uint256 amount0 = ctx.tokenIsToken0 ? amount : 0;
+        uint256 amount1 = ctx.tokenIsToken0 ? 0 : amount;
+        uint256 liquidity = LiquidityAmounts.getLiquidityForAmounts(
+            ctx.startingPrice, TickMath.getSqrtPriceAtTick(lower), TickMath.getSqrtPriceAtTick(upper), amount0, amount1
+        );
+        return abi.encode(
+            ctx.poolKey, lower, upper, liquidity, uint128(amount0), uint128(amount1), address(this), bytes("")
+        );
+    }
+
+    function _emitTokenRewardAdded(
+        TokenRewardInfo storage info,
+        IClanker.LockerConfig memory lockerConfig,
+        uint256 poolSupply
+    ) internal {
+        emit TokenRewardAdded(
+            info.token,
+            info.poolKey,
+            poolSupply,
+            info.positionId,
+            info.numPositions,
+            lockerConfig.rewardBps,
+            lockerConfig.rewardAdmins,
+            lockerConfig.rewardRecipients,
+            lockerConfig.tickLower,
+            lockerConfig.tickUpper,
+            lockerConfig.positionBps
+        );
+    }
+
+    // ---------------------------------------------------------------- fee collection
+
+    /// @notice Collect the LP fees of every position of `token`, convert as requested and store them in the fee
+    ///         locker. Anyone may call; emits `ClaimedRewards` even when nothing accrued.
+    function collectRewards(address token) external {
+        TokenRewardInfo memory info = _tokenRewards[token];
+        if (info.positionId == 0) revert TokenNotFound();
+        if (_inCollect) return;
+        _inCollect = true;
+
+        (uint256 amount0, uint256 amount1) = _bringFeesIntoContract(info.poolKey, info.positionId, info.numPositions);
+
+        uint256[] memory rewards0 = new uint256[](info.rewardBps.length);
+        uint256[] memory rewards1 = new uint256[](info.rewardBps.length);
+        FeeIn[] memory preferences = feePreferences[token];
+        if (amount0 > 0) _handleFees(info, preferences, true, amount0, rewards0, rewards1);
+        if (amount1 > 0) _handleFees(info, preferences, false, amount1, rewards0, rewards1);
+
+        _inCollect = false;
+        emit ClaimedRewards(token, _sum(rewards0), _sum(rewards1), rewards0, rewards1);
+    }
+
+    function _bringFeesIntoContract(PoolKey memory poolKey, uint256 positionId, uint256 numPositions)
+        internal
+        returns (uint256 amount0, uint256 amount1)
+    {
+        bytes memory actions;
+        bytes[] memory params = new bytes[](numPositions + 1);
+        for (uint256 i = 0; i < numPositions; i++) {
+            actions = abi.encodePacked(actions, uint8(Actions.DECREASE_LIQUIDITY));
+            params[i] = abi.encode(positionId + i, uint256(0), uint128(0), uint128(0), bytes(""));
+        }
+        actions = abi.encodePacked(actions, uint8(Actions.TAKE_PAIR));
+        params[numPositions] = abi.encode(poolKey.currency0, poolKey.currency1, address(this));
+
+        IERC20 token0 = IERC20(Currency.unwrap(poolKey.currency0));
+        IERC20 token1 = IERC20(Currency.unwrap(poolKey.currency1));
+        uint256 before0 = token0.balanceOf(address(this));
+        uint256 before1 = token1.balanceOf(address(this));
+        positionManager.modifyLiquidities(abi.encode(actions, params), block.timestamp);
+        amount0 = token0.balanceOf(address(this)) - before0;
+        amount1 = token1.balanceOf(address(this)) - before1;
+    }
+
+    /// @dev Splits `amount` of one pool currency among the recipients; see the contract notes for rounding.
+    function _handleFees(
+        TokenRewardInfo memory info,
+        FeeIn[] memory preferences,
+        bool rewardIsToken0,
+        uint256 amount,
+        uint256[] memory rewards0,
+        uint256[] memory rewards1
+    ) internal {
+        FeeSplit memory split;
+        split.rewardToken = Currency.unwrap(rewardIsToken0 ? info.poolKey.currency0 : info.poolKey.currency1);
+        split.otherToken = Currency.unwrap(rewardIsToken0 ? info.poolKey.currency1 : info.poolKey.currency0);
+        split.convertPreference = split.rewardToken == info.token ? FeeIn.Paired : FeeIn.Clanker;
+        split.rewardArray = rewardIsToken0 ? rewards0 : rewards1;
+        split.otherArray = rewardIsToken0 ? rewards1 : rewards0;
+        split.toConvert = amount;
+
+        uint256 lastKeeper = 0;
+        for (uint256 i = 0; i < preferences.length; i++) {
+            if (preferences[i] == split.convertPreference) split.convertBps += info.rewardBps[i];
+            else lastKeeper = i;
+        }
+
+        for (uint256 i = 0; i < preferences.length; i++) {
+            if (preferences[i] == split.convertPreference) continue;
+            if (split.convertBps == 0 && i == lastKeeper) continue;
+            uint256 share = info.rewardBps[i] * amount / BASIS_POINTS;
+            split.toConvert -= share;
+            _credit(info.rewardRecipients[i], split.rewardToken, share, split.rewardArray, i);
+        }
+
+        if (split.convertBps == 0) {
+            // Nobody converts this currency: the last keeper takes its share plus the rounding dust.
+            _credit(info.rewardRecipients[lastKeeper], split.rewardToken, split.toConvert, split.rewardArray, lastKeeper);
+            return;
+        }
+
+        (uint256 swapped, uint256 received) = _convert(info, split.rewardToken, split.toConvert);
+        if (swapped > 0) emit FeesSwapped(info.token, split.rewardToken, swapped, split.otherToken, received);
+        _creditConverters(info, preferences, split, split.otherToken, received, split.otherArray);
+        _creditConverters(info, preferences, split, split.rewardToken, split.toConvert - swapped, split.rewardArray);
+    }
+
+    /// @dev Stores `amount` of `currency` among the converting recipients pro rata to their bps; the last one
+    ///      receives the rounding remainder.
+    function _creditConverters(
+        TokenRewardInfo memory info,
+        FeeIn[] memory preferences,
+        FeeSplit memory split,
+        address currency,
+        uint256 amount,
+        uint256[] memory rewards
+    ) internal {
+        if (amount == 0) return;
+        uint256 remaining = amount;
+        uint256 bpsLeft = split.convertBps;
+        for (uint256 i = 0; i < preferences.length; i++) {
+            if (preferences[i] != split.convertPreference) continue;
+            bpsLeft -= info.rewardBps[i];
+            uint256 share = bpsLeft == 0 ? remaining : amount * info.rewardBps[i] / split.convertBps;
+            remaining -= share;
+            _credit(info.rewardRecipients[i], currency, share, rewards, i);
+        }
+    }
+
+    function _credit(address recipient, address currency, uint256 amount, uint256[] memory rewards, uint256 index)
+        internal
+    {
+        if (amount == 0) return;
+        rewards[index] += amount;
+        IERC20(currency).forceApprove(address(feeLocker), amount);
+        feeLocker.storeFees(recipient, currency, amount);
+    }
+
+    /// @dev Exact-input swap of `amountIn` of `tokenIn` in the token's pool, bounded to the locked positions' span.
+    ///      Returns the input actually consumed and the output received.
+    function _convert(TokenRewardInfo memory info, address tokenIn, uint256 amountIn)
+        internal
+        returns (uint256 swapped, uint256 received)
+    {
+        if (amountIn == 0) return (0, 0);
+        bool zeroForOne = tokenIn == Currency.unwrap(info.poolKey.currency0);
+        int24[2] memory range = _positionRange[info.token];
+        uint160 limit = TickMath.getSqrtPriceAtTick(zeroForOne ? range[0] : range[1]);
+        if (limit <= TickMath.MIN_SQRT_PRICE) limit = TickMath.MIN_SQRT_PRICE + 1;
+        if (limit >= TickMath.MAX_SQRT_PRICE) limit = TickMath.MAX_SQRT_PRICE - 1;
+        (uint160 sqrtPriceX96,,,) = poolManager.getSlot0(info.poolKey.toId());
+        if (zeroForOne ? sqrtPriceX96 <= limit : sqrtPriceX96 >= limit) return (0, 0);
+        bytes memory result = poolManager.unlock(abi.encode(info.poolKey, zeroForOne, amountIn, limit));
+        (swapped, received) = abi.decode(result, (uint256, uint256));
+    }
+
+    /// @notice PoolManager callback of the conversion swap: swap, pay the input, take the output.
+    function unlockCallback(bytes calldata data) external returns (bytes memory) {
+        if (msg.sender != address(poolManager)) revert Unauthorized();
+        (PoolKey memory key, bool zeroForOne, uint256 amountIn, uint160 limit) =
+            abi.decode(data, (PoolKey, bool, uint256, uint160));
+
+        BalanceDelta delta = poolManager.swap(
+            key, SwapParams({zeroForOne: zeroForOne, amountSpecified: -int256(amountIn), sqrtPriceLimitX96: limit}), ""
+        );
+        (int128 inDelta, int128 outDelta) =
+            zeroForOne ? (delta.amount0(), delta.amount1()) : (delta.amount1(), delta.amount0());
+        uint256 paid = inDelta < 0 ? uint256(uint128(-inDelta)) : 0;
+        uint256 received = outDelta > 0 ? uint256(uint128(outDelta)) : 0;
+
+        Currency currencyIn = zeroForOne ? key.currency0 : key.currency1;
+        Currency currencyOut = zeroForOne ? key.currency1 : key.currency0;
+        if (paid > 0) {
+            poolManager.sync(currencyIn);
+            IERC20(Currency.unwrap(currencyIn)).safeTransfer(address(poolManager), paid);
+            poolManager.settle();
+        }
+        if (received > 0) poolManager.take(currencyOut, address(this), received);
+        return abi.encode(paid, received);
+    }
+
+    function _sum(uint256[] memory values) internal pure returns (uint256 total) {
+        for (uint256 i = 0; i < values.length; i++) {
+            total += values[i];
+        }
+    }
+
+    // ---------------------------------------------------------------- reward administration
+
+    function updateRewardRecipient(address token, uint256 rewardIndex, address newRecipient) external {
+        TokenRewardInfo storage info = _rewardInfoForAdmin(token, rewardIndex);
+        if (newRecipient == address(0)) revert ZeroRewardAddress();
+        address oldRecipient = info.rewardRecipients[rewardIndex];
+        info.rewardRecipients[rewardIndex] = newRecipient;
+        emit RewardRecipientUpdated(token, rewardIndex, oldRecipient, newRecipient);
+    }
+
+    function updateRewardAdmin(address token, uint256 rewardIndex, address newAdmin) external {
+        TokenRewardInfo storage info = _rewardInfoForAdmin(token, rewardIndex);
+        if (newAdmin == address(0)) revert ZeroRewardAddress();
+        address oldAdmin = info.rewardAdmins[rewardIndex];
+        info.rewardAdmins[rewardIndex] = newAdmin;
+        emit RewardAdminUpdated(token, rewardIndex, oldAdmin, newAdmin);
+    }
+
+    function updateFeePreference(address token, uint256 rewardIndex, uint8 newFeePreference) external {
+        _rewardInfoForAdmin(token, rewardIndex);
+        if (newFeePreference > uint8(FeeIn.Clanker)) revert InvalidFeePreference();
+        FeeIn oldFeePreference = feePreferences[token][rewardIndex];
+        feePreferences[token][rewardIndex] = FeeIn(newFeePreference);
+        emit FeePreferenceUpdated(token, rewardIndex, oldFeePreference, FeeIn(newFeePreference));
+    }
+
+    /// @dev Only `rewardAdmins[rewardIndex]` may change entry `rewardIndex`.
+    function _rewardInfoForAdmin(address token, uint256 rewardIndex)
+        internal
+        view
+        returns (TokenRewardInfo storage info)
+    {
+        info = _tokenRewards[token];
+        if (info.positionId == 0) revert TokenNotFound();
+        if (rewardIndex >= info.rewardAdmins.length) revert InvalidRewardIndex();
+        if (msg.sender != info.rewardAdmins[rewardIndex]) revert Unauthorized();
+    }
+
+    // ---------------------------------------------------------------- misc (production surface)
+
+    /// @notice Position NFTs may only arrive from the factory (production rule); minted ones never call this.
+    function onERC721Received(address, address from, uint256 id, bytes calldata) external returns (bytes4) {
+        if (from != factory) revert Unauthorized();
+        emit Received(from, id);
+        return this.onERC721Received.selector;
+    }
+
+    function withdrawETH(address recipient) external onlyOwner {
+        (bool ok,) = payable(recipient).call{value: address(this).balance}("");
+        require(ok, "ETH transfer failed");
+    }
+
+    function withdrawERC20(address token, address recipient) external onlyOwner {
+        IERC20(token).safeTransfer(recipient, IERC20(token).balanceOf(address(this)));
+    }
+}
