@@ -1,0 +1,349 @@
+/**
+ * The devnet protocol simulators must expose the production selectors and event topics byte
+ * for byte, so the indexer and engine, written against the Base ABIs, run unchanged on anvil.
+ *
+ * Clanker: compared with the ABIs clanker-sdk ships (the SDK's own copies of the deployed
+ * contracts' ABIs). Avantis and Uniswap: compared with the values pinned in
+ * `shared/reference/protocols.md`. No chain needed: this only compiles.
+ */
+import { CLANKERS } from "clanker-sdk";
+import { Clanker as ClankerSdk } from "clanker-sdk/v4";
+import { createRequire } from "node:module";
+import {
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type AbiParameter,
+  type Hex,
+  toEventSelector,
+  toFunctionSelector,
+} from "viem";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Artifacts, compileProject } from "../../devnet/compile.js";
+
+const require = createRequire(import.meta.url);
+const SOME_ADDRESS = "0x0000000000000000000000000000000000000001" as const;
+
+let artifacts: Artifacts;
+let sdk: { factory: Abi; locker: Abi; feeLocker: Abi; token: Abi };
+
+beforeAll(async () => {
+  artifacts = compileProject();
+  const clanker = new ClankerSdk();
+  const claim = await clanker.getClaimRewardsTransaction({ token: SOME_ADDRESS, rewardRecipient: SOME_ADDRESS });
+  const update = await clanker.getUpdateRewardRecipientTransaction({
+    token: SOME_ADDRESS,
+    rewardIndex: 0n,
+    newRecipient: SOME_ADDRESS,
+  });
+  sdk = {
+    factory: CLANKERS.clanker_v4.abi as Abi,
+    locker: update.abi as Abi,
+    feeLocker: claim.abi as Abi,
+    token: CLANKERS.clanker_v4.token.abi as Abi,
+  };
+}, 300_000);
+
+function abiOf(contract: string): Abi {
+  const artifact = artifacts[contract];
+  if (!artifact) throw new Error(`no compiled contract named ${contract}`);
+  return artifact.abi;
+}
+
+function functionsNamed(abi: Abi, name: string): AbiFunction[] {
+  return abi.filter((item): item is AbiFunction => item.type === "function" && item.name === name);
+}
+
+function eventNamed(abi: Abi, name: string): AbiEvent {
+  const events = abi.filter((item): item is AbiEvent => item.type === "event" && item.name === name);
+  if (events.length !== 1) throw new Error(`expected one event ${name}, found ${events.length}`);
+  return events[0]!;
+}
+
+/** Canonical type of a parameter, tuples expanded, e.g. `(address,(address,uint24)[])`. */
+function canonicalType(param: AbiParameter): string {
+  if (!param.type.startsWith("tuple")) return param.type;
+  const components = (param as { components: readonly AbiParameter[] }).components;
+  return `(${components.map(canonicalType).join(",")})${param.type.slice("tuple".length)}`;
+}
+
+/** What an event decoder depends on: order, types (tuples expanded) and indexed flags. */
+function eventShape(event: AbiEvent): string[] {
+  return event.inputs.map((input) => `${canonicalType(input)}${input.indexed ? " indexed" : ""}`);
+}
+
+function ourFunction(contract: string, selector: Hex): AbiFunction {
+  const matches = abiOf(contract).filter(
+    (item): item is AbiFunction => item.type === "function" && toFunctionSelector(item) === selector,
+  );
+  expect(matches, `${contract} has no function with selector ${selector}`).toHaveLength(1);
+  return matches[0]!;
+}
+
+/** Same selector, same return types, same mutability class (view / write / payable write). */
+function expectSameFunction(contract: string, productionAbi: Abi, name: string): Hex {
+  const production = functionsNamed(productionAbi, name);
+  expect(production, `production ABI has ${name}`).toHaveLength(1);
+  const selector = toFunctionSelector(production[0]!);
+  const ours = ourFunction(contract, selector);
+  expect(ours.name).toBe(name);
+  expect(ours.outputs.map(canonicalType), `${name} outputs`).toEqual(production[0]!.outputs.map(canonicalType));
+  const kind = (f: AbiFunction) => (f.stateMutability === "pure" ? "view" : f.stateMutability);
+  expect(kind(ours), `${name} mutability`).toBe(kind(production[0]!));
+  return selector;
+}
+
+/** Same topic0 and same indexed flags (the topic alone does not pin which inputs are topics). */
+function expectSameEvent(contract: string, productionAbi: Abi, name: string): Hex {
+  const production = eventNamed(productionAbi, name);
+  const ours = eventNamed(abiOf(contract), name);
+  expect(toEventSelector(ours), `${name} topic0`).toBe(toEventSelector(production));
+  expect(eventShape(ours), `${name} inputs`).toEqual(eventShape(production));
+  expect(ours.inputs.map((i) => i.name), `${name} input names`).toEqual(production.inputs.map((i) => i.name));
+  return toEventSelector(ours);
+}
+
+describe("Clanker v4 factory (clanker-sdk Clanker_v4_abi)", () => {
+  it.each(["deployToken", "tokenDeploymentInfo", "deploymentInfoForToken", "setLocker", "enabledLockers", "TOKEN_SUPPLY"])(
+    "function %s",
+    (name) => {
+      expectSameFunction("Clanker", sdk.factory, name);
+    },
+  );
+
+  it("deployToken has the production selector and is payable", () => {
+    const selector = expectSameFunction("Clanker", sdk.factory, "deployToken");
+    expect(selector).toBe("0xdf40224a");
+    expect(ourFunction("Clanker", selector).stateMutability).toBe("payable");
+  });
+
+  it.each(["TokenCreated", "ExtensionTriggered", "ClaimTeamFees", "SetLocker"])("event %s", (name) => {
+    expectSameEvent("Clanker", sdk.factory, name);
+  });
+
+  it("TokenCreated has the topic pinned in protocols.md", () => {
+    expect(expectSameEvent("Clanker", sdk.factory, "TokenCreated")).toBe(
+      "0x9299d1d1a88d8e1abdc591ae7a167a6bc63a8f17d695804e9091ee33aa89fb67",
+    );
+  });
+});
+
+describe("Clanker token (clanker-sdk ClankerToken_v4_abi)", () => {
+  it.each([
+    "admin",
+    "originalAdmin",
+    "updateAdmin",
+    "updateImage",
+    "updateMetadata",
+    "verify",
+    "isVerified",
+    "imageUrl",
+    "metadata",
+    "context",
+    "allData",
+    "burn",
+    "burnFrom",
+    "permit",
+    "nonces",
+    "DOMAIN_SEPARATOR",
+    "decimals",
+    "totalSupply",
+  ])("function %s", (name) => {
+    expectSameFunction("ClankerToken", sdk.token, name);
+  });
+
+  it.each(["Transfer", "Approval", "UpdateAdmin", "UpdateImage", "UpdateMetadata", "Verified"])("event %s", (name) => {
+    expectSameEvent("ClankerToken", sdk.token, name);
+  });
+});
+
+describe("LP locker (ClankerLpLockerFeeConversion, clanker-sdk ClankerLocker_v4_abi)", () => {
+  it.each([
+    "collectRewards",
+    "tokenRewards",
+    "feePreferences",
+    "updateRewardRecipient",
+    "updateRewardAdmin",
+    "updateFeePreference",
+    "placeLiquidity",
+    "feeLocker",
+    "poolManager",
+    "positionManager",
+    "permit2",
+    "factory",
+    "version",
+    "BASIS_POINTS",
+    "MAX_LP_POSITIONS",
+    "MAX_REWARD_PARTICIPANTS",
+  ])("function %s", (name) => {
+    expectSameFunction("ClankerLpLocker", sdk.locker, name);
+  });
+
+  it.each([
+    "TokenRewardAdded",
+    "InitialFeePreferences",
+    "ClaimedRewards",
+    "FeesSwapped",
+    "RewardRecipientUpdated",
+    "RewardAdminUpdated",
+    "FeePreferenceUpdated",
+    "Received",
+  ])("event %s", (name) => {
+    expectSameEvent("ClankerLpLocker", sdk.locker, name);
+  });
+
+  it("matches the selectors and topics pinned in protocols.md", () => {
+    expect(expectSameFunction("ClankerLpLocker", sdk.locker, "collectRewards")).toBe("0x5763dbd0");
+    expect(expectSameFunction("ClankerLpLocker", sdk.locker, "tokenRewards")).toBe("0x30bd3eeb");
+    const topics: Record<string, Hex> = {
+      TokenRewardAdded: "0xc9b03d1b68674b3ca5738b69c14e4dbcfcb7f474303edd540b1d7dfa785d27ff",
+      InitialFeePreferences: "0xbaec34d3ecbf576ff529cb3cb8de8cbe0f27bb44d90d526a5c1ff0cd4b994636",
+      ClaimedRewards: "0x21d15f71483b597e8f0009e83b90b2117f6f98c185d7173857dddcae5eb8546a",
+      FeesSwapped: "0x23343a6790738af38828776c97bce0b0e588477ee38355a02b38253108703d9b",
+    };
+    for (const [name, topic] of Object.entries(topics)) {
+      expect(toEventSelector(eventNamed(abiOf("ClankerLpLocker"), name)), name).toBe(topic);
+    }
+  });
+
+  it("tokenRewards returns the TokenRewardInfo tuple in production order", () => {
+    const [output] = ourFunction("ClankerLpLocker", "0x30bd3eeb").outputs;
+    expect(canonicalType(output!)).toBe(
+      "(address,(address,address,uint24,int24,address),uint256,uint256,uint16[],address[],address[])",
+    );
+  });
+});
+
+describe("fee locker (ClankerFeeLocker, clanker-sdk ClankerFeeLocker_abi)", () => {
+  it.each(["storeFees", "claim", "availableFees", "feesToClaim", "addDepositor", "allowedDepositors"])(
+    "function %s",
+    (name) => {
+      expectSameFunction("ClankerFeeLocker", sdk.feeLocker, name);
+    },
+  );
+
+  it.each(["StoreTokens", "ClaimTokens", "ClaimTokensPermissioned", "AddDepositor"])("event %s", (name) => {
+    expectSameEvent("ClankerFeeLocker", sdk.feeLocker, name);
+  });
+
+  it("matches the selectors and topics pinned in protocols.md", () => {
+    expect(expectSameFunction("ClankerFeeLocker", sdk.feeLocker, "availableFees")).toBe("0x8296535a");
+    expect(expectSameFunction("ClankerFeeLocker", sdk.feeLocker, "claim")).toBe("0x21c0b342");
+    expect(expectSameEvent("ClankerFeeLocker", sdk.feeLocker, "StoreTokens")).toBe(
+      "0xadf5da7301d0edbace5767201c524369b56f4040e2eafc873897493fc466e35d",
+    );
+    expect(expectSameEvent("ClankerFeeLocker", sdk.feeLocker, "ClaimTokens")).toBe(
+      "0xf98eaa9c1f790e5c18b1f227bd5bade62600f9f3e3587c7644b90c50b9bf13c5",
+    );
+  });
+});
+
+const TRADE_TUPLE = "(address,uint256,uint256,uint256,uint256,uint256,bool,uint256,uint256,uint256,uint256)";
+
+describe("Avantis v1 perps (protocols.md §4)", () => {
+  it.each([
+    ["AvantisTrading", "0x19cde9a1", "openTrade", `${TRADE_TUPLE},uint8,uint256`, "payable"],
+    ["AvantisTrading", "0x2c3cbce4", "closeTradeMarket", "uint256,uint256,uint256", "payable"],
+    ["AvantisTrading", "0xcd90b8a4", "updateMargin", "uint256,uint256,uint8,uint256,bytes[]", "payable"],
+    ["AvantisTradingStorage", "0xa3a80ffe", "openTrades", "address,uint256,uint256", "view"],
+    ["AvantisTradingStorage", "0x1c8636b4", "openTradesCount", "address,uint256", "view"],
+  ] as const)("%s.%s is %s", (contract, selector, name, inputs, mutability) => {
+    const fn = ourFunction(contract, selector);
+    expect(fn.name).toBe(name);
+    expect(fn.inputs.map(canonicalType).join(",")).toBe(inputs);
+    expect(fn.stateMutability).toBe(mutability);
+  });
+
+  it("openTrades returns the Trade tuple; openTradesInfo the TradeInfo tuple", () => {
+    expect(ourFunction("AvantisTradingStorage", "0xa3a80ffe").outputs.map(canonicalType)).toEqual([TRADE_TUPLE]);
+    const [info] = functionsNamed(abiOf("AvantisTradingStorage"), "openTradesInfo");
+    expect(info!.outputs.map(canonicalType)).toEqual(["(uint256,uint256,uint256,bool,uint256)"]);
+  });
+
+  it.each([
+    ["firstEmptyTradeIndex", "address,uint256", "uint256"],
+    ["maxTradesPerPair", "", "uint256"],
+    ["pendingMarketOpenCount", "address,uint256", "uint256"],
+    ["pendingMarketCloseCount", "address,uint256", "uint256"],
+    ["pendingOrderIdsCount", "address", "uint256"],
+    ["openLimitOrdersCount", "address,uint256", "uint256"],
+    ["pairsCount", "", "uint256"],
+    ["pairMinLevPosUSDC", "uint256", "uint256"],
+    ["pairMinLeverage", "uint256,bool", "uint256"],
+    ["pairMaxLeverage", "uint256,bool", "uint256"],
+    ["callbacks", "", "address"],
+    ["reqIDpendingMarketOrder", "uint256", `(${TRADE_TUPLE},uint256,uint256,uint256)`],
+  ] as const)("storage view %s(%s) returns %s", (name, inputs, output) => {
+    const [fn, ...rest] = functionsNamed(abiOf("AvantisTradingStorage"), name);
+    expect(rest).toHaveLength(0);
+    expect(fn!.inputs.map(canonicalType).join(",")).toBe(inputs);
+    expect(fn!.outputs.map(canonicalType).join(",")).toBe(output);
+  });
+
+  it("keeper entry points keep the production signatures", () => {
+    const selectors = abiOf("AvantisTrading")
+      .filter((item): item is AbiFunction => item.type === "function")
+      .map((item) => toFunctionSelector(item));
+    expect(selectors).toContain(toFunctionSelector("function executeMarketOrders(uint256[],bytes[])"));
+    expect(selectors).toContain(toFunctionSelector("function executeLimitOrder(uint8,address,uint256,uint256,bytes[])"));
+  });
+
+  it.each([
+    ["MarketOrderInitiated", "0x9d20fe25d5b18ddf053eb042d606b6f438ec532c9978753d5284b6128063a1bd", [0]],
+    ["MarginUpdated", "0x48452067591e9581b9c1f3135e16ae22829a7c8afc6b3d6a1afa2cd295cc1133", [0]],
+    ["MarketExecuted", "0x5c00d8b4c6c92b4922d1bd61ef722ec9a29169acb95d956676b07be6a6643eea", []],
+    ["LimitExecuted", "0xbf3d234454deff88435a11abb8501124ff9e6923fd2fdfc730d83474b6ffbe2c", []],
+  ] as const)("event %s has topic %s", (name, topic, indexed) => {
+    const event = eventNamed(abiOf("AvantisTrading"), name);
+    expect(toEventSelector(event)).toBe(topic);
+    expect(event.inputs.flatMap((input, i) => (input.indexed ? [i] : []))).toEqual(indexed);
+  });
+
+  it("MarketOpenCanceled matches the pinned topic prefix", () => {
+    const event = eventNamed(abiOf("AvantisTrading"), "MarketOpenCanceled");
+    expect(toEventSelector(event).startsWith("0x4b2ef4d8")).toBe(true);
+    expect(eventShape(event)).toEqual(["uint256", "address indexed", "uint256"]);
+  });
+});
+
+describe("Uniswap v4 PoolManager events (v4-core artifact vs protocols.md §5.2)", () => {
+  const poolManager = () =>
+    (require("@uniswap/v4-core/out/PoolManager.sol/PoolManager.json") as { abi: Abi }).abi;
+
+  it.each([
+    ["Initialize", "0xdd466e674ea557f56295e2d0218a125ea4b4f0f6f3307b95f85e6110838d6438"],
+    ["Swap", "0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f"],
+    ["ModifyLiquidity", "0xf208f4912782fd25c7f114ca3723a2d5dd6f3bcc3ac8db5af63baa85f711d5ec"],
+  ])("%s topic is %s", (name, topic) => {
+    expect(toEventSelector(eventNamed(poolManager(), name))).toBe(topic);
+  });
+});
+
+describe("ProtocolRegistry (this project's contract)", () => {
+  it.each([
+    ["TokenEnrolled", "address indexed,address indexed,uint16,uint16,uint16,uint16,bytes32"],
+    ["TokenActiveSet", "address indexed,bool"],
+    ["TokenHaltedSet", "address indexed,bool"],
+    ["OperatorChanged", "address indexed,address indexed"],
+  ])("event %s(%s)", (name, shape) => {
+    expect(eventShape(eventNamed(abiOf("ProtocolRegistry"), name)).join(",")).toBe(shape);
+  });
+
+  it.each([
+    ["enroll", "address,address,uint16,uint16,uint16,bytes32", ""],
+    ["setActive", "address,bool", ""],
+    ["setHalted", "address,bool", ""],
+    ["setOperator", "address", ""],
+    ["enrollment", "address", "address,uint16,uint16,uint16,uint16,bytes32,bool,bool,uint256"],
+    ["isEnrolled", "address", "bool"],
+    ["enrolledCount", "", "uint256"],
+    ["enrolledAt", "uint256", "address"],
+    ["operator", "", "address"],
+    ["PROTOCOL_BPS", "", "uint16"],
+  ])("function %s(%s) returns (%s)", (name, inputs, outputs) => {
+    const [fn, ...rest] = functionsNamed(abiOf("ProtocolRegistry"), name);
+    expect(rest).toHaveLength(0);
+    expect(fn!.inputs.map(canonicalType).join(",")).toBe(inputs);
+    expect(fn!.outputs.map(canonicalType).join(",")).toBe(outputs);
+  });
+});
