@@ -137,11 +137,10 @@ contract AvantisTrading is IAvantis, Ownable, ReentrancyGuard {
 
         bool isPnl = s.openPosType(trader, _pairIndex, _index);
         s.setBeingMarketClosed(trader, _pairIndex, _index, true);
-        Trade memory request = t;
-        request.positionSizeUSDC = amount;
+        t.positionSizeUSDC = amount; // a pending close carries the collateral to close here
         orderId = ++currentOrderId;
         s.storePendingMarketOrder(
-            PendingMarketOrder({trade: request, block: block.number, wantedPrice: 0, slippageP: 0}), orderId, false, isPnl
+            PendingMarketOrder({trade: t, block: block.number, wantedPrice: 0, slippageP: 0}), orderId, false, isPnl
         );
         emit MarketOrderInitiated(trader, _pairIndex, false, orderId, block.timestamp, t.buy, isPnl, amount, t.leverage);
     }
@@ -318,9 +317,9 @@ contract AvantisTrading is IAvantis, Ownable, ReentrancyGuard {
         if (amount == t.initialPosToken) {
             s.unregisterTrade(t.trader, t.pairIndex, t.index, price);
         } else {
-            Trade memory remaining = t;
-            remaining.initialPosToken = t.initialPosToken - amount;
-            s.updateTrade(remaining, price);
+            t.initialPosToken -= amount;
+            s.updateTrade(t, price);
+            t.initialPosToken += amount; // the event reports the trade as it was before the close
         }
         s.transferUSDC(address(s), t.trader, sent);
         emit MarketExecuted(id, t, false, price, amount * t.leverage / PRECISION, percentProfit, sent, isPnl);
