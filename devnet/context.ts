@@ -1,0 +1,95 @@
+/**
+ * A small deployment context for the devnet: viem clients for the operator, and `deploy` /
+ * `write` helpers that wait for the receipt and fail loudly on a revert.
+ */
+import { createRequire } from "node:module";
+import {
+  type Abi,
+  type Account,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Artifact } from "./compile.js";
+
+const require = createRequire(import.meta.url);
+
+export function devnetChain(chainId: number, rpcUrl: string) {
+  return defineChain({
+    id: chainId,
+    name: "devnet",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+export type DevnetContext = {
+  rpcUrl: string;
+  chainId: number;
+  account: Account & { address: Address };
+  publicClient: PublicClient;
+  walletClient: WalletClient;
+  deploy: (artifact: Artifact, args?: readonly unknown[]) => Promise<Address>;
+  write: (address: Address, abi: Abi, functionName: string, args?: readonly unknown[], value?: bigint) => Promise<Hex>;
+  read: <T = unknown>(address: Address, abi: Abi, functionName: string, args?: readonly unknown[]) => Promise<T>;
+};
+
+export function createDevnetContext(rpcUrl: string, chainId: number, privateKey: Hex): DevnetContext {
+  const chain = devnetChain(chainId, rpcUrl);
+  const account = privateKeyToAccount(privateKey);
+  const transport = http(rpcUrl, { retryCount: 0 });
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 }) as PublicClient;
+  const walletClient = createWalletClient({ chain, transport, account, pollingInterval: 50 });
+
+  async function confirm(hash: Hex, what: string): Promise<{ contractAddress?: Address | null }> {
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 });
+    if (receipt.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
+    return receipt;
+  }
+
+  return {
+    rpcUrl,
+    chainId,
+    account,
+    publicClient,
+    walletClient,
+    async deploy(artifact, args = []) {
+      const hash = await walletClient.deployContract({
+        abi: artifact.abi,
+        bytecode: artifact.bytecode,
+        args: args as unknown[],
+        account,
+        chain,
+      });
+      const receipt = await confirm(hash, "deployment");
+      if (!receipt.contractAddress) throw new Error(`deployment ${hash} created no contract`);
+      return getAddress(receipt.contractAddress);
+    },
+    async write(address, abi, functionName, args = [], value) {
+      const hash = await walletClient.writeContract({ address, abi, functionName, args, value, account, chain } as never);
+      await confirm(hash, `${functionName} on ${address}`);
+      return hash;
+    },
+    async read(address, abi, functionName, args = []) {
+      return (await publicClient.readContract({ address, abi, functionName, args } as never)) as never;
+    },
+  };
+}
+
+/** Loads a Uniswap artifact shipped in an npm package (hardhat or foundry layout). */
+export function uniswapArtifact(path: string): Artifact {
+  const json = require(path) as {
+    abi: Abi;
+    bytecode: string | { object: string };
+    deployedBytecode: string | { object: string };
+  };
+  const hex = (v: string | { object: string }) => (typeof v === "string" ? v : v.object) as Hex;
+  return { abi: json.abi, bytecode: hex(json.bytecode), deployedBytecode: hex(json.deployedBytecode) };
+}

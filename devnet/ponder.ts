@@ -1,0 +1,98 @@
+/**
+ * Runs ponder (indexer + API on one port) as a child process. Ponder's build id hashes
+ * only its config, `ponder.schema.ts` and `src/`, so the database schema is named after a
+ * content hash of everything the indexer's output depends on: a code change means a fresh
+ * schema and a full reindex, never tables computed by older code.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ROOT } from "./compile.js";
+
+const HASHED = ["indexer", "schema", "src", "common", "ponder.config.ts", "ponder.schema.ts", "package-lock.json"];
+
+function filesUnder(path: string): string[] {
+  const full = join(ROOT, path);
+  if (!statSync(full, { throwIfNoEntry: false })) return [];
+  if (!statSync(full).isDirectory()) return [full];
+  return readdirSync(full).flatMap((name) => filesUnder(join(path, name)));
+}
+
+/** `lp_<12 hex>`: stable for the same indexer code, new for any change. */
+export function ponderSchemaName(): string {
+  const hash = createHash("sha256");
+  for (const file of HASHED.flatMap(filesUnder).sort()) {
+    hash.update(relative(ROOT, file));
+    hash.update(readFileSync(file));
+  }
+  return `lp_${hash.digest("hex").slice(0, 12)}`;
+}
+
+/** The schema holding stable views of the current build's tables, for other processes. */
+export const VIEWS_SCHEMA = "launchpad";
+
+export type PonderHandle = { url: string; process: ChildProcess; stop: () => Promise<void> };
+
+export function startPonder(options: {
+  port: number;
+  env: Record<string, string>;
+  schema?: string;
+  viewsSchema?: string;
+  logLevel?: string;
+  onLog?: (line: string) => void;
+}): PonderHandle {
+  const args = [
+    join(ROOT, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js"),
+    "start",
+    "--schema", options.schema ?? ponderSchemaName(),
+    "--views-schema", options.viewsSchema ?? VIEWS_SCHEMA,
+    "--port", String(options.port),
+    "--hostname", "127.0.0.1",
+    "--log-format", "json",
+    "--log-level", options.logLevel ?? "warn",
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env, PORT: String(options.port), PONDER_TELEMETRY_DISABLED: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+    // Own process group: Ctrl-C reaches only the parent, which stops children in order.
+    detached: true,
+  });
+  const forward = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (line.trim()) options.onLog?.(line);
+  };
+  child.stdout.on("data", forward);
+  child.stderr.on("data", forward);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url: `http://127.0.0.1:${options.port}`,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** Waits until ponder's /status shows the chain indexed to at least `block`. */
+export async function waitForIndexed(url: string, block: bigint | number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/status`);
+      if (res.ok) {
+        const status = (await res.json()) as Record<string, { block?: { number: number } }>;
+        const reached = Object.values(status)[0]?.block?.number ?? -1;
+        if (reached >= Number(block)) return;
+      }
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`ponder at ${url} did not reach block ${block} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

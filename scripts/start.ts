@@ -1,0 +1,142 @@
+/**
+ * `npm start`: the whole service on embedded defaults.
+ *   PostgreSQL (embedded, data in .data/postgres) unless DATABASE_URL is set;
+ *   the anvil devnet (state in .data/anvil), deployed on first start, unless RPC_URL is set;
+ *   ponder (indexer + API) and the engine as child processes.
+ * Ctrl-C stops everything; the next start resumes on the same data.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
+import { createLogger } from "../common/logger.js";
+import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
+import { ROOT } from "../devnet/compile.js";
+import { createDevnetContext } from "../devnet/context.js";
+import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
+import { type PonderHandle, ponderSchemaName, startPonder } from "../devnet/ponder.js";
+import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
+
+const DATA = join(ROOT, ".data");
+const POSTGRES_PORT = 54329;
+const ANVIL_PORT = 8545;
+const BLOCK_TIME_SECONDS = 1;
+
+// Validate the user's environment before starting anything: a bad value stops here.
+const initial = loadConfigOrExit();
+const log = createLogger("start", initial.logLevel);
+const env: Record<string, string> = {};
+
+let postgres: PostgresHandle | undefined;
+let anvil: AnvilHandle | undefined;
+let ponder: PonderHandle | undefined;
+let engine: ChildProcess | undefined;
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  // Ctrl-C reaches this process more than once (terminal and tsx both forward it).
+  if (stopping) return new Promise<never>(() => {});
+  stopping = true;
+  log.info("stopping");
+  if (engine && engine.exitCode === null) {
+    engine.kill("SIGTERM");
+    await new Promise((r) => engine!.once("exit", r));
+  }
+  // On Ctrl-C the terminal signals every child too; stopping one already gone is fine.
+  await ponder?.stop().catch(() => {});
+  await anvil?.stop().catch(() => {});
+  await postgres?.stop().catch(() => {});
+  log.info("stopped");
+  process.exit(code);
+}
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
+
+async function main(): Promise<void> {
+  mkdirSync(DATA, { recursive: true });
+
+  if (initial.databaseUrl) {
+    env.DATABASE_URL = initial.databaseUrl;
+  } else {
+    log.info("starting embedded PostgreSQL");
+    postgres = await startPostgres({ dataDir: join(DATA, "postgres"), port: POSTGRES_PORT });
+    env.DATABASE_URL = postgres.url;
+  }
+
+  if (!process.env.RPC_URL) {
+    const stateDir = join(DATA, "anvil");
+    mkdirSync(stateDir, { recursive: true });
+    const stateFile = join(stateDir, "state.json");
+    log.info("starting anvil devnet");
+    anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true });
+    const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
+    const fresh = (await ctx.publicClient.getTransactionCount({ address: ctx.account.address })) === 0;
+    if (!fresh && !readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)) {
+      throw new Error(`the devnet in ${stateDir} has no deployments file; remove ${stateDir} to start a fresh devnet`);
+    }
+    if (fresh) {
+      // Deploy on automine (fast and deterministic: same addresses every run).
+      const deployments = await deployDevnet(ctx, (step) => log.info(step));
+      writeDeployments(DEPLOYMENTS_PATH, { ...deployments, rpcUrl: anvil.rpcUrl });
+      log.info("devnet deployed");
+    }
+    // From now on a block every second, like a live chain.
+    await fetch(anvil.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setIntervalMining", params: [BLOCK_TIME_SECONDS] }),
+    });
+    env.RPC_URL = anvil.rpcUrl;
+    env.WORKER_INTERVAL_SCALE = process.env.WORKER_INTERVAL_SCALE ?? "0.05";
+  }
+
+  // Re-validate with the devnet's addresses now on disk.
+  const config = loadConfigOrExit({ ...process.env, ...env });
+  const schema = ponderSchemaName();
+  log.info({ schema }, "starting ponder (indexer + API)");
+  ponder = startPonder({ port: config.port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) });
+  ponder.process.once("exit", (code) => {
+    if (!stopping) {
+      log.error({ code }, "ponder exited");
+      void stopAll(1);
+    }
+  });
+
+  engine = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "engine", "main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
+  engine.once("exit", (code) => {
+    if (!stopping) {
+      log.error({ code }, "engine exited");
+      void stopAll(1);
+    }
+  });
+
+  const base = `http://127.0.0.1:${config.port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  process.stdout.write(
+    [
+      "",
+      "launchpad is running",
+      `  REST      ${base}/api/v1/health  (stats, activity, buybacks, tokens)`,
+      `  GraphQL   ${base}/graphql  (GraphiQL in a browser)`,
+      `  RPC       ${env.RPC_URL ?? config.rpcUrl}  (chain ${config.chainId})`,
+      `  Postgres  ${env.DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`,
+      "Ctrl-C stops everything.",
+      "",
+    ].join("\n"),
+  );
+}
+
+main().catch((error) => {
+  log.error({ err: error instanceof Error ? error.message : String(error) }, "start failed");
+  void stopAll(1);
+});
