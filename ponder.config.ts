@@ -25,7 +25,7 @@ export default createConfig({
     BurnableToken: {
       chain: CHAIN_NAME,
       abi: transferEventAbi,
-      address: [requireContract(config, "usdc")],
+      address: [requireContract(config, "weth")],
       filter: { event: "Transfer", args: { to: DEAD_ADDRESS } },
       startBlock: config.startBlock,
     },

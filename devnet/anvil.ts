@@ -2,6 +2,7 @@
  * Starts the real anvil binary that `@foundry-rs/anvil` ships as a platform package.
  * Automine by default (tests); `blockTime` for the live devnet of `npm start`.
  */
+import { settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -88,8 +89,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-      if (child.exitCode === null) child.kill("SIGKILL");
+      if (!(await settlesWithin(exited, 5_000))) child.kill("SIGKILL");
     },
   };
 }

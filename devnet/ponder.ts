@@ -4,6 +4,7 @@
  * content hash of everything the indexer's output depends on: a code change means a fresh
  * schema and a full reindex, never tables computed by older code.
  */
+import { settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -71,8 +72,7 @@ export function startPonder(options: {
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      if (!(await settlesWithin(exited, 10_000))) child.kill("SIGKILL");
       await exited;
     },
   };

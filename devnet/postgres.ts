@@ -3,6 +3,7 @@
  * `npm start` and the test suite. Data lives under the given directory; an existing cluster
  * is reused, so a second start resumes on the same data.
  */
+import { settlesWithin } from "../common/async.js";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,13 +55,22 @@ function initCluster(dataDir: string, initdb: string, ids: Ids): void {
     chownSync(pwfile, ids.uid, ids.gid!);
   }
   try {
-    execFileSync(initdb, ["-D", dataDir, "-U", "postgres", `--pwfile=${pwfile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C"], {
+    runInitdb(initdb, ["-D", dataDir, "-U", "postgres", `--pwfile=${pwfile}`, "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C"], {
       uid: ids.uid,
       gid: ids.gid,
       stdio: "pipe",
     });
   } finally {
     rmSync(pwfile, { force: true });
+  }
+}
+
+function runInitdb(initdb: string, args: string[], options: { uid?: number; gid?: number; stdio: "pipe" }): void {
+  try {
+    execFileSync(initdb, args, options);
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    throw new Error(`initdb failed: ${stderr || (error as Error).message}`);
   }
 }
 
@@ -120,8 +130,7 @@ export async function startPostgres(options: {
     stop: async () => {
       if (server.exitCode !== null || server.signalCode !== null) return;
       server.kill("SIGINT"); // fast shutdown: roll back open transactions, checkpoint, exit
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+      if (!(await settlesWithin(exited, 15_000))) server.kill("SIGKILL");
     },
   };
 }

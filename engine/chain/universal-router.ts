@@ -52,6 +52,24 @@ export function v3ExactIn(params: {
   };
 }
 
+const EXACT_INPUT_SINGLE_ABI = [
+  {
+    type: "tuple",
+    components: [
+      { ...POOL_KEY_ABI, name: "poolKey" },
+      { name: "zeroForOne", type: "bool" },
+      { name: "amountIn", type: "uint128" },
+      { name: "amountOutMinimum", type: "uint128" },
+      { name: "hookData", type: "bytes" },
+    ],
+  },
+] as const;
+
+/** V4Router ExactInputSingleParams (the 5-field struct of the deployed routers). */
+function exactInputSingle(poolKey: PoolKey, zeroForOne: boolean, amountIn: bigint, amountOutMinimum: bigint): Hex {
+  return encodeAbiParameters(EXACT_INPUT_SINGLE_ABI, [{ poolKey, zeroForOne, amountIn, amountOutMinimum, hookData: "0x" }]);
+}
+
 /**
  * V4_SWAP with SWAP_EXACT_IN_SINGLE, then settle the input and take the output.
  * `payerIsUser=false` settles from the router's own balance (the second hop of a route).
@@ -65,52 +83,24 @@ export function v4ExactInSingle(params: {
 }): RouterStep {
   const currencyIn = params.zeroForOne ? params.poolKey.currency0 : params.poolKey.currency1;
   const currencyOut = params.zeroForOne ? params.poolKey.currency1 : params.poolKey.currency0;
-  const swap = encodeAbiParameters(
-    [
-      {
-        type: "tuple",
-        components: [
-          POOL_KEY_ABI,
-          { name: "zeroForOne", type: "bool" },
-          { name: "amountIn", type: "uint128" },
-          { name: "amountOutMinimum", type: "uint128" },
-          { name: "hookData", type: "bytes" },
-        ],
-      },
-    ],
-    [{ ...params.poolKey, zeroForOne: params.zeroForOne, amountIn: params.amountIn, amountOutMinimum: params.amountOutMin, hookData: "0x" } as never],
-  );
+  const take = encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [currencyOut, params.amountOutMin]);
   let actions: Hex;
   let actionParams: Hex[];
   if (params.payerIsUser) {
     actions = encodePacked(["uint8", "uint8", "uint8"], [Actions.SWAP_EXACT_IN_SINGLE, Actions.SETTLE_ALL, Actions.TAKE_ALL]);
     actionParams = [
-      swap,
+      exactInputSingle(params.poolKey, params.zeroForOne, params.amountIn, params.amountOutMin),
       encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [currencyIn, params.amountIn]),
-      encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [currencyOut, params.amountOutMin]),
+      take,
     ];
   } else {
-    // Pay the input from the router's balance (SETTLE with payerIsUser=false), take everything out.
+    // Pay the input from the router's balance (SETTLE with payerIsUser=false), then swap
+    // the whole credit that created (amountIn OPEN_DELTA) and take everything out.
     actions = encodePacked(["uint8", "uint8", "uint8"], [Actions.SETTLE, Actions.SWAP_EXACT_IN_SINGLE, Actions.TAKE_ALL]);
     actionParams = [
       encodeAbiParameters([{ type: "address" }, { type: "uint256" }, { type: "bool" }], [currencyIn, CONTRACT_BALANCE, false]),
-      encodeAbiParameters(
-        [
-          {
-            type: "tuple",
-            components: [
-              POOL_KEY_ABI,
-              { name: "zeroForOne", type: "bool" },
-              { name: "amountIn", type: "uint128" },
-              { name: "amountOutMinimum", type: "uint128" },
-              { name: "hookData", type: "bytes" },
-            ],
-          },
-        ],
-        // amountIn 0 = OPEN_DELTA: swap the whole credit the SETTLE created.
-        [{ ...params.poolKey, zeroForOne: params.zeroForOne, amountIn: OPEN_DELTA, amountOutMinimum: params.amountOutMin, hookData: "0x" } as never],
-      ),
-      encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [currencyOut, params.amountOutMin]),
+      exactInputSingle(params.poolKey, params.zeroForOne, OPEN_DELTA, params.amountOutMin),
+      take,
     ];
   }
   return {

@@ -1,0 +1,62 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEVNET_OPERATOR_KEY, loadConfig, MissingConfigError, requireContract } from "../../common/config.js";
+import { ROOT } from "../../devnet/compile.js";
+
+const NO_FILE = { DEPLOYMENTS_FILE: "/nonexistent/deployments.json" };
+
+describe("config", () => {
+  it("applies the spec's defaults as exact base units", () => {
+    const config = loadConfig(NO_FILE);
+    expect(config.port).toBe(42069);
+    expect(config.chainId).toBe(31337);
+    expect(config.platformLaunchFeeWei).toBe(2_000_000_000_000_000n);
+    expect(config.perpsMinNotionalUsdc).toBe(100_000_000n);
+    expect(config.protocolBuybackMinUsdc).toBe(500_000n);
+    expect(config.creatorBuybackMinUsdc).toBe(5_000_000n);
+    expect(config.claimBatchSize).toBe(10);
+    expect(config.operatorKey).toBe(DEVNET_OPERATOR_KEY);
+    expect(config.operator).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+  });
+
+  it.each([
+    [{ PORT: "abc" }, "PORT: expected an integer from 1 to 65535"],
+    [{ PORT: "70000" }, "PORT: expected an integer from 1 to 65535"],
+    [{ PROTOCOL_PRIVATE_KEY: "0x1234" }, "PROTOCOL_PRIVATE_KEY: expected a 0x-prefixed 32-byte hex private key"],
+    [{ PROTOCOL_PRIVATE_KEY: `0x${"0".repeat(64)}` }, "PROTOCOL_PRIVATE_KEY: not a valid secp256k1 private key"],
+    [{ PLATFORM_LAUNCH_FEE_ETH: "-1" }, "PLATFORM_LAUNCH_FEE_ETH: expected a non-negative decimal"],
+    [{ PERPS_MIN_NOTIONAL_USDC: "1.0000001" }, "PERPS_MIN_NOTIONAL_USDC: expected a non-negative decimal with at most 6 places"],
+    [{ RPC_URL: "ftp://x" }, "RPC_URL: expected a http or https URL"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL: expected a postgres or postgresql URL"],
+    [{ LAUNCHER_ADDRESS: "0x12" }, "LAUNCHER_ADDRESS: expected a 0x-prefixed 20-byte hex address"],
+    [{ LEGACY_LAUNCH_OPEN: "yes" }, "LEGACY_LAUNCH_OPEN: expected true or false"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL: expected trace, debug, info, warn or error"],
+    [{ WORKER_INTERVAL_SCALE: "0" }, "WORKER_INTERVAL_SCALE: expected a positive number up to 100"],
+  ])("rejects %o naming the variable", (env, message) => {
+    expect(() => loadConfig({ ...NO_FILE, ...env })).toThrowError(ConfigError);
+    expect(() => loadConfig({ ...NO_FILE, ...env })).toThrowError(message);
+  });
+
+  it("never echoes a secret in its error", () => {
+    expect(() => loadConfig({ ...NO_FILE, PROTOCOL_PRIVATE_KEY: "0xsecretsecret" })).toThrowError(/^PROTOCOL_PRIVATE_KEY: [^"]*$/);
+  });
+
+  it("needs an operator key outside the devnet and names missing addresses", () => {
+    const config = loadConfig({ ...NO_FILE, CHAIN_ID: "8453" });
+    expect(config.operatorKey).toBeUndefined();
+    expect(() => requireContract(config, "launcher")).toThrowError(new MissingConfigError("LAUNCHER_ADDRESS"));
+  });
+
+  it("stops npm start with one clear line and no stack trace", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx/esm", join(ROOT, "scripts", "start.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: "abc" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim()).toBe('configuration error: PORT: expected an integer from 1 to 65535 (got "abc")');
+    expect(result.stdout).toBe("");
+  });
+});

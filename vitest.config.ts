@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    globalSetup: ["test/global-setup.ts"],
+    include: ["test/**/*.test.ts"],
+    // Suites share one PostgreSQL server and one anvil; files run one after another.
+    fileParallelism: false,
+    pool: "forks",
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
+    reporters: ["default"],
+  },
+});
