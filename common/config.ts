@@ -38,6 +38,7 @@ export const CONTRACT_VARIABLES = {
   REGISTRY_ADDRESS: "registry",
   PERPS_TRADING_ADDRESS: "perpsTrading",
   PERPS_STORAGE_ADDRESS: "perpsStorage",
+  PERPS_CALLBACKS_ADDRESS: "perpsCallbacks",
   SECONDARY_ASSET_ADDRESS: "secondaryAsset",
   ASSET_VAULT_ADDRESS: "assetVault",
 } as const;
@@ -50,7 +51,8 @@ export type Deployments = {
   rpcUrl: string;
   operator: Address;
   startBlock?: number;
-  contracts: Partial<Record<string, Address>> & { priceFeeds?: Record<string, Address> };
+  /** Contract addresses by name, plus `priceFeeds` (feed name → address). */
+  contracts: { [name: string]: Address | Record<string, Address> | undefined; priceFeeds?: Record<string, Address> };
   protocolToken?: Address;
 };
 
@@ -215,7 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const contracts: Partial<Record<ContractName, Address>> = {};
   for (const [variable, name] of Object.entries(CONTRACT_VARIABLES) as [ContractVariable, ContractName][]) {
     const value = e[variable] ?? deployments?.contracts[name];
-    if (value) contracts[name] = getAddress(value);
+    if (typeof value === "string") contracts[name] = getAddress(value);
   }
 
   return {

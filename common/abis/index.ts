@@ -1,0 +1,5 @@
+export * from "./clanker.js";
+export * from "./erc20.js";
+export * from "./perps.js";
+export * from "./registry.js";
+export * from "./uniswap.js";
