@@ -1,0 +1,186 @@
+/**
+ * The launch config builder: exact encodings against clanker-sdk, reward splits, tick maths.
+ * No chain needed (the on-chain launch is covered in test/contracts/launch.test.ts).
+ */
+import { getTickFromMarketCapUSDC } from "clanker-sdk";
+import { Clanker as ClankerSdk } from "clanker-sdk/v4";
+import { type Hex, encodeAbiParameters, keccak256, toHex } from "viem";
+import { describe, expect, it } from "vitest";
+import { FeeIn } from "../../common/abis/clanker.js";
+import { MAX_TICK, MIN_TICK } from "../../common/uniswap.js";
+import {
+  type RewardRecipient,
+  LaunchConfigError,
+  buildDeploymentConfig,
+  encodeDeployToken,
+  encodeLockerData,
+  launchSplitRewards,
+  marketCapAtTick,
+  sqrtPriceAtTick,
+  tickFromMarketCap,
+} from "../../engine/chain/launch.js";
+
+const OPERATOR = "0x1111111111111111111111111111111111111111" as const;
+const CREATOR = "0x2222222222222222222222222222222222222222" as const;
+const LOCKER = "0x63D2DfEA64b3433F4071A98665bcD7Ca14d93496" as const; // Base fee-conversion locker
+const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
+const SALT = keccak256(toHex("salt"));
+
+const base = {
+  tokenAdmin: CREATOR,
+  name: "Test Token",
+  symbol: "TEST",
+  image: "ipfs://image",
+  metadata: "{}",
+  context: "{\"interface\":\"SDK\"}",
+  salt: SALT,
+  chainId: 8453,
+  pairedToken: BASE_USDC,
+  locker: LOCKER,
+  rewards: launchSplitRewards({ operator: OPERATOR, creator: CREATOR }),
+};
+
+describe("launchSplitRewards", () => {
+  it("gives the creator its leg and the operator the rest, both in the paired token", () => {
+    expect(launchSplitRewards({ operator: OPERATOR, creator: CREATOR })).toEqual([
+      { admin: OPERATOR, recipient: OPERATOR, bps: 9050, feeIn: FeeIn.Paired },
+      { admin: CREATOR, recipient: CREATOR, bps: 950, feeIn: FeeIn.Paired },
+    ]);
+    const custom = launchSplitRewards({ operator: OPERATOR, creator: CREATOR, split: { assetBps: 5000, perpBps: 1000, creatorBps: 3500 } });
+    expect(custom.map((r) => r.bps)).toEqual([6500, 3500]);
+    expect(custom.reduce((sum, r) => sum + r.bps, 0)).toBe(10_000);
+  });
+
+  it("leaves the operator alone when the creator leg is zero", () => {
+    expect(launchSplitRewards({ operator: OPERATOR, creator: CREATOR, split: { assetBps: 9500, perpBps: 0, creatorBps: 0 } })).toEqual([
+      { admin: OPERATOR, recipient: OPERATOR, bps: 10_000, feeIn: FeeIn.Paired },
+    ]);
+  });
+
+  it.each([
+    { assetBps: 2850, perpBps: 5700, creatorBps: 951 },
+    { assetBps: 2850, perpBps: 5701, creatorBps: 949 - 1 },
+    { assetBps: -1, perpBps: 5701, creatorBps: 9800 },
+    { assetBps: 2850.5, perpBps: 5699.5, creatorBps: 950 },
+  ])("rejects a split not summing to 9500 in whole bps: %o", (split) => {
+    expect(() => launchSplitRewards({ operator: OPERATOR, creator: CREATOR, split })).toThrow(LaunchConfigError);
+  });
+});
+
+describe("tick maths", () => {
+  it("sqrtPriceAtTick is TickMath's (known values)", () => {
+    expect(sqrtPriceAtTick(0)).toBe(2n ** 96n);
+    expect(sqrtPriceAtTick(MIN_TICK)).toBe(4295128739n);
+    expect(sqrtPriceAtTick(MAX_TICK)).toBe(1461446703485210103287273052203988822378723970342n);
+    expect(() => sqrtPriceAtTick(MAX_TICK + 1)).toThrow(RangeError);
+  });
+
+  it.each([1_000n, 10_000n, 27_000n, 69_420n, 1_000_000n, 1_500_000_000n])(
+    "a %s USDC market cap gives the SDK's tick (getTickFromMarketCapUSDC)",
+    (usdc) => {
+      expect(tickFromMarketCap(usdc * 10n ** 6n, 200)).toBe(getTickFromMarketCapUSDC(Number(usdc), 200));
+      expect(tickFromMarketCap(usdc * 10n ** 6n, 60)).toBe(getTickFromMarketCapUSDC(Number(usdc), 60));
+    },
+  );
+
+  it("rounds down to the spacing and brackets the market cap", () => {
+    const cap = 10_000n * 10n ** 6n;
+    const tick = tickFromMarketCap(cap, 200);
+    expect(tick).toBe(-437_600);
+    expect(marketCapAtTick(tick)).toBeLessThanOrEqual(cap);
+    expect(marketCapAtTick(tick + 200)).toBeGreaterThan(cap);
+    // Exact at a boundary: the market cap of a tick maps back to that tick.
+    const exact = tickFromMarketCap(marketCapAtTick(-437_601) + 1n, 1);
+    expect(exact).toBe(-437_601);
+  });
+
+  it("takes the market cap in base units of any paired token (3 WETH)", () => {
+    expect(tickFromMarketCap(3n * 10n ** 18n, 200)).toBe(Math.floor(Math.log(3e18 / 1e29) / Math.log(1.0001) / 200) * 200);
+  });
+
+  it("rejects a non-positive market cap", () => {
+    expect(() => tickFromMarketCap(0n)).toThrow(LaunchConfigError);
+  });
+});
+
+describe("buildDeploymentConfig", () => {
+  it("builds the SDK's exact DeploymentConfig for the same token, rewards and position", async () => {
+    const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
+    const ours = buildDeploymentConfig({ ...base, startingMarketCap: 10_000n * 10n ** 6n });
+    const sdk = await new ClankerSdk().getDeployTransaction({
+      chainId: 8453,
+      name: base.name,
+      symbol: base.symbol,
+      image: base.image,
+      tokenAdmin: CREATOR,
+      salt: SALT,
+      metadata: {},
+      context: { interface: "SDK" },
+      pool: {
+        pairedToken: BASE_USDC,
+        tickIfToken0IsClanker: startTick,
+        tickSpacing: 200,
+        positions: [{ tickLower: startTick, tickUpper: startTick + 110_000, positionBps: 10_000 }],
+      },
+      rewards: {
+        recipients: [
+          { admin: OPERATOR, recipient: OPERATOR, bps: 9050, token: "Paired" },
+          { admin: CREATOR, recipient: CREATOR, bps: 950, token: "Paired" },
+        ],
+      },
+    } as never);
+    const [expected] = sdk.args as unknown as [typeof ours];
+    expect(ours.tokenConfig).toEqual({ ...expected.tokenConfig, metadata: "{}" });
+    expect(ours.lockerConfig).toEqual(expected.lockerConfig);
+    expect(ours.poolConfig.pairedToken).toBe(expected.poolConfig.pairedToken);
+    expect(ours.poolConfig.tickIfToken0IsClanker).toBe(expected.poolConfig.tickIfToken0IsClanker);
+    expect(ours.poolConfig.tickSpacing).toBe(expected.poolConfig.tickSpacing);
+    // The devnet has no hook and no MEV module: those two differ on purpose.
+    expect(ours.poolConfig.poolData).toBe("0x");
+    expect(ours.mevModuleConfig).toEqual({ mevModule: "0x0000000000000000000000000000000000000000", mevModuleData: "0x" });
+    expect(ours.extensionConfigs).toEqual([]);
+  });
+
+  it("places the whole supply in one standard-width position from the starting tick", () => {
+    const config = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_400 });
+    expect(config.poolConfig.tickIfToken0IsClanker).toBe(-230_400);
+    expect(config.lockerConfig.tickLower).toEqual([-230_400]);
+    expect(config.lockerConfig.tickUpper).toEqual([-120_400]);
+    expect(config.lockerConfig.positionBps).toEqual([10_000]);
+    const odd = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_340, tickSpacing: 60 });
+    expect(odd.lockerConfig.tickUpper).toEqual([-230_340 + 109_980]);
+  });
+
+  it("encodes lockerData as abi.encode((uint8[] feePreference))", () => {
+    const expected: Hex = `0x${[0x20, 0x20, 2, FeeIn.Paired, FeeIn.Paired].map((w) => w.toString(16).padStart(64, "0")).join("")}`;
+    expect(encodeLockerData([FeeIn.Paired, FeeIn.Paired])).toBe(expected);
+    expect(buildDeploymentConfig({ ...base, tickIfToken0IsClanker: 0 }).lockerConfig.lockerData).toBe(expected);
+    expect(encodeLockerData([FeeIn.Both, FeeIn.Clanker, FeeIn.Paired])).toBe(
+      encodeAbiParameters([{ type: "tuple", components: [{ name: "feePreference", type: "uint8[]" }] }], [{ feePreference: [0, 2, 1] }]),
+    );
+  });
+
+  it("encodes deployToken with the production selector", () => {
+    const data = encodeDeployToken(buildDeploymentConfig({ ...base, tickIfToken0IsClanker: 0 }));
+    expect(data.slice(0, 10)).toBe("0xdf40224a");
+  });
+
+  const reward = (bps: number, feeIn: number = FeeIn.Paired): RewardRecipient => ({ admin: OPERATOR, recipient: OPERATOR, bps, feeIn: feeIn as never });
+  it.each([
+    ["bps not summing to 10000", { rewards: [reward(9000)] }],
+    ["a zero bps entry", { rewards: [reward(10_000), reward(0)] }],
+    ["more than 7 recipients", { rewards: Array.from({ length: 8 }, () => reward(1250)) }],
+    ["no recipients", { rewards: [] }],
+    ["an unknown fee preference", { rewards: [reward(10_000, 3)] }],
+    ["a zero recipient", { rewards: [{ ...reward(10_000), recipient: "0x0000000000000000000000000000000000000000" }] }],
+    ["a tick off the spacing", { tickIfToken0IsClanker: -230_401 }],
+    ["both a tick and a market cap", { tickIfToken0IsClanker: 0, startingMarketCap: 1n }],
+    ["neither a tick nor a market cap", {}],
+    ["a range past the top tick", { tickIfToken0IsClanker: MAX_TICK - (MAX_TICK % 200) - 200 }],
+    ["a starting tick below the bottom tick", { tickIfToken0IsClanker: MIN_TICK - (MIN_TICK % 200) - 200 }],
+    ["a short salt", { salt: "0x01", tickIfToken0IsClanker: 0 }],
+    ["an empty symbol", { symbol: " ", tickIfToken0IsClanker: 0 }],
+  ] as const)("rejects %s", (_, override) => {
+    expect(() => buildDeploymentConfig({ ...base, ...(override as object) } as never)).toThrow(LaunchConfigError);
+  });
+});
