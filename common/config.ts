@@ -29,6 +29,7 @@ export const CONTRACT_VARIABLES = {
   V3_FACTORY_ADDRESS: "v3Factory",
   V3_ROUTER_ADDRESS: "v3Router",
   V3_POSITION_MANAGER_ADDRESS: "v3PositionManager",
+  V3_WETH_USDC_POOL_ADDRESS: "v3WethUsdcPool",
   V4_POOL_MANAGER_ADDRESS: "v4PoolManager",
   V4_POSITION_MANAGER_ADDRESS: "v4PositionManager",
   UNIVERSAL_ROUTER_ADDRESS: "universalRouter",
@@ -41,6 +42,7 @@ export const CONTRACT_VARIABLES = {
   PERPS_CALLBACKS_ADDRESS: "perpsCallbacks",
   SECONDARY_ASSET_ADDRESS: "secondaryAsset",
   ASSET_VAULT_ADDRESS: "assetVault",
+  SECONDARY_ASSET_POOL_ADDRESS: "secondaryAssetPool",
 } as const;
 
 export type ContractVariable = keyof typeof CONTRACT_VARIABLES;
@@ -127,6 +129,7 @@ const envSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex private key")
     .optional(),
   PROTOCOL_TOKEN_ADDRESS: address.optional(),
+  OPERATOR_ADDRESS: address.optional(),
   PORT: integer(1, 65535, DEFAULT_PORT),
   PLATFORM_LAUNCH_FEE_ETH: decimal(ETH_DECIMALS, "0.002"),
   PERPS_MIN_NOTIONAL_USDC: decimal(USDC_DECIMALS, "100"),
@@ -159,6 +162,7 @@ export type Config = {
   chainId: number;
   isDevnet: boolean;
   operatorKey: Hex | undefined;
+  /** The operator wallet: from PROTOCOL_PRIVATE_KEY, or OPERATOR_ADDRESS for read-only processes (indexer, API). */
   operator: Address | undefined;
   protocolToken: Address | undefined;
   port: number;
@@ -204,13 +208,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const isDevnet = e.CHAIN_ID === DEVNET_CHAIN_ID;
 
   const operatorKey = (e.PROTOCOL_PRIVATE_KEY ?? (isDevnet ? DEVNET_OPERATOR_KEY : undefined)) as Hex | undefined;
-  let operator: Address | undefined;
+  let operator: Address | undefined = e.OPERATOR_ADDRESS;
   if (operatorKey) {
+    let derived: Address;
     try {
-      operator = privateKeyToAccount(operatorKey).address;
+      derived = privateKeyToAccount(operatorKey).address;
     } catch {
       throw new ConfigError("PROTOCOL_PRIVATE_KEY", "not a valid secp256k1 private key");
     }
+    if (operator && operator !== derived) {
+      throw new ConfigError("OPERATOR_ADDRESS", `does not match the address of PROTOCOL_PRIVATE_KEY (${derived})`);
+    }
+    operator = derived;
   }
 
   const deployments = readDeployments(e.DEPLOYMENTS_FILE, e.CHAIN_ID);

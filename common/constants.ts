@@ -8,4 +8,4 @@ export const TOTAL_BPS = 10_000;
 /** Default split of the spec's Resources part. */
 export const DEFAULT_SPLIT = { assetBps: 2_850, perpBps: 5_700, creatorBps: 950 } as const;
 /** The single ponder chain name used by the indexer and the API, whatever the chain. */
-export const CHAIN_NAME = "chain";
+export const CHAIN_NAME = "chain" as const;
