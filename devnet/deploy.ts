@@ -1,12 +1,15 @@
 /**
  * Deploys the whole devnet from a fresh anvil, in a fixed order from the operator account,
- * so every address is the same on every run, and writes `deployments.json`.
+ * so every address is the same on every run: tokens and feeds, Uniswap, then the protocol
+ * (devnet/protocol.ts: launcher, lockers, registry, perps, secondary asset, launched tokens),
+ * and writes `deployments.json`.
  */
 import { writeFileSync } from "node:fs";
 import type { Address } from "viem";
 import type { Deployments } from "../common/config.js";
 import { compileProject } from "./compile.js";
 import type { DevnetContext } from "./context.js";
+import { deployProtocol } from "./protocol.js";
 import { deployUniswap } from "./uniswap.js";
 
 /** Chainlink-style feeds the devnet starts with (8 decimals, as Chainlink USD feeds). */
@@ -36,12 +39,15 @@ export async function deployDevnet(ctx: DevnetContext, progress: DeployProgress 
   progress("deploying Uniswap (Permit2, v3, v4, UniversalRouter)");
   const uniswap = await deployUniswap(ctx, { usdc, weth });
 
+  const protocol = await deployProtocol(ctx, { usdc, weth, ...uniswap, priceFeeds }, progress);
+
   return {
     chainId: ctx.chainId,
     rpcUrl: ctx.rpcUrl,
     operator: ctx.account.address,
     startBlock,
-    contracts: { usdc, weth, ...uniswap, priceFeeds },
+    contracts: { usdc, weth, ...uniswap, ...protocol.contracts, priceFeeds: protocol.priceFeeds },
+    protocolToken: protocol.contracts.protocolToken,
   };
 }
 

@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @notice Chainlink AggregatorV3-style feed whose answer the devnet operator can set.
+/// @notice Chainlink AggregatorV3-style feed whose answer the devnet can set: the owner (the deployer) or an
+///         updater the owner names (the devnet keeper, so the market simulator never signs with the operator).
 contract PriceFeed {
     address public immutable owner;
     uint8 public immutable decimals;
     string public description;
     uint256 public constant version = 4;
+    /// @notice Account allowed to set answers besides the owner (address(0): none).
+    address public updater;
 
     uint80 private _roundId;
     int256 private _answer;
     uint256 private _updatedAt;
 
     event AnswerUpdated(int256 indexed current, uint256 indexed roundId, uint256 updatedAt);
+    event UpdaterSet(address indexed updater);
 
     constructor(uint8 decimals_, string memory description_, int256 initialAnswer) {
         owner = msg.sender;
@@ -21,8 +25,14 @@ contract PriceFeed {
         _set(initialAnswer);
     }
 
-    function setAnswer(int256 answer) external {
+    function setUpdater(address updater_) external {
         require(msg.sender == owner, "only owner");
+        updater = updater_;
+        emit UpdaterSet(updater_);
+    }
+
+    function setAnswer(int256 answer) external {
+        require(msg.sender == owner || (msg.sender == updater && updater != address(0)), "only owner or updater");
         _set(answer);
     }
 

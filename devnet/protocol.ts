@@ -1,0 +1,202 @@
+/**
+ * Deploys the protocol side of the devnet on top of Uniswap, in a fixed order from the
+ * operator (so every address is the same on every run): the Clanker v4 launcher, LP locker
+ * and fee locker, the protocol registry, the Avantis perps exchange, the secondary asset with
+ * its v3 USDC pool and ERC-4626 vault; funds the devnet's test and market accounts; and
+ * launches the protocol token plus two enrolled creator tokens (one USDC-, one WETH-paired).
+ */
+import { type Address, type Hex, keccak256, parseAbi, toHex, zeroAddress, zeroHash } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import { registryAbi } from "../common/abis/registry.js";
+import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
+import { PERPS_PRECISION } from "../common/abis/perps.js";
+import { DEFAULT_SPLIT } from "../common/constants.js";
+import { type DeploymentConfig, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
+import { type Artifacts, compileProject } from "./compile.js";
+import type { DevnetContext } from "./context.js";
+import { type UniswapContracts, createV3Pool } from "./uniswap.js";
+
+/** anvil's default mnemonic: account i is `m/44'/60'/0'/0/i`; account 0 is the operator. */
+export const DEVNET_MNEMONIC = "test test test test test test test test test test test junk";
+/** The devnet's roles among anvil's ten accounts (0 is the operator; 1 and 2 are free for tests). */
+export const DEVNET_ACCOUNTS = {
+  wethCreator: 3,
+  usdcCreator: 4,
+  traders: [5, 6, 7, 8],
+  /** Sets the oracle answers and executes perps orders; never the operator. */
+  keeper: 9,
+} as const;
+
+/** A HD account of anvil's default mnemonic. */
+export function devnetAccount(index: number) {
+  return mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: index });
+}
+
+/** Its private key, for clients that take one. */
+export function devnetPrivateKey(index: number): Hex {
+  return toHex(devnetAccount(index).getHdKey().privateKey!);
+}
+
+const USDC = (whole: bigint) => whole * 10n ** 6n;
+const TOKENS = (whole: bigint) => whole * 10n ** 18n;
+
+/** USDC each of anvil accounts 1..9 receives at deploy (only the operator can mint). */
+export const FUNDED_ACCOUNT_USDC = USDC(1_000_000n);
+/** The perps exchange's reserve, out of which profits are paid. */
+export const PERPS_PROFIT_RESERVE_USDC = USDC(5_000_000n);
+/** Perps pairs by index: feed name of each. Minimum leveraged position and leverage bounds are per pair on chain. */
+export const PERPS_PAIRS = ["ETH_USD", "BTC_USD", "ASSET_USD"] as const;
+export const PERPS_MIN_LEV_POS_USDC = USDC(100n);
+export const PERPS_MIN_LEVERAGE = 2n * PERPS_PRECISION;
+export const PERPS_MAX_LEVERAGE = 50n * PERPS_PRECISION;
+/** Every desk trades from the single operator wallet: room for many trades per pair. */
+export const PERPS_MAX_TRADES_PER_PAIR = 50n;
+
+/** The secondary asset starts at 2 USDC, in a 0.3% v3 pool of 500k ASSET / 1M USDC. */
+export const ASSET_PRICE_FEED = 2n * 10n ** 8n;
+const ASSET_POOL = { asset: TOKENS(500_000n), usdc: USDC(1_000_000n), fee: 3000 };
+
+/** Launch parameters of the devnet's tokens (starting market caps in the paired token's base units). */
+export const DEVNET_TOKENS = {
+  protocol: { name: "Launchpad Protocol", symbol: "LAUNCH", startingMarketCap: USDC(10_000n) },
+  usdcCreator: { name: "Devnet USDC Creator", symbol: "UCRT", startingMarketCap: USDC(10_000n) },
+  wethCreator: { name: "Devnet WETH Creator", symbol: "WCRT", startingMarketCap: TOKENS(5n) },
+} as const;
+
+export type ProtocolBase = UniswapContracts & { usdc: Address; weth: Address; priceFeeds: Record<string, Address> };
+
+export type ProtocolContracts = {
+  launcher: Address;
+  lpLocker: Address;
+  feeLocker: Address;
+  registry: Address;
+  perpsTrading: Address;
+  perpsStorage: Address;
+  perpsCallbacks: Address;
+  secondaryAsset: Address;
+  assetVault: Address;
+  secondaryAssetPool: Address;
+  protocolToken: Address;
+  wethPairedToken: Address;
+  usdcPairedToken: Address;
+};
+
+const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+const feedAbi = parseAbi(["function setUpdater(address updater)"]);
+
+export async function deployProtocol(
+  ctx: DevnetContext,
+  base: ProtocolBase,
+  progress: (step: string) => void = () => {},
+): Promise<{ contracts: ProtocolContracts; priceFeeds: Record<string, Address> }> {
+  const artifacts = compileProject();
+  const art = (name: string) => artifacts[name]!;
+  const operator = ctx.account.address;
+  const keeper = devnetAccount(DEVNET_ACCOUNTS.keeper).address;
+
+  progress("deploying the secondary asset feed; the keeper may set every feed");
+  const priceFeeds: Record<string, Address> = { ...base.priceFeeds, ASSET_USD: await ctx.deploy(art("PriceFeed"), [8, "ASSET / USD", ASSET_PRICE_FEED]) };
+  for (const name of Object.keys(priceFeeds).sort()) await ctx.write(priceFeeds[name]!, feedAbi, "setUpdater", [keeper]);
+
+  progress("deploying the Clanker launcher, LP locker and fee locker");
+  const feeLocker = await ctx.deploy(art("ClankerFeeLocker"), [operator]);
+  const launcher = await ctx.deploy(art("Clanker"), [operator, base.v4PoolManager]);
+  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [operator, launcher, feeLocker, base.v4PositionManager, base.permit2, base.v4PoolManager]);
+  await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [lpLocker]);
+  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, zeroAddress, true]);
+
+  progress("deploying the protocol registry");
+  const registry = await ctx.deploy(art("ProtocolRegistry"), [operator]);
+
+  progress("deploying the perps exchange");
+  const perps = await deployPerps(ctx, artifacts, base.usdc, priceFeeds);
+
+  progress("deploying the secondary asset, its USDC pool and its vault");
+  const secondaryAsset = await ctx.deploy(art("SecondaryAsset"), ["Devnet Secondary Asset", "ASSET", operator]);
+  const assetVault = await ctx.deploy(art("AssetVault"), [secondaryAsset]);
+  const secondaryAssetPool = await createV3Pool(ctx, base, {
+    tokenA: secondaryAsset,
+    tokenB: base.usdc,
+    amountA: ASSET_POOL.asset,
+    amountB: ASSET_POOL.usdc,
+    fee: ASSET_POOL.fee,
+    fund: async () => {
+      await ctx.write(secondaryAsset, mintAbi, "mint", [operator, ASSET_POOL.asset]);
+      await ctx.write(base.usdc, mintAbi, "mint", [operator, ASSET_POOL.usdc]);
+    },
+  });
+
+  progress("funding anvil accounts 1..9 with USDC");
+  for (let i = 1; i <= 9; i++) await ctx.write(base.usdc, mintAbi, "mint", [devnetAccount(i).address, FUNDED_ACCOUNT_USDC]);
+
+  progress("launching the protocol token and the devnet creator tokens");
+  const launch = (config: DeploymentConfig) => launchToken(ctx, launcher, config);
+  const common = { chainId: ctx.chainId, locker: lpLocker };
+  const protocolToken = await launch(
+    buildDeploymentConfig({
+      ...common,
+      ...DEVNET_TOKENS.protocol,
+      tokenAdmin: operator,
+      salt: keccak256(toHex(DEVNET_TOKENS.protocol.symbol)),
+      pairedToken: base.usdc,
+      rewards: [{ admin: operator, recipient: operator, bps: 10_000, feeIn: FeeIn.Paired }],
+    }),
+  );
+  const creatorToken = async (spec: (typeof DEVNET_TOKENS)["usdcCreator"] | (typeof DEVNET_TOKENS)["wethCreator"], pairedToken: Address, creatorIndex: number) => {
+    const creator = devnetAccount(creatorIndex).address;
+    const token = await launch(
+      buildDeploymentConfig({
+        ...common,
+        ...spec,
+        tokenAdmin: creator,
+        salt: keccak256(toHex(spec.symbol)),
+        pairedToken,
+        rewards: launchSplitRewards({ operator, creator, split: DEFAULT_SPLIT }),
+      }),
+    );
+    const { assetBps, perpBps, creatorBps } = DEFAULT_SPLIT;
+    await ctx.write(registry, registryAbi, "enroll", [token, creator, assetBps, perpBps, creatorBps, zeroHash]);
+    return token;
+  };
+  const wethPairedToken = await creatorToken(DEVNET_TOKENS.wethCreator, base.weth, DEVNET_ACCOUNTS.wethCreator);
+  const usdcPairedToken = await creatorToken(DEVNET_TOKENS.usdcCreator, base.usdc, DEVNET_ACCOUNTS.usdcCreator);
+
+  return {
+    contracts: {
+      launcher,
+      lpLocker,
+      feeLocker,
+      registry,
+      ...perps,
+      secondaryAsset,
+      assetVault,
+      secondaryAssetPool,
+      protocolToken,
+      wethPairedToken,
+      usdcPairedToken,
+    },
+    priceFeeds,
+  };
+}
+
+async function deployPerps(ctx: DevnetContext, artifacts: Artifacts, usdc: Address, priceFeeds: Record<string, Address>) {
+  const storageAbi = artifacts.AvantisTradingStorage!.abi;
+  const perpsStorage = await ctx.deploy(artifacts.AvantisTradingStorage!, [ctx.account.address, usdc]);
+  const perpsTrading = await ctx.deploy(artifacts.AvantisTrading!, [ctx.account.address, perpsStorage]);
+  await ctx.write(perpsStorage, storageAbi, "setTrading", [perpsTrading]);
+  await ctx.write(perpsStorage, storageAbi, "setMaxTradesPerPair", [PERPS_MAX_TRADES_PER_PAIR]);
+  await ctx.write(perpsStorage, storageAbi, "setMaxPendingMarketOrders", [PERPS_MAX_TRADES_PER_PAIR]);
+  for (const feed of PERPS_PAIRS) {
+    await ctx.write(perpsStorage, storageAbi, "addPair", [priceFeeds[feed]!, PERPS_MIN_LEV_POS_USDC, PERPS_MIN_LEVERAGE, PERPS_MAX_LEVERAGE]);
+  }
+  await ctx.write(usdc, mintAbi, "mint", [perpsStorage, PERPS_PROFIT_RESERVE_USDC]);
+  // The devnet exchange emits the callback events itself.
+  return { perpsTrading, perpsStorage, perpsCallbacks: perpsTrading };
+}
+
+/** Sends `deployToken(config)` from the context's account and returns the new token. */
+export async function launchToken(ctx: DevnetContext, launcher: Address, config: DeploymentConfig): Promise<Address> {
+  const hash = await ctx.write(launcher, clankerFactoryAbi, "deployToken", [config]);
+  const receipt = await ctx.publicClient.getTransactionReceipt({ hash });
+  return parseTokenCreated(receipt, launcher).token;
+}
