@@ -1,0 +1,295 @@
+/**
+ * The engine's tables, as ordered plain-SQL migrations applied at engine start. Each
+ * migration runs in its own transaction under an advisory lock, and is recorded in
+ * `engine.schema_migrations`; `schema/engine.ts` mirrors the result for typed queries.
+ */
+import type pg from "pg";
+
+export type Migration = { version: number; name: string; sql: string };
+
+/** Advisory lock key serialising concurrent migrators (engine, CLI, tests). */
+const MIGRATION_LOCK_KEY = 0x656e67696e65n; // "engine"
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "engine tables",
+    sql: `
+CREATE TABLE engine.tx_intents (
+  id bigserial PRIMARY KEY,
+  key text NOT NULL,
+  kind text NOT NULL,
+  worker text,
+  status text NOT NULL CHECK (status IN ('pending', 'signed', 'broadcast', 'mined', 'reverted', 'failed')),
+  "to" text NOT NULL,
+  data text NOT NULL,
+  value numeric(78,0) NOT NULL DEFAULT 0,
+  nonce integer,
+  gas_limit numeric(78,0),
+  max_fee_per_gas numeric(78,0),
+  max_priority_fee_per_gas numeric(78,0),
+  raw_tx text,
+  tx_hash text,
+  tx_hashes jsonb NOT NULL DEFAULT '[]',
+  attempts integer NOT NULL DEFAULT 0,
+  replacements integer NOT NULL DEFAULT 0,
+  block_number bigint,
+  gas_used numeric(78,0),
+  error text,
+  revert_reason text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  broadcast_at timestamptz,
+  mined_at timestamptz
+);
+CREATE UNIQUE INDEX tx_intents_key ON engine.tx_intents (key);
+CREATE INDEX tx_intents_status ON engine.tx_intents (status);
+-- At most one live transaction per nonce.
+CREATE UNIQUE INDEX tx_intents_live_nonce ON engine.tx_intents (nonce) WHERE status IN ('signed', 'broadcast', 'mined');
+
+CREATE TABLE engine.ledger (
+  id bigserial PRIMARY KEY,
+  key text NOT NULL,
+  kind text NOT NULL,
+  leg text NOT NULL,
+  token text,
+  currency text NOT NULL,
+  amount numeric(78,0) NOT NULL,
+  intent_id bigint,
+  tx_hash text,
+  block_number bigint,
+  data jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX ledger_key ON engine.ledger (key);
+CREATE INDEX ledger_leg_token ON engine.ledger (leg, token);
+
+CREATE TABLE engine.worker_state (
+  name text PRIMARY KEY,
+  min_interval_seconds integer NOT NULL,
+  max_interval_seconds integer NOT NULL,
+  last_run_at timestamptz,
+  last_success_at timestamptz,
+  last_error_at timestamptz,
+  last_error text,
+  last_result jsonb,
+  runs integer NOT NULL DEFAULT 0,
+  failures integer NOT NULL DEFAULT 0,
+  consecutive_failures integer NOT NULL DEFAULT 0,
+  running boolean NOT NULL DEFAULT false,
+  next_run_at timestamptz
+);
+
+CREATE TABLE engine.state (
+  key text PRIMARY KEY,
+  value jsonb NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE engine.run_requests (
+  id bigserial PRIMARY KEY,
+  worker text NOT NULL,
+  requested_at timestamptz NOT NULL DEFAULT now(),
+  started_at timestamptz,
+  finished_at timestamptz,
+  ok boolean,
+  result jsonb
+);
+
+CREATE TABLE engine.agent_log (
+  id bigserial PRIMARY KEY,
+  token text,
+  worker text NOT NULL,
+  decision text NOT NULL,
+  reason text NOT NULL,
+  data jsonb,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX agent_log_token ON engine.agent_log (token, id);
+
+CREATE TABLE engine.tokens (
+  token text PRIMARY KEY,
+  enrolled boolean NOT NULL,
+  enrol_order integer,
+  creator text,
+  asset_bps integer,
+  perp_bps integer,
+  creator_bps integer,
+  active boolean NOT NULL DEFAULT false,
+  halted boolean NOT NULL DEFAULT false,
+  paired_token text,
+  pool_key jsonb,
+  reward_recipients jsonb,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE engine.token_mandates (
+  token text PRIMARY KEY,
+  desk_pair_index integer,
+  max_leverage numeric,
+  max_drawdown_bps integer,
+  take_profit_bps integer,
+  buyback_min_usdc numeric(78,0),
+  max_desk_usdc numeric(78,0),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE engine.price_samples (
+  id bigserial PRIMARY KEY,
+  feed text NOT NULL,
+  price numeric(78,0) NOT NULL,
+  decimals integer NOT NULL,
+  round_id text NOT NULL,
+  updated_at bigint NOT NULL,
+  sampled_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX price_samples_feed ON engine.price_samples (feed, id);
+
+CREATE TABLE engine.claim_cycles (
+  id bigserial PRIMARY KEY,
+  tokens jsonb NOT NULL,
+  status text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz
+);
+
+CREATE TABLE engine.weth_conversions (
+  id bigserial PRIMARY KEY,
+  weth_in numeric(78,0) NOT NULL,
+  shares jsonb NOT NULL,
+  usdc_out numeric(78,0),
+  swap_intent_id bigint,
+  status text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz
+);
+
+CREATE TABLE engine.buybacks (
+  id bigserial PRIMARY KEY,
+  kind text NOT NULL CHECK (kind IN ('protocol', 'creator')),
+  token text NOT NULL,
+  currency_in text NOT NULL,
+  amount_in numeric(78,0) NOT NULL,
+  tokens_bought numeric(78,0),
+  tokens_burned numeric(78,0),
+  swap_intent_id bigint,
+  burn_intent_id bigint,
+  swap_tx_hash text,
+  burn_tx_hash text,
+  block_number bigint,
+  status text NOT NULL,
+  error text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz
+);
+CREATE INDEX buybacks_kind_token ON engine.buybacks (kind, token);
+
+CREATE TABLE engine.asset_purchases (
+  id bigserial PRIMARY KEY,
+  usdc_in numeric(78,0) NOT NULL,
+  asset_bought numeric(78,0),
+  asset_staked numeric(78,0),
+  shares numeric(78,0),
+  swap_intent_id bigint,
+  stake_intent_id bigint,
+  status text NOT NULL,
+  error text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  completed_at timestamptz
+);
+
+CREATE TABLE engine.desks (
+  token text PRIMARY KEY,
+  pair_index integer NOT NULL,
+  side text NOT NULL,
+  halted boolean NOT NULL DEFAULT false,
+  halt_reason text,
+  peak_value_usdc numeric(78,0),
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE engine.desk_trades (
+  id bigserial PRIMARY KEY,
+  token text NOT NULL,
+  pair_index integer NOT NULL,
+  trade_index integer,
+  side text NOT NULL,
+  leverage numeric(78,0) NOT NULL,
+  basis_usdc numeric(78,0) NOT NULL,
+  collateral numeric(78,0),
+  open_price numeric(78,0),
+  opened_timestamp bigint,
+  order_id numeric(78,0),
+  close_order_id numeric(78,0),
+  close_amount numeric(78,0),
+  close_reason text,
+  open_intent_id bigint,
+  close_intent_id bigint,
+  usdc_returned numeric(78,0) NOT NULL DEFAULT 0,
+  realised_pnl numeric(78,0) NOT NULL DEFAULT 0,
+  status text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  closed_at timestamptz
+);
+CREATE INDEX desk_trades_token ON engine.desk_trades (token, status);
+
+CREATE TABLE engine.desk_halts (
+  id bigserial PRIMARY KEY,
+  token text NOT NULL,
+  halted boolean NOT NULL,
+  reason text NOT NULL,
+  data jsonb,
+  intent_id bigint,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE engine.perps_events (
+  tx_hash text NOT NULL,
+  log_index integer NOT NULL,
+  block_number bigint NOT NULL,
+  name text NOT NULL,
+  trade_id bigint,
+  data jsonb,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (tx_hash, log_index)
+);
+`,
+  },
+];
+
+/**
+ * Creates the `engine` schema and applies every migration not yet recorded, in order,
+ * each in its own transaction. Safe to call concurrently and on every start.
+ */
+export async function migrate(pool: pg.Pool, migrations: Migration[] = MIGRATIONS): Promise<number[]> {
+  const client = await pool.connect();
+  const applied: number[] = [];
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+    await client.query("CREATE SCHEMA IF NOT EXISTS engine");
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS engine.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
+    const { rows } = await client.query<{ version: number }>("SELECT version FROM engine.schema_migrations");
+    const done = new Set(rows.map((r) => r.version));
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (done.has(migration.version)) continue;
+      await client.query("BEGIN");
+      try {
+        await client.query(migration.sql);
+        await client.query("INSERT INTO engine.schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+        await client.query("COMMIT");
+        applied.push(migration.version);
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw new Error(`engine migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+      }
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY.toString()]).catch(() => {});
+    client.release();
+  }
+  return applied;
+}

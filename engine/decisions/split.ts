@@ -1,0 +1,50 @@
+/**
+ * Fee split maths (DESIGN.md §5). Pure and integer-only: legs are bigint base units that
+ * always add up exactly to the input.
+ */
+import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
+
+/** The part of a token's split that the operator wallet receives (the creator leg is paid by the locker). */
+export type OperatorSplit = { assetBps: number; perpBps: number };
+
+export type ProtocolUsdcLegs = { protocol: bigint; asset: bigint; perp: bigint };
+
+/**
+ * Divides the operator's USDC for one token into the protocol, asset and perp legs in
+ * proportion `PROTOCOL_REWARD_BPS : assetBps : perpBps`. The asset and perp legs are rounded
+ * down; the rounding remainder goes to the protocol leg, so the legs sum exactly to `usdc`.
+ */
+export function splitProtocolUsdc(usdc: bigint, split: OperatorSplit): ProtocolUsdcLegs {
+  if (usdc < 0n) throw new RangeError("cannot split a negative amount");
+  if (!Number.isInteger(split.assetBps) || !Number.isInteger(split.perpBps) || split.assetBps < 0 || split.perpBps < 0) {
+    throw new RangeError(`invalid split ${split.assetBps}/${split.perpBps}`);
+  }
+  const weight = BigInt(PROTOCOL_REWARD_BPS + split.assetBps + split.perpBps);
+  const asset = (usdc * BigInt(split.assetBps)) / weight;
+  const perp = (usdc * BigInt(split.perpBps)) / weight;
+  return { protocol: usdc - asset - perp, asset, perp };
+}
+
+/**
+ * Divides `total` among holders pro rata to their `weights` (integers ≥ 0), rounding down;
+ * the last holder with a positive weight receives the remainder. Sum of shares = total.
+ */
+export function proRata<K extends string>(total: bigint, weights: Record<K, bigint>): Record<K, bigint> {
+  const keys = Object.keys(weights) as K[];
+  const sum = keys.reduce((acc, k) => acc + weights[k], 0n);
+  const shares = {} as Record<K, bigint>;
+  if (sum === 0n) {
+    for (const k of keys) shares[k] = 0n;
+    if (keys.length && total > 0n) shares[keys[keys.length - 1]!] = total;
+    return shares;
+  }
+  let given = 0n;
+  let last: K | undefined;
+  for (const k of keys) {
+    shares[k] = (total * weights[k]) / sum;
+    given += shares[k];
+    if (weights[k] > 0n) last = k;
+  }
+  shares[last!] += total - given;
+  return shares;
+}

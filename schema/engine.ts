@@ -1,0 +1,325 @@
+/**
+ * The engine's own state, in the PostgreSQL schema `engine`: the transaction intents of the
+ * operator wallet, the money ledger, worker health, desks, buybacks and the agent log.
+ *
+ * The tables are created by the ordered SQL migrations of `engine/db/migrations.ts` (applied
+ * at engine start); these drizzle definitions mirror them for typed queries. Money columns
+ * are `numeric(78,0)` base units (read as strings, converted to bigint at the edge of each
+ * query); addresses are checksummed strings.
+ */
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgSchema,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+export const engineSchema = pgSchema("engine");
+
+const amount = (name: string) => numeric(name, { precision: 78, scale: 0 });
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+/** Applied migrations, by version. */
+export const schemaMigrations = engineSchema.table("schema_migrations", {
+  version: integer("version").primaryKey(),
+  name: text("name").notNull(),
+  appliedAt: ts("applied_at").notNull().defaultNow(),
+});
+
+/**
+ * One row per transaction the operator wallet means to send. `key` is derived from what
+ * caused it (e.g. `buyback:12:swap`), so asking twice never sends twice. The signed bytes
+ * of every attempt are kept (`txHashes`), so a restart can rebroadcast or find the one mined.
+ */
+export const txIntents = engineSchema.table(
+  "tx_intents",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    key: text("key").notNull(),
+    kind: text("kind").notNull(),
+    worker: text("worker"),
+    /** pending → signed → broadcast → mined | reverted; failed = never sent (simulation or a permanent error). */
+    status: text("status").notNull(),
+    to: text("to").notNull(),
+    data: text("data").notNull(),
+    value: amount("value").notNull().default("0"),
+    nonce: integer("nonce"),
+    gasLimit: amount("gas_limit"),
+    maxFeePerGas: amount("max_fee_per_gas"),
+    maxPriorityFeePerGas: amount("max_priority_fee_per_gas"),
+    rawTx: text("raw_tx"),
+    txHash: text("tx_hash"),
+    txHashes: jsonb("tx_hashes").$type<string[]>().notNull().default([]),
+    attempts: integer("attempts").notNull().default(0),
+    replacements: integer("replacements").notNull().default(0),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    gasUsed: amount("gas_used"),
+    error: text("error"),
+    revertReason: text("revert_reason"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    broadcastAt: ts("broadcast_at"),
+    minedAt: ts("mined_at"),
+  },
+  (t) => [uniqueIndex("tx_intents_key").on(t.key), index("tx_intents_status").on(t.status)],
+);
+
+/**
+ * The money ledger: one row per movement, keyed by the fact or intent that caused it.
+ * `amount` is signed (credit > 0, spend < 0); a leg's balance is the sum of its rows.
+ * Legs: `claimed` (fees attributed per token, in USDC), `weth-claimed` (WETH fees awaiting
+ * conversion), `protocol`, `asset`, `perp`, `creator-buyback`, `legacy-weth`, `operator`.
+ */
+export const ledger = engineSchema.table(
+  "ledger",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    key: text("key").notNull(),
+    kind: text("kind").notNull(),
+    leg: text("leg").notNull(),
+    token: text("token"),
+    currency: text("currency").notNull(),
+    amount: amount("amount").notNull(),
+    intentId: bigint("intent_id", { mode: "number" }),
+    txHash: text("tx_hash"),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    data: jsonb("data").$type<Record<string, unknown>>(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("ledger_key").on(t.key), index("ledger_leg_token").on(t.leg, t.token)],
+);
+
+/** Per-worker schedule and health, for `GET /health`. */
+export const workerState = engineSchema.table("worker_state", {
+  name: text("name").primaryKey(),
+  minIntervalSeconds: integer("min_interval_seconds").notNull(),
+  maxIntervalSeconds: integer("max_interval_seconds").notNull(),
+  lastRunAt: ts("last_run_at"),
+  lastSuccessAt: ts("last_success_at"),
+  lastErrorAt: ts("last_error_at"),
+  lastError: text("last_error"),
+  lastResult: jsonb("last_result"),
+  runs: integer("runs").notNull().default(0),
+  failures: integer("failures").notNull().default(0),
+  consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+  running: boolean("running").notNull().default(false),
+  nextRunAt: ts("next_run_at"),
+});
+
+/** Small named values: the engine's heartbeat and RPC status, cursors of the workers. */
+export const engineState = engineSchema.table("state", {
+  key: text("key").primaryKey(),
+  value: jsonb("value").notNull(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/** Requests to run one worker cycle now (the operator endpoint writes, the leader runs). */
+export const runRequests = engineSchema.table("run_requests", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  worker: text("worker").notNull(),
+  requestedAt: ts("requested_at").notNull().defaultNow(),
+  startedAt: ts("started_at"),
+  finishedAt: ts("finished_at"),
+  ok: boolean("ok"),
+  result: jsonb("result"),
+});
+
+/** Every decision a worker takes for a token, with its reason (shown by the API and prospectus). */
+export const agentLog = engineSchema.table(
+  "agent_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    token: text("token"),
+    worker: text("worker").notNull(),
+    decision: text("decision").notNull(),
+    reason: text("reason").notNull(),
+    data: jsonb("data"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("agent_log_token").on(t.token, t.id)],
+);
+
+/** Cache of the registry and of each token's locker configuration. */
+export const tokens = engineSchema.table("tokens", {
+  token: text("token").primaryKey(),
+  enrolled: boolean("enrolled").notNull(),
+  enrolOrder: integer("enrol_order"),
+  creator: text("creator"),
+  assetBps: integer("asset_bps"),
+  perpBps: integer("perp_bps"),
+  creatorBps: integer("creator_bps"),
+  active: boolean("active").notNull().default(false),
+  halted: boolean("halted").notNull().default(false),
+  pairedToken: text("paired_token"),
+  poolKey: jsonb("pool_key"),
+  rewardRecipients: jsonb("reward_recipients").$type<string[]>(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/** Per-token mandate (agent charters); absent → defaults of `engine/decisions/mandate.ts`. */
+export const tokenMandates = engineSchema.table("token_mandates", {
+  token: text("token").primaryKey(),
+  deskPairIndex: integer("desk_pair_index"),
+  maxLeverage: numeric("max_leverage"),
+  maxDrawdownBps: integer("max_drawdown_bps"),
+  takeProfitBps: integer("take_profit_bps"),
+  buybackMinUsdc: amount("buyback_min_usdc"),
+  maxDeskUsdc: amount("max_desk_usdc"),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/** Oracle samples of the price-sampler: the momentum and volatility window. */
+export const priceSamples = engineSchema.table(
+  "price_samples",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    feed: text("feed").notNull(),
+    price: amount("price").notNull(),
+    decimals: integer("decimals").notNull(),
+    roundId: text("round_id").notNull(),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+    sampledAt: ts("sampled_at").notNull().defaultNow(),
+  },
+  (t) => [index("price_samples_feed").on(t.feed, t.id)],
+);
+
+/** One fee-claimer round: the batch it chose, so a crash mid-batch resumes the same batch. */
+export const claimCycles = engineSchema.table("claim_cycles", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  tokens: jsonb("tokens").$type<string[]>().notNull(),
+  status: text("status").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  completedAt: ts("completed_at"),
+});
+
+/** WETH fees converted to USDC (one swap per row). */
+export const wethConversions = engineSchema.table("weth_conversions", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  wethIn: amount("weth_in").notNull(),
+  shares: jsonb("shares").$type<Record<string, string>>().notNull(),
+  usdcOut: amount("usdc_out"),
+  swapIntentId: bigint("swap_intent_id", { mode: "number" }),
+  status: text("status").notNull(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  completedAt: ts("completed_at"),
+});
+
+/** Buybacks of the protocol token (`protocol`) and of creator tokens (`creator`): swap, then burn. */
+export const buybacks = engineSchema.table(
+  "buybacks",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    kind: text("kind").notNull(),
+    token: text("token").notNull(),
+    currencyIn: text("currency_in").notNull(),
+    amountIn: amount("amount_in").notNull(),
+    tokensBought: amount("tokens_bought"),
+    tokensBurned: amount("tokens_burned"),
+    swapIntentId: bigint("swap_intent_id", { mode: "number" }),
+    burnIntentId: bigint("burn_intent_id", { mode: "number" }),
+    swapTxHash: text("swap_tx_hash"),
+    burnTxHash: text("burn_tx_hash"),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    /** swapping → burning → done; failed (the input was refunded to its leg). */
+    status: text("status").notNull(),
+    error: text("error"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [index("buybacks_kind_token").on(t.kind, t.token)],
+);
+
+/** Batch purchases of the secondary asset, staked in the vault. */
+export const assetPurchases = engineSchema.table("asset_purchases", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  usdcIn: amount("usdc_in").notNull(),
+  assetBought: amount("asset_bought"),
+  assetStaked: amount("asset_staked"),
+  shares: amount("shares"),
+  swapIntentId: bigint("swap_intent_id", { mode: "number" }),
+  stakeIntentId: bigint("stake_intent_id", { mode: "number" }),
+  status: text("status").notNull(),
+  error: text("error"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  completedAt: ts("completed_at"),
+});
+
+/** Per-token desk: its market, direction and halt state. */
+export const desks = engineSchema.table("desks", {
+  token: text("token").primaryKey(),
+  pairIndex: integer("pair_index").notNull(),
+  side: text("side").notNull(),
+  halted: boolean("halted").notNull().default(false),
+  haltReason: text("halt_reason"),
+  peakValueUsdc: amount("peak_value_usdc"),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/**
+ * One perps trade of a desk. `basisUsdc` is what the perp leg paid in (collateral plus
+ * top-ups); `collateral` the net collateral onchain. Status: opening → open → closing →
+ * closed | liquidated; canceled (open order refused, USDC refunded); failed (never sent).
+ */
+export const deskTrades = engineSchema.table(
+  "desk_trades",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    token: text("token").notNull(),
+    pairIndex: integer("pair_index").notNull(),
+    tradeIndex: integer("trade_index"),
+    side: text("side").notNull(),
+    leverage: amount("leverage").notNull(),
+    basisUsdc: amount("basis_usdc").notNull(),
+    collateral: amount("collateral"),
+    openPrice: amount("open_price"),
+    openedTimestamp: bigint("opened_timestamp", { mode: "number" }),
+    orderId: amount("order_id"),
+    closeOrderId: amount("close_order_id"),
+    closeAmount: amount("close_amount"),
+    closeReason: text("close_reason"),
+    openIntentId: bigint("open_intent_id", { mode: "number" }),
+    closeIntentId: bigint("close_intent_id", { mode: "number" }),
+    usdcReturned: amount("usdc_returned").notNull().default("0"),
+    realisedPnl: amount("realised_pnl").notNull().default("0"),
+    status: text("status").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    closedAt: ts("closed_at"),
+  },
+  (t) => [index("desk_trades_token").on(t.token, t.status)],
+);
+
+/** Every halt and unhalt of a desk, with its reason. */
+export const deskHalts = engineSchema.table("desk_halts", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  token: text("token").notNull(),
+  halted: boolean("halted").notNull(),
+  reason: text("reason").notNull(),
+  data: jsonb("data"),
+  intentId: bigint("intent_id", { mode: "number" }),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** Perps events the engine has applied (MarketExecuted, LimitExecuted, …), by log position. */
+export const perpsEvents = engineSchema.table(
+  "perps_events",
+  {
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+    name: text("name").notNull(),
+    tradeId: bigint("trade_id", { mode: "number" }),
+    data: jsonb("data"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.txHash, t.logIndex] })],
+);
