@@ -2,7 +2,7 @@
  * Fee split maths (DESIGN.md §5). Pure and integer-only: legs are bigint base units that
  * always add up exactly to the input.
  */
-import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
+import { splitOperatorShare } from "../../common/split.js";
 
 /** The part of a token's split that the operator wallet receives (the creator leg is paid by the locker). */
 export type OperatorSplit = { assetBps: number; perpBps: number };
@@ -19,10 +19,8 @@ export function splitProtocolUsdc(usdc: bigint, split: OperatorSplit): ProtocolU
   if (!Number.isInteger(split.assetBps) || !Number.isInteger(split.perpBps) || split.assetBps < 0 || split.perpBps < 0) {
     throw new RangeError(`invalid split ${split.assetBps}/${split.perpBps}`);
   }
-  const weight = BigInt(PROTOCOL_REWARD_BPS + split.assetBps + split.perpBps);
-  const asset = (usdc * BigInt(split.assetBps)) / weight;
-  const perp = (usdc * BigInt(split.perpBps)) / weight;
-  return { protocol: usdc - asset - perp, asset, perp };
+  // One implementation of the maths, shared with the indexer's per-leg totals.
+  return splitOperatorShare(usdc, split);
 }
 
 /**
