@@ -1,0 +1,423 @@
+/**
+ * The devnet market simulator: keeps the local chain alive the way users, the Clanker hook
+ * and keepers keep Base alive, so fees, desks, buybacks and burns happen within minutes.
+ *
+ * Each round (`step`), from a seeded PRNG:
+ * - traders (anvil 5..8) buy launched tokens with USDC and sell them back through the real
+ *   UniversalRouter (a WETH-paired token is bought USDC → WETH (v3) → token (v4)), on every
+ *   token the launcher has created (found through its `TokenCreated` logs);
+ * - a trader calls `collectRewards(token)` for each token it swapped, as the production hook
+ *   does on every swap, so LP fees land in the fee locker;
+ * - the keeper (anvil 9) walks the oracle prices, executes pending perps market orders and
+ *   closes trades whose liquidation, take-profit or stop-loss condition holds.
+ * Never signs with the operator (anvil 0): the engine owns the operator's nonces.
+ *
+ * `npx tsx devnet/market.ts [--seed N] [--interval MS]` runs it against a running devnet.
+ */
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Abi,
+  type Address,
+  type Hex,
+  erc20Abi,
+  getAddress,
+  maxUint48,
+  maxUint160,
+  maxUint256,
+  parseAbi,
+} from "viem";
+import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
+import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
+import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments } from "../common/config.js";
+import { type Logger, createLogger } from "../common/logger.js";
+import type { PoolKey } from "../common/uniswap.js";
+import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../engine/chain/universal-router.js";
+import { type DevnetContext, createDevnetContext } from "./context.js";
+import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
+import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
+
+/** Feeds the keeper walks, when the devnet has them. */
+export const MARKET_FEEDS = ["ETH_USD", "BTC_USD", "ASSET_USD"] as const;
+/** Largest move of a feed per round, in bps. */
+const PRICE_STEP_BPS = 40;
+/** Swaps per round, and the USDC size of a buy (base units). */
+const SWAPS_PER_ROUND: [number, number] = [1, 3];
+const BUY_USDC: [number, number] = [5_000_000, 200_000_000];
+/** Chance that a trader holding a token sells part of it (10–60%) instead of buying. */
+const SELL_CHANCE = 0.45;
+const SELL_PERCENT: [number, number] = [10, 60];
+const DEADLINE = 2n ** 40n;
+
+const feedAbi = parseAbi([
+  "function latestAnswer() view returns (int256)",
+  "function setAnswer(int256 answer)",
+]);
+/** Keeper entry points of the devnet exchange (production signatures, price data omitted) and its mark view. */
+const keeperAbi = parseAbi([
+  "function executeMarketOrders(uint256[] orderIds)",
+  "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index)",
+  "function unrealizedPnl(address trader, uint256 pairIndex, uint256 index) view returns (int256 percentProfit, int256 pnlUSDC, uint256 closeValueUSDC, uint256 price)",
+  "function LIQ_THRESHOLD_P() view returns (uint256)",
+]);
+const pendingOrderAbi = parseAbi([
+  "struct Trade { address trader; uint256 pairIndex; uint256 index; uint256 initialPosToken; uint256 positionSizeUSDC; uint256 openPrice; bool buy; uint256 leverage; uint256 tp; uint256 sl; uint256 timestamp; }",
+  "struct PendingMarketOrder { Trade trade; uint256 block; uint256 wantedPrice; uint256 slippageP; }",
+  "function reqIDpendingMarketOrder(uint256 orderId) view returns (PendingMarketOrder)",
+]);
+
+export type MarketAction =
+  | { kind: "buy"; trader: Address; token: Address; usdcIn: bigint; error?: string }
+  | { kind: "sell"; trader: Address; token: Address; amountIn: bigint; error?: string }
+  | { kind: "collect"; trader: Address; token: Address; error?: string }
+  | { kind: "price"; feed: string; answer: bigint; error?: string }
+  | { kind: "execute"; orderIds: bigint[]; error?: string }
+  | { kind: "close"; orderType: number; trader: Address; pairIndex: bigint; index: bigint; error?: string };
+
+type SwapAction = Extract<MarketAction, { kind: "buy" | "sell" }>;
+type CollectAction = Extract<MarketAction, { kind: "collect" }>;
+type PriceAction = Extract<MarketAction, { kind: "price" }>;
+
+export type MarketOptions = {
+  rpcUrl: string;
+  deployments: Deployments;
+  seed?: number;
+  /** Milliseconds between rounds; without it nothing runs until `step()` is called. */
+  intervalMs?: number;
+  log?: Logger;
+};
+
+export type Market = {
+  /** One round; resolves with what it did, in order (deterministic for a seed and a chain state). */
+  step: () => Promise<MarketAction[]>;
+  /** Stops the rounds and waits for the one in flight. */
+  stop: () => Promise<void>;
+};
+
+/** The market's view of a launched token's pool. */
+export type MarketPool = { token: Address; pairedToken: Address; poolKey: PoolKey };
+
+/** The addresses the market (and its swap helpers) use. */
+export type MarketContracts = {
+  usdc: Address;
+  weth: Address;
+  permit2: Address;
+  universalRouter: Address;
+  launcher: Address;
+  lpLocker: Address;
+  perpsTrading: Address;
+  perpsStorage: Address;
+};
+
+/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+export function startMarket(options: MarketOptions): Market {
+  const { deployments, log } = options;
+  const c = marketContracts(deployments);
+  const random = mulberry32(options.seed ?? 1);
+  const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const as = (index: number) => createDevnetContext(options.rpcUrl, deployments.chainId, devnetPrivateKey(index));
+  const traders = DEVNET_ACCOUNTS.traders.map(as);
+  const keeper = as(DEVNET_ACCOUNTS.keeper);
+  const reader = keeper;
+  const feeds = MARKET_FEEDS.flatMap((name) => {
+    const address = deployments.contracts.priceFeeds?.[name];
+    return address ? [{ name, address }] : [];
+  });
+
+  const pools: MarketPool[] = [];
+  const pendingOrders = new Set<bigint>();
+  const tradeSlots = new Map<string, { trader: Address; pairIndex: bigint; index: bigint }>();
+  let scannedBlock = BigInt(deployments.startBlock ?? 0) - 1n;
+
+  /** Reads new launches and perps events since the last round. */
+  async function discover(): Promise<void> {
+    const head = await reader.publicClient.getBlockNumber();
+    if (head <= scannedBlock) return;
+    const range = { fromBlock: scannedBlock + 1n, toBlock: head };
+    const [launches, orders, executions] = await Promise.all([
+      reader.publicClient.getContractEvents({ address: c.launcher, abi: clankerFactoryAbi, eventName: "TokenCreated", ...range }),
+      reader.publicClient.getContractEvents({ address: c.perpsTrading, abi: perpsTradingAbi, eventName: "MarketOrderInitiated", ...range }),
+      reader.publicClient.getContractEvents({ address: c.perpsTrading, abi: perpsCallbacksAbi, eventName: "MarketExecuted", ...range }),
+    ]);
+    for (const launch of launches) {
+      const token = getAddress(launch.args.tokenAddress!);
+      const pairedToken = getAddress(launch.args.pairedToken!);
+      if (pairedToken !== c.usdc && pairedToken !== c.weth) continue;
+      const info = await reader.read<{ poolKey: PoolKey }>(c.lpLocker, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+      pools.push({ token, pairedToken, poolKey: info.poolKey });
+    }
+    for (const order of orders) pendingOrders.add(order.args.orderId!);
+    for (const execution of executions) {
+      const t = execution.args.t!;
+      if (execution.args.open) tradeSlots.set(`${t.trader}:${t.pairIndex}:${t.index}`, { trader: getAddress(t.trader), pairIndex: t.pairIndex, index: t.index });
+    }
+    scannedBlock = head;
+  }
+
+  /** Chooses this round's swaps from the traders' balances. */
+  async function planSwaps(): Promise<SwapAction[]> {
+    if (pools.length === 0) return [];
+    const plan: SwapAction[] = [];
+    const count = int(...SWAPS_PER_ROUND);
+    for (let i = 0; i < count; i++) {
+      const trader = pick(traders).account.address;
+      const { token } = pick(pools);
+      const held = await reader.read<bigint>(token, erc20Abi, "balanceOf", [trader]);
+      if (held > 0n && random() < SELL_CHANCE) {
+        plan.push({ kind: "sell", trader, token, amountIn: (held * BigInt(int(...SELL_PERCENT))) / 100n });
+      } else {
+        plan.push({ kind: "buy", trader, token, usdcIn: BigInt(int(...BUY_USDC)) });
+      }
+    }
+    return plan;
+  }
+
+  async function planPrices(): Promise<PriceAction[]> {
+    const plan: PriceAction[] = [];
+    for (const feed of feeds) {
+      const answer = await reader.read<bigint>(feed.address, feedAbi, "latestAnswer");
+      const moved = (answer * BigInt(10_000 + int(-PRICE_STEP_BPS, PRICE_STEP_BPS))) / 10_000n;
+      plan.push({ kind: "price", feed: feed.name, answer: moved > 0n ? moved : 1n });
+    }
+    return plan;
+  }
+
+  const traderContext = (address: Address) => traders.find((t) => t.account.address === address)!;
+
+  /** Swaps (each trader's in order, traders in parallel), then one collection per swapped token. */
+  async function runSwaps(plan: SwapAction[]): Promise<MarketAction[]> {
+    const senders = [...new Set(plan.map((a) => a.trader))];
+    await Promise.all(
+      senders.map(async (address) => {
+        const trader = traderContext(address);
+        for (const action of plan.filter((a) => a.trader === address)) {
+          const pool = pools.find((p) => p.token === action.token)!;
+          await attempt(action, () => (action.kind === "buy" ? buyToken(trader, c, pool, action.usdcIn) : sellToken(trader, c, pool, action.amountIn)));
+        }
+      }),
+    );
+    const collections: CollectAction[] = [];
+    for (const { token, trader } of plan) {
+      if (!collections.some((a) => a.token === token)) collections.push({ kind: "collect", trader, token });
+    }
+    await Promise.all(
+      collections.map((action) =>
+        attempt(action, () => traderContext(action.trader).write(c.lpLocker, clankerLpLockerAbi as Abi, "collectRewards", [action.token])),
+      ),
+    );
+    return [...plan, ...collections];
+  }
+
+  /** Oracle moves, then pending market orders, then liquidations, take-profits and stop-losses. */
+  async function runKeeper(prices: PriceAction[]): Promise<MarketAction[]> {
+    await sendAll(keeper, prices, ({ feed, answer }) => ({ address: feeds.find((f) => f.name === feed)!.address, abi: feedAbi as Abi, functionName: "setAnswer", args: [answer] }));
+    const actions: MarketAction[] = [...prices];
+
+    const orderIds: bigint[] = [];
+    for (const id of [...pendingOrders].sort((a, b) => (a < b ? -1 : 1))) {
+      const order = await reader.read<{ trade: { trader: Address } }>(c.perpsStorage, pendingOrderAbi, "reqIDpendingMarketOrder", [id]);
+      if (BigInt(order.trade.trader) === 0n) pendingOrders.delete(id);
+      else orderIds.push(id);
+    }
+    if (orderIds.length) {
+      const execute: MarketAction = { kind: "execute", orderIds };
+      actions.push(execute);
+      await attempt(execute, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [orderIds]));
+      if (!execute.error) for (const id of orderIds) pendingOrders.delete(id);
+      await discover(); // opens executed just now are trades to watch
+    }
+
+    const liqThreshold = -(await reader.read<bigint>(c.perpsTrading, keeperAbi, "LIQ_THRESHOLD_P")) * PERPS_PRECISION;
+    for (const [key, slot] of [...tradeSlots].sort(([a], [b]) => a.localeCompare(b))) {
+      const trade = await reader.read<{ leverage: bigint; buy: boolean; tp: bigint; sl: bigint }>(c.perpsStorage, perpsStorageAbi as Abi, "openTrades", [slot.trader, slot.pairIndex, slot.index]);
+      if (trade.leverage === 0n) {
+        tradeSlots.delete(key);
+        continue;
+      }
+      const [percentProfit, , , price] = await reader.read<[bigint, bigint, bigint, bigint]>(c.perpsTrading, keeperAbi, "unrealizedPnl", [slot.trader, slot.pairIndex, slot.index]);
+      const orderType =
+        percentProfit <= liqThreshold ? LimitOrder.LIQ
+        : trade.tp > 0n && (trade.buy ? price >= trade.tp : price <= trade.tp) ? LimitOrder.TP
+        : trade.sl > 0n && (trade.buy ? price <= trade.sl : price >= trade.sl) ? LimitOrder.SL
+        : undefined;
+      if (orderType === undefined) continue;
+      const close: MarketAction = { kind: "close", orderType, ...slot };
+      actions.push(close);
+      await attempt(close, () => keeper.write(c.perpsTrading, keeperAbi, "executeLimitOrder", [orderType, slot.trader, slot.pairIndex, slot.index]));
+    }
+    return actions;
+  }
+
+  async function attempt(action: MarketAction, send: () => Promise<unknown>): Promise<void> {
+    try {
+      await send();
+      log?.debug({ action: printable(action) }, "market action");
+    } catch (error) {
+      action.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      log?.warn({ action: printable(action) }, "market action failed");
+    }
+  }
+
+  /** Sends one transaction per action from `ctx` with consecutive nonces, then waits for all. */
+  async function sendAll<A extends MarketAction>(ctx: DevnetContext, actions: A[], call: (a: A) => { address: Address; abi: Abi; functionName: string; args: unknown[] }) {
+    let nonce = await ctx.publicClient.getTransactionCount({ address: ctx.account.address, blockTag: "pending" });
+    const sent = [];
+    for (const action of actions) {
+      const { address, abi, functionName, args } = call(action);
+      try {
+        const hash = await ctx.walletClient.writeContract({ address, abi, functionName, args, nonce: nonce++, account: ctx.account, chain: ctx.walletClient.chain } as never);
+        sent.push({ action, hash });
+      } catch (error) {
+        nonce--;
+        action.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      }
+    }
+    await Promise.all(sent.map(({ action, hash }) => attempt(action, () => confirmed(ctx, hash))));
+  }
+
+  let chain: Promise<unknown> = Promise.resolve();
+  let round = 0;
+  const step = (): Promise<MarketAction[]> => {
+    const run = chain.then(async () => {
+      await discover();
+      const swaps = await planSwaps();
+      const prices = await planPrices();
+      const [traded, kept] = await Promise.all([runSwaps(swaps), runKeeper(prices)]);
+      const actions = [...traded, ...kept];
+      round++;
+      log?.info(
+        { round, swaps: swaps.length, orders: actions.filter((a) => a.kind === "execute").length, closes: actions.filter((a) => a.kind === "close").length, failed: actions.filter((a) => a.error).length },
+        "market round",
+      );
+      return actions;
+    });
+    chain = run.catch(() => {});
+    return run;
+  };
+
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> = Promise.resolve();
+  if (options.intervalMs !== undefined && options.intervalMs > 0) {
+    const intervalMs = options.intervalMs;
+    loop = (async () => {
+      while (!stopped) {
+        await step().catch((error) => log?.warn({ err: error instanceof Error ? error.message : String(error) }, "market round failed"));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, intervalMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    })();
+  }
+
+  return {
+    step,
+    stop: async () => {
+      stopped = true;
+      wake?.();
+      await loop;
+      await chain;
+    },
+  };
+}
+
+/** Reads the market's addresses out of the deployments; throws naming a missing one. */
+export function marketContracts(deployments: Deployments): MarketContracts {
+  const names = ["usdc", "weth", "permit2", "universalRouter", "launcher", "lpLocker", "perpsTrading", "perpsStorage"] as const;
+  const entries = names.map((name) => {
+    const address = deployments.contracts[name];
+    if (typeof address !== "string") throw new Error(`the deployments have no ${name}: redeploy the devnet`);
+    return [name, getAddress(address)] as const;
+  });
+  return Object.fromEntries(entries) as MarketContracts;
+}
+
+async function confirmed(ctx: DevnetContext, hash: Hex): Promise<void> {
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 60_000 });
+  if (receipt.status !== "success") throw new Error(`transaction ${hash} reverted`);
+}
+
+function printable(action: MarketAction): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(action).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : Array.isArray(v) ? v.map(String) : v]));
+}
+
+/** Approves `token` to Permit2 and Permit2 to the UniversalRouter when the current allowances fall short. */
+export async function ensureRouterApproval(ctx: DevnetContext, c: Pick<MarketContracts, "permit2" | "universalRouter">, token: Address, amount: bigint): Promise<void> {
+  const owner = ctx.account.address;
+  if ((await ctx.read<bigint>(token, erc20Abi, "allowance", [owner, c.permit2])) < amount) {
+    await ctx.write(token, erc20Abi, "approve", [c.permit2, maxUint256]);
+  }
+  const [allowed] = await ctx.read<[bigint, number, number]>(c.permit2, permit2Abi, "allowance", [owner, token, c.universalRouter]);
+  if (allowed < amount) await ctx.write(c.permit2, permit2Abi, "approve", [token, c.universalRouter, maxUint160, maxUint48]);
+}
+
+/**
+ * Buys `pool.token` with `usdcIn` USDC through the UniversalRouter: one v4 hop for a
+ * USDC-paired pool, USDC → WETH (v3) → token (v4) in one `execute` for a WETH-paired one.
+ */
+export async function buyToken(ctx: DevnetContext, c: Pick<MarketContracts, "usdc" | "weth" | "permit2" | "universalRouter">, pool: MarketPool, usdcIn: bigint): Promise<Hex> {
+  await ensureRouterApproval(ctx, c, c.usdc, usdcIn);
+  const zeroForOne = pool.poolKey.currency0 === pool.pairedToken;
+  const steps =
+    pool.pairedToken === c.usdc
+      ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: usdcIn, amountOutMin: 0n, payerIsUser: true })]
+      : [
+          v3ExactIn({ recipient: ADDRESS_THIS, amountIn: usdcIn, amountOutMin: 0n, path: { tokens: [c.usdc, c.weth], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
+          v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false }),
+        ];
+  const { commands, inputs } = routerPlan(steps);
+  return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+}
+
+/** Sells `amountIn` of `pool.token` for the pool's paired token (one v4 hop). */
+export async function sellToken(ctx: DevnetContext, c: Pick<MarketContracts, "permit2" | "universalRouter">, pool: MarketPool, amountIn: bigint): Promise<Hex> {
+  await ensureRouterApproval(ctx, c, pool.token, amountIn);
+  const zeroForOne = pool.poolKey.currency0 === pool.token;
+  const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn, amountOutMin: 0n, payerIsUser: true })]);
+  return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const flag = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const config = loadConfigOrExit();
+  const log = createLogger("market", config.logLevel);
+  const deployments = readDeployments(process.env.DEPLOYMENTS_FILE ?? DEPLOYMENTS_PATH, config.chainId);
+  if (!deployments) throw new Error(`no devnet deployments for chain ${config.chainId}: start the devnet first (npm start)`);
+  const seed = Number(flag("seed") ?? Date.now() % 2 ** 31);
+  const intervalMs = Number(flag("interval") ?? 2_000);
+  if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(intervalMs) || intervalMs < 1) {
+    throw new Error("usage: npx tsx devnet/market.ts [--seed <integer>] [--interval <milliseconds>]");
+  }
+  const market = startMarket({ rpcUrl: config.rpcUrl, deployments, seed, intervalMs, log });
+  log.info({ rpcUrl: config.rpcUrl }, "market simulator running (Ctrl-C stops it)");
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => void market.stop().then(() => process.exit(0)));
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    process.stderr.write(`market: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
