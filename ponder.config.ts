@@ -1,14 +1,28 @@
 /**
- * Ponder sources. Addresses come from the typed config (env, or devnet/deployments.json on
- * the devnet); the same file indexes Base when the production addresses are configured.
+ * Ponder sources. Addresses come from the typed config (environment, or the devnet's
+ * deployments.json); the same file indexes Base when the production addresses are given
+ * (see README, "Indexing Base").
  */
-import { createConfig } from "ponder";
-import { http } from "viem";
-import { transferEventAbi } from "./common/abis/erc20.js";
+import { createConfig, factory } from "ponder";
+import { getAbiItem, http } from "viem";
+import {
+  clankerFactoryAbi,
+  clankerFeeLockerAbi,
+  clankerLpLockerAbi,
+  perpsCallbacksAbi,
+  perpsTradingAbi,
+  poolManagerAbi,
+  registryAbi,
+  transferEventAbi,
+  v3PoolEventsAbi,
+} from "./common/abis/index.js";
 import { loadConfigOrExit, requireContract } from "./common/config.js";
 import { CHAIN_NAME, DEAD_ADDRESS } from "./common/constants.js";
 
 const config = loadConfigOrExit();
+const startBlock = config.startBlock;
+const on = (name: Parameters<typeof requireContract>[1]) => ({ chain: CHAIN_NAME as typeof CHAIN_NAME, address: requireContract(config, name), startBlock });
+const v3Pools = [requireContract(config, "v3WethUsdcPool"), config.contracts.secondaryAssetPool].filter((a) => a !== undefined);
 
 export default createConfig({
   database: config.databaseUrl ? { kind: "postgres", connectionString: config.databaseUrl } : undefined,
@@ -22,12 +36,24 @@ export default createConfig({
     },
   },
   contracts: {
-    BurnableToken: {
-      chain: CHAIN_NAME,
+    Launcher: { abi: clankerFactoryAbi, ...on("launcher") },
+    LaunchedToken: {
       abi: transferEventAbi,
-      address: [requireContract(config, "weth")],
+      chain: CHAIN_NAME,
+      address: factory({
+        address: requireContract(config, "launcher"),
+        event: getAbiItem({ abi: clankerFactoryAbi, name: "TokenCreated" }),
+        parameter: "tokenAddress",
+      }),
       filter: { event: "Transfer", args: { to: DEAD_ADDRESS } },
-      startBlock: config.startBlock,
+      startBlock,
     },
+    LpLocker: { abi: clankerLpLockerAbi, ...on("lpLocker") },
+    FeeLocker: { abi: clankerFeeLockerAbi, ...on("feeLocker") },
+    Registry: { abi: registryAbi, ...on("registry") },
+    PoolManager: { abi: poolManagerAbi, ...on("v4PoolManager") },
+    V3Pool: { abi: v3PoolEventsAbi, chain: CHAIN_NAME, address: v3Pools, startBlock },
+    PerpsTrading: { abi: perpsTradingAbi, ...on("perpsTrading") },
+    PerpsCallbacks: { abi: perpsCallbacksAbi, ...on("perpsCallbacks") },
   },
 });

@@ -1,2 +1,8 @@
 /** Registers every indexing function. One file per source contract. */
+import "./launcher.js";
 import "./burns.js";
+import "./locker.js";
+import "./fee-locker.js";
+import "./registry.js";
+import "./pools.js";
+import "./perps.js";

@@ -1,11 +1,204 @@
 /**
- * Onchain facts, as ponder tables (schema named per build by the start script, stable
- * views in the `launchpad` schema). Every row is derived from events; nothing here is
- * written outside ponder's indexing functions.
+ * Onchain facts, as ponder tables. `npm start` puts them in a schema named after the
+ * indexer code's hash, with stable views in the `launchpad` schema. Every row is derived
+ * from events by the handlers in indexer/; aggregates are maintained as events arrive.
+ * Money columns are bigint base units of the currency named beside them.
  */
 import { index, onchainTable, primaryKey } from "ponder";
 
-/** One row per ERC20 transfer of a tracked token to the dead address. */
+/** A token launched through the launcher (`TokenCreated`). */
+export const token = onchainTable(
+  "token",
+  (t) => ({
+    address: t.hex().primaryKey(),
+    name: t.text().notNull(),
+    symbol: t.text().notNull(),
+    image: t.text().notNull(),
+    metadata: t.text().notNull(),
+    context: t.text().notNull(),
+    admin: t.hex().notNull(),
+    deployer: t.hex().notNull(),
+    poolId: t.hex().notNull(),
+    pairedToken: t.hex().notNull(),
+    locker: t.hex().notNull(),
+    startingTick: t.integer().notNull(),
+    isProtocolToken: t.boolean().notNull(),
+    launchTx: t.hex().notNull(),
+    createdBlock: t.bigint().notNull(),
+    createdAt: t.bigint().notNull(),
+  }),
+  (table) => ({ poolIdx: index().on(table.poolId), createdIdx: index().on(table.createdAt) }),
+);
+
+/** LP-locker reward slots per token (index → recipient, bps), kept current by `RewardRecipientUpdated`. */
+export const rewardRecipient = onchainTable(
+  "reward_recipient",
+  (t) => ({
+    token: t.hex().notNull(),
+    rewardIndex: t.integer().notNull(),
+    recipient: t.hex().notNull(),
+    admin: t.hex().notNull(),
+    bps: t.integer().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.token, table.rewardIndex] }), recipientIdx: index().on(table.recipient) }),
+);
+
+/** One row per (collection, reward slot, currency): the per-token attribution the fee locker cannot give. */
+export const feeCollection = onchainTable(
+  "fee_collection",
+  (t) => ({
+    id: t.text().primaryKey(), // `${txHash}-${logIndex}-${rewardIndex}-${currencySide}`
+    token: t.hex().notNull(),
+    rewardIndex: t.integer().notNull(),
+    recipient: t.hex().notNull(),
+    currency: t.hex().notNull(),
+    amount: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({ tokenIdx: index().on(table.token, table.timestamp), recipientIdx: index().on(table.recipient, table.currency) }),
+);
+
+/** Fee-locker balances per (owner, currency): stored, claimed, still claimable. */
+export const feeBalance = onchainTable(
+  "fee_balance",
+  (t) => ({
+    owner: t.hex().notNull(),
+    currency: t.hex().notNull(),
+    stored: t.bigint().notNull(),
+    claimed: t.bigint().notNull(),
+    claimable: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.owner, table.currency] }) }),
+);
+
+/** Fee-locker claims (`ClaimTokens`). */
+export const feeClaim = onchainTable(
+  "fee_claim",
+  (t) => ({
+    id: t.text().primaryKey(),
+    owner: t.hex().notNull(),
+    currency: t.hex().notNull(),
+    amount: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({ ownerIdx: index().on(table.owner, table.timestamp) }),
+);
+
+/** Registry enrolment: the current split and flags per token. */
+export const enrollment = onchainTable("enrollment", (t) => ({
+  token: t.hex().primaryKey(),
+  creator: t.hex().notNull(),
+  protocolBps: t.integer().notNull(),
+  assetBps: t.integer().notNull(),
+  perpBps: t.integer().notNull(),
+  creatorBps: t.integer().notNull(),
+  charterHash: t.hex().notNull(),
+  active: t.boolean().notNull(),
+  halted: t.boolean().notNull(),
+  enrolledBlock: t.bigint().notNull(),
+  enrolledAt: t.bigint().notNull(),
+  updatedAt: t.bigint().notNull(),
+}));
+
+/** Every registry change, in order. */
+export const enrollmentEvent = onchainTable(
+  "enrollment_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    token: t.hex().notNull(),
+    kind: t.text().notNull(), // enrolled | active | inactive | halted | unhalted
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({ tokenIdx: index().on(table.token, table.blockNumber) }),
+);
+
+/** Every v4 pool initialised on the PoolManager (so a launch can find its pool's key and start price). */
+export const poolInit = onchainTable("pool_init", (t) => ({
+  poolId: t.hex().primaryKey(),
+  currency0: t.hex().notNull(),
+  currency1: t.hex().notNull(),
+  fee: t.integer().notNull(),
+  tickSpacing: t.integer().notNull(),
+  hooks: t.hex().notNull(),
+  sqrtPriceX96: t.bigint().notNull(),
+  tick: t.integer().notNull(),
+}));
+
+/** State and volume of each launched token's pool. */
+export const pool = onchainTable(
+  "pool",
+  (t) => ({
+    poolId: t.hex().primaryKey(),
+    token: t.hex().notNull(),
+    pairedToken: t.hex().notNull(),
+    currency0: t.hex().notNull(),
+    currency1: t.hex().notNull(),
+    fee: t.integer().notNull(),
+    tickSpacing: t.integer().notNull(),
+    hooks: t.hex().notNull(),
+    sqrtPriceX96: t.bigint().notNull(),
+    tick: t.integer().notNull(),
+    liquidity: t.bigint().notNull(),
+    /**
+     * Price of one whole token, scaled by 1e18 to keep memecoin prices exact: paired-currency
+     * base units per 1e18 whole tokens (format with the paired decimals + 18).
+     */
+    pricePairedE18: t.bigint().notNull(),
+    /** USDC base units per 1e18 whole tokens (via the WETH/USDC pool for WETH-paired tokens). */
+    priceUsdcE18: t.bigint().notNull(),
+    volumeToken: t.bigint().notNull(),
+    volumePaired: t.bigint().notNull(),
+    swaps: t.integer().notNull(),
+    updatedAt: t.bigint().notNull(),
+  }),
+  (table) => ({ tokenIdx: index().on(table.token) }),
+);
+
+/** Reference prices from v3 pools the service trades in (WETH/USDC; the secondary asset). */
+export const referencePrice = onchainTable("reference_price", (t) => ({
+  pool: t.hex().primaryKey(),
+  sqrtPriceX96: t.bigint().notNull(),
+  updatedAt: t.bigint().notNull(),
+}));
+
+/** The operator's v3 swaps, by transaction: the USDC leg of a two-hop buyback or an asset purchase. */
+export const operatorV3Swap = onchainTable("operator_v3_swap", (t) => ({
+  id: t.text().primaryKey(), // `${txHash}-${pool}`
+  txHash: t.hex().notNull(),
+  pool: t.hex().notNull(),
+  usdcIn: t.bigint().notNull(),
+  amountOut: t.bigint().notNull(),
+}));
+
+/** One row per operator swap into a launched token: a protocol or creator buyback. */
+export const buyback = onchainTable(
+  "buyback",
+  (t) => ({
+    id: t.text().primaryKey(), // `${txHash}-${logIndex}` of the v4 Swap
+    token: t.hex().notNull(),
+    kind: t.text().notNull(), // protocol-buyback | creator-buyback
+    usdcIn: t.bigint().notNull(),
+    pairedIn: t.bigint().notNull(),
+    tokensBought: t.bigint().notNull(),
+    tokensBurned: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({
+    tokenTimeIdx: index().on(table.token, table.blockNumber, table.logIndex),
+    kindTimeIdx: index().on(table.kind, table.blockNumber, table.logIndex),
+  }),
+);
+
+/** One row per transfer of a launched token to the dead address. */
 export const burn = onchainTable(
   "burn",
   (t) => ({
@@ -21,20 +214,14 @@ export const burn = onchainTable(
     timestamp: t.bigint().notNull(),
   }),
   (table) => ({
-    tokenTimeIdx: index().on(table.token, table.timestamp),
-    kindTimeIdx: index().on(table.kind, table.timestamp),
-    blockIdx: index().on(table.blockNumber, table.logIndex),
+    tokenOrderIdx: index().on(table.token, table.blockNumber, table.logIndex),
+    kindOrderIdx: index().on(table.kind, table.blockNumber, table.logIndex),
+    orderIdx: index().on(table.blockNumber, table.logIndex),
+    timeIdx: index().on(table.timestamp),
   }),
 );
 
-/** Burned total per token, maintained as burns arrive. */
-export const tokenBurnTotal = onchainTable("token_burn_total", (t) => ({
-  token: t.hex().primaryKey(),
-  burned: t.bigint().notNull(),
-  burns: t.integer().notNull(),
-}));
-
-/** Daily burn buckets per token (UTC day start, seconds). */
+/** Daily burn buckets per token (UTC day start, seconds); weeks and months are sums of days. */
 export const burnDaily = onchainTable(
   "burn_daily",
   (t) => ({
@@ -43,5 +230,124 @@ export const burnDaily = onchainTable(
     burned: t.bigint().notNull(),
     burns: t.integer().notNull(),
   }),
-  (table) => ({ pk: primaryKey({ columns: [table.token, table.day] }) }),
+  (table) => ({ pk: primaryKey({ columns: [table.token, table.day] }), dayIdx: index().on(table.day) }),
 );
+
+/** The operator's perps trades ("desk trades"), one row per opened position. */
+export const deskTrade = onchainTable(
+  "desk_trade",
+  (t) => ({
+    id: t.text().primaryKey(), // `${pairIndex}-${index}-${openOrderId}`
+    openOrderId: t.bigint().notNull(),
+    pairIndex: t.bigint().notNull(),
+    tradeIndex: t.bigint().notNull(),
+    buy: t.boolean().notNull(),
+    collateral: t.bigint().notNull(), // USDC, current
+    leverage: t.bigint().notNull(), // 1e10
+    openPrice: t.bigint().notNull(), // 1e10
+    status: t.text().notNull(), // open | closed | liquidated
+    realisedPnl: t.bigint().notNull(), // USDC, signed
+    usdcReturned: t.bigint().notNull(),
+    openedAt: t.bigint().notNull(),
+    closedAt: t.bigint(),
+    openTx: t.hex().notNull(),
+  }),
+  (table) => ({ statusIdx: index().on(table.status), slotIdx: index().on(table.pairIndex, table.tradeIndex) }),
+);
+
+/** The operator's pending perps orders (two-step market orders) and which trade a slot holds now. */
+export const deskOrder = onchainTable("desk_order", (t) => ({
+  orderId: t.bigint().primaryKey(),
+  pairIndex: t.bigint().notNull(),
+  open: t.boolean().notNull(),
+  buy: t.boolean().notNull(),
+  collateral: t.bigint().notNull(),
+  leverage: t.bigint().notNull(),
+  status: t.text().notNull(), // pending | executed | canceled
+  txHash: t.hex().notNull(),
+  timestamp: t.bigint().notNull(),
+}));
+
+export const deskSlot = onchainTable(
+  "desk_slot",
+  (t) => ({ pairIndex: t.bigint().notNull(), tradeIndex: t.bigint().notNull(), tradeId: t.text().notNull() }),
+  (table) => ({ pk: primaryKey({ columns: [table.pairIndex, table.tradeIndex] }) }),
+);
+
+/** Desk events: opened, increased, closed, liquidated — with realised PnL. */
+export const deskEvent = onchainTable(
+  "desk_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    tradeId: t.text().notNull(),
+    kind: t.text().notNull(), // desk-opened | desk-increased | desk-closed | desk-liquidated
+    collateralDelta: t.bigint().notNull(),
+    price: t.bigint().notNull(),
+    realisedPnl: t.bigint().notNull(),
+    usdcReturned: t.bigint().notNull(),
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (table) => ({ tradeIdx: index().on(table.tradeId) }),
+);
+
+/** The activity feed: one row per event of every kind, so `GET /activity` is one indexed query. */
+export const activity = onchainTable(
+  "activity",
+  (t) => ({
+    id: t.text().primaryKey(), // `${blockNumber padded}-${logIndex padded}-${n}`: sorts in chain order
+    kind: t.text().notNull(),
+    token: t.hex(),
+    txHash: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    data: t.json().notNull(),
+  }),
+  (table) => ({ kindIdx: index().on(table.kind, table.id), tokenIdx: index().on(table.token, table.id) }),
+);
+
+/** Protocol-wide totals, one row (`id = "protocol"`), maintained by the handlers. */
+export const protocolTotals = onchainTable("protocol_totals", (t) => ({
+  id: t.text().primaryKey(),
+  tokensLaunched: t.integer().notNull(),
+  tokensEnrolled: t.integer().notNull(),
+  /** USDC the operator's reward slots collected for enrolled tokens, and its split into legs. */
+  feesToOperatorUsdc: t.bigint().notNull(),
+  protocolLegUsdc: t.bigint().notNull(),
+  assetLegUsdc: t.bigint().notNull(),
+  perpLegUsdc: t.bigint().notNull(),
+  creatorLegUsdc: t.bigint().notNull(),
+  /** USDC the protocol token's own pool paid the operator. */
+  protocolTokenFeesUsdc: t.bigint().notNull(),
+  feesClaimedUsdc: t.bigint().notNull(),
+  protocolBuybacks: t.integer().notNull(),
+  protocolBuybackUsdc: t.bigint().notNull(),
+  protocolTokensBought: t.bigint().notNull(),
+  protocolTokensBurned: t.bigint().notNull(),
+  creatorBuybacks: t.integer().notNull(),
+  creatorBuybackUsdc: t.bigint().notNull(),
+  assetPurchaseUsdc: t.bigint().notNull(),
+  desksOpened: t.integer().notNull(),
+  desksOpen: t.integer().notNull(),
+  deskRealisedPnl: t.bigint().notNull(),
+  updatedAt: t.bigint().notNull(),
+}));
+
+/** Per-token totals. */
+export const tokenTotals = onchainTable("token_totals", (t) => ({
+  token: t.hex().primaryKey(),
+  feesToOperatorUsdc: t.bigint().notNull(),
+  protocolLegUsdc: t.bigint().notNull(),
+  assetLegUsdc: t.bigint().notNull(),
+  perpLegUsdc: t.bigint().notNull(),
+  creatorLegUsdc: t.bigint().notNull(),
+  buybacks: t.integer().notNull(),
+  buybackUsdc: t.bigint().notNull(),
+  tokensBought: t.bigint().notNull(),
+  burned: t.bigint().notNull(),
+  burns: t.integer().notNull(),
+  buybackBurned: t.bigint().notNull(),
+  updatedAt: t.bigint().notNull(),
+}));

@@ -10,6 +10,7 @@ import { compileProject } from "../devnet/compile.js";
 import { waitForIndexed } from "../devnet/ponder.js";
 import { createV4PoolWithLiquidity, permit2Abi } from "../devnet/uniswap.js";
 import { routerPlan, UNIVERSAL_ROUTER_ABI, v3ExactIn, v4ExactInSingle } from "../engine/chain/universal-router.js";
+import { swapInPool } from "./helpers/actions.js";
 import { createDatabase, devnetAs, startTestPonder, testEnv } from "./helpers/env.js";
 
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
@@ -80,7 +81,6 @@ describe("devnet", () => {
 describe("burn slice: chain → indexer → API", () => {
   let ponder: Awaited<ReturnType<typeof startTestPonder>>;
   const burner = devnetAs(2);
-  const weth = testEnv().deployments.contracts.weth as Address;
 
   beforeAll(async () => {
     ponder = await startTestPonder(await createDatabase("smoke"));
@@ -90,9 +90,11 @@ describe("burn slice: chain → indexer → API", () => {
   });
 
   it("indexes a transfer to the dead address and serves it over REST and GraphQL", async () => {
-    const amount = 1_250_000_000_000_000_000n; // 1.25 WETH
-    await burner.write(weth, parseAbi(["function deposit() payable"]), "deposit", [], amount);
-    const hash = await burner.write(weth, erc20Abi, "transfer", [DEAD_ADDRESS, amount]);
+    const c = testEnv().deployments.contracts as Record<string, Address>;
+    const token = c.usdcPairedToken!;
+    await swapInPool(burner, c, token, c.usdc!, 1_000_000_000n);
+    const amount = 1_250_000_000_000_000_000n; // 1.25 tokens
+    const hash = await burner.write(token, erc20Abi, "transfer", [DEAD_ADDRESS, amount]);
     const receipt = await burner.publicClient.getTransactionReceipt({ hash });
     await waitForIndexed(ponder.url, receipt.blockNumber).catch((error) => {
       throw new Error(`${error.message}\n${ponder.logs.slice(-20).join("\n")}`);
@@ -106,13 +108,13 @@ describe("burn slice: chain → indexer → API", () => {
     const res = await fetch(`${ponder.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: `{ burns(first: 5, token: "${weth}") { edges { node { token from amount amountRaw txHash kind } } } }` }),
+      body: JSON.stringify({ query: `{ burns(first: 5, token: "${token}") { edges { node { token from amount amountRaw txHash kind } } } }` }),
     });
     const body = await res.json();
     expect(body.errors).toBeUndefined();
     const nodes = body.data.burns.edges.map((e: { node: unknown }) => e.node);
     expect(nodes).toContainEqual({
-      token: weth.toLowerCase(),
+      token: token.toLowerCase(),
       from: burner.account.address.toLowerCase(),
       amount: "1.25",
       amountRaw: "1250000000000000000",

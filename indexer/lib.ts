@@ -1,0 +1,116 @@
+/**
+ * Small bookkeeping helpers shared by the handlers: activity rows, incremental totals and
+ * prices. Pure functions of the event and the tables; no network, no side effects.
+ */
+import type { Context } from "ponder:registry";
+import { activity, protocolTotals, tokenTotals } from "ponder:schema";
+import type { Hex } from "viem";
+import { quoteAtSqrtPrice } from "../common/uniswap.js";
+
+type Db = Context["db"];
+type EventLike = { block: { number: bigint; timestamp: bigint }; transaction: { hash: Hex }; log: { logIndex: number } };
+
+export const ONE_TOKEN = 10n ** 18n;
+
+/** Sorts in chain order as text: zero-padded block and log index, then a per-log sequence. */
+export function activityId(event: EventLike, n = 0): string {
+  return `${event.block.number.toString().padStart(12, "0")}-${event.log.logIndex.toString().padStart(6, "0")}-${n}`;
+}
+
+/** JSON-safe copy: bigints become decimal strings (money stays exact). */
+export function jsonSafe(data: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+}
+
+export async function recordActivity(
+  db: Db,
+  event: EventLike,
+  kind: string,
+  token: Hex | null,
+  data: Record<string, unknown>,
+  n = 0,
+): Promise<void> {
+  await db.insert(activity).values({
+    id: activityId(event, n),
+    kind,
+    token: token ? (token.toLowerCase() as Hex) : null,
+    txHash: event.transaction.hash,
+    blockNumber: event.block.number,
+    logIndex: event.log.logIndex,
+    timestamp: event.block.timestamp,
+    data: jsonSafe(data),
+  });
+}
+
+type ProtocolRow = typeof protocolTotals.$inferSelect;
+type TokenRow = typeof tokenTotals.$inferSelect;
+type Deltas<Row> = Partial<{ [K in keyof Row]: Row[K] extends bigint ? bigint : Row[K] extends number ? number : never }>;
+
+const PROTOCOL_ZERO: Omit<ProtocolRow, "id" | "updatedAt"> = {
+  tokensLaunched: 0,
+  tokensEnrolled: 0,
+  feesToOperatorUsdc: 0n,
+  protocolLegUsdc: 0n,
+  assetLegUsdc: 0n,
+  perpLegUsdc: 0n,
+  creatorLegUsdc: 0n,
+  protocolTokenFeesUsdc: 0n,
+  feesClaimedUsdc: 0n,
+  protocolBuybacks: 0,
+  protocolBuybackUsdc: 0n,
+  protocolTokensBought: 0n,
+  protocolTokensBurned: 0n,
+  creatorBuybacks: 0,
+  creatorBuybackUsdc: 0n,
+  assetPurchaseUsdc: 0n,
+  desksOpened: 0,
+  desksOpen: 0,
+  deskRealisedPnl: 0n,
+};
+
+const TOKEN_ZERO: Omit<TokenRow, "token" | "updatedAt"> = {
+  feesToOperatorUsdc: 0n,
+  protocolLegUsdc: 0n,
+  assetLegUsdc: 0n,
+  perpLegUsdc: 0n,
+  creatorLegUsdc: 0n,
+  buybacks: 0,
+  buybackUsdc: 0n,
+  tokensBought: 0n,
+  burned: 0n,
+  burns: 0,
+  buybackBurned: 0n,
+};
+
+function applyDeltas<Row extends Record<string, unknown>>(row: Row, deltas: Record<string, bigint | number | undefined>): Partial<Row> {
+  const next: Record<string, unknown> = {};
+  for (const [key, delta] of Object.entries(deltas)) {
+    if (delta === undefined) continue;
+    next[key] = typeof delta === "bigint" ? (row[key] as bigint) + delta : (row[key] as number) + delta;
+  }
+  return next as Partial<Row>;
+}
+
+/** Adds to the protocol-wide totals (one row, created on first use). */
+export async function addProtocolTotals(db: Db, timestamp: bigint, deltas: Deltas<ProtocolRow>): Promise<void> {
+  const initial = { ...PROTOCOL_ZERO, ...applyDeltas(PROTOCOL_ZERO as Record<string, unknown>, deltas) };
+  await db
+    .insert(protocolTotals)
+    .values({ id: "protocol", ...(initial as typeof PROTOCOL_ZERO), updatedAt: timestamp })
+    .onConflictDoUpdate((row) => ({ ...applyDeltas(row, deltas), updatedAt: timestamp }));
+}
+
+/** Adds to one token's totals. */
+export async function addTokenTotals(db: Db, token: Hex, timestamp: bigint, deltas: Deltas<TokenRow>): Promise<void> {
+  const initial = { ...TOKEN_ZERO, ...applyDeltas(TOKEN_ZERO as Record<string, unknown>, deltas) };
+  await db
+    .insert(tokenTotals)
+    .values({ token: token.toLowerCase() as Hex, ...(initial as typeof TOKEN_ZERO), updatedAt: timestamp })
+    .onConflictDoUpdate((row) => ({ ...applyDeltas(row, deltas), updatedAt: timestamp }));
+}
+
+/** Paired-currency base units that 1e18 whole tokens (1e36 base units) are worth at this price. */
+export function tokenPriceE18(sqrtPriceX96: bigint, tokenIsCurrency0: boolean): bigint {
+  if (sqrtPriceX96 === 0n) return 0n;
+  return quoteAtSqrtPrice(ONE_TOKEN * ONE_TOKEN, sqrtPriceX96, tokenIsCurrency0);
+}

@@ -1,0 +1,90 @@
+/**
+ * LP locker: reward slots per token, and each `ClaimedRewards` attributed to (token,
+ * recipient, currency) — the per-token view the pooled fee locker cannot give. USDC paid to
+ * the operator for an enrolled token is split into the protocol, asset and perp legs.
+ */
+import { ponder } from "ponder:registry";
+import { enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";
+import type { Hex } from "viem";
+import { splitOperatorShare } from "../common/split.js";
+import { indexerConfig, isOperator } from "./config.js";
+import { addProtocolTotals, addTokenTotals, recordActivity } from "./lib.js";
+
+ponder.on("LpLocker:TokenRewardAdded", async ({ event, context }) => {
+  const a = event.args;
+  for (let i = 0; i < a.rewardRecipients.length; i++) {
+    await context.db.insert(rewardRecipient).values({
+      token: a.token.toLowerCase() as Hex,
+      rewardIndex: i,
+      recipient: a.rewardRecipients[i]!.toLowerCase() as Hex,
+      admin: a.rewardAdmins[i]!.toLowerCase() as Hex,
+      bps: a.rewardBps[i]!,
+    });
+  }
+});
+
+ponder.on("LpLocker:RewardRecipientUpdated", async ({ event, context }) => {
+  await context.db
+    .update(rewardRecipient, { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) })
+    .set({ recipient: event.args.newRecipient.toLowerCase() as Hex });
+});
+
+ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {
+  const address = event.args.token.toLowerCase() as Hex;
+  const t = await context.db.find(token, { address });
+  const p = t ? await context.db.find(pool, { poolId: t.poolId }) : null;
+  if (!t || !p) return;
+  const enrolled = await context.db.find(enrollment, { token: address });
+  const ts = event.block.timestamp;
+  const sides = [
+    { currency: p.currency0, rewards: event.args.rewards0, side: 0 },
+    { currency: p.currency1, rewards: event.args.rewards1, side: 1 },
+  ];
+  const collected: Record<string, unknown>[] = [];
+  for (const { currency, rewards, side } of sides) {
+    for (let i = 0; i < rewards.length; i++) {
+      const amount = rewards[i]!;
+      if (amount === 0n) continue;
+      const slot = await context.db.find(rewardRecipient, { token: address, rewardIndex: i });
+      const recipient = (slot?.recipient ?? "0x") as Hex;
+      await context.db.insert(feeCollection).values({
+        id: `${event.transaction.hash}-${event.log.logIndex}-${i}-${side}`,
+        token: address,
+        rewardIndex: i,
+        recipient,
+        currency,
+        amount,
+        txHash: event.transaction.hash,
+        blockNumber: event.block.number,
+        timestamp: ts,
+      });
+      collected.push({ rewardIndex: i, recipient, currency, amount });
+      if (currency !== indexerConfig.usdc) continue;
+      if (isOperator(recipient)) {
+        if (t.isProtocolToken) {
+          await addProtocolTotals(context.db, ts, { protocolTokenFeesUsdc: amount });
+        } else if (enrolled) {
+          const legs = splitOperatorShare(amount, enrolled);
+          const deltas = { feesToOperatorUsdc: amount, protocolLegUsdc: legs.protocol, assetLegUsdc: legs.asset, perpLegUsdc: legs.perp };
+          await addProtocolTotals(context.db, ts, deltas);
+          await addTokenTotals(context.db, address, ts, deltas);
+        }
+        // A token not (yet) enrolled has no split: its collections stay in fee_collection only.
+      } else if (enrolled && recipient === enrolled.creator) {
+        await addProtocolTotals(context.db, ts, { creatorLegUsdc: amount });
+        await addTokenTotals(context.db, address, ts, { creatorLegUsdc: amount });
+      }
+    }
+  }
+  if (collected.length) await recordActivity(context.db, event, "fees-collected", address, { collected });
+});
+
+ponder.on("LpLocker:FeesSwapped", async ({ event, context }) => {
+  const a = event.args;
+  await recordActivity(context.db, event, "fees-swapped", a.token, {
+    rewardToken: a.rewardToken,
+    amountSwapped: a.amountSwapped,
+    swappedToken: a.swappedToken,
+    amountOut: a.amountOut,
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Onchain actions for scenario tests, sent from any devnet account: launches, UniversalRouter
+ * swaps in launched tokens' pools, fee collection, perps trades, burns. Each waits for its
+ * receipt and returns it.
+ */
+import {
+  type Abi,
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+  erc20Abi,
+  keccak256,
+  maxUint48,
+  maxUint160,
+  maxUint256,
+  parseAbi,
+  parseEventLogs,
+  toHex,
+} from "viem";
+import { clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import { registryAbi } from "../../common/abis/registry.js";
+import { DEAD_ADDRESS } from "../../common/constants.js";
+import type { PoolKey } from "../../common/uniswap.js";
+import type { DevnetContext } from "../../devnet/context.js";
+import { permit2Abi } from "../../devnet/uniswap.js";
+import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../engine/chain/launch.js";
+import { routerPlan, UNIVERSAL_ROUTER_ABI, v3ExactIn, v4ExactInSingle } from "../../engine/chain/universal-router.js";
+
+export type Contracts = Record<string, Address>;
+const DEADLINE = 2n ** 40n;
+
+export async function receipt(ctx: DevnetContext, hash: Hex): Promise<TransactionReceipt> {
+  return ctx.publicClient.getTransactionReceipt({ hash });
+}
+
+let salts = 0;
+/** Launches a USDC-paired token with the enrolled-token reward split (operator + creator). */
+export async function launchToken(
+  ctx: DevnetContext,
+  c: Contracts,
+  p: { name: string; symbol: string; operator: Address; creator: Address; pairedToken?: Address; startingMarketCap?: bigint },
+) {
+  const config = buildDeploymentConfig({
+    tokenAdmin: ctx.account.address,
+    name: p.name,
+    symbol: p.symbol,
+    image: "https://example.com/t.png",
+    salt: keccak256(toHex(`${p.symbol}-${Date.now()}-${salts++}`)),
+    chainId: ctx.chainId,
+    pairedToken: p.pairedToken ?? c.usdc!,
+    locker: c.lpLocker!,
+    rewards: launchSplitRewards({ operator: p.operator, creator: p.creator }),
+    startingMarketCap: p.startingMarketCap ?? 10_000_000_000n,
+  });
+  const hash = await ctx.write(c.launcher!, clankerFactoryAbi as Abi, "deployToken", [config]);
+  const r = await receipt(ctx, hash);
+  return { ...parseTokenCreated(r, c.launcher), receipt: r };
+}
+
+export async function poolKeyOf(ctx: DevnetContext, c: Contracts, token: Address): Promise<PoolKey> {
+  const info = await ctx.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+  return info.poolKey;
+}
+
+async function approveRouter(ctx: DevnetContext, c: Contracts, token: Address) {
+  await ctx.write(token, erc20Abi, "approve", [c.permit2!, maxUint256]);
+  await ctx.write(c.permit2!, permit2Abi, "approve", [token, c.universalRouter!, maxUint160, maxUint48]);
+}
+
+/** Swaps `amountIn` of `tokenIn` for the other currency of `token`'s pool (one v4 hop). */
+export async function swapInPool(ctx: DevnetContext, c: Contracts, token: Address, tokenIn: Address, amountIn: bigint) {
+  const key = await poolKeyOf(ctx, c, token);
+  await approveRouter(ctx, c, tokenIn);
+  const zeroForOne = key.currency0.toLowerCase() === tokenIn.toLowerCase();
+  const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne, amountIn, amountOutMin: 0n, payerIsUser: true })]);
+  return receipt(ctx, await ctx.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]));
+}
+
+/** USDC → WETH (v3, 0.05%) → token (v4) in one UniversalRouter execute. */
+export async function buyWethPairedWithUsdc(ctx: DevnetContext, c: Contracts, token: Address, usdcIn: bigint) {
+  const key = await poolKeyOf(ctx, c, token);
+  await approveRouter(ctx, c, c.usdc!);
+  const zeroForOne = key.currency0.toLowerCase() === c.weth!.toLowerCase();
+  const { commands, inputs } = routerPlan([
+    v3ExactIn({ recipient: "0x0000000000000000000000000000000000000002", amountIn: usdcIn, amountOutMin: 0n, path: { tokens: [c.usdc!, c.weth!], fees: [500] }, payerIsUser: true }),
+    v4ExactInSingle({ poolKey: key, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false }),
+  ]);
+  return receipt(ctx, await ctx.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]));
+}
+
+export async function balanceOf(ctx: DevnetContext, token: Address, owner: Address): Promise<bigint> {
+  return ctx.read<bigint>(token, erc20Abi, "balanceOf", [owner]);
+}
+
+export async function burnAll(ctx: DevnetContext, token: Address) {
+  const amount = await balanceOf(ctx, token, ctx.account.address);
+  return { amount, receipt: await receipt(ctx, await ctx.write(token, erc20Abi, "transfer", [DEAD_ADDRESS, amount])) };
+}
+
+export async function collectRewards(ctx: DevnetContext, c: Contracts, token: Address) {
+  return receipt(ctx, await ctx.write(c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [token]));
+}
+
+export async function claimFees(ctx: DevnetContext, c: Contracts, owner: Address, currency: Address) {
+  return receipt(ctx, await ctx.write(c.feeLocker!, clankerFeeLockerAbi as Abi, "claim", [owner, currency]));
+}
+
+export async function enroll(ctx: DevnetContext, c: Contracts, token: Address, creator: Address) {
+  return receipt(ctx, await ctx.write(c.registry!, registryAbi as Abi, "enroll", [token, creator, 2850, 5700, 950, `0x${"00".repeat(32)}`]));
+}
+
+const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
+export async function setFeed(keeper: DevnetContext, feed: Address, answer: bigint) {
+  return receipt(keeper, await keeper.write(feed, feedAbi, "setAnswer", [answer]));
+}
+
+const keeperAbi = parseAbi([
+  "function executeMarketOrders(uint256[] orderIds)",
+  "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index)",
+]);
+
+function orderIdOf(r: TransactionReceipt): bigint {
+  const [log] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: r.logs });
+  if (!log) throw new Error("no MarketOrderInitiated in the receipt");
+  return log.args.orderId;
+}
+
+/** Opens a market trade (collateral in USDC base units, leverage 1e10) and has the keeper execute it. */
+export async function openTrade(
+  trader: DevnetContext,
+  keeper: DevnetContext,
+  c: Contracts,
+  p: { pairIndex: bigint; collateral: bigint; leverage: bigint; buy: boolean; openPrice: bigint },
+) {
+  await trader.write(c.usdc!, erc20Abi, "approve", [c.perpsStorage!, maxUint256]);
+  const trade = {
+    trader: trader.account.address,
+    pairIndex: p.pairIndex,
+    index: 0n,
+    initialPosToken: 0n,
+    positionSizeUSDC: p.collateral,
+    openPrice: p.openPrice,
+    buy: p.buy,
+    leverage: p.leverage,
+    tp: 0n,
+    sl: 0n,
+    timestamp: 0n,
+  };
+  const opened = await receipt(trader, await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 0, 10n ** 12n], 350_000_000_000_000n));
+  const orderId = orderIdOf(opened);
+  const executed = await receipt(keeper, await keeper.write(c.perpsTrading!, keeperAbi, "executeMarketOrders", [[orderId]]));
+  return { opened, executed, orderId };
+}
+
+export async function closeTrade(trader: DevnetContext, keeper: DevnetContext, c: Contracts, pairIndex: bigint, index: bigint, amount: bigint) {
+  const closing = await receipt(trader, await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "closeTradeMarket", [pairIndex, index, amount], 350_000_000_000_000n));
+  return receipt(keeper, await keeper.write(c.perpsTrading!, keeperAbi, "executeMarketOrders", [[orderIdOf(closing)]]));
+}
+
+export async function liquidate(keeper: DevnetContext, c: Contracts, trader: Address, pairIndex: bigint, index: bigint) {
+  return receipt(keeper, await keeper.write(c.perpsTrading!, keeperAbi, "executeLimitOrder", [2, trader, pairIndex, index]));
+}
+
+export async function depositMargin(trader: DevnetContext, c: Contracts, pairIndex: bigint, index: bigint, amount: bigint) {
+  return receipt(trader, await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "updateMargin", [pairIndex, index, 0, amount, []], 350_000_000_000_000n));
+}
+
+export async function openTradeIndices(ctx: DevnetContext, c: Contracts, trader: Address, pairIndex: bigint): Promise<bigint[]> {
+  const max = await ctx.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "maxTradesPerPair");
+  const found: bigint[] = [];
+  for (let i = 0n; i < max; i++) {
+    const t = await ctx.read<{ leverage: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader, pairIndex, i]);
+    if (t.leverage !== 0n) found.push(i);
+  }
+  return found;
+}
