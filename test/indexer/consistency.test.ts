@@ -1,0 +1,91 @@
+/**
+ * The indexed state must be a pure function of the final chain: after a reorg (anvil
+ * snapshot/revert, then a different branch) and after a SIGKILL mid-history and a restart,
+ * every table equals what a fresh indexer builds from scratch.
+ */
+import { type Address, parseAbi } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitForIndexed } from "../../devnet/ponder.js";
+import * as act from "../helpers/actions.js";
+import { createDatabase, dumpPonderTables, startPrivateDevnet, startTestPonder } from "../helpers/env.js";
+
+const USDC = (n: bigint) => n * 1_000_000n;
+
+describe("indexer consistency", () => {
+  let devnet: Awaited<ReturnType<typeof startPrivateDevnet>>;
+  let c: Record<string, Address>;
+
+  beforeAll(async () => {
+    devnet = await startPrivateDevnet();
+    c = devnet.deployments.contracts as Record<string, Address>;
+    await devnet.as(0).write(c.usdc!, parseAbi(["function mint(address to, uint256 amount)"]), "mint", [devnet.as(0).account.address, USDC(1_000_000n)]);
+  });
+  afterAll(async () => {
+    await devnet?.stop();
+  });
+
+  /** Trades, a collection and burns: a few blocks of everything the indexer follows. */
+  async function activity(round: number) {
+    const trader = devnet.as(2 + (round % 3));
+    const operator = devnet.as(0);
+    const token = round % 2 ? c.usdcPairedToken! : c.protocolToken!;
+    await act.swapInPool(trader, c, token, c.usdc!, USDC(500n + BigInt(round) * 37n));
+    await act.burnAll(trader, token);
+    if (round % 3 === 0) await act.collectRewards(trader, c, c.usdcPairedToken!);
+    if (round % 4 === 1) {
+      await act.swapInPool(operator, c, c.protocolToken!, c.usdc!, USDC(5n));
+      await act.burnAll(operator, c.protocolToken!);
+    }
+  }
+
+  async function freshDump(): Promise<Record<string, string[]>> {
+    const url = await createDatabase("fresh");
+    const ponder = await startTestPonder(url, devnet.env);
+    try {
+      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      return await dumpPonderTables(url);
+    } finally {
+      await ponder.stop();
+    }
+  }
+
+  it("after a reorg, equals a fresh reindex of the final chain", async () => {
+    const url = await createDatabase("reorg");
+    const ponder = await startTestPonder(url, devnet.env);
+    try {
+      const base = await devnet.as(0).publicClient.getBlockNumber();
+      await waitForIndexed(ponder.url, base);
+      const snapshot = await devnet.rpc<string>("evm_snapshot");
+      await activity(1); // branch A: a few blocks, indexed, then abandoned
+      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      const branchA = await dumpPonderTables(url);
+      expect(await devnet.rpc<boolean>("evm_revert", [snapshot])).toBe(true);
+      await activity(2); // branch B: different trades, and longer
+      await devnet.rpc("anvil_mine", ["0x5"]);
+      const head = await devnet.as(0).publicClient.getBlockNumber();
+      await waitForIndexed(ponder.url, head);
+      const afterReorg = await dumpPonderTables(url);
+      expect(afterReorg).not.toEqual(branchA);
+      expect(afterReorg).toEqual(await freshDump());
+    } finally {
+      await ponder.stop();
+    }
+  });
+
+  it("after SIGKILL mid-history and a restart, equals an uninterrupted run", async () => {
+    const url = await createDatabase("restart");
+    let ponder = await startTestPonder(url, devnet.env);
+    await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+    for (let round = 3; round < 6; round++) await activity(round);
+    ponder.process.kill("SIGKILL");
+    await new Promise((r) => ponder.process.once("exit", r));
+    for (let round = 6; round < 9; round++) await activity(round); // history the killed indexer never saw
+    ponder = await startTestPonder(url, devnet.env);
+    try {
+      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      expect(await dumpPonderTables(url)).toEqual(await freshDump());
+    } finally {
+      await ponder.stop();
+    }
+  });
+});
