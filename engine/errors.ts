@@ -94,7 +94,7 @@ export function decodeRevert(data: Hex | undefined, fallback = "unknown reason")
       const [index, inner] = decoded.args as [bigint, Hex];
       return `ExecutionFailed(command ${index}: ${decodeRevert(inner, inner)})`;
     }
-    if ((decoded.errorName as string) === "Error") return String((decoded.args as unknown[] | undefined)?.[0]);
+    if ((decoded.errorName as string) === "Error") return String((decoded.args as readonly unknown[] | undefined)?.[0]);
     const args = (decoded.args ?? []).map((a) => String(a)).join(", ");
     return `${decoded.errorName}(${args})`;
   } catch {
