@@ -194,30 +194,28 @@ export function startMarket(options: MarketOptions): Market {
     return plan;
   }
 
-  const traderContext = (address: Address) => traders.find((t) => t.account.address === address)!;
-
-  /** Swaps (each trader's in order, traders in parallel), then one collection per swapped token. */
+  /** Swaps, then one collection per swapped token: each trader's in order, traders in parallel. */
   async function runSwaps(plan: SwapAction[]): Promise<MarketAction[]> {
-    const senders = [...new Set(plan.map((a) => a.trader))];
-    await Promise.all(
-      senders.map(async (address) => {
-        const trader = traderContext(address);
-        for (const action of plan.filter((a) => a.trader === address)) {
-          const pool = pools.find((p) => p.token === action.token)!;
-          await attempt(action, () => (action.kind === "buy" ? buyToken(trader, c, pool, action.usdcIn) : sellToken(trader, c, pool, action.amountIn)));
-        }
-      }),
-    );
+    await perTrader(plan, (trader, action) => {
+      const pool = pools.find((p) => p.token === action.token)!;
+      return action.kind === "buy" ? buyToken(trader, c, pool, action.usdcIn) : sellToken(trader, c, pool, action.amountIn);
+    });
     const collections: CollectAction[] = [];
     for (const { token, trader } of plan) {
       if (!collections.some((a) => a.token === token)) collections.push({ kind: "collect", trader, token });
     }
-    await Promise.all(
-      collections.map((action) =>
-        attempt(action, () => traderContext(action.trader).write(c.lpLocker, clankerLpLockerAbi as Abi, "collectRewards", [action.token])),
-      ),
-    );
+    await perTrader(collections, (trader, action) => trader.write(c.lpLocker, clankerLpLockerAbi as Abi, "collectRewards", [action.token]));
     return [...plan, ...collections];
+  }
+
+  async function perTrader<A extends SwapAction | CollectAction>(actions: A[], send: (trader: DevnetContext, action: A) => Promise<unknown>): Promise<void> {
+    const senders = [...new Set(actions.map((a) => a.trader))];
+    await Promise.all(
+      senders.map(async (address) => {
+        const trader = traders.find((t) => t.account.address === address)!;
+        for (const action of actions.filter((a) => a.trader === address)) await attempt(action, () => send(trader, action));
+      }),
+    );
   }
 
   /** Oracle moves, then pending market orders, then liquidations, take-profits and stop-losses. */

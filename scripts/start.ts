@@ -14,6 +14,7 @@ import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
+import { type Market, startMarket } from "../devnet/market.js";
 import { type PonderHandle, ponderSchemaName, startPonder } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
@@ -21,6 +22,7 @@ const DATA = join(ROOT, ".data");
 const POSTGRES_PORT = 54329;
 const ANVIL_PORT = 8545;
 const BLOCK_TIME_SECONDS = 1;
+const MARKET_INTERVAL_MS = 2_000;
 
 // Validate the user's environment before starting anything: a bad value stops here.
 const initial = loadConfigOrExit();
@@ -31,6 +33,7 @@ let postgres: PostgresHandle | undefined;
 let anvil: AnvilHandle | undefined;
 let ponder: PonderHandle | undefined;
 let engine: ChildProcess | undefined;
+let market: Market | undefined;
 let stopping = false;
 
 async function stopAll(code: number): Promise<never> {
@@ -38,6 +41,7 @@ async function stopAll(code: number): Promise<never> {
   if (stopping) return new Promise<never>(() => {});
   stopping = true;
   log.info("stopping");
+  await market?.stop().catch(() => {});
   if (engine && engine.exitCode === null) {
     engine.kill("SIGTERM");
     await new Promise((r) => engine!.once("exit", r));
@@ -114,6 +118,13 @@ async function main(): Promise<void> {
       void stopAll(1);
     }
   });
+
+  if (anvil) {
+    // The local devnet gets traders, fee collections, oracle moves and a perps keeper.
+    const seed = Date.now() % 2 ** 31;
+    log.info({ seed }, "starting the market simulator");
+    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel) });
+  }
 
   const base = `http://127.0.0.1:${config.port}`;
   const deadline = Date.now() + 120_000;

@@ -1,0 +1,114 @@
+/**
+ * The market simulator against the test devnet: a seed fixes its actions, its swaps and
+ * collections put LP fees in the fee locker, its keeper executes perps orders and liquidates,
+ * and it never signs with the operator. Runs inside an anvil snapshot.
+ */
+import { type Abi, type Address, type Hex, createTestClient, erc20Abi, http, maxUint256, parseAbi, parseEventLogs } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { LimitOrder, PERPS_PRECISION, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import { DEVNET_CHAIN_ID } from "../../common/config.js";
+import { createDevnetContext } from "../../devnet/context.js";
+import { type MarketAction, mulberry32, startMarket } from "../../devnet/market.js";
+import { DEVNET_ACCOUNTS, devnetAccount, devnetPrivateKey } from "../../devnet/protocol.js";
+import { testEnv } from "../helpers/env.js";
+
+const { rpcUrl, deployments } = testEnv();
+const c = deployments.contracts as Record<string, Address>;
+const anvil = createTestClient({ mode: "anvil", transport: http(rpcUrl) });
+const reader = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(1));
+const operator = deployments.operator;
+const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
+
+async function rounds(seed: number, count: number): Promise<MarketAction[][]> {
+  const market = startMarket({ rpcUrl, deployments, seed });
+  const actions: MarketAction[][] = [];
+  for (let i = 0; i < count; i++) actions.push(await market.step());
+  await market.stop();
+  return actions;
+}
+
+let snapshot: Hex;
+beforeAll(async () => {
+  snapshot = await anvil.snapshot();
+});
+afterAll(async () => {
+  await anvil.revert({ id: snapshot });
+});
+
+describe("mulberry32", () => {
+  it("is a deterministic uniform [0, 1) sequence per seed", () => {
+    const a = mulberry32(42);
+    const b = mulberry32(42);
+    const xs = Array.from({ length: 1000 }, () => a());
+    expect(Array.from({ length: 1000 }, () => b())).toEqual(xs);
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(Array.from({ length: 5 }, mulberry32(43))).not.toEqual(xs.slice(0, 5));
+  });
+});
+
+describe("market simulator", () => {
+  it("takes the same actions for the same seed from the same chain state, and others for another seed", async () => {
+    const start = await anvil.snapshot();
+    const nonce = await reader.publicClient.getTransactionCount({ address: operator });
+    const first = await rounds(42, 3);
+    expect(await reader.publicClient.getTransactionCount({ address: operator }), "never signs with the operator").toBe(nonce);
+    await anvil.revert({ id: start });
+
+    const again = await anvil.snapshot();
+    expect(await rounds(42, 3)).toEqual(first);
+    await anvil.revert({ id: again });
+    expect(await rounds(7, 3)).not.toEqual(first);
+
+    const all = first.flat();
+    expect(all.filter((a) => a.error)).toEqual([]);
+    expect(all.some((a) => a.kind === "buy")).toBe(true);
+    expect(all.filter((a) => a.kind === "price").map((a) => (a as { feed: string }).feed).slice(0, 3)).toEqual(["ETH_USD", "BTC_USD", "ASSET_USD"]);
+    const traders = DEVNET_ACCOUNTS.traders.map((i) => devnetAccount(i).address as Address);
+    for (const action of all) if ("trader" in action && action.kind !== "close") expect(traders).toContain(action.trader);
+  });
+
+  it("puts the protocol token's LP fees in the fee locker for the operator, in USDC", async () => {
+    const market = startMarket({ rpcUrl, deployments, seed: 1 });
+    const before = await reader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator, c.usdc]);
+    const fromBlock = (await reader.publicClient.getBlockNumber()) + 1n;
+    let collected = false;
+    for (let i = 0; i < 20 && !collected; i++) {
+      const actions = await market.step();
+      collected = actions.some((a) => a.kind === "collect" && a.token === deployments.protocolToken && !a.error);
+    }
+    await market.stop();
+    expect(collected, "a round swapped the protocol token within 20 rounds").toBe(true);
+
+    const claims = await reader.publicClient.getContractEvents({ address: c.lpLocker!, abi: clankerLpLockerAbi, eventName: "ClaimedRewards", args: { token: deployments.protocolToken }, fromBlock });
+    const stored = claims.reduce((sum, log) => sum + log.args.amount0! + log.args.amount1!, 0n);
+    expect(stored).toBeGreaterThan(0n);
+    const after = await reader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator, c.usdc]);
+    expect(after - before).toBeGreaterThanOrEqual(stored); // the protocol token's share alone is 100%
+  });
+
+  it("has the keeper execute a pending perps order and liquidate it once the price moves past the threshold", async () => {
+    const trader = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(2));
+    const keeper = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(DEVNET_ACCOUNTS.keeper));
+    const feed = deployments.contracts.priceFeeds!.ETH_USD!;
+    const price = (await reader.read<bigint>(feed, feedAbi, "latestAnswer")) * 100n;
+    await trader.write(c.usdc!, erc20Abi, "approve", [c.perpsStorage!, maxUint256]);
+    const trade = { trader: trader.account.address, pairIndex: 0n, index: 0n, initialPosToken: 0n, positionSizeUSDC: 100_000_000n, openPrice: price, buy: true, leverage: 50n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n };
+    // Slippage 100%: the market's own random walk may move the price before execution.
+    const opened = await trader.publicClient.getTransactionReceipt({ hash: await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 0, 100n * PERPS_PRECISION]) });
+    const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: opened.logs });
+
+    const market = startMarket({ rpcUrl, deployments, seed: 5 });
+    const first = await market.step();
+    expect(first).toContainEqual({ kind: "execute", orderIds: [initiated!.args.orderId] });
+    expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(1n);
+    const stored = await reader.read<{ index: bigint; openPrice: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, 0n, 0n]);
+
+    // At 50x a 5% drop is a total loss; the next round's random walk cannot undo it.
+    await keeper.write(feed, feedAbi, "setAnswer", [(stored.openPrice * 95n) / 100n / 100n]);
+    const second = await market.step();
+    await market.stop();
+    expect(second).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
+    expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(0n);
+  });
+});
