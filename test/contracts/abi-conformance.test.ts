@@ -4,7 +4,9 @@
  *
  * Clanker: compared with the ABIs clanker-sdk ships (the SDK's own copies of the deployed
  * contracts' ABIs). Avantis and Uniswap: compared with the values pinned in
- * `shared/reference/protocols.md`. No chain needed: this only compiles.
+ * `shared/reference/protocols.md`. The service's own ABIs (common/abis) are checked the same
+ * way, item by item, and every one of their items must exist on the devnet contract that serves
+ * it, so the indexer and engine can call and decode them there. No chain needed: this only compiles.
  */
 import { CLANKERS } from "clanker-sdk";
 import { Clanker as ClankerSdk } from "clanker-sdk/v4";
@@ -19,6 +21,7 @@ import {
   toFunctionSelector,
 } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
+import * as productionAbis from "../../common/abis/index.js";
 import { type Artifacts, compileProject } from "../../devnet/compile.js";
 
 const require = createRequire(import.meta.url);
@@ -345,5 +348,116 @@ describe("ProtocolRegistry (this project's contract)", () => {
     expect(rest).toHaveLength(0);
     expect(fn!.inputs.map(canonicalType).join(",")).toBe(inputs);
     expect(fn!.outputs.map(canonicalType).join(",")).toBe(outputs);
+  });
+});
+
+// ---------------------------------------------------------------- the service's own ABIs (common/abis)
+
+type Item = AbiFunction | AbiEvent;
+const itemsOf = (abi: Abi) => abi.filter((item): item is Item => item.type === "function" || item.type === "event");
+const idOf = (item: Item) => (item.type === "function" ? toFunctionSelector(item) : toEventSelector(item));
+const indexedOf = (event: AbiEvent) => event.inputs.flatMap((input, i) => (input.indexed ? [i] : []));
+const mutability = (f: AbiFunction) => (f.stateMutability === "pure" ? "view" : f.stateMutability);
+const uniswapAbi = (path: string) => (require(path) as { abi: Abi }).abi;
+
+/** The production ABIs of common/abis that the indexer and engine use, by export name. */
+const serviceAbis = Object.entries(productionAbis).flatMap(([name, value]) =>
+  Array.isArray(value) && itemsOf(value as unknown as Abi).length > 0 ? [[name, value as unknown as Abi] as const] : [],
+);
+
+describe("common/abis Clanker items equal clanker-sdk's", () => {
+  const sdkAbi = (name: string) => ({ clankerFactoryAbi: sdk.factory, clankerLpLockerAbi: sdk.locker, clankerFeeLockerAbi: sdk.feeLocker })[name]!;
+  const cases = ["clankerFactoryAbi", "clankerLpLockerAbi", "clankerFeeLockerAbi"].flatMap((name) =>
+    itemsOf(productionAbis[name as keyof typeof productionAbis] as unknown as Abi).map((item) => [name, item.type, item.name, item] as const),
+  );
+
+  it.each(cases)("%s %s %s", (name, _type, _name, item) => {
+    const theirs = itemsOf(sdkAbi(name)).filter((other) => other.type === item.type && idOf(other) === idOf(item));
+    expect(theirs, `clanker-sdk has ${item.type} ${item.name} with the same ${item.type === "function" ? "selector" : "topic"}`).toHaveLength(1);
+    const other = theirs[0]!;
+    expect(other.name).toBe(item.name);
+    if (item.type === "function") {
+      const f = other as AbiFunction;
+      expect(item.outputs.map(canonicalType)).toEqual(f.outputs.map(canonicalType));
+      expect(mutability(item)).toBe(mutability(f));
+    } else {
+      expect(eventShape(item)).toEqual(eventShape(other as AbiEvent));
+      expect(item.inputs.map((i) => i.name)).toEqual((other as AbiEvent).inputs.map((i) => i.name));
+    }
+  });
+});
+
+/** protocols.md §4: pinned selectors/topics (full or prefix) or the documented signature, and indexed inputs. */
+const PERPS_REFERENCE: Record<string, { id?: Hex; signature?: string; indexed?: number[] }> = {
+  openTrade: { id: "0x19cde9a1" },
+  closeTradeMarket: { id: "0x2c3cbce4" },
+  updateMargin: { id: "0xcd90b8a4" },
+  openTrades: { id: "0xa3a80ffe" },
+  openTradesCount: { id: "0x1c8636b4" },
+  maxTradesPerPair: { signature: "maxTradesPerPair()" },
+  pairsCount: { signature: "pairsCount()" },
+  pairMinLevPosUSDC: { signature: "pairMinLevPosUSDC(uint256)" },
+  pairMinLeverage: { signature: "pairMinLeverage(uint256,bool)" },
+  pairMaxLeverage: { signature: "pairMaxLeverage(uint256,bool)" },
+  pendingMarketOpenCount: { signature: "pendingMarketOpenCount(address,uint256)" },
+  pendingMarketCloseCount: { signature: "pendingMarketCloseCount(address,uint256)" },
+  pendingOrderIdsCount: { signature: "pendingOrderIdsCount(address)" },
+  openLimitOrdersCount: { signature: "openLimitOrdersCount(address,uint256)" },
+  firstEmptyTradeIndex: { signature: "firstEmptyTradeIndex(address,uint256)" },
+  openTradesInfo: { signature: "openTradesInfo(address,uint256,uint256)" },
+  callbacks: { signature: "callbacks()" },
+  MarketOrderInitiated: { id: "0x9d20fe25d5b18ddf053eb042d606b6f438ec532c9978753d5284b6128063a1bd", indexed: [0] },
+  MarginUpdated: { id: "0x48452067591e9581b9c1f3135e16ae22829a7c8afc6b3d6a1afa2cd295cc1133", indexed: [0] },
+  MarketExecuted: { id: "0x5c00d8b4c6c92b4922d1bd61ef722ec9a29169acb95d956676b07be6a6643eea", indexed: [] },
+  LimitExecuted: { id: "0xbf3d234454deff88435a11abb8501124ff9e6923fd2fdfc730d83474b6ffbe2c", indexed: [] },
+  MarketOpenCanceled: { id: "0x4b2ef4d8", indexed: [1] },
+};
+
+describe("common/abis perps items match protocols.md", () => {
+  const cases = ["perpsTradingAbi", "perpsCallbacksAbi", "perpsStorageAbi"].flatMap((name) =>
+    itemsOf(productionAbis[name as keyof typeof productionAbis] as unknown as Abi).map((item) => [name, item.type, item.name, item] as const),
+  );
+
+  it.each(cases)("%s %s %s", (_abi, _type, name, item) => {
+    const reference = PERPS_REFERENCE[name];
+    expect(reference, `protocols.md value of ${name} is listed in this test`).toBeDefined();
+    if (reference!.id) expect(idOf(item).startsWith(reference!.id)).toBe(true);
+    if (reference!.signature) expect(idOf(item)).toBe(toFunctionSelector(`function ${reference!.signature}`));
+    if (item.type === "event") expect(indexedOf(item)).toEqual(reference!.indexed);
+  });
+});
+
+describe("the devnet contracts implement every item of common/abis", () => {
+  /** Where each production ABI is served on the devnet. */
+  const DEVNET: Record<string, () => Abi[]> = {
+    clankerFactoryAbi: () => [abiOf("Clanker")],
+    clankerLpLockerAbi: () => [abiOf("ClankerLpLocker")],
+    clankerFeeLockerAbi: () => [abiOf("ClankerFeeLocker")],
+    perpsTradingAbi: () => [abiOf("AvantisTrading")],
+    perpsCallbacksAbi: () => [abiOf("AvantisTrading")], // the devnet exchange is its own callbacks contract
+    perpsStorageAbi: () => [abiOf("AvantisTradingStorage")],
+    registryAbi: () => [abiOf("ProtocolRegistry")],
+    poolManagerAbi: () => [uniswapAbi("@uniswap/v4-core/out/PoolManager.sol/PoolManager.json")],
+    v3PoolEventsAbi: () => [uniswapAbi("@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json")],
+    transferEventAbi: () => [abiOf("ClankerToken"), abiOf("DevnetUSDC"), abiOf("SecondaryAsset"), abiOf("WETH9")],
+  };
+
+  it("knows where every ABI of common/abis lives on the devnet", () => {
+    expect(serviceAbis.map(([name]) => name).filter((name) => !DEVNET[name])).toEqual([]);
+  });
+
+  const cases = serviceAbis.flatMap(([name, abi]) => itemsOf(abi).map((item) => [name, item.type, item.name, item] as const));
+  it.each(cases)("%s %s %s", (name, _type, _name, item) => {
+    for (const contract of DEVNET[name]?.() ?? []) {
+      const matches = itemsOf(contract).filter((other) => other.type === item.type && idOf(other) === idOf(item));
+      expect(matches, `${item.type} ${item.name} (${idOf(item)}) is on the devnet contract`).toHaveLength(1);
+      const ours = matches[0]!;
+      if (item.type === "function") {
+        expect((ours as AbiFunction).outputs.map(canonicalType), `${item.name} outputs`).toEqual(item.outputs.map(canonicalType));
+        expect(mutability(ours as AbiFunction), `${item.name} mutability`).toBe(mutability(item));
+      } else {
+        expect(indexedOf(ours as AbiEvent), `${item.name} indexed inputs`).toEqual(indexedOf(item));
+      }
+    }
   });
 });
