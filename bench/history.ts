@@ -1,0 +1,303 @@
+/**
+ * History generator: a devnet chain with a chosen number of indexed events (launches,
+ * enrolments, swaps, fee collections and claims, perps trades, burns), reproducible from a
+ * seed and stored as an anvil state file, so benchmarks load it instead of regenerating it.
+ *
+ * Transactions are sent in batches with explicit nonces and gas, then mined together
+ * (automine off), which is what makes 100k events take minutes rather than hours.
+ *
+ *   npx tsx bench/history.ts --events 10000 [--seed 7]
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Abi,
+  type AbiEvent,
+  type Address,
+  type Hex,
+  encodeFunctionData,
+  erc20Abi,
+  keccak256,
+  maxUint48,
+  maxUint160,
+  maxUint256,
+  parseAbi,
+  toHex,
+} from "viem";
+import { clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
+import { PERPS_PRECISION, perpsTradingAbi } from "../common/abis/perps.js";
+import { registryAbi } from "../common/abis/registry.js";
+import { poolManagerAbi } from "../common/abis/uniswap.js";
+import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, type Deployments } from "../common/config.js";
+import { DEAD_ADDRESS } from "../common/constants.js";
+import type { PoolKey } from "../common/uniswap.js";
+import { startAnvil } from "../devnet/anvil.js";
+import { ROOT } from "../devnet/compile.js";
+import { type DevnetContext, createDevnetContext } from "../devnet/context.js";
+import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
+import { mulberry32 } from "../devnet/market.js";
+import { devnetPrivateKey } from "../devnet/protocol.js";
+import { permit2Abi } from "../devnet/uniswap.js";
+import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
+import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../engine/chain/universal-router.js";
+
+export const HISTORY_DIR = join(ROOT, "bench", "history");
+const TRADERS = [1, 2, 3, 4, 5, 6, 7, 8];
+const KEEPER = 9;
+const GAS = 900_000n;
+const MAX_FEE = 50_000_000_000n;
+const DEADLINE = 2n ** 40n;
+const USDC = (n: bigint) => n * 1_000_000n;
+const keeperAbi = parseAbi(["function executeMarketOrders(uint256[] orderIds)"]);
+const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+
+export type History = {
+  name: string;
+  events: number;
+  seed: number;
+  stateFile: string;
+  deploymentsFile: string;
+  deployments: Deployments;
+  head: number;
+  /** Logs the indexer follows, by source (what "events" counts). */
+  eventsBySource: Record<string, number>;
+  indexedEvents: number;
+  /** Transfer events of launched tokens (what the bare ponder app indexes). */
+  tokenTransfers: number;
+  generatedInSeconds: number;
+};
+
+/** A signer that numbers its own nonces and never waits: batches are mined by `mineAll`. */
+class Sender {
+  nonce = 0;
+  constructor(readonly ctx: DevnetContext) {}
+  async init() {
+    this.nonce = await this.ctx.publicClient.getTransactionCount({ address: this.ctx.account.address, blockTag: "pending" });
+    return this;
+  }
+  async send(to: Address, data: Hex, value = 0n): Promise<Hex> {
+    return this.ctx.walletClient.sendTransaction({
+      account: this.ctx.account,
+      chain: this.ctx.walletClient.chain,
+      to,
+      data,
+      value,
+      nonce: this.nonce++,
+      gas: GAS,
+      maxFeePerGas: MAX_FEE,
+      maxPriorityFeePerGas: 0n,
+    });
+  }
+  call(to: Address, abi: Abi, functionName: string, args: readonly unknown[], value = 0n) {
+    return this.send(to, encodeFunctionData({ abi, functionName, args } as never), value);
+  }
+}
+
+async function rpc<T>(ctx: DevnetContext, method: string, params: unknown[] = []): Promise<T> {
+  return (await ctx.publicClient.request({ method: method as never, params: params as never })) as T;
+}
+
+/** Mines until the pool is empty. */
+async function mineAll(ctx: DevnetContext): Promise<void> {
+  for (;;) {
+    await rpc(ctx, "evm_mine");
+    const status = await rpc<{ pending: Hex }>(ctx, "txpool_status");
+    if (BigInt(status.pending) === 0n) return;
+  }
+}
+
+/** Counts the logs each indexer source follows in [fromBlock, toBlock], in block chunks. */
+export async function countIndexedEvents(ctx: DevnetContext, d: Deployments, tokens: Address[], fromBlock: bigint, toBlock: bigint) {
+  const c = d.contracts as Record<string, Address>;
+  const count = async (address: Address | Address[], event?: AbiEvent, args?: Record<string, unknown>) => {
+    let n = 0;
+    const from = fromBlock;
+    for (let start = from; start <= toBlock; start += 2_000n) {
+      const end = start + 1_999n > toBlock ? toBlock : start + 1_999n;
+      const logs = await ctx.publicClient.getLogs({ address, event, args, fromBlock: start, toBlock: end } as never);
+      n += logs.length;
+    }
+    return n;
+  };
+  const transferEvent = erc20Abi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "Transfer")!;
+  const bySource: Record<string, number> = {
+    launcher: await count(c.launcher!),
+    lpLocker: await count(c.lpLocker!),
+    feeLocker: await count(c.feeLocker!),
+    registry: await count(c.registry!),
+    poolManager:
+      (await count(c.v4PoolManager!, poolManagerAbi.find((i) => i.name === "Swap"))) +
+      (await count(c.v4PoolManager!, poolManagerAbi.find((i) => i.name === "Initialize"))),
+    v3Pools: await count([c.v3WethUsdcPool!, c.secondaryAssetPool!].filter(Boolean), undefined),
+    perps: await count(c.perpsTrading!),
+    burns: await count(tokens, transferEvent, { to: DEAD_ADDRESS }),
+  };
+  const tokenTransfers = await count(tokens, transferEvent);
+  return { bySource, total: Object.values(bySource).reduce((a, b) => a + b, 0), tokenTransfers };
+}
+
+export function historyName(events: number, seed: number): string {
+  return `history-${events}-${seed}`;
+}
+
+export function loadHistory(events: number, seed: number): History | undefined {
+  const meta = join(HISTORY_DIR, historyName(events, seed), "meta.json");
+  return existsSync(meta) ? (JSON.parse(readFileSync(meta, "utf8")) as History) : undefined;
+}
+
+/**
+ * Returns the stored history of `events` events for `seed`, generating it first if needed.
+ * `progress` reports generation as it goes.
+ */
+export async function ensureHistory(events: number, seed: number, port: number, progress: (msg: string) => void = () => {}): Promise<History> {
+  const existing = loadHistory(events, seed);
+  if (existing) return existing;
+  const started = Date.now();
+  const dir = join(HISTORY_DIR, historyName(events, seed));
+  mkdirSync(dir, { recursive: true });
+  const stateFile = join(dir, "state.json");
+  const anvil = await startAnvil({ port, stateFile });
+  try {
+    const operatorCtx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
+    progress("deploying the devnet");
+    const deployments = await deployDevnet(operatorCtx);
+    const c = deployments.contracts as Record<string, Address>;
+    const random = mulberry32(seed);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const traders = await Promise.all(TRADERS.map((i) => new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(i))).init()));
+    const keeper = await new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(KEEPER))).init();
+    const operator = await new Sender(operatorCtx).init();
+    await rpc(operatorCtx, "evm_setAutomine", [false]);
+
+    // Fund the operator for desks and buybacks; launch and enrol more tokens (one per 2,000 events).
+    await operator.call(c.usdc!, mintAbi, "mint", [operatorCtx.account.address, USDC(100_000_000n)]);
+    const launches = Math.max(2, Math.floor(events / 2_000));
+    for (let i = 0; i < launches; i++) {
+      const creator = traders[i % traders.length]!;
+      const config = buildDeploymentConfig({
+        tokenAdmin: creator.ctx.account.address,
+        name: `Bench ${i}`,
+        symbol: `B${i}`,
+        salt: keccak256(toHex(`bench-${seed}-${i}`)),
+        chainId: DEVNET_CHAIN_ID,
+        pairedToken: c.usdc!,
+        locker: c.lpLocker!,
+        rewards: launchSplitRewards({ operator: operatorCtx.account.address, creator: creator.ctx.account.address }),
+        startingMarketCap: USDC(10_000n),
+      });
+      await creator.send(c.launcher!, encodeFunctionData({ abi: clankerFactoryAbi, functionName: "deployToken", args: [config] }));
+    }
+    await mineAll(operatorCtx);
+    const created = await operatorCtx.publicClient.getLogs({ address: c.launcher!, event: clankerFactoryAbi.find((i) => i.type === "event" && i.name === "TokenCreated") as never, fromBlock: 0n });
+    const tokens = created.map((l) => parseTokenCreated({ logs: [l] }).token);
+    for (const token of tokens.slice(3)) {
+      const creator = traders[tokens.indexOf(token) % traders.length]!;
+      await operator.call(c.registry!, registryAbi, "enroll", [token, creator.ctx.account.address, 2850, 5700, 950, `0x${"00".repeat(32)}`]);
+    }
+    const keys = new Map<Address, PoolKey>();
+    for (const token of tokens) {
+      const info = await operatorCtx.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+      keys.set(token, info.poolKey);
+    }
+    // Approvals: USDC and every token to Permit2, Permit2 to the router; USDC to the perps storage.
+    for (const s of [...traders, operator]) {
+      for (const token of [c.usdc!, ...tokens]) {
+        await s.call(token, erc20Abi, "approve", [c.permit2!, maxUint256]);
+        await s.call(c.permit2!, permit2Abi, "approve", [token, c.universalRouter!, maxUint160, maxUint48]);
+      }
+    }
+    await operator.call(c.usdc!, erc20Abi, "approve", [c.perpsStorage!, maxUint256]);
+    await mineAll(operatorCtx);
+
+    const usdcTokens = tokens.filter((t) => keys.get(t)!.currency0 === c.usdc || keys.get(t)!.currency1 === c.usdc);
+    const swap = (s: Sender, token: Address, tokenIn: Address, amountIn: bigint) => {
+      const key = keys.get(token)!;
+      const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne: key.currency0 === tokenIn, amountIn, amountOutMin: 0n, payerIsUser: true })]);
+      return s.call(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+    };
+
+    // Rounds of mixed activity until the indexed-event target is reached (checked every few rounds).
+    let round = 0;
+    let counted = 0;
+    let countedTo = BigInt(deployments.startBlock ?? 0) - 1n;
+    const countNew = async () => {
+      const head = await operatorCtx.publicClient.getBlockNumber();
+      const fresh = await countIndexedEvents(operatorCtx, deployments, tokens, countedTo + 1n, head);
+      countedTo = head;
+      return fresh;
+    };
+    const orders: bigint[] = [];
+    while (counted < events) {
+      for (let k = 0; k < 150; k++) {
+        const s = pick(traders);
+        const token = pick(usdcTokens);
+        const r = random();
+        if (r < 0.45) await swap(s, token, c.usdc!, USDC(BigInt(20 + Math.floor(random() * 500))));
+        else if (r < 0.7) await swap(s, token, token, 10n ** 24n * BigInt(1 + Math.floor(random() * 50)));
+        else if (r < 0.85) await s.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))]);
+        else await s.call(c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [token]);
+      }
+      // The operator: buy back and burn, claim, and run desks the keeper executes.
+      const token = pick(usdcTokens);
+      await swap(operator, token, c.usdc!, USDC(10n));
+      await operator.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, 10n ** 22n]);
+      if (round % 5 === 0) await operator.call(c.feeLocker!, clankerFeeLockerAbi as Abi, "claim", [operatorCtx.account.address, c.usdc!]);
+      if (round % 3 === 0) {
+        const trade = { trader: operatorCtx.account.address, pairIndex: BigInt(round % 2), index: 0n, initialPosToken: 0n, positionSizeUSDC: USDC(100n), openPrice: 0n, buy: random() < 0.5, leverage: 5n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n };
+        await operator.call(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 3, 10n ** 12n], 350_000_000_000_000n);
+      }
+      await mineAll(operatorCtx);
+      if (round % 3 === 0) {
+        const head = await operatorCtx.publicClient.getBlockNumber();
+        const pending = await operatorCtx.publicClient.getLogs({ address: c.perpsTrading!, event: perpsTradingAbi.find((i) => i.type === "event" && i.name === "MarketOrderInitiated") as never, fromBlock: head - 2n, toBlock: head });
+        for (const log of pending) orders.push((log as unknown as { args: { orderId: bigint } }).args.orderId);
+        if (orders.length) await keeper.call(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orders.splice(0)]);
+      }
+      round++;
+      if (round % 5 === 0) {
+        await mineAll(operatorCtx);
+        counted += (await countNew()).total;
+        progress(`${counted} / ${events} events`);
+      }
+    }
+    await mineAll(operatorCtx);
+    await rpc(operatorCtx, "evm_setAutomine", [true]);
+    const head = await operatorCtx.publicClient.getBlockNumber();
+    const final = await countIndexedEvents(operatorCtx, deployments, tokens, BigInt(deployments.startBlock ?? 0), head);
+    const deploymentsFile = join(dir, "deployments.json");
+    writeDeployments(deploymentsFile, deployments);
+    const history: History = {
+      name: historyName(events, seed),
+      events,
+      seed,
+      stateFile,
+      deploymentsFile,
+      deployments,
+      head: Number(head),
+      eventsBySource: final.bySource,
+      indexedEvents: final.total,
+      tokenTransfers: final.tokenTransfers,
+      generatedInSeconds: Math.round((Date.now() - started) / 1000),
+    };
+    await anvil.stop(); // dumps the state file
+    writeFileSync(join(dir, "meta.json"), `${JSON.stringify(history, null, 2)}\n`);
+    return history;
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const flag = (name: string, fallback: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1]! : fallback;
+  };
+  const events = Number(flag("events", "1000"));
+  const seed = Number(flag("seed", "7"));
+  const { freePort } = await import("../devnet/ports.js");
+  const h = await ensureHistory(events, seed, await freePort(), (m) => console.log(m));
+  console.log(`${h.name}: ${h.indexedEvents} indexed events, ${h.tokenTransfers} token transfers, head ${h.head}, generated in ${h.generatedInSeconds}s`);
+}
