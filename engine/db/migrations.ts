@@ -226,6 +226,8 @@ CREATE TABLE engine.desk_trades (
   close_reason text,
   open_intent_id bigint,
   close_intent_id bigint,
+  pending_topup numeric(78,0),
+  topups integer NOT NULL DEFAULT 0,
   usdc_returned numeric(78,0) NOT NULL DEFAULT 0,
   realised_pnl numeric(78,0) NOT NULL DEFAULT 0,
   status text NOT NULL,
@@ -254,6 +256,100 @@ CREATE TABLE engine.perps_events (
   data jsonb,
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (tx_hash, log_index)
+);
+`,
+  },
+  {
+    version: 2,
+    name: "agent tables",
+    sql: `
+CREATE TABLE engine.agents (
+  id text PRIMARY KEY,
+  owner text NOT NULL,
+  wallet text NOT NULL,
+  wallet_key text NOT NULL,
+  status text NOT NULL CHECK (status IN ('draft', 'charter-ready', 'launching', 'launched', 'running', 'failed')),
+  status_reason text,
+  charter jsonb,
+  charter_hash text,
+  charter_source text,
+  launch jsonb,
+  launch_attempt integer NOT NULL DEFAULT 1,
+  token text,
+  pool_id text,
+  fee_tx text,
+  deploy_tx text,
+  dev_buy_tx text,
+  enroll_tx text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  launched_at timestamptz
+);
+CREATE UNIQUE INDEX agents_wallet ON engine.agents (wallet);
+CREATE UNIQUE INDEX agents_token ON engine.agents (token);
+CREATE INDEX agents_owner ON engine.agents (owner, created_at);
+
+CREATE TABLE engine.agent_auth_nonces (
+  nonce text PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz,
+  used_by text
+);
+CREATE INDEX agent_auth_nonces_expiry ON engine.agent_auth_nonces (expires_at);
+
+CREATE TABLE engine.agent_sessions (
+  token_hash text PRIMARY KEY,
+  address text NOT NULL,
+  chain_id integer NOT NULL,
+  nonce text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL,
+  revoked_at timestamptz
+);
+CREATE INDEX agent_sessions_expiry ON engine.agent_sessions (expires_at);
+
+CREATE TABLE engine.agent_tx_intents (
+  id bigserial PRIMARY KEY,
+  key text NOT NULL,
+  kind text NOT NULL,
+  signer text NOT NULL,
+  agent_id text,
+  status text NOT NULL CHECK (status IN ('pending', 'signed', 'broadcast', 'mined', 'reverted', 'failed')),
+  "to" text NOT NULL,
+  data text NOT NULL,
+  value numeric(78,0) NOT NULL DEFAULT 0,
+  nonce integer,
+  gas_limit numeric(78,0),
+  max_fee_per_gas numeric(78,0),
+  max_priority_fee_per_gas numeric(78,0),
+  raw_tx text,
+  tx_hash text,
+  tx_hashes jsonb NOT NULL DEFAULT '[]',
+  attempts integer NOT NULL DEFAULT 0,
+  replacements integer NOT NULL DEFAULT 0,
+  block_number bigint,
+  gas_used numeric(78,0),
+  error text,
+  revert_reason text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  broadcast_at timestamptz,
+  mined_at timestamptz
+);
+CREATE UNIQUE INDEX agent_tx_intents_key ON engine.agent_tx_intents (key);
+CREATE INDEX agent_tx_intents_signer ON engine.agent_tx_intents (signer, status);
+-- At most one live transaction per (signer, nonce).
+CREATE UNIQUE INDEX agent_tx_intents_live_nonce ON engine.agent_tx_intents (signer, nonce) WHERE status IN ('signed', 'broadcast', 'mined');
+
+CREATE TABLE engine.agent_credits (
+  agent_id text NOT NULL,
+  kind text NOT NULL,
+  currency text NOT NULL,
+  amount numeric(78,0) NOT NULL,
+  tx_hash text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (agent_id, kind)
 );
 `,
   },

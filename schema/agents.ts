@@ -1,0 +1,129 @@
+/**
+ * The agent launch flow's state, in the PostgreSQL schema `engine` (tables prefixed `agent`):
+ * agents with their encrypted wallet and charter, Sign-In with Ethereum nonces and sessions,
+ * the agent wallets' transaction intents, and activation credits.
+ *
+ * Created by the `agent tables` migration of `engine/db/migrations.ts`; these drizzle
+ * definitions mirror it for typed queries. Addresses are checksummed strings; money columns
+ * are `numeric(78,0)` base units.
+ */
+import { bigint, bigserial, index, integer, jsonb, numeric, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { engineSchema } from "./engine.js";
+
+const amount = (name: string) => numeric(name, { precision: 78, scale: 0 });
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const AGENT_STATUSES = ["draft", "charter-ready", "launching", "launched", "running", "failed"] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+/**
+ * One agent: its owner (the creator who signed in), its wallet (private key encrypted with
+ * AES-256-GCM under `AGENT_KEY_SECRET`), its charter and hash, and how far its launch went.
+ * `launch` holds the launch body as first accepted (name, symbol, image, description,
+ * devBuyWei); `launchAttempt` numbers the intents of a retried step.
+ */
+export const agents = engineSchema.table(
+  "agents",
+  {
+    id: text("id").primaryKey(),
+    owner: text("owner").notNull(),
+    wallet: text("wallet").notNull(),
+    walletKey: text("wallet_key").notNull(),
+    status: text("status").$type<AgentStatus>().notNull(),
+    statusReason: text("status_reason"),
+    charter: jsonb("charter"),
+    charterHash: text("charter_hash"),
+    charterSource: text("charter_source"),
+    launch: jsonb("launch").$type<Record<string, string>>(),
+    launchAttempt: integer("launch_attempt").notNull().default(1),
+    token: text("token"),
+    poolId: text("pool_id"),
+    feeTx: text("fee_tx"),
+    deployTx: text("deploy_tx"),
+    devBuyTx: text("dev_buy_tx"),
+    enrollTx: text("enroll_tx"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    launchedAt: ts("launched_at"),
+  },
+  (t) => [uniqueIndex("agents_wallet").on(t.wallet), uniqueIndex("agents_token").on(t.token), index("agents_owner").on(t.owner, t.createdAt)],
+);
+
+/** Sign-In with Ethereum nonces: server-made, single use, short-lived. */
+export const agentAuthNonces = engineSchema.table(
+  "agent_auth_nonces",
+  {
+    nonce: text("nonce").primaryKey(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    usedBy: text("used_by"),
+  },
+  (t) => [index("agent_auth_nonces_expiry").on(t.expiresAt)],
+);
+
+/** Bearer sessions: only the SHA-256 of the token is stored. */
+export const agentSessions = engineSchema.table(
+  "agent_sessions",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    address: text("address").notNull(),
+    chainId: integer("chain_id").notNull(),
+    nonce: text("nonce").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [index("agent_sessions_expiry").on(t.expiresAt)],
+);
+
+/**
+ * Transaction intents of agent wallets: the columns of `engine.tx_intents` plus the signer,
+ * with nonces unique per signer. Keyed by cause (`agent:<id>:deploy:<attempt>`).
+ */
+export const agentTxIntents = engineSchema.table(
+  "agent_tx_intents",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    key: text("key").notNull(),
+    kind: text("kind").notNull(),
+    signer: text("signer").notNull(),
+    agentId: text("agent_id"),
+    status: text("status").notNull(),
+    to: text("to").notNull(),
+    data: text("data").notNull(),
+    value: amount("value").notNull().default("0"),
+    nonce: integer("nonce"),
+    gasLimit: amount("gas_limit"),
+    maxFeePerGas: amount("max_fee_per_gas"),
+    maxPriorityFeePerGas: amount("max_priority_fee_per_gas"),
+    rawTx: text("raw_tx"),
+    txHash: text("tx_hash"),
+    txHashes: jsonb("tx_hashes").$type<string[]>().notNull().default([]),
+    attempts: integer("attempts").notNull().default(0),
+    replacements: integer("replacements").notNull().default(0),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    gasUsed: amount("gas_used"),
+    error: text("error"),
+    revertReason: text("revert_reason"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+    broadcastAt: ts("broadcast_at"),
+    minedAt: ts("mined_at"),
+  },
+  (t) => [uniqueIndex("agent_tx_intents_key").on(t.key), index("agent_tx_intents_signer").on(t.signer, t.status)],
+);
+
+/** Credits applied to an agent, one per kind: `activation` when its launch completes. */
+export const agentCredits = engineSchema.table(
+  "agent_credits",
+  {
+    agentId: text("agent_id").notNull(),
+    kind: text("kind").notNull(),
+    currency: text("currency").notNull(),
+    amount: amount("amount").notNull(),
+    txHash: text("tx_hash"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.kind] })],
+);
