@@ -1,9 +1,13 @@
 /**
  * The engine process: validated config, structured logs, single leadership through a
- * PostgreSQL advisory lock, and a clean shutdown on SIGINT/SIGTERM.
+ * PostgreSQL advisory lock (hot standbys wait on it), startup reconciliation (in-flight
+ * transactions resumed, fee attribution caught up, desks re-bound to the exchange), then the
+ * eight workers on their schedule until SIGINT/SIGTERM, which lets running cycles finish.
  */
 import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
+import { createEngine, reconcileWithRetry } from "./engine.js";
+import { parseFaults } from "./faults.js";
 import { acquireLeadership } from "./leader.js";
 
 const config = loadConfigOrExit();
@@ -22,10 +26,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// Crash injection for the fault tests only (never set in production).
+const faults = parseFaults(process.env.ENGINE_CRASH_AT, log);
+
 const leadership = await acquireLeadership(config.databaseUrl, log, { signal: shutdown.signal });
 if (leadership) {
-  log.info({ operator: config.operator, chainId: config.chainId }, "engine running");
-  await new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+  const engine = await createEngine({ config, log, faults });
+  await reconcileWithRetry(engine, log, shutdown.signal);
+  if (!shutdown.signal.aborted) {
+    await engine.start();
+    log.info({ operator: config.operator, chainId: config.chainId, scale: config.workerIntervalScale }, "engine running");
+    await new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+  }
+  await engine.stop();
   await leadership.release();
 }
 log.info("engine stopped");

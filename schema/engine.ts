@@ -288,6 +288,9 @@ export const deskTrades = engineSchema.table(
     closeReason: text("close_reason"),
     openIntentId: bigint("open_intent_id", { mode: "number" }),
     closeIntentId: bigint("close_intent_id", { mode: "number" }),
+    /** A margin top-up spent from the perp leg and not yet confirmed onchain. */
+    pendingTopup: amount("pending_topup"),
+    topups: integer("topups").notNull().default(0),
     usdcReturned: amount("usdc_returned").notNull().default("0"),
     realisedPnl: amount("realised_pnl").notNull().default("0"),
     status: text("status").notNull(),

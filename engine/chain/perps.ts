@@ -1,0 +1,159 @@
+/**
+ * The perps exchange (Avantis v1 ABI): calldata of the operator's orders, pair limits, the
+ * operator's open trades, and the events that settle them.
+ */
+import { type Address, type Hex, type TransactionReceipt, encodeFunctionData, getAddress, parseEventLogs } from "viem";
+import { aggregatorV3Abi } from "../../common/abis/engine.js";
+import { PERPS_PRECISION, OrderType, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import type { EngineContext } from "../context.js";
+import type { PairLimits } from "../decisions/desk-entry.js";
+import { type Side, toPerpsPrice } from "../decisions/perps-math.js";
+
+/**
+ * Price feed of each pair (Avantis lists ETH/USD as pair 0 and BTC/USD as pair 1; the devnet
+ * adds the secondary asset as pair 2). The desks mark their trades with these feeds.
+ */
+export const PAIR_FEEDS: Record<number, string> = { 0: "ETH_USD", 1: "BTC_USD", 2: "ASSET_USD" };
+/** Slippage accepted on a market open (1e10 percent): 1%. */
+export const OPEN_SLIPPAGE_P = 1n * PERPS_PRECISION;
+/** Execution fee sent with each order (the devnet keeper charges none). */
+export function executionFee(isDevnet: boolean): bigint {
+  return isDevnet ? 0n : 350_000_000_000_000n;
+}
+
+export type OnchainTrade = {
+  trader: Address;
+  pairIndex: number;
+  index: number;
+  collateral: bigint;
+  openPrice: bigint;
+  side: Side;
+  leverage: bigint;
+  timestamp: bigint;
+};
+
+type RawTrade = {
+  trader: Address;
+  pairIndex: bigint;
+  index: bigint;
+  initialPosToken: bigint;
+  positionSizeUSDC: bigint;
+  openPrice: bigint;
+  buy: boolean;
+  leverage: bigint;
+  tp: bigint;
+  sl: bigint;
+  timestamp: bigint;
+};
+
+export function fromRawTrade(t: RawTrade): OnchainTrade {
+  return {
+    trader: getAddress(t.trader),
+    pairIndex: Number(t.pairIndex),
+    index: Number(t.index),
+    collateral: t.initialPosToken,
+    openPrice: t.openPrice,
+    side: t.buy ? "long" : "short",
+    leverage: t.leverage,
+    timestamp: t.timestamp,
+  };
+}
+
+export function encodeOpenTrade(p: { trader: Address; pairIndex: number; collateral: bigint; price: bigint; side: Side; leverage: bigint }): Hex {
+  return encodeFunctionData({
+    abi: perpsTradingAbi,
+    functionName: "openTrade",
+    args: [
+      {
+        trader: p.trader,
+        pairIndex: BigInt(p.pairIndex),
+        index: 0n,
+        initialPosToken: 0n,
+        positionSizeUSDC: p.collateral,
+        openPrice: p.price,
+        buy: p.side === "long",
+        leverage: p.leverage,
+        tp: 0n,
+        sl: 0n,
+        timestamp: 0n,
+      },
+      OrderType.MARKET,
+      OPEN_SLIPPAGE_P,
+    ],
+  });
+}
+
+export function encodeCloseTrade(p: { pairIndex: number; index: number; amount: bigint }): Hex {
+  return encodeFunctionData({ abi: perpsTradingAbi, functionName: "closeTradeMarket", args: [BigInt(p.pairIndex), BigInt(p.index), p.amount] });
+}
+
+export function encodeTopUp(p: { pairIndex: number; index: number; amount: bigint }): Hex {
+  return encodeFunctionData({ abi: perpsTradingAbi, functionName: "updateMargin", args: [BigInt(p.pairIndex), BigInt(p.index), 0, p.amount, []] });
+}
+
+/** The order id the exchange gave the operator's order, from its receipt. */
+export function orderIdOf(receipt: TransactionReceipt): bigint | undefined {
+  const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: receipt.logs });
+  return initiated?.args.orderId;
+}
+
+/** The trade after a margin update, from its receipt. */
+export function marginUpdateOf(receipt: TransactionReceipt): OnchainTrade | undefined {
+  const [updated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarginUpdated", logs: receipt.logs });
+  return updated ? fromRawTrade(updated.args.newTrade as RawTrade) : undefined;
+}
+
+export async function readPairLimits(ctx: EngineContext, pairIndex: number): Promise<PairLimits> {
+  const storage = ctx.contract("perpsStorage");
+  const read = (functionName: "pairMinLevPosUSDC" | "pairMinLeverage" | "pairMaxLeverage", args: readonly unknown[]) =>
+    ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName, args } as never) as Promise<bigint>;
+  const [minLevPosUsdc, minLeverage, maxLeverage] = await Promise.all([
+    read("pairMinLevPosUSDC", [BigInt(pairIndex)]),
+    read("pairMinLeverage", [BigInt(pairIndex), false]),
+    read("pairMaxLeverage", [BigInt(pairIndex), false]),
+  ]);
+  return { minLevPosUsdc, minLeverage, maxLeverage };
+}
+
+/** How many more trades the operator may hold on a pair (open + pending opens count). */
+export async function freeTradeSlots(ctx: EngineContext, pairIndex: number): Promise<number> {
+  const storage = ctx.contract("perpsStorage");
+  const [max, open, pending] = await Promise.all([
+    ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "maxTradesPerPair" }),
+    ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "openTradesCount", args: [ctx.operator, BigInt(pairIndex)] }),
+    ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "pendingMarketOpenCount", args: [ctx.operator, BigInt(pairIndex)] }),
+  ]);
+  return Math.max(0, Number(max - open - pending));
+}
+
+/** Every open trade of the operator on the exchange (slots may have holes, so scan each pair until its count is found). */
+export async function readOperatorTrades(ctx: EngineContext): Promise<OnchainTrade[]> {
+  const storage = ctx.contract("perpsStorage");
+  const [pairs, max] = await Promise.all([
+    ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "pairsCount" }),
+    ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "maxTradesPerPair" }),
+  ]);
+  const trades: OnchainTrade[] = [];
+  for (let pair = 0n; pair < pairs; pair++) {
+    const count = await ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "openTradesCount", args: [ctx.operator, pair] });
+    let found = 0n;
+    for (let index = 0n; index < max && found < count; index++) {
+      const t = (await ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "openTrades", args: [ctx.operator, pair, index] })) as RawTrade;
+      if (t.leverage === 0n) continue;
+      found++;
+      trades.push(fromRawTrade(t));
+    }
+  }
+  return trades;
+}
+
+/** The pair's mark price at 1e10, from its feed. */
+export async function readPairPrice(ctx: EngineContext, pairIndex: number): Promise<bigint> {
+  const feed = ctx.config.priceFeeds[PAIR_FEEDS[pairIndex] ?? ""];
+  if (!feed) throw new Error(`no price feed configured for perps pair ${pairIndex}`);
+  const [decimals, round] = await Promise.all([
+    ctx.publicClient.readContract({ address: feed, abi: aggregatorV3Abi, functionName: "decimals" }),
+    ctx.publicClient.readContract({ address: feed, abi: aggregatorV3Abi, functionName: "latestRoundData" }),
+  ]);
+  return toPerpsPrice(round[1], decimals);
+}

@@ -1,0 +1,155 @@
+/**
+ * Desk actions, each resumable from its rows: open a trade (perp USDC spent with the trade
+ * row, then the market order), close or reduce one (market close order), top up its margin.
+ * Market orders are two-step: the exchange's keeper executes them later, and
+ * `syncDeskTrades` applies the execution (or cancellation) to the rows and the ledger.
+ */
+import { sql } from "drizzle-orm";
+import type { Address } from "viem";
+import { logDecision } from "../agent-log.js";
+import { ensureAllowance } from "../chain/erc20.js";
+import { encodeCloseTrade, encodeOpenTrade, encodeTopUp, executionFee, marginUpdateOf, orderIdOf, readPairPrice } from "../chain/perps.js";
+import type { EngineContext } from "../context.js";
+import { tables } from "../db/client.js";
+import type { DeskOpen } from "../decisions/desk-entry.js";
+import { consumePerpUsdc, refundSpend } from "../ledger/ledger.js";
+import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
+
+const openKey = (id: number) => `desk-trade:${id}:open`;
+const spendKey = (id: number) => `spend:desk-trade:${id}`;
+
+/**
+ * Opens a desk trade: records the trade and spends its collateral from the token's perp
+ * leg in one transaction, then sends the market order.
+ */
+export async function openDeskTrade(ctx: EngineContext, p: { token: Address; pairIndex: number; decision: DeskOpen; worker: string }): Promise<DeskTrade> {
+  const { token, pairIndex, decision } = p;
+  const id = await ctx.db.transaction(async (tx) => {
+    await tx
+      .insert(tables.desks)
+      .values({ token, pairIndex, side: decision.side })
+      .onConflictDoUpdate({ target: tables.desks.token, set: { pairIndex, side: decision.side, updatedAt: new Date() } });
+    const [row] = await tx
+      .insert(tables.deskTrades)
+      .values({ token, pairIndex, side: decision.side, leverage: decision.leverage.toString(), basisUsdc: decision.collateral.toString(), status: "opening" })
+      .returning({ id: tables.deskTrades.id });
+    await consumePerpUsdc(tx, token, decision.collateral, spendKey(row!.id), { tradeId: row!.id });
+    return row!.id;
+  });
+  await logDecision(ctx.db, { worker: p.worker, token, decision: "desk-open", reason: decision.reason, data: { tradeId: id, ...decision } });
+  return progressOpening(ctx, await tradeById(ctx.db, id), p.worker);
+}
+
+/** Sends (or resumes) a trade's open order and records its order id; refunds when it cannot be sent. */
+export async function progressOpening(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  if (trade.status !== "opening" || trade.orderId !== null) return trade;
+  const existing = await ctx.pipeline.get(openKey(trade.id));
+  let request = existing && { key: existing.key, kind: existing.kind, worker, to: existing.to, data: existing.data, value: existing.value };
+  if (!request) {
+    await ensureAllowance(ctx, ctx.contract("usdc"), ctx.contract("perpsStorage"), worker);
+    const price = await readPairPrice(ctx, trade.pairIndex);
+    const data = encodeOpenTrade({ trader: ctx.operator, pairIndex: trade.pairIndex, collateral: trade.basisUsdc, price, side: trade.side, leverage: trade.leverage });
+    request = { key: openKey(trade.id), kind: "perps-open", worker, to: ctx.contract("perpsTrading"), data, value: executionFee(ctx.config.isDevnet) };
+  }
+  const outcome = await ctx.pipeline.send(request);
+  if (outcome.status === "mined") {
+    const orderId = orderIdOf(outcome.receipt);
+    await updateTrade(ctx.db, trade.id, { orderId: orderId?.toString() ?? null, openIntentId: outcome.intent.id });
+    ctx.faults.hit("after-open-order");
+    ctx.log.info({ token: trade.token, tradeId: trade.id, orderId: String(orderId) }, "desk open order placed");
+  } else {
+    await ctx.db.transaction(async (tx) => {
+      await refundSpend(tx, spendKey(trade.id), outcome.reason);
+      await updateTrade(tx, trade.id, { status: "failed", closeReason: outcome.reason, openIntentId: outcome.intent.id });
+    });
+    await logDecision(ctx.db, { worker, token: trade.token, decision: "desk-open-failed", reason: outcome.reason, data: { tradeId: trade.id } });
+  }
+  return tradeById(ctx.db, trade.id);
+}
+
+/** Requests a market close of `amount` collateral (all of it closes the trade). */
+export async function closeDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; amount: bigint; reason: string; worker: string }): Promise<DeskTrade> {
+  const { trade } = p;
+  if (trade.status !== "open" || trade.tradeIndex === null) return trade;
+  const amount = trade.collateral !== null && p.amount > trade.collateral ? trade.collateral : p.amount;
+  await updateTrade(ctx.db, trade.id, { status: "closing", closeAmount: amount.toString(), closeReason: p.reason, closeOrderId: null });
+  await logDecision(ctx.db, { worker: p.worker, token: trade.token, decision: amount === trade.collateral ? "desk-close" : "desk-reduce", reason: p.reason, data: { tradeId: trade.id, amount } });
+  return progressClosing(ctx, await tradeById(ctx.db, trade.id), p.worker);
+}
+
+/** Sends (or resumes) a trade's close order. A close the exchange refuses puts the trade back to open. */
+export async function progressClosing(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  if (trade.status !== "closing" || trade.closeOrderId !== null) return trade;
+  const prefix = `desk-trade:${trade.id}:close:`;
+  const { rows } = await ctx.pool.query<{ key: string; status: string }>("SELECT key, status FROM engine.tx_intents WHERE key LIKE $1 ORDER BY id DESC", [`${prefix}%`]);
+  const latest = rows[0];
+  const reuse = latest && latest.status !== "failed" && latest.status !== "reverted";
+  const key = reuse ? latest.key : `${prefix}${rows.length + 1}`;
+  const outcome = await ctx.pipeline.send({
+    key,
+    kind: "perps-close",
+    worker,
+    to: ctx.contract("perpsTrading"),
+    data: encodeCloseTrade({ pairIndex: trade.pairIndex, index: trade.tradeIndex!, amount: trade.closeAmount! }),
+    value: executionFee(ctx.config.isDevnet),
+  });
+  if (outcome.status === "mined") {
+    await updateTrade(ctx.db, trade.id, { closeOrderId: orderIdOf(outcome.receipt)?.toString() ?? null, closeIntentId: outcome.intent.id });
+  } else {
+    // e.g. NO_TRADE after a liquidation: the event sync settles the trade.
+    await updateTrade(ctx.db, trade.id, { status: "open", closeAmount: null, closeOrderId: null });
+    await logDecision(ctx.db, { worker, token: trade.token, decision: "desk-close-failed", reason: outcome.reason, data: { tradeId: trade.id } });
+  }
+  return tradeById(ctx.db, trade.id);
+}
+
+/** Adds margin from the perp leg to an open trade (applied immediately by the exchange). */
+export async function topUpDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; amount: bigint; reason: string; worker: string }): Promise<DeskTrade> {
+  const { trade } = p;
+  if (trade.status !== "open" || trade.pendingTopup !== null) return trade;
+  const n = trade.topups + 1;
+  await ctx.db.transaction(async (tx) => {
+    await consumePerpUsdc(tx, trade.token, p.amount, `spend:desk-topup:${trade.id}:${n}`, { tradeId: trade.id });
+    await updateTrade(tx, trade.id, { pendingTopup: p.amount.toString() });
+  });
+  await logDecision(ctx.db, { worker: p.worker, token: trade.token, decision: "desk-increase", reason: p.reason, data: { tradeId: trade.id, amount: p.amount } });
+  return progressTopUp(ctx, await tradeById(ctx.db, trade.id), p.worker);
+}
+
+export async function progressTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  if (trade.pendingTopup === null) return trade;
+  const n = trade.topups + 1;
+  const spend = `spend:desk-topup:${trade.id}:${n}`;
+  if (trade.status !== "open" || trade.tradeIndex === null) {
+    await ctx.db.transaction(async (tx) => {
+      await refundSpend(tx, spend, `trade ${trade.status}`);
+      await updateTrade(tx, trade.id, { pendingTopup: null, topups: n });
+    });
+    return tradeById(ctx.db, trade.id);
+  }
+  await ensureAllowance(ctx, ctx.contract("usdc"), ctx.contract("perpsStorage"), worker);
+  const outcome = await ctx.pipeline.send({
+    key: `desk-trade:${trade.id}:topup:${n}`,
+    kind: "perps-margin",
+    worker,
+    to: ctx.contract("perpsTrading"),
+    data: encodeTopUp({ pairIndex: trade.pairIndex, index: trade.tradeIndex, amount: trade.pendingTopup }),
+    value: executionFee(ctx.config.isDevnet),
+  });
+  await ctx.db.transaction(async (tx) => {
+    if (outcome.status === "mined") {
+      const updated = marginUpdateOf(outcome.receipt);
+      await tx.execute(sql`UPDATE engine.desk_trades SET basis_usdc = basis_usdc + pending_topup WHERE id = ${trade.id}`);
+      await updateTrade(tx, trade.id, {
+        pendingTopup: null,
+        topups: n,
+        collateral: (updated?.collateral ?? (trade.collateral ?? 0n) + trade.pendingTopup!).toString(),
+        leverage: (updated?.leverage ?? trade.leverage).toString(),
+      });
+    } else {
+      await refundSpend(tx, spend, outcome.reason);
+      await updateTrade(tx, trade.id, { pendingTopup: null, topups: n });
+    }
+  });
+  return tradeById(ctx.db, trade.id);
+}

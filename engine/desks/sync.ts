@@ -1,0 +1,189 @@
+/**
+ * Applies the exchange's executions to the desks: the keeper's `MarketExecuted` (opens and
+ * closes), `MarketOpenCanceled` (refused opens: the collateral comes back) and
+ * `LimitExecuted` (take-profit, stop-loss, liquidation). Each event is applied once, keyed by
+ * its log position, with its ledger rows in the same transaction: the principal back to the
+ * token's perp leg, any profit to its creator buyback queue (desk profits never buy the
+ * protocol token), and a loss recorded on the trade.
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { getAddress } from "viem";
+import { perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import { logDecision } from "../agent-log.js";
+import { getLogsChunked } from "../chain/logs.js";
+import { fromRawTrade, type OnchainTrade } from "../chain/perps.js";
+import type { EngineContext } from "../context.js";
+import { type Tx, tables } from "../db/client.js";
+import { Legs, recordEntries, refundSpend } from "../ledger/ledger.js";
+import { getState, setState } from "../state.js";
+import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
+import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
+
+const CURSOR_KEY = "perps-cursor";
+const LIQ = 2;
+
+let running: Promise<SyncReport> | undefined;
+
+export type SyncReport = { events: number; opened: number; closed: number; canceled: number; liquidated: number; orphans: number };
+
+/**
+ * `syncDeskTrades`: resumes trades whose order was being sent, then applies every perps
+ * event since the cursor. Concurrent callers share one run.
+ */
+export function syncDeskTrades(ctx: EngineContext, worker = "desk-sync"): Promise<SyncReport> {
+  running ??= doSync(ctx, worker).finally(() => {
+    running = undefined;
+  });
+  return running;
+}
+
+async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
+  for (const t of await tradesWithStatus(ctx.db, ["opening"])) if (t.orderId === null) await progressOpening(ctx, t, worker);
+  for (const t of await tradesWithStatus(ctx.db, ["closing"])) if (t.closeOrderId === null) await progressClosing(ctx, t, worker);
+  const { rows } = await ctx.pool.query("SELECT id FROM engine.desk_trades WHERE pending_topup IS NOT NULL");
+  for (const r of rows) {
+    const [t] = await ctx.db.select().from(tables.deskTrades).where(eq(tables.deskTrades.id, Number(r.id)));
+    await progressTopUp(ctx, toTrade(t!), worker);
+  }
+
+  const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, orphans: 0 };
+  const head = await ctx.publicClient.getBlockNumber();
+  const cursor = await getState<{ block: number }>(ctx.db, CURSOR_KEY);
+  const fromBlock = BigInt(cursor?.block ?? ctx.config.startBlock);
+  if (fromBlock > head) return report;
+  const addresses = [...new Set([ctx.contract("perpsCallbacks"), ctx.contract("perpsTrading"), ctx.contract("perpsStorage")])];
+  const event = (name: string) => [...perpsCallbacksAbi, ...perpsTradingAbi].find((e) => e.type === "event" && e.name === name) as never;
+  const [executed, limits, canceled] = await Promise.all([
+    getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketExecuted"), fromBlock, toBlock: head }),
+    getLogsChunked(ctx.publicClient, { address: addresses, event: event("LimitExecuted"), fromBlock, toBlock: head }),
+    getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketOpenCanceled"), args: { trader: ctx.operator }, fromBlock, toBlock: head }),
+  ]);
+  type AnyLog = { blockNumber: bigint; logIndex: number; transactionHash: `0x${string}`; eventName: string; args: Record<string, unknown> };
+  const all = ([...executed, ...limits, ...canceled] as unknown as AnyLog[]).sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  );
+  for (const log of all) {
+    const applied = await ctx.db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(tables.perpsEvents)
+        .values({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), name: log.eventName, data: jsonArgs(log.args) })
+        .onConflictDoNothing()
+        .returning({ txHash: tables.perpsEvents.txHash });
+      if (!inserted.length) return undefined;
+      const key = `${log.transactionHash}:${log.logIndex}`;
+      if (log.eventName === "MarketOpenCanceled") return applyCanceled(tx, BigInt(log.args.orderId as bigint), key);
+      const trade = fromRawTrade(log.args.t as never);
+      if (getAddress(trade.trader) !== getAddress(ctx.operator)) return undefined;
+      if (log.eventName === "MarketExecuted") {
+        return log.args.open
+          ? applyOpened(tx, BigInt(log.args.orderId as bigint), trade, key)
+          : applyMarketClose(tx, BigInt(log.args.orderId as bigint), log.args.usdcSentToTrader as bigint, key);
+      }
+      return applyLimit(tx, trade, Number(log.args.orderType), log.args.usdcSentToTrader as bigint, key);
+    });
+    if (!applied) continue;
+    report.events++;
+    if (applied.kind === "orphan") {
+      report.orphans++;
+      ctx.log.warn({ event: log.eventName, tx: log.transactionHash }, "perps event of the operator matches no desk trade (orphan, not adopted)");
+      await logDecision(ctx.db, { worker, decision: "orphan-trade", reason: `${log.eventName} matches no desk trade; reported, not adopted`, data: { tx: log.transactionHash, logIndex: log.logIndex } });
+      continue;
+    }
+    report[applied.kind]++;
+    await logDecision(ctx.db, { worker, token: applied.trade.token, decision: `desk-${applied.kind}`, reason: applied.reason, data: { tradeId: applied.trade.id, tx: log.transactionHash } });
+  }
+  await setState(ctx.db, CURSOR_KEY, { block: Number(head) + 1 });
+  return report;
+}
+
+type Applied = { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string } | { kind: "orphan" };
+
+function jsonArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+}
+
+async function findTrade(tx: Tx, where: ReturnType<typeof and>): Promise<DeskTrade | undefined> {
+  const [r] = await tx.select().from(tables.deskTrades).where(where).for("update");
+  return r ? toTrade(r) : undefined;
+}
+
+async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade, _key: string): Promise<Applied> {
+  const trade = await findTrade(tx, and(eq(tables.deskTrades.orderId, orderId.toString()), eq(tables.deskTrades.status, "opening")));
+  if (!trade) return { kind: "orphan" };
+  await updateTrade(tx, trade.id, {
+    status: "open",
+    tradeIndex: t.index,
+    collateral: t.collateral.toString(),
+    openPrice: t.openPrice.toString(),
+    openedTimestamp: Number(t.timestamp),
+    leverage: t.leverage.toString(),
+  });
+  return { kind: "opened", trade, reason: `executed at ${t.openPrice} (slot ${t.index}), net collateral ${t.collateral}` };
+}
+
+async function applyCanceled(tx: Tx, orderId: bigint, _key: string): Promise<Applied> {
+  const trade = await findTrade(tx, and(eq(tables.deskTrades.orderId, orderId.toString()), eq(tables.deskTrades.status, "opening")));
+  if (!trade) return { kind: "orphan" };
+  await refundSpend(tx, `spend:desk-trade:${trade.id}`, "open order canceled by the exchange");
+  await updateTrade(tx, trade.id, { status: "canceled", closedAt: new Date(), closeReason: "open order canceled (price moved past the slippage bound)" });
+  return { kind: "canceled", trade, reason: "open order canceled by the exchange; collateral back to the perp leg" };
+}
+
+async function applyMarketClose(tx: Tx, orderId: bigint, sent: bigint, key: string): Promise<Applied> {
+  const trade = await findTrade(tx, and(eq(tables.deskTrades.closeOrderId, orderId.toString()), inArray(tables.deskTrades.status, ["closing"])));
+  if (!trade) return { kind: "orphan" };
+  return settleClose(tx, trade, trade.closeAmount ?? trade.collateral ?? 0n, sent, key, "closed");
+}
+
+async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigint, key: string): Promise<Applied> {
+  const trade = await findTrade(
+    tx,
+    and(
+      eq(tables.deskTrades.pairIndex, t.pairIndex),
+      eq(tables.deskTrades.tradeIndex, t.index),
+      eq(tables.deskTrades.openPrice, t.openPrice.toString()),
+      eq(tables.deskTrades.openedTimestamp, Number(t.timestamp)),
+      inArray(tables.deskTrades.status, ["open", "closing"]),
+    ),
+  );
+  if (!trade) return { kind: "orphan" };
+  return settleClose(tx, trade, trade.collateral ?? 0n, sent, key, orderType === LIQ ? "liquidated" : "closed");
+}
+
+/**
+ * Books a (partial) close: `closed` collateral returned `sent` USDC. The basis of the closed
+ * part goes back to the perp leg up to what was returned; anything above it is profit for
+ * the token's creator buyback queue; a shortfall is the desk's realised loss.
+ */
+async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, sent: bigint, key: string, kind: "closed" | "liquidated"): Promise<Applied> {
+  const collateral = trade.collateral ?? 0n;
+  const closed = closedCollateral > collateral ? collateral : closedCollateral;
+  const full = closed >= collateral;
+  const basisPart = full || collateral === 0n ? trade.basisUsdc : (trade.basisUsdc * closed) / collateral;
+  const principal = sent < basisPart ? sent : basisPart;
+  const profit = sent > basisPart ? sent - basisPart : 0n;
+  const entries = [];
+  if (principal > 0n) entries.push({ key: `desk-return:${key}`, kind: "desk-return", leg: Legs.perp, token: trade.token, currency: "USDC" as const, amount: principal, data: { tradeId: trade.id } });
+  if (profit > 0n) entries.push({ key: `desk-profit:${key}`, kind: "desk-profit", leg: Legs.creatorBuyback, token: trade.token, currency: "USDC" as const, amount: profit, data: { tradeId: trade.id } });
+  await recordEntries(tx, entries);
+  const pnl = sent - basisPart;
+  await tx.execute(sql`UPDATE engine.desk_trades SET usdc_returned = usdc_returned + ${sent.toString()}::numeric, realised_pnl = realised_pnl + ${pnl.toString()}::numeric WHERE id = ${trade.id}`);
+  if (full) {
+    await updateTrade(tx, trade.id, { status: kind, closedAt: new Date(), closeOrderId: null });
+  } else {
+    await updateTrade(tx, trade.id, {
+      status: "open",
+      collateral: (collateral - closed).toString(),
+      basisUsdc: (trade.basisUsdc - basisPart).toString(),
+      closeOrderId: null,
+      closeAmount: null,
+    });
+  }
+  const what = kind === "liquidated" ? "liquidated" : full ? "closed" : "reduced";
+  return {
+    kind: kind === "liquidated" ? "liquidated" : "closed",
+    trade,
+    reason: `${what}: ${closed} collateral returned ${sent} USDC (basis ${basisPart}, ${pnl >= 0n ? "profit" : "loss"} ${pnl < 0n ? -pnl : pnl})`,
+  };
+}
+

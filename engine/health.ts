@@ -1,0 +1,87 @@
+/**
+ * Health of the engine for `GET /api/v1/health` (read by the API from the engine tables):
+ * per-worker schedule and outcome, the RPC status the engine last saw, its heartbeat and the
+ * pipeline's permanent failures. Status is `degraded` when a worker's last run failed, the
+ * RPC is unreachable, or the engine's heartbeat is stale.
+ */
+import type pg from "pg";
+import { pipelineHealth } from "./chain/pipeline.js";
+
+/** A heartbeat older than this means the engine is not running. */
+export const HEARTBEAT_STALE_MS = 60_000;
+
+export type WorkerHealth = {
+  name: string;
+  minIntervalSeconds: number;
+  maxIntervalSeconds: number;
+  lastRunAt: string | null;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  runs: number;
+  failures: number;
+  running: boolean;
+  nextRunAt: string | null;
+  healthy: boolean;
+};
+
+export type EngineHealth = {
+  status: "ok" | "degraded";
+  reasons: string[];
+  engine: { running: boolean; heartbeatAt: string | null; startedAt: string | null; pid: number | null; workerIntervalScale: number | null };
+  rpc: { reachable: boolean | null; block: number | null; lastError: string | null; checkedAt: string | null };
+  workers: WorkerHealth[];
+  transactions: Awaited<ReturnType<typeof pipelineHealth>>;
+};
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** Reads the engine's health; works (and answers `degraded`) before the engine ever ran. */
+export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise<EngineHealth> {
+  const exists = await pool.query("SELECT to_regclass('engine.worker_state') IS NOT NULL AS ok");
+  if (!exists.rows[0]?.ok) {
+    return {
+      status: "degraded",
+      reasons: ["engine has not started"],
+      engine: { running: false, heartbeatAt: null, startedAt: null, pid: null, workerIntervalScale: null },
+      rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
+      workers: [],
+      transactions: { counts: {}, failures: [] },
+    };
+  }
+  const { rows } = await pool.query("SELECT * FROM engine.worker_state ORDER BY name");
+  const workers: WorkerHealth[] = rows.map((r) => {
+    const failedLast = r.last_error_at && (!r.last_success_at || r.last_error_at > r.last_success_at);
+    return {
+      name: r.name,
+      minIntervalSeconds: r.min_interval_seconds,
+      maxIntervalSeconds: r.max_interval_seconds,
+      lastRunAt: iso(r.last_run_at),
+      lastSuccessAt: iso(r.last_success_at),
+      lastError: failedLast ? r.last_error : null,
+      lastErrorAt: iso(r.last_error_at),
+      runs: r.runs,
+      failures: r.failures,
+      running: r.running,
+      nextRunAt: iso(r.next_run_at),
+      healthy: !failedLast,
+    };
+  });
+  const state = await pool.query<{ key: string; value: Record<string, unknown>; updated_at: Date }>("SELECT key, value, updated_at FROM engine.state WHERE key IN ('engine', 'rpc')");
+  const engineState = state.rows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
+  const rpcState = state.rows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
+  const heartbeatAt = engineState?.heartbeatAt ?? null;
+  const running = heartbeatAt !== null && now - Date.parse(heartbeatAt) < HEARTBEAT_STALE_MS;
+  const reasons: string[] = [];
+  if (!running) reasons.push("engine is not running (no recent heartbeat)");
+  if (rpcState?.reachable === false) reasons.push(`RPC unreachable: ${rpcState.lastError ?? "no answer"}`);
+  for (const w of workers) if (!w.healthy) reasons.push(`${w.name}: ${w.lastError}`);
+  return {
+    status: reasons.length ? "degraded" : "ok",
+    reasons,
+    engine: { running, heartbeatAt, startedAt: engineState?.startedAt ?? null, pid: engineState?.pid ?? null, workerIntervalScale: engineState?.workerIntervalScale ?? null },
+    rpc: { reachable: rpcState?.reachable ?? null, block: rpcState?.block ?? null, lastError: rpcState?.lastError ?? null, checkedAt: rpcState?.checkedAt ?? null },
+    workers,
+    transactions: await pipelineHealth(pool),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Per-token mandates. The agent launch flow stores a token's charter limits with
+ * `setTokenMandate`; the desk and buyback workers read them with `mandateFor`.
+ */
+import { eq } from "drizzle-orm";
+import { type Address, getAddress } from "viem";
+import type { Config } from "../common/config.js";
+import { type Queryable, tables } from "./db/client.js";
+import { type Mandate, defaultMandate, mergeMandate } from "./decisions/mandate.js";
+
+export async function mandateFor(q: Queryable, config: Pick<Config, "creatorBuybackMinUsdc">, token: Address): Promise<Mandate> {
+  const base = defaultMandate(config.creatorBuybackMinUsdc);
+  const [row] = await q.select().from(tables.tokenMandates).where(eq(tables.tokenMandates.token, getAddress(token)));
+  if (!row) return base;
+  return mergeMandate(base, {
+    deskPairIndex: row.deskPairIndex,
+    maxLeverage: row.maxLeverage === null ? null : BigInt(row.maxLeverage),
+    maxDrawdownBps: row.maxDrawdownBps,
+    takeProfitBps: row.takeProfitBps,
+    buybackMinUsdc: row.buybackMinUsdc === null ? null : BigInt(row.buybackMinUsdc),
+    maxDeskUsdc: row.maxDeskUsdc === null ? null : BigInt(row.maxDeskUsdc),
+  });
+}
+
+/** Launch hook: stores (or replaces) the mandate fields of a token's charter; unset fields keep the defaults. */
+export async function setTokenMandate(q: Queryable, token: Address, m: Partial<Omit<Mandate, "liquidationBufferBps">>): Promise<void> {
+  const values = {
+    token: getAddress(token),
+    deskPairIndex: m.deskPairIndex ?? null,
+    maxLeverage: m.maxLeverage === undefined ? null : m.maxLeverage.toString(),
+    maxDrawdownBps: m.maxDrawdownBps ?? null,
+    takeProfitBps: m.takeProfitBps ?? null,
+    buybackMinUsdc: m.buybackMinUsdc === undefined ? null : m.buybackMinUsdc.toString(),
+    maxDeskUsdc: m.maxDeskUsdc === undefined || m.maxDeskUsdc === null ? null : m.maxDeskUsdc.toString(),
+    updatedAt: new Date(),
+  };
+  await q.insert(tables.tokenMandates).values(values).onConflictDoUpdate({ target: tables.tokenMandates.token, set: values });
+}

@@ -1,0 +1,48 @@
+/**
+ * buyback-engine (`runBuybackCycle`): when the protocol leg holds at least the protocol
+ * buyback minimum (0.5 USDC), swaps all of it to the protocol token along its pool's route
+ * (`swapUsdcForToken`) and burns the whole balance (`burnTokens`). Below the minimum it waits:
+ * the USDC stays pending in the ledger. The legacy WETH accumulator is drained as a fallback,
+ * through the same route from WETH.
+ */
+import { logDecision } from "../agent-log.js";
+import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../buybacks.js";
+import type { EngineContext } from "../context.js";
+import { tables } from "../db/client.js";
+import { LEGACY_WETH_MIN } from "../fees/weth.js";
+import { Legs, consumeLeg, legacyWethBalance, pendingBuybackUsdc } from "../ledger/ledger.js";
+import type { Worker } from "./types.js";
+
+const WORKER = "buyback-engine";
+
+async function startBuyback(ctx: EngineContext, leg: typeof Legs.protocol | typeof Legs.legacyWeth, amount: bigint): Promise<number> {
+  const token = ctx.config.protocolToken!;
+  const currency = leg === Legs.protocol ? "USDC" : "WETH";
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.insert(tables.buybacks).values({ kind: "protocol", token, currencyIn: currency, amountIn: amount.toString(), status: "swapping" }).returning({ id: tables.buybacks.id });
+    await consumeLeg(tx, { leg, token: null, amount, key: `spend:buyback:${row!.id}`, kind: "buyback-spend", currency, data: { buybackId: row!.id } });
+    return row!.id;
+  });
+}
+
+export async function runBuybackCycle(ctx: EngineContext) {
+  const token = ctx.config.protocolToken;
+  if (!token) {
+    await logDecision(ctx.db, { worker: WORKER, decision: "skip", reason: "PROTOCOL_TOKEN_ADDRESS is not configured" });
+    return { skipped: "no protocol token" };
+  }
+  const done: BuybackSummary[] = [];
+  for (const id of await unfinishedBuybacks(ctx, "protocol")) done.push(await executeBuyback(ctx, id, WORKER));
+
+  const pending = await pendingBuybackUsdc(ctx.db);
+  if (pending >= ctx.config.protocolBuybackMinUsdc && pending > 0n) {
+    done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.protocol, pending), WORKER));
+  } else if (pending > 0n) {
+    await logDecision(ctx.db, { worker: WORKER, token, decision: "wait", reason: `pending ${pending} below the protocol buyback minimum ${ctx.config.protocolBuybackMinUsdc}` });
+  }
+  const legacy = await legacyWethBalance(ctx.db);
+  if (legacy >= LEGACY_WETH_MIN) done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.legacyWeth, legacy), WORKER));
+  return { buybacks: done, pendingUsdc: (await pendingBuybackUsdc(ctx.db)).toString() };
+}
+
+export const buybackEngine: Worker = { name: WORKER, minSeconds: 900, maxSeconds: 1800, run: runBuybackCycle };

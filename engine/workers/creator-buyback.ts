@@ -1,0 +1,22 @@
+/**
+ * creator-buyback (`runCreatorBuybackCycle`): drains the creator buyback queue (desk profits
+ * per token) above each token's minimum (`CREATOR_BUYBACK_MIN_USDC` or its mandate's), one
+ * swap and one burn per creator token, along the token pool's route.
+ */
+import { consumeCreatorBuybacksAbove } from "../ledger/ledger.js";
+import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../buybacks.js";
+import type { EngineContext } from "../context.js";
+import { mandateFor } from "../mandates.js";
+import type { Worker } from "./types.js";
+
+const WORKER = "creator-buyback";
+
+export async function runCreatorBuybackCycle(ctx: EngineContext) {
+  const done: BuybackSummary[] = [];
+  for (const id of await unfinishedBuybacks(ctx, "creator")) done.push(await executeBuyback(ctx, id, WORKER));
+  const queued = await consumeCreatorBuybacksAbove(ctx.db, async (token) => (await mandateFor(ctx.db, ctx.config, token)).buybackMinUsdc);
+  for (const q of queued) done.push(await executeBuyback(ctx, q.buybackId, WORKER));
+  return { buybacks: done };
+}
+
+export const creatorBuyback: Worker = { name: WORKER, minSeconds: 600, maxSeconds: 1200, run: runCreatorBuybackCycle };

@@ -1,0 +1,62 @@
+/**
+ * desk-manager (`manageTokenDesks`): for each active enrolled token, in order — skip if
+ * halted; peek its perp USDC; no desk → `decideDeskEntry` (direction from momentum, leverage
+ * capped by volatility and the mandate) and open; desk → grow it (a new trade, or a margin
+ * top-up). Below the notional minimum it waits and the perp USDC stays allocated.
+ */
+import { logDecision } from "../agent-log.js";
+import { freeTradeSlots, PAIR_FEEDS, readPairLimits } from "../chain/perps.js";
+import type { EngineContext } from "../context.js";
+import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js";
+import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
+import { syncDeskTrades } from "../desks/sync.js";
+import { getDesk, tradesOf } from "../desks/trades.js";
+import { peekPerpUsdc } from "../ledger/ledger.js";
+import { mandateFor } from "../mandates.js";
+import { priceWindowFor } from "../prices.js";
+import { listEnrolledTokens } from "../tokens.js";
+import type { Worker } from "./types.js";
+
+const WORKER = "desk-manager";
+
+export async function manageTokenDesks(ctx: EngineContext) {
+  await syncDeskTrades(ctx, WORKER);
+  const actions: { token: string; action: string; reason: string }[] = [];
+  for (const token of await listEnrolledTokens(ctx.db, { activeOnly: true })) {
+    const desk = await getDesk(ctx.db, token.token);
+    if (desk?.halted || token.halted) {
+      actions.push({ token: token.token, action: "skip", reason: `halted: ${desk?.haltReason ?? "halted in the registry"}` });
+      continue;
+    }
+    const perpUsdc = await peekPerpUsdc(ctx.db, token.token);
+    if (perpUsdc <= 0n) continue;
+    const mandate = await mandateFor(ctx.db, ctx.config, token.token);
+    const live = await tradesOf(ctx.db, token.token);
+    const pairIndex = live.length && desk ? desk.pairIndex : mandate.deskPairIndex;
+    const pair = await readPairLimits(ctx, pairIndex);
+    const window = await priceWindowFor(ctx.db, PAIR_FEEDS[pairIndex] ?? "");
+    const deskBasisUsdc = live.reduce((s, t) => s + t.basisUsdc, 0n);
+    const common = { perpUsdc, window, pair, minNotionalUsdc: ctx.config.perpsMinNotionalUsdc, mandate, deskBasisUsdc };
+    if (!live.length) {
+      const d = decideDeskEntry(common);
+      actions.push({ token: token.token, action: d.action, reason: d.reason });
+      if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER });
+      else await logDecision(ctx.db, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
+      continue;
+    }
+    const open = live.filter((t) => t.status === "open" && t.collateral !== null && t.pendingTopup === null);
+    const d = decideDeskIncrease({
+      ...common,
+      side: desk!.side,
+      trades: open.map((t) => ({ id: t.id, collateral: t.collateral!, leverage: t.leverage })),
+      freeSlots: await freeTradeSlots(ctx, pairIndex),
+    });
+    actions.push({ token: token.token, action: d.action, reason: d.reason });
+    if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER });
+    else if (d.action === "top-up") await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER });
+    else await logDecision(ctx.db, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
+  }
+  return { actions };
+}
+
+export const deskManager: Worker = { name: WORKER, minSeconds: 300, maxSeconds: 480, run: manageTokenDesks };

@@ -1,0 +1,73 @@
+/**
+ * desk-risk: drawdown and liquidation proximity per desk. Past a limit the desk is halted
+ * (and its breaching trades reduced); once back within limits it is unhalted. Every halt and
+ * unhalt is recorded with its reason and mirrored onchain (`registry.setHalted`).
+ */
+import { eq } from "drizzle-orm";
+import { type Address, encodeFunctionData } from "viem";
+import { registryAbi } from "../../common/abis/registry.js";
+import { logDecision } from "../agent-log.js";
+import { readPairLimits, readPairPrice } from "../chain/perps.js";
+import type { EngineContext } from "../context.js";
+import { tables } from "../db/client.js";
+import { requiredNotional } from "../decisions/desk-entry.js";
+import { decideDeskRisk } from "../decisions/risk.js";
+import { closeDeskTrade } from "../desks/actions.js";
+import { syncDeskTrades } from "../desks/sync.js";
+import { listDesks, tradesOf } from "../desks/trades.js";
+import { mandateFor } from "../mandates.js";
+import { tokenInfo } from "../tokens.js";
+import type { Worker } from "./types.js";
+
+const WORKER = "desk-risk";
+
+/** Records a halt or unhalt with its reason, then mirrors it in the registry. */
+export async function setDeskHalted(ctx: EngineContext, token: Address, halted: boolean, reason: string, data?: Record<string, unknown>): Promise<void> {
+  const haltId = await ctx.db.transaction(async (tx) => {
+    await tx.update(tables.desks).set({ halted, haltReason: halted ? reason : null, updatedAt: new Date() }).where(eq(tables.desks.token, token));
+    const [row] = await tx.insert(tables.deskHalts).values({ token, halted, reason, data: data ? JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v))) : null }).returning({ id: tables.deskHalts.id });
+    return row!.id;
+  });
+  await logDecision(ctx.db, { worker: WORKER, token, decision: halted ? "desk-halted" : "desk-unhalted", reason, data });
+  const info = await tokenInfo(ctx, token);
+  if (!info.enrolled) return;
+  const outcome = await ctx.pipeline.send({
+    key: `desk-halt:${haltId}`,
+    kind: "registry-halt",
+    worker: WORKER,
+    to: ctx.contract("registry"),
+    data: encodeFunctionData({ abi: registryAbi, functionName: "setHalted", args: [token, halted] }),
+  });
+  await ctx.db.update(tables.deskHalts).set({ intentId: outcome.intent.id }).where(eq(tables.deskHalts.id, haltId));
+  if (outcome.status === "mined") await ctx.db.update(tables.tokens).set({ halted }).where(eq(tables.tokens.token, token));
+}
+
+export async function runDeskRiskCycle(ctx: EngineContext) {
+  await syncDeskTrades(ctx, WORKER);
+  const decisions: { token: string; action: string; reason: string }[] = [];
+  const prices = new Map<number, bigint>();
+  for (const desk of await listDesks(ctx.db)) {
+    const trades = (await tradesOf(ctx.db, desk.token, ["open"])).filter((t) => t.collateral !== null && t.openPrice !== null);
+    if (!trades.length && !desk.halted) continue;
+    if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await readPairPrice(ctx, desk.pairIndex));
+    const mandate = await mandateFor(ctx.db, ctx.config, desk.token);
+    const pair = await readPairLimits(ctx, desk.pairIndex);
+    const d = decideDeskRisk({
+      halted: desk.halted,
+      trades: trades.map((t) => ({ id: t.id, side: t.side, leverage: t.leverage, collateral: t.collateral!, basisUsdc: t.basisUsdc, openPrice: t.openPrice! })),
+      price: prices.get(desk.pairIndex)!,
+      mandate,
+      minNotionalUsdc: requiredNotional(ctx.config.perpsMinNotionalUsdc, pair),
+    });
+    decisions.push({ token: desk.token, action: d.action, reason: d.reason });
+    if (d.action === "halt") await setDeskHalted(ctx, desk.token, true, d.reason, { trades: d.trades });
+    if (d.action === "unhalt") await setDeskHalted(ctx, desk.token, false, d.reason, { trades: d.trades });
+    for (const r of d.reduce) {
+      const trade = trades.find((t) => t.id === r.id);
+      if (trade) await closeDeskTrade(ctx, { trade, amount: r.amount, reason: `risk: ${d.reason}`, worker: WORKER });
+    }
+  }
+  return { decisions };
+}
+
+export const deskRisk: Worker = { name: WORKER, minSeconds: 300, maxSeconds: 600, run: runDeskRiskCycle };

@@ -1,0 +1,107 @@
+/**
+ * fee-claimer (`claimPooledFeesCycle`): round-robin over the active enrolled tokens, a batch
+ * of `CLAIM_BATCH_SIZE` at a time (cursor persisted). For each token of the batch
+ * `collectRewards` moves its LP fees into the fee locker; then `claim(operator, currency)`
+ * sweeps the operator's pooled balance, skipped when it is dust. Attribution (from the
+ * locker's `ClaimedRewards`) and `splitProtocolUsdc` then book every claim into the legs, and
+ * WETH fees are converted to USDC. The batch is stored before its first transaction, so a
+ * crash mid-batch resumes the same batch with the same intents.
+ */
+import { desc, eq, inArray } from "drizzle-orm";
+import { type Address, encodeFunctionData } from "viem";
+import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { logDecision } from "../agent-log.js";
+import type { EngineContext } from "../context.js";
+import { tables } from "../db/client.js";
+import { attributeClaims } from "../fees/attribution.js";
+import { convertWethFees } from "../fees/weth.js";
+import { getState, setState } from "../state.js";
+import { type TokenInfo, refreshTokenCache } from "../tokens.js";
+import type { Worker } from "./types.js";
+
+/** Pooled balances below these stay in the fee locker until they grow. */
+export const CLAIM_MIN_USDC = 10_000n; // 0.01 USDC
+export const CLAIM_MIN_WETH = 10_000_000_000_000n; // 0.00001 WETH
+
+const WORKER = "fee-claimer";
+
+/** The next `size` tokens after the cursor (by enrolment order), wrapping around. */
+export function nextBatch(active: TokenInfo[], cursor: number, size: number): TokenInfo[] {
+  if (!active.length) return [];
+  const sorted = [...active].sort((a, b) => (a.enrolOrder ?? 0) - (b.enrolOrder ?? 0));
+  const start = sorted.findIndex((t) => (t.enrolOrder ?? 0) > cursor);
+  const from = start === -1 ? 0 : start;
+  const batch: TokenInfo[] = [];
+  for (let i = 0; i < Math.min(size, sorted.length); i++) batch.push(sorted[(from + i) % sorted.length]!);
+  return batch;
+}
+
+export async function claimPooledFeesCycle(ctx: EngineContext) {
+  const enrolled = await refreshTokenCache(ctx);
+  const active = enrolled.filter((t) => t.active);
+
+  let [cycle] = await ctx.db
+    .select()
+    .from(tables.claimCycles)
+    .where(inArray(tables.claimCycles.status, ["collecting", "claiming"]))
+    .orderBy(desc(tables.claimCycles.id))
+    .limit(1);
+  if (!cycle && active.length) {
+    const cursor = (await getState<{ enrolOrder: number }>(ctx.db, "claim-cursor"))?.enrolOrder ?? -1;
+    const batch = nextBatch(active, cursor, ctx.config.claimBatchSize);
+    cycle = await ctx.db.transaction(async (tx) => {
+      const [row] = await tx.insert(tables.claimCycles).values({ tokens: batch.map((t) => t.token), status: "collecting" }).returning();
+      await setState(tx, "claim-cursor", { enrolOrder: batch[batch.length - 1]!.enrolOrder });
+      return row!;
+    });
+  }
+
+  const collected: Address[] = [];
+  const claimed: string[] = [];
+  if (cycle) {
+    const id = cycle.id;
+    if (cycle.status === "collecting") {
+      for (const [i, token] of (cycle.tokens as Address[]).entries()) {
+        const outcome = await ctx.pipeline.send({
+          key: `claim-cycle:${id}:collect:${token}`,
+          kind: "collect-rewards",
+          worker: WORKER,
+          to: ctx.contract("lpLocker"),
+          data: encodeFunctionData({ abi: clankerLpLockerAbi, functionName: "collectRewards", args: [token] }),
+        });
+        if (outcome.status === "mined") collected.push(token);
+        else await logDecision(ctx.db, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
+        if (i === 0) ctx.faults.hit("mid-claim-batch");
+      }
+      await ctx.db.update(tables.claimCycles).set({ status: "claiming" }).where(eq(tables.claimCycles.id, id));
+    }
+    for (const [name, currency, min] of [
+      ["usdc", ctx.contract("usdc"), CLAIM_MIN_USDC],
+      ["weth", ctx.contract("weth"), CLAIM_MIN_WETH],
+    ] as const) {
+      const key = `claim-cycle:${id}:claim:${name}`;
+      if (!(await ctx.pipeline.get(key))) {
+        const available = await ctx.publicClient.readContract({ address: ctx.contract("feeLocker"), abi: clankerFeeLockerAbi, functionName: "availableFees", args: [ctx.operator, currency] });
+        if (available < min) continue;
+      }
+      const outcome = await ctx.pipeline.send({
+        key,
+        kind: "claim-fees",
+        worker: WORKER,
+        to: ctx.contract("feeLocker"),
+        data: encodeFunctionData({ abi: clankerFeeLockerAbi, functionName: "claim", args: [ctx.operator, currency] }),
+      });
+      // NoFeesToClaim: someone else's claim swept it first; attribution books it from their ClaimTokens.
+      if (outcome.status === "mined") claimed.push(name);
+    }
+    await ctx.db.update(tables.claimCycles).set({ status: "done", completedAt: new Date() }).where(eq(tables.claimCycles.id, id));
+  }
+
+  const usdc = await attributeClaims(ctx, "USDC");
+  const weth = await attributeClaims(ctx, "WETH");
+  const conversion = await convertWethFees(ctx, WORKER);
+  if (!active.length) await logDecision(ctx.db, { worker: WORKER, decision: "skip", reason: "no enrolled active tokens" });
+  return { cycle: cycle?.id ?? null, batch: cycle?.tokens ?? [], collected, claimed, attributedUsdc: usdc, attributedWeth: weth, conversion: conversion ?? null };
+}
+
+export const feeClaimer: Worker = { name: WORKER, minSeconds: 180, maxSeconds: 300, run: claimPooledFeesCycle };

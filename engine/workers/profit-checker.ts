@@ -1,0 +1,40 @@
+/**
+ * profit-checker: marks each open desk trade to its pair's feed; above the mandate's
+ * take-profit threshold it closes the trade. When the keeper executes the close, the
+ * realised profit is queued as a creator buyback of the token (see `syncDeskTrades`).
+ */
+import { closeDeskTrade } from "../desks/actions.js";
+import { readPairPrice } from "../chain/perps.js";
+import type { EngineContext } from "../context.js";
+import { decideTakeProfit } from "../decisions/profit.js";
+import { syncDeskTrades } from "../desks/sync.js";
+import { tradesWithStatus } from "../desks/trades.js";
+import { mandateFor } from "../mandates.js";
+import type { Worker } from "./types.js";
+
+/** Profits smaller than this are not worth a close (USDC base units). */
+export const MIN_TAKE_PROFIT_USDC = 1_000_000n;
+const WORKER = "profit-checker";
+
+export async function checkDeskProfits(ctx: EngineContext) {
+  const sync = await syncDeskTrades(ctx, WORKER);
+  const prices = new Map<number, bigint>();
+  const closes: { tradeId: number; profit: string }[] = [];
+  for (const trade of await tradesWithStatus(ctx.db, ["open"])) {
+    if (trade.openPrice === null || trade.collateral === null || trade.pendingTopup !== null) continue;
+    if (!prices.has(trade.pairIndex)) prices.set(trade.pairIndex, await readPairPrice(ctx, trade.pairIndex));
+    const mandate = await mandateFor(ctx.db, ctx.config, trade.token);
+    const d = decideTakeProfit({
+      trade: { side: trade.side, leverage: trade.leverage, collateral: trade.collateral, basisUsdc: trade.basisUsdc, openPrice: trade.openPrice },
+      price: prices.get(trade.pairIndex)!,
+      mandate,
+      minProfitUsdc: MIN_TAKE_PROFIT_USDC,
+    });
+    if (d.action !== "close") continue;
+    await closeDeskTrade(ctx, { trade, amount: trade.collateral, reason: `take profit: ${d.reason}`, worker: WORKER });
+    closes.push({ tradeId: trade.id, profit: d.profit.toString() });
+  }
+  return { sync, closes };
+}
+
+export const profitChecker: Worker = { name: WORKER, minSeconds: 12, maxSeconds: 18, run: checkDeskProfits };
