@@ -1,0 +1,111 @@
+/**
+ * HTTP plumbing of the agent routes: the error answer for each domain error (DESIGN.md §7),
+ * plain JSON from the exact parser's values, and the dependencies the routes share.
+ */
+import type { Context } from "hono";
+import type { ZodTypeAny, z } from "zod";
+import type { ReadDb } from "../deps.js";
+import { AgentError } from "../../engine/agents/errors.js";
+import { InferenceError } from "../../engine/agents/inference.js";
+import { WalletKeyError } from "../../engine/agents/keys.js";
+import type { AgentServices } from "../../engine/agents/services.js";
+import { AgentConflictError } from "../../engine/agents/store.js";
+import { EngineError } from "../../engine/errors.js";
+import { ApiError, errorResponse, toHttpError } from "../http/errors.js";
+import { JsonNumber, type JsonValue, exactDecimal } from "../http/json.js";
+import type { RateLimitRule } from "../http/rate-limit.js";
+import { ValidationError, readJsonBody, validate } from "../http/validation.js";
+
+export const DEFAULT_AGENT_RATE_LIMITS = {
+  /** Nonces and sign-ins. */
+  auth: { capacity: 30, refillPerSecond: 0.5 },
+  /** Agent creation and charter changes. */
+  agentWrite: { capacity: 60, refillPerSecond: 1 },
+  /** Launches (each may send transactions). */
+  launch: { capacity: 10, refillPerSecond: 10 / 60 },
+  /** Public agent reads and prospectus pages. */
+  read: { capacity: 120, refillPerSecond: 2 },
+} satisfies Record<string, RateLimitRule>;
+export type AgentRateLimits = Record<keyof typeof DEFAULT_AGENT_RATE_LIMITS, RateLimitRule>;
+
+export type AgentApiDeps = {
+  services: AgentServices;
+  /** Read access to the indexed tables (ponder's `db`), for the prospectus ledger. */
+  db?: ReadDb;
+  rateLimits?: Partial<AgentRateLimits>;
+  now?: () => Date;
+  /** Where unexpected errors are reported (never to the client). */
+  logError?: (error: unknown, context: string) => void;
+};
+
+export const sessionRealm = 'Bearer realm="agents"';
+export const unauthorizedSession = (message: string) => new ApiError(401, message, { "WWW-Authenticate": sessionRealm });
+
+/** The status and message of any error an agent route may throw. */
+export function agentHttpError(error: unknown) {
+  if (error instanceof AgentError) {
+    const status = ({ invalid: 400, "not-found": 404, forbidden: 403, conflict: 409, underfunded: 422, chain: 502 } as const)[error.kind];
+    return { status, message: error.message, headers: {}, unexpected: false };
+  }
+  if (error instanceof AgentConflictError) return { status: 409 as const, message: error.message, headers: {}, unexpected: false };
+  if (error instanceof InferenceError) return { status: 502 as const, message: error.message, headers: {}, unexpected: false };
+  if (error instanceof WalletKeyError) {
+    return { status: 503 as const, message: "agent wallet keys cannot be decrypted: check AGENT_KEY_SECRET", headers: {}, unexpected: true };
+  }
+  if (error instanceof EngineError) {
+    return error.retryable
+      ? { status: 503 as const, message: `the chain or database is unavailable (${error.code}); retry`, headers: {}, unexpected: false }
+      : { status: 502 as const, message: error.message, headers: {}, unexpected: false };
+  }
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === "string" && /^(ECONNREFUSED|57P0[1-3]|08006|08001|3D000)$/.test(code)) {
+    return { status: 503 as const, message: "the database is unavailable; retry", headers: {}, unexpected: true };
+  }
+  return toHttpError(error);
+}
+
+export function onAgentError(deps: AgentApiDeps) {
+  return (error: Error, c: Context) => {
+    const http = agentHttpError(error);
+    if (http.unexpected) (deps.logError ?? ((e, where) => console.error(where, e)))(error, `${c.req.method} ${c.req.path}`);
+    return errorResponse(c, http);
+  };
+}
+
+/**
+ * The exact parser's value as plain JSON: numbers become JS numbers only when the double is
+ * exactly the decimal written (so `28.499999999999999999` is not silently read as 28.5).
+ */
+export function plainJson(value: JsonValue, path = "body"): unknown {
+  if (value instanceof JsonNumber) {
+    const n = Number(value.text);
+    const same = (a: string, b: string) => {
+      const x = exactDecimal(a);
+      const y = exactDecimal(b);
+      const norm = (d: typeof x) => {
+        let digits = d.digits;
+        let scale = d.scale;
+        while (digits !== 0n && digits % 10n === 0n) {
+          digits /= 10n;
+          scale -= 1;
+        }
+        return digits === 0n ? "0" : `${d.negative ? "-" : ""}${digits}e${-scale}`;
+      };
+      return norm(x) === norm(y);
+    };
+    if (!Number.isFinite(n) || !same(value.text, String(n))) throw new ValidationError(`${path}: the number ${value.text} cannot be represented exactly`);
+    return n;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => plainJson(v, `${path}[${i}]`));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: plainJson(v, path === "body" ? k : `${path}.${k}`), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return value;
+}
+
+/** The JSON body, exactly parsed and size-limited, validated against `schema` (400 naming the field otherwise). */
+export async function jsonBody<S extends ZodTypeAny>(c: Context, schema: S): Promise<z.output<S>> {
+  return validate(schema, plainJson(await readJsonBody(c)), "body");
+}

@@ -1,0 +1,212 @@
+/**
+ * The agent endpoints (under /api/v1):
+ *
+ *   POST /agents                        signed in → 201 { id, wallet, owner, status }
+ *   GET  /agents/:id                    public    → the agent (charter, status, wallet, token, launch)
+ *   POST /agents/:id/charter/default    owner     → the default charter
+ *   POST /agents/:id/charter/submit     owner     → a custom charter (the body), validated
+ *   POST /agents/:id/charter/chat       owner     → { messages } → a draft charter + open questions
+ *   POST /agents/:id/charter/launch     owner     → fund-checked launch → 201
+ *
+ * A charter is immutable once the launch has begun (409). A wallet short of funds is a 422
+ * naming the shortfall; a reverted step a 502 with its reason (the agent stays retryable).
+ */
+import { Hono } from "hono";
+import { type Address, getAddress } from "viem";
+import { z } from "zod";
+import { ETH_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
+import { type Charter, charterSchema, defaultCharter } from "../../engine/agents/charter.js";
+import type { ChatMessage } from "../../engine/agents/compiler.js";
+import { AgentError } from "../../engine/agents/errors.js";
+import { launchAgent } from "../../engine/agents/launch.js";
+import { type Agent, createAgent, getAgent, setCharter } from "../../engine/agents/store.js";
+import { MissingConfigError } from "../../common/config.js";
+import { RateLimiter, rateLimit } from "../http/rate-limit.js";
+import { type SessionEnv, requireSession } from "../auth/routes.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError } from "./http.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const text = (field: string, max: number) =>
+  z
+    .string({ invalid_type_error: `${field} must be a string`, required_error: `${field} is required` })
+    .transform((v) => v.trim())
+    .refine((v) => v.length > 0, `${field} must not be empty`)
+    .refine((v) => v.length <= max, `${field} must be at most ${max} characters`)
+    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), `${field} must not contain control characters`);
+
+export const launchBody = z
+  .object({
+    name: text("name", 64),
+    symbol: text("symbol", 32).refine((v) => !/\s/.test(v), "symbol must not contain spaces"),
+    image: z
+      .string({ invalid_type_error: "image must be a string" })
+      .max(2048, "image must be at most 2048 characters")
+      .refine((v) => {
+        if (v === "") return true;
+        try {
+          return ["http:", "https:", "ipfs:"].includes(new URL(v).protocol);
+        } catch {
+          return false;
+        }
+      }, "image must be an http(s) or ipfs URL")
+      .default(""),
+    description: z
+      .string({ invalid_type_error: "description must be a string" })
+      .max(2000, "description must be at most 2000 characters")
+      .transform((v) => v.trim())
+      .default(""),
+    devBuyEth: z
+      .union([z.string(), z.number()], { invalid_type_error: "devBuyEth must be a decimal amount of ETH such as \"0.01\"" })
+      .transform((v, ctx) => {
+        try {
+          return parseDecimal(String(v), ETH_DECIMALS);
+        } catch {
+          ctx.addIssue({ code: "custom", message: "devBuyEth must be a non-negative decimal amount of ETH with at most 18 decimals" });
+          return z.NEVER;
+        }
+      })
+      .refine((wei) => wei <= 100n * 10n ** 18n, "devBuyEth must be at most 100")
+      .default("0"),
+  })
+  .strict();
+
+const chatMessage = z
+  .object({
+    role: z.enum(["user", "assistant", "system"], { errorMap: () => ({ message: "role must be user, assistant or system" }) }),
+    content: z.string({ required_error: "content is required" }).max(4000, "content must be at most 4000 characters"),
+  })
+  .strict();
+export const chatBody = z
+  .object({
+    messages: z.array(chatMessage).min(1, "messages must not be empty").max(50, "at most 50 messages").optional(),
+    message: z.string().min(1).max(4000).optional(),
+  })
+  .strict()
+  .refine((b) => (b.messages === undefined) !== (b.message === undefined), "give messages (a conversation) or message (one text), not both")
+  .transform((b): ChatMessage[] => b.messages ?? [{ role: "user", content: b.message! }]);
+
+/** The public JSON of an agent (never its key). */
+export function agentJson(agent: Agent) {
+  const launch = agent.launch;
+  return {
+    id: agent.id,
+    owner: agent.owner,
+    wallet: agent.wallet,
+    status: agent.status,
+    statusReason: agent.statusReason,
+    charter: agent.charter,
+    charterHash: agent.charterHash,
+    charterSource: agent.charterSource,
+    token: agent.token,
+    poolId: agent.poolId,
+    launch: launch
+      ? {
+          name: launch.name,
+          symbol: launch.symbol,
+          image: launch.image,
+          description: launch.description,
+          devBuyEth: formatDecimal(launch.devBuyWei, ETH_DECIMALS),
+          attempt: agent.launchAttempt,
+          txs: { platformFee: agent.feeTx, deploy: agent.deployTx, devBuy: agent.devBuyTx, enroll: agent.enrollTx },
+        }
+      : null,
+    prospectus: `/p/${agent.id}`,
+    createdAt: agent.createdAt.toISOString(),
+    updatedAt: agent.updatedAt.toISOString(),
+    launchedAt: agent.launchedAt?.toISOString() ?? null,
+  };
+}
+
+const charterJson = (agent: Agent) => ({
+  id: agent.id,
+  status: agent.status,
+  charter: agent.charter as Charter,
+  charterHash: agent.charterHash,
+  charterSource: agent.charterSource,
+});
+
+export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
+  const app = new Hono<SessionEnv>();
+  app.onError(onAgentError(deps));
+  const limits = { ...DEFAULT_AGENT_RATE_LIMITS, ...deps.rateLimits };
+  const write = rateLimit(new RateLimiter(limits.agentWrite));
+  const launching = rateLimit(new RateLimiter(limits.launch));
+  const read = rateLimit(new RateLimiter(limits.read));
+  const session = requireSession(deps);
+  const s = deps.services;
+
+  async function load(id: string): Promise<Agent> {
+    if (!UUID.test(id)) throw new AgentError("invalid", "expected an agent id (a UUID)");
+    await s.ready();
+    const agent = await getAgent(s.pool, id);
+    if (!agent) throw new AgentError("not-found", `no agent ${id}`);
+    return agent;
+  }
+  async function owned(id: string, caller: Address): Promise<Agent> {
+    const agent = await load(id);
+    if (agent.owner !== getAddress(caller)) throw new AgentError("forbidden", "only the agent's owner may do this");
+    return agent;
+  }
+  const defaults = () => defaultCharter({ buybackMinUsdc: s.config.creatorBuybackMinUsdc });
+
+  app.post("/agents", write, session, async (c) => {
+    if (!s.config.agentKeySecret) throw new MissingConfigError("AGENT_KEY_SECRET");
+    await s.ready();
+    const agent = await createAgent(s.pool, { owner: c.get("session").address, secret: s.config.agentKeySecret });
+    return c.json({ id: agent.id, wallet: agent.wallet, owner: agent.owner, status: agent.status }, 201);
+  });
+
+  app.get("/agents/:id", read, async (c) => c.json(agentJson(await load(c.req.param("id")))));
+
+  app.post("/agents/:id/charter/default", write, session, async (c) => {
+    const agent = await owned(c.req.param("id"), c.get("session").address);
+    return c.json(charterJson(await setCharter(s.pool, agent.id, defaults(), "default")));
+  });
+
+  app.post("/agents/:id/charter/submit", write, session, async (c) => {
+    const agent = await owned(c.req.param("id"), c.get("session").address);
+    const charter = await jsonBody(c, charterSchema);
+    return c.json(charterJson(await setCharter(s.pool, agent.id, charter, "submit")));
+  });
+
+  app.post("/agents/:id/charter/chat", write, session, async (c) => {
+    const agent = await owned(c.req.param("id"), c.get("session").address);
+    const messages = await jsonBody(c, chatBody);
+    const compiled = await s.compiler.compile(messages, defaults());
+    const saved = await setCharter(s.pool, agent.id, compiled.charter, "chat");
+    return c.json({
+      ...charterJson(saved),
+      questions: compiled.questions,
+      ready: compiled.questions.length === 0,
+      understood: compiled.understood,
+      source: s.compiler.source,
+    });
+  });
+
+  app.post("/agents/:id/charter/launch", launching, session, async (c) => {
+    const agent = await owned(c.req.param("id"), c.get("session").address);
+    const body = await jsonBody(c, launchBody);
+    const result = await launchAgent(s, agent.id, {
+      name: body.name,
+      symbol: body.symbol,
+      image: body.image,
+      description: body.description,
+      devBuyWei: body.devBuyEth,
+    });
+    return c.json(
+      {
+        id: result.agent.id,
+        status: result.agent.status,
+        wallet: result.agent.wallet,
+        token: result.token,
+        poolId: result.poolId,
+        charterHash: result.agent.charterHash,
+        txs: result.txs,
+        prospectus: `/p/${result.agent.id}`,
+      },
+      201,
+    );
+  });
+  return app;
+}

@@ -1,0 +1,102 @@
+/**
+ * Sign-In with Ethereum routes and the session guard of the agent endpoints.
+ *
+ *   GET  /auth/nonce   → { nonce, expiresAt }            single use, valid 5 minutes
+ *   POST /auth/verify  { message, signature } → { token, address, chainId, expiresAt }
+ *   POST /auth/logout  (Authorization: Bearer <token>) → 204
+ *
+ * Verify checks the message's domain (this server's host), URI, chain ID, version and times,
+ * that the nonce is one we issued, unused and unexpired, and the signature through the chain
+ * (viem's `verifySiweMessage`: ECDSA for accounts, ERC-1271 / ERC-6492 for smart-contract
+ * wallets). Every rejection is a 401 with its reason; only then is the nonce consumed.
+ */
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type Hex, isHex } from "viem";
+import { z } from "zod";
+import { classifyError } from "../../engine/errors.js";
+import { RateLimiter, rateLimit } from "../http/rate-limit.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError, unauthorizedSession } from "../agents/http.js";
+import { type Session, consumeNonce, createSession, findSession, issueNonce, nonceState, revokeSession } from "./sessions.js";
+import { checkSiweMessage, sessionExpiry } from "./siwe.js";
+
+export type SessionEnv = { Variables: { session: Session } };
+
+const verifyBody = z
+  .object({
+    message: z.string().min(1, "message must not be empty").max(4096, "message must be at most 4096 characters"),
+    signature: z
+      .string()
+      .max(100_000, "signature too long")
+      .refine((v) => isHex(v) && v.length > 2, "signature must be 0x-prefixed hex"),
+  })
+  .strict();
+
+/** The host the client reached (the SIWE domain it must sign for). */
+export const requestDomain = (c: Context) => new URL(c.req.url).host;
+
+const bearer = (c: Context) => /^Bearer\s+([A-Za-z0-9_-]{20,200})\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
+
+/** Requires a live session; sets `session`. */
+export function requireSession(deps: AgentApiDeps): MiddlewareHandler<SessionEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (!header) throw unauthorizedSession("sign in first: Authorization: Bearer <session token> (GET /api/v1/auth/nonce, POST /api/v1/auth/verify)");
+    const token = bearer(c);
+    if (!token) throw unauthorizedSession("expected Authorization: Bearer <session token>");
+    await deps.services.ready();
+    const session = await findSession(deps.services.pool, token, deps.now?.() ?? new Date());
+    if (!session) throw unauthorizedSession("invalid or expired session: sign in again");
+    c.set("session", session);
+    await next();
+  };
+}
+
+export function authRoutes(deps: AgentApiDeps): Hono {
+  const app = new Hono();
+  app.onError(onAgentError(deps));
+  const limits = { ...DEFAULT_AGENT_RATE_LIMITS, ...deps.rateLimits };
+  const limited = rateLimit(new RateLimiter(limits.auth));
+  const now = () => deps.now?.() ?? new Date();
+
+  app.get("/auth/nonce", limited, async (c) => {
+    await deps.services.ready();
+    const { nonce, expiresAt } = await issueNonce(deps.services.pool, now());
+    c.header("Cache-Control", "no-store");
+    return c.json({ nonce, expiresAt: expiresAt.toISOString(), domain: requestDomain(c), chainId: deps.services.config.chainId });
+  });
+
+  app.post("/auth/verify", limited, async (c) => {
+    const body = await jsonBody(c, verifyBody);
+    const { pool, config, publicClient } = deps.services;
+    await deps.services.ready();
+    const at = now();
+    const checked = checkSiweMessage(body.message, { domain: requestDomain(c), chainId: config.chainId, now: at });
+    if (!checked.ok) throw unauthorizedSession(checked.reason);
+    const message = checked.message;
+    const state = await nonceState(pool, message.nonce, at);
+    if (state === "unknown") throw unauthorizedSession("unknown nonce: get one from GET /api/v1/auth/nonce");
+    if (state === "used") throw unauthorizedSession("nonce already used");
+    if (state === "expired") throw unauthorizedSession("nonce expired: get a new one");
+    let valid = false;
+    try {
+      valid = await publicClient.verifySiweMessage({ message: body.message, signature: body.signature as Hex, time: at });
+    } catch (error) {
+      // An unreachable chain is not a bad signature.
+      const e = classifyError(error);
+      if (e.retryable) throw e;
+      valid = false;
+    }
+    if (!valid) throw unauthorizedSession("invalid signature");
+    if (!(await consumeNonce(pool, message.nonce, message.address, at))) throw unauthorizedSession("nonce already used");
+    const expiresAt = sessionExpiry(message, at);
+    const token = await createSession(pool, { address: message.address, chainId: message.chainId, nonce: message.nonce, expiresAt });
+    c.header("Cache-Control", "no-store");
+    return c.json({ token, address: message.address, chainId: message.chainId, expiresAt: expiresAt.toISOString() });
+  });
+
+  app.post("/auth/logout", limited, requireSession(deps), async (c) => {
+    await revokeSession(deps.services.pool, bearer(c)!);
+    return c.body(null, 204);
+  });
+  return app;
+}
