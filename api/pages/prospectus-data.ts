@@ -1,0 +1,135 @@
+/**
+ * What the prospectus page shows, read in one pass: the agent and its charter (engine
+ * tables), the token, its enrolment with the onchain charter hash, its ledger (fees in by
+ * leg, buybacks, burns and daily burns, desk PnL) from the indexed tables, and the agent log.
+ * Without the indexed tables (or before the indexer has seen the token) the ledger is empty.
+ */
+import { and, desc, eq, gte } from "drizzle-orm";
+import { type Address, type Hex, getAddress, isAddress } from "viem";
+import { burnDaily, enrollment, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
+import { type Mandate } from "../../engine/decisions/mandate.js";
+import { type Strategy, charterMandate } from "../../engine/agents/charter.js";
+import { type AgentLogEntry, agentLog } from "../../engine/agents/log.js";
+import { type Agent, getAgent, getAgentByToken } from "../../engine/agents/store.js";
+import type { AgentServices } from "../../engine/agents/services.js";
+import type { ReadDb } from "../deps.js";
+import { createEnginePort } from "../engine-port.js";
+import { type BurnRow, listBurns } from "../read/burns.js";
+import { type BuybackRow, listBuybacks } from "../read/buybacks.js";
+import { type DeskView, deskContext, listDesks } from "../read/desks.js";
+
+export const LOG_ENTRIES = 50;
+export const RECENT_ROWS = 10;
+export const CHART_DAYS = 30;
+
+export type LedgerView = {
+  fees: { toOperatorUsdc: bigint; protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; creatorUsdc: bigint };
+  buybacks: { count: number; usdcIn: bigint; tokensBought: bigint; recent: BuybackRow[] };
+  burns: { count: number; burned: bigint; recent: BurnRow[]; daily: { day: bigint; burned: bigint }[] };
+  desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[] };
+};
+
+export type ProspectusData = {
+  agent: Agent;
+  mandate: (Mandate & { strategy: Strategy }) | null;
+  token: { address: Address; name: string; symbol: string; image: string; description: string } | null;
+  enrollment: { charterHash: Hex; active: boolean; halted: boolean; protocolBps: number; assetBps: number; perpBps: number; creatorBps: number } | null;
+  /** Null when the indexed tables are not reachable. */
+  ledger: LedgerView | null;
+  log: AgentLogEntry[];
+  now: Date;
+};
+
+/** The agent named by an id or by its token's address. */
+export async function findAgent(services: AgentServices, idOrToken: string): Promise<Agent | undefined> {
+  await services.ready();
+  if (isAddress(idOrToken, { strict: false })) return getAgentByToken(services.pool, getAddress(idOrToken));
+  return getAgent(services.pool, idOrToken);
+}
+
+function descriptionOf(metadata: string | undefined, fallback: string): string {
+  if (!metadata) return fallback;
+  try {
+    const parsed = JSON.parse(metadata) as { description?: unknown };
+    return typeof parsed.description === "string" ? parsed.description : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+async function readLedger(db: ReadDb, services: AgentServices, token: Address, now: Date): Promise<{ ledger: LedgerView; tokenRow: typeof tokenTable.$inferSelect | undefined; enrolled: typeof enrollment.$inferSelect | undefined }> {
+  const hex = token.toLowerCase() as Hex;
+  const since = BigInt(Math.floor(now.getTime() / 1000)) - BigInt(CHART_DAYS) * 86_400n;
+  const engine = createEnginePort(services.pool);
+  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx] = await Promise.all([
+    db.select().from(tokenTable).where(eq(tokenTable.address, hex)),
+    db.select().from(enrollment).where(eq(enrollment.token, hex)),
+    db.select().from(tokenTotals).where(eq(tokenTotals.token, hex)),
+    listBuybacks(db, { filter: { token: hex }, order: "NEWEST", limit: RECENT_ROWS }),
+    listBurns(db, { filter: { token: hex }, order: "NEWEST", limit: RECENT_ROWS }),
+    db
+      .select({ day: burnDaily.day, burned: burnDaily.burned })
+      .from(burnDaily)
+      .where(and(eq(burnDaily.token, hex), gte(burnDaily.day, (since / 86_400n) * 86_400n)))
+      .orderBy(desc(burnDaily.day))
+      .limit(CHART_DAYS + 1),
+    deskContext(db, engine),
+  ]);
+  const desks = await listDesks(db, ctx, { filter: { token }, limit: RECENT_ROWS });
+  const views: DeskView[] = desks.rows;
+  const unrealised = views.filter((v) => v.status === "open");
+  return {
+    tokenRow,
+    enrolled,
+    ledger: {
+      fees: {
+        toOperatorUsdc: totals?.feesToOperatorUsdc ?? 0n,
+        protocolUsdc: totals?.protocolLegUsdc ?? 0n,
+        assetUsdc: totals?.assetLegUsdc ?? 0n,
+        perpUsdc: totals?.perpLegUsdc ?? 0n,
+        creatorUsdc: totals?.creatorLegUsdc ?? 0n,
+      },
+      buybacks: { count: totals?.buybacks ?? 0, usdcIn: totals?.buybackUsdc ?? 0n, tokensBought: totals?.tokensBought ?? 0n, recent: buybacks.rows },
+      burns: { count: totals?.burns ?? 0, burned: totals?.burned ?? 0n, recent: burns.rows, daily: [...daily].reverse() },
+      desk: {
+        realisedPnlUsdc: views.reduce((a, v) => a + v.realisedPnl, 0n),
+        unrealisedPnlUsdc: unrealised.length === 0 ? 0n : unrealised.some((v) => v.unrealisedPnl === null) ? null : unrealised.reduce((a, v) => a + v.unrealisedPnl!, 0n),
+        trades: views,
+      },
+    },
+  };
+}
+
+export async function loadProspectus(services: AgentServices, db: ReadDb | undefined, agent: Agent, now = new Date()): Promise<ProspectusData> {
+  const log = await agentLog(services.pool, { agentId: agent.id, token: agent.token, limit: LOG_ENTRIES });
+  const launch = agent.launch;
+  let token: ProspectusData["token"] = agent.token && launch
+    ? { address: agent.token, name: launch.name, symbol: launch.symbol, image: launch.image, description: launch.description }
+    : null;
+  let enrolled: ProspectusData["enrollment"] = null;
+  let ledger: LedgerView | null = null;
+  if (agent.token && db) {
+    try {
+      const read = await readLedger(db, services, agent.token, now);
+      ledger = read.ledger;
+      if (read.tokenRow) {
+        token = {
+          address: getAddress(read.tokenRow.address),
+          name: read.tokenRow.name,
+          symbol: read.tokenRow.symbol,
+          image: read.tokenRow.image,
+          description: descriptionOf(read.tokenRow.metadata, token?.description ?? ""),
+        };
+      }
+      if (read.enrolled) {
+        const e = read.enrolled;
+        enrolled = { charterHash: e.charterHash, active: e.active, halted: e.halted, protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps };
+      }
+    } catch (error) {
+      // The indexed tables are unreachable (or not created yet): show the page without a ledger.
+      services.log.warn({ err: (error as Error).message }, "prospectus ledger unavailable");
+      ledger = null;
+    }
+  }
+  return { agent, mandate: agent.charter ? charterMandate(agent.charter) : null, token, enrollment: enrolled, ledger, log, now };
+}

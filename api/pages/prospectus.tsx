@@ -1,0 +1,320 @@
+/**
+ * The public prospectus page of an agent (`GET /p/:idOrToken`): mandate, rules with the
+ * onchain charter hash, ledger (fees in by leg, buybacks, burns with a chart of burns per
+ * day, desk PnL) and the agent log. Server-rendered with hono/jsx, no script at all: every
+ * user-supplied text (name, symbol, persona, description, reasons) is a text node or an
+ * attribute value, which hono/jsx escapes; the response's CSP forbids scripts besides.
+ */
+import type { FC } from "hono/jsx";
+import { formatDecimal } from "../../common/money.js";
+import { PERPS_PRECISION } from "../../common/abis/perps.js";
+import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
+import { canonicalJson } from "../../engine/agents/charter.js";
+import { CHART_DAYS, type ProspectusData } from "./prospectus-data.js";
+
+/** Content-Security-Policy of the page: no scripts, no frames, no forms. */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Thousands separators on the whole part of an exact decimal string. */
+function group(decimal: string): string {
+  const [whole, fraction] = decimal.split(".");
+  const sign = whole!.startsWith("-") ? "-" : "";
+  const digits = whole!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${sign}${digits}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** USDC, exact, grouped: "1,234.5". */
+export const showUsdc = (v: bigint) => group(formatDecimal(v, 6));
+/** Token amounts (18 decimals) rounded down to 2 decimals, grouped. */
+export const showTokens = (v: bigint) => group(formatDecimal((v / 10n ** 16n) * 10n ** 16n, 18));
+export const showPct = (bps: number) => `${formatDecimal(BigInt(bps), 2)}%`;
+const showLeverage = (v: bigint) => `${formatDecimal(v, 10)}x`;
+const shortHex = (h: string) => `${h.slice(0, 10)}…${h.slice(-8)}`;
+const isoDay = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString().slice(0, 10);
+
+const STYLE = `
+body{font:15px/1.5 system-ui,sans-serif;margin:0;background:#0f1115;color:#e6e6e6}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1{margin:0 0 4px;font-size:28px;word-break:break-word}h2{margin:32px 0 8px;font-size:19px;border-bottom:1px solid #2a2f3a;padding-bottom:4px}
+.muted{color:#9aa3b2}.badge{display:inline-block;padding:1px 8px;border-radius:10px;background:#2a2f3a;font-size:13px;margin-left:6px}
+.ok{background:#1f4d2e}.warn{background:#5a4410}.bad{background:#5a1c1c}
+table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #22262f;vertical-align:top}
+th{color:#9aa3b2;font-weight:500}td.num{text-align:right;font-variant-numeric:tabular-nums}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{color:#9aa3b2}dd{margin:0;word-break:break-word}
+code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{white-space:pre-wrap;word-break:break-all;background:#161a21;padding:12px;border-radius:6px}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px}.card{background:#161a21;border-radius:8px;padding:12px}
+.card .v{font-size:20px;font-variant-numeric:tabular-nums}img.logo{width:64px;height:64px;border-radius:12px;object-fit:cover;float:right}
+`;
+
+const Figure: FC<{ label: string; id: string; value: string; unit?: string }> = ({ label, id, value, unit }) => (
+  <div class="card" data-figure={id}>
+    <div class="muted">{label}</div>
+    <div class="v">
+      {value}
+      {unit ? <span class="muted"> {unit}</span> : null}
+    </div>
+  </div>
+);
+
+/** Bars of tokens burned per UTC day over the last CHART_DAYS days (inline SVG). */
+export const BurnChart: FC<{ daily: { day: bigint; burned: bigint }[]; now: Date }> = ({ daily, now }) => {
+  const today = BigInt(Math.floor(now.getTime() / 86_400_000)) * 86_400n;
+  const byDay = new Map(daily.map((d) => [d.day, d.burned]));
+  const days = Array.from({ length: CHART_DAYS }, (_, i) => today - BigInt(CHART_DAYS - 1 - i) * 86_400n);
+  const max = days.reduce((m, d) => ((byDay.get(d) ?? 0n) > m ? byDay.get(d)! : m), 0n);
+  const width = 600;
+  const height = 120;
+  const slot = width / CHART_DAYS;
+  return (
+    <svg role="img" aria-label={`Tokens burned per day, last ${CHART_DAYS} days`} viewBox={`0 0 ${width} ${height + 18}`} width="100%" data-chart="burns">
+      <line x1="0" y1={height} x2={width} y2={height} stroke="#2a2f3a" />
+      {days.map((day, i) => {
+        const burned = byDay.get(day) ?? 0n;
+        const h = max === 0n ? 0 : Math.max(burned > 0n ? 2 : 0, (Number((burned * 10_000n) / max) / 10_000) * (height - 4));
+        return (
+          <rect x={(i * slot + 1).toFixed(1)} y={(height - h).toFixed(1)} width={(slot - 2).toFixed(1)} height={h.toFixed(1)} fill="#e0663a" data-day={isoDay(day)}>
+            <title>{`${isoDay(day)}: ${showTokens(burned)} burned`}</title>
+          </rect>
+        );
+      })}
+      <text x="0" y={height + 14} fill="#9aa3b2" font-size="11">{isoDay(days[0]!)}</text>
+      <text x={width} y={height + 14} fill="#9aa3b2" font-size="11" text-anchor="end">{isoDay(days[days.length - 1]!)}</text>
+    </svg>
+  );
+};
+
+const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
+  const l = data.ledger;
+  if (!data.agent.token) return <p class="muted">No token yet: the ledger starts at launch.</p>;
+  if (!l) return <p class="muted">The ledger is not available right now (the indexer has not caught up); it fills in as the chain is indexed.</p>;
+  const symbol = data.token?.symbol ?? "tokens";
+  return (
+    <div>
+      <h3>Fees in, by leg</h3>
+      <table data-table="fees">
+        <tr>
+          <th>Leg</th>
+          <th class="num">USDC</th>
+        </tr>
+        <tr data-leg="protocol"><td>Protocol token (tithe)</td><td class="num">{showUsdc(l.fees.protocolUsdc)}</td></tr>
+        <tr data-leg="asset"><td>Secondary asset</td><td class="num">{showUsdc(l.fees.assetUsdc)}</td></tr>
+        <tr data-leg="perp"><td>Perp desk</td><td class="num">{showUsdc(l.fees.perpUsdc)}</td></tr>
+        <tr data-leg="creator"><td>Creator</td><td class="num">{showUsdc(l.fees.creatorUsdc)}</td></tr>
+        <tr data-leg="total">
+          <th>Total</th>
+          <th class="num">{showUsdc(l.fees.protocolUsdc + l.fees.assetUsdc + l.fees.perpUsdc + l.fees.creatorUsdc)}</th>
+        </tr>
+      </table>
+      <div class="cols" style="margin-top:12px">
+        <Figure label="Buybacks" id="buybacks" value={String(l.buybacks.count)} />
+        <Figure label="Spent on buybacks" id="buyback-usdc" value={showUsdc(l.buybacks.usdcIn)} unit="USDC" />
+        <Figure label="Bought back" id="bought" value={showTokens(l.buybacks.tokensBought)} unit={symbol} />
+        <Figure label="Burned" id="burned" value={showTokens(l.burns.burned)} unit={symbol} />
+        <Figure label="Desk PnL (realised)" id="desk-realised" value={showUsdc(l.desk.realisedPnlUsdc)} unit="USDC" />
+        <Figure label="Desk PnL (open)" id="desk-unrealised" value={l.desk.unrealisedPnlUsdc === null ? "—" : showUsdc(l.desk.unrealisedPnlUsdc)} unit="USDC" />
+      </div>
+      <h3>Burns over time</h3>
+      <BurnChart daily={l.burns.daily} now={data.now} />
+      <h3>Recent burns</h3>
+      {l.burns.recent.length === 0 ? (
+        <p class="muted">No burns yet.</p>
+      ) : (
+        <table data-table="burns">
+          <tr><th>Time</th><th>Kind</th><th class="num">{symbol}</th><th>Transaction</th></tr>
+          {l.burns.recent.map((b) => (
+            <tr>
+              <td>{new Date(Number(b.timestamp) * 1000).toISOString().replace(".000Z", "Z")}</td>
+              <td>{b.kind}</td>
+              <td class="num">{showTokens(b.amount)}</td>
+              <td><code>{shortHex(b.txHash)}</code></td>
+            </tr>
+          ))}
+        </table>
+      )}
+      <h3>Recent buybacks</h3>
+      {l.buybacks.recent.length === 0 ? (
+        <p class="muted">No buybacks yet.</p>
+      ) : (
+        <table data-table="buybacks">
+          <tr><th>Time</th><th>Kind</th><th class="num">USDC in</th><th class="num">{symbol} bought</th><th>Transaction</th></tr>
+          {l.buybacks.recent.map((b) => (
+            <tr>
+              <td>{new Date(Number(b.timestamp) * 1000).toISOString().replace(".000Z", "Z")}</td>
+              <td>{b.kind}</td>
+              <td class="num">{showUsdc(b.usdcIn)}</td>
+              <td class="num">{showTokens(b.tokensBought)}</td>
+              <td><code>{shortHex(b.txHash)}</code></td>
+            </tr>
+          ))}
+        </table>
+      )}
+      {l.desk.trades.length ? (
+        <div>
+          <h3>Desk</h3>
+          <table data-table="desk">
+            <tr><th>Side</th><th>Status</th><th class="num">Collateral</th><th class="num">Leverage</th><th class="num">Realised PnL</th><th class="num">Open PnL</th></tr>
+            {l.desk.trades.map((t) => (
+              <tr>
+                <td>{t.side}</td>
+                <td>{t.halted ? `${t.status} (halted)` : t.status}</td>
+                <td class="num">{showUsdc(t.collateral)}</td>
+                <td class="num">{showLeverage(t.leverage)}</td>
+                <td class="num">{showUsdc(t.realisedPnl)}</td>
+                <td class="num">{t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}</td>
+              </tr>
+            ))}
+          </table>
+        </div>
+      ) : null}
+    </div>
+  );
+};
+
+export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
+  const { agent, token, mandate, enrollment } = data;
+  const charter = agent.charter;
+  const title = token ? `${token.name} (${token.symbol})` : charter ? charter.persona.name : "Agent";
+  const statusClass = agent.status === "running" ? "ok" : agent.status === "failed" ? "bad" : "warn";
+  const hashMatches = enrollment && agent.charterHash && enrollment.charterHash.toLowerCase() === agent.charterHash.toLowerCase();
+  const image = token?.image && /^https?:\/\//i.test(token.image) ? token.image : null;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} — prospectus`}</title>
+        <style>{STYLE}</style>
+      </head>
+      <body>
+        <main>
+          {image ? <img class="logo" src={image} alt="" referrerpolicy="no-referrer" /> : null}
+          <h1 data-field="title">{title}</h1>
+          <div class="muted">
+            Agent <code>{agent.id}</code>
+            <span class={`badge ${statusClass}`} data-field="status">{agent.status}</span>
+          </div>
+          {agent.statusReason ? <p class="muted" data-field="status-reason">{agent.statusReason}</p> : null}
+          {token?.description ? <p data-field="description">{token.description}</p> : null}
+          <dl style="margin-top:12px">
+            <dt>Token</dt>
+            <dd><code data-field="token">{token?.address ?? "not launched"}</code></dd>
+            <dt>Agent wallet</dt>
+            <dd><code data-field="wallet">{agent.wallet}</code></dd>
+            <dt>Creator</dt>
+            <dd><code data-field="owner">{agent.owner}</code></dd>
+          </dl>
+
+          <h2>Persona</h2>
+          {charter ? (
+            <dl>
+              <dt>Name</dt>
+              <dd data-field="persona-name">{charter.persona.name}</dd>
+              <dt>Voice</dt>
+              <dd data-field="persona-voice">{charter.persona.voice || "—"}</dd>
+              <dt>Engine</dt>
+              <dd data-field="strategy">{charter.engine.strategy}</dd>
+            </dl>
+          ) : (
+            <p class="muted">No charter yet.</p>
+          )}
+
+          <h2>Mandate</h2>
+          {charter && mandate ? (
+            <dl data-section="mandate">
+              <dt>Fee split</dt>
+              <dd data-field="split">
+                {`protocol ${showPct(PROTOCOL_REWARD_BPS)} · asset ${showPct(Math.round(charter.mandate.split.assetPct * 100))} · perp desk ${showPct(Math.round(charter.mandate.split.perpPct * 100))} · creator ${showPct(Math.round(charter.mandate.split.creatorPct * 100))}`}
+              </dd>
+              <dt>Desk market</dt>
+              <dd data-field="market">{charter.mandate.desk.market}</dd>
+              <dt>Max leverage</dt>
+              <dd data-field="max-leverage">{showLeverage(mandate.maxLeverage)}</dd>
+              <dt>Drawdown halt</dt>
+              <dd data-field="max-drawdown">{showPct(mandate.maxDrawdownBps)}</dd>
+              <dt>Take profit</dt>
+              <dd data-field="take-profit">{showPct(mandate.takeProfitBps)}</dd>
+              <dt>Buyback minimum</dt>
+              <dd data-field="buyback-min">{`${showUsdc(mandate.buybackMinUsdc)} USDC`}</dd>
+            </dl>
+          ) : (
+            <p class="muted">No mandate yet.</p>
+          )}
+
+          <h2>Rules</h2>
+          <dl data-section="rules">
+            <dt>Charter hash</dt>
+            <dd><code data-field="charter-hash">{agent.charterHash ?? "—"}</code></dd>
+            <dt>Onchain (registry)</dt>
+            <dd>
+              <code data-field="onchain-charter-hash">{enrollment?.charterHash ?? "not enrolled yet"}</code>
+              {enrollment ? <span class={`badge ${hashMatches ? "ok" : "bad"}`}>{hashMatches ? "matches the charter" : "differs from the charter"}</span> : null}
+            </dd>
+            <dt>Locked split</dt>
+            <dd data-field="locked-split">
+              {enrollment
+                ? `${enrollment.protocolBps} / ${enrollment.assetBps} / ${enrollment.perpBps} / ${enrollment.creatorBps} bps (protocol / asset / perp / creator)`
+                : "locked at enrolment"}
+            </dd>
+            <dt>Registry state</dt>
+            <dd data-field="registry-state">{enrollment ? `${enrollment.active ? "active" : "inactive"}${enrollment.halted ? ", halted" : ""}` : "—"}</dd>
+            <dt>Immutability</dt>
+            <dd>The charter cannot change once the launch has begun; its hash is stored in the registry.</dd>
+          </dl>
+
+          <h2>Ledger</h2>
+          <Ledger data={data} />
+
+          <h2>Agent log</h2>
+          {data.log.length === 0 ? (
+            <p class="muted">No entries yet.</p>
+          ) : (
+            <table data-table="log">
+              <tr><th>Time</th><th>Worker</th><th>Decision</th><th>Reason</th></tr>
+              {data.log.map((e) => (
+                <tr data-decision={e.decision}>
+                  <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
+                  <td>{e.worker}</td>
+                  <td>{e.decision}</td>
+                  <td>{e.reason}</td>
+                </tr>
+              ))}
+            </table>
+          )}
+
+          {charter ? (
+            <div>
+              <h2>Charter</h2>
+              <pre data-field="charter-json">{canonicalJson(charter)}</pre>
+            </div>
+          ) : null}
+          <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact. Perps leverage precision 1e{String(PERPS_PRECISION).length - 1}.</p>
+        </main>
+      </body>
+    </html>
+  );
+};
+
+/** The page as an HTML document. */
+export async function renderProspectus(data: ProspectusData): Promise<string> {
+  return `<!DOCTYPE html>${await (<ProspectusPage data={data} />).toString()}`;
+}
+
+export const NotFoundPage: FC<{ what: string }> = ({ what }) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <title>Not found</title>
+      <style>{STYLE}</style>
+    </head>
+    <body>
+      <main>
+        <h1>Not found</h1>
+        <p class="muted">{`No agent ${what}.`}</p>
+      </main>
+    </body>
+  </html>
+);
+
+export async function renderNotFound(what: string): Promise<string> {
+  return `<!DOCTYPE html>${await (<NotFoundPage what={what} />).toString()}`;
+}
