@@ -1,24 +1,41 @@
 /**
- * The HTTP interface, served by ponder's server: the REST shim under /api/v1 and GraphQL
- * at /graphql. Every error is `{ "error": "..." }` with a 4xx/5xx status, never a stack.
+ * The HTTP interface as ponder serves it (`src/api/index.ts` re-exports this): ponder's
+ * read-only `db` for the indexed tables, a small pool of our own for the engine's tables and
+ * the operator's transaction pipeline, config read once from the environment.
  */
-import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { yoga } from "./graphql/index.js";
-import { health } from "./rest/health.js";
+import pg from "pg";
+import { type PublicClient, createPublicClient, http } from "viem";
+import { MissingConfigError, loadConfigOrExit } from "../common/config.js";
+import { createLogger } from "../common/logger.js";
+import { createApp } from "./create-app.js";
+import { db } from "./db.js";
+import type { ReadDb } from "./deps.js";
+import { createEnginePort, idleEngine } from "./engine-port.js";
+import { createChainLauncher } from "./launch/launcher.js";
+import { pipelineSender } from "./launch/sender.js";
 
-const v1 = new Hono();
-v1.route("/", health);
+/** Connections of the API's own pool: engine reads and the rare operator transaction. */
+const ENGINE_POOL_SIZE = 4;
 
-const app = new Hono();
-app.route("/api/v1", v1);
-app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => yoga.fetch(c.req.raw));
-// Mounted inside ponder's server, a sub-app's notFound is not consulted: catch-all instead.
-app.all("/api/v1/*", (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
-app.onError((error, c) => {
-  if (error instanceof HTTPException) return c.json({ error: error.message }, error.status);
-  console.error(error);
-  return c.json({ error: "internal error" }, 500);
+const config = loadConfigOrExit();
+const log = createLogger("api", config.logLevel);
+const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: ENGINE_POOL_SIZE, application_name: "launchpad-api" }) : undefined;
+// An idle client's error (server restart) must not crash the API; the next query reconnects.
+pool?.on("error", (error) => log.warn({ err: error.message }, "engine pool error"));
+
+export default createApp({
+  db: db as unknown as ReadDb,
+  config,
+  engine: pool ? createEnginePort(pool) : idleEngine,
+  launcher: createChainLauncher({
+    config,
+    publicClient: createPublicClient({ transport: http(config.rpcUrl) }) as PublicClient,
+    sender: () => {
+      // The operator's transactions are intents in PostgreSQL before they are signed.
+      if (!pool) throw new MissingConfigError("DATABASE_URL");
+      return pipelineSender(config, pool, log);
+    },
+  }),
+  startedAt: Date.now(),
+  logError: (error, context) => log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), context }, "unexpected error"),
 });
-
-export default app;

@@ -1,0 +1,22 @@
+/** Client-facing GraphQL errors: bad input is a typed error (`BAD_USER_INPUT`), never masked. */
+import { GraphQLError } from "graphql";
+import { isAddress, type Hex } from "viem";
+import { ValidationError } from "../http/validation.js";
+
+export const userError = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT" } });
+
+/** Runs `fn`, turning validation failures (a bad cursor, too many buckets) into user errors. */
+export async function asUserErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ValidationError) throw userError(error.message);
+    throw error;
+  }
+}
+
+/** A lowercase address, or a user error naming the argument. */
+export function addressArg(value: string, name: string): Hex {
+  if (value.length > 42 || !isAddress(value)) throw userError(`${name}: expected a 0x-prefixed 20-byte hex address with a valid checksum`);
+  return value.toLowerCase() as Hex;
+}

@@ -1,0 +1,39 @@
+/**
+ * Per-request batching (dataloaders), so a page of burns with their tokens is two queries,
+ * not 1 + N, and engine state is read once per request.
+ */
+import DataLoader from "dataloader";
+import { type Address, type Hex, getAddress } from "viem";
+import type { ApiDeps } from "../deps.js";
+import type { PendingAmounts } from "../engine-port.js";
+import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
+import { type TokenView, getTokens } from "../read/tokens.js";
+
+export type Loaders = {
+  token: DataLoader<Hex, TokenView | null>;
+  latestDesk: DataLoader<Address, DeskView | null>;
+  deskContext: () => Promise<DeskContext>;
+  pending: () => Promise<PendingAmounts>;
+};
+
+const once = <T>(fn: () => Promise<T>) => {
+  let value: Promise<T> | undefined;
+  return () => (value ??= fn());
+};
+
+export function createLoaders(deps: ApiDeps): Loaders {
+  const ctx = once(() => deskContext(deps.db, deps.engine));
+  return {
+    token: new DataLoader(async (keys) => {
+      const rows = await getTokens(deps.db, keys);
+      const byAddress = new Map(rows.map((r) => [r.token.address.toLowerCase(), r]));
+      return keys.map((k) => byAddress.get(k.toLowerCase()) ?? null);
+    }),
+    latestDesk: new DataLoader(async (keys) => {
+      const desks = await latestDeskByToken(deps.db, await ctx(), keys);
+      return keys.map((k) => desks.get(getAddress(k)) ?? null);
+    }),
+    deskContext: ctx,
+    pending: once(() => deps.engine.pending()),
+  };
+}

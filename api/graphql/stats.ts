@@ -1,0 +1,79 @@
+/** `stats` and `health`: the protocol's totals, pending accumulators and open desks; service health. */
+import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
+import { readHealth } from "../read/health.js";
+import { type Stats, readStats } from "../read/stats.js";
+import { builder } from "./builder.js";
+import { HealthStatusEnum } from "./enums.js";
+import { moneyFields } from "./money.js";
+import { DeskRef } from "./refs.js";
+
+type Totals = NonNullable<Stats["totals"]>;
+const total = (s: Stats, key: keyof Totals) => (s.totals?.[key] as bigint | undefined) ?? 0n;
+const count = (s: Stats, key: keyof Totals) => (s.totals?.[key] as number | undefined) ?? 0;
+
+const StatsType = builder.objectRef<Stats>("Stats").implement({
+  description: "Protocol totals (incremental aggregates), the engine's pending accumulators and the open desks.",
+  fields: (t) => ({
+    tokensLaunched: t.int({ resolve: (s) => count(s, "tokensLaunched") }),
+    tokensEnrolled: t.int({ resolve: (s) => s.enrolled }),
+    tokensActive: t.int({ resolve: (s) => s.active }),
+    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (s) => total(s, "feesToOperatorUsdc"), "LP fees the operator collected for enrolled tokens"),
+    ...moneyFields(t, "feesClaimedUsdc", USDC_DECIMALS, (s) => total(s, "feesClaimedUsdc"), "USDC claimed from the fee locker"),
+    ...moneyFields(t, "protocolTokenFeesUsdc", USDC_DECIMALS, (s) => total(s, "protocolTokenFeesUsdc"), "The protocol token's own pool fees"),
+    ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (s) => total(s, "protocolLegUsdc"), "Protocol-token leg"),
+    ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (s) => total(s, "assetLegUsdc"), "Secondary-asset leg"),
+    ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (s) => total(s, "perpLegUsdc"), "Perp leg"),
+    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (s) => total(s, "creatorLegUsdc"), "Creator leg"),
+    protocolBuybacks: t.int({ resolve: (s) => count(s, "protocolBuybacks") }),
+    ...moneyFields(t, "protocolBuybackUsdc", USDC_DECIMALS, (s) => total(s, "protocolBuybackUsdc"), "USDC spent on protocol buybacks"),
+    ...moneyFields(t, "protocolTokensBought", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBought"), "Protocol tokens bought"),
+    ...moneyFields(t, "protocolTokensBurned", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBurned"), "Protocol tokens burned"),
+    creatorBuybacks: t.int({ resolve: (s) => count(s, "creatorBuybacks") }),
+    ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (s) => total(s, "creatorBuybackUsdc"), "USDC spent on creator buybacks"),
+    ...moneyFields(t, "assetPurchaseUsdc", USDC_DECIMALS, (s) => total(s, "assetPurchaseUsdc"), "USDC spent on the secondary asset"),
+    desksOpened: t.int({ resolve: (s) => count(s, "desksOpened") }),
+    desksOpen: t.int({ resolve: (s) => count(s, "desksOpen") }),
+    ...moneyFields(t, "deskRealisedPnlUsdc", USDC_DECIMALS, (s) => total(s, "deskRealisedPnl"), "Realised PnL of all desks"),
+    ...moneyFields(t, "pendingBuybackUsdc", USDC_DECIMALS, (s) => s.pending.protocolBuybackUsdc, "Waiting for the protocol buyback"),
+    ...moneyFields(t, "pendingAssetUsdc", USDC_DECIMALS, (s) => s.pending.assetUsdc, "Waiting for the asset engine"),
+    ...moneyFields(t, "pendingPerpUsdc", USDC_DECIMALS, (s) => s.pending.perpUsdc, "Waiting for the desk manager"),
+    ...moneyFields(t, "pendingCreatorBuybackUsdc", USDC_DECIMALS, (s) => s.pending.creatorBuybackUsdc, "Creator buyback queue"),
+    ...moneyFields(t, "legacyWeth", ETH_DECIMALS, (s) => s.pending.legacyWeth, "Legacy WETH accumulator"),
+    openDesks: t.field({ type: [DeskRef], resolve: (s) => s.desks }),
+    updatedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.totals?.updatedAt ?? null }),
+  }),
+});
+
+builder.queryField("stats", (t) => t.field({ type: StatsType, complexity: 20, resolve: (_root, _args, ctx) => readStats(ctx.deps) }));
+
+type Health = Awaited<ReturnType<typeof readHealth>>;
+
+const Worker = builder.objectRef<Health["workers"][number]>("Worker").implement({
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    minIntervalSeconds: t.exposeInt("minIntervalSeconds"),
+    maxIntervalSeconds: t.exposeInt("maxIntervalSeconds"),
+    lastRunAt: t.exposeString("lastRunAt", { nullable: true }),
+    lastSuccessAt: t.exposeString("lastSuccessAt", { nullable: true }),
+    lastError: t.exposeString("lastError", { nullable: true }),
+    runs: t.exposeInt("runs"),
+    failures: t.exposeInt("failures"),
+    nextRunAt: t.exposeString("nextRunAt", { nullable: true }),
+  }),
+});
+
+const Indexer = builder.objectRef<Health["indexer"]>("IndexerStatus").implement({
+  fields: (t) => ({ ready: t.exposeBoolean("ready"), block: t.exposeInt("block", { nullable: true }) }),
+});
+
+const HealthType = builder.objectRef<Health>("Health").implement({
+  fields: (t) => ({
+    status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
+    uptimeSeconds: t.exposeInt("uptimeSeconds"),
+    protocolToken: t.exposeString("protocolToken", { nullable: true }),
+    indexer: t.field({ type: Indexer, resolve: (h) => h.indexer }),
+    workers: t.field({ type: [Worker], resolve: (h) => h.workers }),
+  }),
+});
+
+builder.queryField("health", (t) => t.field({ type: HealthType, resolve: (_root, _args, ctx) => readHealth(ctx.deps) }));

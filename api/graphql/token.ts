@@ -1,0 +1,190 @@
+/** `Token` with its pool, enrolment, totals and desk; the `token` and `tokens` queries. */
+import { getAddress } from "viem";
+import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { checksum } from "../read/format.js";
+import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
+import { type TokenOrder, listTokens } from "../read/tokens.js";
+import { builder } from "./builder.js";
+import { burnConnectionArgs, resolveBurns } from "./burn.js";
+import { burnTotalsArgs, resolveBurnTotals } from "./burn-totals.js";
+import { buybackConnectionArgs, resolveBuybacks } from "./buyback.js";
+import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
+import { TokenOrderEnum } from "./enums.js";
+import { addressArg, asUserErrors } from "./errors.js";
+import { moneyFields } from "./money.js";
+import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
+
+const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" | "perpBps" | "creatorBps">>("Split").implement({
+  description: "Fee split in basis points of total LP fees (sums to 10000), and the same in percent.",
+  fields: (t) => ({
+    protocolBps: t.exposeInt("protocolBps"),
+    assetBps: t.exposeInt("assetBps"),
+    perpBps: t.exposeInt("perpBps"),
+    creatorBps: t.exposeInt("creatorBps"),
+    protocolPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.protocolBps), 2) }),
+    assetPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.assetBps), 2) }),
+    perpPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.perpBps), 2) }),
+    creatorPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.creatorBps), 2) }),
+  }),
+});
+
+const Enrollment = builder.objectRef<EnrollmentRow>("Enrollment").implement({
+  description: "The token's registry enrolment.",
+  fields: (t) => ({
+    creator: t.string({ resolve: (e) => checksum(e.creator) }),
+    split: t.field({ type: Split, resolve: (e) => e }),
+    charterHash: t.exposeString("charterHash"),
+    active: t.exposeBoolean("active"),
+    halted: t.exposeBoolean("halted"),
+    enrolledAt: t.field({ type: "DateTime", resolve: (e) => e.enrolledAt }),
+    enrolledBlock: t.field({ type: "BigInt", resolve: (e) => e.enrolledBlock }),
+  }),
+});
+
+const Pool = builder.objectRef<PoolRow>("Pool").implement({
+  description: "The token's Uniswap v4 pool.",
+  fields: (t) => ({
+    poolId: t.exposeString("poolId"),
+    pairedToken: t.string({ resolve: (p) => checksum(p.pairedToken) }),
+    currency0: t.string({ resolve: (p) => checksum(p.currency0) }),
+    currency1: t.string({ resolve: (p) => checksum(p.currency1) }),
+    fee: t.exposeInt("fee", { description: "LP fee in hundredths of a bip" }),
+    tickSpacing: t.exposeInt("tickSpacing"),
+    hooks: t.string({ resolve: (p) => checksum(p.hooks) }),
+    tick: t.exposeInt("tick"),
+    sqrtPriceX96: t.field({ type: "BigInt", resolve: (p) => p.sqrtPriceX96 }),
+    liquidity: t.field({ type: "BigInt", resolve: (p) => p.liquidity }),
+    priceUsdc: t.string({ description: "USDC per whole token (exact decimal)", resolve: (p) => formatDecimal(p.priceUsdcE18, USDC_DECIMALS + 18) }),
+    priceUsdcRaw: t.field({ type: "BigInt", description: "USDC base units per 1e18 whole tokens", resolve: (p) => p.priceUsdcE18 }),
+    volumeToken: t.string({ description: "Tokens traded (exact decimal)", resolve: (p) => formatDecimal(p.volumeToken, TOKEN_DECIMALS) }),
+    volumeTokenRaw: t.field({ type: "BigInt", resolve: (p) => p.volumeToken }),
+    volumePairedRaw: t.field({ type: "BigInt", description: "Paired currency traded (base units)", resolve: (p) => p.volumePaired }),
+    swaps: t.exposeInt("swaps"),
+    updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
+  }),
+});
+
+const zeroTotals = (token: `0x${string}`): TokenTotalsRow => ({
+  token,
+  feesToOperatorUsdc: 0n,
+  protocolLegUsdc: 0n,
+  assetLegUsdc: 0n,
+  perpLegUsdc: 0n,
+  creatorLegUsdc: 0n,
+  buybacks: 0,
+  buybackUsdc: 0n,
+  tokensBought: 0n,
+  burned: 0n,
+  burns: 0,
+  buybackBurned: 0n,
+  updatedAt: 0n,
+});
+
+const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
+  description: "The token's running totals (incremental aggregates).",
+  fields: (t) => ({
+    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (r) => r.feesToOperatorUsdc, "LP fees collected for the operator"),
+    ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
+    ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
+    ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
+    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg"),
+    buybacks: t.exposeInt("buybacks"),
+    ...moneyFields(t, "buybackUsdc", USDC_DECIMALS, (r) => r.buybackUsdc, "USDC spent on buybacks"),
+    ...moneyFields(t, "tokensBought", TOKEN_DECIMALS, (r) => r.tokensBought, "Tokens bought back"),
+    ...moneyFields(t, "burned", TOKEN_DECIMALS, (r) => r.burned, "Tokens burned (all burns)"),
+    burns: t.exposeInt("burns"),
+    ...moneyFields(t, "buybackBurned", TOKEN_DECIMALS, (r) => r.buybackBurned, "Bought-back tokens burned"),
+  }),
+});
+
+const TokenPending = builder.objectRef<{ perp: bigint; creatorBuyback: bigint }>("TokenPending").implement({
+  description: "The token's USDC waiting in the engine's ledger.",
+  fields: (t) => ({
+    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perp, "Allocated to the desk, not yet traded"),
+    ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (r) => r.creatorBuyback, "Queued for a creator buyback"),
+  }),
+});
+
+TokenRef.implement({
+  description: "A token launched through the launcher.",
+  fields: (t) => ({
+    address: t.string({ description: "Checksummed", resolve: (v) => checksum(v.token.address) }),
+    name: t.string({ resolve: (v) => v.token.name }),
+    symbol: t.string({ resolve: (v) => v.token.symbol }),
+    image: t.string({ resolve: (v) => v.token.image }),
+    metadata: t.string({ resolve: (v) => v.token.metadata }),
+    admin: t.string({ resolve: (v) => checksum(v.token.admin) }),
+    deployer: t.string({ resolve: (v) => checksum(v.token.deployer) }),
+    isProtocolToken: t.boolean({ resolve: (v) => v.token.isProtocolToken }),
+    launchTx: t.string({ resolve: (v) => v.token.launchTx }),
+    createdAt: t.field({ type: "DateTime", resolve: (v) => v.token.createdAt }),
+    createdBlock: t.field({ type: "BigInt", resolve: (v) => v.token.createdBlock }),
+    pool: t.field({ type: Pool, nullable: true, resolve: (v) => v.pool }),
+    enrollment: t.field({ type: Enrollment, nullable: true, resolve: (v) => v.enrollment }),
+    totals: t.field({ type: TokenTotals, resolve: (v) => v.totals ?? zeroTotals(v.token.address) }),
+    pending: t.field({
+      type: TokenPending,
+      resolve: async (v, _a, ctx) => {
+        const p = await ctx.loaders.pending();
+        const key = v.token.address.toLowerCase();
+        return { perp: p.perpUsdcByToken.get(key) ?? 0n, creatorBuyback: p.creatorBuybackUsdcByToken.get(key) ?? 0n };
+      },
+    }),
+    desk: t.field({
+      type: DeskRef,
+      nullable: true,
+      description: "The token's latest desk (open or not)",
+      resolve: (v, _a, ctx) => ctx.loaders.latestDesk.load(getAddress(v.token.address)),
+    }),
+    burns: t.connection({
+      type: BurnRef,
+      description: "This token's burns (filter.token is ignored).",
+      args: burnConnectionArgs(t.arg),
+      complexity: connectionComplexity,
+      resolve: (v, args, ctx) => resolveBurns(ctx, args, v.token.address),
+    }, BurnConnection),
+    buybacks: t.connection({
+      type: BuybackRef,
+      description: "This token's buybacks (filter.token is ignored).",
+      args: buybackConnectionArgs(t.arg),
+      complexity: connectionComplexity,
+      resolve: (v, args, ctx) => resolveBuybacks(ctx, args, v.token.address),
+    }, BuybackConnection),
+    burnTotals: t.field({
+      type: [BurnBucketRef],
+      args: burnTotalsArgs(t.arg),
+      complexity: { field: 10, multiplier: 1 },
+      resolve: (v, args, ctx) => resolveBurnTotals(ctx, args, v.token.address),
+    }),
+  }),
+});
+
+builder.queryField("token", (t) =>
+  t.field({
+    type: TokenRef,
+    nullable: true,
+    description: "A token by address (null when not launched through the launcher).",
+    args: { address: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.loaders.token.load(addressArg(args.address, "address")),
+  }),
+);
+
+builder.queryField("tokens", (t) =>
+  t.connection({
+    type: TokenRef,
+    description: "Launched tokens, newest first by default; `enrolled` keeps only enrolled (or only not enrolled) tokens.",
+    args: {
+      enrolled: t.arg.boolean({ required: false }),
+      protocolToken: t.arg.boolean({ required: false }),
+      orderBy: t.arg({ type: TokenOrderEnum, required: false, defaultValue: "NEWEST" }),
+    },
+    complexity: connectionComplexity,
+    resolve: (_root, args, ctx) =>
+      asUserErrors(async () => {
+        const { limit, after } = pageArgs(args);
+        const page = await listTokens(ctx.deps.db, { enrolled: args.enrolled, protocolToken: args.protocolToken, order: (args.orderBy ?? "NEWEST") as TokenOrder, limit, after });
+        for (const view of page.rows) ctx.loaders.token.prime(view.token.address, view);
+        return toConnection(page, args);
+      }),
+  }, { name: "TokenConnection" }, { name: "TokenEdge" }),
+);

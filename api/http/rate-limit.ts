@@ -1,0 +1,92 @@
+/**
+ * Per-client rate limits: a token bucket per client and rule, in memory (each API replica
+ * limits on its own). A refused request gets 429 with `Retry-After`; every answer carries
+ * `RateLimit-Limit` and `RateLimit-Remaining`.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { tooManyRequests } from "./errors.js";
+
+export type RateLimitRule = {
+  /** Burst size: requests a fresh client may make at once. */
+  capacity: number;
+  /** Sustained rate. */
+  refillPerSecond: number;
+};
+
+/** Defaults: public reads, GraphQL (each query also cost-limited), and the operator's launch routes. */
+export const DEFAULT_RATE_LIMITS = {
+  read: { capacity: 120, refillPerSecond: 2 },
+  graphql: { capacity: 60, refillPerSecond: 1 },
+  write: { capacity: 5, refillPerSecond: 5 / 60 },
+} satisfies Record<string, RateLimitRule>;
+
+export type RateLimits = Record<keyof typeof DEFAULT_RATE_LIMITS, RateLimitRule>;
+
+/** Clients remembered at once; the least recently seen is forgotten first. */
+const MAX_CLIENTS = 100_000;
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    readonly rule: RateLimitRule,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Takes one token for `client`: the tokens left, or how long to wait for the next one. */
+  take(client: string): { ok: true; remaining: number } | { ok: false; retryAfterSeconds: number } {
+    const now = this.now();
+    const previous = this.buckets.get(client);
+    const refilled = previous
+      ? Math.min(this.rule.capacity, previous.tokens + ((now - previous.at) / 1000) * this.rule.refillPerSecond)
+      : this.rule.capacity;
+    this.buckets.delete(client); // re-inserted below: Map order is recency
+    if (refilled < 1) {
+      this.buckets.set(client, { tokens: refilled, at: now });
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - refilled) / this.rule.refillPerSecond)) };
+    }
+    this.buckets.set(client, { tokens: refilled - 1, at: now });
+    if (this.buckets.size > MAX_CLIENTS) this.buckets.delete(this.buckets.keys().next().value!);
+    return { ok: true, remaining: Math.floor(refilled - 1) };
+  }
+}
+
+const IPV4_PRIVATE = [/^127\./, /^10\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^169\.254\./];
+
+/** Loopback and private addresses: peers that may be our own reverse proxy. */
+export function isTrustedProxy(address: string): boolean {
+  const a = address.replace(/^::ffff:/i, "");
+  if (IPV4_PRIVATE.some((re) => re.test(a))) return true;
+  const lower = a.toLowerCase();
+  return lower === "::1" || lower.startsWith("fc") || lower.startsWith("fd") || lower.startsWith("fe80:");
+}
+
+/**
+ * Who is asking: the TCP peer, or — when the peer is a loopback/private proxy — the nearest
+ * untrusted address of `X-Forwarded-For` (so a client cannot choose its own bucket by
+ * prepending addresses). In-process requests (tests) have no peer and are treated as proxied.
+ */
+export function clientAddress(c: Context): string {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  const peer = env?.incoming?.socket?.remoteAddress;
+  if (peer !== undefined && !isTrustedProxy(peer)) return peer;
+  const forwarded = (c.req.header("x-forwarded-for") ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (let i = forwarded.length - 1; i >= 0; i--) if (!isTrustedProxy(forwarded[i]!)) return forwarded[i]!;
+  return forwarded[0] ?? peer ?? "local";
+}
+
+export function rateLimit(limiter: RateLimiter): MiddlewareHandler {
+  return async (c, next) => {
+    const result = limiter.take(clientAddress(c));
+    c.header("RateLimit-Limit", String(limiter.rule.capacity));
+    if (!result.ok) {
+      c.header("RateLimit-Remaining", "0");
+      throw tooManyRequests(result.retryAfterSeconds);
+    }
+    c.header("RateLimit-Remaining", String(result.remaining));
+    await next();
+  };
+}

@@ -1,0 +1,73 @@
+/** Buybacks (the operator's swaps into a launched token): filters, orderings, pages, totals. */
+import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
+import type { Hex } from "viem";
+import { buyback, protocolTotals, tokenTotals } from "../../schema/ponder.js";
+import type { ReadDb } from "../deps.js";
+import type { EventFilter } from "./burns.js";
+import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+
+export type BuybackRow = typeof buyback.$inferSelect;
+export const BUYBACK_KINDS = ["protocol-buyback", "creator-buyback"] as const;
+
+export const BUYBACK_ORDERINGS = {
+  NEWEST: { name: "buyback-newest", direction: "desc", columns: [buyback.blockNumber, buyback.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
+  OLDEST: { name: "buyback-oldest", direction: "asc", columns: [buyback.blockNumber, buyback.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
+  LARGEST: {
+    name: "buyback-largest",
+    direction: "desc",
+    columns: [buyback.usdcIn, buyback.blockNumber, buyback.logIndex],
+    types: ["int", "int", "int"],
+    key: (r) => [r.usdcIn, r.blockNumber, r.logIndex],
+  },
+} satisfies Record<string, Ordering<BuybackRow>>;
+export type BuybackOrder = keyof typeof BUYBACK_ORDERINGS;
+
+export function buybackConditions(filter: EventFilter & { kinds?: readonly string[] }): SQL[] {
+  const c: SQL[] = [];
+  if (filter.token) c.push(eq(buyback.token, filter.token));
+  if (filter.kinds?.length) c.push(inArray(buyback.kind, [...filter.kinds]));
+  if (filter.fromBlock !== undefined) c.push(gte(buyback.blockNumber, filter.fromBlock));
+  if (filter.toBlock !== undefined) c.push(lte(buyback.blockNumber, filter.toBlock));
+  if (filter.fromTime !== undefined) c.push(gte(buyback.timestamp, filter.fromTime));
+  if (filter.toTime !== undefined) c.push(lt(buyback.timestamp, filter.toTime));
+  return c;
+}
+
+export async function listBuybacks(
+  db: ReadDb,
+  p: { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder; limit: number; after?: string | null },
+) {
+  const ordering: Ordering<BuybackRow> = BUYBACK_ORDERINGS[p.order];
+  const conditions = buybackConditions(p.filter);
+  if (p.after) conditions.push(after(ordering, p.after));
+  const rows = await db
+    .select()
+    .from(buyback)
+    .where(and(...conditions))
+    .orderBy(...orderBy(ordering))
+    .limit(p.limit + 1);
+  return toPage(rows, p.limit, ordering);
+}
+
+export type BuybackTotals = { count: number; usdcIn: bigint; tokensBought: bigint; tokensBurned: bigint };
+
+/**
+ * Protocol-token buyback totals from the incremental aggregates (one row each): burned counts
+ * the bought tokens since burned, as recorded on the protocol token's own totals.
+ */
+export async function protocolBuybackTotals(db: ReadDb, protocolToken: Hex | undefined): Promise<BuybackTotals> {
+  const [row] = await db.select().from(protocolTotals).where(eq(protocolTotals.id, "protocol"));
+  const burned = protocolToken ? (await tokenBuybackTotals(db, protocolToken)).tokensBurned : (row?.protocolTokensBurned ?? 0n);
+  return {
+    count: row?.protocolBuybacks ?? 0,
+    usdcIn: row?.protocolBuybackUsdc ?? 0n,
+    tokensBought: row?.protocolTokensBought ?? 0n,
+    tokensBurned: burned,
+  };
+}
+
+/** One token's buyback totals (`tokensBurned`: bought tokens since burned). */
+export async function tokenBuybackTotals(db: ReadDb, token: Hex): Promise<BuybackTotals> {
+  const [row] = await db.select().from(tokenTotals).where(eq(tokenTotals.token, token));
+  return { count: row?.buybacks ?? 0, usdcIn: row?.buybackUsdc ?? 0n, tokensBought: row?.tokensBought ?? 0n, tokensBurned: row?.buybackBurned ?? 0n };
+}

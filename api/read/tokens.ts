@@ -1,0 +1,81 @@
+/** Launched and enrolled tokens with their enrolment, pool and totals, in one query per page. */
+import { type SQL, and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import type { Hex } from "viem";
+import { enrollment, pool, token, tokenTotals } from "../../schema/ponder.js";
+import type { ReadDb } from "../deps.js";
+import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+
+export type TokenRow = typeof token.$inferSelect;
+export type EnrollmentRow = typeof enrollment.$inferSelect;
+export type PoolRow = typeof pool.$inferSelect;
+export type TokenTotalsRow = typeof tokenTotals.$inferSelect;
+export type TokenView = { token: TokenRow; enrollment: EnrollmentRow | null; pool: PoolRow | null; totals: TokenTotalsRow | null };
+
+const columns = { token, enrollment, pool, totals: tokenTotals };
+
+function joined(db: ReadDb) {
+  return db
+    .select(columns)
+    .from(token)
+    .leftJoin(enrollment, eq(enrollment.token, token.address))
+    .leftJoin(pool, eq(pool.poolId, token.poolId))
+    .leftJoin(tokenTotals, eq(tokenTotals.token, token.address));
+}
+
+export const TOKEN_ORDERINGS = {
+  /** Newest launch first. */
+  NEWEST: {
+    name: "token-newest",
+    direction: "desc",
+    columns: [token.createdBlock, token.address],
+    types: ["int", "hex"],
+    key: (v) => [v.token.createdBlock, v.token.address],
+  },
+  OLDEST: {
+    name: "token-oldest",
+    direction: "asc",
+    columns: [token.createdBlock, token.address],
+    types: ["int", "hex"],
+    key: (v) => [v.token.createdBlock, v.token.address],
+  },
+} satisfies Record<string, Ordering<TokenView>>;
+export type TokenOrder = keyof typeof TOKEN_ORDERINGS;
+
+/** Enrolled tokens, most recently enrolled first (`GET /tokens`). */
+export const ENROLLED_ORDERING: Ordering<TokenView> = {
+  name: "enrolled",
+  direction: "desc",
+  columns: [enrollment.enrolledBlock, enrollment.token],
+  types: ["int", "hex"],
+  key: (v) => [v.enrollment!.enrolledBlock, v.enrollment!.token],
+};
+
+export async function listTokens(
+  db: ReadDb,
+  p: { enrolled?: boolean | null; protocolToken?: boolean | null; order: TokenOrder; limit: number; after?: string | null },
+) {
+  const ordering: Ordering<TokenView> = TOKEN_ORDERINGS[p.order];
+  const c: SQL[] = [];
+  if (p.enrolled === true) c.push(isNotNull(enrollment.token));
+  if (p.enrolled === false) c.push(isNull(enrollment.token));
+  if (p.protocolToken != null) c.push(eq(token.isProtocolToken, p.protocolToken));
+  if (p.after) c.push(after(ordering, p.after));
+  const rows = await joined(db).where(and(...c)).orderBy(...orderBy(ordering)).limit(p.limit + 1);
+  return toPage(rows, p.limit, ordering);
+}
+
+export async function listEnrolledTokens(db: ReadDb, p: { limit: number; after?: string | null }) {
+  const c: SQL[] = [isNotNull(enrollment.token)];
+  if (p.after) c.push(after(ENROLLED_ORDERING, p.after));
+  const rows = await joined(db).where(and(...c)).orderBy(...orderBy(ENROLLED_ORDERING)).limit(p.limit + 1);
+  return toPage(rows, p.limit, ENROLLED_ORDERING);
+}
+
+export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<TokenView[]> {
+  if (!addresses.length) return [];
+  return joined(db).where(inArray(token.address, [...addresses]));
+}
+
+export async function getToken(db: ReadDb, address: Hex): Promise<TokenView | undefined> {
+  return (await getTokens(db, [address]))[0];
+}

@@ -1,0 +1,56 @@
+/**
+ * One definition per REST route: its path, the zod schemas of its inputs and answers, whether
+ * it needs the operator key, and its handler. The same definition mounts the route (with
+ * validation) and writes its entry in the OpenAPI document, so the two cannot drift apart.
+ */
+import type { Context, Hono } from "hono";
+import type { ZodObject, ZodRawShape, ZodTypeAny, z } from "zod";
+import { requireOperatorKey } from "../auth/operator-key.js";
+import type { ApiDeps } from "../deps.js";
+import { queryObject, readJsonBody, validate } from "../http/validation.js";
+
+type Output<S> = S extends ZodTypeAny ? z.output<S> : undefined;
+
+export type RouteResponse = { description: string; schema?: ZodTypeAny };
+
+export type RouteDef<Q extends ZodTypeAny | undefined, P extends ZodObject<ZodRawShape> | undefined, B extends ZodTypeAny | undefined> = {
+  method: "get" | "post";
+  /** Hono path relative to /api/v1, e.g. `/buybacks/:token`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  query?: Q;
+  params?: P;
+  body?: B;
+  /** Answers by status; the shared error answers (400, 429, …) are added by the document. */
+  responses: Record<number, RouteResponse>;
+  operatorKey?: boolean;
+  handler: (c: Context, input: { query: Output<Q>; params: Output<P>; body: Output<B> }, deps: ApiDeps) => Promise<Response>;
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: a list of routes of any input types
+export type AnyRoute = RouteDef<any, any, any>;
+
+export function defineRoute<Q extends ZodTypeAny | undefined = undefined, P extends ZodObject<ZodRawShape> | undefined = undefined, B extends ZodTypeAny | undefined = undefined>(
+  route: RouteDef<Q, P, B>,
+): RouteDef<Q, P, B> {
+  return route;
+}
+
+/** Mounts routes on `app` (a Hono app serving /api/v1): auth, then validation, then the handler. */
+export function mountRoutes(app: Hono, routes: readonly AnyRoute[], deps: ApiDeps): void {
+  const auth = requireOperatorKey(deps.config);
+  for (const route of routes) {
+    const handlers = [
+      ...(route.operatorKey ? [auth] : []),
+      async (c: Context) => {
+        const params = route.params ? validate(route.params, c.req.param(), "path") : undefined;
+        const query = route.query ? validate(route.query, queryObject(c), "query") : undefined;
+        const body = route.body ? validate(route.body, await readJsonBody(c), "body") : undefined;
+        return route.handler(c, { query, params, body }, deps);
+      },
+    ];
+    app.on(route.method.toUpperCase(), route.path, ...(handlers as [never]));
+  }
+}

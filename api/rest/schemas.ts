@@ -1,0 +1,336 @@
+/**
+ * The REST shim's zod schemas: requests (validated at runtime) and responses (documented, and
+ * checked by the tests). The OpenAPI document is generated from these.
+ */
+import { type Hex, isAddress } from "viem";
+import { z } from "zod";
+import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
+import { formatDecimal } from "../../common/money.js";
+import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
+import { ACTIVITY_KINDS } from "../read/activity.js";
+import { documented } from "../openapi/zod-schema.js";
+
+// ------------------------------------------------------------------ scalars
+
+/** A 0x address, checksummed or all one case; normalised to lowercase (as the tables store it). */
+export const address = z
+  .string()
+  .max(42, "expected a 0x-prefixed 20-byte hex address")
+  .refine((v) => isAddress(v), { message: "expected a 0x-prefixed 20-byte hex address with a valid checksum" })
+  .transform((v) => v.toLowerCase() as Hex)
+  .describe("0x-prefixed 20-byte address (EIP-55 checksummed or all lowercase)");
+
+const text = (field: string, max: number) =>
+  z
+    .string()
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine((v) => v.trim().length > 0, `${field} must not be empty`)
+    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), `${field} must not contain control characters`)
+    .transform((v) => v.trim());
+
+/**
+ * A percent of total fees as a JSON number: finite, ≥ 0, at most two decimals (0.01% = 1 bps),
+ * read from the number's exact text. Output: basis points.
+ */
+export const percent = documented(
+  z.unknown().transform((value, ctx) => {
+    if (!(value instanceof JsonNumber)) {
+      ctx.addIssue({ code: "custom", message: `expected a number, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value}` });
+      return z.NEVER;
+    }
+    const exact = exactDecimal(value.text);
+    if (exact.negative && exact.digits !== 0n) {
+      ctx.addIssue({ code: "custom", message: "must not be negative" });
+      return z.NEVER;
+    }
+    // Integer digits beyond 3 (a value of 1000 or more) need no further arithmetic.
+    if (exact.digits.toString().length - exact.scale > 3) {
+      ctx.addIssue({ code: "custom", message: "must be at most 95" });
+      return z.NEVER;
+    }
+    const bps = toScaledInteger(value.text, 2);
+    if (bps === undefined) {
+      ctx.addIssue({ code: "custom", message: "must have at most two decimal places (0.01%)" });
+      return z.NEVER;
+    }
+    if (bps > BigInt(CONFIGURABLE_BPS)) {
+      ctx.addIssue({ code: "custom", message: "must be at most 95" });
+      return z.NEVER;
+    }
+    return Number(bps);
+  }),
+  { type: "number", minimum: 0, maximum: 95, multipleOf: 0.01 },
+);
+
+const pctDoc = (leg: string, fallback: string) =>
+  `${leg} leg, in percent of total fees (at most two decimals); assetPct + perpPct + creatorPct = 95. Default ${fallback}.`;
+
+type Percents = { assetPct?: number; perpPct?: number; creatorPct?: number };
+
+/** The three legs must sum to 95% (9500 bps); the protocol's 5% is added automatically. */
+function checkSplit(body: Percents, ctx: z.RefinementCtx, optional: boolean) {
+  const given = [body.assetPct, body.perpPct, body.creatorPct].filter((v) => v !== undefined).length;
+  if (given === 0 && optional) return;
+  if (given < 3) {
+    ctx.addIssue({
+      code: "custom",
+      message: optional ? "invalid split: give all of assetPct, perpPct and creatorPct, or none for the default 28.5/57/9.5" : "invalid split: assetPct, perpPct and creatorPct are required",
+    });
+    return;
+  }
+  const sum = body.assetPct! + body.perpPct! + body.creatorPct!;
+  if (sum !== CONFIGURABLE_BPS) {
+    ctx.addIssue({ code: "custom", message: `invalid split: assetPct + perpPct + creatorPct must equal 95 (got ${formatDecimal(BigInt(sum), 2)})` });
+  }
+}
+
+const splitOf = (body: Percents) =>
+  body.assetPct === undefined
+    ? { ...DEFAULT_SPLIT }
+    : { assetBps: body.assetPct, perpBps: body.perpPct!, creatorBps: body.creatorPct! };
+
+// ------------------------------------------------------------------ request bodies
+
+export const launchBody = z
+  .object({
+    name: text("name", 64).describe("Token name"),
+    symbol: text("symbol", 32).describe("Token symbol"),
+    image: z.string().max(2048).url("image must be a URL").optional().describe("Image URL"),
+    description: z.string().max(2000).optional().describe("Stored in the token's metadata"),
+    creator: address.optional().describe("Receives the creator leg and is the token admin; default: the operator wallet"),
+    assetPct: percent.optional().describe(pctDoc("Secondary-asset", "28.5")),
+    perpPct: percent.optional().describe(pctDoc("Perp-desk", "57")),
+    creatorPct: percent.optional().describe(pctDoc("Creator USDC", "9.5")),
+  })
+  .strict()
+  .superRefine((body, ctx) => checkSplit(body, ctx, true))
+  .transform((body) => ({
+    name: body.name,
+    symbol: body.symbol,
+    image: body.image ?? "",
+    description: body.description,
+    creator: body.creator,
+    split: splitOf(body),
+  }));
+
+export const registerBody = z
+  .object({
+    token: address.describe("A token launched through the launcher whose LP rewards pay the operator"),
+    creator: address.optional().describe("Receives the creator leg; default: the operator wallet"),
+    assetPct: percent.describe(pctDoc("Secondary-asset", "none")),
+    perpPct: percent.describe(pctDoc("Perp-desk", "none")),
+    creatorPct: percent.describe(pctDoc("Creator USDC", "none")),
+  })
+  .strict()
+  .superRefine((body, ctx) => checkSplit(body, ctx, false))
+  .transform((body) => ({ token: body.token, creator: body.creator, split: splitOf(body) }));
+
+// ------------------------------------------------------------------ query strings and paths
+
+const limit = z
+  .string()
+  .regex(/^\d{1,4}$/, `expected an integer from 1 to ${MAX_LIMIT}`)
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_LIMIT, `expected an integer from 1 to ${MAX_LIMIT}`)
+  .default(String(DEFAULT_LIMIT))
+  .describe(`Page size, 1 to ${MAX_LIMIT}`);
+const cursor = z.string().max(512).optional().describe("Opaque cursor: the nextCursor of the previous page");
+
+export const pageQuery = z.object({ limit, cursor });
+
+export const activityQuery = z.object({
+  limit,
+  cursor,
+  kind: z
+    .string()
+    .max(1000)
+    .transform((v, ctx) => {
+      const kinds = v.split(",").map((k) => k.trim());
+      const unknown = kinds.filter((k) => !(ACTIVITY_KINDS as readonly string[]).includes(k));
+      if (unknown.length) {
+        ctx.addIssue({ code: "custom", message: `unknown kind ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${ACTIVITY_KINDS.join(", ")}` });
+        return z.NEVER;
+      }
+      return kinds;
+    })
+    .optional()
+    .describe(`Only these kinds, comma-separated: ${ACTIVITY_KINDS.join(", ")}`),
+  token: address.optional().describe("Only activity of this token"),
+});
+
+export const tokenParam = z.object({ token: address });
+
+// ------------------------------------------------------------------ responses
+
+const decimal = (what: string) => z.string().regex(/^-?\d+(\.\d+)?$/).describe(`${what}: exact decimal string in whole units`);
+const usdc = (what: string) => decimal(`${what} (USDC)`);
+const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const iso = z.string().datetime().describe("ISO-8601 timestamp");
+const int = z.number().int();
+
+export const errorResponse = z.object({ error: z.string() }).strict();
+
+export const splitResponse = z
+  .object({ protocolBps: int, assetBps: int, perpBps: int, creatorBps: int })
+  .strict()
+  .describe("Fee split in basis points of total LP fees (sums to 10000)");
+
+export const workerResponse = z
+  .object({
+    name: z.string(),
+    minIntervalSeconds: int,
+    maxIntervalSeconds: int,
+    lastRunAt: iso.nullable(),
+    lastSuccessAt: iso.nullable(),
+    lastError: z.string().nullable(),
+    runs: int,
+    failures: int,
+    nextRunAt: iso.nullable(),
+  })
+  .strict();
+
+export const healthResponse = z
+  .object({
+    status: z.enum(["ok", "starting", "degraded"]),
+    uptimeSeconds: int,
+    protocolToken: checksummed.nullable(),
+    indexer: z.object({ ready: z.boolean(), block: int.nullable() }).strict(),
+    workers: z.array(workerResponse),
+  })
+  .strict();
+
+export const deskResponse = z
+  .object({
+    id: z.string(),
+    token: checksummed.nullable(),
+    pairIndex: int,
+    tradeIndex: int,
+    status: z.enum(["open", "closed", "liquidated"]),
+    halted: z.boolean(),
+    haltReason: z.string().nullable(),
+    side: z.enum(["long", "short"]),
+    collateral: usdc("Collateral"),
+    leverage: decimal("Leverage (×)"),
+    notional: usdc("Collateral × leverage"),
+    entryPrice: decimal("Entry price"),
+    markPrice: decimal("Oracle price").nullable(),
+    unrealisedPnl: usdc("Unrealised PnL at the mark").nullable(),
+    realisedPnl: usdc("Realised PnL"),
+    openedAt: iso,
+    closedAt: iso.nullable(),
+  })
+  .strict();
+
+export const statsResponse = z
+  .object({
+    tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
+    fees: z
+      .object({
+        toOperatorUsdc: usdc("LP fees the operator collected for enrolled tokens"),
+        claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
+        protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
+        legs: z
+          .object({ protocolUsdc: usdc("Protocol-token leg"), assetUsdc: usdc("Secondary-asset leg"), perpUsdc: usdc("Perp leg"), creatorUsdc: usdc("Creator leg") })
+          .strict(),
+      })
+      .strict(),
+    buybacks: z
+      .object({
+        protocol: z
+          .object({ count: int, usdcIn: usdc("Spent"), tokensBought: decimal("Protocol tokens bought"), tokensBurned: decimal("Protocol tokens burned") })
+          .strict(),
+        creator: z.object({ count: int, usdcIn: usdc("Spent") }).strict(),
+      })
+      .strict(),
+    assetPurchasesUsdc: usdc("Spent on the secondary asset"),
+    pending: z
+      .object({
+        protocolBuybackUsdc: usdc("pendingBuybackUsdc"),
+        assetUsdc: usdc("Awaiting the asset engine"),
+        perpUsdc: usdc("Awaiting the desk manager"),
+        creatorBuybackUsdc: usdc("Creator buyback queue"),
+        legacyWeth: decimal("Legacy WETH accumulator (WETH)"),
+      })
+      .strict(),
+    desks: z.object({ opened: int, open: int, realisedPnlUsdc: usdc("Realised PnL of all desks"), items: z.array(deskResponse) }).strict(),
+    updatedAt: iso.nullable(),
+  })
+  .strict();
+
+export const activityItem = z
+  .object({
+    id: z.string(),
+    kind: z.enum(ACTIVITY_KINDS),
+    token: checksummed.nullable(),
+    txHash: hash,
+    blockNumber: int,
+    timestamp: iso,
+    data: z.record(z.unknown()).describe("The event's facts; amounts as exact decimals in whole units"),
+  })
+  .strict();
+
+const list = <T extends z.ZodTypeAny>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() }).strict();
+
+export const activityResponse = list(activityItem);
+
+export const buybackItem = z
+  .object({
+    id: z.string(),
+    token: checksummed,
+    kind: z.enum(["protocol-buyback", "creator-buyback"]),
+    usdcIn: usdc("Spent"),
+    tokensBought: decimal("Tokens bought"),
+    tokensBurned: decimal("Of those, burned"),
+    txHash: hash,
+    blockNumber: int,
+    timestamp: iso,
+  })
+  .strict();
+
+export const buybacksResponse = z
+  .object({
+    items: z.array(buybackItem),
+    nextCursor: z.string().nullable(),
+    totals: z.object({ count: int, usdcIn: usdc("Spent"), tokensBought: decimal("Bought"), tokensBurned: decimal("Burned") }).strict(),
+  })
+  .strict();
+
+export const tokenItem = z
+  .object({
+    address: checksummed,
+    name: z.string(),
+    symbol: z.string(),
+    image: z.string(),
+    creator: checksummed,
+    admin: checksummed,
+    split: splitResponse,
+    pool: z
+      .object({ poolId: hash, pairedToken: checksummed, fee: int, tickSpacing: int, priceUsdc: usdc("Price of one token") })
+      .strict()
+      .nullable(),
+    enrolledAt: iso,
+    active: z.boolean(),
+    halted: z.boolean(),
+    totals: z
+      .object({
+        feesToOperatorUsdc: usdc("LP fees collected for the operator"),
+        creatorLegUsdc: usdc("LP fees paid to the creator"),
+        buybacks: int,
+        buybackUsdc: usdc("Spent on buybacks"),
+        burned: decimal("Tokens burned"),
+      })
+      .strict(),
+    pending: z.object({ perpUsdc: usdc("Awaiting the desk"), creatorBuybackUsdc: usdc("Queued creator buyback") }).strict(),
+    desk: deskResponse.nullable().describe("The token's latest desk"),
+  })
+  .strict();
+
+export const tokensResponse = list(tokenItem);
+
+export const launchResponse = z
+  .object({ token: checksummed, txHash: hash, poolId: hash, split: splitResponse, creator: checksummed, enrollTxHash: hash })
+  .strict();
+
+export const registerResponse = z.object({ token: checksummed, txHash: hash, creator: checksummed, split: splitResponse }).strict();
