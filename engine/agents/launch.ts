@@ -25,6 +25,7 @@ import {
   keccak256,
   parseAbi,
   stringToBytes,
+  toFunctionSelector,
 } from "viem";
 import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { registryAbi } from "../../common/abis/registry.js";
@@ -54,6 +55,36 @@ const WRAP_ETH = 0x0b;
 const ROUTER_DEADLINE = 2n ** 40n;
 
 const v3PoolAbi = parseAbi(["function fee() view returns (uint24)"]);
+
+/** Errors of the Clanker v4 launcher, so its reverts read by name. */
+const LAUNCHER_ERRORS = [
+  "Deprecated()",
+  "OnlyOriginatingChain()",
+  "ExtensionNotEnabled()",
+  "ExtensionMsgValueMismatch()",
+  "LockerNotEnabled()",
+  "InvalidPairedToken()",
+  "InvalidPoolFee()",
+  "TokenAlreadyHasRewards()",
+  "TooManyRewardParticipants()",
+  "InvalidRewardBps()",
+  "ZeroRewardAddress()",
+  "MismatchedRewardArrays()",
+  "NoRewardRecipients()",
+  "MismatchedPositionInfos()",
+  "NoPositions()",
+  "TooManyPositions()",
+  "TicksBackwards()",
+  "TicksOutOfTickBounds()",
+];
+const LAUNCHER_SELECTORS = new Map(LAUNCHER_ERRORS.map((sig) => [toFunctionSelector(sig), sig]));
+
+/** A revert reason, with the launcher's own errors named (`unknown error 0x…` otherwise). */
+export function launcherReason(reason: string): string {
+  const selector = /unknown error (0x[0-9a-fA-F]{8})/.exec(reason)?.[1]?.toLowerCase();
+  const name = selector ? LAUNCHER_SELECTORS.get(selector as Hex) : undefined;
+  return name ? reason.replace(/unknown error 0x[0-9a-fA-F]{8}/, name) : reason;
+}
 
 export type LaunchServices = {
   pool: pg.Pool;
@@ -134,7 +165,7 @@ export async function launchCost(s: LaunchServices, agent: Agent, params: Launch
       gas += margin(await publicClient.estimateGas({ account: agent.wallet, to: requireContract(config, "launcher"), data: deployCalldata(s, agent, params) }));
     } catch (error) {
       const e = classifyError(error);
-      if (e.code === "revert") throw new AgentError("chain", `deploy reverted: ${(e as { reason?: string }).reason ?? e.message}`);
+      if (e.code === "revert") throw new AgentError("chain", `deploy reverted: ${launcherReason((e as { reason?: string }).reason ?? e.message)}`);
       throw e;
     }
   }
@@ -268,7 +299,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
   // 2. Deploy from the agent wallet.
   if (!agent.token) {
     const out = await sendFromAgent(s, agent, account, `agent:${agent.id}:deploy:${agent.launchAttempt}`, "agent-deploy", launcher, deployCalldata(s, agent, params));
-    if (out.status !== "mined") throw await fail(s, agent, "chain", `deploy reverted: ${reasonOf(out)}`);
+    if (out.status !== "mined") throw await fail(s, agent, "chain", `deploy reverted: ${launcherReason(reasonOf(out))}`);
     const created = parseTokenCreated(out.receipt, launcher);
     if (created.tokenAdmin !== agent.wallet || created.msgSender !== agent.wallet) {
       throw await fail(s, agent, "chain", `deploy created ${created.token} with admin ${created.tokenAdmin}, not the agent wallet`);

@@ -35,7 +35,7 @@ export type TestApi = {
 export function testApi(databaseUrl: string, env: Record<string, string> = {}, options: AgentServiceOptions & { now?: () => Date } = {}): TestApi {
   const config = testConfig(databaseUrl, { AGENT_KEY_SECRET, ...env });
   const deps = agentApiFromConfig(config, {
-    log: createLogger("agents-test", "warn"),
+    log: createLogger("agents-test", "error"),
     rateLimits: TEST_RATE_LIMITS,
     pipelineOptions: { pollMs: 50, maxWaitMs: 30_000 },
     logError: (error, where) => console.error("unexpected error", where, error),

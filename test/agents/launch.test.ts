@@ -1,0 +1,254 @@
+/**
+ * Agent launches on the devnet, in-process, on real PostgreSQL: an underfunded wallet is a
+ * 422 naming the shortfall; a funded one deploys from the agent wallet (tokenAdmin and
+ * sender), pays the platform fee to the operator, buys at launch, enrols with the charter
+ * hash and runs under its mandate; a deploy revert is a 502 that can be retried; a process
+ * killed between steps resumes without a second deployment or enrolment.
+ */
+import { type Address, type Hex, getAbiItem, getAddress, parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { registryAbi } from "../../common/abis/registry.js";
+import { type Charter, charterHash, charterSchema } from "../../engine/agents/charter.js";
+import { mandateForToken } from "../../engine/agents/mandate.js";
+import { openEngineDb } from "../../engine/db/client.js";
+import { parseTokenCreated } from "../../engine/chain/launch.js";
+import { runTs } from "../engine/helpers.js";
+import { ANVIL_KEYS, createDatabase, devnetAs, serviceEnv, testEnv } from "../helpers/env.js";
+import { AGENT_KEY_SECRET, type TestApi, signIn, testApi } from "./helpers.js";
+
+const CHILD = "test/agents/fixtures/launch-child.ts";
+const ALICE = ANVIL_KEYS[1];
+const OPERATOR = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+const deprecatedAbi = [{ type: "function", name: "setDeprecated", stateMutability: "nonpayable", inputs: [{ name: "d", type: "bool" }], outputs: [] }] as const;
+const erc20BalanceAbi = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "a", type: "address" }], outputs: [{ type: "uint256" }] }] as const;
+
+let api: TestApi;
+let databaseUrl: string;
+let alice: string;
+const contracts = () => testEnv().deployments.contracts as Record<string, Address>;
+const chain = () => devnetAs(1).publicClient;
+
+const CHARTER: Charter = charterSchema.parse({
+  engine: { strategy: "momentum" },
+  persona: { name: "Ada", voice: "dry and patient" },
+  mandate: { split: { assetPct: 30, perpPct: 55, creatorPct: 10 }, desk: { market: "BTC/USD", maxLeverage: 4, maxDrawdownPct: 15 }, buybackMinUsdc: "20" },
+});
+
+async function newAgent(charter: Charter | "default" = CHARTER): Promise<{ id: string; wallet: Address }> {
+  const created = await api.call("POST", "/api/v1/agents", { token: alice });
+  const { id, wallet } = created.json;
+  const res =
+    charter === "default"
+      ? await api.call("POST", `/api/v1/agents/${id}/charter/default`, { token: alice })
+      : await api.call("POST", `/api/v1/agents/${id}/charter/submit`, { token: alice, body: charter });
+  expect(res.status, res.text).toBe(200);
+  return { id, wallet };
+}
+
+async function fund(wallet: Address, wei: bigint) {
+  const funder = devnetAs(1);
+  const hash = await funder.walletClient.sendTransaction({ to: wallet, value: wei, account: funder.account, chain: funder.walletClient.chain });
+  await funder.publicClient.waitForTransactionReceipt({ hash });
+}
+
+const launch = (id: string, body: Record<string, unknown>) => api.call("POST", `/api/v1/agents/${id}/charter/launch`, { token: alice, body });
+const nonceOf = (address: Address) => chain().getTransactionCount({ address });
+
+async function deploymentsBy(admin: Address) {
+  const event = getAbiItem({ abi: clankerFactoryAbi, name: "TokenCreated" });
+  return chain().getLogs({ address: contracts().launcher, event, args: { tokenAdmin: admin }, fromBlock: 0n });
+}
+
+beforeAll(async () => {
+  databaseUrl = await createDatabase("agents_launch");
+  api = testApi(databaseUrl);
+  alice = await signIn(api, ALICE);
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+describe("launch from the agent wallet", () => {
+  it("underfunded → 422 naming the shortfall; nothing is sent", async () => {
+    const agent = await newAgent();
+    await fund(agent.wallet, parseEther("0.001"));
+    const res = await launch(agent.id, { name: "Under", symbol: "UND" });
+    expect(res.status, res.text).toBe(422);
+    const m = /holds 0\.001 ETH; the launch needs ([\d.]+) ETH \(platform fee 0\.002 \+ estimated gas ([\d.]+) \+ dev buy 0\): short by ([\d.]+) ETH/.exec(res.json.error);
+    expect(m, res.json.error).not.toBeNull();
+    const [needs, gas, short] = [parseEther(m![1]!), parseEther(m![2]!), parseEther(m![3]!)];
+    expect(gas).toBeGreaterThan(0n);
+    expect(needs).toBe(parseEther("0.002") + gas);
+    expect(short).toBe(needs - parseEther("0.001"));
+    // A dev buy adds to what is needed.
+    const withBuy = await launch(agent.id, { name: "Under", symbol: "UND", devBuyEth: "0.5" });
+    expect(withBuy.status).toBe(422);
+    expect(withBuy.json.error).toMatch(/\+ dev buy 0\.5\): short by/);
+    expect(await nonceOf(agent.wallet)).toBe(0);
+    expect((await api.call("GET", `/api/v1/agents/${agent.id}`)).json.status).toBe("charter-ready");
+    // Launch bodies are validated before anything else.
+    for (const [body, error] of [
+      [{ symbol: "X" }, /name: .*required/],
+      [{ name: "X", symbol: "A B" }, /symbol must not contain spaces/],
+      [{ name: "X", symbol: "X", devBuyEth: "-1" }, /devBuyEth must be a non-negative decimal/],
+      [{ name: "X", symbol: "X", image: "javascript:alert(1)" }, /image must be an http\(s\) or ipfs URL/],
+      [{ name: "X", symbol: "X", extra: 1 }, /unknown field "extra"/],
+    ] as const) {
+      const bad = await launch(agent.id, body);
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect(bad.json.error).toMatch(error);
+    }
+  });
+
+  it("funded → deployed from the agent wallet, fee at the operator, dev buy, enrolled with the charter hash, running", async () => {
+    const agent = await newAgent();
+    await fund(agent.wallet, parseEther("0.05"));
+    const operatorBefore = await chain().getBalance({ address: OPERATOR });
+    const res = await launch(agent.id, { name: "Agent Coin", symbol: "AGC", image: "https://example.com/agc.png", description: "Run by Ada", devBuyEth: "0.001" });
+    expect(res.status, res.text).toBe(201);
+    const { token, txs } = res.json as { token: Address; txs: Record<string, Hex> };
+    expect(res.json).toMatchObject({ status: "running", wallet: agent.wallet, charterHash: charterHash(CHARTER), prospectus: `/p/${agent.id}` });
+
+    // Platform fee: a transfer of 0.002 ETH from the agent wallet to the operator.
+    const fee = await chain().getTransaction({ hash: txs.platformFee! });
+    expect(getAddress(fee.from)).toBe(agent.wallet);
+    expect(getAddress(fee.to!)).toBe(OPERATOR);
+    expect(fee.value).toBe(parseEther("0.002"));
+
+    // Deploy: sent by the agent wallet, which is the token admin.
+    const deploy = await chain().getTransactionReceipt({ hash: txs.deploy! });
+    expect(getAddress(deploy.from)).toBe(agent.wallet);
+    const created = parseTokenCreated(deploy, contracts().launcher);
+    expect(created).toMatchObject({ token, tokenAdmin: agent.wallet, msgSender: agent.wallet, name: "Agent Coin", symbol: "AGC", pairedToken: contracts().usdc });
+    expect(JSON.parse(created.metadata)).toEqual({ description: "Run by Ada" });
+    const rewards = await chain().readContract({ address: contracts().lpLocker, abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] });
+    expect(rewards.rewardRecipients.map((r) => getAddress(r))).toEqual([OPERATOR, getAddress(devnetAs(1).account.address)]);
+    expect(rewards.rewardBps).toEqual([9000, 1000]);
+
+    // Dev buy: the agent wallet holds the token.
+    expect(txs.devBuy).toMatch(/^0x/);
+    expect(await chain().readContract({ address: token, abi: erc20BalanceAbi, functionName: "balanceOf", args: [agent.wallet] })).toBeGreaterThan(0n);
+
+    // Enrolment by the operator, with the charter's split and hash.
+    const enrol = await chain().getTransactionReceipt({ hash: txs.enroll! });
+    expect(getAddress(enrol.from)).toBe(OPERATOR);
+    const e = await chain().readContract({ address: contracts().registry, abi: registryAbi, functionName: "enrollment", args: [token] });
+    expect(getAddress(e[0])).toBe(getAddress(devnetAs(1).account.address));
+    expect([e[2], e[3], e[4]]).toEqual([3000, 5500, 1000]);
+    expect(e[5]).toBe(charterHash(CHARTER));
+    expect(await chain().getBalance({ address: OPERATOR })).toBeGreaterThan(operatorBefore); // fee in, minus the enrolment's gas
+
+    // Activation credit, mandate for the workers, log, immutability.
+    const pool = api.deps.services.pool;
+    const credit = await pool.query("SELECT * FROM engine.agent_credits WHERE agent_id = $1", [agent.id]);
+    expect(credit.rows).toMatchObject([{ kind: "activation", currency: "ETH", amount: parseEther("0.002").toString(), tx_hash: txs.platformFee }]);
+    const engineDb = openEngineDb(databaseUrl);
+    try {
+      const mandate = await mandateForToken(engineDb.db, token);
+      expect(mandate).toMatchObject({ agentId: agent.id, strategy: "momentum", deskPairIndex: 1, maxLeverage: 4n * 10n ** 10n, maxDrawdownBps: 1500, buybackMinUsdc: 20_000_000n });
+      const other = await mandateForToken(engineDb.db, OPERATOR);
+      expect(other.agentId).toBeNull();
+    } finally {
+      await engineDb.close();
+    }
+    const stored = await pool.query("SELECT * FROM engine.token_mandates WHERE token = $1", [token]);
+    expect(stored.rows[0]).toMatchObject({ desk_pair_index: 1, max_drawdown_bps: 1500 });
+    const log = await pool.query("SELECT decision FROM engine.agent_log WHERE data->>'agentId' = $1 ORDER BY id", [agent.id]);
+    expect(log.rows.map((r) => r.decision)).toEqual(["charter-locked", "platform-fee-paid", "token-deployed", "dev-buy", "enrolled", "activated"]);
+
+    const view = await api.call("GET", `/api/v1/agents/${agent.id}`);
+    expect(view.json).toMatchObject({ status: "running", token, launch: { name: "Agent Coin", symbol: "AGC", devBuyEth: "0.001", txs } });
+    const again = await api.call("POST", `/api/v1/agents/${agent.id}/charter/default`, { token: alice });
+    expect(again.status).toBe(409);
+    expect(again.json.error).toMatch(/immutable/);
+    expect((await launch(agent.id, { name: "Agent Coin", symbol: "AGC" })).status).toBe(409);
+  });
+
+  it("a deploy revert → 502 with the reason; the agent stays retryable and launches once fixed", async () => {
+    const operator = devnetAs(0);
+    const agent = await newAgent("default");
+    await fund(agent.wallet, parseEther("0.05"));
+    await operator.write(contracts().launcher, deprecatedAbi, "setDeprecated", [true]);
+    try {
+      const res = await launch(agent.id, { name: "Retry", symbol: "RTY" });
+      expect(res.status, res.text).toBe(502);
+      expect(res.json.error).toBe("deploy reverted: Deprecated()");
+      const view = (await api.call("GET", `/api/v1/agents/${agent.id}`)).json;
+      expect(view).toMatchObject({ status: "failed", statusReason: "deploy reverted: Deprecated()", token: null });
+      expect(await nonceOf(agent.wallet)).toBe(0); // caught before the fee was paid
+    } finally {
+      await operator.write(contracts().launcher, deprecatedAbi, "setDeprecated", [false]);
+    }
+    const retried = await launch(agent.id, { name: "Retry", symbol: "RTY" });
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.json.status).toBe("running");
+    expect(await nonceOf(agent.wallet)).toBe(2);
+  });
+});
+
+describe("crash between steps", () => {
+  const child = (agentId: string, crashAt: string) =>
+    runTs(CHILD, {
+      ...serviceEnv(databaseUrl, { AGENT_KEY_SECRET }),
+      AGENT_ID: agentId,
+      ENGINE_CRASH_AT: crashAt,
+      LAUNCH_PARAMS: JSON.stringify({ name: "Phoenix", symbol: "PHX", image: "", description: "", devBuyWei: "0" }),
+    });
+
+  it("killed after the deploy was broadcast: the launch resumes without a second deployment", async () => {
+    const agent = await newAgent();
+    await fund(agent.wallet, parseEther("0.05"));
+    const crashed = await child(agent.id, "after-broadcast:2");
+    expect(crashed.signal, crashed.stderr + crashed.stdout).toBe("SIGKILL");
+    const pool = api.deps.services.pool;
+    const row = (await pool.query("SELECT status, token, fee_tx FROM engine.agents WHERE id = $1", [agent.id])).rows[0];
+    expect(row).toMatchObject({ status: "launching", token: null });
+    expect(row.fee_tx).toMatch(/^0x/);
+    const intents = (await pool.query("SELECT key, status FROM engine.agent_tx_intents WHERE agent_id = $1 ORDER BY id", [agent.id])).rows;
+    expect(intents).toEqual([
+      { key: `agent:${agent.id}:platform-fee`, status: "mined" },
+      { key: `agent:${agent.id}:deploy:1`, status: "broadcast" },
+    ]);
+    expect(await deploymentsBy(agent.wallet)).toHaveLength(1); // mined before the crash
+
+    const res = await launch(agent.id, { name: "Something else", symbol: "ELSE" });
+    expect(res.status, res.text).toBe(201);
+    expect(await nonceOf(agent.wallet)).toBe(2);
+    const deployed = await deploymentsBy(agent.wallet);
+    expect(deployed).toHaveLength(1);
+    expect(getAddress(deployed[0]!.args.tokenAddress!)).toBe(res.json.token);
+    // The launch kept the body it started with.
+    expect((await api.call("GET", `/api/v1/agents/${agent.id}`)).json.launch).toMatchObject({ name: "Phoenix", symbol: "PHX" });
+  });
+
+  it("killed after the enrolment was signed: the stored transaction is sent once", async () => {
+    const agent = await newAgent();
+    await fund(agent.wallet, parseEther("0.05"));
+    const crashed = await child(agent.id, "after-sign:3");
+    expect(crashed.signal, crashed.stderr + crashed.stdout).toBe("SIGKILL");
+    const pool = api.deps.services.pool;
+    const enrol = async () => (await pool.query("SELECT key, status, tx_hash, nonce FROM engine.tx_intents WHERE key LIKE $1", [`agent:${agent.id}:enroll:%`])).rows;
+    const before = await enrol();
+    expect(before).toMatchObject([{ key: `agent:${agent.id}:enroll:1`, status: "signed" }]);
+    expect((await pool.query("SELECT status, token FROM engine.agents WHERE id = $1", [agent.id])).rows[0].status).toBe("launched");
+
+    const res = await launch(agent.id, { name: "Phoenix", symbol: "PHX" });
+    expect(res.status, res.text).toBe(201);
+    const after = await enrol();
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ status: "mined", tx_hash: before[0].tx_hash, nonce: before[0].nonce });
+    expect(res.json.txs.enroll).toBe(before[0].tx_hash);
+    expect(await deploymentsBy(agent.wallet)).toHaveLength(1);
+    const e = await chain().readContract({ address: contracts().registry, abi: registryAbi, functionName: "enrollment", args: [res.json.token] });
+    expect(e[5]).toBe(charterHash(CHARTER));
+  });
+
+  it("two launch calls at once: one runs, the other is refused", async () => {
+    const agent = await newAgent();
+    await fund(agent.wallet, parseEther("0.05"));
+    const [a, b] = await Promise.all([launch(agent.id, { name: "Twin", symbol: "TWN" }), launch(agent.id, { name: "Twin", symbol: "TWN" })]);
+    expect([a.status, b.status].sort()).toEqual([201, 409]);
+    expect(await deploymentsBy(agent.wallet)).toHaveLength(1);
+  });
+});
