@@ -1,0 +1,113 @@
+/**
+ * A private devnet for an engine suite: its own anvil with the whole protocol deployed (so
+ * the suite knows the chain's exact state and can kill, pause or proxy it), a fresh
+ * database, and helpers to trade, move oracle prices and act as the perps keeper.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Abi, type Address, type Hex, erc20Abi, getAddress, parseAbi } from "viem";
+import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { type Config, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, type Deployments, loadConfig } from "../../common/config.js";
+import { type AnvilHandle, startAnvil } from "../../devnet/anvil.js";
+import { createDevnetContext, type DevnetContext } from "../../devnet/context.js";
+import { deployDevnet, writeDeployments } from "../../devnet/deploy.js";
+import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
+import { devnetPrivateKey } from "../../devnet/protocol.js";
+import { createDatabase } from "../helpers/env.js";
+import { freePort } from "../helpers/ports.js";
+import { rpc } from "./helpers.js";
+
+export const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
+export const keeperAbi = parseAbi(["function executeMarketOrders(uint256[] orderIds)", "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index)"]);
+
+export type PrivateDevnet = {
+  anvil: AnvilHandle;
+  rpcUrl: string;
+  deployments: Deployments;
+  deploymentsFile: string;
+  databaseUrl: string;
+  c: Record<string, Address>;
+  feeds: Record<string, Address>;
+  protocolToken: Address;
+  /** anvil account i as a devnet context (0 is the operator: never send from it while an engine runs). */
+  as: (i: number) => DevnetContext;
+  env: (extra?: Record<string, string>) => Record<string, string>;
+  config: (extra?: Record<string, string>) => Config;
+  pool: (token: Address) => Promise<MarketPool>;
+  buy: (trader: number, token: Address, usdcIn: bigint) => Promise<Hex>;
+  sell: (trader: number, token: Address, amount: bigint) => Promise<Hex>;
+  setPrice: (feed: string, answer: bigint) => Promise<void>;
+  price: (feed: string) => Promise<bigint>;
+  execute: (orderIds: bigint[]) => Promise<void>;
+  balance: (token: Address, owner: Address) => Promise<bigint>;
+  stop: () => Promise<void>;
+};
+
+export const KEEPER = 9;
+
+export async function startPrivateDevnet(options: { port?: number } = {}): Promise<PrivateDevnet> {
+  const dir = mkdtempSync(join(tmpdir(), "engine-devnet-"));
+  const anvil = await startAnvil({ port: options.port ?? (await freePort()) });
+  const operator = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
+  const deployments = await deployDevnet(operator);
+  const deploymentsFile = join(dir, "deployments.json");
+  writeDeployments(deploymentsFile, deployments);
+  const databaseUrl = await createDatabase("engine");
+  const { priceFeeds, ...rest } = deployments.contracts;
+  const c = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, getAddress(v as string)])) as Record<string, Address>;
+  const feeds = priceFeeds as Record<string, Address>;
+  const contexts = new Map<number, DevnetContext>();
+  const as = (i: number) => {
+    if (!contexts.has(i)) contexts.set(i, createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, i === 0 ? DEVNET_OPERATOR_KEY : devnetPrivateKey(i)));
+    return contexts.get(i)!;
+  };
+  const mc = marketContracts(deployments);
+  const pools = new Map<Address, MarketPool>();
+  const pool = async (token: Address) => {
+    if (!pools.has(token)) {
+      const info = await as(1).read<{ poolKey: MarketPool["poolKey"] }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+      const key = { ...info.poolKey, currency0: getAddress(info.poolKey.currency0), currency1: getAddress(info.poolKey.currency1), hooks: getAddress(info.poolKey.hooks) };
+      pools.set(token, { token, pairedToken: key.currency0 === token ? key.currency1 : key.currency0, poolKey: key });
+    }
+    return pools.get(token)!;
+  };
+  const env = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: databaseUrl,
+    RPC_URL: anvil.rpcUrl,
+    CHAIN_ID: String(DEVNET_CHAIN_ID),
+    DEPLOYMENTS_FILE: deploymentsFile,
+    LOG_LEVEL: "warn",
+    ...extra,
+  });
+  return {
+    anvil,
+    rpcUrl: anvil.rpcUrl,
+    deployments,
+    deploymentsFile,
+    databaseUrl,
+    c,
+    feeds,
+    protocolToken: getAddress(deployments.protocolToken!),
+    as,
+    env,
+    config: (extra = {}) => loadConfig(env(extra)),
+    pool,
+    buy: async (trader, token, usdcIn) => buyToken(as(trader), mc, await pool(token), usdcIn),
+    sell: async (trader, token, amount) => sellToken(as(trader), mc, await pool(token), amount),
+    setPrice: async (feed, answer) => {
+      await as(KEEPER).write(feeds[feed]!, feedAbi, "setAnswer", [answer]);
+    },
+    price: (feed) => as(KEEPER).read<bigint>(feeds[feed]!, feedAbi, "latestAnswer"),
+    execute: async (orderIds) => {
+      await as(KEEPER).write(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orderIds]);
+    },
+    balance: (token, owner) => as(1).read<bigint>(token, erc20Abi, "balanceOf", [owner]),
+    stop: async () => {
+      await anvil.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { rpc };
