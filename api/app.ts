@@ -1,12 +1,13 @@
 /**
  * The HTTP interface as ponder serves it (`src/api/index.ts` re-exports this): ponder's
- * read-only `db` for the indexed tables, a small pool of our own for the engine's tables and
- * the operator's transaction pipeline, config read once from the environment.
+ * read-only `db` for the indexed tables, one pool of our own for the engine's tables, the
+ * agent flow and the operator's transaction pipeline; config read once from the environment.
  */
 import pg from "pg";
 import { type PublicClient, createPublicClient, http } from "viem";
-import { MissingConfigError, loadConfigOrExit } from "../common/config.js";
+import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
+import { agentApiFromConfig } from "./agents/index.js";
 import { createApp } from "./create-app.js";
 import { db } from "./db.js";
 import type { ReadDb } from "./deps.js";
@@ -14,8 +15,8 @@ import { createEnginePort, idleEngine } from "./engine-port.js";
 import { createChainLauncher } from "./launch/launcher.js";
 import { pipelineSender } from "./launch/sender.js";
 
-/** Connections of the API's own pool: engine reads and the rare operator transaction. */
-const ENGINE_POOL_SIZE = 4;
+/** Connections of the API's own pool: engine reads, the agent flow, the rare operator transaction. */
+const ENGINE_POOL_SIZE = 6;
 
 const config = loadConfigOrExit();
 const log = createLogger("api", config.logLevel);
@@ -23,19 +24,22 @@ const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databas
 // An idle client's error (server restart) must not crash the API; the next query reconnects.
 pool?.on("error", (error) => log.warn({ err: error.message }, "engine pool error"));
 
+const readDb = db as unknown as ReadDb;
+const logError = (error: unknown, context: string) =>
+  log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), context }, "unexpected error");
+// Without DATABASE_URL the agent services answer 503 naming it: intents live in PostgreSQL.
+const agents = agentApiFromConfig(config, { db: readDb, pool, log, logError });
+
 export default createApp({
-  db: db as unknown as ReadDb,
+  db: readDb,
   config,
   engine: pool ? createEnginePort(pool) : idleEngine,
   launcher: createChainLauncher({
     config,
     publicClient: createPublicClient({ transport: http(config.rpcUrl) }) as PublicClient,
-    sender: () => {
-      // The operator's transactions are intents in PostgreSQL before they are signed.
-      if (!pool) throw new MissingConfigError("DATABASE_URL");
-      return pipelineSender(config, pool, log);
-    },
+    sender: pipelineSender(agents.services),
   }),
+  agents,
   startedAt: Date.now(),
-  logError: (error, context) => log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), context }, "unexpected error"),
+  logError,
 });

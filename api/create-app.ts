@@ -7,6 +7,7 @@ import { type Context, Hono } from "hono";
 import type { ApiDeps } from "./deps.js";
 import { errorResponse, toHttpError } from "./http/errors.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit } from "./http/rate-limit.js";
+import { agentApi, prospectusPages } from "./agents/index.js";
 import { createGraphql } from "./graphql/index.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
@@ -30,11 +31,9 @@ export const REST_ROUTES: readonly AnyRoute[] = [
 
 export function createApp(deps: ApiDeps): Hono {
   const limits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
-  const readLimiter = new RateLimiter(limits.read);
-  const writeLimiter = new RateLimiter(limits.write);
-  const graphqlLimiter = new RateLimiter(limits.graphql);
+  const read = rateLimit(new RateLimiter(limits.read));
+  const write = rateLimit(new RateLimiter(limits.write));
   const document = openApiDocument(REST_ROUTES);
-
   const onError = (error: Error, c: Context) => {
     const http = toHttpError(error);
     if (http.unexpected) (deps.logError ?? console.error)(error, `${c.req.method} ${c.req.path}`);
@@ -43,17 +42,18 @@ export function createApp(deps: ApiDeps): Hono {
 
   // Error handlers first: `route()` copies a sub-app's routes with the handler it has then.
   const v1 = new Hono().onError(onError);
-  // Writes (the POSTs spend operator gas) have their own, stricter bucket.
-  v1.use("*", (c, next) => (c.req.method === "POST" ? rateLimit(writeLimiter) : rateLimit(readLimiter))(c, next));
-  mountRoutes(v1, REST_ROUTES, deps);
-  v1.get("/openapi.json", (c) => c.json(document));
+  mountRoutes(v1, REST_ROUTES, deps, { read, write });
+  v1.get("/openapi.json", read, (c) => c.json(document));
+  // The agent flow (its routes carry their own rate limits).
+  if (deps.agents) v1.route("/", agentApi(deps.agents));
   // Mounted inside ponder's server, a sub-app's notFound is not consulted: catch-all instead.
-  v1.all("*", (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  v1.all("*", read, (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
 
   const graphql = createGraphql(deps);
   const app = new Hono().onError(onError);
   app.route("/api/v1", v1);
-  app.use("/graphql", rateLimit(graphqlLimiter));
+  app.use("/graphql", rateLimit(new RateLimiter(limits.graphql)));
   app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw));
+  if (deps.agents) app.route("/", prospectusPages(deps.agents));
   return app;
 }

@@ -5,6 +5,7 @@
  */
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Config } from "../common/config.js";
+import type { AgentApiDeps } from "./agents/http.js";
 import type { EnginePort } from "./engine-port.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { LaunchPort } from "./launch/launcher.js";
@@ -22,6 +23,8 @@ export type ApiDeps = {
   rateLimits?: Partial<RateLimits>;
   /** How often subscriptions look for new rows. */
   pollIntervalMs?: number;
+  /** The agent flow (Sign-In with Ethereum, agents, prospectus pages), when served. */
+  agents?: AgentApiDeps;
   /** Where unexpected errors are reported (never to the client). */
   logError?: (error: unknown, context: string) => void;
 };

@@ -4,8 +4,11 @@
  * The API must answer even when the engine has never run: a missing schema, table or column
  * reads as "nothing yet" (no workers, zero pending), never as a 500.
  */
+import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { type Address, getAddress } from "viem";
+import { tables } from "../engine/db/client.js";
+import { Legs, ledgerTotals, legBalancesByToken } from "../engine/ledger/ledger.js";
 
 export type WorkerHealth = {
   name: string;
@@ -70,24 +73,27 @@ export const idleEngine: EnginePort = {
 /** PostgreSQL error codes meaning "the engine has not created this yet". */
 const NOT_YET = new Set(["3F000", "42P01", "42703"]);
 
-async function tolerant<T>(pool: pg.Pool, text: string, empty: T, map: (rows: Record<string, unknown>[]) => T): Promise<T> {
+async function tolerant<T>(empty: T, read: () => Promise<T>): Promise<T> {
   try {
-    const result = await pool.query(text);
-    return map(result.rows);
+    return await read();
   } catch (error) {
-    if (NOT_YET.has((error as { code?: string }).code ?? "")) return empty;
+    const e = error as { code?: string; cause?: { code?: string } };
+    if (NOT_YET.has(e.code ?? e.cause?.code ?? "")) return empty;
     throw error;
   }
 }
+
+const rowsOf = async (pool: pg.Pool, text: string) => (await pool.query(text)).rows as Record<string, unknown>[];
 
 const date = (v: unknown) => (v instanceof Date ? v : v == null ? null : new Date(String(v)));
 
 /** Reads the engine schema through its own pool (the ponder `db` is scoped to ponder's schema). */
 export function createEnginePort(pool: pg.Pool): EnginePort {
+  const ledgerDb = drizzle(pool, { schema: tables });
   return {
     workers: () =>
-      tolerant(pool, "SELECT * FROM engine.worker_state ORDER BY name", [], (rows) =>
-        rows.map((r) => ({
+      tolerant([], async () =>
+        (await rowsOf(pool, "SELECT * FROM engine.worker_state ORDER BY name")).map((r) => ({
           name: String(r.name),
           minIntervalSeconds: Number(r.min_interval_seconds),
           maxIntervalSeconds: Number(r.max_interval_seconds),
@@ -102,40 +108,34 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
       ),
 
     pending: () =>
-      tolerant(
-        pool,
-        `SELECT leg, lower(token) AS token, sum(amount)::text AS balance FROM engine.ledger
-          WHERE leg IN ('protocol', 'asset', 'perp', 'creator-buyback', 'legacy-weth') GROUP BY leg, lower(token)`,
-        EMPTY_PENDING,
-        (rows) => {
-          const out: PendingAmounts = { ...EMPTY_PENDING, perpUsdcByToken: new Map(), creatorBuybackUsdcByToken: new Map() };
-          for (const r of rows) {
-            const balance = BigInt(String(r.balance));
-            const token = r.token == null ? null : String(r.token);
-            if (r.leg === "protocol") out.protocolBuybackUsdc += balance;
-            else if (r.leg === "asset") out.assetUsdc += balance;
-            else if (r.leg === "legacy-weth") out.legacyWeth += balance;
-            else if (r.leg === "perp") {
-              out.perpUsdc += balance;
-              if (token) out.perpUsdcByToken.set(token, (out.perpUsdcByToken.get(token) ?? 0n) + balance);
-            } else if (r.leg === "creator-buyback") {
-              out.creatorBuybackUsdc += balance;
-              if (token) out.creatorBuybackUsdcByToken.set(token, (out.creatorBuybackUsdcByToken.get(token) ?? 0n) + balance);
-            }
-          }
-          return out;
-        },
-      ),
+      tolerant(EMPTY_PENDING, async () => {
+        const [totals, perp, creatorBuyback] = await Promise.all([
+          ledgerTotals(ledgerDb),
+          legBalancesByToken(ledgerDb, Legs.perp),
+          legBalancesByToken(ledgerDb, Legs.creatorBuyback),
+        ]);
+        const byToken = (m: Map<Address, bigint>) => new Map([...m].map(([token, amount]) => [token.toLowerCase(), amount]));
+        return {
+          protocolBuybackUsdc: totals.pending.protocolUsdc,
+          assetUsdc: totals.pending.assetUsdc,
+          perpUsdc: totals.pending.perpUsdc,
+          creatorBuybackUsdc: totals.pending.creatorBuybackUsdc,
+          legacyWeth: totals.pending.legacyWeth,
+          perpUsdcByToken: byToken(perp),
+          creatorBuybackUsdcByToken: byToken(creatorBuyback),
+        };
+      }),
 
     deskBindings: () =>
-      tolerant(
-        pool,
-        `SELECT t.token, t.order_id::text AS order_id, t.pair_index, coalesce(d.halted, false) AS halted, d.halt_reason
-           FROM engine.desk_trades t LEFT JOIN engine.desks d ON d.token = t.token
-          WHERE t.order_id IS NOT NULL`,
-        [],
-        (rows) =>
-          rows.map((r) => ({
+      tolerant([], async () =>
+        (
+          await rowsOf(
+            pool,
+            `SELECT t.token, t.order_id::text AS order_id, t.pair_index, coalesce(d.halted, false) AS halted, d.halt_reason
+               FROM engine.desk_trades t LEFT JOIN engine.desks d ON d.token = t.token
+              WHERE t.order_id IS NOT NULL`,
+          )
+        ).map((r) => ({
             token: getAddress(String(r.token)),
             openOrderId: BigInt(String(r.order_id)),
             pairIndex: Number(r.pair_index),

@@ -115,28 +115,25 @@ function launchConfig(p: Parameters<typeof buildDeploymentConfig>[0]) {
 export type ChainLauncherDeps = {
   config: Config;
   publicClient: PublicClient;
-  /** Built on first use: a read-only API never needs the operator key or the pipeline. */
-  sender: () => OperatorSender;
+  /** Sends lazily: a read-only API never needs the operator key or the pipeline. */
+  sender: OperatorSender;
 };
 
-export function createChainLauncher({ config, publicClient, sender: getSender }: ChainLauncherDeps): LaunchPort {
-  let sender: OperatorSender | undefined;
-  const operatorSender = () => (sender ??= getSender());
+export function createChainLauncher({ config, publicClient, sender }: ChainLauncherDeps): LaunchPort {
 
   /** An earlier mined transaction with this key, or: simulate (mapping a revert), then send. */
   async function simulateAndSend(call: ContractCall, what: string, onRevert?: (reason: string) => ApiError | undefined): Promise<TransactionReceipt> {
-    const s = operatorSender();
-    const previous = await s.previous(call.key);
+    const previous = await sender.previous(call.key);
     if (previous) return previous;
     try {
-      await publicClient.simulateContract({ address: call.to, abi: call.abi, functionName: call.functionName, args: call.args, account: s.operator });
+      await publicClient.simulateContract({ address: call.to, abi: call.abi, functionName: call.functionName, args: call.args, account: await sender.operator() });
     } catch (error) {
       const reason = revertReason(error);
       throw (reason !== undefined ? onRevert?.(reason) : undefined) ?? chainError(error, what);
     }
     let receipt: TransactionReceipt;
     try {
-      receipt = await s.send({ key: call.key, kind: call.kind, to: call.to, data: encodeFunctionData(call) });
+      receipt = await sender.send({ key: call.key, kind: call.kind, to: call.to, data: encodeFunctionData(call) });
     } catch (error) {
       throw chainError(error, what);
     }
@@ -170,7 +167,7 @@ export function createChainLauncher({ config, publicClient, sender: getSender }:
       const locker = requireContract(config, "lpLocker");
       const usdc = requireContract(config, "usdc");
       requireContract(config, "registry");
-      const operator = operatorSender().operator;
+      const operator = await sender.operator();
       const creator = request.creator ? getAddress(request.creator) : operator;
       const id = request.idempotencyKey;
       const salt = id ? keccak256(toHex(`launch:${id}`)) : toHex(randomBytes(32));
@@ -217,10 +214,10 @@ export function createChainLauncher({ config, publicClient, sender: getSender }:
       const registry = requireContract(config, "registry");
       const locker = requireContract(config, "lpLocker");
       const token = getAddress(request.token);
-      const operator = operatorSender().operator;
+      const operator = await sender.operator();
       const creator = request.creator ? getAddress(request.creator) : operator;
       const key = `api:register:${request.idempotencyKey ?? `${token}:${toHex(randomBytes(8))}`}`;
-      const previous = await operatorSender().previous(key);
+      const previous = await sender.previous(key);
       if (previous) return { token, txHash: previous.transactionHash, creator, split: withSplit(request.split) };
 
       if (config.protocolToken && token === getAddress(config.protocolToken)) {

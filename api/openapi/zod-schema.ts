@@ -59,7 +59,8 @@ export function toSchemaObject(schema: ZodTypeAny, direction: "input" | "output"
   const override = (schema._def as { openapi?: SchemaObject }).openapi;
   const description = schema.description;
   const out = override ? { ...override } : convert(schema, direction);
-  if (description && !out.description) out.description = description;
+  // The outermost description is the most specific (a field's, over its type's).
+  if (description) out.description = description;
   return out;
 }
 

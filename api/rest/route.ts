@@ -3,7 +3,7 @@
  * it needs the operator key, and its handler. The same definition mounts the route (with
  * validation) and writes its entry in the OpenAPI document, so the two cannot drift apart.
  */
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { ZodObject, ZodRawShape, ZodTypeAny, z } from "zod";
 import { requireOperatorKey } from "../auth/operator-key.js";
 import type { ApiDeps } from "../deps.js";
@@ -38,11 +38,15 @@ export function defineRoute<Q extends ZodTypeAny | undefined = undefined, P exte
   return route;
 }
 
-/** Mounts routes on `app` (a Hono app serving /api/v1): auth, then validation, then the handler. */
-export function mountRoutes(app: Hono, routes: readonly AnyRoute[], deps: ApiDeps): void {
+/**
+ * Mounts routes on `app` (a Hono app serving /api/v1): the rate limit (writes have their own,
+ * stricter bucket), the operator key where needed, validation, then the handler.
+ */
+export function mountRoutes(app: Hono, routes: readonly AnyRoute[], deps: ApiDeps, limits: { read: MiddlewareHandler; write: MiddlewareHandler }): void {
   const auth = requireOperatorKey(deps.config);
   for (const route of routes) {
     const handlers = [
+      route.method === "post" ? limits.write : limits.read,
       ...(route.operatorKey ? [auth] : []),
       async (c: Context) => {
         const params = route.params ? validate(route.params, c.req.param(), "path") : undefined;

@@ -35,6 +35,10 @@ const text = (field: string, max: number) =>
  */
 export const percent = documented(
   z.unknown().transform((value, ctx) => {
+    if (value === undefined) {
+      ctx.addIssue({ code: "custom", message: "is required" });
+      return z.NEVER;
+    }
     if (!(value instanceof JsonNumber)) {
       ctx.addIssue({ code: "custom", message: `expected a number, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value}` });
       return z.NEVER;
@@ -69,14 +73,14 @@ const pctDoc = (leg: string, fallback: string) =>
 type Percents = { assetPct?: number; perpPct?: number; creatorPct?: number };
 
 /** The three legs must sum to 95% (9500 bps); the protocol's 5% is added automatically. */
-function checkSplit(body: Percents, ctx: z.RefinementCtx, optional: boolean) {
-  const given = [body.assetPct, body.perpPct, body.creatorPct].filter((v) => v !== undefined).length;
-  if (given === 0 && optional) return;
+function checkSplit(body: Percents, ctx: z.RefinementCtx) {
+  const legs = [body.assetPct, body.perpPct, body.creatorPct];
+  // A leg that failed its own check is reported by its field.
+  if (legs.some((v) => v !== undefined && typeof v !== "number")) return;
+  const given = legs.filter((v) => v !== undefined).length;
+  if (given === 0) return;
   if (given < 3) {
-    ctx.addIssue({
-      code: "custom",
-      message: optional ? "invalid split: give all of assetPct, perpPct and creatorPct, or none for the default 28.5/57/9.5" : "invalid split: assetPct, perpPct and creatorPct are required",
-    });
+    ctx.addIssue({ code: "custom", message: "invalid split: give all of assetPct, perpPct and creatorPct, or none for the default 28.5/57/9.5" });
     return;
   }
   const sum = body.assetPct! + body.perpPct! + body.creatorPct!;
@@ -104,7 +108,7 @@ export const launchBody = z
     creatorPct: percent.optional().describe(pctDoc("Creator USDC", "9.5")),
   })
   .strict()
-  .superRefine((body, ctx) => checkSplit(body, ctx, true))
+  .superRefine(checkSplit)
   .transform((body) => ({
     name: body.name,
     symbol: body.symbol,
@@ -123,7 +127,7 @@ export const registerBody = z
     creatorPct: percent.describe(pctDoc("Creator USDC", "none")),
   })
   .strict()
-  .superRefine((body, ctx) => checkSplit(body, ctx, false))
+  .superRefine(checkSplit)
   .transform((body) => ({ token: body.token, creator: body.creator, split: splitOf(body) }));
 
 // ------------------------------------------------------------------ query strings and paths
