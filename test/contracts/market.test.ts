@@ -19,6 +19,7 @@ const anvil = createTestClient({ mode: "anvil", transport: http(rpcUrl) });
 const reader = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(1));
 const operator = deployments.operator;
 const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
+const storageViews = parseAbi(["function firstEmptyTradeIndex(address trader, uint256 pairIndex) view returns (uint256)"]);
 
 async function rounds(seed: number, count: number): Promise<MarketAction[][]> {
   const market = startMarket({ rpcUrl, deployments, seed });
@@ -98,17 +99,24 @@ describe("market simulator", () => {
     const opened = await trader.publicClient.getTransactionReceipt({ hash: await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 0, 100n * PERPS_PRECISION]) });
     const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: opened.logs });
 
+    const slot = await reader.read<bigint>(c.perpsStorage!, storageViews, "firstEmptyTradeIndex", [trader.account.address, 0n]);
+    const count = await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n]);
+
     const market = startMarket({ rpcUrl, deployments, seed: 5 });
     const first = await market.step();
-    expect(first).toContainEqual({ kind: "execute", orderIds: [initiated!.args.orderId] });
-    expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(1n);
-    const stored = await reader.read<{ index: bigint; openPrice: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, 0n, 0n]);
+    const execute = first.find((a) => a.kind === "execute");
+    expect(execute).toBeDefined();
+    expect(execute!.error).toBeUndefined();
+    expect((execute as { orderIds: bigint[] }).orderIds).toContain(initiated!.args.orderId);
+    expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count + 1n);
+    const stored = await reader.read<{ index: bigint; openPrice: bigint; leverage: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, 0n, slot]);
+    expect(stored.leverage).toBe(50n * PERPS_PRECISION);
 
     // At 50x a 5% drop is a total loss; the next round's random walk cannot undo it.
     await keeper.write(feed, feedAbi, "setAnswer", [(stored.openPrice * 95n) / 100n / 100n]);
     const second = await market.step();
     await market.stop();
     expect(second).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
-    expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(0n);
+    expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count);
   });
 });
