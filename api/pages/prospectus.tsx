@@ -7,7 +7,6 @@
  */
 import type { FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
-import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import { canonicalJson } from "../../engine/agents/charter.js";
 import { CHART_DAYS, type ProspectusData } from "./prospectus-data.js";
@@ -39,7 +38,7 @@ h1{margin:0 0 4px;font-size:28px;word-break:break-word}h2{margin:32px 0 8px;font
 .muted{color:#9aa3b2}.badge{display:inline-block;padding:1px 8px;border-radius:10px;background:#2a2f3a;font-size:13px;margin-left:6px}
 .ok{background:#1f4d2e}.warn{background:#5a4410}.bad{background:#5a1c1c}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #22262f;vertical-align:top}
-th{color:#9aa3b2;font-weight:500}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{color:#9aa3b2;font-weight:500}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{color:#9aa3b2}dd{margin:0;word-break:break-word}
 code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{white-space:pre-wrap;word-break:break-all;background:#161a21;padding:12px;border-radius:6px}
 .cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px}.card{background:#161a21;border-radius:8px;padding:12px}
@@ -287,7 +286,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
               <pre data-field="charter-json">{canonicalJson(charter)}</pre>
             </div>
           ) : null}
-          <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact. Perps leverage precision 1e{String(PERPS_PRECISION).length - 1}.</p>
+          <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact.</p>
         </main>
       </body>
     </html>

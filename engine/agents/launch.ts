@@ -12,6 +12,7 @@
  * Each step's result is recorded on the agent before the next starts, and each intent is
  * found again by its key, so a crash anywhere resumes the launch instead of repeating a step.
  */
+import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import {
   type Address,
@@ -19,6 +20,7 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
+  decodeErrorResult,
   encodeAbiParameters,
   encodeFunctionData,
   getAddress,
@@ -36,7 +38,9 @@ import type { PoolKey } from "../../common/uniswap.js";
 import { LaunchConfigError, buildDeploymentConfig, encodeDeployToken, launchSplitRewards, parseTokenCreated } from "../chain/launch.js";
 import type { TxOutcome, TxPipeline } from "../chain/pipeline.js";
 import { ADDRESS_THIS, CONTRACT_BALANCE, type RouterStep, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../chain/universal-router.js";
-import { classifyError } from "../errors.js";
+import { classifyError, revertDataOf } from "../errors.js";
+import { tables } from "../db/client.js";
+import { setTokenMandate } from "../mandates.js";
 import { charterMandate, charterSplit } from "./charter.js";
 import { AgentError } from "./errors.js";
 import { agentAccount } from "./keys.js";
@@ -76,8 +80,24 @@ const LAUNCHER_ERRORS = [
   "TooManyPositions()",
   "TicksBackwards()",
   "TicksOutOfTickBounds()",
+  // OpenZeppelin's EIP712 (the token's permit domain) on a name longer than 31 bytes.
+  "StringTooLong(string)",
 ];
 const LAUNCHER_SELECTORS = new Map(LAUNCHER_ERRORS.map((sig) => [toFunctionSelector(sig), sig]));
+
+const launcherErrorsAbi = parseAbi(LAUNCHER_ERRORS.map((sig) => `error ${sig}`));
+
+/** `Name(args)` of a launcher error in the revert data of `error`, if that is what it holds. */
+function decodeLauncherRevert(error: unknown): string | undefined {
+  const data = revertDataOf(error);
+  if (!data) return undefined;
+  try {
+    const decoded = decodeErrorResult({ abi: launcherErrorsAbi, data });
+    return `${decoded.errorName}(${(decoded.args ?? []).map((a) => JSON.stringify(a)).join(", ")})`;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A revert reason, with the launcher's own errors named (`unknown error 0x…` otherwise). */
 export function launcherReason(reason: string): string {
@@ -165,7 +185,7 @@ export async function launchCost(s: LaunchServices, agent: Agent, params: Launch
       gas += margin(await publicClient.estimateGas({ account: agent.wallet, to: requireContract(config, "launcher"), data: deployCalldata(s, agent, params) }));
     } catch (error) {
       const e = classifyError(error);
-      if (e.code === "revert") throw new AgentError("chain", `deploy reverted: ${launcherReason((e as { reason?: string }).reason ?? e.message)}`);
+      if (e.code === "revert") throw new AgentError("chain", `deploy reverted: ${decodeLauncherRevert(error) ?? launcherReason((e as { reason?: string }).reason ?? e.message)}`);
       throw e;
     }
   }
@@ -368,13 +388,9 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
      ON CONFLICT (agent_id, kind) DO NOTHING`,
     [agent.id, (agent.feeTx ? config.platformLaunchFeeWei : 0n).toString(), agent.feeTx],
   );
-  const mandate = charterMandate(agent.charter!);
-  await pool.query(
-    `INSERT INTO engine.token_mandates (token, desk_pair_index, max_leverage, max_drawdown_bps, take_profit_bps, buyback_min_usdc, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, now())
-     ON CONFLICT (token) DO UPDATE SET desk_pair_index = $2, max_leverage = $3, max_drawdown_bps = $4, take_profit_bps = $5, buyback_min_usdc = $6, updated_at = now()`,
-    [token, mandate.deskPairIndex, mandate.maxLeverage.toString(), mandate.maxDrawdownBps, mandate.takeProfitBps, mandate.buybackMinUsdc.toString()],
-  );
+  // The limits the desk and buyback workers read (`mandateFor`).
+  const { strategy: _strategy, liquidationBufferBps: _buffer, maxDeskUsdc: _cap, ...limits } = charterMandate(agent.charter!);
+  await setTokenMandate(drizzle(pool, { schema: tables }), token, limits);
   agent = await updateAgent(pool, agent.id, { status: "running", status_reason: null });
   await logOnce(pool, {
     agentId: agent.id,

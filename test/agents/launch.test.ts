@@ -11,6 +11,7 @@ import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker
 import { registryAbi } from "../../common/abis/registry.js";
 import { type Charter, charterHash, charterSchema } from "../../engine/agents/charter.js";
 import { mandateForToken } from "../../engine/agents/mandate.js";
+import { mandateFor } from "../../engine/mandates.js";
 import { openEngineDb } from "../../engine/db/client.js";
 import { parseTokenCreated } from "../../engine/chain/launch.js";
 import { runTs } from "../engine/helpers.js";
@@ -147,6 +148,9 @@ describe("launch from the agent wallet", () => {
     try {
       const mandate = await mandateForToken(engineDb.db, token);
       expect(mandate).toMatchObject({ agentId: agent.id, strategy: "momentum", deskPairIndex: 1, maxLeverage: 4n * 10n ** 10n, maxDrawdownBps: 1500, buybackMinUsdc: 20_000_000n });
+      // What the desk and buyback workers read.
+      const workers = await mandateFor(engineDb.db, api.deps.services.config, token);
+      expect(workers).toMatchObject({ deskPairIndex: 1, maxLeverage: 4n * 10n ** 10n, maxDrawdownBps: 1500, takeProfitBps: 1000, buybackMinUsdc: 20_000_000n });
       const other = await mandateForToken(engineDb.db, OPERATOR);
       expect(other.agentId).toBeNull();
     } finally {
@@ -169,6 +173,9 @@ describe("launch from the agent wallet", () => {
     const operator = devnetAs(0);
     const agent = await newAgent("default");
     await fund(agent.wallet, parseEther("0.05"));
+    const tooLong = await launch(agent.id, { name: "N".repeat(40), symbol: "LONG" });
+    expect(tooLong.status, tooLong.text).toBe(502);
+    expect(tooLong.json.error).toBe(`deploy reverted: StringTooLong("${"N".repeat(40)}")`);
     await operator.write(contracts().launcher, deprecatedAbi, "setDeprecated", [true]);
     try {
       const res = await launch(agent.id, { name: "Retry", symbol: "RTY" });
