@@ -54,8 +54,8 @@ export async function progressOpening(ctx: EngineContext, trade: DeskTrade, work
   const outcome = await ctx.pipeline.send(request);
   if (outcome.status === "mined") {
     const orderId = orderIdOf(outcome.receipt);
-    await updateTrade(ctx.db, trade.id, { orderId: orderId?.toString() ?? null, openIntentId: outcome.intent.id });
     ctx.faults.hit("after-open-order");
+    await updateTrade(ctx.db, trade.id, { orderId: orderId?.toString() ?? null, openIntentId: outcome.intent.id });
     ctx.log.info({ token: trade.token, tradeId: trade.id, orderId: String(orderId) }, "desk open order placed");
   } else {
     await ctx.db.transaction(async (tx) => {

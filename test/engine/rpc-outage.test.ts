@@ -1,0 +1,149 @@
+/**
+ * RPC outage: the engine (a real process, all workers on fast intervals) talks to anvil
+ * through a small TCP proxy the test can pause. While the RPC refuses every connection the
+ * workers fail and back off and health turns degraded; fees keep accruing on chain. When
+ * the RPC comes back, work resumes by itself: the fees are claimed and attributed, health
+ * is ok again, and nothing was lost or sent twice.
+ */
+import { type Server, type Socket, createServer, connect } from "node:net";
+import type { Address, Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
+import { type EngineDb, openEngineDb } from "../../engine/db/client.js";
+import { migrate } from "../../engine/db/migrations.js";
+import { readWorkerHealth } from "../../engine/health.js";
+import { checkLedgerInvariants } from "../../engine/ledger/ledger.js";
+import { freePort } from "../helpers/ports.js";
+import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
+import { rpc, runTs } from "./helpers.js";
+
+const USDC = 1_000_000n;
+
+type Proxy = { url: string; pause: () => void; resume: () => void; close: () => Promise<void> };
+
+/** A TCP proxy to anvil; `pause` drops every open connection and refuses new ones. */
+async function startProxy(target: string): Promise<Proxy> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  const server: Server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    const upstream = connect(Number(port), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  const listenPort = await freePort();
+  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${listenPort}`,
+    pause: () => {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+    },
+    resume: () => {
+      refusing = false;
+    },
+    close: () => new Promise((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+let d: PrivateDevnet;
+let proxy: Proxy;
+let db: EngineDb;
+let operator: Address;
+
+beforeAll(async () => {
+  d = await startPrivateDevnet();
+  proxy = await startProxy(d.rpcUrl);
+  operator = d.config().operator!;
+  db = openEngineDb(d.databaseUrl);
+  await migrate(db.pool);
+}, 240_000);
+
+afterAll(async () => {
+  await db?.close();
+  await proxy?.close();
+  await d?.stop();
+});
+
+async function claimedOnchain(): Promise<bigint> {
+  const logs = await d.as(1).publicClient.getLogs({
+    address: d.c.feeLocker,
+    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
+    args: { feeOwner: operator, token: d.c.usdc } as never,
+    fromBlock: 0n,
+  });
+  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
+}
+async function attributed(): Promise<bigint> {
+  const { rows } = await db.pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')");
+  return BigInt(rows[0].s);
+}
+
+describe("RPC outage", () => {
+  it("backs off, reports degraded health, loses nothing and resumes", async () => {
+    const baseNonce = Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
+    await d.buy(7, d.c.usdcPairedToken as Address, 2_000n * USDC);
+    const engine = runTs("engine/main.ts", d.env({ RPC_URL: proxy.url, WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 120_000 });
+    try {
+      // Running: the first fees are claimed and attributed.
+      await waitFor("the first claim", async () => (await claimedOnchain()) > 0n && (await attributed()) === (await claimedOnchain()));
+      await waitFor("a healthy engine", async () => (await readWorkerHealth(db.pool)).status === "ok");
+
+      proxy.pause();
+      const pausedAt = Date.now();
+      // Fees keep accruing while the engine cannot see the chain.
+      await d.buy(7, d.c.usdcPairedToken as Address, 3_000n * USDC);
+      const degraded = await waitFor("degraded health", async () => {
+        const h = await readWorkerHealth(db.pool);
+        return h.status === "degraded" && h.rpc.reachable === false && h.workers.some((w) => !w.healthy) ? h : undefined;
+      });
+      expect(degraded.reasons.join("\n")).toMatch(/RPC unreachable/);
+      expect(degraded.workers.find((w) => !w.healthy)!.lastError).toMatch(/rpc-unavailable|timeout/);
+      const during = await readWorkerHealth(db.pool);
+      await new Promise((r) => setTimeout(r, 3_000));
+      const later = await readWorkerHealth(db.pool);
+      // Backing off: the price-sampler (0.4–0.7 s interval) fails far less often than it would retry without backoff.
+      const sampler = (h: typeof later) => h.workers.find((w) => w.name === "price-sampler")!;
+      const failuresInWindow = sampler(later).failures - sampler(during).failures;
+      expect(failuresInWindow).toBeLessThan(8);
+      expect(Date.now() - pausedAt).toBeGreaterThan(3_000);
+
+      proxy.resume();
+      // Work resumes: the fees bought during the outage are claimed and attributed, health is ok again.
+      const before = await claimedOnchain();
+      await waitFor("claims after the outage", async () => (await claimedOnchain()) > before && (await attributed()) === (await claimedOnchain()));
+      await waitFor("healthy again", async () => (await readWorkerHealth(db.pool)).status === "ok");
+    } finally {
+      engine.child.kill("SIGTERM");
+    }
+    const exit = await engine;
+    expect(exit.code, exit.stderr.slice(-2000)).toBe(0);
+
+    expect(await checkLedgerInvariants(db.db)).toEqual({ ok: true, violations: [] });
+    const { rows } = await db.pool.query("SELECT nonce FROM engine.tx_intents WHERE status IN ('mined', 'reverted') ORDER BY nonce");
+    expect(Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]))).toBe(baseNonce + rows.length);
+    expect(rows.map((r) => r.nonce)).toEqual(rows.map((_, i) => baseNonce + i));
+  });
+});
