@@ -5,7 +5,7 @@
  * shows the mandate, the rules with the onchain charter hash, the ledger figures, the burn
  * chart and the agent log — and a token name holding `<script>` renders as text.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -70,6 +70,7 @@ describe("prospectus page in a browser", () => {
   }
 
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
     databaseUrl = await createDatabase("agents_page");
     db = new pg.Pool({ connectionString: databaseUrl });
     ponder = await startTestPonder(databaseUrl, { AGENT_KEY_SECRET });
