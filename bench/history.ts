@@ -228,8 +228,11 @@ export async function ensureHistory(events: number, seed: number, port: number, 
       return fresh;
     };
     const orders: bigint[] = [];
+    // Small histories count every round so they land near their target; large ones batch more.
+    const perRound = Math.min(150, Math.max(10, Math.floor(events / 20)));
+    const countEvery = events < 20_000 ? 1 : 5;
     while (counted < events) {
-      for (let k = 0; k < 150; k++) {
+      for (let k = 0; k < perRound; k++) {
         const s = pick(traders);
         const token = pick(usdcTokens);
         const r = random();
@@ -255,7 +258,7 @@ export async function ensureHistory(events: number, seed: number, port: number, 
         if (orders.length) await keeper.call(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orders.splice(0)]);
       }
       round++;
-      if (round % 5 === 0) {
+      if (round % countEvery === 0) {
         await mineAll(operatorCtx);
         counted += (await countNew()).total;
         progress(`${counted} / ${events} events`);

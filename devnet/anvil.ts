@@ -26,6 +26,8 @@ export type AnvilOptions = {
   blockTime?: number;
   /** Load the chain from this file at start and dump it there periodically and at exit. */
   stateFile?: string;
+  /** Load the chain from this file at start, without ever writing it back. */
+  loadStateFile?: string;
   onLog?: (line: string) => void;
   /** Run in its own process group, so a terminal's Ctrl-C reaches only the parent. */
   detached?: boolean;
@@ -62,6 +64,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
   ];
   if (options.blockTime) args.push("--block-time", String(options.blockTime));
   if (options.stateFile) args.push("--state", options.stateFile, "--state-interval", "5");
+  if (options.loadStateFile) args.push("--load-state", options.loadStateFile);
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
   const forward = (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) if (line.trim()) options.onLog?.(line);

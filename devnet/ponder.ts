@@ -41,13 +41,18 @@ export function startPonder(options: {
   schema?: string;
   viewsSchema?: string;
   logLevel?: string;
+  /** Another ponder project (e.g. the bench's bare app); defaults to this one. */
+  root?: string;
+  /** `start` (index and serve) or `serve` (serve an already indexed schema). */
+  command?: "start" | "serve";
   onLog?: (line: string) => void;
 }): PonderHandle {
   const args = [
     join(ROOT, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js"),
-    "start",
+    ...(options.root ? ["--root", options.root] : []),
+    options.command ?? "start",
     "--schema", options.schema ?? ponderSchemaName(),
-    "--views-schema", options.viewsSchema ?? VIEWS_SCHEMA,
+    ...(options.command === "serve" ? [] : ["--views-schema", options.viewsSchema ?? VIEWS_SCHEMA]),
     "--port", String(options.port),
     "--hostname", "127.0.0.1",
     "--log-format", "json",
@@ -78,10 +83,18 @@ export function startPonder(options: {
   };
 }
 
-/** Waits until ponder's /status shows the chain indexed to at least `block`. */
-export async function waitForIndexed(url: string, block: bigint | number, timeoutMs = 120_000): Promise<void> {
+/**
+ * Waits until ponder's /status shows the chain indexed to at least `block`. Given the
+ * handle, fails at once if the process exits.
+ */
+export async function waitForIndexed(target: string | PonderHandle, block: bigint | number, timeoutMs = 120_000): Promise<void> {
+  const url = typeof target === "string" ? target : target.url;
+  const child = typeof target === "string" ? undefined : target.process;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) {
+      throw new Error(`ponder at ${url} exited (${child.exitCode ?? child.signalCode}) before reaching block ${block}`);
+    }
     try {
       const res = await fetch(`${url}/status`);
       if (res.ok) {

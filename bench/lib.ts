@@ -1,0 +1,137 @@
+/**
+ * What every benchmark part needs: a PostgreSQL server, an anvil serving a stored history,
+ * ponder processes (ours, the bare floor app, ponder's own GraphQL) and timing helpers.
+ */
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { DEVNET_CHAIN_ID } from "../common/config.js";
+import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
+import { ROOT } from "../devnet/compile.js";
+import { type PonderHandle, startPonder, waitForIndexed } from "../devnet/ponder.js";
+import { freePort } from "../devnet/ports.js";
+import { startPostgres } from "../devnet/postgres.js";
+import type { History } from "./history.js";
+
+export type Bench = {
+  databaseUrl: string;
+  createDatabase: (prefix: string) => Promise<string>;
+  stop: () => Promise<void>;
+};
+
+export const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
+
+export async function startBench(): Promise<Bench> {
+  const dir = mkdtempSync(join(tmpdir(), "launchpad-bench-"));
+  chmodSync(dir, 0o755);
+  const postgres = await startPostgres({ dataDir: join(dir, "postgres"), port: await freePort() });
+  let n = 0;
+  return {
+    databaseUrl: postgres.url,
+    createDatabase: async (prefix) => {
+      const name = `${prefix}_${n++}`;
+      const admin = new pg.Client({ connectionString: postgres.url.replace(/\/[^/]+$/, "/postgres") });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+      await admin.end();
+      return postgres.url.replace(/\/[^/]+$/, `/${name}`);
+    },
+    stop: async () => {
+      await postgres.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** anvil serving a stored history (read-only: the state file is never written back). */
+export async function serveHistory(history: History): Promise<AnvilHandle> {
+  return startAnvil({ port: await freePort(), loadStateFile: history.stateFile });
+}
+
+export type Indexed = {
+  ponder: PonderHandle;
+  /** Wall time from spawn to indexed head (includes ponder's own start-up). */
+  seconds: number;
+  /** The backfill by ponder's own log timestamps (fetching and indexing, no start-up). */
+  backfillSeconds: number | undefined;
+  databaseUrl: string;
+};
+
+/** Starts a ponder app on the history and times it until it has indexed up to the head. */
+export async function indexHistory(
+  history: History,
+  rpcUrl: string,
+  databaseUrl: string,
+  app: "ours" | "bare",
+): Promise<Indexed> {
+  const env: Record<string, string> =
+    app === "ours"
+      ? { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile }
+      : {
+          DATABASE_URL: databaseUrl,
+          RPC_URL: rpcUrl,
+          CHAIN_ID: String(DEVNET_CHAIN_ID),
+          LAUNCHER_ADDRESS: history.deployments.contracts.launcher as string,
+          START_BLOCK: String(history.deployments.startBlock ?? 0),
+        };
+  const logs: string[] = [];
+  const started = performance.now();
+  const ponder = startPonder({
+    port: await freePort(),
+    env,
+    schema: "app",
+    root: app === "bare" ? join(ROOT, "bench", "bare") : undefined,
+    logLevel: "info",
+    onLog: (line) => logs.push(line),
+  });
+  try {
+    await waitForIndexed(ponder, history.head, 900_000);
+  } catch (error) {
+    await ponder.stop();
+    throw new Error(`${(error as Error).message}\n${logs.slice(-20).join("\n")}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  // From ponder's own log lines: the first "Started backfill indexing" to "Completed backfill indexing".
+  const parsed = logs.map((l) => {
+    try {
+      return JSON.parse(l) as { msg?: string; time?: number };
+    } catch {
+      return {};
+    }
+  });
+  const start = parsed.find((l) => l.msg?.startsWith("Started backfill indexing"))?.time;
+  const end = parsed.find((l) => l.msg === "Completed backfill indexing across all chains")?.time;
+  const backfillSeconds = start !== undefined && end !== undefined ? (end - start) / 1000 : undefined;
+  return { ponder, seconds, backfillSeconds, databaseUrl };
+}
+
+/** ponder's built-in GraphQL serving the tables our indexer wrote (`ponder serve`, no indexing). */
+export async function servePonderGraphql(history: History, rpcUrl: string, databaseUrl: string): Promise<PonderHandle> {
+  const ponder = startPonder({
+    port: await freePort(),
+    env: { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile },
+    schema: "app",
+    root: join(ROOT, "bench", "serve"),
+    command: "serve",
+  });
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const ok = await fetch(`${ponder.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ __typename }" }),
+    }).then((r) => r.ok, () => false);
+    if (ok) return ponder;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await ponder.stop();
+  throw new Error("ponder serve did not answer GraphQL within 120 s");
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
