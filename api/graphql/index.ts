@@ -4,7 +4,7 @@
  */
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
-import { GraphQLError, lexicographicSortSchema, printSchema } from "graphql";
+import { GraphQLError, lexicographicSortSchema, printSchema } from "./graphql-js.js";
 import { createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";

@@ -1,0 +1,359 @@
+/**
+ * The REST shim on real PostgreSQL and the devnet: every route's answer (exact shape and the
+ * response schema), every class of invalid input (the right 4xx and `{ error }`), the operator
+ * key, rate limits, and the launch and register routes end to end.
+ */
+import { getAddress, parseAbi, zeroAddress } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registryAbi } from "../../common/abis/registry.js";
+import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
+import * as schemas from "../../api/rest/schemas.js";
+import * as act from "../helpers/actions.js";
+import { type Answer, type Harness, OPERATOR_API_KEY, actors, startHarness } from "./harness.js";
+import { type Scenario, seedScenario, shapeOf } from "./scenario.js";
+
+const formatTokens = (units: bigint) => formatDecimal(units, TOKEN_DECIMALS);
+
+let h: Harness;
+let s: Scenario;
+const { operator, trader } = actors();
+
+beforeAll(async () => {
+  h = await startHarness();
+  s = await seedScenario(h);
+}, 300_000);
+afterAll(async () => {
+  await h?.stop();
+});
+
+const get = (path: string) => h.call("GET", `/api/v1${path}`);
+const post = (path: string, json: unknown, key: string | null = OPERATOR_API_KEY) => h.call("POST", `/api/v1${path}`, { json, key: key ?? undefined });
+
+function expectError(a: Answer, status: number, message?: string | RegExp) {
+  expect(a.status, a.text).toBe(status);
+  expect(a.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(Object.keys(a.json)).toEqual(["error"]);
+  expect(typeof a.json.error).toBe("string");
+  if (message !== undefined) expect(a.json.error).toMatch(message);
+}
+
+describe("REST answers", () => {
+  it("GET /health", async () => {
+    const a = await get("/health");
+    expect(a.status).toBe(200);
+    schemas.healthResponse.parse(a.json);
+    expect(shapeOf(a.json)).toMatchSnapshot();
+    expect(a.json).toMatchObject({ status: "ok", protocolToken: getAddress(h.protocolToken), indexer: { ready: true } });
+    // Over HTTP, from ponder's own server: the same answer.
+    const http = await h.fetch("GET", "/api/v1/health");
+    expect(http.status).toBe(200);
+    expect(schemas.healthResponse.parse(http.json).protocolToken).toBe(getAddress(h.protocolToken));
+  });
+
+  it("GET /stats", async () => {
+    const a = await get("/stats");
+    expect(a.status).toBe(200);
+    schemas.statsResponse.parse(a.json);
+    const mine = a.json.desks.items.find((d: { token: string }) => d.token === s.token);
+    expect(shapeOf({ ...a.json, desks: { ...a.json.desks, items: [mine] } })).toMatchSnapshot();
+    expect(a.json.tokens.launched).toBeGreaterThanOrEqual(4);
+    expect(a.json.buybacks.protocol.count).toBeGreaterThanOrEqual(1);
+    // The aggregate row, as the indexer keeps it.
+    const [totals] = await h.query<{ protocol_buyback_usdc: string; fees_to_operator_usdc: string }>("SELECT * FROM protocol_totals WHERE id = 'protocol'");
+    expect(a.json.buybacks.protocol.usdcIn).toBe(String(Number(totals!.protocol_buyback_usdc) / 1e6));
+    // Collateral after the exchange's opening fee, as indexed.
+    const [trade] = await h.query<{ collateral: string }>("SELECT collateral FROM desk_trade WHERE open_order_id = $1", [s.desk.openOrderId.toString()]);
+    const collateral = BigInt(trade!.collateral);
+    expect(mine).toMatchObject({
+      token: s.token,
+      status: "open",
+      side: "long",
+      collateral: formatDecimal(collateral, 6),
+      leverage: "5",
+      notional: formatDecimal(collateral * 5n, 6),
+      entryPrice: "3000",
+      halted: false,
+    });
+  });
+
+  it("GET /activity: the feed with kinds and token filters", async () => {
+    const a = await get(`/activity?token=${s.token}&limit=200`);
+    expect(a.status).toBe(200);
+    schemas.activityResponse.parse(a.json);
+    expect(shapeOf({ ...a.json, items: a.json.items.slice(0, 1) })).toMatchSnapshot();
+    const kinds = a.json.items.map((i: { kind: string }) => i.kind);
+    expect(kinds).toEqual(expect.arrayContaining(["token-launched", "token-enrolled", "burn", "creator-buyback", "fees-collected"]));
+    expect(a.json.items.every((i: { token: string }) => i.token === s.token)).toBe(true);
+    // Newest first.
+    const ids = a.json.items.map((i: { id: string }) => i.id);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    const burns = await get(`/activity?kind=burn,creator-buyback&token=${s.token}`);
+    expect(new Set(burns.json.items.map((i: { kind: string }) => i.kind))).toEqual(new Set(["burn", "creator-buyback"]));
+    const buyback = burns.json.items.find((i: { kind: string }) => i.kind === "creator-buyback");
+    expect(buyback.data.usdcIn).toBe("100");
+  });
+
+  it("GET /activity: pages join up without gaps or duplicates", async () => {
+    const all = (await get("/activity?limit=200")).json.items.map((i: { id: string }) => i.id);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Answer = await get(`/activity?limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      expect(page.json.items.length).toBeLessThanOrEqual(7);
+      paged.push(...page.json.items.map((i: { id: string }) => i.id));
+      cursor = page.json.nextCursor;
+    } while (cursor && paged.length < all.length);
+    expect(paged.slice(0, all.length)).toEqual(all);
+    expect(new Set(paged).size).toBe(paged.length);
+  });
+
+  it("GET /buybacks: protocol-token buybacks with totals", async () => {
+    const a = await get("/buybacks");
+    expect(a.status).toBe(200);
+    schemas.buybacksResponse.parse(a.json);
+    expect(shapeOf({ ...a.json, items: a.json.items.slice(0, 1) })).toMatchSnapshot();
+    expect(a.json.items.every((i: { kind: string; token: string }) => i.kind === "protocol-buyback" && i.token === getAddress(h.protocolToken))).toBe(true);
+    const mine = a.json.items.find((i: { txHash: string }) => i.txHash === s.protocolBuyback.tx);
+    expect(mine).toMatchObject({ usdcIn: "50", tokensBought: formatTokens(s.protocolBuyback.bought), tokensBurned: formatTokens(s.protocolBuyback.bought) });
+    expect(a.json.totals.count).toBeGreaterThanOrEqual(1);
+  });
+
+  it("GET /buybacks/:token: one token's buybacks", async () => {
+    const a = await get(`/buybacks/${s.token}`);
+    expect(a.status).toBe(200);
+    schemas.buybacksResponse.parse(a.json);
+    expect(a.json.items).toHaveLength(1);
+    expect(a.json.items[0]).toMatchObject({ token: s.token, kind: "creator-buyback", txHash: s.creatorBuyback.tx, usdcIn: "100", tokensBought: formatTokens(s.creatorBuyback.bought) });
+    expect(a.json.items[0].tokensBurned).toBe(a.json.items[0].tokensBought);
+    expect(a.json.totals).toEqual({ count: 1, usdcIn: "100", tokensBought: formatTokens(s.creatorBuyback.bought), tokensBurned: formatTokens(s.creatorBuyback.bought) });
+    // Lowercase addresses are the same token.
+    expect((await get(`/buybacks/${s.token.toLowerCase()}`)).json.totals.count).toBe(1);
+  });
+
+  it("GET /tokens: enrolled tokens with split, creator, pool, flags and desk", async () => {
+    const a = await get("/tokens?limit=200");
+    expect(a.status).toBe(200);
+    schemas.tokensResponse.parse(a.json);
+    const mine = a.json.items.find((t: { address: string }) => t.address === s.token);
+    expect(shapeOf({ ...a.json, items: [mine] })).toMatchSnapshot();
+    expect(mine).toMatchObject({
+      name: "Api Cat",
+      symbol: "ACAT",
+      creator: s.creator,
+      admin: s.creator,
+      split: { protocolBps: 500, assetBps: 3000, perpBps: 5000, creatorBps: 1500 },
+      active: true,
+      halted: false,
+      pool: { poolId: s.launch.json.poolId, pairedToken: getAddress(h.contracts.usdc!) },
+      desk: { token: s.token, status: "open", side: "long", leverage: "5" },
+    });
+    expect(a.json.items.some((t: { address: string }) => t.address === getAddress(h.protocolToken))).toBe(false);
+  });
+
+  it("GET /openapi.json: the document generated from the request schemas", async () => {
+    const a = await get("/openapi.json");
+    expect(a.status).toBe(200);
+    expect(a.json.openapi).toBe("3.0.3");
+    expect(Object.keys(a.json.paths)).toContain("/buybacks/{token}");
+  });
+});
+
+describe("REST invalid input", () => {
+  const valid = { name: "Cat", symbol: "CAT", assetPct: 28.5, perpPct: 57, creatorPct: 9.5 };
+  const raw = (path: string, body: string, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    h.call("POST", `/api/v1${path}`, { body, key: OPERATOR_API_KEY, headers });
+
+  it("wrong types and missing fields", async () => {
+    expectError(await post("/tokens/launch", { ...valid, name: 5 }), 400, "name: expected a string, got number");
+    expectError(await post("/tokens/launch", { symbol: "CAT" }), 400, "name: is required");
+    expectError(await post("/tokens/launch", { ...valid, assetPct: "28.5" }), 400, "assetPct: expected a number, got string");
+    expectError(await post("/tokens/register", { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 }), 400, "token: is required");
+    expectError(await post("/tokens/launch", [valid]), 400, "body: expected an object, got array");
+    expectError(await post("/tokens/launch", { ...valid, extra: true }), 400, 'unknown field "extra"');
+  });
+
+  it("malformed addresses", async () => {
+    expectError(await get("/buybacks/0x1234"), 400, /^token: expected a 0x-prefixed 20-byte hex address/);
+    expectError(await get("/buybacks/not-an-address"), 400, /^token: /);
+    expectError(await get(`/buybacks/${s.token.slice(0, 2)}${s.token.slice(2, 6).toLowerCase()}${s.token.slice(6).toUpperCase()}`), 400, /checksum/);
+    expectError(await get("/activity?token=0xzz"), 400, /^token: /);
+    expectError(await post("/tokens/launch", { ...valid, creator: "0xabc" }), 400, /^creator: /);
+  });
+
+  it("splits not summing to 95, negative, three-decimal, non-number percents", async () => {
+    expectError(await post("/tokens/launch", { ...valid, creatorPct: 10 }), 400, "invalid split: assetPct + perpPct + creatorPct must equal 95 (got 95.5)");
+    expectError(await post("/tokens/launch", { ...valid, assetPct: -28.5, perpPct: 114 }), 400, /must not be negative/);
+    expectError(await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":28.505,"perpPct":57,"creatorPct":9.495}'), 400, /at most two decimal places/);
+    expectError(await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":NaN,"perpPct":57,"creatorPct":9.5}'), 400, /^invalid JSON at position 40: unexpected character "N"/);
+    expectError(await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":1e999,"perpPct":57,"creatorPct":9.5}'), 400, /must be at most 95/);
+    expectError(await post("/tokens/register", { token: s.token, assetPct: 95, perpPct: 0, creatorPct: 0.01 }), 400, /got 95.01/);
+  });
+
+  it("bad JSON, oversized bodies, wrong content types", async () => {
+    expectError(await raw("/tokens/launch", '{"name": "Cat",'), 400, /^invalid JSON at position/);
+    expectError(await raw("/tokens/launch", ""), 400, "body is empty: expected a JSON object");
+    expectError(await raw("/tokens/launch", '{"name":"a","name":"b"}'), 400, /duplicate key/);
+    expectError(await raw("/tokens/launch", JSON.stringify({ ...valid, description: "x".repeat(20_000) })), 413, /larger than 16384 bytes/);
+    expectError(await raw("/tokens/launch", JSON.stringify(valid), { "content-type": "text/plain" }), 415, "expected Content-Type: application/json");
+    // Over HTTP, a body streamed without a length is cut off at the limit too.
+    const big = await h.fetch("POST", "/api/v1/tokens/launch", {
+      key: OPERATOR_API_KEY,
+      headers: { "content-type": "application/json", "x-forwarded-for": "198.51.100.2" },
+      body: new Blob([JSON.stringify({ ...valid, description: "y".repeat(100_000) })]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    expectError(big, 413);
+  });
+
+  it("bad cursors, limits and unknown kinds", async () => {
+    expectError(await get("/activity?cursor=!!!"), 400, "invalid cursor");
+    expectError(await get("/activity?cursor=WyJidXJuLW5ld2VzdCIsIjEiLCIyIl0"), 400, "invalid cursor"); // another ordering's cursor
+    expectError(await get("/tokens?cursor=eyJhIjoxfQ"), 400, "invalid cursor");
+    expectError(await get("/buybacks?limit=201"), 400, "limit: expected an integer from 1 to 200");
+    expectError(await get("/buybacks?limit=abc"), 400, /^limit: /);
+    expectError(await get("/activity?kind=rugpull"), 400, /^kind: unknown kind "rugpull"/);
+    expectError(await get("/activity?limit=1&limit=2"), 400, "query parameter limit given 2 times");
+  });
+
+  it("unknown tokens and paths", async () => {
+    expectError(await get(`/buybacks/${getAddress("0x000000000000000000000000000000000000beef")}`), 404, /^unknown token/);
+    expectError(await get("/nope"), 404, "no route GET /api/v1/nope");
+    expectError(await h.call("DELETE", "/api/v1/tokens"), 404, "no route DELETE /api/v1/tokens");
+    const http = await h.fetch("GET", "/api/v1/does-not-exist");
+    expectError(http, 404, "no route GET /api/v1/does-not-exist");
+  });
+});
+
+describe("REST operator key", () => {
+  it("is required, refused when wrong, accepted when right", async () => {
+    expectError(await post("/tokens/launch", {}, null), 401, /^missing Authorization/);
+    expectError(await post("/tokens/register", {}, "wrong-key-wrong-key-wrong"), 403, "invalid operator API key");
+    // Accepted: the body is checked next.
+    expectError(await post("/tokens/launch", {}), 400, "name: is required");
+    expect(s.launch.status).toBe(201);
+  });
+
+  it("is not needed with LEGACY_LAUNCH_OPEN=true, and a 503 naming OPERATOR_API_KEY when unset", async () => {
+    const open = h.appWith({ config: { ...h.deps.config, legacyLaunchOpen: true } });
+    const a = await open.request("http://api.test/api/v1/tokens/launch", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(a.status).toBe(400);
+    const unset = h.appWith({ config: { ...h.deps.config, operatorApiKey: undefined } });
+    const b = await unset.request("http://api.test/api/v1/tokens/launch", { method: "POST", headers: { authorization: `Bearer ${OPERATOR_API_KEY}` } });
+    expect(b.status).toBe(503);
+    expect(await b.json()).toEqual({ error: "missing configuration: OPERATOR_API_KEY is not set" });
+  });
+});
+
+describe("REST rate limits", () => {
+  it("answers 429 with Retry-After past a client's burst, stricter on the POSTs", async () => {
+    const app = h.appWith({ rateLimits: { read: { capacity: 3, refillPerSecond: 0.01 }, write: { capacity: 1, refillPerSecond: 0.01 } } });
+    const ask = (client: string, method = "GET", path = "/api/v1/health") => app.request(`http://api.test${path}`, { method, headers: { "x-forwarded-for": client } });
+    for (let i = 0; i < 3; i++) expect((await ask("203.0.113.1")).status).toBe(200);
+    const refused = await ask("203.0.113.1");
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toEqual({ error: expect.stringMatching(/^rate limit exceeded/) });
+    // Per client; every route, unknown ones included.
+    expect((await ask("203.0.113.2", "GET", "/api/v1/nope")).status).toBe(404);
+    expect((await ask("203.0.113.1", "GET", "/api/v1/nope")).status).toBe(429);
+    expect((await ask("203.0.113.3", "POST", "/api/v1/tokens/launch")).status).toBe(401);
+    expect((await ask("203.0.113.3", "POST", "/api/v1/tokens/launch")).status).toBe(429);
+  });
+
+  it("over HTTP with the default limits", async () => {
+    const client = { headers: { "x-forwarded-for": "203.0.113.50" } };
+    const answers = await Promise.all(Array.from({ length: 130 }, () => h.fetch("GET", "/api/v1/health", client)));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((x) => x === 200).length).toBeGreaterThanOrEqual(120);
+    const refused = answers.find((a) => a.status === 429)!;
+    expectError(refused, 429, /^rate limit exceeded/);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    // Another client is unaffected.
+    expect((await h.fetch("GET", "/api/v1/health", { headers: { "x-forwarded-for": "203.0.113.51" } })).status).toBe(200);
+  });
+});
+
+describe("POST /tokens/launch end to end", () => {
+  it("deploys, enrols, and the token appears in the registry, GET /tokens and GraphQL", async () => {
+    const a = s.launch;
+    schemas.launchResponse.parse(a.json);
+    expect(shapeOf(a.json)).toMatchSnapshot();
+    expect(a.json).toMatchObject({ creator: s.creator, split: { protocolBps: 500, assetBps: 3000, perpBps: 5000, creatorBps: 1500 } });
+    const enrolled = await operator.read<readonly unknown[]>(h.contracts.registry!, registryAbi, "enrollment", [a.json.token]);
+    expect(enrolled.slice(0, 5)).toEqual([s.creator, 500, 3000, 5000, 1500]);
+    const receipt = await operator.publicClient.getTransactionReceipt({ hash: a.json.txHash });
+    expect(receipt.status).toBe("success");
+    expect(receipt.from).toBe(operator.account.address.toLowerCase());
+    const tokens = await h.fetch("GET", "/api/v1/tokens?limit=200");
+    expect(tokens.json.items.map((t: { address: string }) => t.address)).toContain(a.json.token);
+    const g = await h.gql(`query($a: String!) { token(address: $a) { address name enrollment { creator split { assetBps perpBps creatorBps } } pool { poolId } } }`, { a: a.json.token }, "http");
+    expect(g.json).toEqual({
+      data: { token: { address: a.json.token, name: "Api Cat", enrollment: { creator: s.creator, split: { assetBps: 3000, perpBps: 5000, creatorBps: 1500 } }, pool: { poolId: a.json.poolId } } },
+    });
+    // Every operator transaction went through the pipeline as an intent.
+    const intents = (await h.deps.agents!.services.pool.query("SELECT kind, status, tx_hash FROM engine.tx_intents WHERE worker = 'api' ORDER BY id")).rows;
+    expect(intents).toEqual(expect.arrayContaining([{ kind: "launch", status: "mined", tx_hash: a.json.txHash }, { kind: "enroll", status: "mined", tx_hash: a.json.enrollTxHash }]));
+  });
+
+  it("with the same Idempotency-Key, answers the first launch again without sending", async () => {
+    const body = { name: "Once", symbol: "ONCE", assetPct: 28.5, perpPct: 57, creatorPct: 9.5 };
+    const headers = { "idempotency-key": `once-${Date.now()}` };
+    const first = await h.call("POST", "/api/v1/tokens/launch", { json: body, key: OPERATOR_API_KEY, headers });
+    expect(first.status, first.text).toBe(201);
+    const nonce = await operator.publicClient.getTransactionCount({ address: operator.account.address });
+    const again = await h.call("POST", "/api/v1/tokens/launch", { json: body, key: OPERATOR_API_KEY, headers });
+    expect(again.status).toBe(201);
+    expect(again.json).toEqual(first.json);
+    expect(await operator.publicClient.getTransactionCount({ address: operator.account.address })).toBe(nonce);
+    expectError(await h.call("POST", "/api/v1/tokens/launch", { json: body, key: OPERATOR_API_KEY, headers: { "idempotency-key": "no spaces allowed" } }), 400, /^Idempotency-Key/);
+  });
+
+  it("answers 502 with the revert reason when the deploy reverts", async () => {
+    const clanker = parseAbi(["function setDeprecated(bool deprecated_)"]);
+    await operator.write(h.contracts.launcher!, clanker, "setDeprecated", [true]);
+    try {
+      const a = await post("/tokens/launch", { name: "Nope", symbol: "NOPE" });
+      expectError(a, 502, "deploy reverted: Deprecated()");
+    } finally {
+      await operator.write(h.contracts.launcher!, clanker, "setDeprecated", [false]);
+    }
+  });
+
+  it("answers 503 naming the variable when a contract is not configured", async () => {
+    const { launcher: _launcher, ...contracts } = h.deps.config.contracts;
+    const config = { ...h.deps.config, contracts };
+    const { createChainLauncher } = await import("../../api/launch/launcher.js");
+    const app = h.appWith({ config, launcher: createChainLauncher({ config, publicClient: operator.publicClient, sender: { operator: async () => operator.account.address, previous: async () => undefined, send: async () => { throw new Error("not sent"); } } }) });
+    const a = await app.request("http://api.test/api/v1/tokens/launch", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${OPERATOR_API_KEY}` },
+      body: JSON.stringify({ name: "Cat", symbol: "CAT" }),
+    });
+    expect(a.status).toBe(503);
+    expect(await a.json()).toEqual({ error: "missing configuration: LAUNCHER_ADDRESS is not set" });
+  });
+});
+
+describe("POST /tokens/register", () => {
+  const split = { assetPct: 40, perpPct: 40, creatorPct: 15 };
+
+  it("enrols a launcher token that pays the operator, then refuses it as already enrolled", async () => {
+    const launched = await act.launchToken(trader, h.contracts, { name: "Later", symbol: "LATE", operator: operator.account.address, creator: trader.account.address });
+    const a = await post("/tokens/register", { token: launched.token, creator: trader.account.address, ...split });
+    expect(a.status, a.text).toBe(201);
+    schemas.registerResponse.parse(a.json);
+    expect(shapeOf(a.json)).toMatchSnapshot();
+    expect(a.json).toMatchObject({ token: launched.token, creator: trader.account.address, split: { protocolBps: 500, assetBps: 4000, perpBps: 4000, creatorBps: 1500 } });
+    expect(await operator.read(h.contracts.registry!, registryAbi, "isEnrolled", [launched.token])).toBe(true);
+    expectError(await post("/tokens/register", { token: launched.token, ...split }), 409, `token ${launched.token} is already enrolled`);
+  });
+
+  it("answers 404 for an unknown token, 409 for the protocol token, 422 when the operator is not paid", async () => {
+    expectError(await post("/tokens/register", { token: getAddress("0x00000000000000000000000000000000000c0ffe"), ...split }), 404, /^unknown token/);
+    expectError(await post("/tokens/register", { token: zeroAddress, ...split }), 404, /^unknown token/);
+    expectError(await post("/tokens/register", { token: h.protocolToken, ...split }), 409, /protocol token/);
+    const unpaid = await act.launchToken(trader, h.contracts, { name: "Unpaid", symbol: "UNPD", operator: trader.account.address, creator: trader.account.address });
+    expectError(await post("/tokens/register", { token: unpaid.token, ...split }), 422, /does not pay LP rewards to the operator/);
+  });
+});
