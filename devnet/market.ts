@@ -233,7 +233,14 @@ export function startMarket(options: MarketOptions): Market {
       const execute: MarketAction = { kind: "execute", orderIds };
       actions.push(execute);
       await attempt(execute, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [orderIds]));
-      if (!execute.error) for (const id of orderIds) pendingOrders.delete(id);
+      if (execute.error && orderIds.length > 1) {
+        // One bad order must not hold the others back: execute them one by one.
+        for (const id of orderIds) {
+          const single: MarketAction = { kind: "execute", orderIds: [id] };
+          actions.push(single);
+          await attempt(single, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [[id]]));
+        }
+      }
       await discover(); // opens executed just now are trades to watch
     }
 

@@ -106,7 +106,7 @@ describe("market simulator", () => {
     const first = await market.step();
     const execute = first.find((a) => a.kind === "execute");
     expect(execute).toBeDefined();
-    expect(execute!.error).toBeUndefined();
+    expect(execute!.error, JSON.stringify(execute, (_, v) => (typeof v === "bigint" ? v.toString() : v))).toBeUndefined();
     expect((execute as { orderIds: bigint[] }).orderIds).toContain(initiated!.args.orderId);
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count + 1n);
     const stored = await reader.read<{ index: bigint; openPrice: bigint; leverage: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, 0n, slot]);
@@ -116,7 +116,8 @@ describe("market simulator", () => {
     await keeper.write(feed, feedAbi, "setAnswer", [(stored.openPrice * 95n) / 100n / 100n]);
     const second = await market.step();
     await market.stop();
-    expect(second).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
+    const shown = JSON.stringify(second, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+    expect(second, shown).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count);
   });
 });
