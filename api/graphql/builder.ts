@@ -5,7 +5,7 @@
 import SchemaBuilder, { type ArgBuilder as PothosArgBuilder } from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
 import RelayPlugin from "@pothos/plugin-relay";
-import { GraphQLError } from "./graphql-js.js";
+import { GraphQLError } from "graphql";
 import type { ApiDeps } from "../deps.js";
 import type { Loaders } from "./loaders.js";
 

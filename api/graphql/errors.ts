@@ -1,5 +1,5 @@
 /** Client-facing GraphQL errors: bad input is a typed error (`BAD_USER_INPUT`), never masked. */
-import { GraphQLError } from "./graphql-js.js";
+import { GraphQLError } from "graphql";
 import { isAddress, type Hex } from "viem";
 import { ValidationError } from "../http/validation.js";
 

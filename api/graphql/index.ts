@@ -4,7 +4,7 @@
  */
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
-import { GraphQLError, lexicographicSortSchema, printSchema } from "./graphql-js.js";
+import { GraphQLError } from "graphql";
 import { createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
@@ -20,8 +20,20 @@ import "./token.js";
 
 export const schema = builder.toSchema();
 
-/** The public schema as SDL, sorted, for review snapshots. */
-export const printedSchema = () => printSchema(lexicographicSortSchema(schema));
+/**
+ * A GraphQLError all the way down its `originalError` chain. By name, not `instanceof`: under
+ * vite (ponder's build, vitest) graphql-js may be loaded twice, and an error made by one copy
+ * is not an instance of the other's class.
+ */
+function isClientError(error: unknown): boolean {
+  for (let e = error, depth = 0; depth < 8; depth++) {
+    if (!(e instanceof Error) || e.name !== "GraphQLError") return false;
+    const original = (e as { originalError?: unknown }).originalError;
+    if (original == null) return true;
+    e = original;
+  }
+  return false;
+}
 
 export function createGraphql(deps: ApiDeps) {
   const yoga = createYoga<Record<string, unknown>, GraphqlContext>({
@@ -34,10 +46,10 @@ export function createGraphql(deps: ApiDeps) {
     fetchAPI: { Request, Response, Headers, ReadableStream, fetch },
     context: ({ request }) => ({ deps, loaders: createLoaders(deps), signal: request.signal }),
     maskedErrors: {
+      // Client errors (bad input, limits) pass; anything else is logged and masked.
       maskError: (error, message) => {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original instanceof GraphQLError || (error instanceof GraphQLError && !error.originalError)) return error as Error;
-        (deps.logError ?? console.error)(original ?? error, "graphql");
+        if (isClientError(error)) return error as Error;
+        (deps.logError ?? console.error)((error as { originalError?: unknown }).originalError ?? error, "graphql");
         return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
       },
     },

@@ -78,7 +78,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const ponder = await startTestPonder(databaseUrl, ponderEnv);
   const publicClient = createPublicClient({ transport: http(rpcUrl) }) as PublicClient;
   const synced = async () => {
-    const head = await publicClient.getBlockNumber();
+    const head = await publicClient.getBlockNumber({ cacheTime: 0 });
     await waitForIndexed(ponder.url, head).catch((error) => {
       throw new Error(`${error.message}\n${ponder.logs.slice(-30).join("\n")}`);
     });
