@@ -10,7 +10,7 @@ export type ApiResult = { ours: LoadResult[]; ponder: LoadResult; ratios: { name
 /** The burn-history page an analyst asks for: newest 50 burns of one token. */
 export function oursBurnQuery(token: Address): string {
   return JSON.stringify({
-    query: `query($token: String!) { burns(first: 50, token: $token) { edges { node { id token kind amount amountRaw txHash blockNumber timestamp } } pageInfo { hasNextPage endCursor } } }`,
+    query: `query($token: String!) { burns(first: 50, filter: { token: $token }) { edges { node { id kind amount amountRaw txHash blockNumber timestamp } } pageInfo { hasNextPage endCursor } } }`,
     variables: { token },
   });
 }
@@ -18,7 +18,7 @@ export function oursBurnQuery(token: Address): string {
 /** The same page through ponder's generated schema. */
 export function ponderBurnQuery(token: Address): string {
   return JSON.stringify({
-    query: `query($token: String!) { burns(where: { token: $token }, orderBy: "blockNumber", orderDirection: "desc", limit: 50) { items { id token kind amount txHash blockNumber timestamp } pageInfo { hasNextPage endCursor } } }`,
+    query: `query($token: String!) { burns(where: { token: $token }, orderBy: "blockNumber", orderDirection: "desc", limit: 50) { items { id kind amount txHash blockNumber timestamp } pageInfo { hasNextPage endCursor } } }`,
     variables: { token: token.toLowerCase() },
   });
 }

@@ -108,18 +108,18 @@ describe("burn slice: chain → indexer → API", () => {
     const res = await fetch(`${ponder.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: `{ burns(first: 5, token: "${token}") { edges { node { token from amount amountRaw txHash kind } } } }` }),
+      body: JSON.stringify({ query: `{ burns(first: 5, filter: { token: "${token}" }) { edges { node { token { address } from amount amountRaw txHash kind } } } }` }),
     });
     const body = await res.json();
     expect(body.errors).toBeUndefined();
     const nodes = body.data.burns.edges.map((e: { node: unknown }) => e.node);
     expect(nodes).toContainEqual({
-      token: token.toLowerCase(),
-      from: burner.account.address.toLowerCase(),
+      token: { address: token },
+      from: burner.account.address,
       amount: "1.25",
       amountRaw: "1250000000000000000",
       txHash: hash,
-      kind: "organic",
+      kind: "ORGANIC",
     });
 
     const missing = await fetch(`${ponder.url}/api/v1/does-not-exist`);

@@ -10,8 +10,6 @@ import {
   type TransactionReceipt,
   erc20Abi,
   keccak256,
-  maxUint48,
-  maxUint160,
   maxUint256,
   parseAbi,
   parseEventLogs,
@@ -23,12 +21,10 @@ import { registryAbi } from "../../common/abis/registry.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import type { DevnetContext } from "../../devnet/context.js";
-import { permit2Abi } from "../../devnet/uniswap.js";
+import { type MarketPool, buyToken, sellToken } from "../../devnet/market.js";
 import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../engine/chain/launch.js";
-import { routerPlan, UNIVERSAL_ROUTER_ABI, v3ExactIn, v4ExactInSingle } from "../../engine/chain/universal-router.js";
 
 export type Contracts = Record<string, Address>;
-const DEADLINE = 2n ** 40n;
 
 export async function receipt(ctx: DevnetContext, hash: Hex): Promise<TransactionReceipt> {
   return ctx.publicClient.getTransactionReceipt({ hash });
@@ -63,30 +59,21 @@ export async function poolKeyOf(ctx: DevnetContext, c: Contracts, token: Address
   return info.poolKey;
 }
 
-async function approveRouter(ctx: DevnetContext, c: Contracts, token: Address) {
-  await ctx.write(token, erc20Abi, "approve", [c.permit2!, maxUint256]);
-  await ctx.write(c.permit2!, permit2Abi, "approve", [token, c.universalRouter!, maxUint160, maxUint48]);
+async function marketPool(ctx: DevnetContext, c: Contracts, token: Address): Promise<MarketPool> {
+  const poolKey = await poolKeyOf(ctx, c, token);
+  const pairedToken = poolKey.currency0.toLowerCase() === token.toLowerCase() ? poolKey.currency1 : poolKey.currency0;
+  return { token, pairedToken, poolKey };
 }
 
-/** Swaps `amountIn` of `tokenIn` for the other currency of `token`'s pool (one v4 hop). */
+/**
+ * Swaps `amountIn` of `tokenIn` (the token itself, or USDC) in `token`'s pool through the
+ * UniversalRouter, as the market simulator does: a WETH-paired token is bought USDC → WETH → token.
+ */
 export async function swapInPool(ctx: DevnetContext, c: Contracts, token: Address, tokenIn: Address, amountIn: bigint) {
-  const key = await poolKeyOf(ctx, c, token);
-  await approveRouter(ctx, c, tokenIn);
-  const zeroForOne = key.currency0.toLowerCase() === tokenIn.toLowerCase();
-  const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne, amountIn, amountOutMin: 0n, payerIsUser: true })]);
-  return receipt(ctx, await ctx.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]));
-}
-
-/** USDC → WETH (v3, 0.05%) → token (v4) in one UniversalRouter execute. */
-export async function buyWethPairedWithUsdc(ctx: DevnetContext, c: Contracts, token: Address, usdcIn: bigint) {
-  const key = await poolKeyOf(ctx, c, token);
-  await approveRouter(ctx, c, c.usdc!);
-  const zeroForOne = key.currency0.toLowerCase() === c.weth!.toLowerCase();
-  const { commands, inputs } = routerPlan([
-    v3ExactIn({ recipient: "0x0000000000000000000000000000000000000002", amountIn: usdcIn, amountOutMin: 0n, path: { tokens: [c.usdc!, c.weth!], fees: [500] }, payerIsUser: true }),
-    v4ExactInSingle({ poolKey: key, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false }),
-  ]);
-  return receipt(ctx, await ctx.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]));
+  const pool = await marketPool(ctx, c, token);
+  const router = { usdc: c.usdc!, weth: c.weth!, permit2: c.permit2!, universalRouter: c.universalRouter! };
+  const hash = tokenIn.toLowerCase() === token.toLowerCase() ? await sellToken(ctx, router, pool, amountIn) : await buyToken(ctx, router, pool, amountIn);
+  return receipt(ctx, hash);
 }
 
 export async function balanceOf(ctx: DevnetContext, token: Address, owner: Address): Promise<bigint> {

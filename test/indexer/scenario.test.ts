@@ -94,7 +94,7 @@ describe("indexer: scripted scenario", () => {
 
     // Two-hop buyback of the WETH-paired creator token.
     before = await act.balanceOf(operator, c.wethPairedToken!, operator.account.address);
-    s.wethBuyTx = (await act.buyWethPairedWithUsdc(operator, c, c.wethPairedToken!, USDC(200n))).transactionHash;
+    s.wethBuyTx = (await act.swapInPool(operator, c, c.wethPairedToken!, c.usdc!, USDC(200n))).transactionHash;
     s.wethBought = (await act.balanceOf(operator, c.wethPairedToken!, operator.account.address)) - before;
     s.wethBurnTx = (await act.burnAll(operator, c.wethPairedToken!)).receipt.transactionHash;
 
