@@ -3,9 +3,9 @@
  * and keepers keep Base alive, so fees, desks, buybacks and burns happen within minutes.
  *
  * Each round (`step`), from a seeded PRNG:
- * - traders (anvil 5..8) buy launched tokens with USDC and sell them back through the real
- *   UniversalRouter (a WETH-paired token is bought USDC → WETH (v3) → token (v4)), on every
- *   token the launcher has created (found through its `TokenCreated` logs);
+ * - traders (anvil 5..8), one after another, buy launched tokens with USDC and sell them back
+ *   through the real UniversalRouter (a WETH-paired token is bought USDC → WETH (v3) → token
+ *   (v4)), on every token the launcher has created (found through its `TokenCreated` logs);
  * - a trader calls `collectRewards(token)` for each token it swapped, as the production hook
  *   does on every swap, so LP fees land in the fee locker;
  * - the keeper (anvil 9) walks the oracle prices, executes pending perps market orders and
@@ -194,28 +194,25 @@ export function startMarket(options: MarketOptions): Market {
     return plan;
   }
 
-  /** Swaps, then one collection per swapped token: each trader's in order, traders in parallel. */
+  /**
+   * Swaps, then one collection per swapped token, one after another in plan order: a fixed
+   * order keeps every round reproducible (concurrent swaps in one pool would race).
+   */
   async function runSwaps(plan: SwapAction[]): Promise<MarketAction[]> {
-    await perTrader(plan, (trader, action) => {
+    const traderOf = (address: Address) => traders.find((t) => t.account.address === address)!;
+    for (const action of plan) {
       const pool = pools.find((p) => p.token === action.token)!;
-      return action.kind === "buy" ? buyToken(trader, c, pool, action.usdcIn) : sellToken(trader, c, pool, action.amountIn);
-    });
+      const trader = traderOf(action.trader);
+      await attempt(action, () => (action.kind === "buy" ? buyToken(trader, c, pool, action.usdcIn) : sellToken(trader, c, pool, action.amountIn)));
+    }
     const collections: CollectAction[] = [];
     for (const { token, trader } of plan) {
       if (!collections.some((a) => a.token === token)) collections.push({ kind: "collect", trader, token });
     }
-    await perTrader(collections, (trader, action) => trader.write(c.lpLocker, clankerLpLockerAbi as Abi, "collectRewards", [action.token]));
+    for (const action of collections) {
+      await attempt(action, () => traderOf(action.trader).write(c.lpLocker, clankerLpLockerAbi as Abi, "collectRewards", [action.token]));
+    }
     return [...plan, ...collections];
-  }
-
-  async function perTrader<A extends SwapAction | CollectAction>(actions: A[], send: (trader: DevnetContext, action: A) => Promise<unknown>): Promise<void> {
-    const senders = [...new Set(actions.map((a) => a.trader))];
-    await Promise.all(
-      senders.map(async (address) => {
-        const trader = traders.find((t) => t.account.address === address)!;
-        for (const action of actions.filter((a) => a.trader === address)) await attempt(action, () => send(trader, action));
-      }),
-    );
   }
 
   /** Oracle moves, then pending market orders, then liquidations, take-profits and stop-losses. */
