@@ -55,5 +55,16 @@ export function createGraphql(deps: ApiDeps) {
     },
     plugins: [maxDepthPlugin({ n: MAX_DEPTH, ignoreIntrospection: true }), maxAliasesPlugin({ n: MAX_ALIASES })],
   });
-  return { yoga, handle: (request: Request) => yoga.fetch(request) };
+  return {
+    yoga,
+    async handle(request: Request): Promise<Response> {
+      const response = await yoga.fetch(request);
+      // yoga answers a subscription asked for as plain JSON with an empty 406: say why.
+      if (response.status === 406 && !response.headers.get("content-type")) {
+        const message = "subscriptions are streamed as server-sent events: send Accept: text/event-stream";
+        return Response.json({ errors: [{ message, extensions: { code: "NOT_ACCEPTABLE" } }] }, { status: 406 });
+      }
+      return response;
+    },
+  };
 }
