@@ -29,7 +29,7 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
         await refundSpend(tx, `spend:buyback:${id}`, reason);
         await tx.update(tables.buybacks).set({ status: "failed", error: reason, swapIntentId: swap.outcome.intent.id }).where(eq(tables.buybacks.id, id));
       });
-      await logDecision(ctx.db, { worker, token, decision: "buyback-failed", reason: `swap did not land: ${reason}; ${b.amountIn} back to its leg`, data: { buybackId: id } });
+      await logDecision(ctx, { worker, token, decision: "buyback-failed", reason: `swap did not land: ${reason}; ${b.amountIn} back to its leg`, data: { buybackId: id } });
       return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);
     }
     await ctx.db
@@ -61,7 +61,7 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
         error: null,
       })
       .where(eq(tables.buybacks.id, id));
-    await logDecision(ctx.db, {
+    await logDecision(ctx, {
       worker,
       token,
       decision: b!.kind === "protocol" ? "protocol-buyback" : "creator-buyback",

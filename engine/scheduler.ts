@@ -63,7 +63,7 @@ export async function runWorkerCycle(ctx: EngineContext, worker: Worker): Promis
     await ctx.db.execute(sql`
       UPDATE engine.worker_state SET running = false, last_success_at = now(), runs = runs + 1,
         consecutive_failures = 0, last_result = ${JSON.stringify(jsonSafe(result))}::jsonb WHERE name = ${worker.name}`);
-    ctx.log.info({ worker: worker.name, ms }, "worker cycle done");
+    ctx.log.debug({ worker: worker.name, ms }, "worker cycle done");
     return { ok: true, result, ms };
   } catch (error) {
     const ms = Date.now() - started;

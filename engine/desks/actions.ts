@@ -16,6 +16,20 @@ import { consumePerpUsdc, refundSpend } from "../ledger/ledger.js";
 import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
 
 const openKey = (id: number) => `desk-trade:${id}:open`;
+
+/** Trades whose order is being sent right now, per engine: a second caller leaves them alone. */
+const busy = new WeakMap<EngineContext, Set<number>>();
+async function exclusive(ctx: EngineContext, trade: DeskTrade, fn: () => Promise<DeskTrade>): Promise<DeskTrade> {
+  let set = busy.get(ctx);
+  if (!set) busy.set(ctx, (set = new Set()));
+  if (set.has(trade.id)) return trade;
+  set.add(trade.id);
+  try {
+    return await fn();
+  } finally {
+    set.delete(trade.id);
+  }
+}
 const spendKey = (id: number) => `spend:desk-trade:${id}`;
 
 /**
@@ -36,12 +50,17 @@ export async function openDeskTrade(ctx: EngineContext, p: { token: Address; pai
     await consumePerpUsdc(tx, token, decision.collateral, spendKey(row!.id), { tradeId: row!.id });
     return row!.id;
   });
-  await logDecision(ctx.db, { worker: p.worker, token, decision: "desk-open", reason: decision.reason, data: { tradeId: id, ...decision } });
+  await logDecision(ctx, { worker: p.worker, token, decision: "desk-open", reason: decision.reason, data: { tradeId: id, ...decision } });
   return progressOpening(ctx, await tradeById(ctx.db, id), p.worker);
 }
 
 /** Sends (or resumes) a trade's open order and records its order id; refunds when it cannot be sent. */
-export async function progressOpening(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+export function progressOpening(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  return exclusive(ctx, trade, () => sendOpen(ctx, trade, worker));
+}
+
+async function sendOpen(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  trade = await tradeById(ctx.db, trade.id);
   if (trade.status !== "opening" || trade.orderId !== null) return trade;
   const existing = await ctx.pipeline.get(openKey(trade.id));
   let request = existing && { key: existing.key, kind: existing.kind, worker, to: existing.to, data: existing.data, value: existing.value };
@@ -62,7 +81,7 @@ export async function progressOpening(ctx: EngineContext, trade: DeskTrade, work
       await refundSpend(tx, spendKey(trade.id), outcome.reason);
       await updateTrade(tx, trade.id, { status: "failed", closeReason: outcome.reason, openIntentId: outcome.intent.id });
     });
-    await logDecision(ctx.db, { worker, token: trade.token, decision: "desk-open-failed", reason: outcome.reason, data: { tradeId: trade.id } });
+    await logDecision(ctx, { worker, token: trade.token, decision: "desk-open-failed", reason: outcome.reason, data: { tradeId: trade.id } });
   }
   return tradeById(ctx.db, trade.id);
 }
@@ -73,12 +92,17 @@ export async function closeDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; 
   if (trade.status !== "open" || trade.tradeIndex === null) return trade;
   const amount = trade.collateral !== null && p.amount > trade.collateral ? trade.collateral : p.amount;
   await updateTrade(ctx.db, trade.id, { status: "closing", closeAmount: amount.toString(), closeReason: p.reason, closeOrderId: null });
-  await logDecision(ctx.db, { worker: p.worker, token: trade.token, decision: amount === trade.collateral ? "desk-close" : "desk-reduce", reason: p.reason, data: { tradeId: trade.id, amount } });
+  await logDecision(ctx, { worker: p.worker, token: trade.token, decision: amount === trade.collateral ? "desk-close" : "desk-reduce", reason: p.reason, data: { tradeId: trade.id, amount } });
   return progressClosing(ctx, await tradeById(ctx.db, trade.id), p.worker);
 }
 
 /** Sends (or resumes) a trade's close order. A close the exchange refuses puts the trade back to open. */
-export async function progressClosing(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+export function progressClosing(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  return exclusive(ctx, trade, () => sendClose(ctx, trade, worker));
+}
+
+async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  trade = await tradeById(ctx.db, trade.id);
   if (trade.status !== "closing" || trade.closeOrderId !== null) return trade;
   const prefix = `desk-trade:${trade.id}:close:`;
   const { rows } = await ctx.pool.query<{ key: string; status: string }>("SELECT key, status FROM engine.tx_intents WHERE key LIKE $1 ORDER BY id DESC", [`${prefix}%`]);
@@ -98,7 +122,7 @@ export async function progressClosing(ctx: EngineContext, trade: DeskTrade, work
   } else {
     // e.g. NO_TRADE after a liquidation: the event sync settles the trade.
     await updateTrade(ctx.db, trade.id, { status: "open", closeAmount: null, closeOrderId: null });
-    await logDecision(ctx.db, { worker, token: trade.token, decision: "desk-close-failed", reason: outcome.reason, data: { tradeId: trade.id } });
+    await logDecision(ctx, { worker, token: trade.token, decision: "desk-close-failed", reason: outcome.reason, data: { tradeId: trade.id } });
   }
   return tradeById(ctx.db, trade.id);
 }
@@ -112,18 +136,23 @@ export async function topUpDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; 
     await consumePerpUsdc(tx, trade.token, p.amount, `spend:desk-topup:${trade.id}:${n}`, { tradeId: trade.id });
     await updateTrade(tx, trade.id, { pendingTopup: p.amount.toString() });
   });
-  await logDecision(ctx.db, { worker: p.worker, token: trade.token, decision: "desk-increase", reason: p.reason, data: { tradeId: trade.id, amount: p.amount } });
+  await logDecision(ctx, { worker: p.worker, token: trade.token, decision: "desk-increase", reason: p.reason, data: { tradeId: trade.id, amount: p.amount } });
   return progressTopUp(ctx, await tradeById(ctx.db, trade.id), p.worker);
 }
 
-export async function progressTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+export function progressTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  return exclusive(ctx, trade, () => sendTopUp(ctx, trade, worker));
+}
+
+async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
+  trade = await tradeById(ctx.db, trade.id);
   if (trade.pendingTopup === null) return trade;
   const n = trade.topups + 1;
   const spend = `spend:desk-topup:${trade.id}:${n}`;
   if (trade.status !== "open" || trade.tradeIndex === null) {
     await ctx.db.transaction(async (tx) => {
       await refundSpend(tx, spend, `trade ${trade.status}`);
-      await updateTrade(tx, trade.id, { pendingTopup: null, topups: n });
+      await tx.execute(sql`UPDATE engine.desk_trades SET pending_topup = NULL, topups = ${n}, updated_at = now() WHERE id = ${trade.id} AND topups = ${n - 1}`);
     });
     return tradeById(ctx.db, trade.id);
   }
@@ -137,18 +166,18 @@ export async function progressTopUp(ctx: EngineContext, trade: DeskTrade, worker
     value: executionFee(ctx.config.isDevnet),
   });
   await ctx.db.transaction(async (tx) => {
+    // Applied once: only while the top-up is still pending on the row.
     if (outcome.status === "mined") {
       const updated = marginUpdateOf(outcome.receipt);
-      await tx.execute(sql`UPDATE engine.desk_trades SET basis_usdc = basis_usdc + pending_topup WHERE id = ${trade.id}`);
-      await updateTrade(tx, trade.id, {
-        pendingTopup: null,
-        topups: n,
-        collateral: (updated?.collateral ?? (trade.collateral ?? 0n) + trade.pendingTopup!).toString(),
-        leverage: (updated?.leverage ?? trade.leverage).toString(),
-      });
+      const collateral = (updated?.collateral ?? (trade.collateral ?? 0n) + trade.pendingTopup!).toString();
+      const leverage = (updated?.leverage ?? trade.leverage).toString();
+      await tx.execute(sql`
+        UPDATE engine.desk_trades SET basis_usdc = basis_usdc + pending_topup, pending_topup = NULL, topups = ${n},
+          collateral = ${collateral}::numeric, leverage = ${leverage}::numeric, updated_at = now()
+        WHERE id = ${trade.id} AND pending_topup IS NOT NULL AND topups = ${n - 1}`);
     } else {
       await refundSpend(tx, spend, outcome.reason);
-      await updateTrade(tx, trade.id, { pendingTopup: null, topups: n });
+      await tx.execute(sql`UPDATE engine.desk_trades SET pending_topup = NULL, topups = ${n}, updated_at = now() WHERE id = ${trade.id} AND topups = ${n - 1}`);
     }
   });
   return tradeById(ctx.db, trade.id);

@@ -24,7 +24,7 @@ export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcil
     );
     if (!match) {
       report.missing.push(trade.id);
-      await logDecision(ctx.db, { worker, token: trade.token, decision: "desk-missing", reason: `trade ${trade.id} is not open on the exchange and no event explains it`, data: { tradeId: trade.id } });
+      await logDecision(ctx, { worker, token: trade.token, decision: "desk-missing", reason: `trade ${trade.id} is not open on the exchange and no event explains it`, data: { tradeId: trade.id } });
       continue;
     }
     claimed.add(`${match.pairIndex}:${match.index}`);
@@ -37,7 +37,7 @@ export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcil
     if (claimed.has(`${t.pairIndex}:${t.index}`)) continue;
     report.orphans.push({ pairIndex: t.pairIndex, index: t.index });
     ctx.log.warn({ pairIndex: t.pairIndex, index: t.index, collateral: String(t.collateral) }, "orphan trade on the exchange: reported, not adopted");
-    await logDecision(ctx.db, { worker, decision: "orphan-trade", reason: `open trade (pair ${t.pairIndex}, slot ${t.index}) of the operator belongs to no desk; reported, not adopted`, data: { ...t } });
+    await logDecision(ctx, { worker, decision: "orphan-trade", reason: `open trade (pair ${t.pairIndex}, slot ${t.index}) of the operator belongs to no desk; reported, not adopted`, data: { ...t } });
   }
   ctx.log.info(report, "desks reconciled with the exchange");
   return report;

@@ -86,11 +86,11 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
     if (applied.kind === "orphan") {
       report.orphans++;
       ctx.log.warn({ event: log.eventName, tx: log.transactionHash }, "perps event of the operator matches no desk trade (orphan, not adopted)");
-      await logDecision(ctx.db, { worker, decision: "orphan-trade", reason: `${log.eventName} matches no desk trade; reported, not adopted`, data: { tx: log.transactionHash, logIndex: log.logIndex } });
+      await logDecision(ctx, { worker, decision: "orphan-trade", reason: `${log.eventName} matches no desk trade; reported, not adopted`, data: { tx: log.transactionHash, logIndex: log.logIndex } });
       continue;
     }
     report[applied.kind]++;
-    await logDecision(ctx.db, { worker, token: applied.trade.token, decision: `desk-${applied.kind}`, reason: applied.reason, data: { tradeId: applied.trade.id, tx: log.transactionHash } });
+    await logDecision(ctx, { worker, token: applied.trade.token, decision: `desk-${applied.kind}`, reason: applied.reason, data: { tradeId: applied.trade.id, tx: log.transactionHash } });
   }
   await setState(ctx.db, CURSOR_KEY, { block: Number(head) + 1 });
   return report;

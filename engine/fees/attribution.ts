@@ -113,7 +113,7 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
     });
     if (surplus < 0n) {
       ctx.log.error({ claim: claim.transactionHash, claimed: String(claimed), attributed: String(attributed) }, "attributed more than was claimed");
-      await logDecision(ctx.db, { worker: "fee-claimer", decision: "attribution-mismatch", reason: `claim ${claim.transactionHash} paid ${claimed} but logs attribute ${attributed}` });
+      await logDecision(ctx, { worker: "fee-claimer", decision: "attribution-mismatch", reason: `claim ${claim.transactionHash} paid ${claimed} but logs attribute ${attributed}` });
     }
     for (const f of facts) {
       report.attributed[f.token] = (BigInt(report.attributed[f.token] ?? "0") + f.amount).toString();
@@ -126,7 +126,7 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   report.claimedTotal = total.toString();
   report.unattributed = unattributed.toString();
   for (const [token, amount] of Object.entries(report.attributed)) {
-    await logDecision(ctx.db, { worker: "fee-claimer", token: token as Address, decision: "fees-claimed", reason: `${amount} ${currencyName} base units attributed from ClaimedRewards`, data: { currency: currencyName, amount } });
+    await logDecision(ctx, { worker: "fee-claimer", token: token as Address, decision: "fees-claimed", reason: `${amount} ${currencyName} base units attributed from ClaimedRewards`, data: { currency: currencyName, amount } });
   }
   return report;
 }

@@ -64,7 +64,7 @@ async function finishConversion(ctx: EngineContext, id: number, worker: string):
       for (const token of Object.keys(shares)) await refundSpend(tx, spendKey(id, token), reason);
       await tx.update(tables.wethConversions).set({ status: "failed", swapIntentId: swap.outcome.intent.id }).where(eq(tables.wethConversions.id, id));
     });
-    await logDecision(ctx.db, { worker, decision: "weth-conversion-failed", reason, data: { conversionId: id } });
+    await logDecision(ctx, { worker, decision: "weth-conversion-failed", reason, data: { conversionId: id } });
     return { converted: "0", usdcOut: "0" };
   }
   const usdcShares = proRata(swap.amountOut, shares);
@@ -119,7 +119,7 @@ export async function recognizeLegacyWeth(ctx: EngineContext, block: bigint): Pr
   ]);
   if (added) {
     ctx.log.info({ amount: String(surplus), block: Number(block) }, "legacy WETH recognised; the buyback engine drains it");
-    await logDecision(ctx.db, { worker: "reconcile", decision: "legacy-weth", reason: `${surplus} wei of WETH in the operator wallet beyond the ledger: queued for protocol buybacks` });
+    await logDecision(ctx, { worker: "reconcile", decision: "legacy-weth", reason: `${surplus} wei of WETH in the operator wallet beyond the ledger: queued for protocol buybacks` });
   }
   return surplus;
 }

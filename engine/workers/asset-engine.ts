@@ -38,7 +38,7 @@ async function executePurchase(ctx: EngineContext, id: number) {
         await refundSpend(tx, `spend:asset-purchase:${id}`, reason);
         await tx.update(tables.assetPurchases).set({ status: "failed", error: reason, swapIntentId: swap.outcome.intent.id }).where(eq(tables.assetPurchases.id, id));
       });
-      await logDecision(ctx.db, { worker: WORKER, decision: "asset-purchase-failed", reason, data: { purchaseId: id } });
+      await logDecision(ctx, { worker: WORKER, decision: "asset-purchase-failed", reason, data: { purchaseId: id } });
       return { id, status: "failed" };
     }
     await ctx.db.update(tables.assetPurchases).set({ status: "staking", assetBought: swap.amountOut.toString(), swapIntentId: swap.outcome.intent.id }).where(eq(tables.assetPurchases.id, id));
@@ -68,7 +68,7 @@ async function executePurchase(ctx: EngineContext, id: number) {
       .update(tables.assetPurchases)
       .set({ status: "done", assetStaked: (deposit?.args.assets ?? 0n).toString(), shares: (deposit?.args.shares ?? 0n).toString(), stakeIntentId: outcome.intent.id, completedAt: new Date() })
       .where(eq(tables.assetPurchases.id, id));
-    await logDecision(ctx.db, {
+    await logDecision(ctx, {
       worker: WORKER,
       decision: "asset-purchased",
       reason: `bought ${p!.assetBought} of the secondary asset with ${p!.usdcIn} USDC base units and staked ${deposit?.args.assets ?? 0n} for ${deposit?.args.shares ?? 0n} vault shares`,
@@ -84,7 +84,7 @@ export async function runAssetCycle(ctx: EngineContext) {
   for (const u of unfinished) results.push(await executePurchase(ctx, u.id));
   const pending = await pendingAssetUsdc(ctx.db);
   if (pending < ASSET_MIN_BATCH_USDC) {
-    if (pending > 0n) await logDecision(ctx.db, { worker: WORKER, decision: "wait", reason: `asset leg ${pending} below the batch minimum ${ASSET_MIN_BATCH_USDC}` });
+    if (pending > 0n) await logDecision(ctx, { worker: WORKER, decision: "wait", reason: `asset leg ${pending} below the batch minimum ${ASSET_MIN_BATCH_USDC}` });
     return { purchases: results, pendingUsdc: pending.toString() };
   }
   const id = await ctx.db.transaction(async (tx) => {

@@ -28,7 +28,7 @@ async function startBuyback(ctx: EngineContext, leg: typeof Legs.protocol | type
 export async function runBuybackCycle(ctx: EngineContext) {
   const token = ctx.config.protocolToken;
   if (!token) {
-    await logDecision(ctx.db, { worker: WORKER, decision: "skip", reason: "PROTOCOL_TOKEN_ADDRESS is not configured" });
+    await logDecision(ctx, { worker: WORKER, decision: "skip", reason: "PROTOCOL_TOKEN_ADDRESS is not configured" });
     return { skipped: "no protocol token" };
   }
   const done: BuybackSummary[] = [];
@@ -38,7 +38,7 @@ export async function runBuybackCycle(ctx: EngineContext) {
   if (pending >= ctx.config.protocolBuybackMinUsdc && pending > 0n) {
     done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.protocol, pending), WORKER));
   } else if (pending > 0n) {
-    await logDecision(ctx.db, { worker: WORKER, token, decision: "wait", reason: `pending ${pending} below the protocol buyback minimum ${ctx.config.protocolBuybackMinUsdc}` });
+    await logDecision(ctx, { worker: WORKER, token, decision: "wait", reason: `pending ${pending} below the protocol buyback minimum ${ctx.config.protocolBuybackMinUsdc}` });
   }
   const legacy = await legacyWethBalance(ctx.db);
   if (legacy >= LEGACY_WETH_MIN) done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.legacyWeth, legacy), WORKER));

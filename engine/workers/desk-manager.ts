@@ -41,7 +41,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
       const d = decideDeskEntry(common);
       actions.push({ token: token.token, action: d.action, reason: d.reason });
       if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER });
-      else await logDecision(ctx.db, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
+      else await logDecision(ctx, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
       continue;
     }
     const open = live.filter((t) => t.status === "open" && t.collateral !== null && t.pendingTopup === null);
@@ -54,7 +54,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
     actions.push({ token: token.token, action: d.action, reason: d.reason });
     if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER });
     else if (d.action === "top-up") await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER });
-    else await logDecision(ctx.db, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
+    else await logDecision(ctx, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
   }
   return { actions };
 }

@@ -28,7 +28,7 @@ export async function setDeskHalted(ctx: EngineContext, token: Address, halted: 
     const [row] = await tx.insert(tables.deskHalts).values({ token, halted, reason, data: data ? JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v))) : null }).returning({ id: tables.deskHalts.id });
     return row!.id;
   });
-  await logDecision(ctx.db, { worker: WORKER, token, decision: halted ? "desk-halted" : "desk-unhalted", reason, data });
+  await logDecision(ctx, { worker: WORKER, token, decision: halted ? "desk-halted" : "desk-unhalted", reason, data });
   const info = await tokenInfo(ctx, token);
   if (!info.enrolled) return;
   const outcome = await ctx.pipeline.send({

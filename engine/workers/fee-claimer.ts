@@ -70,7 +70,7 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
           data: encodeFunctionData({ abi: clankerLpLockerAbi, functionName: "collectRewards", args: [token] }),
         });
         if (outcome.status === "mined") collected.push(token);
-        else await logDecision(ctx.db, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
+        else await logDecision(ctx, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
         if (i === 0) ctx.faults.hit("mid-claim-batch");
       }
       await ctx.db.update(tables.claimCycles).set({ status: "claiming" }).where(eq(tables.claimCycles.id, id));
@@ -100,7 +100,7 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
   const usdc = await attributeClaims(ctx, "USDC");
   const weth = await attributeClaims(ctx, "WETH");
   const conversion = await convertWethFees(ctx, WORKER);
-  if (!active.length) await logDecision(ctx.db, { worker: WORKER, decision: "skip", reason: "no enrolled active tokens" });
+  if (!active.length) await logDecision(ctx, { worker: WORKER, decision: "skip", reason: "no enrolled active tokens" });
   return { cycle: cycle?.id ?? null, batch: cycle?.tokens ?? [], collected, claimed, attributedUsdc: usdc, attributedWeth: weth, conversion: conversion ?? null };
 }
 

@@ -168,6 +168,21 @@ describe("money path", () => {
     }
     const t = open.find((x) => x.token === usdcToken)!;
     expect(t.basisUsdc).toBe(perpBefore);
+
+    // A little more perp USDC (below a new trade's minimum) grows the desk by a margin top-up.
+    await d.buy(TRADER, usdcToken, 400n * USDC);
+    await run("fee-claimer");
+    const extra = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    expect(extra > 0n && extra * 5n < 100n * USDC).toBe(true);
+    const grow = await run("desk-manager");
+    expect(grow.actions).toContainEqual(expect.objectContaining({ token: usdcToken, action: "top-up" }));
+    await run("profit-checker"); // a concurrent resume must not apply the top-up twice
+    const [grown] = (await tradesWithStatus(engine.ctx.db, ["open"])).filter((x) => x.id === t.id);
+    expect(grown!.basisUsdc).toBe(t.basisUsdc + extra);
+    expect(grown!.collateral).toBe(t.collateral! + extra);
+    expect(grown!.leverage).toBeLessThan(t.leverage);
+    expect(grown!.pendingTopup).toBeNull();
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(0n);
   });
 
   it("takes a desk profit and queues it as a creator buyback, which is bought and burned", async () => {
