@@ -7,21 +7,27 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { type Address, getAddress } from "viem";
+import { PAIR_FEEDS } from "../engine/chain/perps.js";
 import { tables } from "../engine/db/client.js";
+import { toPerpsPrice } from "../engine/decisions/perps-math.js";
+import { readWorkerHealth } from "../engine/health.js";
 import { Legs, ledgerTotals, legBalancesByToken } from "../engine/ledger/ledger.js";
 
+/** Per-worker schedule and outcome (times ISO-8601). */
 export type WorkerHealth = {
   name: string;
   minIntervalSeconds: number;
   maxIntervalSeconds: number;
-  lastRunAt: Date | null;
-  lastSuccessAt: Date | null;
+  lastRunAt: string | null;
+  lastSuccessAt: string | null;
   lastError: string | null;
   runs: number;
   failures: number;
-  consecutiveFailures: number;
-  nextRunAt: Date | null;
+  nextRunAt: string | null;
 };
+
+/** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
+export type EngineHealth = { workers: WorkerHealth[]; degraded: string[] };
 
 /** Balances of the durable accumulators, in base units (USDC; WETH for the legacy leg). */
 export type PendingAmounts = {
@@ -45,10 +51,10 @@ export type DeskBinding = {
 };
 
 export interface EnginePort {
-  workers(): Promise<WorkerHealth[]>;
+  health(): Promise<EngineHealth>;
   pending(): Promise<PendingAmounts>;
   deskBindings(): Promise<DeskBinding[]>;
-  /** Latest oracle price per perps pair index, 1e10 precision (the exchange's). */
+  /** Latest oracle price per perps pair index (the price-sampler's), 1e10 precision (the exchange's). */
   markPrices(): Promise<Map<number, bigint>>;
 }
 
@@ -64,7 +70,7 @@ export const EMPTY_PENDING: PendingAmounts = {
 
 /** An engine that has never run. */
 export const idleEngine: EnginePort = {
-  workers: async () => [],
+  health: async () => ({ workers: [], degraded: [] }),
   pending: async () => EMPTY_PENDING,
   deskBindings: async () => [],
   markPrices: async () => new Map(),
@@ -85,27 +91,33 @@ async function tolerant<T>(empty: T, read: () => Promise<T>): Promise<T> {
 
 const rowsOf = async (pool: pg.Pool, text: string) => (await pool.query(text)).rows as Record<string, unknown>[];
 
-const date = (v: unknown) => (v instanceof Date ? v : v == null ? null : new Date(String(v)));
+/** readWorkerHealth's reasons for an engine without a heartbeat. */
+const NEVER_RAN = /^engine (has not started|is not running)/;
 
 /** Reads the engine schema through its own pool (the ponder `db` is scoped to ponder's schema). */
 export function createEnginePort(pool: pg.Pool): EnginePort {
   const ledgerDb = drizzle(pool, { schema: tables });
   return {
-    workers: () =>
-      tolerant([], async () =>
-        (await rowsOf(pool, "SELECT * FROM engine.worker_state ORDER BY name")).map((r) => ({
-          name: String(r.name),
-          minIntervalSeconds: Number(r.min_interval_seconds),
-          maxIntervalSeconds: Number(r.max_interval_seconds),
-          lastRunAt: date(r.last_run_at),
-          lastSuccessAt: date(r.last_success_at),
-          lastError: r.last_error == null ? null : String(r.last_error),
-          runs: Number(r.runs ?? 0),
-          failures: Number(r.failures ?? 0),
-          consecutiveFailures: Number(r.consecutive_failures ?? 0),
-          nextRunAt: date(r.next_run_at),
-        })),
-      ),
+    health: () =>
+      tolerant({ workers: [], degraded: [] }, async () => {
+        const h = await readWorkerHealth(pool);
+        return {
+          workers: h.workers.map((w) => ({
+            name: w.name,
+            minIntervalSeconds: w.minIntervalSeconds,
+            maxIntervalSeconds: w.maxIntervalSeconds,
+            lastRunAt: w.lastRunAt,
+            lastSuccessAt: w.lastSuccessAt,
+            lastError: w.lastError,
+            runs: w.runs,
+            failures: w.failures,
+            nextRunAt: w.nextRunAt,
+          })),
+          // An engine that never ran against this database (no heartbeat ever) is reported by its
+          // empty worker list; one that stopped, or whose workers or RPC fail, degrades the service.
+          degraded: h.engine.heartbeatAt === null ? h.reasons.filter((r) => !NEVER_RAN.test(r)) : h.reasons,
+        };
+      }),
 
     pending: () =>
       tolerant(EMPTY_PENDING, async () => {
@@ -144,6 +156,15 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           })),
       ),
 
-    markPrices: async () => new Map(),
+    markPrices: () =>
+      tolerant(new Map<number, bigint>(), async () => {
+        const pairs = Object.entries(PAIR_FEEDS);
+        const { rows } = await pool.query<{ feed: string; price: string; decimals: number }>(
+          "SELECT DISTINCT ON (feed) feed, price::text AS price, decimals FROM engine.price_samples WHERE feed = ANY($1) ORDER BY feed, id DESC",
+          [pairs.map(([, feed]) => feed)],
+        );
+        const latest = new Map(rows.map((r) => [r.feed, toPerpsPrice(BigInt(r.price), r.decimals)]));
+        return new Map(pairs.filter(([, feed]) => latest.has(feed)).map(([pair, feed]) => [Number(pair), latest.get(feed)!]));
+      }),
   };
 }

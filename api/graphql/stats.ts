@@ -73,6 +73,7 @@ const HealthType = builder.objectRef<Health>("Health").implement({
     protocolToken: t.exposeString("protocolToken", { nullable: true }),
     indexer: t.field({ type: Indexer, resolve: (h) => h.indexer }),
     workers: t.field({ type: [Worker], resolve: (h) => h.workers }),
+    reasons: t.stringList({ description: "Why the service is degraded", resolve: (h) => [...h.reasons] }),
   }),
 });
 

@@ -1,11 +1,7 @@
 /** Service health: uptime, indexer progress and the engine's per-worker health. */
 import { sql } from "drizzle-orm";
 import type { ApiDeps, ReadDb } from "../deps.js";
-import type { WorkerHealth } from "../engine-port.js";
-import { checksumOrNull, isoDate } from "./format.js";
-
-/** Consecutive failures after which a worker makes the service "degraded". */
-export const DEGRADED_AFTER_FAILURES = 3;
+import { checksumOrNull } from "./format.js";
 
 /** Ponder checkpoints are fixed-width decimal strings; the block number is digits 26..42. */
 const blockOfCheckpoint = (checkpoint: string) => Number(checkpoint.slice(26, 42));
@@ -18,26 +14,15 @@ export async function indexerStatus(db: ReadDb): Promise<{ ready: boolean; block
   return { ready: metaRow?.value.is_ready === 1, block: cpRow ? blockOfCheckpoint(cpRow.latest_checkpoint) : null };
 }
 
-export const workerJson = (w: WorkerHealth) => ({
-  name: w.name,
-  minIntervalSeconds: w.minIntervalSeconds,
-  maxIntervalSeconds: w.maxIntervalSeconds,
-  lastRunAt: isoDate(w.lastRunAt),
-  lastSuccessAt: isoDate(w.lastSuccessAt),
-  lastError: w.lastError,
-  runs: w.runs,
-  failures: w.failures,
-  nextRunAt: isoDate(w.nextRunAt),
-});
-
 export async function readHealth(deps: ApiDeps) {
-  const [indexer, workers] = await Promise.all([indexerStatus(deps.db), deps.engine.workers()]);
-  const degraded = workers.some((w) => w.consecutiveFailures >= DEGRADED_AFTER_FAILURES);
+  const [indexer, engine] = await Promise.all([indexerStatus(deps.db), deps.engine.health()]);
   return {
-    status: !indexer.ready ? "starting" : degraded ? "degraded" : "ok",
+    status: !indexer.ready ? "starting" : engine.degraded.length ? "degraded" : "ok",
     uptimeSeconds: Math.floor((Date.now() - deps.startedAt) / 1000),
     protocolToken: checksumOrNull(deps.config.protocolToken),
     indexer,
-    workers: workers.map(workerJson),
+    workers: engine.workers,
+    /** Why the service is degraded, if it is. */
+    reasons: engine.degraded,
   } as const;
 }

@@ -202,6 +202,7 @@ export const healthResponse = z
     protocolToken: checksummed.nullable(),
     indexer: z.object({ ready: z.boolean(), block: int.nullable() }).strict(),
     workers: z.array(workerResponse),
+    reasons: z.array(z.string()).describe("Why the service is degraded (failing workers, RPC unreachable, engine stopped)"),
   })
   .strict();
 

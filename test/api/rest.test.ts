@@ -50,6 +50,60 @@ describe("REST answers", () => {
     expect(schemas.healthResponse.parse(http.json).protocolToken).toBe(getAddress(h.protocolToken));
   });
 
+  it("GET /health with the engine's workers: ok while they succeed, degraded with the reason when one fails", async () => {
+    const engine = h.deps.agents!.services.pool;
+    await h.deps.agents!.services.ready();
+    const heartbeat = JSON.stringify({ heartbeatAt: new Date().toISOString(), startedAt: new Date().toISOString(), pid: 1, workerIntervalScale: 1 });
+    await engine.query("INSERT INTO engine.state (key, value) VALUES ('engine', $1::jsonb) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [heartbeat]);
+    await engine.query(
+      `INSERT INTO engine.worker_state (name, min_interval_seconds, max_interval_seconds, last_run_at, last_success_at, runs, failures, next_run_at)
+       VALUES ('fee-claimer', 180, 300, now(), now(), 3, 0, now() + interval '200 seconds')`,
+    );
+    try {
+      const ok = await get("/health");
+      schemas.healthResponse.parse(ok.json);
+      expect(shapeOf(ok.json.workers)).toMatchSnapshot();
+      expect(ok.json).toMatchObject({ status: "ok", reasons: [], workers: [{ name: "fee-claimer", minIntervalSeconds: 180, maxIntervalSeconds: 300, runs: 3, failures: 0, lastError: null }] });
+      await engine.query("UPDATE engine.worker_state SET last_error = 'rpc-unavailable: fetch failed', last_error_at = now() + interval '1 second', failures = 1");
+      const degraded = await get("/health");
+      expect(degraded.json).toMatchObject({ status: "degraded", reasons: ["fee-claimer: rpc-unavailable: fetch failed"], workers: [{ lastError: "rpc-unavailable: fetch failed", failures: 1 }] });
+    } finally {
+      await engine.query("DELETE FROM engine.worker_state; DELETE FROM engine.state WHERE key = 'engine'");
+    }
+  });
+
+  it("GET /stats reads aggregates only: its cost does not grow with history", async () => {
+    const queries: string[] = [];
+    const pg = await import("pg");
+    const { drizzle } = await import("drizzle-orm/node-postgres");
+    const pool = new pg.default.Pool({ connectionString: h.databaseUrl, max: 2, options: "-c search_path=app" });
+    try {
+      const db = drizzle(pool, { casing: "snake_case", logger: { logQuery: (q) => queries.push(q) } });
+      const res = await h.appWith({ db: db as never }).request("http://api.test/api/v1/stats");
+      expect(res.status).toBe(200);
+      const tables = new Set(queries.flatMap((q) => [...q.matchAll(/from "(\w+)"/gi)].map((m) => m[1])));
+      expect([...tables].sort()).toEqual(["desk_trade", "enrollment", "protocol_totals"]);
+      // The desk query reads open desks only (an index on status), never the closed history.
+      expect(queries.find((q) => /from "desk_trade"/i.test(q))).toMatch(/"status" = \$1/);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("GET /stats marks desks to the price-sampler's latest price", async () => {
+    const engine = h.deps.agents!.services.pool;
+    await engine.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', 330000000000, 8, '1', 0)");
+    try {
+      const mine = (await get("/stats")).json.desks.items.find((d: { token: string }) => d.token === s.token);
+      const collateral = Number(mine.collateral);
+      expect(mine.markPrice).toBe("3300");
+      // +10% on a 5x long: +50% of the collateral, less the exchange's rounding.
+      expect(Number(mine.unrealisedPnl)).toBeCloseTo(collateral * 0.5, 5);
+    } finally {
+      await engine.query("DELETE FROM engine.price_samples WHERE feed = 'ETH_USD'");
+    }
+  });
+
   it("GET /stats", async () => {
     const a = await get("/stats");
     expect(a.status).toBe(200);
