@@ -10,7 +10,7 @@ import { type Abi, type Address, type Log, decodeEventLog, erc20Abi, getAddress,
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { erc4626Abi } from "../../common/abis/engine.js";
-import { PERPS_PRECISION, perpsCallbacksAbi } from "../../common/abis/perps.js";
+import { PERPS_PRECISION, perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { DEAD_ADDRESS, DEFAULT_SPLIT } from "../../common/constants.js";
 import { createLogger } from "../../common/logger.js";
@@ -319,6 +319,25 @@ describe("money path", () => {
     expect((await d.balance(d.protocolToken, DEAD_ADDRESS)) - dead).toBe(burned);
     expect(await d.balance(d.protocolToken, operator)).toBe(0n);
     expect(await legBalance(engine.ctx.db, Legs.legacyWeth)).toBe(0n);
+  });
+
+  it("reports a trade it did not open as an orphan at reconciliation, never adopting it", async () => {
+    // Someone with the operator key opens a trade outside the engine.
+    const price = (await d.price("BTC_USD")) * 100n;
+    const hash = await d.as(0).write(d.c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [
+      { trader: operator, pairIndex: 1n, index: 0n, initialPosToken: 0n, positionSizeUSDC: 30n * USDC, openPrice: price, buy: true, leverage: 5n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n },
+      0,
+      PERPS_PRECISION,
+    ]);
+    const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: (await d.as(1).publicClient.getTransactionReceipt({ hash })).logs as Log[] });
+    await d.execute([initiated!.args.orderId]);
+    const { rows: before } = await engine.ctx.pool.query("SELECT COUNT(*)::int AS n FROM engine.desk_trades");
+    const report = (await engine.reconcile()).desks as { orphans: { pairIndex: number; index: number }[] };
+    expect(report.orphans).toContainEqual({ pairIndex: 1, index: 0 });
+    const { rows: after } = await engine.ctx.pool.query("SELECT COUNT(*)::int AS n FROM engine.desk_trades");
+    expect(after[0].n).toBe(before[0].n);
+    const { rows: log } = await engine.ctx.pool.query("SELECT reason FROM engine.agent_log WHERE decision = 'orphan-trade' ORDER BY id DESC LIMIT 1");
+    expect(log[0].reason).toMatch(/not adopted/);
   });
 
   it("keeps every ledger invariant and a healthy engine", async () => {
