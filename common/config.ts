@@ -148,6 +148,8 @@ const envSchema = z.object({
   LEGACY_LAUNCH_OPEN: bool,
   AGENT_KEY_SECRET: z.string().min(32, "expected at least 32 characters").optional(),
   INFERENCE_URL: url(["http:", "https:"]).optional(),
+  INFERENCE_MODEL: z.string().min(1).max(200).optional(),
+  INFERENCE_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error"], { message: "expected trace, debug, info, warn or error" }).default("info"),
   DEPLOYMENTS_FILE: z.string().default(DEPLOYMENTS_PATH),
   ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<
@@ -177,6 +179,8 @@ export type Config = {
   legacyLaunchOpen: boolean;
   agentKeySecret: string | undefined;
   inferenceUrl: string | undefined;
+  inferenceModel: string | undefined;
+  inferenceApiKey: string | undefined;
   logLevel: "trace" | "debug" | "info" | "warn" | "error";
   contracts: Partial<Record<ContractName, Address>>;
   priceFeeds: Record<string, Address>;
@@ -249,6 +253,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,
     agentKeySecret: e.AGENT_KEY_SECRET,
     inferenceUrl: e.INFERENCE_URL,
+    inferenceModel: e.INFERENCE_MODEL,
+    inferenceApiKey: e.INFERENCE_API_KEY,
     logLevel: e.LOG_LEVEL,
     contracts,
     priceFeeds: deployments?.contracts.priceFeeds ?? {},

@@ -6,7 +6,8 @@
  * Ctrl-C stops everything; the next start resumes on the same data.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
@@ -56,6 +57,20 @@ async function stopAll(code: number): Promise<never> {
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 
+/**
+ * On the local devnet, the secrets production sets by hand (the agent-key encryption secret and
+ * the operator API key) are made once, kept in .data/secrets.json, and reused on every start.
+ */
+function devnetSecrets(): Record<string, string> {
+  const file = join(DATA, "secrets.json");
+  if (!existsSync(file)) {
+    const secrets = { AGENT_KEY_SECRET: randomBytes(32).toString("hex"), OPERATOR_API_KEY: randomBytes(24).toString("base64url") };
+    writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  }
+  const stored = JSON.parse(readFileSync(file, "utf8")) as Record<string, string>;
+  return Object.fromEntries(Object.entries(stored).filter(([name]) => !process.env[name]));
+}
+
 async function main(): Promise<void> {
   mkdirSync(DATA, { recursive: true });
 
@@ -92,6 +107,7 @@ async function main(): Promise<void> {
     });
     env.RPC_URL = anvil.rpcUrl;
     env.WORKER_INTERVAL_SCALE = process.env.WORKER_INTERVAL_SCALE ?? "0.05";
+    Object.assign(env, devnetSecrets());
   }
 
   // Re-validate with the devnet's addresses now on disk.
@@ -127,6 +143,7 @@ async function main(): Promise<void> {
   }
 
   const base = `http://127.0.0.1:${config.port}`;
+  const prospectusToken = anvil ? readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)?.contracts.usdcPairedToken : undefined;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
@@ -139,6 +156,8 @@ async function main(): Promise<void> {
       "launchpad is running",
       `  REST      ${base}/api/v1/health  (stats, activity, buybacks, tokens)`,
       `  GraphQL   ${base}/graphql  (GraphiQL in a browser)`,
+      ...(prospectusToken ? [`  Page      ${base}/p/${prospectusToken}  (a token's prospectus)`] : []),
+      ...(anvil ? ["  Keys      .data/secrets.json  (OPERATOR_API_KEY for POST /api/v1/tokens/launch)"] : []),
       `  RPC       ${env.RPC_URL ?? config.rpcUrl}  (chain ${config.chainId})`,
       `  Postgres  ${env.DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`,
       "Ctrl-C stops everything.",

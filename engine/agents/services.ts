@@ -86,7 +86,7 @@ export function createAgentServices(config: Config, options: AgentServiceOptions
       });
       return pipeline;
     },
-    compiler: options.compiler ?? (config.inferenceUrl ? createInferenceCompiler({ url: config.inferenceUrl }) : deterministicCompiler),
+    compiler: options.compiler ?? (config.inferenceUrl ? createInferenceCompiler({ url: config.inferenceUrl, model: config.inferenceModel, apiKey: config.inferenceApiKey }) : deterministicCompiler),
     ready() {
       migrated ??= migrate(getPool())
         .then(() => undefined)
