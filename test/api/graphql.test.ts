@@ -4,6 +4,7 @@
  * themselves, desks, activity, limits on abusive queries, batching, and a subscription that
  * receives a burn made on the devnet.
  */
+import { readFileSync } from "node:fs";
 import { erc20Abi, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEAD_ADDRESS } from "../../common/constants.js";
@@ -184,6 +185,16 @@ describe("GraphQL queries", () => {
       after = page.tokens.pageInfo.endCursor;
     }
     expect(paged).toEqual(addresses);
+  });
+
+  it("runs the README's analyst queries as written", async () => {
+    const readme = readFileSync(new URL("../../api/README-section.md", import.meta.url), "utf8");
+    const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split(/\n(?=#)/)).filter((q) => q.includes("{"));
+    expect(blocks).toHaveLength(3);
+    for (const q of blocks) {
+      const d = await data(q.replaceAll("0xTokenAddress", s.token), undefined, "http");
+      expect(Object.values(d)[0]).toBeTruthy();
+    }
   });
 
   it("batches the tokens of a page of burns (no N+1)", async () => {
