@@ -1,25 +1,17 @@
 /**
  * Per-token mandates. The agent launch flow stores a token's charter limits with
- * `setTokenMandate`; the desk and buyback workers read them with `mandateFor`.
+ * `setTokenMandate`; the desk and buyback workers read them with `mandateFor` (the launched
+ * agent's charter first, then the stored row, over the defaults).
  */
-import { eq } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import type { Config } from "../common/config.js";
 import { type Queryable, tables } from "./db/client.js";
-import { type Mandate, defaultMandate, mergeMandate } from "./decisions/mandate.js";
+import { mandateForToken } from "./agents/mandate.js";
+import { type Mandate, defaultMandate } from "./decisions/mandate.js";
 
 export async function mandateFor(q: Queryable, config: Pick<Config, "creatorBuybackMinUsdc">, token: Address): Promise<Mandate> {
-  const base = defaultMandate(config.creatorBuybackMinUsdc);
-  const [row] = await q.select().from(tables.tokenMandates).where(eq(tables.tokenMandates.token, getAddress(token)));
-  if (!row) return base;
-  return mergeMandate(base, {
-    deskPairIndex: row.deskPairIndex,
-    maxLeverage: row.maxLeverage === null ? null : BigInt(row.maxLeverage),
-    maxDrawdownBps: row.maxDrawdownBps,
-    takeProfitBps: row.takeProfitBps,
-    buybackMinUsdc: row.buybackMinUsdc === null ? null : BigInt(row.buybackMinUsdc),
-    maxDeskUsdc: row.maxDeskUsdc === null ? null : BigInt(row.maxDeskUsdc),
-  });
+  const { strategy: _strategy, agentId: _agentId, ...mandate } = await mandateForToken(q, token, defaultMandate(config.creatorBuybackMinUsdc));
+  return mandate;
 }
 
 /** Launch hook: stores (or replaces) the mandate fields of a token's charter; unset fields keep the defaults. */
