@@ -22,7 +22,12 @@ import type { EngineContext } from "../context.js";
 import { allocateFees } from "../ledger/allocate.js";
 import { type Currency, Legs, recordEntries } from "../ledger/ledger.js";
 import { getState, setState } from "../state.js";
-import { tokenInfo } from "../tokens.js";
+import { registryAbi } from "../../common/abis/registry.js";
+import { refreshTokenCache, tokenInfo } from "../tokens.js";
+
+async function isEnrolled(ctx: EngineContext, token: Address): Promise<boolean> {
+  return ctx.publicClient.readContract({ address: ctx.contract("registry"), abi: registryAbi, functionName: "isEnrolled", args: [token] });
+}
 
 type Cursor = { block: number; logIndex: number };
 
@@ -72,7 +77,12 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
     const window = rewards.filter((r) => logPosition(r) > from && logPosition(r) <= to);
     const facts: { log: RewardLog; token: Address; amount: bigint; split: { assetBps: number; perpBps: number } | null }[] = [];
     for (const log of window) {
-      const info = await tokenInfo(ctx, log.args.token);
+      let info = await tokenInfo(ctx, log.args.token);
+      if (!info.enrolled && (await isEnrolled(ctx, info.token))) {
+        // Enrolled since the cache was refreshed: refresh, so its fees are split, not kept.
+        await refreshTokenCache(ctx);
+        info = await tokenInfo(ctx, log.args.token);
+      }
       let amount = 0n;
       info.rewardRecipients.forEach((recipient, i) => {
         if (getAddress(recipient) !== getAddress(ctx.operator)) return;
