@@ -1,5 +1,7 @@
 /** GraphQL enums; their values are the strings stored in the tables. */
 import { ACTIVITY_KINDS } from "../read/activity.js";
+import { BURN_KINDS } from "../read/burns.js";
+import { DESK_STATUSES } from "../read/desks.js";
 import { builder } from "./builder.js";
 
 const upper = (kind: string) => kind.toUpperCase().replace(/-/g, "_");
@@ -7,16 +9,16 @@ const valuesOf = <K extends string>(kinds: readonly K[]) => Object.fromEntries(k
 
 export const BurnKindEnum = builder.enumType("BurnKind", {
   description: "Who burned: the protocol-token buyback, a creator-token buyback (both by the operator), or anyone else.",
-  values: valuesOf(["protocol-buyback", "creator-buyback", "organic"] as const),
+  values: valuesOf(BURN_KINDS),
 });
 
 export const BuybackKindEnum = builder.enumType("BuybackKind", {
-  values: valuesOf(["protocol-buyback", "creator-buyback"] as const),
+  values: valuesOf(BURN_KINDS.filter((k) => k !== "organic")),
 });
 
 export const ActivityKindEnum = builder.enumType("ActivityKind", { values: valuesOf(ACTIVITY_KINDS) });
 
-export const DeskStatusEnum = builder.enumType("DeskStatus", { values: valuesOf(["open", "closed", "liquidated"] as const) });
+export const DeskStatusEnum = builder.enumType("DeskStatus", { values: valuesOf(DESK_STATUSES) });
 export const DeskSideEnum = builder.enumType("DeskSide", { values: valuesOf(["long", "short"] as const) });
 
 export const EventOrderEnum = builder.enumType("EventOrder", {

@@ -30,6 +30,7 @@ import { registryAbi } from "../../common/abis/registry.js";
 import { type Config, requireContract } from "../../common/config.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import type { Split } from "../../common/split.js";
+import { launcherReason } from "../../engine/agents/launch.js";
 import { LaunchConfigError, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../engine/chain/launch.js";
 import { ApiError, badGateway, badRequest, conflict, notFound, unprocessable } from "../http/errors.js";
 import type { OperatorSender } from "./sender.js";
@@ -37,21 +38,6 @@ import type { OperatorSender } from "./sender.js";
 /** Starting market cap of an API launch: 10,000 USDC for the whole supply, like the protocol token. */
 export const LAUNCH_MARKET_CAP_USDC = 10_000_000_000n;
 
-/** Clanker v4 factory errors (the registry's and the lockers' are in knownErrorsAbi). */
-const launcherErrorsAbi = parseAbi([
-  "error Deprecated()",
-  "error OnlyOriginatingChain()",
-  "error ExtensionNotEnabled()",
-  "error ExtensionMsgValueMismatch()",
-  "error LockerNotEnabled()",
-  "error NotFound()",
-  "error InvalidPairedToken()",
-  "error ZeroAddress()",
-  "error TokenAlreadyHasRewards()",
-  "error TooManyRewardParticipants()",
-  "error InvalidRewardBps()",
-  "error ZeroRewardAddress()",
-]);
 const launcherViewsAbi = parseAbi([
   "function deploymentInfoForToken(address token) view returns (address token_, address hook, address locker)",
 ]);
@@ -79,14 +65,17 @@ type ContractCall = { key: string; kind: string; to: Address; abi: Abi; function
 
 const withSplit = (split: Split): SplitBps => ({ protocolBps: PROTOCOL_REWARD_BPS, ...split });
 
-/** `Name(args)` of a revert, or its reason string; undefined if `error` is not a revert. */
+/**
+ * `Name(args)` of a revert (the launcher's own errors named too), or its reason string;
+ * undefined if `error` is not a revert.
+ */
 export function revertReason(error: unknown): string | undefined {
   if (!(error instanceof BaseError)) return undefined;
   const revert = error.walk((e) => e instanceof ContractFunctionRevertedError);
   if (!(revert instanceof ContractFunctionRevertedError)) return undefined;
   if (revert.data?.errorName) return `${revert.data.errorName}(${(revert.data.args ?? []).map(String).join(", ")})`;
   if (revert.reason) return revert.reason;
-  if (revert.signature) return `unknown error ${revert.signature}`;
+  if (revert.signature) return launcherReason(`unknown error ${revert.signature}`);
   return "no reason given";
 }
 
@@ -187,7 +176,7 @@ export function createChainLauncher({ config, publicClient, sender }: ChainLaunc
         startingMarketCap: LAUNCH_MARKET_CAP_USDC,
       });
       const deployed = await simulateAndSend(
-        { key, kind: "launch", to: launcher, abi: [...clankerFactoryAbi, ...launcherErrorsAbi], functionName: "deployToken", args: [deployment] },
+        { key, kind: "launch", to: launcher, abi: [...clankerFactoryAbi, ...knownErrorsAbi], functionName: "deployToken", args: [deployment] },
         "deploy",
       );
       const created = parseTokenCreated(deployed, launcher);

@@ -7,7 +7,6 @@ import { type Ordering, after, orderBy, toPage } from "./keyset.js";
 
 export type BurnRow = typeof burn.$inferSelect;
 export const BURN_KINDS = ["protocol-buyback", "creator-buyback", "organic"] as const;
-export type BurnKind = (typeof BURN_KINDS)[number];
 
 /** Block bounds are inclusive; `fromTime` inclusive and `toTime` exclusive (unix seconds). */
 export type EventFilter = { token?: Hex; fromBlock?: bigint; toBlock?: bigint; fromTime?: bigint; toTime?: bigint };

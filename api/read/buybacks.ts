@@ -7,7 +7,6 @@ import type { EventFilter } from "./burns.js";
 import { type Ordering, after, orderBy, toPage } from "./keyset.js";
 
 export type BuybackRow = typeof buyback.$inferSelect;
-export const BUYBACK_KINDS = ["protocol-buyback", "creator-buyback"] as const;
 
 export const BUYBACK_ORDERINGS = {
   NEWEST: { name: "buyback-newest", direction: "desc", columns: [buyback.blockNumber, buyback.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },

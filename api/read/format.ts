@@ -4,17 +4,14 @@
  */
 import { type Address, getAddress } from "viem";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
-import { PERPS_PRECISION } from "../../common/abis/perps.js";
 
 export const checksum = (address: string): Address => getAddress(address);
 export const checksumOrNull = (address: string | null | undefined): Address | null => (address ? getAddress(address) : null);
 
 /** Unix seconds → ISO-8601. */
 export const isoTime = (seconds: bigint | number): string => new Date(Number(seconds) * 1000).toISOString();
-export const isoDate = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 export const usdcAmount = (value: bigint) => formatDecimal(value, USDC_DECIMALS);
 export const tokenAmount = (value: bigint) => formatDecimal(value, TOKEN_DECIMALS);
 /** Perps prices and leverage carry 10 decimals (1e10). */
 export const perpsDecimal = (value: bigint) => formatDecimal(value, 10);
-export const PERPS_ONE = PERPS_PRECISION;

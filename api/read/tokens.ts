@@ -75,7 +75,3 @@ export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<
   if (!addresses.length) return [];
   return joined(db).where(inArray(token.address, [...addresses]));
 }
-
-export async function getToken(db: ReadDb, address: Hex): Promise<TokenView | undefined> {
-  return (await getTokens(db, [address]))[0];
-}

@@ -98,7 +98,10 @@ const splitOf = (body: Percents) =>
 
 export const launchBody = z
   .object({
-    name: text("name", 64).describe("Token name"),
+    // The token's EIP-712 permit domain holds its name in one word: at most 31 bytes of UTF-8.
+    name: text("name", 31)
+      .refine((v) => Buffer.byteLength(v, "utf8") <= 31, "name must be at most 31 bytes of UTF-8")
+      .describe("Token name, at most 31 bytes of UTF-8"),
     symbol: text("symbol", 32).describe("Token symbol"),
     image: z.string().max(2048).url("image must be a URL").optional().describe("Image URL"),
     description: z.string().max(2000).optional().describe("Stored in the token's metadata"),

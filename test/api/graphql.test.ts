@@ -34,6 +34,7 @@ beforeAll(async () => {
   await h.synced();
 }, 300_000);
 afterAll(async () => {
+  await s?.cleanup();
   await h?.stop();
 });
 

@@ -23,6 +23,7 @@ beforeAll(async () => {
   s = await seedScenario(h);
 }, 300_000);
 afterAll(async () => {
+  await s?.cleanup();
   await h?.stop();
 });
 

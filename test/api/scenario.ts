@@ -22,6 +22,8 @@ export type Scenario = {
   creatorBuyback: { tx: Hex; bought: bigint; burnTx: Hex };
   protocolBuyback: { tx: Hex; bought: bigint; burnTx: Hex };
   desk: { openOrderId: bigint };
+  /** Closes the scenario's desk, so suites that run later find the operator's pair-0 slots as they expect. */
+  cleanup: () => Promise<void>;
 };
 
 export async function seedScenario(h: Harness): Promise<Scenario> {
@@ -61,12 +63,15 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
   // A desk: the operator's 5x long on ETH, bound to the token as the engine binds it (by open order id).
   const feed = (env.deployments.contracts.priceFeeds as Record<string, Address>).ETH_USD!;
   await act.setFeed(keeper, feed, 3_000n * 10n ** 8n);
+  const slotsBefore = await act.openTradeIndices(operator, c, operator.account.address, 0n);
   const opened = await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(200n), leverage: 5n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
   await h.deps.agents!.services.ready();
   await h.deps.agents!.services.pool.query(
     `INSERT INTO engine.desk_trades (token, pair_index, side, leverage, basis_usdc, status, order_id) VALUES ($1, 0, 'long', $2, $3, 'open', $4)`,
     [token, (5n * PERPS_PRECISION).toString(), USDC(200n).toString(), opened.orderId.toString()],
   );
+
+  const [slot] = (await act.openTradeIndices(operator, c, operator.account.address, 0n)).filter((i) => !slotsBefore.includes(i));
 
   await h.synced();
   return {
@@ -77,6 +82,9 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
     creatorBuyback: { tx: creatorTx, bought: creatorBought, burnTx: creatorBurn },
     protocolBuyback: { tx: protocolTx, bought: protocolBought, burnTx: protocolBurn },
     desk: { openOrderId: opened.orderId },
+    cleanup: async () => {
+      await act.closeTrade(operator, keeper, c, 0n, slot!, USDC(1_000_000n));
+    },
   };
 }
 
