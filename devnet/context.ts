@@ -73,7 +73,8 @@ export function createDevnetContext(rpcUrl: string, chainId: number, privateKey:
       return getAddress(receipt.contractAddress);
     },
     async write(address, abi, functionName, args = [], value) {
-      const hash = await walletClient.writeContract({ address, abi, functionName, args, value, account, chain } as never);
+      const request = { address, abi, functionName, args, value, account, chain } as never;
+      const hash = await walletClient.writeContract({ ...(request as object), gas: withGasMargin(await publicClient.estimateContractGas(request)) } as never);
       await confirm(hash, `${functionName} on ${address}`);
       return hash;
     },
@@ -81,6 +82,15 @@ export function createDevnetContext(rpcUrl: string, chainId: number, privateKey:
       return (await publicClient.readContract({ address, abi, functionName, args } as never)) as never;
     },
   };
+}
+
+/**
+ * Gas limit for an estimate: +25%. An estimate holds for the state it ran on; a transaction
+ * mined a block later (a new timestamp written to storage, another account's swap in the same
+ * pool first) can need more and would run out of gas without a margin.
+ */
+export function withGasMargin(estimate: bigint): bigint {
+  return estimate + estimate / 4n;
 }
 
 /** Loads a Uniswap artifact shipped in an npm package (hardhat or foundry layout). */

@@ -33,7 +33,7 @@ import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments }
 import { type Logger, createLogger } from "../common/logger.js";
 import type { PoolKey } from "../common/uniswap.js";
 import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../engine/chain/universal-router.js";
-import { type DevnetContext, createDevnetContext } from "./context.js";
+import { type DevnetContext, createDevnetContext, withGasMargin } from "./context.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
 import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
 
@@ -279,10 +279,12 @@ export function startMarket(options: MarketOptions): Market {
     for (const action of actions) {
       const { address, abi, functionName, args } = call(action);
       try {
-        const hash = await ctx.walletClient.writeContract({ address, abi, functionName, args, nonce: nonce++, account: ctx.account, chain: ctx.walletClient.chain } as never);
+        const request = { address, abi, functionName, args, account: ctx.account, chain: ctx.walletClient.chain } as never;
+        const gas = withGasMargin(await ctx.publicClient.estimateContractGas(request));
+        const hash = await ctx.walletClient.writeContract({ ...(request as object), gas, nonce } as never);
+        nonce++;
         sent.push({ action, hash });
       } catch (error) {
-        nonce--;
         action.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
       }
     }
