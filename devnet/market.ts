@@ -53,10 +53,10 @@ const feedAbi = parseAbi([
   "function latestAnswer() view returns (int256)",
   "function setAnswer(int256 answer)",
 ]);
-/** Keeper entry points of the devnet exchange (production signatures, price data omitted) and its mark view. */
+/** Keeper entry points (production signatures; the devnet ignores the price update data) and the devnet's mark view. */
 const keeperAbi = parseAbi([
-  "function executeMarketOrders(uint256[] orderIds)",
-  "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index)",
+  "function executeMarketOrders(uint256[] orderId, bytes[] priceUpdateData) payable",
+  "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index, bytes[] priceUpdateData) payable",
   "function unrealizedPnl(address trader, uint256 pairIndex, uint256 index) view returns (int256 percentProfit, int256 pnlUSDC, uint256 closeValueUSDC, uint256 price)",
   "function LIQ_THRESHOLD_P() view returns (uint256)",
 ]);
@@ -143,7 +143,7 @@ export function startMarket(options: MarketOptions): Market {
 
   /** Reads new launches and perps events since the last round. */
   async function discover(): Promise<void> {
-    const head = await reader.publicClient.getBlockNumber();
+    const head = await reader.publicClient.getBlockNumber({ cacheTime: 0 });
     if (head <= scannedBlock) return;
     const range = { fromBlock: scannedBlock + 1n, toBlock: head };
     const [launches, orders, executions] = await Promise.all([
@@ -229,13 +229,13 @@ export function startMarket(options: MarketOptions): Market {
     if (orderIds.length) {
       const execute: MarketAction = { kind: "execute", orderIds };
       actions.push(execute);
-      await attempt(execute, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [orderIds]));
+      await attempt(execute, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [orderIds, []]));
       if (execute.error && orderIds.length > 1) {
         // One bad order must not hold the others back: execute them one by one.
         for (const id of orderIds) {
           const single: MarketAction = { kind: "execute", orderIds: [id] };
           actions.push(single);
-          await attempt(single, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [[id]]));
+          await attempt(single, () => keeper.write(c.perpsTrading, keeperAbi, "executeMarketOrders", [[id], []]));
         }
       }
       await discover(); // opens executed just now are trades to watch
@@ -257,7 +257,7 @@ export function startMarket(options: MarketOptions): Market {
       if (orderType === undefined) continue;
       const close: MarketAction = { kind: "close", orderType, ...slot };
       actions.push(close);
-      await attempt(close, () => keeper.write(c.perpsTrading, keeperAbi, "executeLimitOrder", [orderType, slot.trader, slot.pairIndex, slot.index]));
+      await attempt(close, () => keeper.write(c.perpsTrading, keeperAbi, "executeLimitOrder", [orderType, slot.trader, slot.pairIndex, slot.index, []]));
     }
     return actions;
   }
@@ -267,9 +267,13 @@ export function startMarket(options: MarketOptions): Market {
       await send();
       log?.debug({ action: printable(action) }, "market action");
     } catch (error) {
-      action.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
-      log?.warn({ action: printable(action) }, "market action failed");
+      failed(action, error);
     }
+  }
+
+  function failed(action: MarketAction, error: unknown): void {
+    action.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    log?.warn({ action: printable(action) }, "market action failed");
   }
 
   /** Sends one transaction per action from `ctx` with consecutive nonces, then waits for all. */
@@ -285,7 +289,7 @@ export function startMarket(options: MarketOptions): Market {
         nonce++;
         sent.push({ action, hash });
       } catch (error) {
-        action.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
+        failed(action, error);
       }
     }
     await Promise.all(sent.map(({ action, hash }) => attempt(action, () => confirmed(ctx, hash))));
