@@ -5,13 +5,13 @@
  * its v3 USDC pool and ERC-4626 vault; funds the devnet's test and market accounts; and
  * launches the protocol token plus two enrolled creator tokens (one USDC-, one WETH-paired).
  */
-import { type Address, type Hex, keccak256, parseAbi, toHex, zeroAddress, zeroHash } from "viem";
+import { type Address, type Hex, type TransactionReceipt, keccak256, parseAbi, toHex, zeroAddress, zeroHash } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { registryAbi } from "../common/abis/registry.js";
 import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
 import { PERPS_PRECISION } from "../common/abis/perps.js";
 import { DEFAULT_SPLIT } from "../common/constants.js";
-import { type DeploymentConfig, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
+import { type DeploymentConfig, type TokenCreated, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
 import { type Artifacts, compileProject } from "./compile.js";
 import type { DevnetContext } from "./context.js";
 import { type UniswapContracts, createV3Pool } from "./uniswap.js";
@@ -130,7 +130,7 @@ export async function deployProtocol(
   for (let i = 1; i <= 9; i++) await ctx.write(base.usdc, mintAbi, "mint", [devnetAccount(i).address, FUNDED_ACCOUNT_USDC]);
 
   progress("launching the protocol token and the devnet creator tokens");
-  const launch = (config: DeploymentConfig) => launchToken(ctx, launcher, config);
+  const launch = async (config: DeploymentConfig) => (await launchToken(ctx, launcher, config)).token;
   const common = { chainId: ctx.chainId, locker: lpLocker };
   const protocolToken = await launch(
     buildDeploymentConfig({
@@ -194,9 +194,13 @@ async function deployPerps(ctx: DevnetContext, artifacts: Artifacts, usdc: Addre
   return { perpsTrading, perpsStorage, perpsCallbacks: perpsTrading };
 }
 
-/** Sends `deployToken(config)` from the context's account and returns the new token. */
-export async function launchToken(ctx: DevnetContext, launcher: Address, config: DeploymentConfig): Promise<Address> {
+/** Sends `deployToken(config)` from the context's account; returns its `TokenCreated` and receipt. */
+export async function launchToken(
+  ctx: DevnetContext,
+  launcher: Address,
+  config: DeploymentConfig,
+): Promise<TokenCreated & { receipt: TransactionReceipt }> {
   const hash = await ctx.write(launcher, clankerFactoryAbi, "deployToken", [config]);
   const receipt = await ctx.publicClient.getTransactionReceipt({ hash });
-  return parseTokenCreated(receipt, launcher).token;
+  return { ...parseTokenCreated(receipt, launcher), receipt };
 }

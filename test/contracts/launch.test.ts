@@ -18,20 +18,19 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FeeIn, clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { FeeIn, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { type PoolKey, poolIdOf } from "../../common/uniswap.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
-import { DEVNET_ACCOUNTS, DEVNET_TOKENS, devnetAccount, devnetPrivateKey } from "../../devnet/protocol.js";
+import { DEVNET_ACCOUNTS, DEVNET_TOKENS, devnetAccount, devnetPrivateKey, launchToken } from "../../devnet/protocol.js";
 import { v4PoolManagerAbi } from "../../devnet/uniswap.js";
 import {
   CLANKER_TOKEN_SUPPLY,
   buildDeploymentConfig,
   launchSplitRewards,
-  parseTokenCreated,
   sqrtPriceAtTick,
   tickFromMarketCap,
 } from "../../engine/chain/launch.js";
@@ -66,11 +65,9 @@ async function launch(p: { creator: Address; pairedToken?: Address; startingMark
     rewards: p.rewards ?? launchSplitRewards({ operator, creator: p.creator }),
     startingMarketCap: p.startingMarketCap ?? 10_000n * 10n ** 6n,
   });
-  const hash = await launcherCtx.write(c.launcher!, clankerFactoryAbi as Abi, "deployToken", [config]);
-  const r = await receipt(hash);
-  const created = parseTokenCreated(r, c.launcher);
+  const created = await launchToken(launcherCtx, c.launcher!, config);
   const { poolKey } = await tokenRewards(created.token);
-  return { ...created, config, receipt: r, pool: { token: created.token, pairedToken: created.pairedToken, poolKey } satisfies MarketPool };
+  return { ...created, pool: { token: created.token, pairedToken: created.pairedToken, poolKey } satisfies MarketPool };
 }
 
 /** slot0 and active liquidity of a v4 pool, read with `extsload` as v4-core's StateLibrary does. */
