@@ -10,6 +10,7 @@ import type { ApiDeps } from "../deps.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
 import { createLoaders } from "./loaders.js";
 import "./activity.js";
+import "./agent.js";
 import "./burn.js";
 import "./burn-totals.js";
 import "./buyback.js";

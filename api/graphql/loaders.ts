@@ -8,10 +8,12 @@ import type { ApiDeps } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
 import { type TokenView, getTokens } from "../read/tokens.js";
+import { type AgentView, agentsOfTokens } from "./agent.js";
 
 export type Loaders = {
   token: DataLoader<Hex, TokenView | null>;
   latestDesk: DataLoader<Address, DeskView | null>;
+  agentByToken: DataLoader<Address, AgentView | null>;
   deskContext: () => Promise<DeskContext>;
   pending: () => Promise<PendingAmounts>;
 };
@@ -33,6 +35,7 @@ export function createLoaders(deps: ApiDeps): Loaders {
       const desks = await latestDeskByToken(deps.db, await ctx(), keys);
       return keys.map((k) => desks.get(getAddress(k)) ?? null);
     }),
+    agentByToken: new DataLoader((keys) => agentsOfTokens(deps.agents, keys)),
     deskContext: ctx,
     pending: once(() => deps.engine.pending()),
   };

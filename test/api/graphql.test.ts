@@ -198,6 +198,18 @@ describe("GraphQL queries", () => {
     }
   });
 
+  it("serves an agent's public record by id, and none for a token no agent launched", async () => {
+    const { createAgent } = await import("../../engine/agents/store.js");
+    await h.deps.agents!.services.ready();
+    const agent = await createAgent(h.deps.agents!.services.pool, { owner: trader.account.address, secret: "test-agent-key-secret-0123456789abcdef" });
+    const d = await data(`query($id: String!) { agent(idOrToken: $id) { id owner wallet status charter token { symbol } prospectus } none: agent(idOrToken: "nope") { id } token(address: "${s.token}") { agent { id } } }`, { id: agent.id }, "http");
+    expect(d).toEqual({
+      agent: { id: agent.id, owner: trader.account.address, wallet: agent.wallet, status: "draft", charter: null, token: null, prospectus: `/p/${agent.id}` },
+      none: null,
+      token: { agent: null },
+    });
+  });
+
   it("batches the tokens of a page of burns (no N+1)", async () => {
     let selects = 0;
     const counting = new Proxy(h.deps.db, {
