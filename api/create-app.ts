@@ -5,7 +5,8 @@
  */
 import { type Context, Hono } from "hono";
 import type { ApiDeps } from "./deps.js";
-import { errorResponse, toHttpError } from "./http/errors.js";
+import { bodyLimit } from "hono/body-limit";
+import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit } from "./http/rate-limit.js";
 import { agentApi, prospectusPages } from "./agents/index.js";
 import { createGraphql } from "./graphql/index.js";
@@ -16,6 +17,9 @@ import { healthRoute } from "./rest/health.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { statsRoute } from "./rest/stats.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
+
+/** Largest GraphQL request body (a query of any reasonable size, with its variables). */
+export const MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
 
 /** Every REST route, in the order of the OpenAPI document. */
 export const REST_ROUTES: readonly AnyRoute[] = [
@@ -53,6 +57,7 @@ export function createApp(deps: ApiDeps): Hono {
   const app = new Hono().onError(onError);
   app.route("/api/v1", v1);
   app.use("/graphql", rateLimit(new RateLimiter(limits.graphql)));
+  app.use("/graphql", bodyLimit({ maxSize: MAX_GRAPHQL_BODY_BYTES, onError: () => { throw payloadTooLarge(`body larger than ${MAX_GRAPHQL_BODY_BYTES} bytes`); } }));
   app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw));
   if (deps.agents) app.route("/", prospectusPages(deps.agents));
   return app;

@@ -257,6 +257,15 @@ describe("GraphQL limits and errors", () => {
     await data(`{ burns(first: 200) { edges { node { id amount token { symbol pool { priceUsdc } } } } } }`);
   });
 
+  it("refuses oversized bodies with a JSON 413", async () => {
+    const big = JSON.stringify({ query: `{ health { status } }${" ".repeat(70_000)}` });
+    for (const over of ["memory", "http"] as const) {
+      const a = await (over === "memory" ? h.call : h.fetch)("POST", "/graphql", { body: big, headers: { "content-type": "application/json" } });
+      expect(a.status).toBe(413);
+      expect(a.json).toEqual({ error: "body larger than 65536 bytes" });
+    }
+  });
+
   it("serves GraphiQL to a browser", async () => {
     const page = await h.fetch("GET", "/graphql", { headers: { accept: "text/html" } });
     expect(page.status).toBe(200);
