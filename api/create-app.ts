@@ -4,12 +4,12 @@
  * error is `{ "error": "..." }` with a 4xx/5xx status, never a stack trace.
  */
 import { type Context, Hono } from "hono";
-import type { ApiDeps } from "./deps.js";
 import { bodyLimit } from "hono/body-limit";
+import { agentApi, prospectusPages } from "./agents/index.js";
+import type { ApiDeps } from "./deps.js";
+import { createGraphql } from "./graphql/index.js";
 import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit } from "./http/rate-limit.js";
-import { agentApi, prospectusPages } from "./agents/index.js";
-import { createGraphql } from "./graphql/index.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
 import { protocolBuybacksRoute, tokenBuybacksRoute } from "./rest/buybacks.js";
@@ -57,7 +57,16 @@ export function createApp(deps: ApiDeps): Hono {
   const app = new Hono().onError(onError);
   app.route("/api/v1", v1);
   app.use("/graphql", rateLimit(new RateLimiter(limits.graphql)));
-  app.use("/graphql", bodyLimit({ maxSize: MAX_GRAPHQL_BODY_BYTES, onError: () => { throw payloadTooLarge(`body larger than ${MAX_GRAPHQL_BODY_BYTES} bytes`); } }));
+  const tooLarge = payloadTooLarge(`body larger than ${MAX_GRAPHQL_BODY_BYTES} bytes`);
+  app.use(
+    "/graphql",
+    bodyLimit({
+      maxSize: MAX_GRAPHQL_BODY_BYTES,
+      onError: () => {
+        throw tooLarge;
+      },
+    }),
+  );
   app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw));
   if (deps.agents) app.route("/", prospectusPages(deps.agents));
   return app;

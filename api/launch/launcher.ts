@@ -27,12 +27,13 @@ import {
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { knownErrorsAbi } from "../../common/abis/errors.js";
 import { registryAbi } from "../../common/abis/registry.js";
-import { type Config, requireContract } from "../../common/config.js";
+import { type Config, MissingConfigError, requireContract } from "../../common/config.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import type { Split } from "../../common/split.js";
 import { launcherReason } from "../../engine/agents/launch.js";
 import { LaunchConfigError, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../engine/chain/launch.js";
-import { ApiError, badGateway, badRequest, conflict, notFound, unprocessable } from "../http/errors.js";
+import { EngineError } from "../../engine/errors.js";
+import { ApiError, badGateway, badRequest, conflict, notFound, unavailable, unprocessable } from "../http/errors.js";
 import type { OperatorSender } from "./sender.js";
 
 /** Starting market cap of an API launch: 10,000 USDC for the whole supply, like the protocol token. */
@@ -82,6 +83,9 @@ export function revertReason(error: unknown): string | undefined {
 /** Maps a chain failure to the HTTP error the client sees. */
 export function chainError(error: unknown, what: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof MissingConfigError) return unavailable(error.message);
+  // The pipeline keeps an intent resumable when the RPC or the database stays unreachable.
+  if (error instanceof EngineError && error.retryable) return unavailable(`${what}: the chain or database is unavailable (${error.code}); retry`);
   const reason = revertReason(error);
   if (reason !== undefined) return badGateway(`${what} reverted: ${reason}`);
   if (error instanceof BaseError && error.walk((e) => e instanceof InsufficientFundsError)) {
@@ -109,7 +113,6 @@ export type ChainLauncherDeps = {
 };
 
 export function createChainLauncher({ config, publicClient, sender }: ChainLauncherDeps): LaunchPort {
-
   /** An earlier mined transaction with this key, or: simulate (mapping a revert), then send. */
   async function simulateAndSend(call: ContractCall, what: string, onRevert?: (reason: string) => ApiError | undefined): Promise<TransactionReceipt> {
     const previous = await sender.previous(call.key);

@@ -80,7 +80,7 @@ const operatorResponses = {
   401: { description: "No operator API key" },
   403: { description: "Wrong operator API key" },
   502: { description: "A transaction reverted (the message carries the revert reason) or the chain failed" },
-  503: { description: "Missing environment configuration (the message names the variable)" },
+  503: { description: "Missing environment configuration (the message names the variable), or the chain or database unreachable for now" },
 };
 
 export const launchRoute = defineRoute({
