@@ -149,13 +149,14 @@ describe("Clanker token (clanker-sdk ClankerToken_v4_abi)", () => {
     "permit",
     "nonces",
     "DOMAIN_SEPARATOR",
+    "eip712Domain",
     "decimals",
     "totalSupply",
   ])("function %s", (name) => {
     expectSameFunction("ClankerToken", sdk.token, name);
   });
 
-  it.each(["Transfer", "Approval", "UpdateAdmin", "UpdateImage", "UpdateMetadata", "Verified"])("event %s", (name) => {
+  it.each(["Transfer", "Approval", "UpdateAdmin", "UpdateImage", "UpdateMetadata", "Verified", "EIP712DomainChanged"])("event %s", (name) => {
     expectSameEvent("ClankerToken", sdk.token, name);
   });
 });

@@ -9,9 +9,12 @@ import {
   type TransactionReceipt,
   concat,
   erc20Abi,
+  hashDomain,
   keccak256,
   pad,
+  parseAbi,
   parseEventLogs,
+  parseSignature,
   toHex,
   zeroAddress,
   zeroHash,
@@ -88,6 +91,27 @@ function feeEvents(r: TransactionReceipt) {
     stores: stores.map((l) => l.args),
   };
 }
+
+const permitAbi = parseAbi([
+  "function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)",
+  "function nonces(address owner) view returns (uint256)",
+  "function DOMAIN_SEPARATOR() view returns (bytes32)",
+]);
+const EIP712_DOMAIN = [
+  { name: "name", type: "string" },
+  { name: "version", type: "string" },
+  { name: "chainId", type: "uint256" },
+  { name: "verifyingContract", type: "address" },
+] as const;
+const PERMIT_TYPES = {
+  Permit: [
+    { name: "owner", type: "address" },
+    { name: "spender", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "nonce", type: "uint256" },
+    { name: "deadline", type: "uint256" },
+  ],
+} as const;
 
 /** Largest LP fee of an exact-input swap of `amountIn` at a 1% pool fee (v4 SwapMath rounds the fee up). */
 const lpFee = (amountIn: bigint) => (amountIn * 10_000n + 999_999n) / 1_000_000n;
@@ -180,6 +204,35 @@ describe("a fresh launch", () => {
     const dust = await balanceOf(launched.token, c.lpLocker!);
     expect(inPool + dust).toBe(CLANKER_TOKEN_SUPPLY);
     expect(dust).toBeLessThan(CLANKER_TOKEN_SUPPLY / 10n ** 12n);
+  });
+});
+
+describe("the launched token", () => {
+  it("takes any name (production has no 31-byte limit) and has an EIP-2612 permit under that name", async () => {
+    const name = "A launched token whose name is well over thirty-one bytes";
+    const holder = as(1);
+    const spender = privateKeyToAccount(generatePrivateKey()).address;
+    const config = buildDeploymentConfig({
+      tokenAdmin: holder.account.address,
+      name,
+      symbol: "LONG",
+      salt: keccak256(toHex(`long-name-${Date.now()}`)),
+      chainId: DEVNET_CHAIN_ID,
+      pairedToken: c.usdc!,
+      locker: c.lpLocker!,
+      rewards: launchSplitRewards({ operator, creator: holder.account.address }),
+      startingMarketCap: 10_000n * 10n ** 6n,
+    });
+    const { token } = await launchToken(holder, c.launcher!, config);
+    expect(await trader.read(token, erc20Abi, "name")).toBe(name);
+
+    const domain = { name, version: "1", chainId: DEVNET_CHAIN_ID, verifyingContract: token };
+    expect(await trader.read(token, permitAbi, "DOMAIN_SEPARATOR")).toBe(hashDomain({ domain: { ...domain, chainId: BigInt(DEVNET_CHAIN_ID) }, types: { EIP712Domain: EIP712_DOMAIN } }));
+    const message = { owner: holder.account.address, spender, value: 123n, nonce: 0n, deadline: 2n ** 40n };
+    const signature = parseSignature(await holder.walletClient.signTypedData({ account: holder.account, domain, types: PERMIT_TYPES, primaryType: "Permit", message }));
+    await stranger.write(token, permitAbi, "permit", [message.owner, spender, message.value, message.deadline, Number(signature.v), signature.r, signature.s]);
+    expect(await trader.read(token, erc20Abi, "allowance", [holder.account.address, spender])).toBe(123n);
+    expect(await trader.read(token, permitAbi, "nonces", [holder.account.address])).toBe(1n);
   });
 });
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IERC5267} from "@openzeppelin/contracts/interfaces/IERC5267.sol";
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
 import {ERC20Burnable} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Burnable.sol";
-import {ERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Permit.sol";
+import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
+import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 
 /// @title ClankerToken
 /// @notice Devnet mirror of the Clanker v4 token (clanker-devco/v4-contracts `src/ClankerToken.sol`): an ERC20 with
@@ -12,7 +16,19 @@ import {ERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20P
 ///         mark the token verified. Constructor, views and events keep the production names and signatures.
 /// @dev Simplifications: no ERC20Votes checkpoints and no ERC-7802 superchain mint/burn (neither is used by the
 ///      service); keeping them out also keeps the factory, which embeds this creation code, under 24 KB.
-contract ClankerToken is ERC20, ERC20Permit, ERC20Burnable {
+///      Permit (EIP-2612, domain version "1") is written out here rather than inherited: OpenZeppelin 5.7's EIP712
+///      rejects names over 31 bytes, while production tokens (built on the earlier EIP712 with a storage fallback)
+///      accept any name. The domain, typehash, errors and `eip712Domain()` are those of OpenZeppelin's ERC20Permit.
+contract ClankerToken is ERC20, ERC20Burnable, IERC20Permit, IERC5267, Nonces {
+    bytes32 private constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+    bytes32 private constant DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    bytes32 private constant HASHED_VERSION = keccak256("1");
+    bytes32 private immutable _hashedName;
+
+    error ERC2612ExpiredSignature(uint256 deadline);
+    error ERC2612InvalidSigner(address signer, address owner);
     error NotAdmin();
     error NotOriginalAdmin();
     error AlreadyVerified();
@@ -38,7 +54,8 @@ contract ClankerToken is ERC20, ERC20Permit, ERC20Burnable {
         string memory metadata_,
         string memory context_,
         uint256 initialSupplyChainId_
-    ) ERC20(name_, symbol_) ERC20Permit(name_) {
+    ) ERC20(name_, symbol_) {
+        _hashedName = keccak256(bytes(name_));
         originalAdmin = admin_;
         _admin = admin_;
         _image = image_;
@@ -77,6 +94,45 @@ contract ClankerToken is ERC20, ERC20Permit, ERC20Burnable {
         _verified = true;
         emit Verified(msg.sender, address(this));
     }
+
+    // ---------------------------------------------------------------- permit (EIP-2612)
+
+    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
+        external
+    {
+        if (block.timestamp > deadline) revert ERC2612ExpiredSignature(deadline);
+        bytes32 structHash = keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, _useNonce(owner), deadline));
+        address signer = ECDSA.recover(MessageHashUtils.toTypedDataHash(DOMAIN_SEPARATOR(), structHash), v, r, s);
+        if (signer != owner) revert ERC2612InvalidSigner(signer, owner);
+        _approve(owner, spender, value);
+    }
+
+    function nonces(address owner) public view override(IERC20Permit, Nonces) returns (uint256) {
+        return super.nonces(owner);
+    }
+
+    // solhint-disable-next-line func-name-mixedcase
+    function DOMAIN_SEPARATOR() public view returns (bytes32) {
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, _hashedName, HASHED_VERSION, block.chainid, address(this)));
+    }
+
+    function eip712Domain()
+        external
+        view
+        returns (
+            bytes1 fields,
+            string memory name_,
+            string memory version,
+            uint256 chainId,
+            address verifyingContract,
+            bytes32 salt,
+            uint256[] memory extensions
+        )
+    {
+        return (hex"0f", name(), "1", block.chainid, address(this), bytes32(0), new uint256[](0));
+    }
+
+    // ---------------------------------------------------------------- admin
 
     function admin() external view returns (address) {
         return _admin;
