@@ -98,10 +98,7 @@ const splitOf = (body: Percents) =>
 
 export const launchBody = z
   .object({
-    // The token's EIP-712 permit domain holds its name in one word: at most 31 bytes of UTF-8.
-    name: text("name", 31)
-      .refine((v) => Buffer.byteLength(v, "utf8") <= 31, "name must be at most 31 bytes of UTF-8")
-      .describe("Token name, at most 31 bytes of UTF-8"),
+    name: text("name", 64).describe("Token name"),
     symbol: text("symbol", 32).describe("Token symbol"),
     image: z.string().max(2048).url("image must be a URL").optional().describe("Image URL"),
     description: z.string().max(2000).optional().describe("Stored in the token's metadata"),

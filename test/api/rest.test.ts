@@ -352,7 +352,8 @@ describe("POST /tokens/launch end to end", () => {
   });
 
   it("with the same Idempotency-Key, answers the first launch again without sending", async () => {
-    const body = { name: "Once", symbol: "ONCE", assetPct: 28.5, perpPct: 57, creatorPct: 9.5 };
+    // A name longer than one EIP-712 word launches too, as in production.
+    const body = { name: "Once, and only once, whatever the retries", symbol: "ONCE", assetPct: 28.5, perpPct: 57, creatorPct: 9.5 };
     const headers = { "idempotency-key": `once-${Date.now()}` };
     const first = await h.call("POST", "/api/v1/tokens/launch", { json: body, key: OPERATOR_API_KEY, headers });
     expect(first.status, first.text).toBe(201);
