@@ -10,21 +10,14 @@ import { type Address, getAddress } from "viem";
 import { PAIR_FEEDS } from "../engine/chain/perps.js";
 import { tables } from "../engine/db/client.js";
 import { toPerpsPrice } from "../engine/decisions/perps-math.js";
-import { readWorkerHealth } from "../engine/health.js";
+import { type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../engine/health.js";
 import { Legs, ledgerTotals, legBalancesByToken } from "../engine/ledger/ledger.js";
 
-/** Per-worker schedule and outcome (times ISO-8601). */
-export type WorkerHealth = {
-  name: string;
-  minIntervalSeconds: number;
-  maxIntervalSeconds: number;
-  lastRunAt: string | null;
-  lastSuccessAt: string | null;
-  lastError: string | null;
-  runs: number;
-  failures: number;
-  nextRunAt: string | null;
-};
+/** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
+export type WorkerHealth = Pick<
+  EngineWorkerHealth,
+  "name" | "minIntervalSeconds" | "maxIntervalSeconds" | "lastRunAt" | "lastSuccessAt" | "lastError" | "runs" | "failures" | "nextRunAt"
+>;
 
 /** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
 export type EngineHealth = { workers: WorkerHealth[]; degraded: string[] };

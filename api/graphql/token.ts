@@ -64,22 +64,6 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
   }),
 });
 
-const zeroTotals = (token: `0x${string}`): TokenTotalsRow => ({
-  token,
-  feesToOperatorUsdc: 0n,
-  protocolLegUsdc: 0n,
-  assetLegUsdc: 0n,
-  perpLegUsdc: 0n,
-  creatorLegUsdc: 0n,
-  buybacks: 0,
-  buybackUsdc: 0n,
-  tokensBought: 0n,
-  burned: 0n,
-  burns: 0,
-  buybackBurned: 0n,
-  updatedAt: 0n,
-});
-
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
@@ -121,7 +105,7 @@ TokenRef.implement({
     createdBlock: t.field({ type: "BigInt", resolve: (v) => v.token.createdBlock }),
     pool: t.field({ type: Pool, nullable: true, resolve: (v) => v.pool }),
     enrollment: t.field({ type: Enrollment, nullable: true, resolve: (v) => v.enrollment }),
-    totals: t.field({ type: TokenTotals, resolve: (v) => v.totals ?? zeroTotals(v.token.address) }),
+    totals: t.field({ type: TokenTotals, nullable: true, description: "Null until the token has had a fee, buyback or burn", resolve: (v) => v.totals }),
     pending: t.field({
       type: TokenPending,
       resolve: async (v, _a, ctx) => {
