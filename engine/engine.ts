@@ -106,7 +106,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       }
     };
     await step("tokens", async () => (await refreshTokenCache(ctx)).length);
-    const head = await clients.publicClient.getBlockNumber();
+    const head = await clients.publicClient.getBlockNumber({ cacheTime: 0 });
     await step("attributionUsdc", () => attributeClaims(ctx, "USDC", head));
     await step("attributionWeth", () => attributeClaims(ctx, "WETH", head));
     await step("legacyWeth", async () => String(await recognizeLegacyWeth(ctx, head)));

@@ -47,7 +47,7 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
   }
 
   const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, orphans: 0 };
-  const head = await ctx.publicClient.getBlockNumber();
+  const head = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
   const cursor = await getState<{ block: number }>(ctx.db, CURSOR_KEY);
   const fromBlock = BigInt(cursor?.block ?? ctx.config.startBlock);
   if (fromBlock > head) return report;

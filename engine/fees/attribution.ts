@@ -44,7 +44,7 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   const currency = ctx.contract(currencyName === "USDC" ? "usdc" : "weth");
   const cursorKey = `fee-cursor:${currencyName}`;
   const cursor = (await getState<Cursor>(ctx.db, cursorKey)) ?? { block: ctx.config.startBlock, logIndex: -1 };
-  const head = toBlock ?? (await ctx.publicClient.getBlockNumber());
+  const head = toBlock ?? (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }));
   const report: AttributionReport = { claims: 0, claimedTotal: "0", attributed: {}, unattributed: "0" };
   if (BigInt(cursor.block) > head) return report;
   const after = (l: { blockNumber: bigint; logIndex: number }) => logPosition(l) > logPosition({ blockNumber: BigInt(cursor.block), logIndex: cursor.logIndex });

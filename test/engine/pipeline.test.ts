@@ -122,7 +122,7 @@ describe("crash recovery", () => {
 });
 
 describe("in-process pipeline", () => {
-  const log = createLogger("test", "warn");
+  const log = createLogger("test", "error");
   const clients = () => createChainClients({ rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, operatorKey: DEVNET_OPERATOR_KEY, isDevnet: true });
   const pipeline = (options = {}) => new TxPipeline({ pool: e.pool, clients: clients(), log, options: { pollMs: 50, maxWaitMs: 20_000, ...options } });
 
