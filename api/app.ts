@@ -9,6 +9,7 @@ import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
 import { agentApiFromConfig } from "./agents/index.js";
 import { createApp } from "./create-app.js";
+import { DEFAULT_RATE_LIMITS, scaleRateLimits } from "./http/rate-limit.js";
 import { db } from "./db.js";
 import type { ReadDb } from "./deps.js";
 import { createEnginePort, idleEngine } from "./engine-port.js";
@@ -40,6 +41,7 @@ export default createApp({
     sender: pipelineSender(agents.services),
   }),
   agents,
+  rateLimits: scaleRateLimits(DEFAULT_RATE_LIMITS, config.rateLimitScale),
   startedAt: Date.now(),
   logError,
 });

@@ -14,7 +14,7 @@ import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../engine/db/client.js";
 import { checkLedgerInvariants } from "../engine/ledger/ledger.js";
 import type { History } from "./history.js";
-import { type Bench, log, serveHistory } from "./lib.js";
+import { BENCH_RATE_LIMIT_SCALE, type Bench, log, serveHistory } from "./lib.js";
 
 export type SoakResult = {
   seconds: number;
@@ -48,6 +48,7 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     CHAIN_ID: String(DEVNET_CHAIN_ID),
     DEPLOYMENTS_FILE: history.deploymentsFile,
     WORKER_INTERVAL_SCALE: "0.01",
+    RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE,
     LOG_LEVEL: "warn",
   };
   // A block a second, like the npm start devnet, so the engine and market see time pass.

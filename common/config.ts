@@ -146,6 +146,13 @@ const envSchema = z.object({
   START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
   OPERATOR_API_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   LEGACY_LAUNCH_OPEN: bool,
+  RATE_LIMIT_SCALE: z
+    .string()
+    .default("1")
+    .refine((v) => /^\d+(\.\d+)?$/.test(v) && Number(v) > 0 && Number(v) <= 1_000_000, {
+      message: "expected a positive number up to 1000000",
+    })
+    .transform(Number),
   AGENT_KEY_SECRET: z.string().min(32, "expected at least 32 characters").optional(),
   INFERENCE_URL: url(["http:", "https:"]).optional(),
   INFERENCE_MODEL: z.string().min(1).max(200).optional(),
@@ -177,6 +184,8 @@ export type Config = {
   startBlock: number;
   operatorApiKey: string | undefined;
   legacyLaunchOpen: boolean;
+  /** Multiplies every per-client rate limit (burst and refill); 1 in production. */
+  rateLimitScale: number;
   agentKeySecret: string | undefined;
   inferenceUrl: string | undefined;
   inferenceModel: string | undefined;
@@ -251,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     operatorApiKey: e.OPERATOR_API_KEY,
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,
+    rateLimitScale: e.RATE_LIMIT_SCALE,
     agentKeySecret: e.AGENT_KEY_SECRET,
     inferenceUrl: e.INFERENCE_URL,
     inferenceModel: e.INFERENCE_MODEL,

@@ -22,6 +22,13 @@ export const DEFAULT_RATE_LIMITS = {
 
 export type RateLimits = Record<keyof typeof DEFAULT_RATE_LIMITS, RateLimitRule>;
 
+/** Every rule's burst and refill multiplied by `scale` (RATE_LIMIT_SCALE: load tests raise it). */
+export function scaleRateLimits<T extends Record<string, RateLimitRule>>(limits: T, scale: number): T {
+  return Object.fromEntries(
+    Object.entries(limits).map(([name, rule]) => [name, { capacity: rule.capacity * scale, refillPerSecond: rule.refillPerSecond * scale }]),
+  ) as T;
+}
+
 /** Clients remembered at once; the least recently seen is forgotten first. */
 const MAX_CLIENTS = 100_000;
 
