@@ -62,7 +62,10 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
   const all = ([...executed, ...limits, ...canceled] as unknown as AnyLog[]).sort((a, b) =>
     a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
   );
-  for (const log of all) {
+  const operator = getAddress(ctx.operator);
+  // Only the operator's events are kept (the exchange's other traders are none of our business).
+  const ours = all.filter((log) => log.eventName === "MarketOpenCanceled" || getAddress(fromRawTrade(log.args.t as never).trader) === operator);
+  for (const log of ours) {
     const applied = await ctx.db.transaction(async (tx) => {
       const inserted = await tx
         .insert(tables.perpsEvents)
@@ -73,7 +76,6 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
       const key = `${log.transactionHash}:${log.logIndex}`;
       if (log.eventName === "MarketOpenCanceled") return applyCanceled(tx, BigInt(log.args.orderId as bigint), key);
       const trade = fromRawTrade(log.args.t as never);
-      if (getAddress(trade.trader) !== getAddress(ctx.operator)) return undefined;
       if (log.eventName === "MarketExecuted") {
         return log.args.open
           ? applyOpened(tx, BigInt(log.args.orderId as bigint), trade, key)
