@@ -6,6 +6,8 @@
  */
 import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
+import { resumeAgentLaunches } from "./agents/launch.js";
+import { createAgentServices } from "./agents/services.js";
 import { createEngine, reconcileWithRetry } from "./engine.js";
 import { parseFaults } from "./faults.js";
 import { acquireLeadership } from "./leader.js";
@@ -29,10 +31,28 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 // Crash injection for the fault tests only (never set in production).
 const faults = parseFaults(process.env.ENGINE_CRASH_AT, log);
 
+/**
+ * Agent launches a crash interrupted resume here, step by step from their intents, so none
+ * deploys twice; one that cannot resume stays retryable through its launch route.
+ */
+async function resumeInterruptedLaunches(): Promise<void> {
+  const agents = createAgentServices(config, { log: log.child({ component: "agents" }) });
+  try {
+    await agents.ready();
+    const { resumed, failed } = await resumeAgentLaunches(agents);
+    if (resumed.length || failed.length) log.info({ resumed, failed }, "interrupted agent launches");
+  } catch (error) {
+    log.warn({ err: error instanceof Error ? error.message : String(error) }, "could not resume agent launches");
+  } finally {
+    await agents.close();
+  }
+}
+
 const leadership = await acquireLeadership(config.databaseUrl, log, { signal: shutdown.signal });
 if (leadership) {
   const engine = await createEngine({ config, log, faults });
   await reconcileWithRetry(engine, log, shutdown.signal);
+  await resumeInterruptedLaunches();
   if (!shutdown.signal.aborted) {
     await engine.start();
     log.info({ operator: config.operator, chainId: config.chainId, scale: config.workerIntervalScale }, "engine running");
