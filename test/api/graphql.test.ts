@@ -189,7 +189,7 @@ describe("GraphQL queries", () => {
   });
 
   it("runs the README's analyst queries as written", async () => {
-    const readme = readFileSync(new URL("../../api/README-section.md", import.meta.url), "utf8");
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split(/\n(?=#)/)).filter((q) => q.includes("{"));
     expect(blocks).toHaveLength(3);
     for (const q of blocks) {

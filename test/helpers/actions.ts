@@ -16,7 +16,7 @@ import {
   toHex,
 } from "viem";
 import { clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
-import { perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import { perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import type { PoolKey } from "../../common/uniswap.js";
@@ -137,7 +137,9 @@ export async function openTrade(
   const opened = await receipt(trader, await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 0, 10n ** 12n], 350_000_000_000_000n));
   const orderId = orderIdOf(opened);
   const executed = await receipt(keeper, await keeper.write(c.perpsTrading!, keeperAbi, "executeMarketOrders", [[orderId]]));
-  return { opened, executed, orderId };
+  const [done] = parseEventLogs({ abi: perpsCallbacksAbi, eventName: "MarketExecuted", logs: executed.logs });
+  if (!done) throw new Error(`order ${orderId} was not executed`);
+  return { opened, executed, orderId, index: done.args.t.index };
 }
 
 export async function closeTrade(trader: DevnetContext, keeper: DevnetContext, c: Contracts, pairIndex: bigint, index: bigint, amount: bigint) {

@@ -57,6 +57,8 @@ describe("indexer: scripted scenario", () => {
     liquidationTx: Hex;
     lastBlock: bigint;
     startBlock: bigint;
+    /** This scenario's desk trades (other suites' trades on the shared devnet are not its business). */
+    tradeIds: string[];
   };
 
   beforeAll(async () => {
@@ -108,15 +110,15 @@ describe("indexer: scripted scenario", () => {
     await act.setFeed(keeper, feed, startPrice);
     const first = await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(1_000n), leverage: 5n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
     s.openTx = first.executed.transactionHash;
-    const [index] = await act.openTradeIndices(operator, c, operator.account.address, 0n);
-    await act.depositMargin(operator, c, 0n, index!, USDC(200n));
+    s.tradeIds = [`0-${first.index}-${first.orderId}`];
+    await act.depositMargin(operator, c, 0n, first.index, USDC(200n));
     await act.setFeed(keeper, feed, (startPrice * 110n) / 100n);
-    s.closeTx = (await act.closeTrade(operator, keeper, c, 0n, index!, USDC(1_000_000n))).transactionHash;
+    s.closeTx = (await act.closeTrade(operator, keeper, c, 0n, first.index, USDC(1_000_000n))).transactionHash;
     await act.setFeed(keeper, feed, startPrice);
-    await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(500n), leverage: 20n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
-    const [liqIndex] = await act.openTradeIndices(operator, c, operator.account.address, 0n);
+    const second = await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(500n), leverage: 20n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
+    s.tradeIds.push(`0-${second.index}-${second.orderId}`);
     await act.setFeed(keeper, feed, (startPrice * 95n) / 100n);
-    s.liquidationTx = (await act.liquidate(keeper, c, operator.account.address, 0n, liqIndex!)).transactionHash;
+    s.liquidationTx = (await act.liquidate(keeper, c, operator.account.address, 0n, second.index)).transactionHash;
     await act.setFeed(keeper, feed, startPrice);
 
     // A halt.
@@ -223,7 +225,7 @@ describe("indexer: scripted scenario", () => {
     const [closed] = parseEventLogs({ abi: perpsCallbacksAbi, eventName: "MarketExecuted", logs: closeReceipt.logs });
     const liqReceipt = await operator.publicClient.getTransactionReceipt({ hash: s.liquidationTx });
     const [liq] = parseEventLogs({ abi: perpsCallbacksAbi, eventName: "LimitExecuted", logs: liqReceipt.logs });
-    const events = await q("SELECT kind, collateral_delta, realised_pnl, usdc_returned, tx_hash FROM desk_event WHERE block_number > $1 ORDER BY block_number", [s.startBlock.toString()]);
+    const events = await q("SELECT kind, collateral_delta, realised_pnl, usdc_returned, tx_hash FROM desk_event WHERE trade_id = ANY($1) ORDER BY block_number", [s.tradeIds]);
     expect(events.map((e) => e.kind)).toEqual(["desk-opened", "desk-increased", "desk-closed", "desk-opened", "desk-liquidated"]);
     const opened = events[0]!;
     const collateral = BigInt(opened.collateral_delta as string) + USDC(200n);
@@ -237,7 +239,7 @@ describe("indexer: scripted scenario", () => {
     expect(closed!.args.usdcSentToTrader).toBeGreaterThan(collateral);
     expect(liq!.args.orderType).toBe(2);
     expect(events[4]).toMatchObject({ tx_hash: s.liquidationTx, usdc_returned: liq!.args.usdcSentToTrader.toString() });
-    const trades = await q("SELECT status FROM desk_trade WHERE opened_at >= (SELECT timestamp FROM desk_event WHERE tx_hash = $1 LIMIT 1) ORDER BY opened_at, id", [s.openTx]);
+    const trades = await q("SELECT status FROM desk_trade WHERE id = ANY($1) ORDER BY opened_at, id", [s.tradeIds]);
     expect(trades.map((t) => t.status)).toEqual(["closed", "liquidated"]);
   });
 
