@@ -82,9 +82,11 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       }
     };
     const chaos = async () => {
-      while (Date.now() < deadline - 5_000) {
-        await new Promise((r) => setTimeout(r, 5_000 + random() * 20_000));
-        if (Date.now() >= deadline - 5_000) break;
+      const margin = Math.min(5_000, options.seconds * 100);
+      while (Date.now() < deadline - margin) {
+        // Short soaks (the smoke run) kill every few seconds, long ones every 5–25 s.
+        await new Promise((r) => setTimeout(r, options.seconds < 60 ? 2_000 + random() * 4_000 : 5_000 + random() * 20_000));
+        if (Date.now() >= deadline - margin) break;
         engine?.kill("SIGKILL");
         engineKills++;
         log(`soak: engine killed (${engineKills}); restarting`);

@@ -1,0 +1,39 @@
+/**
+ * Keeps the benchmark harness working: the smoke variant runs every part end to end (history
+ * generation, indexing against the bare app, API load against ponder's graphql(), growth, soak
+ * with engine kills). No timing is asserted; only that every part ran and reported, with no
+ * 5xx and the ledger invariants holding.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../../devnet/compile.js";
+
+describe("bench:smoke", () => {
+  it("runs every benchmark part and writes the results table", async () => {
+    // Asynchronously: a blocked worker would miss vitest's own heartbeats for minutes.
+    const child = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "bench", "run.ts"), "--smoke"], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    expect(status, output.slice(-6000)).toBe(0);
+    const table = readFileSync(join(ROOT, "bench", "results", "latest-smoke.md"), "utf8");
+    for (const section of ["## Histories", "## Indexing throughput", "## API under load", "## Growth with history", "## Soak and faults"]) {
+      expect(table).toContain(section);
+    }
+    expect(table).toMatch(/ours \/ bare events per second: \*\*\d/);
+    expect(table).toMatch(/GraphQL burns: ours \/ ponder \| \d/);
+    const soakRow = table.split("## Soak and faults")[1]!.trim().split("\n").at(-1)!;
+    const [requests, , server5xx, , kills, , invariants] = soakRow.split("|").slice(1, -1).map((cell) => cell.trim());
+    expect(Number(requests)).toBeGreaterThan(0);
+    expect(Number(server5xx)).toBe(0);
+    expect(Number(kills)).toBeGreaterThan(0);
+    expect(invariants).toBe("hold");
+  }, 900_000);
+});
