@@ -33,6 +33,7 @@ export default createConfig({
       rpc: http(config.rpcUrl),
       pollingInterval: config.isDevnet ? 250 : 1_000,
       disableCache: config.isDevnet,
+      ethGetLogsBlockRange: config.ethGetLogsBlockRange,
     },
   },
   contracts: {

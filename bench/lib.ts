@@ -22,6 +22,8 @@ export type Bench = {
 
 /** Load from one client would otherwise measure the per-client rate limiter, not the API. */
 export const BENCH_RATE_LIMIT_SCALE = "100000";
+/** Generated blocks hold hundreds of transactions: both indexers fetch logs a few blocks at a time. */
+export const BENCH_LOGS_BLOCK_RANGE = "4";
 
 export const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
 
@@ -70,13 +72,14 @@ export async function indexHistory(
 ): Promise<Indexed> {
   const env: Record<string, string> =
     app === "ours"
-      ? { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE }
+      ? { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE, ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE }
       : {
           DATABASE_URL: databaseUrl,
           RPC_URL: rpcUrl,
           CHAIN_ID: String(DEVNET_CHAIN_ID),
           LAUNCHER_ADDRESS: history.deployments.contracts.launcher as string,
           START_BLOCK: String(history.deployments.startBlock ?? 0),
+          ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE,
         };
   const logs: string[] = [];
   const started = performance.now();

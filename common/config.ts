@@ -144,6 +144,7 @@ const envSchema = z.object({
     })
     .transform(Number),
   START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
+  ETH_GET_LOGS_BLOCK_RANGE: integer(1, 1_000_000, 1).optional(),
   OPERATOR_API_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   LEGACY_LAUNCH_OPEN: bool,
   RATE_LIMIT_SCALE: z
@@ -182,6 +183,8 @@ export type Config = {
   protocolBuybackMinUsdc: bigint;
   workerIntervalScale: number;
   startBlock: number;
+  /** Most blocks per eth_getLogs request of the indexer (unset: ponder decides). */
+  ethGetLogsBlockRange: number | undefined;
   operatorApiKey: string | undefined;
   legacyLaunchOpen: boolean;
   /** Multiplies every per-client rate limit (burst and refill); 1 in production. */
@@ -258,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,
     workerIntervalScale: e.WORKER_INTERVAL_SCALE,
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
+    ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,
     operatorApiKey: e.OPERATOR_API_KEY,
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,
     rateLimitScale: e.RATE_LIMIT_SCALE,

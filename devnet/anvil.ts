@@ -29,6 +29,8 @@ export type AnvilOptions = {
   /** Load the chain from this file at start, without ever writing it back. */
   loadStateFile?: string;
   onLog?: (line: string) => void;
+  /** Block gas limit (default 60M). */
+  gasLimit?: number;
   /** Run in its own process group, so a terminal's Ctrl-C reaches only the parent. */
   detached?: boolean;
 };
@@ -58,7 +60,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     "--host", "127.0.0.1",
     "--chain-id", String(options.chainId ?? DEVNET_CHAIN_ID),
     "--disable-code-size-limit",
-    "--gas-limit", "60000000",
+    "--gas-limit", String(options.gasLimit ?? 60_000_000),
     "--accounts", "10",
     "--balance", "1000000",
   ];

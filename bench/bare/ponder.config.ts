@@ -14,7 +14,14 @@ const env = (name: string) => {
 
 export default createConfig({
   database: { kind: "postgres", connectionString: env("DATABASE_URL") },
-  chains: { chain: { id: Number(env("CHAIN_ID")), rpc: http(env("RPC_URL")), disableCache: true } },
+  chains: {
+    chain: {
+      id: Number(env("CHAIN_ID")),
+      rpc: http(env("RPC_URL")),
+      disableCache: true,
+      ethGetLogsBlockRange: process.env.ETH_GET_LOGS_BLOCK_RANGE ? Number(process.env.ETH_GET_LOGS_BLOCK_RANGE) : undefined,
+    },
+  },
   contracts: {
     Token: {
       chain: "chain",
