@@ -12,6 +12,7 @@ import { createLogger } from "../../common/logger.js";
 import { type AgentApiDeps, agentApi, agentApiFromConfig, prospectusPages } from "../../api/agents/index.js";
 import type { AgentServiceOptions } from "../../engine/agents/services.js";
 import { testConfig } from "../helpers/env.js";
+import { answer } from "../helpers/http.js";
 
 export const AGENT_KEY_SECRET = "test-agent-key-secret-0123456789abcdef";
 export const HOST = "agents.test";
@@ -56,15 +57,7 @@ export function testApi(databaseUrl: string, env: Record<string, string> = {}, o
         headers["content-type"] = "application/json";
         body = p.raw ?? JSON.stringify(p.body);
       }
-      const res = await app.request(`http://${p.host ?? HOST}${path}`, { method, headers, body });
-      const text = await res.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: res.status, json, text, headers: res.headers };
+      return answer(await app.request(`http://${p.host ?? HOST}${path}`, { method, headers, body }));
     },
     close: () => deps.services.close(),
   };

@@ -4,6 +4,7 @@
  * tables (no port; fast enough for thousands of requests). Both read one fresh database that
  * ponder indexes from the shared devnet.
  */
+import { type Answer, answer } from "../helpers/http.js";
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { Hono } from "hono";
 import pg from "pg";
@@ -28,7 +29,7 @@ export const GENEROUS_LIMITS = {
   graphql: { capacity: 100_000, refillPerSecond: 10_000 },
 };
 
-export type Answer = { status: number; json: any; text: string; headers: Headers };
+export type { Answer } from "../helpers/http.js";
 
 export type Harness = {
   url: string;
@@ -53,16 +54,6 @@ export type Harness = {
   logs: string[];
 };
 
-async function answer(res: Response): Promise<Answer> {
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
 
 function request(method: string, p: RequestInit & { json?: unknown; key?: string } = {}): RequestInit {
   const headers = new Headers(p.headers);
