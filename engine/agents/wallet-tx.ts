@@ -14,7 +14,7 @@ import type pg from "pg";
 import { type Address, type Chain, type Hex, type LocalAccount, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError, getAddress, keccak256 } from "viem";
 import { sleep } from "../../common/async.js";
 import type { Logger } from "../../common/logger.js";
-import { DEFAULT_PIPELINE_OPTIONS, type IntentRequest, type IntentRow, type IntentStatus, type PipelineOptions, type TxOutcome, backoff } from "../chain/pipeline.js";
+import { DEFAULT_PIPELINE_OPTIONS, type IntentRequest, type IntentRow, type IntentStatus, type PipelineOptions, type TxOutcome, backoff, intentFromRow } from "../chain/pipeline.js";
 import { EngineError, RevertError, classifyError, decodeRevert, describeError, revertDataOf } from "../errors.js";
 import { type Faults, NO_FAULTS } from "../faults.js";
 
@@ -33,32 +33,7 @@ export type AgentIntentRequest = IntentRequest & { agentId?: string };
 export type AgentIntentRow = IntentRow & { signer: Address; agentId: string | null };
 
 function toRow(r: Record<string, unknown>): AgentIntentRow {
-  const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as string));
-  return {
-    id: Number(r.id),
-    key: r.key as string,
-    kind: r.kind as string,
-    worker: null,
-    signer: getAddress(r.signer as string),
-    agentId: (r.agent_id as string | null) ?? null,
-    status: r.status as IntentStatus,
-    to: r.to as Address,
-    data: r.data as Hex,
-    value: BigInt(r.value as string),
-    nonce: r.nonce === null ? null : Number(r.nonce),
-    gasLimit: big(r.gas_limit),
-    maxFeePerGas: big(r.max_fee_per_gas),
-    maxPriorityFeePerGas: big(r.max_priority_fee_per_gas),
-    rawTx: (r.raw_tx as Hex | null) ?? null,
-    txHash: (r.tx_hash as Hex | null) ?? null,
-    txHashes: (r.tx_hashes as Hex[]) ?? [],
-    attempts: Number(r.attempts),
-    replacements: Number(r.replacements),
-    blockNumber: r.block_number === null ? null : Number(r.block_number),
-    error: (r.error as string | null) ?? null,
-    revertReason: (r.revert_reason as string | null) ?? null,
-    broadcastAt: (r.broadcast_at as Date | null) ?? null,
-  };
+  return { ...intentFromRow(r), worker: null, signer: getAddress(r.signer as string), agentId: (r.agent_id as string | null) ?? null };
 }
 
 export type AgentSenderDeps = {

@@ -103,7 +103,8 @@ export type TxOutcome =
 const TERMINAL: IntentStatus[] = ["mined", "reverted", "failed"];
 const IN_FLIGHT: IntentStatus[] = ["signed", "broadcast"];
 
-function toRow(r: Record<string, unknown>): IntentRow {
+/** A `tx_intents`-shaped database row as an IntentRow (shared with the agent wallets' intents). */
+export function intentFromRow(r: Record<string, unknown>): IntentRow {
   const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as string));
   return {
     id: Number(r.id),
@@ -176,7 +177,7 @@ export class TxPipeline {
   /** The current row of an intent, by key. */
   async get(key: string): Promise<IntentRow | undefined> {
     const { rows } = await this.pool.query("SELECT * FROM engine.tx_intents WHERE key = $1", [key]);
-    return rows[0] ? toRow(rows[0]) : undefined;
+    return rows[0] ? intentFromRow(rows[0]) : undefined;
   }
 
   /** The outcome of a terminal intent, or undefined while it is not terminal. */
@@ -217,12 +218,12 @@ export class TxPipeline {
         [r.key, r.kind, r.worker ?? null, r.to, r.data, (r.value ?? 0n).toString()],
       ),
     );
-    return toRow(rows[0]);
+    return intentFromRow(rows[0]);
   }
 
   private async load(id: number): Promise<IntentRow> {
     const { rows } = await this.withRetry("load intent", () => this.pool.query("SELECT * FROM engine.tx_intents WHERE id = $1", [id]));
-    return toRow(rows[0]);
+    return intentFromRow(rows[0]);
   }
 
   private async update(id: number, fields: Record<string, unknown>, expectStatus?: IntentStatus): Promise<IntentRow> {
@@ -237,7 +238,7 @@ export class TxPipeline {
       this.pool.query(`UPDATE engine.tx_intents SET ${sets}, updated_at = now() WHERE id = $1${guard} RETURNING *`, [id, ...values]),
     );
     if (!rows[0]) return this.load(id);
-    return toRow(rows[0]);
+    return intentFromRow(rows[0]);
   }
 
   /** Runs one intent to a terminal state (or throws retryable after `maxWaitMs`). */
@@ -495,7 +496,7 @@ export class TxPipeline {
       const e = classifyError(error);
       if (e.code !== "already-known" && e.code !== "nonce-too-low" && e.code !== "replacement-underpriced") throw e;
     }
-    return toRow(rows[0]);
+    return intentFromRow(rows[0]);
   }
 
   private async settle(row: IntentRow, receipt: TransactionReceipt): Promise<TxOutcome> {
