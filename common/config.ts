@@ -120,6 +120,10 @@ const url = (protocols: string[]) =>
     { message: `expected a ${protocols.map((p) => p.replace(":", "")).join(" or ")} URL` },
   );
 
+/** Confirmations before a fact is final: none on the devnet, 12 blocks (24 s on Base) elsewhere. */
+export const DEVNET_CONFIRMATIONS = 0;
+export const DEFAULT_CONFIRMATIONS = 12;
+
 const envSchema = z.object({
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   RPC_URL: url(["http:", "https:"]).optional(),
@@ -144,6 +148,7 @@ const envSchema = z.object({
     })
     .transform(Number),
   START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
+  CONFIRMATIONS: integer(0, 100_000, 0).optional(),
   ETH_GET_LOGS_BLOCK_RANGE: integer(1, 1_000_000, 1).optional(),
   OPERATOR_API_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   LEGACY_LAUNCH_OPEN: bool,
@@ -183,6 +188,11 @@ export type Config = {
   protocolBuybackMinUsdc: bigint;
   workerIntervalScale: number;
   startBlock: number;
+  /**
+   * Blocks that must cover a receipt or a log before the engine counts it final (0 on the
+   * devnet; 12 by default elsewhere). Until then the finality watcher re-checks it.
+   */
+  confirmations: number;
   /** Most blocks per eth_getLogs request of the indexer (unset: ponder decides). */
   ethGetLogsBlockRange: number | undefined;
   operatorApiKey: string | undefined;
@@ -261,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,
     workerIntervalScale: e.WORKER_INTERVAL_SCALE,
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
+    confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
     ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,
     operatorApiKey: e.OPERATOR_API_KEY,
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,

@@ -10,6 +10,7 @@ import type { ChainClients } from "./chain/client.js";
 import type { TxPipeline } from "./chain/pipeline.js";
 import type { Db } from "./db/client.js";
 import type { Faults } from "./faults.js";
+import type { Gate } from "./gate.js";
 
 export type EngineContext = {
   config: Config;
@@ -22,6 +23,8 @@ export type EngineContext = {
   operator: Address;
   pipeline: TxPipeline;
   faults: Faults;
+  /** Worker cycles pass it shared; the finality watcher exclusively. */
+  gate: Gate;
   /** A configured contract address, or MissingConfigError naming its variable. */
   contract: (name: ContractName) => Address;
 };

@@ -8,6 +8,7 @@ import type { Config } from "../common/config.js";
 import type { Logger } from "../common/logger.js";
 import { sleep } from "../common/async.js";
 import { createChainClients } from "./chain/client.js";
+import { type FinalityReport, checkFinality } from "./chain/finality.js";
 import { type PipelineOptions, TxPipeline } from "./chain/pipeline.js";
 import { contractResolver, type EngineContext } from "./context.js";
 import { type EngineDb, openEngineDb } from "./db/client.js";
@@ -17,6 +18,8 @@ import { describeError } from "./errors.js";
 import { attributeClaims } from "./fees/attribution.js";
 import { recognizeLegacyWeth } from "./fees/weth.js";
 import { type Faults, NO_FAULTS } from "./faults.js";
+import { Gate } from "./gate.js";
+import { rewindEngine } from "./reorg.js";
 import { type CycleOutcome, Scheduler, registerWorkers, runWorkerCycle } from "./scheduler.js";
 import { setState } from "./state.js";
 import { refreshTokenCache } from "./tokens.js";
@@ -36,8 +39,10 @@ export type EngineOptions = {
 export type Engine = {
   ctx: EngineContext;
   database: EngineDb;
-  /** Startup work: resume in-flight transactions, catch up attribution, reconcile desks. */
+  /** Startup work: check finality, resume in-flight transactions, catch up attribution, reconcile desks. */
   reconcile: () => Promise<Record<string, unknown>>;
+  /** One pass of the finality watcher (reorgs undone, intents finalised), between worker cycles. */
+  checkFinality: () => Promise<FinalityReport>;
   start: () => Promise<void>;
   stop: () => Promise<void>;
   /** One cycle of one worker (with health bookkeeping). */
@@ -68,6 +73,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     operator: clients.account.address,
     pipeline,
     faults,
+    gate: new Gate(),
     contract: contractResolver(config),
   };
   const workers = Object.values(WORKERS);
@@ -75,11 +81,32 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   let monitor: NodeJS.Timeout | undefined;
   const startedAt = new Date().toISOString();
 
+  let watching: Promise<FinalityReport> | undefined;
+  /** The finality watcher, exclusive of worker cycles; concurrent callers share one pass. */
+  function watchFinality(): Promise<FinalityReport> {
+    watching ??= ctx.gate
+      .exclusive(async () => {
+        const report = await checkFinality({ db: ctx.db, publicClient: ctx.publicClient, log, confirmations: config.confirmations, rewind: rewindEngine });
+        if (report.reopened.length) await pipeline.resumeInFlight();
+        await setState(ctx.db, "finality", { head: report.head, checkedAt: new Date().toISOString(), confirmations: config.confirmations });
+        if (report.lost.length) {
+          await setState(ctx.db, "last-reorg", { at: new Date().toISOString(), forkBlock: Math.min(...report.lost.map((b) => b.number)), lost: report.lost, reopened: report.reopened, reversed: report.reversed });
+        }
+        return report;
+      })
+      .finally(() => {
+        watching = undefined;
+      });
+    return watching;
+  }
+
   async function checkRpc(): Promise<void> {
     const checkedAt = new Date().toISOString();
     try {
       const block = await clients.publicClient.getBlockNumber({ cacheTime: 0 });
       await setState(ctx.db, "rpc", { reachable: true, block: Number(block), lastError: null, checkedAt });
+      // Not awaited: it waits for running worker cycles, and the heartbeat must not.
+      void watchFinality().catch((error) => log.warn({ err: describeError(error) }, "finality check failed; retrying on the next tick"));
     } catch (error) {
       await setState(ctx.db, "rpc", { reachable: false, block: null, lastError: describeError(error), checkedAt }).catch(() => {});
     }
@@ -96,6 +123,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   async function reconcile(): Promise<Record<string, unknown>> {
     const report: Record<string, unknown> = {};
     await registerWorkers(ctx, workers);
+    report.finality = await watchFinality();
     await pipeline.resumeInFlight();
     const step = async (name: string, fn: () => Promise<unknown>) => {
       try {
@@ -119,6 +147,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     database,
     scheduler,
     reconcile,
+    checkFinality: watchFinality,
     async start() {
       await checkRpc();
       monitor = setInterval(() => void checkRpc(), options.monitorIntervalMs ?? MONITOR_INTERVAL_MS);
@@ -127,7 +156,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     async stop() {
       if (monitor) clearInterval(monitor);
       await scheduler.stop();
-      await pipeline.queue.onIdle();
+      await pipeline.onIdle();
       await database.close();
     },
     runOnce: (name) => runWorkerCycle(ctx, WORKERS[name]),

@@ -46,7 +46,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       engine: { running: false, heartbeatAt: null, startedAt: null, pid: null, workerIntervalScale: null },
       rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
       workers: [],
-      transactions: { counts: {}, failures: [] },
+      transactions: { counts: {}, failures: [], notFinal: [] },
     };
   }
   const { rows } = await pool.query("SELECT * FROM engine.worker_state ORDER BY name");

@@ -58,7 +58,7 @@ export async function runWorkerCycle(ctx: EngineContext, worker: Worker): Promis
   const started = Date.now();
   await ctx.db.execute(sql`UPDATE engine.worker_state SET running = true, last_run_at = now() WHERE name = ${worker.name}`);
   try {
-    const result = await worker.run(ctx);
+    const result = await ctx.gate.shared(() => worker.run(ctx));
     const ms = Date.now() - started;
     await ctx.db.execute(sql`
       UPDATE engine.worker_state SET running = false, last_success_at = now(), runs = runs + 1,

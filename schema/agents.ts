@@ -77,43 +77,6 @@ export const agentSessions = engineSchema.table(
   (t) => [index("agent_sessions_expiry").on(t.expiresAt)],
 );
 
-/**
- * Transaction intents of agent wallets: the columns of `engine.tx_intents` plus the signer,
- * with nonces unique per signer. Keyed by cause (`agent:<id>:deploy:<attempt>`).
- */
-export const agentTxIntents = engineSchema.table(
-  "agent_tx_intents",
-  {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
-    key: text("key").notNull(),
-    kind: text("kind").notNull(),
-    signer: text("signer").notNull(),
-    agentId: text("agent_id"),
-    status: text("status").notNull(),
-    to: text("to").notNull(),
-    data: text("data").notNull(),
-    value: amount("value").notNull().default("0"),
-    nonce: integer("nonce"),
-    gasLimit: amount("gas_limit"),
-    maxFeePerGas: amount("max_fee_per_gas"),
-    maxPriorityFeePerGas: amount("max_priority_fee_per_gas"),
-    rawTx: text("raw_tx"),
-    txHash: text("tx_hash"),
-    txHashes: jsonb("tx_hashes").$type<string[]>().notNull().default([]),
-    attempts: integer("attempts").notNull().default(0),
-    replacements: integer("replacements").notNull().default(0),
-    blockNumber: bigint("block_number", { mode: "number" }),
-    gasUsed: amount("gas_used"),
-    error: text("error"),
-    revertReason: text("revert_reason"),
-    createdAt: ts("created_at").notNull().defaultNow(),
-    updatedAt: ts("updated_at").notNull().defaultNow(),
-    broadcastAt: ts("broadcast_at"),
-    minedAt: ts("mined_at"),
-  },
-  (t) => [uniqueIndex("agent_tx_intents_key").on(t.key), index("agent_tx_intents_signer").on(t.signer, t.status)],
-);
-
 /** Credits applied to an agent, one per kind: `activation` when its launch completes. */
 export const agentCredits = engineSchema.table(
   "agent_credits",

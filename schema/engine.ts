@@ -35,9 +35,11 @@ export const schemaMigrations = engineSchema.table("schema_migrations", {
 });
 
 /**
- * One row per transaction the operator wallet means to send. `key` is derived from what
- * caused it (e.g. `buyback:12:swap`), so asking twice never sends twice. The signed bytes
- * of every attempt are kept (`txHashes`), so a restart can rebroadcast or find the one mined.
+ * One row per transaction the service means to send, from any signer (the operator wallet or
+ * an agent wallet). `key` is derived from what caused it (e.g. `buyback:12:swap`), so asking
+ * twice never sends twice. The signed bytes of every attempt are kept (`txHashes`), so a
+ * restart can rebroadcast or find the one mined. A mined intent records its block number and
+ * hash; it is final (`finalAt`) once `CONFIRMATIONS` blocks cover it.
  */
 export const txIntents = engineSchema.table(
   "tx_intents",
@@ -46,7 +48,14 @@ export const txIntents = engineSchema.table(
     key: text("key").notNull(),
     kind: text("kind").notNull(),
     worker: text("worker"),
-    /** pending → signed → broadcast → mined | reverted; failed = never sent (simulation or a permanent error). */
+    /** The signing address (operator or agent wallet). */
+    signer: text("signer"),
+    agentId: text("agent_id"),
+    /**
+     * pending → signed → broadcast → mined | reverted; failed = never sent (simulation or a
+     * permanent error); dropped = its signed bytes can never be mined (nonce taken), the work
+     * is planned again under a new intent. A reorg sends mined/reverted back to broadcast.
+     */
     status: text("status").notNull(),
     to: text("to").notNull(),
     data: text("data").notNull(),
@@ -61,6 +70,7 @@ export const txIntents = engineSchema.table(
     attempts: integer("attempts").notNull().default(0),
     replacements: integer("replacements").notNull().default(0),
     blockNumber: bigint("block_number", { mode: "number" }),
+    blockHash: text("block_hash"),
     gasUsed: amount("gas_used"),
     error: text("error"),
     revertReason: text("revert_reason"),
@@ -68,13 +78,19 @@ export const txIntents = engineSchema.table(
     updatedAt: ts("updated_at").notNull().defaultNow(),
     broadcastAt: ts("broadcast_at"),
     minedAt: ts("mined_at"),
+    finalAt: ts("final_at"),
+    /** How many times a reorg took this intent's block away. */
+    reorgs: integer("reorgs").notNull().default(0),
   },
-  (t) => [uniqueIndex("tx_intents_key").on(t.key), index("tx_intents_status").on(t.status)],
+  (t) => [uniqueIndex("tx_intents_key").on(t.key), index("tx_intents_status").on(t.status), index("tx_intents_signer").on(t.signer, t.status)],
 );
 
 /**
  * The money ledger: one row per movement, keyed by the fact or intent that caused it.
- * `amount` is signed (credit > 0, spend < 0); a leg's balance is the sum of its rows.
+ * `amount` is signed (credit > 0, spend < 0); a leg's balance is the sum of its rows, kept
+ * as a running balance in `ledger_balances`. A row derived from a receipt or a log carries
+ * its block hash; a reorg that takes the block away reverses it with a row keyed
+ * `reversal:<key>` (same leg and kind, amount negated).
  * Legs: `claimed` (fees attributed per token, in USDC), `weth-claimed` (WETH fees awaiting
  * conversion), `protocol`, `asset`, `perp`, `creator-buyback`, `legacy-weth`, `operator`.
  */
@@ -91,10 +107,31 @@ export const ledger = engineSchema.table(
     intentId: bigint("intent_id", { mode: "number" }),
     txHash: text("tx_hash"),
     blockNumber: bigint("block_number", { mode: "number" }),
+    blockHash: text("block_hash"),
     data: jsonb("data").$type<Record<string, unknown>>(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [uniqueIndex("ledger_key").on(t.key), index("ledger_leg_token").on(t.leg, t.token)],
+);
+
+/**
+ * The running balance of each (leg, token, currency) — `token` is '' for pooled legs —
+ * updated in the same transaction as every ledger row that moves it, like an account
+ * balance beside its journal. `allocated` sums the leg's allocation rows. The audit checks
+ * every balance against the sum of its ledger rows.
+ */
+export const ledgerBalances = engineSchema.table(
+  "ledger_balances",
+  {
+    leg: text("leg").notNull(),
+    token: text("token").notNull().default(""),
+    currency: text("currency").notNull(),
+    balance: amount("balance").notNull().default("0"),
+    allocated: amount("allocated").notNull().default("0"),
+    rows: bigint("rows", { mode: "number" }).notNull().default(0),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.leg, t.token, t.currency] })],
 );
 
 /** Per-worker schedule and health, for `GET /health`. */
@@ -322,6 +359,9 @@ export const perpsEvents = engineSchema.table(
     name: text("name").notNull(),
     tradeId: bigint("trade_id", { mode: "number" }),
     data: jsonb("data"),
+    blockHash: text("block_hash"),
+    /** The desk trade row before this event was applied (restored if a reorg removes the event). */
+    before: jsonb("before"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.txHash, t.logIndex] })],

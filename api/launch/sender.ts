@@ -23,7 +23,8 @@ export interface OperatorSender {
 export type PipelineSource = { ready: () => Promise<void>; operatorPipeline: () => Promise<TxPipeline> };
 
 function receiptOf(outcome: TxOutcome, what: string): TransactionReceipt {
-  if (outcome.status !== "failed") return outcome.receipt;
+  if (outcome.status === "mined" || outcome.status === "reverted") return outcome.receipt;
+  if (outcome.status === "dropped") throw badGateway(`${what} was not mined: ${outcome.reason}`);
   throw badGateway(`${what} reverted: ${outcome.reason.replace(/^(simulation|gas estimation) reverted: /, "")}`);
 }
 
@@ -36,7 +37,7 @@ export function pipelineSender(source: PipelineSource): OperatorSender {
     operator: async () => (await source.operatorPipeline()).operator,
     async previous(key) {
       const outcome = await (await pipeline()).result(key);
-      return outcome && outcome.status !== "failed" ? outcome.receipt : undefined;
+      return outcome && (outcome.status === "mined" || outcome.status === "reverted") ? outcome.receipt : undefined;
     },
     async send(tx) {
       return receiptOf(await (await pipeline()).send({ ...tx, worker: "api" }), tx.kind);

@@ -46,7 +46,7 @@ import { AgentError } from "./errors.js";
 import { agentAccount } from "./keys.js";
 import { logOnce } from "./log.js";
 import { type Agent, type LaunchParams, getAgent, unfinishedLaunches, updateAgent } from "./store.js";
-import { type AgentWalletSender, WalletUnderfundedError } from "./wallet-tx.js";
+import { WalletUnderfundedError } from "../chain/pipeline.js";
 
 /** Starting market cap of an agent's token: 10,000 USDC for the whole supply, like the protocol token. */
 export const AGENT_LAUNCH_MARKET_CAP_USDC = 10_000_000_000n;
@@ -111,8 +111,9 @@ export type LaunchServices = {
   config: Config;
   publicClient: PublicClient;
   chain: Chain;
-  agentSender: AgentWalletSender;
-  /** The operator's transaction pipeline (built on first use: it needs PROTOCOL_PRIVATE_KEY). */
+  /** The transaction pipeline of every signer (agent wallets send through it). */
+  pipeline: TxPipeline;
+  /** The same pipeline, once PROTOCOL_PRIVATE_KEY is known to be set (the enrolment is the operator's). */
   operatorPipeline: () => Promise<TxPipeline>;
   log: Logger;
 };
@@ -176,7 +177,7 @@ function deployCalldata(s: LaunchServices, agent: Agent, params: LaunchParams): 
  */
 export async function launchCost(s: LaunchServices, agent: Agent, params: LaunchParams): Promise<LaunchCost> {
   const { publicClient, config } = s;
-  const margin = (gas: bigint) => gas + (gas * s.agentSender.options.gasMarginBps) / 10_000n;
+  const margin = (gas: bigint) => gas + (gas * s.pipeline.options.gasMarginBps) / 10_000n;
   let gas = 0n;
   const platformFeeWei = agent.feeTx || config.platformLaunchFeeWei === 0n ? 0n : config.platformLaunchFeeWei;
   if (platformFeeWei > 0n) gas += margin(TRANSFER_GAS);
@@ -209,7 +210,7 @@ const reasonOf = (o: TxOutcome) => (o.status === "mined" ? "" : o.reason);
 /** Sends from the agent wallet; an underfunded wallet marks the launch failed with a 422. */
 async function sendFromAgent(s: LaunchServices, agent: Agent, account: LocalAccount, key: string, kind: string, to: Address, data: Hex, value = 0n) {
   try {
-    return await s.agentSender.send(account, { key, kind, to, data, value, agentId: agent.id });
+    return await s.pipeline.send({ key, kind, to, data, value, agentId: agent.id }, account);
   } catch (error) {
     if (error instanceof WalletUnderfundedError) {
       const balance = await s.publicClient.getBalance({ address: agent.wallet });

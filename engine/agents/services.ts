@@ -1,13 +1,15 @@
 /**
  * The agent flow's dependencies, built from the config: the engine database (migrated on
- * first use), chain clients, the agent-wallet sender, the operator pipeline (on first use:
- * only a launch's enrolment needs PROTOCOL_PRIVATE_KEY) and the charter compiler.
+ * first use), chain clients, the transaction pipeline (every signer: agent wallets, and the
+ * operator when PROTOCOL_PRIVATE_KEY is set — only a launch's enrolment needs it) and the
+ * charter compiler.
  */
 import type pg from "pg";
-import { type Chain, type PublicClient, createPublicClient, defineChain, http } from "viem";
+import { type Chain, type Hex, type PublicClient, createPublicClient, defineChain, http } from "viem";
 import { type Config, MissingConfigError } from "../../common/config.js";
 import { type Logger, createLogger } from "../../common/logger.js";
-import { createChainClients, RPC_TIMEOUT_MS } from "../chain/client.js";
+import { privateKeyToAccount } from "viem/accounts";
+import { RPC_TIMEOUT_MS } from "../chain/client.js";
 import { type PipelineOptions, TxPipeline } from "../chain/pipeline.js";
 import { openEngineDb } from "../db/client.js";
 import { migrate } from "../db/migrations.js";
@@ -15,7 +17,6 @@ import type { Faults } from "../faults.js";
 import { type CharterCompiler, deterministicCompiler } from "./compiler.js";
 import { createInferenceCompiler } from "./inference.js";
 import type { LaunchServices } from "./launch.js";
-import { AgentWalletSender } from "./wallet-tx.js";
 
 export type AgentServices = LaunchServices & {
   compiler: CharterCompiler;
@@ -60,8 +61,19 @@ export function createAgentServices(config: Config, options: AgentServiceOptions
     pollingInterval: config.isDevnet ? 100 : 2_000,
   }) as PublicClient;
   const pipelineOptions = { ...(config.isDevnet ? { pollMs: 200, stuckAfterMs: 15_000, maxWaitMs: 60_000 } : {}), ...options.pipelineOptions };
-  let sender: AgentWalletSender | undefined;
-  let pipeline: Promise<TxPipeline> | undefined;
+  let pipeline: TxPipeline | undefined;
+  const getPipeline = () => {
+    pipeline ??= new TxPipeline({
+      pool: getPool(),
+      publicClient,
+      chain,
+      operator: config.operatorKey ? privateKeyToAccount(config.operatorKey as Hex) : undefined,
+      log,
+      faults: options.faults,
+      options: pipelineOptions,
+    });
+    return pipeline;
+  };
 
   const services: AgentServices = {
     get pool() {
@@ -71,20 +83,13 @@ export function createAgentServices(config: Config, options: AgentServiceOptions
     publicClient,
     chain,
     log,
-    get agentSender() {
-      sender ??= new AgentWalletSender({ pool: getPool(), publicClient, chain, log, faults: options.faults, options: pipelineOptions });
-      return sender;
+    get pipeline() {
+      return getPipeline();
     },
-    operatorPipeline() {
-      pipeline ??= (async () => {
-        const clients = createChainClients(config);
-        // Each send drives the operator's in-flight intents first, so its nonces never gap.
-        return new TxPipeline({ pool: getPool(), clients, log, faults: options.faults, options: pipelineOptions });
-      })().catch((error) => {
-        pipeline = undefined;
-        throw error;
-      });
-      return pipeline;
+    async operatorPipeline() {
+      if (!config.operatorKey) throw new MissingConfigError("PROTOCOL_PRIVATE_KEY");
+      // Each send drives the operator's in-flight intents first, so its nonces never gap.
+      return getPipeline();
     },
     compiler: options.compiler ?? (config.inferenceUrl ? createInferenceCompiler({ url: config.inferenceUrl, model: config.inferenceModel, apiKey: config.inferenceApiKey }) : deterministicCompiler),
     ready() {

@@ -1,21 +1,28 @@
 /**
- * The operator wallet's transaction pipeline: exactly-once sends that survive a crash at any
- * instant.
+ * The transaction pipeline of every signer (the operator wallet and agent wallets):
+ * exactly-once sends that survive a crash at any instant and a chain that forgets blocks.
  *
  * Every transaction is first an intent row keyed by what caused it (`tx_intents.key`). One
- * ordered queue then takes it through: simulate → estimate → (nonce under a database lock +
- * sign + store the raw bytes, one commit) → broadcast → receipt. Each step's result is in the
- * row before the next step starts, so after a restart an intent resumes from its row: signed
- * bytes are rebroadcast as they are, a broadcast intent is looked up by every hash it ever
- * had (replacements included) — never a second spend. A transaction stuck in the mempool is
- * replaced at the same nonce with fees at least 10% higher. Only when the nonce is provably
- * consumed by none of the intent's own transactions is it signed again with a fresh nonce.
+ * ordered queue per signer then takes it through: simulate → estimate → (nonce under a
+ * database lock + sign + store the raw bytes, one commit) → broadcast → receipt (block number
+ * and hash recorded). Each step's result is in the row before the next step starts, so after
+ * a restart an intent resumes from its row: signed bytes are rebroadcast as they are, a
+ * broadcast intent is looked up by every hash it ever had (replacements included) — never a
+ * second spend. A transaction stuck in the mempool is replaced at the same nonce with fees at
+ * least 10% higher. When the nonce went to a transaction that is none of the intent's own
+ * (another wallet user, or a reorg that let something else take it), the intent is dropped
+ * with its reason and the caller plans the work again under a new intent.
+ *
+ * Reorgs are the finality watcher's business (`finality.ts`): it sends intents whose block
+ * left the canonical chain back to broadcast, and this pipeline re-mines their stored bytes.
  */
 import PQueue from "p-queue";
 import type pg from "pg";
 import {
   type Address,
+  type Chain,
   type Hex,
+  type LocalAccount,
   type PublicClient,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
@@ -23,9 +30,13 @@ import {
 } from "viem";
 import type { Logger } from "../../common/logger.js";
 import { sleep } from "../../common/async.js";
+import { MissingConfigError } from "../../common/config.js";
 import { EngineError, RevertError, classifyError, decodeRevert, describeError, revertDataOf } from "../errors.js";
 import { type Faults, NO_FAULTS } from "../faults.js";
 import type { ChainClients } from "./client.js";
+import { IN_FLIGHT, type IntentRequest, type IntentRow, type IntentStatus, ON_CHAIN, TERMINAL, type TxOutcome, intentFromRow } from "./intents.js";
+
+export { IN_FLIGHT, intentFromRow, TERMINAL, type IntentRequest, type IntentRow, type IntentStatus, type TxOutcome } from "./intents.js";
 
 /** Tuning of the pipeline (defaults are for a live chain; tests and the devnet shorten them). */
 export type PipelineOptions = {
@@ -55,123 +66,94 @@ export const DEFAULT_PIPELINE_OPTIONS: PipelineOptions = {
   backoffMaxMs: 10_000,
 };
 
-/** Advisory lock key for nonce assignment. */
-const NONCE_LOCK_KEY = 0x6e6f6e6365n; // "nonce"
+/** The wallet cannot pay for the transaction (value plus gas): the caller must fund it. */
+export class WalletUnderfundedError extends EngineError {
+  override name = "WalletUnderfundedError";
+  constructor(readonly wallet: Address, cause?: unknown) {
+    super(`wallet ${wallet} cannot pay for the transaction and its gas`, { code: "insufficient-funds", retryable: false, cause });
+  }
+}
 
-export type IntentStatus = "pending" | "signed" | "broadcast" | "mined" | "reverted" | "failed";
-
-export type IntentRequest = {
-  /** Idempotency key, derived from the cause (e.g. `buyback:12:swap`). */
-  key: string;
-  kind: string;
-  worker?: string;
-  to: Address;
-  data: Hex;
-  value?: bigint;
-};
-
-export type IntentRow = {
-  id: number;
-  key: string;
-  kind: string;
-  worker: string | null;
-  status: IntentStatus;
-  to: Address;
-  data: Hex;
-  value: bigint;
-  nonce: number | null;
-  gasLimit: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  rawTx: Hex | null;
-  txHash: Hex | null;
-  txHashes: Hex[];
-  attempts: number;
-  replacements: number;
-  blockNumber: number | null;
-  error: string | null;
-  revertReason: string | null;
-  broadcastAt: Date | null;
-};
-
-export type TxOutcome =
-  | { status: "mined"; intent: IntentRow; receipt: TransactionReceipt }
-  | { status: "reverted"; intent: IntentRow; receipt: TransactionReceipt; reason: string }
-  /** Never sent: the simulation reverted or a permanent error happened before signing. */
-  | { status: "failed"; intent: IntentRow; reason: string };
-
-const TERMINAL: IntentStatus[] = ["mined", "reverted", "failed"];
-const IN_FLIGHT: IntentStatus[] = ["signed", "broadcast"];
-
-/** A `tx_intents`-shaped database row as an IntentRow (shared with the agent wallets' intents). */
-export function intentFromRow(r: Record<string, unknown>): IntentRow {
-  const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(v as string));
-  return {
-    id: Number(r.id),
-    key: r.key as string,
-    kind: r.kind as string,
-    worker: (r.worker as string | null) ?? null,
-    status: r.status as IntentStatus,
-    to: r.to as Address,
-    data: r.data as Hex,
-    value: BigInt(r.value as string),
-    nonce: r.nonce === null ? null : Number(r.nonce),
-    gasLimit: big(r.gas_limit),
-    maxFeePerGas: big(r.max_fee_per_gas),
-    maxPriorityFeePerGas: big(r.max_priority_fee_per_gas),
-    rawTx: (r.raw_tx as Hex | null) ?? null,
-    txHash: (r.tx_hash as Hex | null) ?? null,
-    txHashes: (r.tx_hashes as Hex[]) ?? [],
-    attempts: Number(r.attempts),
-    replacements: Number(r.replacements),
-    blockNumber: r.block_number === null ? null : Number(r.block_number),
-    error: (r.error as string | null) ?? null,
-    revertReason: (r.revert_reason as string | null) ?? null,
-    broadcastAt: (r.broadcast_at as Date | null) ?? null,
-  };
+/** The chain's nonce for a signer is below a transaction we recorded as mined: a reorg the watcher has not handled yet. */
+export class ChainBehindError extends EngineError {
+  override name = "ChainBehindError";
+  constructor(readonly signer: Address, chainNonce: number, recorded: number) {
+    super(`the chain counts ${chainNonce} transactions of ${signer} but nonce ${recorded} was recorded as mined: waiting for the finality watcher`, {
+      code: "timeout",
+      retryable: true,
+    });
+  }
 }
 
 export type PipelineDeps = {
   pool: pg.Pool;
-  clients: ChainClients;
   log: Logger;
   faults?: Faults;
   options?: Partial<PipelineOptions>;
-};
+} & (
+  | { clients: ChainClients }
+  | { publicClient: PublicClient; chain: Chain; /** The operator wallet, when this process signs as the operator. */ operator?: LocalAccount }
+);
 
 export class TxPipeline {
-  readonly queue = new PQueue({ concurrency: 1 });
   readonly options: PipelineOptions;
+  readonly publicClient: PublicClient;
+  readonly chain: Chain;
   private readonly pool: pg.Pool;
-  private readonly publicClient: PublicClient;
-  private readonly clients: ChainClients;
+  private readonly operatorAccount: LocalAccount | undefined;
   private readonly log: Logger;
   private readonly faults: Faults;
+  private readonly queues = new Map<Address, PQueue>();
   private readonly receipts = new Map<string, TransactionReceipt>();
+  private prepared: Promise<void> | undefined;
 
   constructor(deps: PipelineDeps) {
     this.pool = deps.pool;
-    this.clients = deps.clients;
-    this.publicClient = deps.clients.publicClient;
+    if ("clients" in deps) {
+      this.publicClient = deps.clients.publicClient;
+      this.chain = deps.clients.chain;
+      this.operatorAccount = deps.clients.account;
+    } else {
+      this.publicClient = deps.publicClient;
+      this.chain = deps.chain;
+      this.operatorAccount = deps.operator;
+    }
     this.log = deps.log.child({ component: "tx-pipeline" });
     this.faults = deps.faults ?? NO_FAULTS;
     this.options = { ...DEFAULT_PIPELINE_OPTIONS, ...deps.options };
   }
 
+  /** The operator wallet's address (MissingConfigError when this process has no operator key). */
   get operator(): Address {
-    return this.clients.account.address;
+    return this.operatorSigner().address;
+  }
+
+  private operatorSigner(): LocalAccount {
+    if (!this.operatorAccount) throw new MissingConfigError("PROTOCOL_PRIVATE_KEY");
+    return this.operatorAccount;
+  }
+
+  /** Waits until every queued send of every signer has finished. */
+  async onIdle(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.onIdle()));
   }
 
   /**
-   * Sends the intent once: creates its row if new, then runs it through the queue to a
-   * terminal state. An existing key returns the existing intent's outcome (resuming it if in
-   * flight). Throws a retryable EngineError when the RPC stays unreachable; the intent then
-   * stays resumable from its row.
+   * Sends the intent once from `signer` (default: the operator wallet): creates its row if
+   * new, then runs it through the signer's queue to a terminal state. An existing key returns
+   * the existing intent's outcome (resuming it if in flight). Throws a retryable EngineError
+   * when the RPC stays unreachable; the intent then stays resumable from its row.
    */
-  async send(request: IntentRequest): Promise<TxOutcome> {
-    const row = await this.ensureIntent(request);
-    if (TERMINAL.includes(row.status)) return this.outcome(row);
-    return this.queue.add(() => this.drive(row.id), { throwOnTimeout: true });
+  async send(request: IntentRequest, signer?: LocalAccount): Promise<TxOutcome> {
+    const account = signer ?? this.operatorSigner();
+    await this.prepare();
+    const row = await this.ensureIntent(account.address, request);
+    if (row.signer !== account.address) throw new Error(`intent ${request.key} belongs to ${row.signer}, not ${account.address}`);
+    if (TERMINAL.includes(row.status)) {
+      const outcome = await this.outcome(row);
+      if (outcome) return outcome;
+    }
+    return this.queueOf(account.address).add(() => this.drive(account, row.id), { throwOnTimeout: true });
   }
 
   /** The current row of an intent, by key. */
@@ -187,35 +169,61 @@ export class TxPipeline {
   }
 
   /**
-   * Resumes every intent holding a nonce (signed or broadcast) in nonce order: at startup,
-   * and before any new intent takes a nonce, so the account's nonces never have a gap.
+   * Resumes every intent of a signer (default: the operator) holding a nonce (signed or
+   * broadcast) in nonce order: at startup, after a reorg, and before any new intent of the
+   * signer takes a nonce, so the signer's nonces never have a gap.
    */
-  async resumeInFlight(): Promise<void> {
-    await this.queue.add(() => this.driveInFlight(undefined));
+  async resumeInFlight(signer?: LocalAccount): Promise<void> {
+    const account = signer ?? this.operatorSigner();
+    await this.prepare();
+    await this.queueOf(account.address).add(() => this.driveInFlight(account, undefined));
   }
 
-  private async driveInFlight(except: number | undefined): Promise<void> {
+  /** Rows written before intents had a signer belong to the operator. */
+  private prepare(): Promise<void> {
+    if (!this.operatorAccount) return Promise.resolve();
+    this.prepared ??= this.withRetry("assign signers", () =>
+      this.pool.query("UPDATE engine.tx_intents SET signer = $1 WHERE signer IS NULL", [this.operatorAccount!.address]),
+    )
+      .then(() => undefined)
+      .catch((error) => {
+        this.prepared = undefined;
+        throw error;
+      });
+    return this.prepared;
+  }
+
+  private queueOf(signer: Address): PQueue {
+    let queue = this.queues.get(signer);
+    if (!queue) {
+      queue = new PQueue({ concurrency: 1 });
+      this.queues.set(signer, queue);
+    }
+    return queue;
+  }
+
+  private async driveInFlight(account: LocalAccount, except: number | undefined): Promise<void> {
     const { rows } = await this.withRetry("load in-flight intents", () =>
-      this.pool.query("SELECT id FROM engine.tx_intents WHERE status = ANY($1) ORDER BY nonce, id", [IN_FLIGHT]),
+      this.pool.query("SELECT id FROM engine.tx_intents WHERE signer = $1 AND status = ANY($2) ORDER BY nonce, id", [account.address, IN_FLIGHT]),
     );
     for (const r of rows) {
-      if (Number(r.id) !== except) await this.driveOne(Number(r.id));
+      if (Number(r.id) !== except) await this.driveOne(account, Number(r.id));
     }
   }
 
-  private async drive(id: number): Promise<TxOutcome> {
-    await this.driveInFlight(id);
-    return this.driveOne(id);
+  private async drive(account: LocalAccount, id: number): Promise<TxOutcome> {
+    await this.driveInFlight(account, id);
+    return this.driveOne(account, id);
   }
 
-  private async ensureIntent(r: IntentRequest): Promise<IntentRow> {
+  private async ensureIntent(signer: Address, r: IntentRequest): Promise<IntentRow> {
     const { rows } = await this.withRetry("record intent", () =>
       this.pool.query(
-        `INSERT INTO engine.tx_intents (key, kind, worker, status, "to", data, value)
-         VALUES ($1, $2, $3, 'pending', $4, $5, $6)
+        `INSERT INTO engine.tx_intents (key, kind, worker, signer, agent_id, status, "to", data, value)
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)
          ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key
          RETURNING *`,
-        [r.key, r.kind, r.worker ?? null, r.to, r.data, (r.value ?? 0n).toString()],
+        [r.key, r.kind, r.worker ?? null, signer, r.agentId ?? null, r.to, r.data, (r.value ?? 0n).toString()],
       ),
     );
     return intentFromRow(rows[0]);
@@ -242,17 +250,21 @@ export class TxPipeline {
   }
 
   /** Runs one intent to a terminal state (or throws retryable after `maxWaitMs`). */
-  private async driveOne(id: number): Promise<TxOutcome> {
+  private async driveOne(account: LocalAccount, id: number): Promise<TxOutcome> {
     const deadline = Date.now() + this.options.maxWaitMs;
     let failures = 0;
     for (;;) {
       const row = await this.load(id);
-      if (TERMINAL.includes(row.status)) return this.outcome(row);
+      if (TERMINAL.includes(row.status)) {
+        const outcome = await this.outcome(row);
+        if (outcome) return outcome;
+        continue;
+      }
       try {
-        if (row.status === "pending") await this.signPending(row);
+        if (row.status === "pending") await this.signPending(account, row);
         else if (row.status === "signed") await this.broadcast(row);
         else if (row.status === "broadcast") {
-          const done = await this.awaitReceipt(row, deadline);
+          const done = await this.awaitReceipt(account, row, deadline);
           if (done) return done;
         }
         failures = 0;
@@ -272,46 +284,50 @@ export class TxPipeline {
   }
 
   /** Simulate, estimate, then assign a nonce, sign and store the raw bytes in one commit. */
-  private async signPending(row: IntentRow): Promise<void> {
-    const account = this.clients.account;
+  private async signPending(account: LocalAccount, row: IntentRow): Promise<void> {
+    const isOperator = account.address === this.operatorAccount?.address;
     const call = { account: account.address, to: row.to, data: row.data, value: row.value };
+    let gas: bigint;
     try {
       await this.publicClient.call(call);
+      gas = await this.publicClient.estimateGas(call);
     } catch (error) {
       const e = classifyError(error);
       if (e instanceof RevertError) {
         await this.fail(row, `simulation reverted: ${e.reason}`, e.reason);
         return;
       }
-      throw e;
-    }
-    let gas: bigint;
-    try {
-      gas = await this.publicClient.estimateGas(call);
-    } catch (error) {
-      const e = classifyError(error);
-      if (e instanceof RevertError) {
-        await this.fail(row, `gas estimation reverted: ${e.reason}`, e.reason);
-        return;
-      }
+      if (e.code === "insufficient-funds" && !isOperator) throw new WalletUnderfundedError(account.address, e);
       throw e;
     }
     const gasLimit = gas + (gas * this.options.gasMarginBps) / 10_000n;
     const fees = await this.publicClient.estimateFeesPerGas();
     const pendingNonce = await this.publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
+    if (!isOperator) {
+      const balance = await this.publicClient.getBalance({ address: account.address });
+      if (balance < row.value + gasLimit * fees.maxFeePerGas!) throw new WalletUnderfundedError(account.address);
+    }
 
     const client = await this.pool.connect();
     let signed: { raw: Hex; hash: Hex; nonce: number } | undefined;
     try {
       await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1)", [NONCE_LOCK_KEY.toString()]);
-      const { rows } = await client.query<{ next: number | null }>(
-        "SELECT MAX(nonce) + 1 AS next FROM engine.tx_intents WHERE status = ANY($1)",
-        [IN_FLIGHT],
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`nonce:${account.address}`]);
+      const { rows } = await client.query<{ next: number | null; mined: number | null }>(
+        `SELECT MAX(nonce) FILTER (WHERE status = ANY($2)) + 1 AS next,
+                MAX(nonce) FILTER (WHERE status = ANY($3)) AS mined
+         FROM engine.tx_intents WHERE signer = $1`,
+        [account.address, IN_FLIGHT, ON_CHAIN],
       );
+      const minedNonce = rows[0]?.mined;
+      if (minedNonce !== null && minedNonce !== undefined && Number(minedNonce) >= pendingNonce) {
+        // A transaction we saw mined at this nonce is no longer counted by the chain: a reorg
+        // or a rolled-back devnet. Signing now would reuse its nonce.
+        throw new ChainBehindError(account.address, pendingNonce, Number(minedNonce));
+      }
       const nonce = Math.max(pendingNonce, Number(rows[0]?.next ?? 0));
       const raw = await account.signTransaction({
-        chainId: this.clients.chain.id,
+        chainId: this.chain.id,
         type: "eip1559",
         nonce,
         to: row.to,
@@ -338,7 +354,7 @@ export class TxPipeline {
       client.release();
     }
     if (signed) {
-      this.log.debug({ intent: row.key, nonce: signed.nonce, hash: signed.hash }, "signed");
+      this.log.debug({ intent: row.key, signer: account.address, nonce: signed.nonce, hash: signed.hash }, "signed");
       this.faults.hit("after-sign");
     }
   }
@@ -351,15 +367,19 @@ export class TxPipeline {
   /** Broadcasts the stored raw bytes (the same bytes every time). */
   private async broadcast(row: IntentRow): Promise<void> {
     try {
-      await this.publicClient.request({ method: "eth_sendRawTransaction", params: [row.rawTx!] });
+      await this.sendRaw(row.rawTx!);
     } catch (error) {
       const e = classifyError(error);
       if (e.code === "already-known") {
         // The node has it: same as a successful broadcast.
       } else if (e.code === "nonce-too-low") {
-        // Its nonce is used: by one of our own versions (then a receipt exists) or by nothing of ours.
+        // Its nonce is used: by one of our own versions (then a receipt exists) or by another
+        // transaction, which awaitReceipt settles.
         await this.update(row.id, { status: "broadcast", broadcast_at: new Date() }, "signed");
         return;
+      } else if (e.code === "insufficient-funds" && row.signer !== this.operatorAccount?.address) {
+        await this.releaseNonce(row, "the wallet cannot pay for the transaction");
+        throw new WalletUnderfundedError(row.signer!, e);
       } else if (e.code === "insufficient-funds" || e.retryable) {
         throw e;
       } else {
@@ -378,7 +398,7 @@ export class TxPipeline {
     this.faults.hit("after-broadcast");
   }
 
-  /** Back to pending without a nonce: only when no version of this intent can ever be mined. */
+  /** Back to pending without a nonce: only when no version of this intent was ever accepted by a node. */
   private async releaseNonce(row: IntentRow, why: string): Promise<void> {
     await this.pool.query(
       `UPDATE engine.tx_intents SET status = 'pending', nonce = NULL, raw_tx = NULL, tx_hash = NULL, error = $2, updated_at = now()
@@ -386,6 +406,15 @@ export class TxPipeline {
       [row.id, why, IN_FLIGHT],
     );
     this.log.warn({ intent: row.key, nonce: row.nonce, why }, "nonce released; the intent will be signed again");
+  }
+
+  /** The signed bytes can never be mined: the intent is dropped and its caller plans the work again. */
+  private async drop(row: IntentRow, reason: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE engine.tx_intents SET status = 'dropped', error = $2, updated_at = now() WHERE id = $1 AND status = ANY($3)`,
+      [row.id, reason, IN_FLIGHT],
+    );
+    this.log.warn({ intent: row.key, signer: row.signer, nonce: row.nonce, reason }, `transaction ${row.key} dropped: ${reason}`);
   }
 
   private async findReceipt(hashes: Hex[]): Promise<TransactionReceipt | undefined> {
@@ -400,31 +429,31 @@ export class TxPipeline {
     return undefined;
   }
 
-  /** Waits for any version's receipt; replaces when stuck; detects a nonce lost to nothing of ours. */
-  private async awaitReceipt(row: IntentRow, deadline: number): Promise<TxOutcome | undefined> {
+  /** Waits for any version's receipt; replaces when stuck; drops an intent whose nonce went to another transaction. */
+  private async awaitReceipt(account: LocalAccount, row: IntentRow, deadline: number): Promise<TxOutcome | undefined> {
     let current = row;
     let consumedChecks = 0;
     for (;;) {
       const receipt = await this.findReceipt(current.txHashes);
       if (receipt) return this.settle(current, receipt);
 
-      const latestNonce = await this.publicClient.getTransactionCount({ address: this.operator, blockTag: "latest" });
+      const latestNonce = await this.publicClient.getTransactionCount({ address: account.address, blockTag: "latest" });
       if (current.nonce !== null && latestNonce > current.nonce) {
         // The nonce is used, yet no receipt for any of our hashes: re-check (a node may serve
         // the count before the receipt) before concluding the slot went to something else.
         if (++consumedChecks >= 3) {
-          await this.releaseNonce(current, "nonce consumed by a transaction of no version of this intent");
-          return undefined;
+          await this.drop(current, `nonce ${current.nonce} was used by a transaction that is not this intent's (sent outside the engine, or a reorg)`);
+          return this.outcome(await this.load(current.id));
         }
       } else {
         consumedChecks = 0;
         const known = await this.isKnown(current.txHashes);
         const sinceBroadcast = Date.now() - (current.broadcastAt?.getTime() ?? 0);
         if (!known) {
-          // Dropped from the mempool (or never arrived): the same bytes again.
+          // Dropped from the mempool, never arrived, or its block was reorged away: the same bytes again.
           await this.rebroadcast(current);
         } else if (sinceBroadcast > this.options.stuckAfterMs && current.replacements < this.options.maxReplacements) {
-          current = await this.replace(current);
+          current = await this.replace(account, current);
           continue;
         }
       }
@@ -449,10 +478,14 @@ export class TxPipeline {
     return false;
   }
 
+  private async sendRaw(raw: Hex): Promise<void> {
+    await this.publicClient.request({ method: "eth_sendRawTransaction", params: [raw] });
+  }
+
   private async rebroadcast(row: IntentRow): Promise<void> {
     try {
-      await this.publicClient.request({ method: "eth_sendRawTransaction", params: [row.rawTx!] });
-      this.log.info({ intent: row.key, hash: row.txHash }, "rebroadcast the signed transaction");
+      await this.sendRaw(row.rawTx!);
+      this.log.info({ intent: row.key, hash: row.txHash }, `re-sent the signed bytes of ${row.key}`);
     } catch (error) {
       const e = classifyError(error);
       if (e.code === "already-known" || e.code === "nonce-too-low" || e.code === "replacement-underpriced") return;
@@ -461,7 +494,7 @@ export class TxPipeline {
   }
 
   /** Same nonce, fees raised by `feeBumpBps` (at least the current estimate), stored before it is sent. */
-  private async replace(row: IntentRow): Promise<IntentRow> {
+  private async replace(account: LocalAccount, row: IntentRow): Promise<IntentRow> {
     const fees = await this.publicClient.estimateFeesPerGas();
     const bump = (old: bigint | null, now: bigint | undefined) => {
       const raised = ((old ?? 0n) * (10_000n + this.options.feeBumpBps)) / 10_000n + 1n;
@@ -470,8 +503,8 @@ export class TxPipeline {
     const maxPriorityFeePerGas = bump(row.maxPriorityFeePerGas, fees.maxPriorityFeePerGas);
     let maxFeePerGas = bump(row.maxFeePerGas, fees.maxFeePerGas);
     if (maxFeePerGas < maxPriorityFeePerGas) maxFeePerGas = maxPriorityFeePerGas;
-    const raw = await this.clients.account.signTransaction({
-      chainId: this.clients.chain.id,
+    const raw = await account.signTransaction({
+      chainId: this.chain.id,
       type: "eip1559",
       nonce: row.nonce!,
       to: row.to,
@@ -491,7 +524,7 @@ export class TxPipeline {
     if (!rows[0]) return this.load(row.id);
     this.log.warn({ intent: row.key, nonce: row.nonce, hash, maxFeePerGas: String(maxFeePerGas) }, "stuck transaction replaced with higher fees");
     try {
-      await this.publicClient.request({ method: "eth_sendRawTransaction", params: [raw] });
+      await this.sendRaw(raw);
     } catch (error) {
       const e = classifyError(error);
       if (e.code !== "already-known" && e.code !== "nonce-too-low" && e.code !== "replacement-underpriced") throw e;
@@ -501,29 +534,22 @@ export class TxPipeline {
 
   private async settle(row: IntentRow, receipt: TransactionReceipt): Promise<TxOutcome> {
     this.receipts.set(receipt.transactionHash, receipt);
+    const mined = {
+      tx_hash: receipt.transactionHash,
+      block_number: Number(receipt.blockNumber),
+      block_hash: receipt.blockHash,
+      gas_used: receipt.gasUsed,
+      mined_at: new Date(),
+    };
     if (receipt.status === "success") {
-      const updated = await this.update(row.id, {
-        status: "mined",
-        tx_hash: receipt.transactionHash,
-        block_number: Number(receipt.blockNumber),
-        gas_used: receipt.gasUsed,
-        mined_at: new Date(),
-        error: null,
-      });
-      this.log.info({ intent: row.key, hash: receipt.transactionHash, block: Number(receipt.blockNumber) }, "transaction mined");
+      const updated = await this.update(row.id, { status: "mined", ...mined, error: null }, "broadcast");
+      if (updated.status !== "mined") return (await this.outcome(updated)) ?? this.settle(updated, receipt);
+      this.log.info({ intent: row.key, hash: receipt.transactionHash, block: Number(receipt.blockNumber) }, `${row.kind} transaction ${row.key} mined in block ${receipt.blockNumber}`);
       return { status: "mined", intent: updated, receipt };
     }
     const reason = await this.revertReason(row, receipt);
-    const updated = await this.update(row.id, {
-      status: "reverted",
-      tx_hash: receipt.transactionHash,
-      block_number: Number(receipt.blockNumber),
-      gas_used: receipt.gasUsed,
-      mined_at: new Date(),
-      error: `reverted onchain: ${reason}`,
-      revert_reason: reason,
-    });
-    this.log.error({ intent: row.key, hash: receipt.transactionHash, reason }, "transaction reverted");
+    const updated = await this.update(row.id, { status: "reverted", ...mined, error: `reverted onchain: ${reason}`, revert_reason: reason }, "broadcast");
+    this.log.error({ intent: row.key, hash: receipt.transactionHash, reason }, `${row.kind} transaction ${row.key} reverted: ${reason}`);
     return { status: "reverted", intent: updated, receipt, reason };
   }
 
@@ -531,7 +557,7 @@ export class TxPipeline {
   private async revertReason(row: IntentRow, receipt: TransactionReceipt): Promise<string> {
     try {
       await this.publicClient.call({
-        account: this.operator,
+        account: row.signer ?? this.operatorAccount?.address,
         to: row.to,
         data: row.data,
         value: row.value,
@@ -541,20 +567,46 @@ export class TxPipeline {
       return "reverted (not reproducible by a call)";
     } catch (error) {
       const data = revertDataOf(error);
-      return data ? decodeRevert(data) : (classifyError(error) as RevertError).reason ?? "reverted";
+      return data ? decodeRevert(data) : ((classifyError(error) as RevertError).reason ?? "reverted");
     }
   }
 
-  private async outcome(row: IntentRow): Promise<TxOutcome> {
+  /**
+   * The outcome of a terminal intent. A mined or reverted intent whose receipt the chain no
+   * longer has was reorged away: undefined, so the caller drives it again (the finality
+   * watcher sends it back to broadcast).
+   */
+  private async outcome(row: IntentRow): Promise<TxOutcome | undefined> {
     if (row.status === "failed") return { status: "failed", intent: row, reason: row.revertReason ?? row.error ?? "failed" };
+    if (row.status === "dropped") return { status: "dropped", intent: row, reason: row.error ?? "dropped" };
     const hash = row.txHash!;
     let receipt = this.receipts.get(hash);
-    if (!receipt) {
-      receipt = await this.withRetry("fetch receipt", () => this.publicClient.getTransactionReceipt({ hash }));
+    if (!receipt || (row.blockHash && receipt.blockHash !== row.blockHash)) {
+      try {
+        receipt = await this.withRetry("fetch receipt", () => this.publicClient.getTransactionReceipt({ hash }));
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError) && !(classifyError(error).cause instanceof TransactionReceiptNotFoundError)) throw error;
+        await this.unmine(row, `receipt of ${hash} no longer on the chain`);
+        return undefined;
+      }
+      if (row.blockHash && receipt.blockHash !== row.blockHash) {
+        await this.unmine(row, `block ${row.blockNumber} (${row.blockHash}) replaced by ${receipt.blockHash}`);
+        return undefined;
+      }
       this.receipts.set(hash, receipt);
     }
     if (row.status === "mined") return { status: "mined", intent: row, receipt };
     return { status: "reverted", intent: row, receipt, reason: row.revertReason ?? "reverted" };
+  }
+
+  /**
+   * A recorded receipt is gone: the finality watcher owns that case (it reverses the derived
+   * ledger rows in the same transaction); here we only wait for it, so the caller never
+   * builds on a forgotten block.
+   */
+  private async unmine(row: IntentRow, why: string): Promise<void> {
+    this.log.warn({ intent: row.key, why }, "a mined transaction left the chain; waiting for the finality watcher");
+    throw new EngineError(`transaction ${row.key} left the chain (${why}); the finality watcher re-sends it`, { code: "timeout", retryable: true });
   }
 
   /** Retries a step on retryable errors with jittered exponential backoff, up to `maxWaitMs`. */
@@ -565,7 +617,7 @@ export class TxPipeline {
         return await fn();
       } catch (error) {
         const e = classifyError(error);
-        if (!e.retryable || Date.now() > deadline) throw e;
+        if (!e.retryable || Date.now() > deadline) throw error instanceof TransactionReceiptNotFoundError ? error : e;
         await sleep(backoff(attempt, this.options));
         this.log.debug({ what, err: e.message }, "retrying");
       }
@@ -579,18 +631,37 @@ export function backoff(attempt: number, o: Pick<PipelineOptions, "backoffBaseMs
   return Math.round(cap / 2 + Math.random() * (cap / 2));
 }
 
-/** Counts of intents by status and the latest permanent failures, for health. */
+export type PendingIntent = { key: string; kind: string; signer: string | null; status: string; nonce: number | null; ageSeconds: number; reorgs: number; error: string | null };
+
+/** Counts of intents by status, the latest permanent failures, and every intent not yet final, for health. */
 export async function pipelineHealth(pool: pg.Pool, recent = 10): Promise<{
   counts: Record<string, number>;
   failures: { key: string; kind: string; status: string; error: string | null; at: string }[];
+  notFinal: PendingIntent[];
 }> {
   const counts = await pool.query<{ status: string; n: string }>("SELECT status, COUNT(*)::text AS n FROM engine.tx_intents GROUP BY status");
   const failures = await pool.query<{ key: string; kind: string; status: string; error: string | null; at: Date }>(
-    `SELECT key, kind, status, error, updated_at AS at FROM engine.tx_intents WHERE status IN ('failed', 'reverted') ORDER BY updated_at DESC LIMIT $1`,
+    `SELECT key, kind, status, error, updated_at AS at FROM engine.tx_intents WHERE status IN ('failed', 'reverted', 'dropped') ORDER BY updated_at DESC LIMIT $1`,
     [recent],
+  );
+  const notFinal = await pool.query(
+    `SELECT key, kind, signer, status, nonce, reorgs, error, EXTRACT(EPOCH FROM now() - created_at)::int AS age
+     FROM engine.tx_intents
+     WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)
+     ORDER BY id LIMIT 100`,
   );
   return {
     counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.n)])),
     failures: failures.rows.map((r) => ({ key: r.key, kind: r.kind, status: r.status, error: r.error, at: r.at.toISOString() })),
+    notFinal: notFinal.rows.map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      signer: r.signer,
+      status: r.status,
+      nonce: r.nonce === null ? null : Number(r.nonce),
+      ageSeconds: Number(r.age),
+      reorgs: Number(r.reorgs),
+      error: r.error,
+    })),
   };
 }

@@ -353,6 +353,59 @@ CREATE TABLE engine.agent_credits (
 );
 `,
   },
+  {
+    version: 3,
+    name: "one intents table for every signer, finality, running balances",
+    sql: `
+-- One pipeline for every signer: agent wallets' intents move into engine.tx_intents.
+ALTER TABLE engine.tx_intents DROP CONSTRAINT IF EXISTS tx_intents_status_check;
+ALTER TABLE engine.tx_intents ADD CONSTRAINT tx_intents_status_check
+  CHECK (status IN ('pending', 'signed', 'broadcast', 'mined', 'reverted', 'failed', 'dropped'));
+ALTER TABLE engine.tx_intents
+  ADD COLUMN signer text,
+  ADD COLUMN agent_id text,
+  ADD COLUMN block_hash text,
+  ADD COLUMN final_at timestamptz,
+  ADD COLUMN reorgs integer NOT NULL DEFAULT 0;
+INSERT INTO engine.tx_intents (key, kind, worker, status, "to", data, value, nonce, gas_limit, max_fee_per_gas,
+  max_priority_fee_per_gas, raw_tx, tx_hash, tx_hashes, attempts, replacements, block_number, gas_used, error,
+  revert_reason, created_at, updated_at, broadcast_at, mined_at, signer, agent_id)
+SELECT key, kind, NULL, status, "to", data, value, nonce, gas_limit, max_fee_per_gas, max_priority_fee_per_gas,
+  raw_tx, tx_hash, tx_hashes, attempts, replacements, block_number, gas_used, error, revert_reason, created_at,
+  updated_at, broadcast_at, mined_at, signer, agent_id
+FROM engine.agent_tx_intents ON CONFLICT (key) DO NOTHING;
+DROP TABLE engine.agent_tx_intents;
+-- A nonce is held by at most one transaction not yet mined, per signer. Mined rows keep
+-- theirs as history: after a reorg the watcher sends them back to broadcast first.
+DROP INDEX engine.tx_intents_live_nonce;
+CREATE UNIQUE INDEX tx_intents_live_nonce ON engine.tx_intents (signer, nonce) WHERE status IN ('signed', 'broadcast');
+CREATE INDEX tx_intents_signer ON engine.tx_intents (signer, status);
+CREATE INDEX tx_intents_block ON engine.tx_intents (block_number) WHERE block_hash IS NOT NULL;
+
+-- Ledger rows derived from a receipt or a log carry the hash of that block.
+ALTER TABLE engine.ledger ADD COLUMN block_hash text;
+CREATE INDEX ledger_block ON engine.ledger (block_number) WHERE block_hash IS NOT NULL;
+
+-- Running balance of every (leg, token, currency), updated in the transaction of each ledger row.
+CREATE TABLE engine.ledger_balances (
+  leg text NOT NULL,
+  token text NOT NULL DEFAULT '',
+  currency text NOT NULL,
+  balance numeric(78,0) NOT NULL DEFAULT 0,
+  allocated numeric(78,0) NOT NULL DEFAULT 0,
+  rows bigint NOT NULL DEFAULT 0,
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (leg, token, currency)
+);
+INSERT INTO engine.ledger_balances (leg, token, currency, balance, allocated, rows)
+SELECT leg, COALESCE(token, ''), currency, SUM(amount), COALESCE(SUM(amount) FILTER (WHERE kind = 'allocation'), 0), COUNT(*)
+FROM engine.ledger GROUP BY leg, COALESCE(token, ''), currency;
+
+-- Perps events applied by the engine: their block, and the trade as it was before, so a
+-- reorg can undo them.
+ALTER TABLE engine.perps_events ADD COLUMN block_hash text, ADD COLUMN before jsonb;
+`,
+  },
 ];
 
 /**

@@ -58,7 +58,7 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
     getLogsChunked(ctx.publicClient, { address: addresses, event: event("LimitExecuted"), fromBlock, toBlock: head }),
     getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketOpenCanceled"), args: { trader: ctx.operator }, fromBlock, toBlock: head }),
   ]);
-  type AnyLog = { blockNumber: bigint; logIndex: number; transactionHash: `0x${string}`; eventName: string; args: Record<string, unknown> };
+  type AnyLog = { blockNumber: bigint; blockHash: `0x${string}`; logIndex: number; transactionHash: `0x${string}`; eventName: string; args: Record<string, unknown> };
   const all = ([...executed, ...limits, ...canceled] as unknown as AnyLog[]).sort((a, b) =>
     a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
   );
@@ -69,19 +69,29 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
     const applied = await ctx.db.transaction(async (tx) => {
       const inserted = await tx
         .insert(tables.perpsEvents)
-        .values({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), name: log.eventName, data: jsonArgs(log.args) })
+        .values({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), blockHash: log.blockHash, name: log.eventName, data: jsonArgs(log.args) })
         .onConflictDoNothing()
         .returning({ txHash: tables.perpsEvents.txHash });
       if (!inserted.length) return undefined;
-      const key = `${log.transactionHash}:${log.logIndex}`;
-      if (log.eventName === "MarketOpenCanceled") return applyCanceled(tx, BigInt(log.args.orderId as bigint), key);
-      const trade = fromRawTrade(log.args.t as never);
-      if (log.eventName === "MarketExecuted") {
-        return log.args.open
-          ? applyOpened(tx, BigInt(log.args.orderId as bigint), trade, key)
-          : applyMarketClose(tx, BigInt(log.args.orderId as bigint), log.args.usdcSentToTrader as bigint, key);
+      const fact: Fact = { key: `${log.blockHash}:${log.transactionHash}:${log.logIndex}`, blockNumber: Number(log.blockNumber), blockHash: log.blockHash };
+      let applied: Applied;
+      if (log.eventName === "MarketOpenCanceled") applied = await applyCanceled(tx, BigInt(log.args.orderId as bigint), fact);
+      else {
+        const trade = fromRawTrade(log.args.t as never);
+        if (log.eventName === "MarketExecuted") {
+          applied = log.args.open
+            ? await applyOpened(tx, BigInt(log.args.orderId as bigint), trade)
+            : await applyMarketClose(tx, BigInt(log.args.orderId as bigint), log.args.usdcSentToTrader as bigint, fact);
+        } else applied = await applyLimit(tx, trade, Number(log.args.orderType), log.args.usdcSentToTrader as bigint, fact);
       }
-      return applyLimit(tx, trade, Number(log.args.orderType), log.args.usdcSentToTrader as bigint, key);
+      if (applied.kind !== "orphan") {
+        // The trade as it was before this event, so a reorg that removes the event can restore it.
+        await tx
+          .update(tables.perpsEvents)
+          .set({ tradeId: applied.trade.id, before: applied.before })
+          .where(and(eq(tables.perpsEvents.txHash, log.transactionHash), eq(tables.perpsEvents.logIndex, log.logIndex)));
+      }
+      return applied;
     });
     if (!applied) continue;
     report.events++;
@@ -98,7 +108,48 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
   return report;
 }
 
-type Applied = { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string } | { kind: "orphan" };
+type Applied = { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string; before: Record<string, unknown> } | { kind: "orphan" };
+/** The log an event's ledger rows come from: keys and block hash. */
+type Fact = { key: string; blockNumber: number; blockHash: string };
+
+/**
+ * Undoes every applied perps event of the lost blocks, newest first: the trade goes back to
+ * the row it was before the event (its ledger rows are reversed by the finality watcher), and
+ * the scan starts again at the fork.
+ */
+export async function rewindPerpsEvents(tx: Tx, forkBlock: number, lostHashes: string[]): Promise<number> {
+  if (!lostHashes.length) return 0;
+  const { rows } = await tx.execute<{ tx_hash: string; log_index: number; trade_id: number | null; before: Record<string, unknown> | null }>(sql`
+    SELECT tx_hash, log_index, trade_id, before FROM engine.perps_events
+    WHERE block_hash IN (${sql.join(lostHashes.map((h) => sql`${h}`), sql`, `)})
+    ORDER BY block_number DESC, log_index DESC`);
+  for (const r of rows) {
+    if (r.trade_id !== null && r.before) {
+      const b = r.before;
+      await tx.execute(sql`UPDATE engine.desk_trades SET
+          status = ${b.status as string}, trade_index = ${(b.trade_index as number | null) ?? null}, collateral = ${(b.collateral as string | null) ?? null}::numeric,
+          open_price = ${(b.open_price as string | null) ?? null}::numeric, opened_timestamp = ${(b.opened_timestamp as number | null) ?? null},
+          leverage = ${b.leverage as string}::numeric, basis_usdc = ${b.basis_usdc as string}::numeric, close_order_id = ${(b.close_order_id as string | null) ?? null}::numeric,
+          close_amount = ${(b.close_amount as string | null) ?? null}::numeric, usdc_returned = ${b.usdc_returned as string}::numeric,
+          realised_pnl = ${b.realised_pnl as string}::numeric, closed_at = ${(b.closed_at as string | null) ?? null}::timestamptz, updated_at = now()
+        WHERE id = ${r.trade_id}`);
+    }
+    await tx.execute(sql`DELETE FROM engine.perps_events WHERE tx_hash = ${r.tx_hash} AND log_index = ${r.log_index}`);
+  }
+  const cursor = await getState<{ block: number }>(tx, CURSOR_KEY);
+  if (cursor && cursor.block > forkBlock) await setState(tx, CURSOR_KEY, { block: forkBlock });
+  return rows.length;
+}
+
+/** The columns of a trade that events change, as stored in `perps_events.before`. */
+async function snapshot(tx: Tx, id: number): Promise<Record<string, unknown>> {
+  const { rows } = await tx.execute<Record<string, unknown>>(sql`
+    SELECT status, trade_index, collateral::text, open_price::text, opened_timestamp, leverage::text, basis_usdc::text,
+           close_order_id::text, close_amount::text, usdc_returned::text, realised_pnl::text, closed_at
+    FROM engine.desk_trades WHERE id = ${id}`);
+  const r = rows[0]!;
+  return { ...r, closed_at: r.closed_at ? new Date(r.closed_at as string).toISOString() : null };
+}
 
 function jsonArgs(args: Record<string, unknown>): Record<string, unknown> {
   return JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
@@ -109,9 +160,10 @@ async function findTrade(tx: Tx, where: ReturnType<typeof and>): Promise<DeskTra
   return r ? toTrade(r) : undefined;
 }
 
-async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade, _key: string): Promise<Applied> {
+async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade): Promise<Applied> {
   const trade = await findTrade(tx, and(eq(tables.deskTrades.orderId, orderId.toString()), eq(tables.deskTrades.status, "opening")));
   if (!trade) return { kind: "orphan" };
+  const before = await snapshot(tx, trade.id);
   await updateTrade(tx, trade.id, {
     status: "open",
     tradeIndex: t.index,
@@ -120,24 +172,25 @@ async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade, _key: strin
     openedTimestamp: Number(t.timestamp),
     leverage: t.leverage.toString(),
   });
-  return { kind: "opened", trade, reason: `executed at ${t.openPrice} (slot ${t.index}), net collateral ${t.collateral}` };
+  return { kind: "opened", trade, before, reason: `executed at ${t.openPrice} (slot ${t.index}), net collateral ${t.collateral}` };
 }
 
-async function applyCanceled(tx: Tx, orderId: bigint, _key: string): Promise<Applied> {
+async function applyCanceled(tx: Tx, orderId: bigint, fact: Fact): Promise<Applied> {
   const trade = await findTrade(tx, and(eq(tables.deskTrades.orderId, orderId.toString()), eq(tables.deskTrades.status, "opening")));
   if (!trade) return { kind: "orphan" };
-  await refundSpend(tx, `spend:desk-trade:${trade.id}`, "open order canceled by the exchange");
+  const before = await snapshot(tx, trade.id);
+  await refundSpend(tx, `spend:desk-trade:${trade.id}`, "open order canceled by the exchange", fact);
   await updateTrade(tx, trade.id, { status: "canceled", closedAt: new Date(), closeReason: "open order canceled (price moved past the slippage bound)" });
-  return { kind: "canceled", trade, reason: "open order canceled by the exchange; collateral back to the perp leg" };
+  return { kind: "canceled", trade, before, reason: "open order canceled by the exchange; collateral back to the perp leg" };
 }
 
-async function applyMarketClose(tx: Tx, orderId: bigint, sent: bigint, key: string): Promise<Applied> {
+async function applyMarketClose(tx: Tx, orderId: bigint, sent: bigint, fact: Fact): Promise<Applied> {
   const trade = await findTrade(tx, and(eq(tables.deskTrades.closeOrderId, orderId.toString()), inArray(tables.deskTrades.status, ["closing"])));
   if (!trade) return { kind: "orphan" };
-  return settleClose(tx, trade, trade.closeAmount ?? trade.collateral ?? 0n, sent, key, "closed");
+  return settleClose(tx, trade, trade.closeAmount ?? trade.collateral ?? 0n, sent, fact, "closed");
 }
 
-async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigint, key: string): Promise<Applied> {
+async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigint, fact: Fact): Promise<Applied> {
   const trade = await findTrade(
     tx,
     and(
@@ -149,7 +202,7 @@ async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigi
     ),
   );
   if (!trade) return { kind: "orphan" };
-  return settleClose(tx, trade, trade.collateral ?? 0n, sent, key, orderType === LIQ ? "liquidated" : "closed");
+  return settleClose(tx, trade, trade.collateral ?? 0n, sent, fact, orderType === LIQ ? "liquidated" : "closed");
 }
 
 /**
@@ -157,7 +210,10 @@ async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigi
  * part goes back to the perp leg up to what was returned; anything above it is profit for
  * the token's creator buyback queue; a shortfall is the desk's realised loss.
  */
-async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, sent: bigint, key: string, kind: "closed" | "liquidated"): Promise<Applied> {
+async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, sent: bigint, fact: Fact, kind: "closed" | "liquidated"): Promise<Applied> {
+  const before = await snapshot(tx, trade.id);
+  const { key } = fact;
+  const onchain = { blockNumber: fact.blockNumber, blockHash: fact.blockHash };
   const collateral = trade.collateral ?? 0n;
   const closed = closedCollateral > collateral ? collateral : closedCollateral;
   const full = closed >= collateral;
@@ -165,8 +221,8 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
   const principal = sent < basisPart ? sent : basisPart;
   const profit = sent > basisPart ? sent - basisPart : 0n;
   const entries = [];
-  if (principal > 0n) entries.push({ key: `desk-return:${key}`, kind: "desk-return", leg: Legs.perp, token: trade.token, currency: "USDC" as const, amount: principal, data: { tradeId: trade.id } });
-  if (profit > 0n) entries.push({ key: `desk-profit:${key}`, kind: "desk-profit", leg: Legs.creatorBuyback, token: trade.token, currency: "USDC" as const, amount: profit, data: { tradeId: trade.id } });
+  if (principal > 0n) entries.push({ key: `desk-return:${key}`, kind: "desk-return", leg: Legs.perp, token: trade.token, currency: "USDC" as const, amount: principal, ...onchain, data: { tradeId: trade.id } });
+  if (profit > 0n) entries.push({ key: `desk-profit:${key}`, kind: "desk-profit", leg: Legs.creatorBuyback, token: trade.token, currency: "USDC" as const, amount: profit, ...onchain, data: { tradeId: trade.id } });
   await recordEntries(tx, entries);
   const pnl = sent - basisPart;
   await tx.execute(sql`UPDATE engine.desk_trades SET usdc_returned = usdc_returned + ${sent.toString()}::numeric, realised_pnl = realised_pnl + ${pnl.toString()}::numeric WHERE id = ${trade.id}`);
@@ -185,6 +241,7 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
   return {
     kind: kind === "liquidated" ? "liquidated" : "closed",
     trade,
+    before,
     reason: `${what}: ${closed} collateral returned ${sent} USDC (basis ${basisPart}, ${pnl >= 0n ? "profit" : "loss"} ${pnl < 0n ? -pnl : pnl})`,
   };
 }

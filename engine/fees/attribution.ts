@@ -20,6 +20,7 @@ import { logDecision } from "../agent-log.js";
 import { getLogsChunked, logPosition } from "../chain/logs.js";
 import type { EngineContext } from "../context.js";
 import { allocateFees } from "../ledger/allocate.js";
+import type { Queryable } from "../db/client.js";
 import { type Currency, Legs, recordEntries } from "../ledger/ledger.js";
 import { getState, setState } from "../state.js";
 import { registryAbi } from "../../common/abis/registry.js";
@@ -29,7 +30,26 @@ async function isEnrolled(ctx: EngineContext, token: Address): Promise<boolean> 
   return ctx.publicClient.readContract({ address: ctx.contract("registry"), abi: registryAbi, functionName: "isEnrolled", args: [token] });
 }
 
-type Cursor = { block: number; logIndex: number };
+/** The last ClaimTokens attributed, and the ones before it (so a reorg can step back to one the chain still has). */
+type Cursor = { block: number; logIndex: number; history?: { block: number; logIndex: number }[] };
+
+/** Claims remembered behind the cursor: deeper reorgs restart from the start block (idempotent, only slower). */
+const CURSOR_HISTORY = 64;
+
+/**
+ * After a reorg from `forkBlock`: each currency's cursor steps back to the last claim below
+ * the fork (the attribution rows of later claims were reversed with their blocks).
+ */
+export async function rewindAttributionCursors(q: Queryable, forkBlock: number): Promise<void> {
+  for (const currency of ["USDC", "WETH"] as const) {
+    const key = `fee-cursor:${currency}`;
+    const cursor = await getState<Cursor>(q, key);
+    if (!cursor || cursor.block < forkBlock) continue;
+    const history = (cursor.history ?? []).filter((h) => h.block < forkBlock);
+    const back = history.pop();
+    await setState(q, key, back ? { ...back, history } : { block: 0, logIndex: -1, history: [] });
+  }
+}
 
 const event = <N extends string>(abi: readonly { type: string; name?: string }[], name: N) =>
   abi.find((e) => e.type === "event" && e.name === name) as never;
@@ -43,7 +63,8 @@ export type AttributionReport = { claims: number; claimedTotal: string; attribut
 export async function attributeClaims(ctx: EngineContext, currencyName: Currency, toBlock?: bigint): Promise<AttributionReport> {
   const currency = ctx.contract(currencyName === "USDC" ? "usdc" : "weth");
   const cursorKey = `fee-cursor:${currencyName}`;
-  const cursor = (await getState<Cursor>(ctx.db, cursorKey)) ?? { block: ctx.config.startBlock, logIndex: -1 };
+  const stored = await getState<Cursor>(ctx.db, cursorKey);
+  const cursor = stored && stored.block >= ctx.config.startBlock ? stored : { block: ctx.config.startBlock, logIndex: -1, history: stored?.history ?? [] };
   const head = toBlock ?? (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }));
   const report: AttributionReport = { claims: 0, claimedTotal: "0", attributed: {}, unattributed: "0" };
   if (BigInt(cursor.block) > head) return report;
@@ -96,18 +117,19 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
     const surplus = claimed - attributed;
     await ctx.db.transaction(async (tx) => {
       for (const f of facts) {
-        const key = `claimed-rewards:${f.log.transactionHash}:${f.log.logIndex}:${currencyName}`;
-        const common = { txHash: f.log.transactionHash, blockNumber: Number(f.log.blockNumber) };
+        // Booked when the claim settles them: the claim's block is the fact a reorg can take away.
+        const key = `claimed-rewards:${claim.blockHash}:${f.log.transactionHash}:${f.log.logIndex}:${currencyName}`;
+        const common = { txHash: f.log.transactionHash, blockNumber: Number(claim.blockNumber), blockHash: claim.blockHash };
         if (currencyName === "USDC") {
-          await allocateFees(tx, { key, token: f.token, usdc: f.amount, split: f.split, ...common, data: { claimTx: claim.transactionHash } });
+          await allocateFees(tx, { key, token: f.token, usdc: f.amount, split: f.split, ...common, data: { claimTx: claim.transactionHash, rewardBlock: Number(f.log.blockNumber) } });
         } else {
-          await recordEntries(tx, [{ key, kind: "fee-claimed", leg: Legs.wethClaimed, token: f.token, currency: "WETH", amount: f.amount, ...common, data: { claimTx: claim.transactionHash } }]);
+          await recordEntries(tx, [{ key, kind: "fee-claimed", leg: Legs.wethClaimed, token: f.token, currency: "WETH", amount: f.amount, ...common, data: { claimTx: claim.transactionHash, rewardBlock: Number(f.log.blockNumber) } }]);
         }
       }
       if (surplus > 0n) {
         await recordEntries(tx, [
           {
-            key: `unattributed:${claim.transactionHash}:${claim.logIndex}`,
+            key: `unattributed:${claim.blockHash}:${claim.transactionHash}:${claim.logIndex}`,
             kind: "unattributed",
             leg: currencyName === "USDC" ? Legs.operator : Legs.legacyWeth,
             token: null,
@@ -115,11 +137,16 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
             amount: surplus,
             txHash: claim.transactionHash,
             blockNumber: Number(claim.blockNumber),
+            blockHash: claim.blockHash,
             data: { reason: "claimed beyond the ClaimedRewards logs since the start block" },
           },
         ]);
       }
-      await setState(tx, cursorKey, { block: Number(claim.blockNumber), logIndex: claim.logIndex });
+      const history = [...(cursor.history ?? []), { block: cursor.block, logIndex: cursor.logIndex }].slice(-CURSOR_HISTORY);
+      cursor.history = history;
+      cursor.block = Number(claim.blockNumber);
+      cursor.logIndex = claim.logIndex;
+      await setState(tx, cursorKey, { block: cursor.block, logIndex: cursor.logIndex, history });
     });
     if (surplus < 0n) {
       ctx.log.error({ claim: claim.transactionHash, claimed: String(claimed), attributed: String(attributed) }, "attributed more than was claimed");
@@ -141,7 +168,7 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   return report;
 }
 
-type ClaimLog = { blockNumber: bigint; logIndex: number; transactionHash: `0x${string}`; args: { feeOwner: Address; token: Address; amountClaimed: bigint } };
+type ClaimLog = { blockNumber: bigint; blockHash: `0x${string}`; logIndex: number; transactionHash: `0x${string}`; args: { feeOwner: Address; token: Address; amountClaimed: bigint } };
 type RewardLog = {
   blockNumber: bigint;
   logIndex: number;

@@ -72,13 +72,14 @@ async function finishConversion(ctx: EngineContext, id: number, worker: string):
     for (const [token, usdcAmount] of Object.entries(usdcShares)) {
       const info = await tokenInfo(ctx, token as Address);
       await allocateFees(tx, {
-        key: `weth-converted:${id}:${token}`,
+        key: `weth-converted:${id}:${token}:${swap.outcome.intent.blockHash}`,
         kind: "weth-converted",
         token: info.token,
         usdc: usdcAmount,
         split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null,
         txHash: swap.outcome.intent.txHash,
         blockNumber: swap.outcome.intent.blockNumber,
+        blockHash: swap.outcome.intent.blockHash,
         data: { conversionId: id, wethIn: shares[token]!.toString() },
       });
     }

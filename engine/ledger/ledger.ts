@@ -2,7 +2,13 @@
  * The durable money ledger (DESIGN.md §5). One row per movement, keyed by the fact or
  * intent that caused it, so every write is idempotent. The spec's accumulators
  * (`pendingBuybackUsdc`, the perp USDC per token, the creator buyback queue, the legacy
- * WETH balance) are sums over it, never counters in memory.
+ * WETH balance) are running balances in `engine.ledger_balances`, updated in the same
+ * transaction as each row that moves them (an account beside its journal): a read is one
+ * row whatever the length of history, and the audit checks each balance against its rows.
+ *
+ * Rows derived from a receipt or a log carry its block hash. When a reorg takes the block
+ * away, `reverseBlocks` writes a compensating row per lost row (`reversal:<key>`, same leg
+ * and kind, amount negated), and the fact is derived again from the canonical chain.
  *
  * Spends are written when the worker commits to them (with the buyback / trade / purchase
  * row that carries them, in one transaction); a spend whose transaction never lands is
@@ -43,6 +49,8 @@ export type LedgerEntry = {
   intentId?: number | null;
   txHash?: string | null;
   blockNumber?: number | null;
+  /** The block of the receipt or log this row is derived from (reorg-checked until final). */
+  blockHash?: string | null;
   data?: Record<string, unknown> | null;
 };
 
@@ -53,43 +61,119 @@ export class InsufficientLegBalanceError extends Error {
   }
 }
 
-/** Inserts entries; rows whose key exists are skipped. Returns how many were new. */
-export async function recordEntries(q: Queryable, entries: LedgerEntry[]): Promise<number> {
-  if (!entries.length) return 0;
-  const rows = await q
-    .insert(tables.ledger)
-    .values(
-      entries.map((e) => ({
-        key: e.key,
-        kind: e.kind,
-        leg: e.leg,
-        token: e.token ?? null,
-        currency: e.currency,
-        amount: e.amount.toString(),
-        intentId: e.intentId ?? null,
-        txHash: e.txHash ?? null,
-        blockNumber: e.blockNumber ?? null,
-        data: e.data ?? null,
-      })),
-    )
-    .onConflictDoNothing({ target: tables.ledger.key })
-    .returning({ id: tables.ledger.id });
-  return rows.length;
+type Inserted = { leg: string; token: string | null; currency: string; kind: string; amount: string };
+
+/** Applies inserted rows to their running balances, in a fixed order (no deadlock between writers). */
+async function applyBalances(q: Queryable, rows: Inserted[]): Promise<void> {
+  const deltas = new Map<string, { leg: string; token: string; currency: string; balance: bigint; allocated: bigint; rows: number }>();
+  for (const r of rows) {
+    const token = r.token ?? "";
+    const id = `${r.leg}\u0000${token}\u0000${r.currency}`;
+    const d = deltas.get(id) ?? { leg: r.leg, token, currency: r.currency, balance: 0n, allocated: 0n, rows: 0 };
+    d.balance += BigInt(r.amount);
+    if (r.kind === "allocation") d.allocated += BigInt(r.amount);
+    d.rows++;
+    deltas.set(id, d);
+  }
+  for (const id of [...deltas.keys()].sort()) {
+    const d = deltas.get(id)!;
+    await q
+      .insert(tables.ledgerBalances)
+      .values({ leg: d.leg, token: d.token, currency: d.currency, balance: d.balance.toString(), allocated: d.allocated.toString(), rows: d.rows })
+      .onConflictDoUpdate({
+        target: [tables.ledgerBalances.leg, tables.ledgerBalances.token, tables.ledgerBalances.currency],
+        set: {
+          balance: sql`${tables.ledgerBalances.balance} + ${d.balance.toString()}::numeric`,
+          allocated: sql`${tables.ledgerBalances.allocated} + ${d.allocated.toString()}::numeric`,
+          rows: sql`${tables.ledgerBalances.rows} + ${d.rows}`,
+          updatedAt: sql`now()`,
+        },
+      });
+  }
 }
 
-/** Balance of a leg: for one token, or pooled over every token when `token` is omitted. */
+/** Runs `fn` in a transaction: inside the caller's when `q` is one, a new one otherwise. */
+function inTransaction<T>(q: Queryable, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return "transaction" in q && !("rollback" in q) ? (q as Db).transaction(fn) : fn(q);
+}
+
+/**
+ * Inserts entries and moves their running balances, in one transaction; rows whose key
+ * exists are skipped. Returns how many were new.
+ */
+export async function recordEntries(q: Queryable, entries: LedgerEntry[]): Promise<number> {
+  if (!entries.length) return 0;
+  return inTransaction(q, async (tx) => {
+    const rows = await tx
+      .insert(tables.ledger)
+      .values(
+        entries.map((e) => ({
+          key: e.key,
+          kind: e.kind,
+          leg: e.leg,
+          token: e.token ?? null,
+          currency: e.currency,
+          amount: e.amount.toString(),
+          intentId: e.intentId ?? null,
+          txHash: e.txHash ?? null,
+          blockNumber: e.blockNumber ?? null,
+          blockHash: e.blockHash ?? null,
+          data: e.data ?? null,
+        })),
+      )
+      .onConflictDoNothing({ target: tables.ledger.key })
+      .returning({ leg: tables.ledger.leg, token: tables.ledger.token, currency: tables.ledger.currency, kind: tables.ledger.kind, amount: tables.ledger.amount });
+    await applyBalances(tx, rows);
+    return rows.length;
+  });
+}
+
+/** Balance of a leg: for one token, or pooled over every token when `token` is omitted. One balance row per (token, currency). */
 export async function legBalance(q: Queryable, leg: Leg, token?: Address | null): Promise<bigint> {
-  const where = token === undefined ? sql`leg = ${leg}` : token === null ? sql`leg = ${leg} AND token IS NULL` : sql`leg = ${leg} AND token = ${token}`;
-  const { rows } = await q.execute<{ total: string | null }>(sql`SELECT COALESCE(SUM(amount), 0)::text AS total FROM engine.ledger WHERE ${where}`);
+  const where = token === undefined ? sql`leg = ${leg}` : sql`leg = ${leg} AND token = ${token ?? ""}`;
+  const { rows } = await q.execute<{ total: string | null }>(sql`SELECT COALESCE(SUM(balance), 0)::text AS total FROM engine.ledger_balances WHERE ${where}`);
   return BigInt(rows[0]?.total ?? "0");
 }
 
 /** Balances of a per-token leg, every token with a non-zero balance. */
 export async function legBalancesByToken(q: Queryable, leg: Leg): Promise<Map<Address, bigint>> {
   const { rows } = await q.execute<{ token: Address; total: string }>(
-    sql`SELECT token, SUM(amount)::text AS total FROM engine.ledger WHERE leg = ${leg} AND token IS NOT NULL GROUP BY token HAVING SUM(amount) <> 0 ORDER BY token`,
+    sql`SELECT token, SUM(balance)::text AS total FROM engine.ledger_balances WHERE leg = ${leg} AND token <> '' GROUP BY token HAVING SUM(balance) <> 0 ORDER BY token`,
   );
   return new Map(rows.map((r) => [r.token, BigInt(r.total)]));
+}
+
+export type ReversedRow = { key: string; leg: string; token: string | null; currency: string; amount: bigint; blockNumber: number | null; blockHash: string };
+
+/**
+ * Reverses every row derived from the given blocks (not reversed yet): a compensating row
+ * `reversal:<key>` with the same leg, token and kind and the amount negated, balances moved
+ * in the same transaction. Idempotent: a row is reversed at most once.
+ */
+export async function reverseBlocks(q: Queryable, blockHashes: string[], reason: string): Promise<ReversedRow[]> {
+  if (!blockHashes.length) return [];
+  const { rows } = await q.execute<{ key: string; kind: string; leg: string; token: string | null; currency: string; amount: string; intent_id: number | null; tx_hash: string | null; block_number: number | null; block_hash: string }>(sql`
+    SELECT l.key, l.kind, l.leg, l.token, l.currency, l.amount::text AS amount, l.intent_id, l.tx_hash, l.block_number, l.block_hash
+    FROM engine.ledger l
+    WHERE l.block_hash IN (${sql.join(blockHashes.map((h) => sql`${h}`), sql`, `)})
+      AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
+    ORDER BY l.id`);
+  await recordEntries(
+    q,
+    rows.map((r) => ({
+      key: `reversal:${r.key}`,
+      kind: r.kind,
+      leg: r.leg as Leg,
+      token: (r.token as Address | null) ?? null,
+      currency: r.currency as Currency,
+      amount: -BigInt(r.amount),
+      intentId: r.intent_id,
+      txHash: r.tx_hash,
+      blockNumber: r.block_number,
+      data: { reversalOf: r.key, blockHash: r.block_hash, reason },
+    })),
+  );
+  return rows.map((r) => ({ key: r.key, leg: r.leg, token: r.token, currency: r.currency, amount: BigInt(r.amount), blockNumber: r.block_number === null ? null : Number(r.block_number), blockHash: r.block_hash }));
 }
 
 /** USDC waiting for the protocol-token buyback (the spec's `pendingBuybackUsdc`). */
@@ -137,9 +221,11 @@ export function consumePerpUsdc(tx: Tx, token: Address, amount: bigint, key: str
 
 /**
  * Reverses a spend whose transaction will never land (simulation revert, onchain revert,
- * refused order). Keyed by the spend, so a spend is refunded at most once.
+ * refused order, dropped transaction). A spend is refunded at most once while its refund
+ * stands; a refund derived from a log (`fact`) carries its block, and when a reorg reverses
+ * it the spend can be refunded again by the canonical log.
  */
-export async function refundSpend(q: Queryable, spendKey: string, reason: string): Promise<bigint> {
+export async function refundSpend(q: Queryable, spendKey: string, reason: string, fact?: { blockNumber: number; blockHash: string }): Promise<bigint> {
   const { rows } = await q.execute<{ leg: Leg; token: Address | null; currency: Currency; amount: string }>(
     sql`SELECT leg, token, currency, amount::text AS amount FROM engine.ledger WHERE key = ${spendKey}`,
   );
@@ -147,8 +233,22 @@ export async function refundSpend(q: Queryable, spendKey: string, reason: string
   if (!spend) return 0n;
   const amount = -BigInt(spend.amount);
   if (amount <= 0n) return 0n;
+  const standing = await q.execute(sql`
+    SELECT 1 FROM engine.ledger l WHERE (l.key = ${`refund:${spendKey}`} OR l.key LIKE ${`refund:${spendKey}:%`})
+      AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)`);
+  if (standing.rows.length) return amount; // already refunded: the same refund, recorded once
   await recordEntries(q, [
-    { key: `refund:${spendKey}`, kind: "refund", leg: spend.leg, token: spend.token, currency: spend.currency, amount, data: { reason } },
+    {
+      key: fact ? `refund:${spendKey}:${fact.blockHash}` : `refund:${spendKey}`,
+      kind: "refund",
+      leg: spend.leg,
+      token: spend.token,
+      currency: spend.currency,
+      amount,
+      blockNumber: fact?.blockNumber ?? null,
+      blockHash: fact?.blockHash ?? null,
+      data: { reason, spendKey },
+    },
   ]);
   return amount;
 }
@@ -188,7 +288,8 @@ export type InvariantReport = { ok: boolean; violations: string[] };
  * The ledger invariants of DESIGN.md §5 that the database alone can check:
  * - per token, fees attributed (`claimed`) = the sum of its allocations to the legs;
  * - no leg is spent beyond what it received (pooled legs as a whole, per-token legs per token);
- * - every completed buyback burned exactly the tokens it bought.
+ * - every completed buyback burned exactly the tokens it bought;
+ * - every running balance equals the sum of its ledger rows.
  */
 export async function checkLedgerInvariants(q: Queryable): Promise<InvariantReport> {
   const violations: string[] = [];
@@ -214,6 +315,20 @@ export async function checkLedgerInvariants(q: Queryable): Promise<InvariantRepo
     SELECT id, COALESCE(tokens_bought, 0)::text AS bought, COALESCE(tokens_burned, 0)::text AS burned
     FROM engine.buybacks WHERE status = 'done' AND COALESCE(tokens_bought, 0) <> COALESCE(tokens_burned, 0)`);
   for (const r of burns.rows) violations.push(`buyback ${r.id}: bought ${r.bought} ≠ burned ${r.burned}`);
+  const balances = await q.execute<{ leg: string; token: string; currency: string; kept: string | null; summed: string | null; kept_alloc: string | null; summed_alloc: string | null }>(sql`
+    WITH sums AS (
+      SELECT leg, COALESCE(token, '') AS token, currency, SUM(amount) AS balance, COALESCE(SUM(amount) FILTER (WHERE kind = 'allocation'), 0) AS allocated
+      FROM engine.ledger GROUP BY leg, COALESCE(token, ''), currency)
+    SELECT COALESCE(b.leg, s.leg) AS leg, COALESCE(b.token, s.token) AS token, COALESCE(b.currency, s.currency) AS currency,
+           b.balance::text AS kept, s.balance::text AS summed, b.allocated::text AS kept_alloc, s.allocated::text AS summed_alloc
+    FROM engine.ledger_balances b FULL OUTER JOIN sums s ON s.leg = b.leg AND s.token = b.token AND s.currency = b.currency
+    WHERE COALESCE(b.balance, 0) <> COALESCE(s.balance, 0) OR COALESCE(b.allocated, 0) <> COALESCE(s.allocated, 0)`);
+  for (const r of balances.rows) {
+    violations.push(
+      `balance of leg ${r.leg}${r.token ? ` of ${r.token}` : ""} (${r.currency}): kept ${r.kept ?? "none"} ≠ ledger sum ${r.summed ?? "0"}` +
+        (r.kept_alloc !== r.summed_alloc ? ` (allocated kept ${r.kept_alloc ?? "none"} ≠ ${r.summed_alloc ?? "0"})` : ""),
+    );
+  }
   return { ok: violations.length === 0, violations };
 }
 
@@ -224,15 +339,13 @@ export type LedgerTotals = {
   pending: { protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; creatorBuybackUsdc: bigint; legacyWeth: bigint; unconvertedWeth: bigint };
 };
 
-/** Totals for `/stats`: what was claimed, how it was allocated, what is pending per leg. */
+/** Totals for `/stats`: what was claimed, how it was allocated, what is pending per leg (from the running balances). */
 export async function ledgerTotals(q: Queryable): Promise<LedgerTotals> {
-  const { rows } = await q.execute<{ leg: string; kind: string; total: string }>(
-    sql`SELECT leg, kind, SUM(amount)::text AS total FROM engine.ledger GROUP BY leg, kind`,
+  const { rows } = await q.execute<{ leg: string; balance: string; allocated: string }>(
+    sql`SELECT leg, SUM(balance)::text AS balance, SUM(allocated)::text AS allocated FROM engine.ledger_balances GROUP BY leg`,
   );
-  const sum = (pred: (r: { leg: string; kind: string }) => boolean) =>
-    rows.filter(pred).reduce((acc, r) => acc + BigInt(r.total), 0n);
-  const bal = (leg: string) => sum((r) => r.leg === leg);
-  const alloc = (leg: string) => sum((r) => r.leg === leg && r.kind === "allocation");
+  const bal = (leg: string) => BigInt(rows.find((r) => r.leg === leg)?.balance ?? "0");
+  const alloc = (leg: string) => BigInt(rows.find((r) => r.leg === leg)?.allocated ?? "0");
   return {
     feesClaimedUsdc: bal(Legs.claimed),
     allocatedUsdc: { protocol: alloc(Legs.protocol), asset: alloc(Legs.asset), perp: alloc(Legs.perp), operator: alloc(Legs.operator) },

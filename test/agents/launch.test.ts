@@ -209,7 +209,7 @@ describe("crash between steps", () => {
     const row = (await pool.query("SELECT status, token, fee_tx FROM engine.agents WHERE id = $1", [agent.id])).rows[0];
     expect(row).toMatchObject({ status: "launching", token: null });
     expect(row.fee_tx).toMatch(/^0x/);
-    const intents = (await pool.query("SELECT key, status FROM engine.agent_tx_intents WHERE agent_id = $1 ORDER BY id", [agent.id])).rows;
+    const intents = (await pool.query("SELECT key, status FROM engine.tx_intents WHERE agent_id = $1 ORDER BY id", [agent.id])).rows;
     expect(intents).toEqual([
       { key: `agent:${agent.id}:platform-fee`, status: "mined" },
       { key: `agent:${agent.id}:deploy:1`, status: "broadcast" },

@@ -1,0 +1,189 @@
+/**
+ * The finality watcher: compares every block the engine has built on with the canonical
+ * chain, at startup and on every monitor tick, and undoes what a reorg took away.
+ *
+ * What the engine builds on carries the number and hash of its block: mined and reverted
+ * intents, ledger rows derived from a receipt or a log, applied perps events. The watcher
+ * walks those blocks from the newest down and stops at the first one the chain still has
+ * (the hash chain vouches for everything below it), so a quiet chain costs one block lookup.
+ * Every block above that point was forgotten — a reorg, an RPC failover to a node at another
+ * head, a devnet rolled back to its last state snapshot — and in one database transaction:
+ * - its intents go back to broadcast (same nonce, same signed bytes: never a second spend),
+ *   and their stored bytes are sent again;
+ * - its ledger rows are reversed by keyed compensating rows (`reversal:<key>`);
+ * - the engine's rewind hook puts the work that used them back where it can be redone
+ *   (scan cursors, buybacks, conversions, desk trades), so it is derived again from the
+ *   new receipts, whose amounts may differ.
+ * Intents covered by `CONFIRMATIONS` blocks are then marked final.
+ */
+import { sql } from "drizzle-orm";
+import type { Hex, PublicClient } from "viem";
+import type { Logger } from "../../common/logger.js";
+import type { Db, Tx } from "../db/client.js";
+import { classifyError } from "../errors.js";
+import { type ReversedRow, reverseBlocks } from "../ledger/ledger.js";
+import { type IntentRow, intentFromRow } from "./intents.js";
+
+/** Recorded blocks read per page while walking down. */
+const PAGE = 50;
+
+export type LostBlock = { number: number; hash: Hex };
+
+/** What a reorg took away, handed to the rewind hook inside the watcher's transaction. */
+export type ReorgEffects = {
+  /** Lowest block number that was lost: everything the engine scanned from here is redone. */
+  forkBlock: number;
+  lost: LostBlock[];
+  /** Intents sent back to broadcast (or dropped when their nonce is held by another live intent). */
+  intents: IntentRow[];
+  reversed: ReversedRow[];
+};
+
+export type RewindHook = (tx: Tx, effects: ReorgEffects) => Promise<void>;
+
+export type FinalityDeps = {
+  db: Db;
+  publicClient: PublicClient;
+  log: Logger;
+  confirmations: number;
+  rewind?: RewindHook;
+};
+
+export type FinalityReport = { head: number; checked: number; lost: LostBlock[]; reopened: string[]; reversed: number; finalized: number };
+
+type Recorded = { number: number; hash: Hex };
+
+/** The recorded blocks below `before`, newest first: one indexed query per source. */
+async function recordedBlocks(db: Db, before: number): Promise<Recorded[]> {
+  const sources = [
+    sql`SELECT DISTINCT block_number, block_hash FROM (
+          SELECT block_number, block_hash FROM engine.tx_intents
+          WHERE block_hash IS NOT NULL AND status IN ('mined', 'reverted') AND block_number < ${before}
+          ORDER BY block_number DESC LIMIT ${PAGE}) t`,
+    sql`SELECT DISTINCT block_number, block_hash FROM (
+          SELECT l.block_number, l.block_hash FROM engine.ledger l
+          WHERE l.block_hash IS NOT NULL AND l.block_number < ${before}
+            AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
+          ORDER BY l.block_number DESC LIMIT ${PAGE}) t`,
+    sql`SELECT DISTINCT block_number, block_hash FROM (
+          SELECT block_number, block_hash FROM engine.perps_events
+          WHERE block_hash IS NOT NULL AND block_number < ${before}
+          ORDER BY block_number DESC LIMIT ${PAGE}) t`,
+  ];
+  const seen = new Map<string, Recorded>();
+  for (const query of sources) {
+    const { rows } = await db.execute<{ block_number: string; block_hash: Hex }>(query);
+    for (const r of rows) seen.set(`${r.block_number}:${r.block_hash}`, { number: Number(r.block_number), hash: r.block_hash });
+  }
+  return [...seen.values()].sort((a, b) => b.number - a.number);
+}
+
+/** The canonical hash at a height, or null when the chain is shorter. */
+async function canonicalHash(client: PublicClient, number: number, head: number): Promise<Hex | null> {
+  if (number > head) return null;
+  try {
+    const block = await client.getBlock({ blockNumber: BigInt(number), includeTransactions: false });
+    return block.hash;
+  } catch (error) {
+    if (/not found|could not be found/i.test(classifyError(error).message)) return null;
+    throw error;
+  }
+}
+
+/**
+ * One pass of the watcher. Safe to run concurrently with itself and with other processes
+ * (the reversal and the intent updates are keyed and guarded by status).
+ */
+export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport> {
+  const { db, publicClient, log } = deps;
+  const head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }));
+  const lost: LostBlock[] = [];
+  let checked = 0;
+  let before = Number.MAX_SAFE_INTEGER;
+  walk: for (;;) {
+    const page = await recordedBlocks(db, before);
+    if (!page.length) break;
+    const byNumber = new Map<number, Recorded[]>();
+    for (const r of page) byNumber.set(r.number, [...(byNumber.get(r.number) ?? []), r]);
+    for (const [number, recorded] of [...byNumber].sort((a, b) => b[0] - a[0])) {
+      const hash = await canonicalHash(publicClient, number, head);
+      checked++;
+      const gone = recorded.filter((r) => r.hash !== hash);
+      lost.push(...gone);
+      // A recorded block the chain still has: every block below it is canonical too.
+      if (gone.length < recorded.length) break walk;
+    }
+    before = Math.min(...page.map((r) => r.number));
+  }
+
+  const report: FinalityReport = { head, checked, lost, reopened: [], reversed: 0, finalized: 0 };
+  if (lost.length) {
+    const forkBlock = Math.min(...lost.map((b) => b.number));
+    const hashes = lost.map((b) => b.hash);
+    const reason = `block${lost.length > 1 ? "s" : ""} ${[...new Set(lost.map((b) => b.number))].sort((a, b) => a - b).join(", ")} left the canonical chain`;
+    const intents = await db.transaction(async (tx) => {
+      const reopened = await reopenIntents(tx, hashes, reason);
+      const reversed = await reverseBlocks(tx, hashes, reason);
+      await deps.rewind?.(tx, { forkBlock, lost, intents: reopened, reversed });
+      report.reversed = reversed.length;
+      return reopened;
+    });
+    report.reopened = intents.map((i) => i.key);
+    log.warn(
+      { forkBlock, lost: lost.length, intents: report.reopened, reversedRows: report.reversed },
+      `reorg: ${reason}; ${intents.length} transaction(s) back to broadcast, ${report.reversed} ledger row(s) reversed`,
+    );
+    await resend(publicClient, log, intents);
+  }
+  const finalBelow = head - deps.confirmations;
+  const finalized = await db.execute(sql`
+    UPDATE engine.tx_intents SET final_at = now()
+    WHERE final_at IS NULL AND status IN ('mined', 'reverted') AND block_number <= ${finalBelow}`);
+  report.finalized = finalized.rowCount ?? 0;
+  return report;
+}
+
+/**
+ * Sends the intents of lost blocks back to broadcast. One whose (signer, nonce) another live
+ * intent holds can never be mined as it is: it is dropped with its reason instead.
+ */
+async function reopenIntents(tx: Tx, hashes: Hex[], reason: string): Promise<IntentRow[]> {
+  const { rows } = await tx.execute<Record<string, unknown>>(sql`
+    SELECT * FROM engine.tx_intents
+    WHERE block_hash IN (${sql.join(hashes.map((h) => sql`${h}`), sql`, `)}) AND status IN ('mined', 'reverted')
+    ORDER BY signer, nonce FOR UPDATE`);
+  const out: IntentRow[] = [];
+  for (const r of rows) {
+    const intent = intentFromRow(r);
+    const { rows: holders } = await tx.execute<{ key: string }>(sql`
+      SELECT key FROM engine.tx_intents WHERE signer = ${intent.signer} AND nonce = ${intent.nonce} AND status IN ('signed', 'broadcast') AND id <> ${intent.id}`);
+    const why = `reorged out: ${reason} (was in block ${intent.blockNumber}, ${intent.blockHash})`;
+    const updated = holders.length
+      ? await tx.execute<Record<string, unknown>>(sql`
+          UPDATE engine.tx_intents SET status = 'dropped', error = ${`${why}; its nonce is now held by ${holders[0]!.key}`},
+            block_number = NULL, block_hash = NULL, final_at = NULL, reorgs = reorgs + 1, updated_at = now()
+          WHERE id = ${intent.id} RETURNING *`)
+      : await tx.execute<Record<string, unknown>>(sql`
+          UPDATE engine.tx_intents SET status = 'broadcast', error = ${why}, revert_reason = NULL, block_number = NULL, block_hash = NULL,
+            gas_used = NULL, mined_at = NULL, final_at = NULL, reorgs = reorgs + 1, broadcast_at = now(), updated_at = now()
+          WHERE id = ${intent.id} RETURNING *`);
+    out.push(intentFromRow(updated.rows[0]!));
+  }
+  return out;
+}
+
+/** The stored signed bytes of reopened intents, sent again in nonce order (the pipeline settles them). */
+async function resend(client: PublicClient, log: Logger, intents: IntentRow[]): Promise<void> {
+  for (const intent of intents) {
+    if (intent.status !== "broadcast" || !intent.rawTx) continue;
+    try {
+      await client.request({ method: "eth_sendRawTransaction", params: [intent.rawTx] });
+      log.info({ intent: intent.key, hash: intent.txHash }, `re-sent ${intent.key} after the reorg (same signed bytes)`);
+    } catch (error) {
+      const e = classifyError(error);
+      if (!["already-known", "nonce-too-low", "replacement-underpriced"].includes(e.code)) {
+        log.warn({ intent: intent.key, err: e.message }, "re-sending after the reorg failed; the pipeline retries");
+      }
+    }
+  }
+}
