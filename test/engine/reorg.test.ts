@@ -1,0 +1,277 @@
+/**
+ * A chain that forgets blocks: anvil `evm_snapshot` / `evm_revert` after each stage of the
+ * money path (a fee claim mined, a buyback swap mined but not burned, a desk order mined,
+ * an agent wallet's transaction mined), then the engine's finality watcher. Each stage must
+ * end converged: the lost intents re-mined from their stored bytes (same hashes), the ledger
+ * rows of lost blocks reversed and derived again, the invariants clean and the ledger equal
+ * to the chain to the base unit. Also: a transaction sent from the operator key outside the
+ * engine takes a signed intent's nonce; the intent is dropped and the work goes on.
+ */
+import { type Address, type Hex, encodeFunctionData, erc20Abi, getAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
+import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
+import { DEAD_ADDRESS } from "../../common/constants.js";
+import { createLogger } from "../../common/logger.js";
+import { tradesWithStatus } from "../../engine/desks/trades.js";
+import { type Engine, createEngine } from "../../engine/engine.js";
+import type { CrashPoint, Faults } from "../../engine/faults.js";
+import { Legs, checkLedgerInvariants, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../engine/ledger/ledger.js";
+import type { WorkerName } from "../../engine/workers/index.js";
+import { ANVIL_KEYS } from "../helpers/env.js";
+import { type PrivateDevnet, rpc, startPrivateDevnet } from "./devnet.js";
+
+const USDC = 1_000_000n;
+const TRADER = 5;
+let d: PrivateDevnet;
+let engine: Engine;
+let operator: Address;
+let usdcToken: Address;
+let wethToken: Address;
+
+/** Faults that throw at a chosen point (a worker cycle that stops there, as a crash would). */
+const stops = new Set<CrashPoint>();
+const faults: Faults = {
+  hit(point) {
+    if (stops.delete(point)) throw new Error(`stopped at ${point}`);
+  },
+};
+
+async function run(name: WorkerName) {
+  const outcome = await engine.runOnce(name);
+  if (!outcome.ok) throw new Error(`${name} failed: ${outcome.error}`);
+  return outcome.result as Record<string, unknown>;
+}
+
+async function sumRows(where: string, params: unknown[] = []): Promise<bigint> {
+  const { rows } = await engine.ctx.pool.query(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE ${where}`, params);
+  return BigInt(rows[0].s);
+}
+
+async function claimedOnchain(currency: Address): Promise<bigint> {
+  const logs = await d.as(1).publicClient.getLogs({
+    address: d.c.feeLocker,
+    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
+    args: { feeOwner: operator, token: currency } as never,
+    fromBlock: 0n,
+    toBlock: "latest",
+  });
+  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
+}
+
+const snapshot = () => rpc<Hex>(d.rpcUrl, "evm_snapshot");
+async function revertTo(id: Hex, mine = 0) {
+  expect(await rpc<boolean>(d.rpcUrl, "evm_revert", [id])).toBe(true);
+  // The new branch grows past the old heights, as a competing chain would.
+  if (mine) await rpc(d.rpcUrl, "anvil_mine", [`0x${mine.toString(16)}`]);
+}
+
+/** Every mined intent's recorded block is the canonical one. */
+async function intentsCanonical() {
+  const { rows } = await engine.ctx.pool.query("SELECT key, tx_hash, block_number, block_hash FROM engine.tx_intents WHERE status IN ('mined', 'reverted')");
+  for (const r of rows) {
+    const receipt = await d.as(1).publicClient.getTransactionReceipt({ hash: r.tx_hash });
+    expect({ key: r.key, hash: receipt.blockHash }).toEqual({ key: r.key, hash: r.block_hash });
+  }
+}
+
+async function expectConverged() {
+  const again = await engine.checkFinality();
+  expect(again.lost).toEqual([]);
+  const { rows } = await engine.ctx.pool.query("SELECT key, status FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
+  expect(rows).toEqual([]);
+  await intentsCanonical();
+  expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
+  // Ledger = chain: every USDC and WETH the fee locker paid the operator, to the base unit.
+  expect(await sumRows("currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await claimedOnchain(d.c.usdc!));
+  expect(await sumRows("currency = 'WETH' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await claimedOnchain(d.c.weth!));
+}
+
+beforeAll(async () => {
+  d = await startPrivateDevnet();
+  const config = d.config();
+  operator = config.operator!;
+  usdcToken = getAddress(d.c.usdcPairedToken!);
+  wethToken = getAddress(d.c.wethPairedToken!);
+  engine = await createEngine({ config, log: createLogger("engine", "error"), faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
+  await engine.reconcile();
+}, 240_000);
+
+afterAll(async () => {
+  await engine?.stop();
+  await d?.stop();
+});
+
+describe("reorgs and rollbacks", () => {
+  it("a fee claim reorged away is re-mined from its bytes, its attribution reversed and derived again with the new amounts", async () => {
+    await d.buy(TRADER, usdcToken, 5_000n * USDC);
+    await d.buy(TRADER, wethToken, 3_000n * USDC);
+    for (let i = 0; i < 4; i++) await run("price-sampler");
+    const before = await snapshot();
+    const first = await run("fee-claimer");
+    expect(first.claimed).toEqual(["usdc", "weth"]);
+    const claimedFirst = await claimedOnchain(d.c.usdc!);
+    expect(claimedFirst).toBeGreaterThan(0n);
+    const { rows: mined } = await engine.ctx.pool.query("SELECT key, tx_hash FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%' AND status = 'mined' ORDER BY id");
+    expect(mined.length).toBeGreaterThanOrEqual(3);
+
+    // The chain forgets the claim; the new branch has one more trade, so the re-mined
+    // collectRewards pays more than the first time.
+    await revertTo(before);
+    await d.buy(TRADER, usdcToken, 2_000n * USDC);
+    const report = await engine.checkFinality();
+    expect(report.lost.length).toBeGreaterThan(0);
+    expect(report.reopened).toEqual(expect.arrayContaining(mined.map((r) => r.key)));
+    expect(report.reversed).toBeGreaterThan(0);
+
+    // Same signed bytes: each intent mined again under its original hash.
+    const { rows: again } = await engine.ctx.pool.query("SELECT key, tx_hash, status, reorgs FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%' ORDER BY id");
+    for (const r of mined) expect(again.find((a) => a.key === r.key)).toMatchObject({ tx_hash: r.tx_hash, status: "mined", reorgs: 1 });
+    await run("fee-claimer");
+    const claimedNow = await claimedOnchain(d.c.usdc!);
+    expect(claimedNow).toBeGreaterThan(claimedFirst);
+    await expectConverged();
+    const { rows: log } = await engine.ctx.pool.query("SELECT decision FROM engine.agent_log WHERE decision IN ('tx-reorged', 'ledger-reversed')");
+    expect(log.length).toBeGreaterThan(0);
+  });
+
+  it("a buyback swap mined but not burned, then reorged away, is swapped again and burned exactly once", async () => {
+    const pending = await pendingBuybackUsdc(engine.ctx.db);
+    expect(pending).toBeGreaterThanOrEqual(500_000n);
+    const dead = await d.balance(d.protocolToken, DEAD_ADDRESS);
+    const before = await snapshot();
+    stops.add("between-swap-and-burn");
+    const stopped = await engine.runOnce("buyback-engine");
+    expect(stopped.ok).toBe(false);
+    const { rows: b1 } = await engine.ctx.pool.query("SELECT id, status FROM engine.buybacks WHERE kind = 'protocol' ORDER BY id DESC LIMIT 1");
+    expect(b1[0].status).toBe("burning");
+
+    await revertTo(before, 2);
+    const report = await engine.checkFinality();
+    expect(report.reopened).toContain(`buyback:${b1[0].id}:swap`);
+    const { rows: b2 } = await engine.ctx.pool.query("SELECT status FROM engine.buybacks WHERE id = $1", [b1[0].id]);
+    expect(b2[0].status).toBe("swapping");
+
+    const result = await run("buyback-engine");
+    const [b] = result.buybacks as { id: number; status: string; tokensBought: string; tokensBurned: string }[];
+    expect(b).toMatchObject({ id: Number(b1[0].id), status: "done" });
+    expect(b!.tokensBurned).toBe(b!.tokensBought);
+    expect((await d.balance(d.protocolToken, DEAD_ADDRESS)) - dead).toBe(BigInt(b!.tokensBurned));
+    expect(await d.balance(d.protocolToken, operator)).toBe(0n);
+    expect(await pendingBuybackUsdc(engine.ctx.db)).toBe(0n);
+    await expectConverged();
+  });
+
+  it("a desk order reorged away is placed again from its bytes; the perp leg pays for it once", async () => {
+    // More fees for the perp leg: enough for a desk.
+    await d.buy(TRADER, usdcToken, 8_000n * USDC);
+    await run("fee-claimer");
+    for (let i = 0; i < 6; i++) await run("price-sampler");
+    const perp = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    expect(perp * 5n).toBeGreaterThanOrEqual(100n * USDC);
+    const before = await snapshot();
+    const managed = await run("desk-manager");
+    expect(managed.actions).toContainEqual(expect.objectContaining({ token: usdcToken, action: "open" }));
+    const [opening] = (await tradesWithStatus(engine.ctx.db, ["opening"])).filter((t) => t.token === usdcToken);
+    expect(opening?.orderId).not.toBeNull();
+
+    await revertTo(before, 1);
+    const report = await engine.checkFinality();
+    expect(report.reopened).toContain(`desk-trade:${opening!.id}:open`);
+    await run("profit-checker"); // desk sync: reads the re-mined order
+    const [again] = (await tradesWithStatus(engine.ctx.db, ["opening"])).filter((t) => t.id === opening!.id);
+    expect(again?.orderId).not.toBeNull();
+    await d.execute([again!.orderId!]);
+    await run("profit-checker");
+    const [open] = (await tradesWithStatus(engine.ctx.db, ["open"])).filter((t) => t.id === opening!.id);
+    expect(open?.basisUsdc).toBe(perp);
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(0n);
+    expect(await sumRows("key = $1", [`spend:desk-trade:${opening!.id}`])).toBe(-perp);
+    // The exchange holds the collateral once.
+    expect(await d.balance(d.c.usdc!, operator)).toBeGreaterThanOrEqual(await legBalance(engine.ctx.db, Legs.protocol));
+    await expectConverged();
+  });
+
+  it("an applied desk execution reorged away is undone and applied again from the canonical log", async () => {
+    const [open] = (await tradesWithStatus(engine.ctx.db, ["open"])).filter((t) => t.token === usdcToken);
+    const eth = await d.price("ETH_USD");
+    await d.setPrice("ETH_USD", (eth * 105n) / 100n);
+    await run("profit-checker"); // take profit: the close order
+    const [closing] = (await tradesWithStatus(engine.ctx.db, ["closing"])).filter((t) => t.id === open!.id);
+    expect(closing?.closeOrderId).not.toBeNull();
+    const before = await snapshot();
+    await d.execute([closing!.closeOrderId!]);
+    await run("profit-checker");
+    const [closed] = (await tradesWithStatus(engine.ctx.db, ["closed"])).filter((t) => t.id === open!.id);
+    const profit = closed!.usdcReturned - closed!.basisUsdc;
+    expect(profit).toBeGreaterThan(0n);
+    expect(await legBalance(engine.ctx.db, Legs.creatorBuyback, usdcToken)).toBe(profit);
+
+    // The keeper's execution is forgotten: the trade is closing again, the profit reversed.
+    await revertTo(before, 1);
+    const report = await engine.checkFinality();
+    expect(report.reversed).toBeGreaterThan(0);
+    const [back] = (await tradesWithStatus(engine.ctx.db, ["closing"])).filter((t) => t.id === open!.id);
+    expect(back?.closeOrderId).toBe(closing!.closeOrderId);
+    expect(await legBalance(engine.ctx.db, Legs.creatorBuyback, usdcToken)).toBe(0n);
+
+    // The keeper executes it again on the canonical branch.
+    await d.execute([closing!.closeOrderId!]);
+    await run("profit-checker");
+    const [reclosed] = (await tradesWithStatus(engine.ctx.db, ["closed"])).filter((t) => t.id === open!.id);
+    expect(await legBalance(engine.ctx.db, Legs.creatorBuyback, usdcToken)).toBe(reclosed!.usdcReturned - reclosed!.basisUsdc);
+    await expectConverged();
+  });
+
+  it("an agent wallet's transaction goes through the same pipeline and survives a reorg", async () => {
+    const agent = privateKeyToAccount(ANVIL_KEYS[2] as Hex);
+    const before = await snapshot();
+    const outcome = await engine.ctx.pipeline.send(
+      { key: "test:agent-wallet:transfer", kind: "agent-transfer", agentId: "test-agent", to: d.c.usdc!, data: encodeTransfer(DEAD_ADDRESS, 1n) },
+      agent,
+    );
+    expect(outcome.status).toBe("mined");
+    const hash = outcome.status === "mined" ? outcome.receipt.transactionHash : undefined;
+    await revertTo(before, 1);
+    const report = await engine.checkFinality();
+    expect(report.reopened).toContain("test:agent-wallet:transfer");
+    const again = await engine.ctx.pipeline.send({ key: "test:agent-wallet:transfer", kind: "agent-transfer", to: d.c.usdc!, data: encodeTransfer(DEAD_ADDRESS, 1n) }, agent);
+    expect(again).toMatchObject({ status: "mined" });
+    expect(again.status === "mined" && again.receipt.transactionHash).toBe(hash);
+    const row = await engine.ctx.pipeline.get("test:agent-wallet:transfer");
+    expect(row).toMatchObject({ signer: agent.address, agentId: "test-agent", reorgs: 1 });
+    await expectConverged();
+  });
+
+  it("a transaction from the operator key sent outside the engine takes a signed intent's nonce: the intent is dropped, the engine goes on", async () => {
+    stops.add("after-sign");
+    const request = { key: "test:outside:approve", kind: "approve", to: d.c.usdc!, data: encodeApprove(DEAD_ADDRESS, 1n) };
+    await expect(engine.ctx.pipeline.send(request)).rejects.toThrow(/after-sign/);
+    const signed = await engine.ctx.pipeline.get(request.key);
+    expect(signed?.status).toBe("signed");
+    // The operator claims by hand, with the same nonce.
+    const outside = privateKeyToAccount(DEVNET_OPERATOR_KEY);
+    const raw = await outside.signTransaction({
+      chainId: 31337,
+      type: "eip1559",
+      nonce: signed!.nonce!,
+      to: d.c.usdc!,
+      data: encodeApprove(d.c.feeLocker!, 0n),
+      gas: 100_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+    await rpc(d.rpcUrl, "eth_sendRawTransaction", [raw]);
+    const outcome = await engine.ctx.pipeline.send(request);
+    expect(outcome.status).toBe("dropped");
+    expect(outcome.status === "dropped" && outcome.reason).toMatch(/nonce \d+ was used/);
+    // The next intent takes a fresh nonce and mines.
+    const next = await engine.ctx.pipeline.send({ ...request, key: "test:outside:approve:2" });
+    expect(next.status).toBe("mined");
+    await expectConverged();
+  });
+});
+
+const encodeTransfer = (to: Address, amount: bigint): Hex => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] });
+const encodeApprove = (spender: Address, amount: bigint): Hex => encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, amount] });
