@@ -78,6 +78,38 @@ async function recordedBlocks(db: Db, before: number): Promise<Recorded[]> {
   return [...seen.values()].sort((a, b) => b.number - a.number);
 }
 
+/** Marks legacy rows (written before blocks carried hashes) found beyond the head, so they reverse like any lost block's. */
+const LEGACY_LOST = "0x0000000000000000000000000000000000000000000000000000000000000000" as Hex;
+
+/**
+ * Intents mined before receipts carried their block hash: the receipt gives it (then the walk
+ * checks them like any other); an intent whose receipt the chain no longer has was lost, and
+ * is reported under a placeholder block so it is reopened with the rest.
+ */
+async function backfillReceipts(db: Db, client: PublicClient): Promise<LostBlock[]> {
+  const { rows } = await db.execute<{ id: string; tx_hash: Hex; block_number: string | null }>(sql`
+    SELECT id, tx_hash, block_number FROM engine.tx_intents
+    WHERE block_hash IS NULL AND status IN ('mined', 'reverted') ORDER BY id DESC LIMIT 200`);
+  const lost: LostBlock[] = [];
+  for (const r of rows) {
+    let receipt;
+    try {
+      receipt = await client.getTransactionReceipt({ hash: r.tx_hash });
+    } catch (error) {
+      if (!/not found|could not be found/i.test(classifyError(error).message)) throw error;
+    }
+    if (receipt) {
+      await db.execute(sql`UPDATE engine.tx_intents SET block_hash = ${receipt.blockHash}, block_number = ${Number(receipt.blockNumber)} WHERE id = ${r.id}`);
+    } else {
+      const number = Number(r.block_number ?? 0);
+      const hash = `0x${BigInt(r.id).toString(16).padStart(64, "f")}` as Hex; // a hash no block has
+      await db.execute(sql`UPDATE engine.tx_intents SET block_hash = ${hash} WHERE id = ${r.id}`);
+      lost.push({ number, hash });
+    }
+  }
+  return lost;
+}
+
 /** The canonical hash at a height, or null when the chain is shorter. */
 async function canonicalHash(client: PublicClient, number: number, head: number): Promise<Hex | null> {
   if (number > head) return null;
@@ -97,7 +129,8 @@ async function canonicalHash(client: PublicClient, number: number, head: number)
 export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport> {
   const { db, publicClient, log } = deps;
   const head = Number(await publicClient.getBlockNumber({ cacheTime: 0 }));
-  const lost: LostBlock[] = [];
+  const vanished = await backfillReceipts(db, publicClient);
+  const lost: LostBlock[] = [...vanished];
   let checked = 0;
   let before = Number.MAX_SAFE_INTEGER;
   walk: for (;;) {
@@ -117,6 +150,14 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
   }
 
   const report: FinalityReport = { head, checked, lost, reopened: [], reversed: 0, finalized: 0 };
+  // Ledger rows written before blocks carried hashes: beyond the head they are certainly gone.
+  const legacy = await db.execute<{ block_number: string }>(sql`
+    SELECT MIN(block_number)::text AS block_number FROM engine.ledger WHERE block_hash IS NULL AND block_number > ${head}`);
+  const legacyFrom = legacy.rows[0]?.block_number ? Number(legacy.rows[0].block_number) : undefined;
+  if (legacyFrom !== undefined) {
+    await db.execute(sql`UPDATE engine.ledger SET block_hash = ${LEGACY_LOST} WHERE block_hash IS NULL AND block_number > ${head}`);
+    lost.push({ number: legacyFrom, hash: LEGACY_LOST });
+  }
   if (lost.length) {
     const forkBlock = Math.min(...lost.map((b) => b.number));
     const hashes = lost.map((b) => b.hash);

@@ -385,6 +385,10 @@ CREATE INDEX tx_intents_block ON engine.tx_intents (block_number) WHERE block_ha
 -- Ledger rows derived from a receipt or a log carry the hash of that block.
 ALTER TABLE engine.ledger ADD COLUMN block_hash text;
 CREATE INDEX ledger_block ON engine.ledger (block_number) WHERE block_hash IS NOT NULL;
+-- Rows from before blocks carried hashes, checked against the head after a rollback.
+CREATE INDEX ledger_unhashed_block ON engine.ledger (block_number) WHERE block_hash IS NULL AND block_number IS NOT NULL;
+-- The refunds of a spend (at most one standing).
+CREATE INDEX ledger_refund_of ON engine.ledger ((data->>'spendKey')) WHERE kind = 'refund';
 
 -- Running balance of every (leg, token, currency), updated in the transaction of each ledger row.
 CREATE TABLE engine.ledger_balances (

@@ -47,7 +47,11 @@ export async function rewindAttributionCursors(q: Queryable, forkBlock: number):
     if (!cursor || cursor.block < forkBlock) continue;
     const history = (cursor.history ?? []).filter((h) => h.block < forkBlock);
     const back = history.pop();
-    await setState(q, key, back ? { ...back, history } : { block: 0, logIndex: -1, history: [] });
+    // Without a claim to step back to (a cursor older than its history), attribution resumes at
+    // the fork: never before it, where claims may be booked under keys of another form. Fees
+    // collected before the fork and claimed after it are then booked as unattributed operator
+    // revenue — exact in total, never twice.
+    await setState(q, key, back ? { ...back, history } : { block: forkBlock - 1, logIndex: Number.MAX_SAFE_INTEGER, history: [] });
   }
 }
 

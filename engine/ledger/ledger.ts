@@ -234,7 +234,7 @@ export async function refundSpend(q: Queryable, spendKey: string, reason: string
   const amount = -BigInt(spend.amount);
   if (amount <= 0n) return 0n;
   const standing = await q.execute(sql`
-    SELECT 1 FROM engine.ledger l WHERE (l.key = ${`refund:${spendKey}`} OR l.key LIKE ${`refund:${spendKey}:%`})
+    SELECT 1 FROM engine.ledger l WHERE (l.key = ${`refund:${spendKey}`} OR (l.kind = 'refund' AND l.data->>'spendKey' = ${spendKey}))
       AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)`);
   if (standing.rows.length) return amount; // already refunded: the same refund, recorded once
   await recordEntries(q, [

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../common/logger.js";
 import type { EngineContext } from "../../engine/context.js";
+import { Gate } from "../../engine/gate.js";
 import { type EngineDb, openEngineDb } from "../../engine/db/client.js";
 import { migrate } from "../../engine/db/migrations.js";
 import { readWorkerHealth } from "../../engine/health.js";
@@ -20,7 +21,7 @@ let ctx: EngineContext;
 beforeAll(async () => {
   e = openEngineDb(await createDatabase("scheduler"));
   await migrate(e.pool);
-  ctx = { db: e.db, pool: e.pool, log: createLogger("test", "silent" as never) } as unknown as EngineContext;
+  ctx = { db: e.db, pool: e.pool, log: createLogger("test", "silent" as never), gate: new Gate() } as unknown as EngineContext;
 });
 afterAll(async () => {
   await e?.close();
