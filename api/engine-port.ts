@@ -20,7 +20,14 @@ export type WorkerHealth = Pick<
 >;
 
 /** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
-export type EngineHealth = { workers: WorkerHealth[]; degraded: string[] };
+export type EngineHealth = { workers: WorkerHealth[]; degraded: string[]; transactions: TransactionsHealth };
+
+/** Transactions not final yet (pending, in flight, or mined under `CONFIRMATIONS`), and the last reorg. */
+export type TransactionsHealth = {
+  notFinal: { key: string; kind: string; status: string; nonce: number | null; ageSeconds: number; reorgs: number; error: string | null }[];
+  lastReorg: { at: string; forkBlock: number; reopened: string[]; reversed: number } | null;
+};
+const NO_TRANSACTIONS: TransactionsHealth = { notFinal: [], lastReorg: null };
 
 /** Balances of the durable accumulators, in base units (USDC; WETH for the legacy leg). */
 export type PendingAmounts = {
@@ -63,7 +70,7 @@ export const EMPTY_PENDING: PendingAmounts = {
 
 /** An engine that has never run. */
 export const idleEngine: EnginePort = {
-  health: async () => ({ workers: [], degraded: [] }),
+  health: async () => ({ workers: [], degraded: [], transactions: NO_TRANSACTIONS }),
   pending: async () => EMPTY_PENDING,
   deskBindings: async () => [],
   markPrices: async () => new Map(),
@@ -92,7 +99,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
   const ledgerDb = drizzle(pool, { schema: tables });
   return {
     health: () =>
-      tolerant({ workers: [], degraded: [] }, async () => {
+      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS }, async () => {
         const h = await readWorkerHealth(pool);
         return {
           workers: h.workers.map((w) => ({
@@ -109,6 +116,10 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           // An engine that never ran against this database (no heartbeat ever) is reported by its
           // empty worker list; one that stopped, or whose workers or RPC fail, degrades the service.
           degraded: h.engine.heartbeatAt === null ? h.reasons.filter((r) => !NEVER_RAN.test(r)) : h.reasons,
+          transactions: {
+            notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({ key, kind, status, nonce, ageSeconds, reorgs, error })),
+            lastReorg: h.transactions.lastReorg,
+          },
         };
       }),
 

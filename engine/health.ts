@@ -9,6 +9,10 @@ import { pipelineHealth } from "./chain/pipeline.js";
 
 /** A heartbeat older than this means the engine is not running. */
 export const HEARTBEAT_STALE_MS = 60_000;
+/** An intent not mined this long after it was created is stuck (it degrades health). */
+export const STUCK_INTENT_SECONDS = 300;
+
+export type LastReorg = { at: string; forkBlock: number; reopened: string[]; reversed: number } | null;
 
 export type WorkerHealth = {
   name: string;
@@ -31,7 +35,7 @@ export type EngineHealth = {
   engine: { running: boolean; heartbeatAt: string | null; startedAt: string | null; pid: number | null; workerIntervalScale: number | null };
   rpc: { reachable: boolean | null; block: number | null; lastError: string | null; checkedAt: string | null };
   workers: WorkerHealth[];
-  transactions: Awaited<ReturnType<typeof pipelineHealth>>;
+  transactions: Awaited<ReturnType<typeof pipelineHealth>> & { lastReorg: LastReorg };
 };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -46,7 +50,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       engine: { running: false, heartbeatAt: null, startedAt: null, pid: null, workerIntervalScale: null },
       rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
       workers: [],
-      transactions: { counts: {}, failures: [], notFinal: [] },
+      transactions: { counts: {}, failures: [], notFinal: [], lastReorg: null },
     };
   }
   const { rows } = await pool.query("SELECT * FROM engine.worker_state ORDER BY name");
@@ -67,7 +71,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       healthy: !failedLast,
     };
   });
-  const state = await pool.query<{ key: string; value: Record<string, unknown>; updated_at: Date }>("SELECT key, value, updated_at FROM engine.state WHERE key IN ('engine', 'rpc')");
+  const state = await pool.query<{ key: string; value: Record<string, unknown>; updated_at: Date }>("SELECT key, value, updated_at FROM engine.state WHERE key IN ('engine', 'rpc', 'last-reorg')");
   const engineState = state.rows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
   const rpcState = state.rows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
   const heartbeatAt = engineState?.heartbeatAt ?? null;
@@ -76,12 +80,19 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   if (!running) reasons.push("engine is not running (no recent heartbeat)");
   if (rpcState?.reachable === false) reasons.push(`RPC unreachable: ${rpcState.lastError ?? "no answer"}`);
   for (const w of workers) if (!w.healthy) reasons.push(`${w.name}: ${w.lastError}`);
+  const transactions = await pipelineHealth(pool);
+  for (const t of transactions.notFinal) {
+    if (["pending", "signed", "broadcast"].includes(t.status) && t.ageSeconds > STUCK_INTENT_SECONDS) {
+      reasons.push(`transaction ${t.key} ${t.status} for ${t.ageSeconds} s${t.error ? `: ${t.error}` : ""}`);
+    }
+  }
+  const reorg = state.rows.find((r) => r.key === "last-reorg")?.value as { at: string; forkBlock: number; reopened: string[]; reversed: number } | undefined;
   return {
     status: reasons.length ? "degraded" : "ok",
     reasons,
     engine: { running, heartbeatAt, startedAt: engineState?.startedAt ?? null, pid: engineState?.pid ?? null, workerIntervalScale: engineState?.workerIntervalScale ?? null },
     rpc: { reachable: rpcState?.reachable ?? null, block: rpcState?.block ?? null, lastError: rpcState?.lastError ?? null, checkedAt: rpcState?.checkedAt ?? null },
     workers,
-    transactions: await pipelineHealth(pool),
+    transactions: { ...transactions, lastReorg: reorg ? { at: reorg.at, forkBlock: reorg.forkBlock, reopened: reorg.reopened, reversed: reorg.reversed } : null },
   };
 }

@@ -24,5 +24,6 @@ export async function readHealth(deps: ApiDeps) {
     workers: engine.workers,
     /** Why the service is degraded, if it is. */
     reasons: engine.degraded,
+    transactions: engine.transactions,
   } as const;
 }

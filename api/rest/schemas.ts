@@ -202,7 +202,31 @@ export const healthResponse = z
     protocolToken: checksummed.nullable(),
     indexer: z.object({ ready: z.boolean(), block: int.nullable() }).strict(),
     workers: z.array(workerResponse),
-    reasons: z.array(z.string()).describe("Why the service is degraded (failing workers, RPC unreachable, engine stopped)"),
+    reasons: z.array(z.string()).describe("Why the service is degraded (failing workers, RPC unreachable, engine stopped, a stuck transaction)"),
+    transactions: z
+      .object({
+        notFinal: z
+          .array(
+            z
+              .object({
+                key: z.string().describe("Idempotency key of the intent (what caused it)"),
+                kind: z.string(),
+                status: z.enum(["pending", "signed", "broadcast", "mined", "reverted"]),
+                nonce: int.nullable(),
+                ageSeconds: int,
+                reorgs: int.describe("How many times a reorg took its block away"),
+                error: z.string().nullable(),
+              })
+              .strict(),
+          )
+          .describe("Transactions not final yet: not mined, or mined under CONFIRMATIONS blocks"),
+        lastReorg: z
+          .object({ at: iso, forkBlock: int, reopened: z.array(z.string()), reversed: int.describe("Ledger rows reversed") })
+          .strict()
+          .nullable()
+          .describe("The last reorg the engine undid"),
+      })
+      .strict(),
   })
   .strict();
 

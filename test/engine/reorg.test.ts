@@ -15,6 +15,7 @@ import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { createLogger } from "../../common/logger.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
+import { readWorkerHealth } from "../../engine/health.js";
 import { type Engine, createEngine } from "../../engine/engine.js";
 import type { CrashPoint, Faults } from "../../engine/faults.js";
 import { Legs, checkLedgerInvariants, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../engine/ledger/ledger.js";
@@ -134,6 +135,10 @@ describe("reorgs and rollbacks", () => {
     await expectConverged();
     const { rows: log } = await engine.ctx.pool.query("SELECT decision FROM engine.agent_log WHERE decision IN ('tx-reorged', 'ledger-reversed')");
     expect(log.length).toBeGreaterThan(0);
+    // Health names the reorg, and lists nothing stuck once converged.
+    const health = await readWorkerHealth(engine.ctx.pool);
+    expect(health.transactions.lastReorg?.reopened).toEqual(expect.arrayContaining(mined.map((r) => r.key)));
+    expect(health.transactions.notFinal.filter((t) => ["pending", "signed", "broadcast"].includes(t.status))).toEqual([]);
   });
 
   it("a buyback swap mined but not burned, then reorged away, is swapped again and burned exactly once", async () => {
