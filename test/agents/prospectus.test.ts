@@ -5,11 +5,7 @@
  * shows the mandate, the rules with the onchain charter hash, the ledger figures, the burn
  * chart and the agent log — and a token name holding `<script>` renders as text.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
-import { type BrowserContext, chromium } from "playwright-core";
 import { type Address, erc20Abi, parseAbi, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
@@ -19,12 +15,12 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { charterHash, charterSchema } from "../../engine/agents/charter.js";
 import * as act from "../helpers/actions.js";
+import { type TestBrowser, launchBrowser } from "../helpers/browser.js";
 import { ANVIL_KEYS, createDatabase, devnetAs, startTestPonder, testEnv } from "../helpers/env.js";
 import { AGENT_KEY_SECRET } from "./helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const USDC = (n: bigint) => n * 1_000_000n;
-// At most 31 bytes: the devnet token's permit domain (OpenZeppelin EIP712) refuses longer names.
+// Markup in every creator-given field: the page must show it as text.
 const NAME = "P<script>__pwned=1</script>";
 const PERSONA = '<img src=x onerror="window.__pwned=2">';
 const DESCRIPTION = "</p><script>window.__pwned=3</script><p>";
@@ -45,8 +41,7 @@ describe("prospectus page in a browser", () => {
   let ponder: Awaited<ReturnType<typeof startTestPonder>>;
   let databaseUrl: string;
   let db: pg.Pool;
-  let browser: BrowserContext;
-  let userDataDir: string;
+  let browser: TestBrowser;
   const s = {} as { agentId: string; wallet: Address; token: Address; organicBurn: bigint; buybackBurn: bigint };
 
   async function call(method: string, path: string, p: { token?: string; body?: unknown } = {}) {
@@ -70,7 +65,6 @@ describe("prospectus page in a browser", () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
     databaseUrl = await createDatabase("agents_page");
     db = new pg.Pool({ connectionString: databaseUrl });
     ponder = await startTestPonder(databaseUrl, { AGENT_KEY_SECRET });
@@ -118,17 +112,11 @@ describe("prospectus page in a browser", () => {
     ]);
     await waitForIndexed(ponder.url, await operator.publicClient.getBlockNumber());
 
-    userDataDir = mkdtempSync(join(tmpdir(), "chromium-"));
-    browser = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
+    browser = await launchBrowser({ localOnly: true });
   }, 300_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     await ponder?.stop();
     await db?.end();
   });
@@ -154,7 +142,7 @@ describe("prospectus page in a browser", () => {
     const enrolled = (await db.query("SELECT charter_hash FROM app.enrollment WHERE token = $1", [s.token.toLowerCase()])).rows[0];
     expect(enrolled.charter_hash).toBe(charterHash(CHARTER));
 
-    const page = await browser.newPage();
+    const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     const response = await page.goto(`${ponder.url}/p/${s.agentId}`, { waitUntil: "load" });
