@@ -87,6 +87,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     watching ??= ctx.gate
       .exclusive(async () => {
         const report = await checkFinality({ db: ctx.db, publicClient: ctx.publicClient, log, confirmations: config.confirmations, rewind: rewindEngine });
+        // Re-sent bytes mined again are settled for every signer; the operator's others are driven.
+        await pipeline.settleReorged();
         if (report.reopened.length) await pipeline.resumeInFlight();
         await setState(ctx.db, "finality", { head: report.head, checkedAt: new Date().toISOString(), confirmations: config.confirmations });
         if (report.lost.length) {

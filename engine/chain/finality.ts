@@ -192,7 +192,7 @@ async function reopenIntents(tx: Tx, hashes: Hex[], reason: string): Promise<Int
   const { rows } = await tx.execute<Record<string, unknown>>(sql`
     SELECT * FROM engine.tx_intents
     WHERE block_hash IN (${sql.join(hashes.map((h) => sql`${h}`), sql`, `)}) AND status IN ('mined', 'reverted')
-    ORDER BY signer, nonce FOR UPDATE`);
+    ORDER BY block_number, id FOR UPDATE`);
   const out: IntentRow[] = [];
   for (const r of rows) {
     const intent = intentFromRow(r);

@@ -179,6 +179,26 @@ export class TxPipeline {
     await this.queueOf(account.address).add(() => this.driveInFlight(account, undefined));
   }
 
+  /**
+   * Settles the intents a reorg sent back to broadcast, of any signer, whose re-sent bytes are
+   * mined again (no key needed: the receipt is looked up by every hash the intent had). Those
+   * not mined yet stay broadcast; the next call, or the signer's next send, settles them.
+   */
+  async settleReorged(): Promise<string[]> {
+    const { rows } = await this.withRetry("load reorged intents", () =>
+      this.pool.query("SELECT * FROM engine.tx_intents WHERE status = 'broadcast' AND reorgs > 0 ORDER BY id"),
+    );
+    const settled: string[] = [];
+    for (const r of rows) {
+      const row = intentFromRow(r);
+      const receipt = await this.findReceipt(row.txHashes);
+      if (!receipt) continue;
+      await this.settle(row, receipt);
+      settled.push(row.key);
+    }
+    return settled;
+  }
+
   /** Rows written before intents had a signer belong to the operator. */
   private prepare(): Promise<void> {
     if (!this.operatorAccount) return Promise.resolve();

@@ -14,7 +14,10 @@ import { mandateForToken } from "../../engine/agents/mandate.js";
 import { mandateFor } from "../../engine/mandates.js";
 import { openEngineDb } from "../../engine/db/client.js";
 import { parseTokenCreated } from "../../engine/chain/launch.js";
-import { runTs } from "../engine/helpers.js";
+import { createLogger } from "../../common/logger.js";
+import { checkFinality } from "../../engine/chain/finality.js";
+import { rewindEngine } from "../../engine/reorg.js";
+import { rpc, runTs } from "../engine/helpers.js";
 import { ANVIL_KEYS, createDatabase, devnetAs, serviceEnv, testEnv } from "../helpers/env.js";
 import { AGENT_KEY_SECRET, type TestApi, signIn, testApi } from "./helpers.js";
 
@@ -254,5 +257,45 @@ describe("crash between steps", () => {
     const [a, b] = await Promise.all([launch(agent.id, { name: "Twin", symbol: "TWN" }), launch(agent.id, { name: "Twin", symbol: "TWN" })]);
     expect([a.status, b.status].sort()).toEqual([201, 409]);
     expect(await deploymentsBy(agent.wallet)).toHaveLength(1);
+  });
+});
+
+describe("a reorg after the launch", () => {
+  it("the chain forgets every launch step: the finality watcher re-mines the same bytes in order, and the launch stands as recorded", async () => {
+    const agent = await newAgent();
+    await fund(agent.wallet, parseEther("0.05"));
+    const snapshot = await rpc<Hex>(testEnv().rpcUrl, "evm_snapshot");
+    const res = await launch(agent.id, { name: "Reorged Coin", symbol: "RGC", devBuyEth: "0.001" });
+    expect(res.status, res.text).toBe(201);
+    const { token, txs } = res.json as { token: Address; txs: Record<string, Hex> };
+    const { rows: steps } = await api.deps.services.pool.query("SELECT key, signer, tx_hash FROM engine.tx_intents WHERE agent_id = $1 OR key LIKE $2 ORDER BY id", [agent.id, `%${agent.id}%`]);
+    expect(steps.length).toBeGreaterThanOrEqual(4);
+
+    // The chain forgets the launch, then grows past it.
+    expect(await rpc<boolean>(testEnv().rpcUrl, "evm_revert", [snapshot])).toBe(true);
+    await rpc(testEnv().rpcUrl, "anvil_mine", ["0x2"]);
+    expect(await chain().getCode({ address: token })).toBeUndefined();
+
+    const db = openEngineDb(databaseUrl, "launch-reorg-test");
+    try {
+      const report = await checkFinality({ db: db.db, publicClient: chain(), log: createLogger("finality", "error"), confirmations: 0, rewind: rewindEngine });
+      expect(report.reopened).toEqual(expect.arrayContaining(steps.map((s) => s.key)));
+      // Same signed bytes, mined again in their order: the same hashes, the same token.
+      for (const hash of Object.values(txs).filter(Boolean)) expect((await chain().getTransactionReceipt({ hash })).status).toBe("success");
+      expect(await api.deps.services.pipeline.settleReorged()).toEqual(expect.arrayContaining(steps.map((s) => s.key)));
+      const again = await checkFinality({ db: db.db, publicClient: chain(), log: createLogger("finality", "error"), confirmations: 0, rewind: rewindEngine });
+      expect(again.lost).toEqual([]);
+      const { rows } = await db.pool.query("SELECT key, status, reorgs FROM engine.tx_intents WHERE key = ANY($1)", [steps.map((s) => s.key)]);
+      for (const r of rows) expect(r).toMatchObject({ status: "mined", reorgs: 1 });
+    } finally {
+      await db.close();
+    }
+    expect(await chain().getCode({ address: token })).toMatch(/^0x.+/);
+    expect(await deploymentsBy(agent.wallet)).toHaveLength(1);
+    const e = await chain().readContract({ address: contracts().registry, abi: registryAbi, functionName: "enrollment", args: [token] });
+    expect(e[5]).toBe(charterHash(CHARTER));
+    expect(await chain().readContract({ address: token, abi: erc20BalanceAbi, functionName: "balanceOf", args: [agent.wallet] })).toBeGreaterThan(0n);
+    const record = await api.call("GET", `/api/v1/agents/${agent.id}`);
+    expect(record.json).toMatchObject({ status: "running", token });
   });
 });
