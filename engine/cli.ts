@@ -6,9 +6,14 @@
  *   health             worker health, RPC status, failed transactions
  *   ledger             totals per leg and the invariant audit
  * Prints JSON; exits 1 when the cycle failed or an invariant is violated.
+ *
+ * With DATABASE_URL unset it reads the connection file `npm start` writes (`.data/connection.json`),
+ * so the commands work beside a running `npm start` with no variables set.
  */
+import { join } from "node:path";
 import pg from "pg";
 import { loadConfigOrExit } from "../common/config.js";
+import { CONNECTION_FILE, dataDir, withConnectionFile } from "../common/connection-file.js";
 import { createLogger } from "../common/logger.js";
 import { openEngineDb } from "./db/client.js";
 import { migrate } from "./db/migrations.js";
@@ -26,10 +31,11 @@ const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, 
 
 async function main(argv: string[]): Promise<number> {
   const [command, arg] = argv;
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(withConnectionFile(process.env));
   const log = createLogger("engine-cli", config.logLevel);
   if (!config.databaseUrl) {
-    process.stderr.write("DATABASE_URL is not set\n");
+    const file = join(dataDir(process.env), CONNECTION_FILE);
+    process.stderr.write(`DATABASE_URL is not set and there is no ${file}: run \`npm start\` first, or set DATABASE_URL\n`);
     return 1;
   }
 

@@ -3,13 +3,15 @@
  *   PostgreSQL (embedded, data in .data/postgres) unless DATABASE_URL is set;
  *   the anvil devnet (state in .data/anvil), deployed on first start, unless RPC_URL is set;
  *   ponder (indexer + API) and the engine as child processes.
- * Ctrl-C stops everything; the next start resumes on the same data.
+ * Ctrl-C stops everything; the next start resumes on the same data. Where the database, chain
+ * and deployments are (and the devnet's secrets) goes to .data/connection.json for the engine CLI.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
+import { dataDir, writeConnectionFile } from "../common/connection-file.js";
 import { createLogger } from "../common/logger.js";
 import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
@@ -19,7 +21,7 @@ import { type Market, startMarket } from "../devnet/market.js";
 import { type PonderHandle, ponderSchemaName, startPonder } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
-const DATA = join(ROOT, ".data");
+const DATA = dataDir(process.env);
 const POSTGRES_PORT = 54329;
 const ANVIL_PORT = 8545;
 const BLOCK_TIME_SECONDS = 1;
@@ -112,6 +114,15 @@ async function main(): Promise<void> {
 
   // Re-validate with the devnet's addresses now on disk.
   const config = loadConfigOrExit({ ...process.env, ...env });
+  const connectionFile = writeConnectionFile(DATA, {
+    DATABASE_URL: env.DATABASE_URL,
+    RPC_URL: env.RPC_URL ?? config.rpcUrl,
+    CHAIN_ID: String(config.chainId),
+    DEPLOYMENTS_FILE: process.env.DEPLOYMENTS_FILE || DEPLOYMENTS_PATH,
+    AGENT_KEY_SECRET: env.AGENT_KEY_SECRET ?? config.agentKeySecret,
+    OPERATOR_API_KEY: env.OPERATOR_API_KEY ?? config.operatorApiKey,
+  });
+  log.info({ file: connectionFile }, "connection details written for the engine CLI");
   const schema = ponderSchemaName();
   log.info({ schema }, "starting ponder (indexer + API)");
   ponder = startPonder({ port: config.port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) });
@@ -160,6 +171,7 @@ async function main(): Promise<void> {
       ...(anvil ? ["  Keys      .data/secrets.json  (OPERATOR_API_KEY for POST /api/v1/tokens/launch)"] : []),
       `  RPC       ${env.RPC_URL ?? config.rpcUrl}  (chain ${config.chainId})`,
       `  Postgres  ${env.DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`,
+      `  Engine    npm run engine -- health | ledger  (finds everything in ${relative(process.cwd(), connectionFile) || connectionFile})`,
       "Ctrl-C stops everything.",
       "",
     ].join("\n"),
