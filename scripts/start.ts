@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { dataDir, writeConnectionFile } from "../common/connection-file.js";
-import { createLogger } from "../common/logger.js";
+import { createLogger, resolveLogFormat } from "../common/logger.js";
 import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { createDevnetContext } from "../devnet/context.js";
@@ -29,8 +29,9 @@ const MARKET_INTERVAL_MS = 2_000;
 
 // Validate the user's environment before starting anything: a bad value stops here.
 const initial = loadConfigOrExit();
-const log = createLogger("start", initial.logLevel);
-const env: Record<string, string> = {};
+const log = createLogger("start", initial.logLevel, initial.logFormat);
+// The children (engine, ponder's API) write through this terminal or pipe: they log as this process does.
+const env: Record<string, string> = { LOG_FORMAT: resolveLogFormat(initial.logFormat) };
 
 let postgres: PostgresHandle | undefined;
 let anvil: AnvilHandle | undefined;
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
     mkdirSync(stateDir, { recursive: true });
     const stateFile = join(stateDir, "state.json");
     log.info("starting anvil devnet");
-    anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true });
+    anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true, onProgress: (message) => log.info(message) });
     const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     const fresh = (await ctx.publicClient.getTransactionCount({ address: ctx.account.address })) === 0;
     if (!fresh && !readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)) {
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
     // The local devnet gets traders, fee collections, oracle moves and a perps keeper.
     const seed = Date.now() % 2 ** 31;
     log.info({ seed }, "starting the market simulator");
-    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel) });
+    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat) });
   }
 
   const base = `http://127.0.0.1:${config.port}`;
