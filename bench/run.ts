@@ -115,7 +115,7 @@ async function main() {
     }
     indexed.clear();
     if (runs("soak")) {
-      log(`soak: ${SOAK.seconds} s of mixed load, engine killed at random moments`);
+      log(`soak: ${SOAK.seconds} s of mixed load, engine killed and chain rolled back at random moments`);
       results.soak = await benchSoak(bench, results.histories[0]!, SOAK);
     }
   } finally {
@@ -173,12 +173,13 @@ function finish(results: Results, started: number) {
   }
   if (results.soak) {
     const s = results.soak;
-    lines.push("", `## Soak and faults (${s.seconds} s)`, "", table(["requests", "by status", "5xx", "network errors", "engine kills", "ledger rows", "invariants"], [[
+    lines.push("", `## Soak and faults (${s.seconds} s)`, "", table(["requests", "by status", "5xx", "network errors", "engine kills", "chain rollbacks", "ledger rows", "invariants"], [[
       s.requests,
       Object.entries(s.byStatus).map(([k, v]) => `${k}: ${v}`).join(", "),
       s.server5xx,
       s.networkErrors,
       s.engineKills,
+      s.rollbacks,
       s.ledgerRows,
       s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
     ]]));

@@ -1,8 +1,10 @@
 /**
  * Soak and faults, bounded in time: mixed API load while the engine runs its cycles on a
- * live devnet (the market simulator trading), and the engine is SIGKILLed and restarted at
- * random moments. At the end the ledger invariants must hold and no request may have failed
- * with a 5xx.
+ * live devnet (the market simulator trading); at random moments the engine is SIGKILLed and
+ * restarted, or the chain is rolled back a few blocks (`evm_snapshot` / `evm_revert`: what a
+ * reorg or a devnet restored from its last state snapshot does). At the end the engine must
+ * have converged (no transaction left in flight, nothing lost that the watcher did not undo),
+ * the ledger invariants must hold and no request may have failed with a 5xx.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
@@ -23,6 +25,8 @@ export type SoakResult = {
   server5xx: number;
   networkErrors: number;
   engineKills: number;
+  /** Chain rollbacks (a few blocks forgotten at once). */
+  rollbacks: number;
   invariants: { ok: boolean; violations: string[] };
   ledgerRows: number;
 };
@@ -64,6 +68,13 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   let requests = 0;
   let networkErrors = 0;
   let engineKills = 0;
+  let rollbacks = 0;
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const res = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
   try {
     await waitForIndexed(ponder, history.head, 600_000);
     startEngine();
@@ -85,9 +96,17 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     const chaos = async () => {
       const margin = Math.min(5_000, options.seconds * 100);
       while (Date.now() < deadline - margin) {
-        // Short soaks (the smoke run) kill every few seconds, long ones every 5–25 s.
+        // Half the faults are chain rollbacks: the blocks mined while we wait are forgotten.
+        const snapshot = random() < 0.5 ? ((await rpc("evm_snapshot")) as string) : undefined;
+        // Short soaks (the smoke run) strike every few seconds, long ones every 5–25 s.
         await new Promise((r) => setTimeout(r, options.seconds < 60 ? 2_000 + random() * 4_000 : 5_000 + random() * 20_000));
         if (Date.now() >= deadline - margin) break;
+        if (snapshot) {
+          await rpc("evm_revert", [snapshot]);
+          rollbacks++;
+          log(`soak: chain rolled back (${rollbacks})`);
+          continue;
+        }
         engine?.kill("SIGKILL");
         engineKills++;
         log(`soak: engine killed (${engineKills}); restarting`);
@@ -96,6 +115,19 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       }
     };
     await Promise.all([...Array.from({ length: options.concurrency }, worker), chaos()]);
+    await market.stop();
+    // Converged: the engine settles what the faults left in flight (the watcher ticks every 5 s).
+    const db = openEngineDb(databaseUrl, "launchpad-bench");
+    try {
+      const until = Date.now() + 60_000;
+      for (;;) {
+        const { rows } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
+        if (rows[0]!.n === "0" || Date.now() > until) break;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    } finally {
+      await db.close();
+    }
   } finally {
     await market.stop();
     if (engine && engine.exitCode === null) {
@@ -106,9 +138,12 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   const db = openEngineDb(databaseUrl, "launchpad-bench");
   try {
     const invariants = await checkLedgerInvariants(db.db);
+    const { rows: inFlight } = await db.pool.query<{ key: string; status: string }>("SELECT key, status FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
+    if (inFlight.length) invariants.violations.push(`not converged: ${inFlight.map((r) => `${r.key} ${r.status}`).join(", ")}`);
+    invariants.ok = invariants.violations.length === 0;
     const { rows } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.ledger");
     const server5xx = Object.entries(byStatus).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0);
-    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, invariants, ledgerRows: Number(rows[0]?.n ?? 0) };
+    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, rollbacks, invariants, ledgerRows: Number(rows[0]?.n ?? 0) };
   } finally {
     await db.close();
     await ponder.stop();

@@ -289,6 +289,9 @@ export class TxPipeline {
         }
         failures = 0;
       } catch (error) {
+        // The chain forgot transactions we recorded as mined: only the finality watcher can
+        // reopen them, and it runs between worker cycles, so give up this drive at once.
+        if (error instanceof ChainBehindError) throw error;
         const e = classifyError(error);
         if (!e.retryable) throw e;
         failures++;
@@ -467,6 +470,7 @@ export class TxPipeline {
         }
       } else {
         consumedChecks = 0;
+        if (current.nonce !== null && current.nonce > latestNonce) await this.assertChainNotBehind(account.address, latestNonce, current.nonce);
         const known = await this.isKnown(current.txHashes);
         const sinceBroadcast = Date.now() - (current.broadcastAt?.getTime() ?? 0);
         if (!known) {
@@ -485,6 +489,15 @@ export class TxPipeline {
       if (TERMINAL.includes(current.status)) return this.outcome(current);
       if (current.status !== "broadcast") return undefined;
     }
+  }
+
+  /** A nonce gap below ours that a transaction we recorded as mined should fill: the chain forgot it. */
+  private async assertChainNotBehind(signer: Address, chainNonce: number, nonce: number): Promise<void> {
+    const { rows } = await this.pool.query<{ nonce: number }>(
+      "SELECT MIN(nonce) AS nonce FROM engine.tx_intents WHERE signer = $1 AND status = ANY($2) AND nonce >= $3 AND nonce < $4",
+      [signer, ON_CHAIN, chainNonce, nonce],
+    );
+    if (rows[0]?.nonce !== null && rows[0]?.nonce !== undefined) throw new ChainBehindError(signer, chainNonce, Number(rows[0].nonce));
   }
 
   private async isKnown(hashes: Hex[]): Promise<boolean> {
