@@ -20,7 +20,7 @@ import { pipelineSender } from "./launch/sender.js";
 const ENGINE_POOL_SIZE = 6;
 
 const config = loadConfigOrExit();
-const log = createLogger("api", config.logLevel);
+const log = createLogger("api", config.logLevel, config.logFormat);
 const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: ENGINE_POOL_SIZE, application_name: "launchpad-api" }) : undefined;
 // An idle client's error (server restart) must not crash the API; the next query reconnects.
 pool?.on("error", (error) => log.warn({ err: error.message }, "engine pool error"));

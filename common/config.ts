@@ -164,6 +164,7 @@ const envSchema = z.object({
   INFERENCE_MODEL: z.string().min(1).max(200).optional(),
   INFERENCE_API_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error"], { message: "expected trace, debug, info, warn or error" }).default("info"),
+  LOG_FORMAT: z.enum(["pretty", "json", "auto"], { message: "expected pretty, json or auto" }).default("auto"),
   DEPLOYMENTS_FILE: z.string().default(DEPLOYMENTS_PATH),
   ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<
     ContractVariable,
@@ -204,6 +205,8 @@ export type Config = {
   inferenceModel: string | undefined;
   inferenceApiKey: string | undefined;
   logLevel: "trace" | "debug" | "info" | "warn" | "error";
+  /** pretty (pino-pretty), json, or auto: pretty on a terminal, JSON when piped. */
+  logFormat: "pretty" | "json" | "auto";
   contracts: Partial<Record<ContractName, Address>>;
   priceFeeds: Record<string, Address>;
 };
@@ -281,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inferenceModel: e.INFERENCE_MODEL,
     inferenceApiKey: e.INFERENCE_API_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     contracts,
     priceFeeds: deployments?.contracts.priceFeeds ?? {},
   };

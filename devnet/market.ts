@@ -408,7 +408,7 @@ async function main(): Promise<void> {
     return i >= 0 ? args[i + 1] : undefined;
   };
   const config = loadConfigOrExit();
-  const log = createLogger("market", config.logLevel);
+  const log = createLogger("market", config.logLevel, config.logFormat);
   const deployments = readDeployments(process.env.DEPLOYMENTS_FILE ?? DEPLOYMENTS_PATH, config.chainId);
   if (!deployments) throw new Error(`no devnet deployments for chain ${config.chainId}: start the devnet first (npm start)`);
   const seed = Number(flag("seed") ?? Date.now() % 2 ** 31);

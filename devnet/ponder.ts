@@ -41,6 +41,8 @@ export function startPonder(options: {
   schema?: string;
   viewsSchema?: string;
   logLevel?: string;
+  /** Ponder's own log lines: json (default) or pretty. */
+  logFormat?: "pretty" | "json";
   /** Another ponder project (e.g. the bench's bare app); defaults to this one. */
   root?: string;
   /** `start` (index and serve) or `serve` (serve an already indexed schema). */
@@ -55,7 +57,7 @@ export function startPonder(options: {
     ...(options.command === "serve" ? [] : ["--views-schema", options.viewsSchema ?? VIEWS_SCHEMA]),
     "--port", String(options.port),
     "--hostname", "127.0.0.1",
-    "--log-format", "json",
+    "--log-format", options.logFormat ?? "json",
     "--log-level", options.logLevel ?? "warn",
   ];
   const child = spawn(process.execPath, args, {

@@ -66,7 +66,7 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
       token,
       decision: b!.kind === "protocol" ? "protocol-buyback" : "creator-buyback",
       reason: `bought ${b!.tokensBought} with ${b!.amountIn} ${b!.currencyIn} base units and burned ${burn.burned} to 0x…dEaD`,
-      data: { buybackId: id, burnTx: burn.outcome?.receipt.transactionHash },
+      data: { buybackId: id, burnTx: burn.outcome?.receipt.transactionHash, currencyIn: b!.currencyIn, amountIn: b!.amountIn, bought: b!.tokensBought, burned: burn.burned },
     });
   }
   return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);

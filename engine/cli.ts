@@ -32,7 +32,7 @@ const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, 
 async function main(argv: string[]): Promise<number> {
   const [command, arg] = argv;
   const config = loadConfigOrExit(withConnectionFile(process.env));
-  const log = createLogger("engine-cli", config.logLevel);
+  const log = createLogger("engine-cli", config.logLevel, config.logFormat);
   if (!config.databaseUrl) {
     const file = join(dataDir(process.env), CONNECTION_FILE);
     process.stderr.write(`DATABASE_URL is not set and there is no ${file}: run \`npm start\` first, or set DATABASE_URL\n`);

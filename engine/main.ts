@@ -13,7 +13,7 @@ import { parseFaults } from "./faults.js";
 import { acquireLeadership } from "./leader.js";
 
 const config = loadConfigOrExit();
-const log = createLogger("engine", config.logLevel);
+const log = createLogger("engine", config.logLevel, config.logFormat);
 
 if (!config.databaseUrl) {
   log.error("DATABASE_URL is not set: the engine keeps its ledger in PostgreSQL");

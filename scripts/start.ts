@@ -126,7 +126,7 @@ async function main(): Promise<void> {
   log.info({ file: connectionFile }, "connection details written for the engine CLI");
   const schema = ponderSchemaName();
   log.info({ schema }, "starting ponder (indexer + API)");
-  ponder = startPonder({ port: config.port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) });
+  ponder = startPonder({ port: config.port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: resolveLogFormat(config.logFormat), onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) });
   ponder.process.once("exit", (code) => {
     if (!stopping) {
       log.error({ code }, "ponder exited");

@@ -43,7 +43,7 @@ export function chainOf(config: Pick<Config, "chainId" | "rpcUrl" | "isDevnet">)
 }
 
 export function createAgentServices(config: Config, options: AgentServiceOptions = {}): AgentServices {
-  const log = options.log ?? createLogger("agents", config.logLevel);
+  const log = options.log ?? createLogger("agents", config.logLevel, config.logFormat);
   let pool = options.pool;
   const ownPool = !pool;
   const getPool = () => {

@@ -102,13 +102,15 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
       continue;
     }
     report[applied.kind]++;
-    await logDecision(ctx, { worker, token: applied.trade.token, decision: `desk-${applied.kind}`, reason: applied.reason, data: { tradeId: applied.trade.id, tx: log.transactionHash } });
+    await logDecision(ctx, { worker, token: applied.trade.token, decision: `desk-${applied.kind}`, reason: applied.reason, data: { tradeId: applied.trade.id, tx: log.transactionHash, ...applied.amounts } });
   }
   await setState(ctx.db, CURSOR_KEY, { block: Number(head) + 1 });
   return report;
 }
 
-type Applied = { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string; before: Record<string, unknown> } | { kind: "orphan" };
+type Applied =
+  | { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string; before: Record<string, unknown>; amounts?: Record<string, bigint | boolean> }
+  | { kind: "orphan" };
 /** The log an event's ledger rows come from: keys and block hash. */
 type Fact = { key: string; blockNumber: number; blockHash: string };
 
@@ -172,7 +174,7 @@ async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade): Promise<Ap
     openedTimestamp: Number(t.timestamp),
     leverage: t.leverage.toString(),
   });
-  return { kind: "opened", trade, before, reason: `executed at ${t.openPrice} (slot ${t.index}), net collateral ${t.collateral}` };
+  return { kind: "opened", trade, before, reason: `executed at ${t.openPrice} (slot ${t.index}), net collateral ${t.collateral}`, amounts: { collateral: t.collateral } };
 }
 
 async function applyCanceled(tx: Tx, orderId: bigint, fact: Fact): Promise<Applied> {
@@ -243,6 +245,7 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
     trade,
     before,
     reason: `${what}: ${closed} collateral returned ${sent} USDC (basis ${basisPart}, ${pnl >= 0n ? "profit" : "loss"} ${pnl < 0n ? -pnl : pnl})`,
+    amounts: { closed, returned: sent, pnl, full },
   };
 }
 

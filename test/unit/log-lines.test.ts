@@ -1,0 +1,83 @@
+/**
+ * Log lines: sentences with whole-unit amounts and symbols for the engine's main events;
+ * pretty on a terminal or with LOG_FORMAT=pretty, one JSON object per line when piped.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { Address } from "viem";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../common/config.js";
+import { resolveLogFormat } from "../../common/logger.js";
+import { ROOT } from "../../devnet/compile.js";
+import { describeDecision, tokenSymbol } from "../../engine/log-lines.js";
+import { devnetAs, testEnv } from "../helpers/env.js";
+
+const run = promisify(execFile);
+const NO_FILE = { DEPLOYMENTS_FILE: "/nonexistent/deployments.json" };
+
+describe("decision sentences", () => {
+  it.each([
+    [{ worker: "fee-claimer", decision: "fees-claimed", reason: "", data: { currency: "USDC", amount: 2_150_000n } }, "UCRT", "claimed 2.15 USDC for UCRT"],
+    [{ worker: "fee-claimer", decision: "fees-claimed", reason: "", data: { currency: "WETH", amount: "1500000000000000" } }, "WCRT", "claimed 0.0015 WETH for WCRT"],
+    [
+      { worker: "buyback-engine", decision: "protocol-buyback", reason: "", data: { currencyIn: "USDC", amountIn: "25000000", bought: "1234500000000000000000", burned: "1234500000000000000001" } },
+      "TITHE",
+      "protocol buyback: swapped 25 USDC for 1234.5 TITHE, burned 1234.500000000000000001 TITHE",
+    ],
+    [
+      { worker: "desk-manager", decision: "desk-open", reason: "long: momentum", data: { side: "long", leverage: 40_000_000_000n, collateral: 120_000_000n } },
+      "UCRT",
+      "opening a 4x long desk for UCRT with 120 USDC",
+    ],
+    [{ worker: "desk-manager", decision: "desk-opened", reason: "", data: { collateral: "119880000" } }, "UCRT", "the UCRT desk is open: 119.88 USDC collateral on the exchange"],
+    [{ worker: "desk-manager", decision: "desk-increase", reason: "", data: { amount: 5_500_000n } }, "UCRT", "increasing the UCRT desk by 5.5 USDC"],
+    [{ worker: "profit-checker", decision: "desk-close", reason: "profit 31% above 25%", data: { amount: "100000000" } }, "UCRT", "closing the UCRT desk: 100 USDC of collateral (profit 31% above 25%)"],
+    [{ worker: "desk-manager", decision: "desk-closed", reason: "", data: { returned: 131_000_000n, pnl: 31_000_000n, full: true } }, "UCRT", "the UCRT desk closed: 131 USDC returned, profit 31 USDC"],
+    [{ worker: "desk-manager", decision: "desk-liquidated", reason: "", data: { returned: 0n, pnl: -100_000_000n, full: true } }, "UCRT", "the UCRT desk was liquidated: 0 USDC returned, loss 100 USDC"],
+    [{ worker: "desk-risk", decision: "desk-halted", reason: "drawdown 16% above 15%" }, "UCRT", "desk-risk: desk-halted for UCRT — drawdown 16% above 15%"],
+    [{ worker: "fee-claimer", decision: "fees-claimed", reason: "odd data", data: { amount: 1.5 } }, undefined, "fee-claimer: fees-claimed — odd data"],
+  ])("%o → %s", (decision, symbol, sentence) => {
+    expect(describeDecision(decision, symbol)).toBe(sentence);
+  });
+
+  it("names a token by its onchain symbol, or by a short address when the chain cannot say", async () => {
+    const env = testEnv();
+    const client = devnetAs(0).publicClient;
+    expect(await tokenSymbol(client, env.deployments.contracts.usdc as Address)).toBe("USDC");
+    const nobody = "0x000000000000000000000000000000000000bEEF";
+    const started = Date.now();
+    expect(await tokenSymbol(client, nobody)).toBe("0x0000…bEEF");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe("log format", () => {
+  it("LOG_FORMAT is pretty, json or auto (the default)", () => {
+    expect(loadConfig(NO_FILE).logFormat).toBe("auto");
+    expect(loadConfig({ ...NO_FILE, LOG_FORMAT: "json" }).logFormat).toBe("json");
+    expect(() => loadConfig({ ...NO_FILE, LOG_FORMAT: "xml" })).toThrowError(ConfigError);
+    expect(() => loadConfig({ ...NO_FILE, LOG_FORMAT: "xml" })).toThrowError("LOG_FORMAT: expected pretty, json or auto");
+    expect(resolveLogFormat("auto", { isTTY: true })).toBe("pretty");
+    expect(resolveLogFormat("auto", { isTTY: false })).toBe("json");
+    expect(resolveLogFormat("json", { isTTY: true })).toBe("json");
+  });
+
+  const logOnce = async (env: Record<string, string>) => {
+    const script = `import { createLogger } from "./common/logger.ts"; import { loadConfig } from "./common/config.ts";
+const c = loadConfig(process.env);
+createLogger("engine", c.logLevel, c.logFormat).info({ worker: "fee-claimer", data: { amount: "2150000" } }, "claimed 2.15 USDC for UCRT");`;
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, env: { ...process.env, ...NO_FILE, ...env } });
+    return stdout.trim();
+  };
+
+  it("piped: one JSON object per line, with the structured fields", async () => {
+    const line = JSON.parse(await logOnce({}));
+    expect(line).toMatchObject({ level: 30, name: "engine", msg: "claimed 2.15 USDC for UCRT", worker: "fee-claimer", data: { amount: "2150000" } });
+  });
+
+  it("LOG_FORMAT=pretty: a line a person reads, fields kept", async () => {
+    const line = await logOnce({ LOG_FORMAT: "pretty" });
+    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] INFO \(engine\): claimed 2\.15 USDC for UCRT \{"worker":"fee-claimer","data":\{"amount":"2150000"\}\}$/);
+  });
+});
+
