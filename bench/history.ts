@@ -3,12 +3,18 @@
  * enrolments, swaps, fee collections and claims, perps trades, burns), reproducible from a
  * seed and stored as an anvil state file, so benchmarks load it instead of regenerating it.
  *
+ * The cache (`bench/history/history-<events>-<seed>/`) holds the chain as anvil's
+ * `anvil_dumpState` returns it, gzip of its JSON state (`state.json.gz`, about a third of the
+ * JSON's size), then `deployments.json`, then `meta.json` last: meta records the state's size
+ * and sha256, so a cache is used only when it is complete and intact; anything else is
+ * regenerated, with a line saying why. Every file is written to a temporary name and renamed.
+ *
  * Transactions are sent in batches with explicit nonces and gas, then mined together
  * (automine off), which is what makes 100k events take minutes rather than hours.
  *
  *   npx tsx bench/history.ts --events 10000 [--seed 7]
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -35,9 +41,10 @@ import type { PoolKey } from "../common/uniswap.js";
 import { startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { type DevnetContext, createDevnetContext } from "../devnet/context.js";
-import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
+import { deployDevnet } from "../devnet/deploy.js";
 import { mulberry32 } from "../devnet/market.js";
 import { devnetPrivateKey } from "../devnet/protocol.js";
+import { checkStateFile, sha256File, writeFileAtomic } from "../devnet/state.js";
 import { permit2Abi } from "../devnet/uniswap.js";
 import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
 import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../engine/chain/universal-router.js";
@@ -57,7 +64,11 @@ export type History = {
   name: string;
   events: number;
   seed: number;
+  /** anvil's state: gzip of its JSON (`state.json.gz`), or plain JSON in caches made before. */
   stateFile: string;
+  /** Size and sha256 of `stateFile` as written; a cache whose file differs is regenerated. */
+  stateBytes?: number;
+  stateSha256?: string;
   deploymentsFile: string;
   deployments: Deployments;
   head: number;
@@ -143,23 +154,55 @@ export function historyName(events: number, seed: number): string {
   return `history-${events}-${seed}`;
 }
 
-export function loadHistory(events: number, seed: number): History | undefined {
-  const meta = join(HISTORY_DIR, historyName(events, seed), "meta.json");
-  return existsSync(meta) ? (JSON.parse(readFileSync(meta, "utf8")) as History) : undefined;
+/** The stored history of `events` events for `seed`, if complete and intact; otherwise why not. */
+export async function loadHistory(events: number, seed: number): Promise<{ history?: History; problem?: string }> {
+  const dir = join(HISTORY_DIR, historyName(events, seed));
+  const metaFile = join(dir, "meta.json");
+  if (!existsSync(metaFile)) return existsSync(dir) ? { problem: "its generation never finished (no meta.json)" } : {};
+  let meta: History;
+  try {
+    meta = JSON.parse(readFileSync(metaFile, "utf8")) as History;
+  } catch (error) {
+    return { problem: `meta.json does not parse (${(error as Error).message})` };
+  }
+  // Paths are the cache's own, wherever the checkout lives now.
+  const stateFile = join(dir, meta.stateSha256 ? "state.json.gz" : "state.json");
+  const deploymentsFile = join(dir, "deployments.json");
+  if (!existsSync(stateFile)) return { problem: `${stateFile} is missing` };
+  if (meta.stateSha256) {
+    const size = statSync(stateFile).size;
+    if (size !== meta.stateBytes) return { problem: `state.json.gz has ${size} bytes, meta.json says ${meta.stateBytes}` };
+    if ((await sha256File(stateFile)) !== meta.stateSha256) return { problem: "state.json.gz does not match its sha256 in meta.json" };
+  } else {
+    // A cache from before checksums: usable only if anvil's dump is complete.
+    const problem = checkStateFile(stateFile);
+    if (problem) return { problem: `state.json: ${problem}` };
+  }
+  try {
+    JSON.parse(readFileSync(deploymentsFile, "utf8"));
+  } catch (error) {
+    return { problem: `deployments.json is unreadable (${(error as Error).message})` };
+  }
+  return { history: { ...meta, stateFile, deploymentsFile } };
 }
 
+const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`);
+
 /**
- * Returns the stored history of `events` events for `seed`, generating it first if needed.
- * `progress` reports generation as it goes.
+ * Returns the stored history of `events` events for `seed`, generating it first if needed (or
+ * if the stored one is incomplete or damaged). `progress` reports generation as it goes.
  */
 export async function ensureHistory(events: number, seed: number, port: number, progress: (msg: string) => void = () => {}): Promise<History> {
-  const existing = loadHistory(events, seed);
+  const { history: existing, problem } = await loadHistory(events, seed);
   if (existing) return existing;
-  const started = Date.now();
   const dir = join(HISTORY_DIR, historyName(events, seed));
+  if (problem) progress(`cached ${historyName(events, seed)} is unusable (${problem}): regenerating it`);
+  rmSync(dir, { recursive: true, force: true });
+  const started = Date.now();
   mkdirSync(dir, { recursive: true });
-  const stateFile = join(dir, "state.json");
-  const anvil = await startAnvil({ port, stateFile });
+  const stateFile = join(dir, "state.json.gz");
+  // No state file while generating: a periodic dump of a large state stalls anvil's RPC.
+  const anvil = await startAnvil({ port });
   try {
     const operatorCtx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     progress("deploying the devnet");
@@ -226,7 +269,7 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     const tally = { bySource: {} as Record<string, number>, tokenTransfers: 0 };
     /** Counts the blocks mined since the last count and adds them to the tally. */
     const countNew = async () => {
-      const head = await operatorCtx.publicClient.getBlockNumber();
+      const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
       const fresh = await countIndexedEvents(operatorCtx, deployments, tokens, countedTo + 1n, head);
       countedTo = head;
       for (const [source, n] of Object.entries(fresh.bySource)) tally.bySource[source] = (tally.bySource[source] ?? 0) + n;
@@ -258,7 +301,7 @@ export async function ensureHistory(events: number, seed: number, port: number, 
       }
       await mineAll(operatorCtx);
       if (round % 3 === 0) {
-        const head = await operatorCtx.publicClient.getBlockNumber();
+        const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
         const pending = await operatorCtx.publicClient.getLogs({ address: c.perpsTrading!, event: perpsTradingAbi.find((i) => i.type === "event" && i.name === "MarketOrderInitiated") as never, fromBlock: head - 2n, toBlock: head });
         for (const log of pending) orders.push((log as unknown as { args: { orderId: bigint } }).args.orderId);
         if (orders.length) await keeper.call(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orders.splice(0)]);
@@ -278,15 +321,21 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     }
     await mineAll(operatorCtx);
     await rpc(operatorCtx, "evm_setAutomine", [true]);
-    const head = await operatorCtx.publicClient.getBlockNumber();
+    const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
     await countNew();
+    progress("saving the chain");
+    const saved = performance.now();
+    const state = await writeFileAtomic(stateFile, await anvil.dumpState());
+    progress(`saved ${(state.bytes / 1e6).toFixed(1)} MB of gzipped state in ${((performance.now() - saved) / 1000).toFixed(1)} s`);
     const deploymentsFile = join(dir, "deployments.json");
-    writeDeployments(deploymentsFile, deployments);
+    await writeFileAtomic(deploymentsFile, json(deployments));
     const history: History = {
       name: historyName(events, seed),
       events,
       seed,
       stateFile,
+      stateBytes: state.bytes,
+      stateSha256: state.sha256,
       deploymentsFile,
       deployments,
       head: Number(head),
@@ -295,8 +344,9 @@ export async function ensureHistory(events: number, seed: number, port: number, 
       tokenTransfers: tally.tokenTransfers,
       generatedInSeconds: Math.round((Date.now() - started) / 1000),
     };
-    await anvil.stop(); // dumps the state file
-    writeFileSync(join(dir, "meta.json"), `${JSON.stringify(history, null, 2)}\n`);
+    await anvil.stop();
+    // Written last: its presence says the state and deployments before it are complete.
+    await writeFileAtomic(join(dir, "meta.json"), json(history));
     return history;
   } catch (error) {
     await anvil.stop();

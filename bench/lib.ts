@@ -2,9 +2,11 @@
  * What every benchmark part needs: a PostgreSQL server, an anvil serving a stored history,
  * ponder processes (ours, the bare floor app, ponder's own GraphQL) and timing helpers.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
 import pg from "pg";
 import { DEVNET_CHAIN_ID } from "../common/config.js";
 import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
@@ -49,9 +51,21 @@ export async function startBench(): Promise<Bench> {
   };
 }
 
-/** anvil serving a stored history (read-only: the state file is never written back). */
+/**
+ * anvil serving a stored history (read-only: the state file is never written back). A gzipped
+ * state is inflated into a temporary file for `--load-state` (anvil reads only plain JSON from
+ * a file, and its `anvil_loadState` RPC refuses a body this large), removed once anvil is up.
+ */
 export async function serveHistory(history: History): Promise<AnvilHandle> {
-  return startAnvil({ port: await freePort(), loadStateFile: history.stateFile });
+  if (!history.stateFile.endsWith(".gz")) return startAnvil({ port: await freePort(), loadStateFile: history.stateFile });
+  const dir = mkdtempSync(join(tmpdir(), "launchpad-history-"));
+  try {
+    const stateFile = join(dir, "state.json");
+    await pipeline(createReadStream(history.stateFile), createGunzip(), createWriteStream(stateFile));
+    return await startAnvil({ port: await freePort(), loadStateFile: stateFile });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export type Indexed = {

@@ -3,7 +3,7 @@
  * with one clear line. Real anvil throughout, on a state large enough (about 140 MB of JSON,
  * a million storage slots) that anvil needs seconds to dump it.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -150,7 +150,7 @@ describe("devnet chain state", () => {
   it("refuses a truncated state file with one clear line and leaves it as it was", async () => {
     const truncated = join(dir, "truncated", "state.json");
     rmSync(join(dir, "truncated"), { recursive: true, force: true });
-    (await import("node:fs")).mkdirSync(join(dir, "truncated"));
+    mkdirSync(join(dir, "truncated"));
     copyFileSync(stateFile, truncated);
     const cut = Math.floor(statSync(truncated).size * 0.6);
     truncateSync(truncated, cut);
