@@ -249,7 +249,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
         } else {
           // anvil dumps the whole chain before it exits: give it the time a dump of this size needs.
           const limit = exitDumpTimeoutMs(stateBytes);
-          progress(`devnet state: anvil is writing the chain state (last saved ${megabytes(stateBytes)}), waiting up to ${Math.round(limit / 1000)} s`);
+          const last = stateBytes > 0 ? ` (last saved ${megabytes(stateBytes)})` : "";
+          progress(`devnet state: anvil is writing the chain state${last}, waiting up to ${Math.round(limit / 1000)} s`);
           while (!(await settlesWithin(exited, 5_000))) {
             const waited = performance.now() - started;
             if (waited > limit) {

@@ -128,7 +128,7 @@ export class UnloadableStateError extends Error {
  * as a problem for `unloadableStateMessage` (undefined when the output is about something else).
  */
 export function stateProblemFromAnvil(output: string): StateProblem {
-  const line = output.split("\n").find((l) => /for '--(load-state|state|dump-state) <PATH>'/.test(l));
+  const line = output.split("\n").find((l) => /for '--(load-state|state) <PATH>'/.test(l));
   if (!line) return undefined;
   const eof = /EOF while parsing .* at line (\d+) column (\d+)/.exec(line);
   if (eof && eof[1] === "1") return `truncated JSON at byte ${eof[2]}`;

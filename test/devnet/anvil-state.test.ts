@@ -147,6 +147,29 @@ describe("devnet chain state", () => {
     anvil = undefined;
   }, 120_000);
 
+  it("saves periodically while running, so a crash loses at most one interval", async () => {
+    const crashDir = join(dir, "crash");
+    mkdirSync(crashDir);
+    const file = join(crashDir, "state.json");
+    const running = await startAnvil({ port: await freePort(), stateFile: file, saveIntervalSeconds: 1 });
+    await send(running.rpcUrl, { to: OTHER, value: "0x7" });
+    await send(running.rpcUrl, { to: OTHER, value: "0x7" });
+    const block = await rpc(running.rpcUrl, "eth_blockNumber");
+    const after = Date.now();
+    const deadline = after + 30_000;
+    // A save that started after the last block (an earlier one may hold an older head).
+    while (!(existsSync(file) && statSync(file).mtimeMs > after + 50) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(checkStateFile(file)).toBeUndefined();
+    running.process.kill("SIGKILL"); // a crash: no exit dump at all
+    await running.stop();
+    const restarted = await startAnvil({ port: await freePort(), stateFile: file });
+    try {
+      expect(await rpc(restarted.rpcUrl, "eth_blockNumber")).toBe(block);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
   it("refuses a truncated state file with one clear line and leaves it as it was", async () => {
     const truncated = join(dir, "truncated", "state.json");
     rmSync(join(dir, "truncated"), { recursive: true, force: true });
