@@ -1,11 +1,13 @@
 /**
  * Assembles the GraphQL schema (one file per type) and serves it with graphql-yoga at
- * /graphql: GraphiQL in a browser, subscriptions over SSE, depth/alias/cost limits.
+ * /graphql: GraphiQL in a browser (served from local assets), subscriptions over SSE,
+ * depth/alias/cost limits.
  */
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
+import { createRequire } from "node:module";
 import { GraphQLError } from "graphql";
-import { createYoga } from "graphql-yoga";
+import { type GraphiQLOptions, createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
 import { createLoaders } from "./loaders.js";
@@ -20,6 +22,22 @@ import "./subscriptions.js";
 import "./token.js";
 
 export const schema = builder.toSchema();
+
+let graphiqlPage: string | undefined;
+/**
+ * GraphiQL's page with its scripts, styles and editor workers inlined, from the
+ * `@graphql-yoga/render-graphiql` package: it loads nothing from a CDN, so it works offline.
+ * The bundle is large (9 MB): it is loaded on the first visit, with Node's own `require` (in
+ * well under a second; through ponder's module transform it would take seconds), and the
+ * page is kept.
+ */
+function renderLocalGraphiQL(options: GraphiQLOptions): string {
+  if (graphiqlPage === undefined) {
+    const { renderGraphiQL } = createRequire(import.meta.url)("@graphql-yoga/render-graphiql") as typeof import("@graphql-yoga/render-graphiql");
+    graphiqlPage = renderGraphiQL(options);
+  }
+  return graphiqlPage;
+}
 
 /**
  * A GraphQLError all the way down its `originalError` chain. By name, not `instanceof`: under
@@ -41,6 +59,7 @@ export function createGraphql(deps: ApiDeps) {
     schema,
     graphqlEndpoint: "/graphql",
     graphiql: { title: "Launchpad GraphQL" },
+    renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
     batching: false,
     // Node's own fetch primitives: SSE responses must be streams ponder's server can pipe.
