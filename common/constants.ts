@@ -9,3 +9,6 @@ export const TOTAL_BPS = 10_000;
 export const DEFAULT_SPLIT = { assetBps: 2_850, perpBps: 5_700, creatorBps: 950 } as const;
 /** The single ponder chain name used by the indexer and the API, whatever the chain. */
 export const CHAIN_NAME = "chain" as const;
+
+/** The schema where ponder keeps stable views of the current build's indexed tables, for other processes. */
+export const VIEWS_SCHEMA = "launchpad";

@@ -5,6 +5,7 @@
  *   reconcile          the startup reconciliation alone
  *   health             worker health, RPC status, failed transactions
  *   ledger             totals per leg and the invariant audit
+ *   audit              the three-way audit: ledger vs indexed facts vs chain balances
  * Prints JSON; exits 1 when the cycle failed or an invariant is violated.
  *
  * With DATABASE_URL unset it reads the connection file `npm start` writes (`.data/connection.json`),
@@ -17,6 +18,7 @@ import { CONNECTION_FILE, dataDir, withConnectionFile } from "../common/connecti
 import { createLogger } from "../common/logger.js";
 import { openEngineDb } from "./db/client.js";
 import { migrate } from "./db/migrations.js";
+import { auditFromConfig } from "./audit.js";
 import { createEngine } from "./engine.js";
 import { parseFaults } from "./faults.js";
 import { readWorkerHealth } from "./health.js";
@@ -25,7 +27,7 @@ import { checkLedgerInvariants, ledgerTotals } from "./ledger/ledger.js";
 import { awaitWorkerRun, requestWorkerRun } from "./run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 
-const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger\nworkers: ${WORKER_NAMES.join(", ")}`;
+const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit\nworkers: ${WORKER_NAMES.join(", ")}`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`);
 
@@ -39,12 +41,16 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
 
-  if (command === "health" || command === "ledger" || command === "request") {
+  if (command === "health" || command === "ledger" || command === "request" || command === "audit") {
     const db = openEngineDb(config.databaseUrl, "launchpad-engine-cli");
     try {
       await migrate(db.pool);
       if (command === "health") print(await readWorkerHealth(db.pool));
-      else if (command === "ledger") {
+      else if (command === "audit") {
+        const report = await auditFromConfig(config, db);
+        print(report);
+        return report.ok ? 0 : 1;
+      } else if (command === "ledger") {
         const report = await checkLedgerInvariants(db.db);
         print({ totals: await ledgerTotals(db.db), invariants: report });
         return report.ok ? 0 : 1;

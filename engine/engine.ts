@@ -20,6 +20,7 @@ import { recognizeLegacyWeth } from "./fees/weth.js";
 import { type Faults, NO_FAULTS } from "./faults.js";
 import { Gate } from "./gate.js";
 import { rewindEngine } from "./reorg.js";
+import { recordOpeningBalance } from "./audit.js";
 import { type CycleOutcome, Scheduler, registerWorkers, runWorkerCycle } from "./scheduler.js";
 import { setState } from "./state.js";
 import { refreshTokenCache } from "./tokens.js";
@@ -141,6 +142,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     await step("attributionWeth", () => attributeClaims(ctx, "WETH", head));
     await step("legacyWeth", async () => String(await recognizeLegacyWeth(ctx, head)));
     await step("desks", () => reconcileTokenDesks(ctx));
+    await step("openingBalance", () => recordOpeningBalance({ db: ctx.db, pool: ctx.pool, publicClient: ctx.publicClient, operator: ctx.operator, usdc: ctx.contract("usdc"), weth: ctx.contract("weth") }));
     return report;
   }
 

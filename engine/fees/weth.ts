@@ -4,7 +4,7 @@
  * the v3 WETH/USDC pool and splits the USDC per token. WETH the ledger does not explain is
  * the legacy WETH accumulator: recognised at startup, drained by the buyback engine.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../agent-log.js";
 import { balanceOf } from "../chain/erc20.js";
@@ -99,7 +99,9 @@ async function finishConversion(ctx: EngineContext, id: number, worker: string):
 export async function recognizeLegacyWeth(ctx: EngineContext, block: bigint): Promise<bigint> {
   const weth = ctx.contract("weth");
   const onchain = await balanceOf(ctx, weth, ctx.operator, block);
-  let tracked = (await legBalance(ctx.db, Legs.wethClaimed)) + (await legBalance(ctx.db, Legs.legacyWeth));
+  // WETH the ledger already explains: fees awaiting conversion, the legacy leg, and the wallet's opening balance.
+  const opening = await ctx.db.execute<{ s: string | null }>(sql`SELECT balance::text AS s FROM engine.ledger_balances WHERE leg = 'operator' AND token = '' AND currency = 'WETH'`);
+  let tracked = (await legBalance(ctx.db, Legs.wethClaimed)) + (await legBalance(ctx.db, Legs.legacyWeth)) + BigInt(opening.rows[0]?.s ?? "0");
   const reserved = async (rows: { amount: string; intentKey: string }[]) => {
     for (const r of rows) {
       const intent = await ctx.pipeline.get(r.intentKey);

@@ -16,6 +16,7 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import { createLogger } from "../../common/logger.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { readWorkerHealth } from "../../engine/health.js";
+import { auditThreeWay } from "../../engine/audit.js";
 import { type Engine, createEngine } from "../../engine/engine.js";
 import type { CrashPoint, Faults } from "../../engine/faults.js";
 import { Legs, checkLedgerInvariants, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../engine/ledger/ledger.js";
@@ -87,6 +88,11 @@ async function expectConverged() {
   // Ledger = chain: every USDC and WETH the fee locker paid the operator, to the base unit.
   expect(await sumRows("currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await claimedOnchain(d.c.usdc!));
   expect(await sumRows("currency = 'WETH' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await claimedOnchain(d.c.weth!));
+  // The three-way audit: the operator's USDC and WETH equal the legs that hold them, to the base unit.
+  const audit = await auditThreeWay({ db: engine.ctx.db, pool: engine.ctx.pool, publicClient: engine.ctx.publicClient, operator, usdc: d.c.usdc!, weth: d.c.weth!, protocolToken: d.protocolToken });
+  expect(audit.inFlight).toEqual([]);
+  expect(audit.differences).toEqual([]);
+  return audit;
 }
 
 beforeAll(async () => {
