@@ -122,9 +122,10 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
   const loadFile = stateFile ?? options.loadStateFile;
   let stateBytes = 0;
   if (stateFile && exitTmp) {
-    // An exit dump left behind (this process died before renaming it): use it if complete.
+    // An exit dump left behind (this process died before renaming it): use it if complete and newer.
     if (existsSync(exitTmp)) {
-      if (!checkStateFile(exitTmp)) {
+      const newer = !existsSync(stateFile) || statSync(exitTmp).mtimeMs >= statSync(stateFile).mtimeMs;
+      if (newer && !checkStateFile(exitTmp)) {
         promoteSync(exitTmp, stateFile);
         progress(`devnet state: recovered the complete dump ${exitTmp} left by the last stop`);
       } else removeQuietly(exitTmp);
@@ -156,6 +157,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
+  const outputClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
 
   const rpcUrl = `http://127.0.0.1:${options.port}`;
   try {
@@ -163,7 +165,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
       // Loading runs before anvil listens: ~6 s for 280 MB here, so allow a second per 10 MB more.
       waitForRpc(rpcUrl, 30_000 + Math.ceil(stateBytes / 10e6) * 1_000),
       exited.then(async ({ code }) => {
-        await new Promise((r) => setImmediate(r)); // the last output lines
+        await settlesWithin(outputClosed, 1_000); // its last output lines
         const output = recent.join("\n");
         const problem = stateProblemFromAnvil(output);
         if (problem && loadFile) throw new UnloadableStateError(loadFile, problem);

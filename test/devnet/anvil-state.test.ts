@@ -7,7 +7,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AnvilHandle, startAnvil } from "../../devnet/anvil.js";
+import { spawn } from "node:child_process";
+import { type AnvilHandle, anvilBinary, startAnvil, waitForRpc } from "../../devnet/anvil.js";
 import { freePort } from "../../devnet/ports.js";
 import { UnloadableStateError, checkStateFile } from "../../devnet/state.js";
 
@@ -165,6 +166,33 @@ describe("devnet chain state", () => {
     const restarted = await startAnvil({ port: await freePort(), stateFile: file });
     try {
       expect(await rpc(restarted.rpcUrl, "eth_blockNumber")).toBe(block);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it("recovers a complete exit dump that a dying parent never renamed into place", async () => {
+    const file = join(dir, "crash", "state.json");
+    const tmp = `${file}.exit.tmp`;
+    const block = BigInt(await (async () => {
+      // anvil as our handle starts it, but its parent gone before the rename.
+      const port = await freePort();
+      const child = spawn(anvilBinary(), ["--port", String(port), "--load-state", file, "--dump-state", tmp], { stdio: "ignore" });
+      const url = `http://127.0.0.1:${port}`;
+      await waitForRpc(url);
+      await send(url, { to: OTHER, value: "0x9" });
+      const head = await rpc(url, "eth_blockNumber");
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      return head;
+    })());
+    expect(existsSync(tmp)).toBe(true);
+    const messages: string[] = [];
+    const restarted = await startAnvil({ port: await freePort(), stateFile: file, onProgress: (m) => messages.push(m) });
+    try {
+      expect(BigInt(await rpc(restarted.rpcUrl, "eth_blockNumber"))).toBe(block);
+      expect(messages.some((m) => m.includes("recovered the complete dump"))).toBe(true);
+      expect(existsSync(tmp)).toBe(false);
     } finally {
       await restarted.stop();
     }
