@@ -3,6 +3,8 @@
  * tables), the token, its enrolment with the onchain charter hash, its ledger (fees in by
  * leg, buybacks, burns and daily burns, desk PnL) from the indexed tables, and the agent log.
  * Without the indexed tables (or before the indexer has seen the token) the ledger is empty.
+ * A token launched or enrolled without an agent has a page too: its split, ledger, burns and
+ * the engine's decisions for it.
  */
 import { and, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
@@ -30,7 +32,8 @@ export type LedgerView = {
 };
 
 export type ProspectusData = {
-  agent: Agent;
+  /** Null for a token the service knows that no agent launched. */
+  agent: Agent | null;
   mandate: (Mandate & { strategy: Strategy }) | null;
   token: { address: Address; name: string; symbol: string; image: string; description: string } | null;
   enrollment: { charterHash: Hex; active: boolean; halted: boolean; protocolBps: number; assetBps: number; perpBps: number; creatorBps: number } | null;
@@ -38,6 +41,8 @@ export type ProspectusData = {
   ledger: LedgerView | null;
   log: AgentLogEntry[];
   now: Date;
+  /** The token's address, for a token without an agent. */
+  address?: Address;
 };
 
 /** The agent named by an id or by its token's address. */
@@ -97,6 +102,27 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
         trades: views,
       },
     },
+  };
+}
+
+/**
+ * The page of a token no agent launched, or undefined when the service does not know the
+ * address (neither launched through the launcher nor enrolled, as indexed).
+ */
+export async function loadTokenProspectus(services: AgentServices, db: ReadDb, address: Address, now = new Date()): Promise<ProspectusData | undefined> {
+  const read = await readLedger(db, services, address, now);
+  if (!read.tokenRow && !read.enrolled) return undefined;
+  const t = read.tokenRow;
+  const e = read.enrolled;
+  return {
+    agent: null,
+    mandate: null,
+    token: t ? { address, name: t.name, symbol: t.symbol, image: t.image, description: descriptionOf(t.metadata, "") } : null,
+    enrollment: e ? { charterHash: e.charterHash, active: e.active, halted: e.halted, protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
+    ledger: read.ledger,
+    log: await agentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
+    now,
+    address,
   };
 }
 

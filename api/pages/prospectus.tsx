@@ -1,7 +1,8 @@
 /**
  * The public prospectus page of an agent (`GET /p/:idOrToken`): mandate, rules with the
  * onchain charter hash, ledger (fees in by leg, buybacks, burns with a chart of burns per
- * day, desk PnL) and the agent log. Server-rendered with hono/jsx, no script at all: every
+ * day, desk PnL) and the agent log. A token no agent launched gets the same page without the
+ * agent's parts: its split, ledger, burns and the engine's decisions for it. Server-rendered with hono/jsx, no script at all: every
  * user-supplied text (name, symbol, persona, description, reasons) is a text node or an
  * attribute value, which hono/jsx escapes; the response's CSP forbids scripts besides.
  */
@@ -84,7 +85,7 @@ export const BurnChart: FC<{ daily: { day: bigint; burned: bigint }[]; now: Date
 
 const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
   const l = data.ledger;
-  if (!data.agent.token) return <p class="muted">No token yet: the ledger starts at launch.</p>;
+  if (!(data.agent ? data.agent.token : data.address)) return <p class="muted">No token yet: the ledger starts at launch.</p>;
   if (!l) return <p class="muted">The ledger is not available right now (the indexer has not caught up); it fills in as the chain is indexed.</p>;
   const symbol = data.token?.symbol ?? "tokens";
   return (
@@ -169,8 +170,80 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
   );
 };
 
+const LogTable: FC<{ log: ProspectusData["log"] }> = ({ log }) =>
+  log.length === 0 ? (
+    <p class="muted">No entries yet.</p>
+  ) : (
+    <table data-table="log">
+      <tr><th>Time</th><th>Worker</th><th>Decision</th><th>Reason</th></tr>
+      {log.map((e) => (
+        <tr data-decision={e.decision}>
+          <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
+          <td>{e.worker}</td>
+          <td>{e.decision}</td>
+          <td>{e.reason}</td>
+        </tr>
+      ))}
+    </table>
+  );
+
+/** The page of a token the service knows that no agent launched. */
+const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
+  const { token, enrollment } = data;
+  const address = token?.address ?? data.address!;
+  const title = token ? `${token.name} (${token.symbol})` : address;
+  const image = token?.image && /^https?:\/\//i.test(token.image) ? token.image : null;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} — prospectus`}</title>
+        <style>{STYLE}</style>
+      </head>
+      <body>
+        <main>
+          {image ? <img class="logo" src={image} alt="" referrerpolicy="no-referrer" /> : null}
+          <h1 data-field="title">{title}</h1>
+          <p class="muted" data-field="agent">No agent: this token was not launched by an agent, so it has no charter, persona or mandate.</p>
+          {token?.description ? <p data-field="description">{token.description}</p> : null}
+          <dl style="margin-top:12px">
+            <dt>Token</dt>
+            <dd><code data-field="token">{address}</code></dd>
+          </dl>
+
+          <h2>Fee split</h2>
+          {enrollment ? (
+            <dl data-section="split">
+              <dt>Split</dt>
+              <dd data-field="split">
+                {`protocol ${showPct(enrollment.protocolBps)} · asset ${showPct(enrollment.assetBps)} · perp desk ${showPct(enrollment.perpBps)} · creator ${showPct(enrollment.creatorBps)}`}
+              </dd>
+              <dt>Locked split</dt>
+              <dd data-field="locked-split">{`${enrollment.protocolBps} / ${enrollment.assetBps} / ${enrollment.perpBps} / ${enrollment.creatorBps} bps (protocol / asset / perp / creator)`}</dd>
+              <dt>Registry state</dt>
+              <dd data-field="registry-state">{`${enrollment.active ? "active" : "inactive"}${enrollment.halted ? ", halted" : ""}`}</dd>
+            </dl>
+          ) : (
+            <p class="muted" data-field="split">Not enrolled: the service does not split this token's fees.</p>
+          )}
+
+          <h2>Ledger</h2>
+          <Ledger data={data} />
+
+          <h2>Engine log</h2>
+          <LogTable log={data.log} />
+          <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact.</p>
+        </main>
+      </body>
+    </html>
+  );
+};
+
 export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
-  const { agent, token, mandate, enrollment } = data;
+  if (!data.agent) return <TokenPage data={data} />;
+  const { token, mandate, enrollment } = data;
+  const agent = data.agent;
   const charter = agent.charter;
   const title = token ? `${token.name} (${token.symbol})` : charter ? charter.persona.name : "Agent";
   const statusClass = agent.status === "running" ? "ok" : agent.status === "failed" ? "bad" : "warn";
@@ -264,21 +337,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
           <Ledger data={data} />
 
           <h2>Agent log</h2>
-          {data.log.length === 0 ? (
-            <p class="muted">No entries yet.</p>
-          ) : (
-            <table data-table="log">
-              <tr><th>Time</th><th>Worker</th><th>Decision</th><th>Reason</th></tr>
-              {data.log.map((e) => (
-                <tr data-decision={e.decision}>
-                  <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
-                  <td>{e.worker}</td>
-                  <td>{e.decision}</td>
-                  <td>{e.reason}</td>
-                </tr>
-              ))}
-            </table>
-          )}
+          <LogTable log={data.log} />
 
           {charter ? (
             <div>
@@ -308,7 +367,7 @@ export const NotFoundPage: FC<{ what: string }> = ({ what }) => (
     <body>
       <main>
         <h1>Not found</h1>
-        <p class="muted">{`No agent ${what}.`}</p>
+        <p class="muted">{`No agent or token ${what} is known here.`}</p>
       </main>
     </body>
   </html>

@@ -32,8 +32,11 @@ export async function logOnce(
   );
 }
 
-/** The newest entries of an agent: its launch steps and every decision for its token. */
-export async function agentLog(pool: pg.Pool, p: { agentId: string; token: Address | null; limit: number }): Promise<AgentLogEntry[]> {
+/**
+ * The newest entries of an agent: its launch steps and every decision for its token. With no
+ * agent (`agentId` null), the decisions for the token alone.
+ */
+export async function agentLog(pool: pg.Pool, p: { agentId: string | null; token: Address | null; limit: number }): Promise<AgentLogEntry[]> {
   const { rows } = await pool.query(
     `SELECT * FROM engine.agent_log WHERE data->>'agentId' = $1 OR ($2::text IS NOT NULL AND lower(token) = lower($2::text))
       ORDER BY id DESC LIMIT $3`,

@@ -3,14 +3,16 @@
  * devnet), then the prospectus page in headless Chromium: sign in with a wallet, submit a
  * charter, fund and launch; trade, collect fees, buy back and burn on the devnet; the page
  * shows the mandate, the rules with the onchain charter hash, the ledger figures, the burn
- * chart and the agent log — and a token name holding `<script>` renders as text.
+ * chart and the agent log — and a token name holding `<script>` renders as text. A token no
+ * agent launched (the devnet's USDC-paired demo token) has a page too: split, ledger, burns,
+ * and a line saying it has no agent; an address the service does not know is a 404.
  */
 import pg from "pg";
 import { type Address, erc20Abi, parseAbi, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { showTokens, showUsdc } from "../../api/pages/prospectus.js";
+import { showPct, showTokens, showUsdc } from "../../api/pages/prospectus.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { charterHash, charterSchema } from "../../engine/agents/charter.js";
@@ -42,7 +44,7 @@ describe("prospectus page in a browser", () => {
   let databaseUrl: string;
   let db: pg.Pool;
   let browser: TestBrowser;
-  const s = {} as { agentId: string; wallet: Address; token: Address; organicBurn: bigint; buybackBurn: bigint };
+  const s = {} as { agentId: string; wallet: Address; token: Address; organicBurn: bigint; buybackBurn: bigint; demoBurn: bigint };
 
   async function call(method: string, path: string, p: { token?: string; body?: unknown } = {}) {
     const res = await fetch(`${ponder.url}${path}`, {
@@ -110,6 +112,10 @@ describe("prospectus page in a browser", () => {
       s.token,
       "perp USDC 3.2 below the 100 USDC notional minimum <i>yet</i>",
     ]);
+    // The demo token (launched by a creator's wallet, no agent): a buy and an organic burn.
+    await act.swapInPool(trader, c, c.usdcPairedToken!, c.usdc!, USDC(100n));
+    s.demoBurn = (await act.balanceOf(trader, c.usdcPairedToken!, trader.account.address)) / 3n;
+    await trader.write(c.usdcPairedToken!, erc20Abi, "transfer", [DEAD_ADDRESS, s.demoBurn]);
     await waitForIndexed(ponder.url, await operator.publicClient.getBlockNumber());
 
     browser = await launchBrowser({ localOnly: true });
@@ -197,6 +203,51 @@ describe("prospectus page in a browser", () => {
     await page.goto(`${ponder.url}/p/${s.token}`);
     expect(await text('[data-field="wallet"]')).toBe(s.wallet);
     await page.close();
+  });
+
+  it("a token no agent launched: its split, ledger and burns, and no agent; unknown addresses 404", async () => {
+    const demo = c.usdcPairedToken!;
+    const hex = demo.toLowerCase();
+    const [row] = (await db.query("SELECT name, symbol FROM app.token WHERE address = $1", [hex])).rows;
+    const [enrolled] = (await db.query("SELECT protocol_bps, asset_bps, perp_bps, creator_bps FROM app.enrollment WHERE token = $1", [hex])).rows;
+    const [totals] = (await db.query("SELECT * FROM app.token_totals WHERE token = $1", [hex])).rows;
+    expect(row, "the indexer has the demo token").toBeDefined();
+    expect(enrolled, "the demo token is enrolled").toBeDefined();
+    expect(BigInt(totals.burned)).toBeGreaterThanOrEqual(s.demoBurn);
+
+    const res = await fetch(`${ponder.url}/p/${demo}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toMatch(/default-src 'none'/);
+    expect((await fetch(`${ponder.url}/p/${hex}`)).status).toBe(200);
+
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    expect((await page.goto(`${ponder.url}/p/${demo}`, { waitUntil: "load" }))?.status()).toBe(200);
+    const text = (selector: string) => page.locator(selector).first().innerText();
+    expect(await text('[data-field="title"]')).toBe(`${row.name} (${row.symbol})`);
+    expect(await text('[data-field="agent"]')).toContain("No agent");
+    expect(await text('[data-field="token"]')).toBe(demo);
+    expect(await text('[data-field="locked-split"]')).toContain(`${enrolled.protocol_bps} / ${enrolled.asset_bps} / ${enrolled.perp_bps} / ${enrolled.creator_bps}`);
+    expect(await text('[data-field="split"]')).toContain(`protocol ${showPct(enrolled.protocol_bps)}`);
+    for (const [leg, column] of [["protocol", "protocol_leg_usdc"], ["asset", "asset_leg_usdc"], ["perp", "perp_leg_usdc"], ["creator", "creator_leg_usdc"]] as const) {
+      expect(await text(`[data-table="fees"] [data-leg="${leg}"] td.num`), leg).toBe(showUsdc(BigInt(totals[column])));
+    }
+    expect(await text('[data-figure="burned"] .v')).toBe(`${showTokens(BigInt(totals.burned))} ${row.symbol}`);
+    expect(await text('[data-table="burns"]')).toContain("organic");
+    expect(await text('[data-table="burns"]')).toContain(showTokens(s.demoBurn));
+    expect(await page.locator('svg[data-chart="burns"] rect').count()).toBe(30);
+    // No agent's parts: no persona, mandate or charter.
+    expect(await page.locator('[data-section="mandate"], [data-field="persona-name"], [data-field="charter-json"]').count()).toBe(0);
+    expect(await page.locator("script").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // Addresses the service does not know: a contract that is no launched or enrolled token, and nothing at all.
+    const unknown = await fetch(`${ponder.url}/p/${c.usdc}`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain("No agent or token");
+    expect((await fetch(`${ponder.url}/p/0x000000000000000000000000000000000000dEaD`)).status).toBe(404);
   });
 
   it("the agent record is public JSON", async () => {
