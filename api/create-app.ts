@@ -12,6 +12,7 @@ import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit } from "./http/rate-limit.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
+import { auditRoute } from "./rest/audit.js";
 import { protocolBuybacksRoute, tokenBuybacksRoute } from "./rest/buybacks.js";
 import { healthRoute } from "./rest/health.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
@@ -31,6 +32,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   tokensRoute,
   launchRoute,
   registerRoute,
+  auditRoute,
 ];
 
 export function createApp(deps: ApiDeps): Hono {

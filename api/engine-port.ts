@@ -11,6 +11,8 @@ import { PAIR_FEEDS } from "../engine/chain/perps.js";
 import { tables } from "../engine/db/client.js";
 import { toPerpsPrice } from "../engine/decisions/perps-math.js";
 import { type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../engine/health.js";
+import { type AuditReport, auditFromConfig } from "../engine/audit.js";
+import type { Config } from "../common/config.js";
 import { Legs, ledgerTotals, legBalancesByToken } from "../engine/ledger/ledger.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
@@ -56,6 +58,8 @@ export interface EnginePort {
   deskBindings(): Promise<DeskBinding[]>;
   /** Latest oracle price per perps pair index (the price-sampler's), 1e10 precision (the exchange's). */
   markPrices(): Promise<Map<number, bigint>>;
+  /** The three-way audit (ledger, indexed facts, chain balances); undefined without the engine's database. */
+  audit(config: Config): Promise<AuditReport | undefined>;
 }
 
 export const EMPTY_PENDING: PendingAmounts = {
@@ -71,6 +75,7 @@ export const EMPTY_PENDING: PendingAmounts = {
 /** An engine that has never run. */
 export const idleEngine: EnginePort = {
   health: async () => ({ workers: [], degraded: [], transactions: NO_TRANSACTIONS }),
+  audit: async () => undefined,
   pending: async () => EMPTY_PENDING,
   deskBindings: async () => [],
   markPrices: async () => new Map(),
@@ -159,6 +164,8 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
             haltReason: r.halt_reason == null ? null : String(r.halt_reason),
           })),
       ),
+
+    audit: (config) => auditFromConfig(config, { db: ledgerDb, pool }),
 
     markPrices: () =>
       tolerant(new Map<number, bigint>(), async () => {

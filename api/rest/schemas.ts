@@ -230,6 +230,31 @@ export const healthResponse = z
   })
   .strict();
 
+const baseUnits = z.string().regex(/^-?\d*$/).describe("Base units (empty for a ledger invariant violation)");
+export const auditResponse = z
+  .object({
+    ok: z.boolean(),
+    block: int.describe("Chain block the balances were read at"),
+    indexedBlock: int.nullable().describe("Newest block with an indexed event"),
+    inFlight: z.array(z.string()).describe("Work the engine has not settled (the holdings checks wait for none)"),
+    checks: z.array(z.string()).describe("Checks that ran"),
+    differences: z.array(
+      z
+        .object({
+          check: z.string(),
+          token: checksummed.nullable(),
+          leg: z.string().nullable(),
+          currency: z.string().nullable(),
+          expected: baseUnits,
+          actual: baseUnits,
+          difference: baseUnits.describe("actual − expected"),
+          detail: z.string().optional(),
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+
 export const deskResponse = z
   .object({
     id: z.string(),

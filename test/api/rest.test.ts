@@ -289,6 +289,16 @@ describe("REST operator key", () => {
     expect(s.launch.status).toBe(201);
   });
 
+  it("guards the three-way audit, which answers every check against the indexed facts and the chain", async () => {
+    expectError(await h.call("GET", "/api/v1/audit"), 401, /^missing Authorization/);
+    const a = await h.call("GET", "/api/v1/audit", { key: OPERATOR_API_KEY });
+    expect(a.status, a.text).toBe(200);
+    const report = schemas.auditResponse.parse(a.json);
+    // The harness indexes the chain and keeps an engine database; the audit reads both.
+    expect(report.checks).toEqual(expect.arrayContaining(["ledger invariants", "fees claimed: ledger vs indexed ClaimTokens", "dead address: chain vs indexed burns"]));
+    expect(report.differences.filter((d) => d.check === "dead address balance (index vs chain)")).toEqual([]);
+  });
+
   it("is not needed with LEGACY_LAUNCH_OPEN=true, and a 503 naming OPERATOR_API_KEY when unset", async () => {
     const open = h.appWith({ config: { ...h.deps.config, legacyLaunchOpen: true } });
     const a = await open.request("http://api.test/api/v1/tokens/launch", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });

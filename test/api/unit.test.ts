@@ -306,7 +306,8 @@ describe("OpenAPI document", () => {
 
   it("lists every route with its parameters, body and answers", () => {
     expect(doc.openapi).toBe("3.0.3");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/activity", "/buybacks", "/buybacks/{token}", "/health", "/stats", "/tokens", "/tokens/launch", "/tokens/register"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/activity", "/audit", "/buybacks", "/buybacks/{token}", "/health", "/stats", "/tokens", "/tokens/launch", "/tokens/register"]);
+    expect(doc.paths["/audit"].get.security).toEqual([{ operatorKey: [] }]);
     expect(doc.paths["/buybacks/{token}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:token", "query:limit", "query:cursor"]);
     expect(doc.paths["/activity"].get.parameters.find((p: { name: string }) => p.name === "kind").schema.type).toBe("string");
     expect(Object.keys(doc.paths["/tokens/launch"].post.responses).sort()).toEqual(["201", "400", "401", "403", "413", "415", "429", "502", "503"]);
