@@ -140,6 +140,8 @@ const envSchema = z.object({
   CLAIM_BATCH_SIZE: integer(1, 1000, 10),
   CREATOR_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "5"),
   PROTOCOL_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "0.5"),
+  SWAP_SLIPPAGE_BPS: integer(1, 5_000, 100),
+  SWAP_DEADLINE_SECONDS: integer(30, 3_600, 300),
   WORKER_INTERVAL_SCALE: z
     .string()
     .default("1")
@@ -187,6 +189,10 @@ export type Config = {
   claimBatchSize: number;
   creatorBuybackMinUsdc: bigint;
   protocolBuybackMinUsdc: bigint;
+  /** Most a swap's output may fall below its fresh quote, in bps (every swap the service signs). */
+  swapSlippageBps: number;
+  /** Seconds a signed swap stays valid after the chain's latest block when it was planned. */
+  swapDeadlineSeconds: number;
   workerIntervalScale: number;
   startBlock: number;
   /**
@@ -272,6 +278,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     claimBatchSize: e.CLAIM_BATCH_SIZE,
     creatorBuybackMinUsdc: e.CREATOR_BUYBACK_MIN_USDC,
     protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,
+    swapSlippageBps: e.SWAP_SLIPPAGE_BPS,
+    swapDeadlineSeconds: e.SWAP_DEADLINE_SECONDS,
     workerIntervalScale: e.WORKER_INTERVAL_SCALE,
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),

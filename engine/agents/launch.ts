@@ -5,7 +5,8 @@
  *   1. agent wallet → operator: the platform fee (`agent:<id>:platform-fee`, once ever)
  *   2. agent wallet → launcher: `deployToken`, tokenAdmin = the agent wallet, rewards split
  *      by the charter (`agent:<id>:deploy:<attempt>`)
- *   3. agent wallet → UniversalRouter: the optional dev buy, ETH → WETH → USDC → token
+ *   3. agent wallet → UniversalRouter: the optional dev buy, ETH → WETH → USDC → token,
+ *      bounded by a fresh quote and a deadline like every swap
  *   4. operator → registry: `enroll(token, owner, bps…, charterHash)` (rules locked)
  *   5. the activation credit, the token's mandate for the workers, status `running`.
  *
@@ -21,7 +22,6 @@ import {
   type LocalAccount,
   type PublicClient,
   decodeErrorResult,
-  encodeAbiParameters,
   encodeFunctionData,
   getAddress,
   keccak256,
@@ -37,8 +37,8 @@ import type { Logger } from "../../common/logger.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import { LaunchConfigError, buildDeploymentConfig, encodeDeployToken, launchSplitRewards, parseTokenCreated } from "../chain/launch.js";
 import type { TxOutcome, TxPipeline } from "../chain/pipeline.js";
-import { ADDRESS_THIS, CONTRACT_BALANCE, type RouterStep, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../chain/universal-router.js";
-import { classifyError, revertDataOf } from "../errors.js";
+import { type SwapPlan, explainSwapBound, planEthToToken, swapBounds, swapRevertReason } from "../chain/swap.js";
+import { EngineError, classifyError, revertDataOf } from "../errors.js";
 import { tables } from "../db/client.js";
 import { setTokenMandate } from "../mandates.js";
 import { charterMandate, charterSplit } from "./charter.js";
@@ -54,12 +54,6 @@ export const AGENT_LAUNCH_MARKET_CAP_USDC = 10_000_000_000n;
 export const DEV_BUY_GAS = 450_000n;
 /** Gas of a plain ETH transfer to an account without code. */
 const TRANSFER_GAS = 21_000n;
-/** UniversalRouter WRAP_ETH command. */
-const WRAP_ETH = 0x0b;
-const ROUTER_DEADLINE = 2n ** 40n;
-
-const v3PoolAbi = parseAbi(["function fee() view returns (uint24)"]);
-
 /** Errors of the Clanker v4 launcher, so its reverts read by name. */
 const LAUNCHER_ERRORS = [
   "Deprecated()",
@@ -220,23 +214,30 @@ async function sendFromAgent(s: LaunchServices, agent: Agent, account: LocalAcco
   }
 }
 
-/** ETH → WETH (router) → USDC (v3) → token (v4), bought for the agent wallet. */
-async function devBuyCalldata(s: LaunchServices, token: Address, devBuyWei: bigint): Promise<Hex> {
+/**
+ * The dev buy: ETH → WETH (router) → USDC (v3) → token (v4), bought for the agent wallet
+ * (`payer`), its minimum output from a fresh quote less `SWAP_SLIPPAGE_BPS` and a deadline
+ * `SWAP_DEADLINE_SECONDS` after the latest block (the one quoting path, `planEthToToken`).
+ */
+export async function devBuyCalldata(s: Pick<LaunchServices, "config" | "publicClient">, payer: Address, token: Address, devBuyWei: bigint): Promise<SwapPlan> {
   const { config, publicClient } = s;
-  const weth = requireContract(config, "weth");
-  const usdc = requireContract(config, "usdc");
-  const [rewards, fee] = await Promise.all([
-    publicClient.readContract({ address: requireContract(config, "lpLocker"), abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] }),
-    publicClient.readContract({ address: requireContract(config, "v3WethUsdcPool"), abi: v3PoolAbi, functionName: "fee" }),
-  ]);
-  const poolKey = rewards.poolKey as PoolKey;
-  const wrap: RouterStep = { command: WRAP_ETH, input: encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [ADDRESS_THIS, devBuyWei]) };
-  const { commands, inputs } = routerPlan([
-    wrap,
-    v3ExactIn({ recipient: ADDRESS_THIS, amountIn: CONTRACT_BALANCE, amountOutMin: 0n, path: { tokens: [weth, usdc], fees: [fee] }, payerIsUser: false }),
-    v4ExactInSingle({ poolKey, zeroForOne: getAddress(poolKey.currency0) === getAddress(usdc), amountIn: 0n, amountOutMin: 0n, payerIsUser: false }),
-  ]);
-  return encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, ROUTER_DEADLINE] });
+  const rewards = await publicClient.readContract({ address: requireContract(config, "lpLocker"), abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] });
+  const k = rewards.poolKey;
+  const poolKey: PoolKey = { currency0: getAddress(k.currency0), currency1: getAddress(k.currency1), fee: k.fee, tickSpacing: k.tickSpacing, hooks: getAddress(k.hooks) };
+  return planEthToToken(publicClient, {
+    contracts: {
+      weth: requireContract(config, "weth"),
+      usdc: requireContract(config, "usdc"),
+      v3WethUsdcPool: requireContract(config, "v3WethUsdcPool"),
+      v4PoolManager: requireContract(config, "v4PoolManager"),
+      universalRouter: requireContract(config, "universalRouter"),
+    },
+    payer,
+    token,
+    poolKey,
+    amountInWei: devBuyWei,
+    bounds: swapBounds(config),
+  });
 }
 
 /**
@@ -344,9 +345,20 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
 
   // 3. Dev buy.
   if (params.devBuyWei > 0n && !agent.devBuyTx) {
-    const data = await devBuyCalldata(s, token, params.devBuyWei);
-    const out = await sendFromAgent(s, agent, account, `agent:${agent.id}:dev-buy:${agent.launchAttempt}`, "agent-dev-buy", requireContract(config, "universalRouter"), data, params.devBuyWei);
-    if (out.status !== "mined") throw await fail(s, agent, "chain", `dev buy reverted: ${reasonOf(out)}`);
+    // A dev buy already recorded keeps its signed terms; only a new one is quoted.
+    const key = `agent:${agent.id}:dev-buy:${agent.launchAttempt}`;
+    const existing = await s.pipeline.get(key);
+    let plan: SwapPlan | undefined;
+    try {
+      plan = existing ? undefined : await devBuyCalldata(s, agent.wallet, token, params.devBuyWei);
+    } catch (error) {
+      if (error instanceof EngineError && !error.retryable) throw await fail(s, agent, "chain", `dev buy not sent: ${error.message}`);
+      throw error;
+    }
+    if (plan) s.log.info({ agent: agent.id, token, amountIn: String(plan.amountIn), expectedOut: String(plan.expectedOut), minOut: String(plan.minOut), deadline: Number(plan.deadline) }, "dev buy planned");
+    let out = await sendFromAgent(s, agent, account, key, "agent-dev-buy", existing?.to ?? plan!.to, existing?.data ?? plan!.data, existing?.value ?? plan!.value);
+    if (out.status === "reverted") out = { ...out, reason: await swapRevertReason(s.publicClient, out.intent, out.receipt, out.reason) };
+    if (out.status !== "mined") throw await fail(s, agent, "chain", `dev buy reverted: ${explainSwapBound(reasonOf(out))}`);
     agent = await updateAgent(pool, agent.id, { dev_buy_tx: out.receipt.transactionHash });
     await logOnce(pool, { agentId: agent.id, token, decision: "dev-buy", reason: `bought the token with ${eth(params.devBuyWei)} ETH`, data: { txHash: out.receipt.transactionHash } });
   }

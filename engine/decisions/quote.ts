@@ -1,6 +1,9 @@
 /**
  * Swap output estimates from a pool's price and in-range liquidity (exact integer maths of a
  * constant-liquidity range, fee taken from the input), and the slippage bound derived from them.
+ * The estimate is exact while the swap stays inside the current range (the devnet's and the
+ * launcher's pools are one wide position); a swap crossing into thinner liquidity gets less
+ * than the estimate, so its bound errs on the side of refusing, never of filling worse.
  */
 import { Q96 } from "../../common/uniswap.js";
 
@@ -25,9 +28,10 @@ export function estimateSwapOut(p: { amountIn: bigint; sqrtPriceX96: bigint; liq
   return (L * Q96 * (next - s)) / (s * next);
 }
 
-/** `amountOutMinimum`: the estimate less `slippageBps`. */
+/** `amountOutMinimum`: the estimate less `slippageBps` (an integer from 0 to 10,000), rounded down. */
 export function minimumOut(estimate: bigint, slippageBps: number): bigint {
-  return (estimate * BigInt(10_000 - slippageBps)) / 10_000n;
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000) throw new RangeError(`slippage must be an integer number of bps from 0 to 10000 (got ${slippageBps})`);
+  return (estimate * (10_000n - BigInt(slippageBps))) / 10_000n;
 }
 
 /** Price impact of a swap in bps: how far the execution price is from the spot quote (fee excluded). */
