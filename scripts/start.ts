@@ -22,8 +22,21 @@ import { type PonderHandle, ponderSchemaName, startPonder } from "../devnet/pond
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
 const DATA = dataDir(process.env);
-const POSTGRES_PORT = 54329;
-const ANVIL_PORT = 8545;
+/** Ports of the embedded PostgreSQL and the devnet (settable, e.g. to run a second stack beside the first). */
+const POSTGRES_PORT = portFromEnv("EMBEDDED_POSTGRES_PORT", 54329);
+const ANVIL_PORT = portFromEnv("ANVIL_PORT", 8545);
+/** Where the devnet's addresses are written and read. */
+const DEPLOYMENTS = process.env.DEPLOYMENTS_FILE || DEPLOYMENTS_PATH;
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) {
+    process.stderr.write(`configuration error: ${name}: expected an integer from 1 to 65535 (got "${raw}")\n`);
+    process.exit(1);
+  }
+  return Number(raw);
+}
 const BLOCK_TIME_SECONDS = 1;
 const MARKET_INTERVAL_MS = 2_000;
 
@@ -93,13 +106,13 @@ async function main(): Promise<void> {
     anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true, onProgress: (message) => log.info(message) });
     const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     const fresh = (await ctx.publicClient.getTransactionCount({ address: ctx.account.address })) === 0;
-    if (!fresh && !readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)) {
+    if (!fresh && !readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)) {
       throw new Error(`the devnet in ${stateDir} has no deployments file; remove ${stateDir} to start a fresh devnet`);
     }
     if (fresh) {
       // Deploy on automine (fast and deterministic: same addresses every run).
       const deployments = await deployDevnet(ctx, (step) => log.info(step));
-      writeDeployments(DEPLOYMENTS_PATH, { ...deployments, rpcUrl: anvil.rpcUrl });
+      writeDeployments(DEPLOYMENTS, { ...deployments, rpcUrl: anvil.rpcUrl });
       log.info("devnet deployed");
     }
     // From now on a block every second, like a live chain.
@@ -119,7 +132,7 @@ async function main(): Promise<void> {
     DATABASE_URL: env.DATABASE_URL,
     RPC_URL: env.RPC_URL ?? config.rpcUrl,
     CHAIN_ID: String(config.chainId),
-    DEPLOYMENTS_FILE: process.env.DEPLOYMENTS_FILE || DEPLOYMENTS_PATH,
+    DEPLOYMENTS_FILE: DEPLOYMENTS,
     AGENT_KEY_SECRET: env.AGENT_KEY_SECRET ?? config.agentKeySecret,
     OPERATOR_API_KEY: env.OPERATOR_API_KEY ?? config.operatorApiKey,
   });
@@ -151,11 +164,11 @@ async function main(): Promise<void> {
     // The local devnet gets traders, fee collections, oracle moves and a perps keeper.
     const seed = Date.now() % 2 ** 31;
     log.info({ seed }, "starting the market simulator");
-    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat) });
+    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat) });
   }
 
   const base = `http://127.0.0.1:${config.port}`;
-  const prospectusToken = anvil ? readDeployments(DEPLOYMENTS_PATH, DEVNET_CHAIN_ID)?.contracts.usdcPairedToken : undefined;
+  const prospectusToken = anvil ? readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)?.contracts.usdcPairedToken : undefined;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
