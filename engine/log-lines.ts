@@ -94,6 +94,15 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       }
       break;
     }
+    case "asset-purchased": {
+      const usdcIn = n("usdcIn");
+      const bought = n("assetBought");
+      const staked = n("staked");
+      if (usdcIn !== undefined && bought !== undefined && staked !== undefined) {
+        return `bought ${formatDecimal(bought, TOKEN_DECIMALS)} of the secondary asset with ${showAmount(usdcIn, "USDC")}, staked ${formatDecimal(staked, TOKEN_DECIMALS)} in the vault`;
+      }
+      break;
+    }
     case "desk-open": {
       const collateral = n("collateral");
       const leverage = n("leverage");

@@ -72,7 +72,7 @@ async function executePurchase(ctx: EngineContext, id: number) {
       worker: WORKER,
       decision: "asset-purchased",
       reason: `bought ${p!.assetBought} of the secondary asset with ${p!.usdcIn} USDC base units and staked ${deposit?.args.assets ?? 0n} for ${deposit?.args.shares ?? 0n} vault shares`,
-      data: { purchaseId: id, tx: outcome.receipt.transactionHash },
+      data: { purchaseId: id, tx: outcome.receipt.transactionHash, usdcIn: p!.usdcIn, assetBought: p!.assetBought, staked: deposit?.args.assets ?? 0n, shares: deposit?.args.shares ?? 0n },
     });
   }
   return { id, status: "done" };

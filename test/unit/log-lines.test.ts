@@ -34,6 +34,11 @@ describe("decision sentences", () => {
     [{ worker: "profit-checker", decision: "desk-close", reason: "profit 31% above 25%", data: { amount: "100000000" } }, "UCRT", "closing the UCRT desk: 100 USDC of collateral (profit 31% above 25%)"],
     [{ worker: "desk-manager", decision: "desk-closed", reason: "", data: { returned: 131_000_000n, pnl: 31_000_000n, full: true } }, "UCRT", "the UCRT desk closed: 131 USDC returned, profit 31 USDC"],
     [{ worker: "desk-manager", decision: "desk-liquidated", reason: "", data: { returned: 0n, pnl: -100_000_000n, full: true } }, "UCRT", "the UCRT desk was liquidated: 0 USDC returned, loss 100 USDC"],
+    [
+      { worker: "asset-engine", decision: "asset-purchased", reason: "", data: { usdcIn: "2304288", assetBought: "1148684861040117367", staked: 1148684861040117367n, shares: 1n } },
+      undefined,
+      "bought 1.148684861040117367 of the secondary asset with 2.304288 USDC, staked 1.148684861040117367 in the vault",
+    ],
     [{ worker: "desk-risk", decision: "desk-halted", reason: "drawdown 16% above 15%" }, "UCRT", "desk-risk: desk-halted for UCRT — drawdown 16% above 15%"],
     [{ worker: "fee-claimer", decision: "fees-claimed", reason: "odd data", data: { amount: 1.5 } }, undefined, "fee-claimer: fees-claimed — odd data"],
   ])("%o → %s", (decision, symbol, sentence) => {
