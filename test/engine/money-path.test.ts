@@ -8,13 +8,12 @@
  */
 import { type Abi, type Address, type Log, decodeEventLog, erc20Abi, getAddress, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { erc4626Abi } from "../../common/abis/engine.js";
 import { PERPS_PRECISION, perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { DEAD_ADDRESS, DEFAULT_SPLIT } from "../../common/constants.js";
-import { createLogger } from "../../common/logger.js";
-import { type Engine, createEngine } from "../../engine/engine.js";
+import type { Engine } from "../../engine/engine.js";
 import { splitProtocolUsdc } from "../../engine/decisions/split.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc, peekPerpUsdc } from "../../engine/ledger/ledger.js";
@@ -22,26 +21,20 @@ import { readWorkerHealth } from "../../engine/health.js";
 import { auditThreeWay } from "../../engine/audit.js";
 import { setTokenMandate } from "../../engine/mandates.js";
 import type { WorkerName } from "../../engine/workers/index.js";
-import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
+import { type Scenario, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
 const TRADER = 5;
-let d: PrivateDevnet;
+let sc: Scenario;
+let d: Scenario["d"];
 let engine: Engine;
 let operator: Address;
 let usdcToken: Address;
 let wethToken: Address;
 
-async function run(name: WorkerName) {
-  const outcome = await engine.runOnce(name);
-  if (!outcome.ok) throw new Error(`${name} failed: ${outcome.error}`);
-  return outcome.result as Record<string, unknown>;
-}
-
-async function sumRows(where: string, params: unknown[] = []): Promise<bigint> {
-  const { rows } = await engine.ctx.pool.query(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE ${where}`, params);
-  return BigInt(rows[0].s);
-}
+const run = (name: WorkerName) => sc.run(name);
+const sumRows = (where: string, params: unknown[] = []) => sc.sumRows(where, params);
+const claimedOnchain = (currency: Address) => sc.claimedOnchain(currency);
 
 /** The operator's amount in `currency` for each ClaimedRewards log of the locker (what the engine should attribute). */
 async function operatorRewards(currency: Address): Promise<Map<Address, bigint>> {
@@ -68,35 +61,19 @@ async function operatorRewards(currency: Address): Promise<Map<Address, bigint>>
   return out;
 }
 
-async function claimedOnchain(currency: Address): Promise<bigint> {
-  const logs = await d.as(1).publicClient.getLogs({
-    address: d.c.feeLocker,
-    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
-    args: { feeOwner: operator, token: currency } as never,
-    fromBlock: 0n,
-    toBlock: "latest",
-  });
-  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
-}
-
 async function orderIdsOf(kind: "open" | "close"): Promise<bigint[]> {
   const trades = await tradesWithStatus(engine.ctx.db, kind === "open" ? ["opening"] : ["closing"]);
   return trades.map((t) => (kind === "open" ? t.orderId : t.closeOrderId)).filter((x): x is bigint => x !== null);
 }
 
 beforeAll(async () => {
-  d = await startPrivateDevnet();
-  const config = d.config();
-  operator = config.operator!;
-  usdcToken = getAddress(d.c.usdcPairedToken!);
-  wethToken = getAddress(d.c.wethPairedToken!);
-  engine = await createEngine({ config, log: createLogger("engine", "warn"), pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
-  await engine.reconcile(); // as at every engine start: among others, the wallet's opening balance
+  // Reconciled as at every engine start: among others, the wallet's opening balance.
+  sc = await startScenario();
+  ({ d, engine, operator, usdcToken, wethToken } = sc);
 }, 240_000);
 
 afterAll(async () => {
-  await engine?.stop();
-  await d?.stop();
+  await sc?.stop();
 });
 
 describe("money path", () => {

@@ -7,26 +7,26 @@
  * to the chain to the base unit. Also: a transaction sent from the operator key outside the
  * engine takes a signed intent's nonce; the intent is dropped and the work goes on.
  */
-import { type Address, type Hex, encodeFunctionData, erc20Abi, getAddress } from "viem";
+import { type Address, type Hex, encodeFunctionData, erc20Abi } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
-import { createLogger } from "../../common/logger.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { readWorkerHealth } from "../../engine/health.js";
 import { auditThreeWay } from "../../engine/audit.js";
-import { type Engine, createEngine } from "../../engine/engine.js";
+import type { Engine } from "../../engine/engine.js";
 import type { CrashPoint, Faults } from "../../engine/faults.js";
 import { Legs, checkLedgerInvariants, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../engine/ledger/ledger.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { ANVIL_KEYS } from "../helpers/env.js";
-import { type PrivateDevnet, rpc, startPrivateDevnet } from "./devnet.js";
+import { rpc } from "./devnet.js";
+import { type Scenario, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
 const TRADER = 5;
-let d: PrivateDevnet;
+let sc: Scenario;
+let d: Scenario["d"];
 let engine: Engine;
 let operator: Address;
 let usdcToken: Address;
@@ -40,27 +40,9 @@ const faults: Faults = {
   },
 };
 
-async function run(name: WorkerName) {
-  const outcome = await engine.runOnce(name);
-  if (!outcome.ok) throw new Error(`${name} failed: ${outcome.error}`);
-  return outcome.result as Record<string, unknown>;
-}
-
-async function sumRows(where: string, params: unknown[] = []): Promise<bigint> {
-  const { rows } = await engine.ctx.pool.query(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE ${where}`, params);
-  return BigInt(rows[0].s);
-}
-
-async function claimedOnchain(currency: Address): Promise<bigint> {
-  const logs = await d.as(1).publicClient.getLogs({
-    address: d.c.feeLocker,
-    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
-    args: { feeOwner: operator, token: currency } as never,
-    fromBlock: 0n,
-    toBlock: "latest",
-  });
-  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
-}
+const run = (name: WorkerName) => sc.run(name);
+const sumRows = (where: string, params: unknown[] = []) => sc.sumRows(where, params);
+const claimedOnchain = (currency: Address) => sc.claimedOnchain(currency);
 
 const snapshot = () => rpc<Hex>(d.rpcUrl, "evm_snapshot");
 async function revertTo(id: Hex, mine = 0) {
@@ -96,18 +78,12 @@ async function expectConverged() {
 }
 
 beforeAll(async () => {
-  d = await startPrivateDevnet();
-  const config = d.config();
-  operator = config.operator!;
-  usdcToken = getAddress(d.c.usdcPairedToken!);
-  wethToken = getAddress(d.c.wethPairedToken!);
-  engine = await createEngine({ config, log: createLogger("engine", "error"), faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
-  await engine.reconcile();
+  sc = await startScenario({ faults, logLevel: "error" });
+  ({ d, engine, operator, usdcToken, wethToken } = sc);
 }, 240_000);
 
 afterAll(async () => {
-  await engine?.stop();
-  await d?.stop();
+  await sc?.stop();
 });
 
 describe("reorgs and rollbacks", () => {
