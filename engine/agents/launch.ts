@@ -41,7 +41,7 @@ import { type SwapPlan, explainSwapBound, planEthToToken, swapBounds, swapRevert
 import { EngineError, classifyError, revertDataOf } from "../errors.js";
 import { tables } from "../db/client.js";
 import { setTokenMandate } from "../mandates.js";
-import { charterMandate, charterSplit } from "./charter.js";
+import { type Charter, charterMandate, charterSplit } from "./charter.js";
 import { AgentError } from "./errors.js";
 import { agentAccount } from "./keys.js";
 import { logOnce } from "./log.js";
@@ -395,7 +395,9 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
     });
   }
 
-  // 5. Activation credit, the mandate the workers read, running.
+  // 5. The activation record, the mandate the workers read, running. The activation credit
+  // is the record that this agent's platform fee was paid (amount and transaction): it buys
+  // the launch and funds no leg — fees fund the desk and buybacks, never the platform fee.
   await pool.query(
     `INSERT INTO engine.agent_credits (agent_id, kind, currency, amount, tx_hash) VALUES ($1, 'activation', 'ETH', $2, $3)
      ON CONFLICT (agent_id, kind) DO NOTHING`,
@@ -409,10 +411,25 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
     agentId: agent.id,
     token,
     decision: "activated",
-    reason: `activation credit applied; the agent runs its ${agent.charter!.engine.strategy} mandate on ${agent.charter!.mandate.desk.market}`,
+    reason: `${activation(agent.feeTx ? config.platformLaunchFeeWei : 0n)}; ${agent.charter!.persona.name} runs the ${strategyWords(agent.charter!)}`,
   });
   s.log.info({ agent: agent.id, token }, "agent launched");
   return { agent, token, poolId: agent.poolId!, txs: { platformFee: agent.feeTx, deploy: agent.deployTx!, devBuy: agent.devBuyTx, enroll: agent.enrollTx } };
+}
+
+/** What the activation record says: the platform fee it stands for, and that it funds no leg. */
+function activation(feeWei: bigint): string {
+  return feeWei > 0n
+    ? `activated: the platform fee of ${eth(feeWei)} ETH is recorded as the activation credit (it pays for the launch and funds no leg)`
+    : "activated: no platform fee was due";
+}
+
+/** The charter's strategy in the words of what the workers do with it. */
+function strategyWords(charter: Charter): string {
+  const m = charter.mandate.desk;
+  return charter.engine.strategy === "hold"
+    ? `hold mandate on ${m.market}: the desk only goes long and takes profit only at ${m.takeProfitPct}%`
+    : `momentum mandate on ${m.market}: the desk goes long on rising and short on falling momentum, and takes profit at ${m.takeProfitPct}% or early when momentum turns`;
 }
 
 function serialise(p: LaunchParams): Record<string, string> {

@@ -1,12 +1,18 @@
 /**
- * Desk entry and growth decisions (pure). A desk opens in the direction of the price
- * window's momentum, with leverage capped by the mandate and by volatility, and only when
- * its notional reaches both the service minimum and the exchange's own pair minimum.
+ * Desk entry and growth decisions (pure). The side follows the token's strategy (the
+ * agent's charter; tokens without an agent trade momentum): `momentum` opens in the
+ * direction of the price window's momentum (long when it is positive or flat, short when it
+ * is negative); `hold` only ever goes long, whatever the momentum, and never opens a short.
+ * Leverage is capped by the mandate and by volatility, and a trade opens only when its
+ * notional reaches both the service minimum and the exchange's own pair minimum.
  */
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import type { Mandate } from "./mandate.js";
 import { type Side, notionalOf } from "./perps-math.js";
 import { MIN_WINDOW_SAMPLES, type PriceWindow } from "./window.js";
+
+/** A desk strategy (`Strategy` of the agent charter); null for a token without an agent: momentum. */
+export type DeskStrategy = "momentum" | "hold" | null;
 
 /** A stress move of this many standard deviations over the horizon must stay within the drawdown limit. */
 export const VOLATILITY_SIGMAS = 3;
@@ -23,7 +29,16 @@ export type DeskEntryInput = {
   mandate: Mandate;
   /** USDC already paid into the desk's open trades (for `mandate.maxDeskUsdc`). */
   deskBasisUsdc?: bigint;
+  /** The token's strategy (default: momentum). */
+  strategy?: DeskStrategy;
 };
+
+/** The side a new desk takes under `strategy`, and why. */
+export function entrySide(strategy: DeskStrategy | undefined, momentum: number): { side: Side; why: string } {
+  const m = `momentum ${(momentum * 100).toFixed(3)}%`;
+  if (strategy === "hold") return { side: "long", why: `hold mandate: long whatever the momentum (${m})` };
+  return momentum >= 0 ? { side: "long", why: `momentum mandate: long on ${m}` } : { side: "short", why: `momentum mandate: short on ${m}` };
+}
 
 export type DeskOpen = { action: "open"; side: Side; leverage: bigint; collateral: bigint; notional: bigint; reason: string };
 export type DeskTopUp = { action: "top-up"; tradeId: number; amount: bigint; newLeverage: bigint; reason: string };
@@ -78,14 +93,14 @@ export function decideDeskEntry(input: DeskEntryInput): DeskOpen | DeskWait {
   if (notional < required) {
     return { action: "wait", reason: `notional ${notional} below the minimum ${required} (collateral ${collateral} at ${leverage} leverage)` };
   }
-  const side: Side = w.momentum >= 0 ? "long" : "short";
+  const { side, why } = entrySide(input.strategy, w.momentum);
   return {
     action: "open",
     side,
     leverage,
     collateral,
     notional,
-    reason: `${side}: momentum ${(w.momentum * 100).toFixed(3)}%, volatility ${(w.volatility * 100).toFixed(3)}%/sample, leverage ${Number(leverage) / 1e10}x`,
+    reason: `${side}: ${why}, volatility ${(w.volatility * 100).toFixed(3)}%/sample, leverage ${Number(leverage) / 1e10}x`,
   };
 }
 
@@ -100,6 +115,8 @@ export function decideDeskIncrease(
   input: DeskEntryInput & { side: Side; trades: OpenTradeView[]; freeSlots: number },
 ): DeskOpen | DeskTopUp | DeskWait {
   if (input.perpUsdc <= 0n) return { action: "wait", reason: "no perp USDC allocated" };
+  // A hold desk never adds to a short (one it did not open: adopted, or from another strategy).
+  if (input.strategy === "hold" && input.side === "short") return { action: "wait", reason: "hold mandate: never adds to a short desk" };
   const collateral = collateralFor(input);
   if (collateral <= 0n) return { action: "wait", reason: "desk at its mandate cap" };
   const required = requiredNotional(input.minNotionalUsdc, input.pair);
@@ -107,7 +124,7 @@ export function decideDeskIncrease(
     const leverage = leverageCap(input.window, input.pair, input.mandate);
     const notional = notionalOf(collateral, leverage);
     if (leverage > 0n && notional >= required) {
-      return { action: "open", side: input.side, leverage, collateral, notional, reason: `increase ${input.side} desk by ${notional} notional` };
+      return { action: "open", side: input.side, leverage, collateral, notional, reason: `increase ${input.side} desk by ${notional} notional (${input.strategy ?? "momentum"} mandate)` };
     }
   }
   const target = [...input.trades].sort((a, b) => (a.leverage > b.leverage ? -1 : a.leverage < b.leverage ? 1 : 0))[0];

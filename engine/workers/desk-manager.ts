@@ -1,8 +1,9 @@
 /**
  * desk-manager (`manageTokenDesks`): for each active enrolled token, in order — skip if
- * halted; peek its perp USDC; no desk → `decideDeskEntry` (direction from momentum, leverage
- * capped by volatility and the mandate) and open; desk → grow it (a new trade, or a margin
- * top-up). Below the notional minimum it waits and the perp USDC stays allocated.
+ * halted; peek its perp USDC; no desk → `decideDeskEntry` (side from the token's strategy:
+ * momentum follows the price window, hold only goes long; leverage capped by volatility and
+ * the mandate) and open; desk → grow it (a new trade, or a margin top-up). Below the notional
+ * minimum it waits and the perp USDC stays allocated.
  */
 import { logDecision } from "../agent-log.js";
 import { freeTradeSlots, PAIR_FEEDS, readPairLimits } from "../chain/perps.js";
@@ -12,7 +13,8 @@ import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { getDesk, tradesOf } from "../desks/trades.js";
 import { peekPerpUsdc } from "../ledger/ledger.js";
-import { mandateFor } from "../mandates.js";
+import { mandateForToken } from "../agents/mandate.js";
+import { defaultMandate } from "../decisions/mandate.js";
 import { priceWindowFor } from "../prices.js";
 import { listEnrolledTokens } from "../tokens.js";
 import type { Worker } from "./types.js";
@@ -30,13 +32,13 @@ export async function manageTokenDesks(ctx: EngineContext) {
     }
     const perpUsdc = await peekPerpUsdc(ctx.db, token.token);
     if (perpUsdc <= 0n) continue;
-    const mandate = await mandateFor(ctx.db, ctx.config, token.token);
+    const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, token.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
     const live = await tradesOf(ctx.db, token.token);
     const pairIndex = live.length && desk ? desk.pairIndex : mandate.deskPairIndex;
     const pair = await readPairLimits(ctx, pairIndex);
     const window = await priceWindowFor(ctx.db, PAIR_FEEDS[pairIndex] ?? "");
     const deskBasisUsdc = live.reduce((s, t) => s + t.basisUsdc, 0n);
-    const common = { perpUsdc, window, pair, minNotionalUsdc: ctx.config.perpsMinNotionalUsdc, mandate, deskBasisUsdc };
+    const common = { perpUsdc, window, pair, minNotionalUsdc: ctx.config.perpsMinNotionalUsdc, mandate, deskBasisUsdc, strategy };
     if (!live.length) {
       const d = decideDeskEntry(common);
       actions.push({ token: token.token, action: d.action, reason: d.reason });

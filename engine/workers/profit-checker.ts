@@ -1,15 +1,20 @@
 /**
  * profit-checker: marks each open desk trade to its pair's feed; above the mandate's
- * take-profit threshold it closes the trade. When the keeper executes the close, the
- * realised profit is queued as a creator buyback of the token (see `syncDeskTrades`).
+ * take-profit threshold it closes the trade. A `momentum` agent's desk also takes a profit
+ * early when the price window turns against it; a `hold` desk never does (`decideTakeProfit`
+ * says exactly when). When the keeper executes the close, the realised profit is queued as a
+ * creator buyback of the token (see `syncDeskTrades`).
  */
 import { closeDeskTrade } from "../desks/actions.js";
-import { readPairPrice } from "../chain/perps.js";
+import { PAIR_FEEDS, readPairPrice } from "../chain/perps.js";
 import type { EngineContext } from "../context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { tradesWithStatus } from "../desks/trades.js";
-import { mandateFor } from "../mandates.js";
+import { mandateForToken } from "../agents/mandate.js";
+import { defaultMandate } from "../decisions/mandate.js";
+import type { PriceWindow } from "../decisions/window.js";
+import { priceWindowFor } from "../prices.js";
 import type { Worker } from "./types.js";
 
 /** Profits smaller than this are not worth a close (USDC base units). */
@@ -19,16 +24,20 @@ const WORKER = "profit-checker";
 export async function checkDeskProfits(ctx: EngineContext) {
   const sync = await syncDeskTrades(ctx, WORKER);
   const prices = new Map<number, bigint>();
+  const windows = new Map<number, PriceWindow>();
   const closes: { tradeId: number; profit: string }[] = [];
   for (const trade of await tradesWithStatus(ctx.db, ["open"])) {
     if (trade.openPrice === null || trade.collateral === null || trade.pendingTopup !== null) continue;
     if (!prices.has(trade.pairIndex)) prices.set(trade.pairIndex, await readPairPrice(ctx, trade.pairIndex));
-    const mandate = await mandateFor(ctx.db, ctx.config, trade.token);
+    const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, trade.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
+    if (strategy === "momentum" && !windows.has(trade.pairIndex)) windows.set(trade.pairIndex, await priceWindowFor(ctx.db, PAIR_FEEDS[trade.pairIndex] ?? ""));
     const d = decideTakeProfit({
       trade: { side: trade.side, leverage: trade.leverage, collateral: trade.collateral, basisUsdc: trade.basisUsdc, openPrice: trade.openPrice },
       price: prices.get(trade.pairIndex)!,
       mandate,
       minProfitUsdc: MIN_TAKE_PROFIT_USDC,
+      strategy,
+      window: windows.get(trade.pairIndex),
     });
     if (d.action !== "close") continue;
     await closeDeskTrade(ctx, { trade, amount: trade.collateral, reason: `take profit: ${d.reason}`, worker: WORKER });
