@@ -18,6 +18,8 @@ export const DEVNET_OPERATOR_KEY =
 export const DEVNET_CHAIN_ID = 31337;
 export const DEVNET_RPC_URL = "http://127.0.0.1:8545";
 export const DEFAULT_PORT = 42069;
+/** Where the engine serves Prometheus metrics (the prom-client exporter convention). */
+export const DEFAULT_ENGINE_METRICS_PORT = 9464;
 
 export const DEPLOYMENTS_PATH = fileURLToPath(new URL("../devnet/deployments.json", import.meta.url));
 
@@ -135,6 +137,7 @@ const envSchema = z.object({
   PROTOCOL_TOKEN_ADDRESS: address.optional(),
   OPERATOR_ADDRESS: address.optional(),
   PORT: integer(1, 65535, DEFAULT_PORT),
+  ENGINE_METRICS_PORT: integer(0, 65535, DEFAULT_ENGINE_METRICS_PORT),
   PLATFORM_LAUNCH_FEE_ETH: decimal(ETH_DECIMALS, "0.002"),
   PERPS_MIN_NOTIONAL_USDC: decimal(USDC_DECIMALS, "100"),
   CLAIM_BATCH_SIZE: integer(1, 1000, 10),
@@ -184,6 +187,8 @@ export type Config = {
   operator: Address | undefined;
   protocolToken: Address | undefined;
   port: number;
+  /** The engine's Prometheus `/metrics` port; 0 disables it. */
+  engineMetricsPort: number;
   platformLaunchFeeWei: bigint;
   perpsMinNotionalUsdc: bigint;
   claimBatchSize: number;
@@ -273,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operator,
     protocolToken: e.PROTOCOL_TOKEN_ADDRESS ?? deployments?.protocolToken,
     port: e.PORT,
+    engineMetricsPort: e.ENGINE_METRICS_PORT,
     platformLaunchFeeWei: e.PLATFORM_LAUNCH_FEE_ETH,
     perpsMinNotionalUsdc: e.PERPS_MIN_NOTIONAL_USDC,
     claimBatchSize: e.CLAIM_BATCH_SIZE,

@@ -11,6 +11,10 @@ import { createAgentServices } from "./agents/services.js";
 import { createEngine, reconcileWithRetry } from "./engine.js";
 import { parseFaults } from "./faults.js";
 import { acquireLeadership } from "./leader.js";
+import { type MetricsServer, createEngineMetrics, serveMetrics } from "./metrics.js";
+import { observeCycles } from "./scheduler.js";
+import { createChainClients } from "./chain/client.js";
+import { openEngineDb } from "./db/client.js";
 
 const config = loadConfigOrExit();
 const log = createLogger("engine", config.logLevel, config.logFormat);
@@ -48,9 +52,33 @@ async function resumeInterruptedLaunches(): Promise<void> {
   }
 }
 
+/**
+ * Prometheus metrics on ENGINE_METRICS_PORT (0: off), served by leader and standbys alike
+ * (a standby reports `engine_leader 0`), from a small pool of its own.
+ */
+async function startMetrics(databaseUrl: string): Promise<{ metrics: ReturnType<typeof createEngineMetrics>; server: MetricsServer; close: () => Promise<void> } | undefined> {
+  if (config.engineMetricsPort === 0) return undefined;
+  const database = openEngineDb(databaseUrl, "launchpad-engine-metrics");
+  const clients = createChainClients(config);
+  const metrics = createEngineMetrics({ pool: database.pool, publicClient: clients.publicClient, operator: clients.account.address, log: log.child({ component: "metrics" }) });
+  try {
+    const server = await serveMetrics(metrics, config.engineMetricsPort);
+    metrics.startSampling();
+    log.info({ url: `http://127.0.0.1:${server.port}/metrics` }, "engine metrics served");
+    return { metrics, server, close: async () => (metrics.stop(), await server.close(), await database.close()) };
+  } catch (error) {
+    log.warn({ port: config.engineMetricsPort, err: error instanceof Error ? error.message : String(error) }, "could not serve engine metrics");
+    await database.close();
+    return undefined;
+  }
+}
+
+const exporter = await startMetrics(config.databaseUrl);
 const leadership = await acquireLeadership(config.databaseUrl, log, { signal: shutdown.signal });
 if (leadership) {
+  exporter?.metrics.setLeader(true);
   const engine = await createEngine({ config, log, faults });
+  if (exporter) observeCycles(engine.ctx, exporter.metrics.observeCycle);
   await reconcileWithRetry(engine, log, shutdown.signal);
   await resumeInterruptedLaunches();
   if (!shutdown.signal.aborted) {
@@ -60,6 +88,8 @@ if (leadership) {
   }
   await engine.stop();
   await leadership.release();
+  exporter?.metrics.setLeader(false);
 }
+await exporter?.close();
 log.info("engine stopped");
 process.exit(0);

@@ -50,11 +50,31 @@ function jsonSafe(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value ?? null, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
 }
 
+/** Told of every finished cycle of an engine (the metrics' runs, failures and durations). */
+export type CycleObserver = (worker: WorkerName, outcome: CycleOutcome) => void;
+const observers = new WeakMap<EngineContext, CycleObserver>();
+
+/** Attaches an observer to the cycles run with this engine context (one per context). */
+export function observeCycles(ctx: EngineContext, observer: CycleObserver): void {
+  observers.set(ctx, observer);
+}
+
 /**
- * Runs one cycle of a worker with its health bookkeeping (runs, failures, last error).
- * Callers guarantee one run per worker at a time (the scheduler's lock, or the CLI's leadership).
+ * Runs one cycle of a worker with its health bookkeeping (runs, failures, last error), told
+ * to the context's cycle observer. Callers guarantee one run per worker at a time (the
+ * scheduler's lock, or the CLI's leadership).
  */
 export async function runWorkerCycle(ctx: EngineContext, worker: Worker): Promise<CycleOutcome> {
+  const outcome = await runWorkerCycleUnobserved(ctx, worker);
+  try {
+    observers.get(ctx)?.(worker.name, outcome);
+  } catch (error) {
+    ctx.log.warn({ worker: worker.name, err: describeError(error) }, "cycle observer failed");
+  }
+  return outcome;
+}
+
+async function runWorkerCycleUnobserved(ctx: EngineContext, worker: Worker): Promise<CycleOutcome> {
   const started = Date.now();
   await ctx.db.execute(sql`UPDATE engine.worker_state SET running = true, last_run_at = now() WHERE name = ${worker.name}`);
   try {
