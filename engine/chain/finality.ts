@@ -53,29 +53,33 @@ export type FinalityReport = { head: number; checked: number; lost: LostBlock[];
 
 type Recorded = { number: number; hash: Hex };
 
-/** The recorded blocks below `before`, newest first: one indexed query per source. */
-async function recordedBlocks(db: Db, before: number): Promise<Recorded[]> {
+/**
+ * The recorded blocks below `before`, newest first: one indexed query per source, each
+ * limited to a page. `floor` is the lowest block every source has been read down to (the
+ * highest last block among sources that filled their page): blocks from `floor` up are
+ * complete; below it, a full source may hold blocks not read yet. -1 when no source was full.
+ */
+async function recordedBlocks(db: Db, before: number): Promise<{ blocks: Recorded[]; floor: number }> {
   const sources = [
-    sql`SELECT DISTINCT block_number, block_hash FROM (
-          SELECT block_number, block_hash FROM engine.tx_intents
-          WHERE block_hash IS NOT NULL AND status IN ('mined', 'reverted') AND block_number < ${before}
-          ORDER BY block_number DESC LIMIT ${PAGE}) t`,
-    sql`SELECT DISTINCT block_number, block_hash FROM (
-          SELECT l.block_number, l.block_hash FROM engine.ledger l
-          WHERE l.block_hash IS NOT NULL AND l.block_number < ${before}
-            AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
-          ORDER BY l.block_number DESC LIMIT ${PAGE}) t`,
-    sql`SELECT DISTINCT block_number, block_hash FROM (
-          SELECT block_number, block_hash FROM engine.perps_events
-          WHERE block_hash IS NOT NULL AND block_number < ${before}
-          ORDER BY block_number DESC LIMIT ${PAGE}) t`,
+    sql`SELECT block_number, block_hash FROM engine.tx_intents
+        WHERE block_hash IS NOT NULL AND status IN ('mined', 'reverted') AND block_number < ${before}
+        ORDER BY block_number DESC LIMIT ${PAGE}`,
+    sql`SELECT l.block_number, l.block_hash FROM engine.ledger l
+        WHERE l.block_hash IS NOT NULL AND l.block_number < ${before}
+          AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
+        ORDER BY l.block_number DESC LIMIT ${PAGE}`,
+    sql`SELECT block_number, block_hash FROM engine.perps_events
+        WHERE block_hash IS NOT NULL AND block_number < ${before}
+        ORDER BY block_number DESC LIMIT ${PAGE}`,
   ];
   const seen = new Map<string, Recorded>();
+  let floor = -1;
   for (const query of sources) {
     const { rows } = await db.execute<{ block_number: string; block_hash: Hex }>(query);
     for (const r of rows) seen.set(`${r.block_number}:${r.block_hash}`, { number: Number(r.block_number), hash: r.block_hash });
+    if (rows.length === PAGE) floor = Math.max(floor, Number(rows[rows.length - 1]!.block_number));
   }
-  return [...seen.values()].sort((a, b) => b.number - a.number);
+  return { blocks: [...seen.values()].filter((b) => b.number >= floor).sort((a, b) => b.number - a.number), floor };
 }
 
 /** Marks legacy rows (written before blocks carried hashes) found beyond the head, so they reverse like any lost block's. */
@@ -134,7 +138,7 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
   let checked = 0;
   let before = Number.MAX_SAFE_INTEGER;
   walk: for (;;) {
-    const page = await recordedBlocks(db, before);
+    const { blocks: page, floor } = await recordedBlocks(db, before);
     if (!page.length) break;
     const byNumber = new Map<number, Recorded[]>();
     for (const r of page) byNumber.set(r.number, [...(byNumber.get(r.number) ?? []), r]);
@@ -146,16 +150,20 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
       // A recorded block the chain still has: every block below it is canonical too.
       if (gone.length < recorded.length) break walk;
     }
-    before = Math.min(...page.map((r) => r.number));
+    // Every source read to its end: nothing recorded below this page.
+    if (floor < 0) break;
+    // A page that is all one block (a source with more rows in it than a page) still moves on.
+    before = floor;
   }
 
   const report: FinalityReport = { head, checked, lost, reopened: [], reversed: 0, finalized: 0 };
   // Ledger rows written before blocks carried hashes: beyond the head they are certainly gone.
   const legacy = await db.execute<{ block_number: string }>(sql`
-    SELECT MIN(block_number)::text AS block_number FROM engine.ledger WHERE block_hash IS NULL AND block_number > ${head}`);
+    SELECT MIN(block_number)::text AS block_number FROM engine.ledger
+    WHERE block_hash IS NULL AND block_number > ${head} AND key NOT LIKE 'reversal:%'`);
   const legacyFrom = legacy.rows[0]?.block_number ? Number(legacy.rows[0].block_number) : undefined;
   if (legacyFrom !== undefined) {
-    await db.execute(sql`UPDATE engine.ledger SET block_hash = ${LEGACY_LOST} WHERE block_hash IS NULL AND block_number > ${head}`);
+    await db.execute(sql`UPDATE engine.ledger SET block_hash = ${LEGACY_LOST} WHERE block_hash IS NULL AND block_number > ${head} AND key NOT LIKE 'reversal:%'`);
     lost.push({ number: legacyFrom, hash: LEGACY_LOST });
   }
   if (lost.length) {

@@ -169,8 +169,9 @@ export async function reverseBlocks(q: Queryable, blockHashes: string[], reason:
       amount: -BigInt(r.amount),
       intentId: r.intent_id,
       txHash: r.tx_hash,
-      blockNumber: r.block_number,
-      data: { reversalOf: r.key, blockHash: r.block_hash, reason },
+      // No block: a reversal is the engine's own correction, never itself undone by a reorg.
+      blockNumber: null,
+      data: { reversalOf: r.key, blockNumber: r.block_number, blockHash: r.block_hash, reason },
     })),
   );
   return rows.map((r) => ({ key: r.key, leg: r.leg, token: r.token, currency: r.currency, amount: BigInt(r.amount), blockNumber: r.block_number === null ? null : Number(r.block_number), blockHash: r.block_hash }));

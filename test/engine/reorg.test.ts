@@ -211,6 +211,24 @@ describe("reorgs and rollbacks", () => {
     await expectConverged();
   });
 
+  it("a second rollback, below the first, never undoes the first one's reversals", async () => {
+    await d.buy(TRADER, usdcToken, 3_000n * USDC);
+    const before = await snapshot();
+    await run("fee-claimer");
+    await revertTo(before);
+    const again = await snapshot(); // the chain as it was before the claim, once more
+    await d.buy(TRADER, usdcToken, 1_000n * USDC);
+    expect((await engine.checkFinality()).reversed).toBeGreaterThan(0);
+    await run("fee-claimer");
+    // The chain forgets again, down below the blocks of the reversed rows.
+    await revertTo(again);
+    await engine.checkFinality();
+    await run("fee-claimer");
+    const { rows } = await engine.ctx.pool.query("SELECT COUNT(*)::int AS n FROM engine.ledger WHERE key LIKE 'reversal:reversal:%'");
+    expect(rows[0].n).toBe(0);
+    await expectConverged();
+  });
+
   it("an agent wallet's transaction goes through the same pipeline and survives a reorg", async () => {
     const agent = privateKeyToAccount(ANVIL_KEYS[2] as Hex);
     const before = await snapshot();
