@@ -1,6 +1,6 @@
 /**
  * Assembles the HTTP interface from its dependencies: the REST shim under /api/v1 (routes,
- * OpenAPI document, JSON 404) and GraphQL at /graphql, behind per-client rate limits. Every
+ * OpenAPI document and its reference page at /api/v1/docs, JSON 404) and GraphQL at /graphql, behind per-client rate limits. Every
  * error is `{ "error": "..." }` with a 4xx/5xx status, never a stack trace.
  */
 import { type Context, Hono } from "hono";
@@ -10,6 +10,7 @@ import type { ApiDeps } from "./deps.js";
 import { createGraphql } from "./graphql/index.js";
 import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit } from "./http/rate-limit.js";
+import { docsPage } from "./openapi/docs-page.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
 import { auditRoute } from "./rest/audit.js";
@@ -50,6 +51,7 @@ export function createApp(deps: ApiDeps): Hono {
   const v1 = new Hono().onError(onError);
   mountRoutes(v1, REST_ROUTES, deps, { read, write });
   v1.get("/openapi.json", read, (c) => c.json(document));
+  v1.route("/", docsPage(read));
   // The agent flow (its routes carry their own rate limits).
   if (deps.agents) v1.route("/", agentApi(deps.agents));
   // Mounted inside ponder's server, a sub-app's notFound is not consulted: catch-all instead.

@@ -24,6 +24,7 @@ import { MissingConfigError } from "../../common/config.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { type SessionEnv, requireSession } from "../auth/routes.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError } from "./http.js";
+import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -125,6 +126,133 @@ const charterJson = (agent: Agent) => ({
   charterHash: agent.charterHash,
   charterSource: agent.charterSource,
 });
+
+// ------------------------------------------------------------------ OpenAPI entries
+
+const nullableText = z.string().nullable();
+const iso = z.string().datetime().describe("ISO-8601 timestamp");
+const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/).nullable();
+const agentParams = z.object({ id: z.string().uuid().describe("The agent id (UUID)") });
+const charterAnswer = z.object({ id: z.string().uuid(), status: z.string(), charter: charterSchema, charterHash: nullableText, charterSource: nullableText });
+const agentAnswer = z.object({
+  id: z.string().uuid(),
+  owner: checksummed,
+  wallet: checksummed,
+  status: z.string(),
+  statusReason: nullableText,
+  charter: charterSchema.nullable(),
+  charterHash: nullableText,
+  charterSource: nullableText,
+  token: checksummed.nullable(),
+  poolId: nullableText,
+  launch: z
+    .object({
+      name: z.string(),
+      symbol: z.string(),
+      image: z.string(),
+      description: z.string(),
+      devBuyEth: z.string().describe("ETH: exact decimal string in whole units"),
+      attempt: z.number().int(),
+      txs: z.object({ platformFee: txHash, deploy: txHash, devBuy: txHash, enroll: txHash }),
+    })
+    .nullable(),
+  prospectus: z.string().describe("Path of the prospectus page"),
+  createdAt: iso,
+  updatedAt: iso,
+  launchedAt: iso.nullable(),
+});
+const owner = { 401: errorAnswer("No valid session"), 403: errorAnswer("Not the agent's owner"), 404: errorAnswer("No such agent"), 409: errorAnswer("The charter is fixed: the launch has begun") };
+const json = (schema: z.ZodTypeAny) => ({ required: true, content: { "application/json": { schema } } });
+
+/** The OpenAPI entries of these routes (assembled by api/openapi/document.ts). */
+export const AGENT_ROUTE_DOCS: RouteDoc[] = [
+  {
+    method: "post",
+    path: "/agents",
+    tags: ["agents"],
+    summary: "Create an agent (and its wallet) for the signed-in creator",
+    auth: "session",
+    responses: {
+      201: jsonAnswer("Created", z.object({ id: z.string().uuid(), wallet: checksummed, owner: checksummed, status: z.string() })),
+      401: errorAnswer("No valid session"),
+      503: errorAnswer("AGENT_KEY_SECRET is not set"),
+    },
+  },
+  {
+    method: "get",
+    path: "/agents/{id}",
+    tags: ["agents"],
+    summary: "The public record of an agent",
+    request: { params: agentParams },
+    responses: { 200: jsonAnswer("The agent (never its key)", agentAnswer), 400: errorAnswer("Not a UUID"), 404: errorAnswer("No such agent") },
+  },
+  {
+    method: "post",
+    path: "/agents/{id}/charter/default",
+    tags: ["agents"],
+    summary: "Adopt the default charter",
+    auth: "session",
+    request: { params: agentParams },
+    responses: { 200: jsonAnswer("The charter", charterAnswer), ...owner },
+  },
+  {
+    method: "post",
+    path: "/agents/{id}/charter/submit",
+    tags: ["agents"],
+    summary: "Submit a custom charter, validated",
+    auth: "session",
+    request: { params: agentParams, body: json(charterSchema) },
+    responses: { 200: jsonAnswer("The charter", charterAnswer), 400: errorAnswer("Invalid charter"), ...owner },
+  },
+  {
+    method: "post",
+    path: "/agents/{id}/charter/chat",
+    tags: ["agents"],
+    summary: "Draft a charter from a conversation",
+    description: "Give `messages` (a conversation) or `message` (one text); answers the draft charter and the questions still open.",
+    auth: "session",
+    request: { params: agentParams, body: json(chatBody) },
+    responses: {
+      200: jsonAnswer(
+        "The draft charter",
+        charterAnswer.extend({ questions: z.array(z.string()), ready: z.boolean(), understood: z.array(z.string()), source: z.string() }),
+      ),
+      400: errorAnswer("Invalid messages"),
+      ...owner,
+      502: errorAnswer("The charter compiler failed"),
+    },
+  },
+  {
+    method: "post",
+    path: "/agents/{id}/charter/launch",
+    tags: ["agents"],
+    summary: "Launch the agent's token (fund-checked)",
+    description: "Pays the platform fee from the agent wallet, deploys through the launcher, optionally dev-buys, and enrols. A retry resumes where a failed attempt stopped.",
+    auth: "session",
+    request: { params: agentParams, body: json(launchBody) },
+    responses: {
+      201: jsonAnswer(
+        "Launched",
+        z.object({
+          id: z.string().uuid(),
+          status: z.string(),
+          wallet: checksummed,
+          token: checksummed,
+          poolId: z.string(),
+          charterHash: nullableText,
+          txs: z.record(z.string().nullable()),
+          prospectus: z.string(),
+        }),
+      ),
+      400: errorAnswer("Invalid launch parameters"),
+      ...owner,
+      422: errorAnswer("The wallet is short of funds: names the shortfall"),
+      502: errorAnswer("A launch step reverted: the reason (the agent stays retryable)"),
+      503: errorAnswer("Missing configuration or the chain is unavailable"),
+    },
+  },
+];
 
 export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
   const app = new Hono<SessionEnv>();

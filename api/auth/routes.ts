@@ -18,10 +18,11 @@ import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError, unauthorizedSession } from "../agents/http.js";
 import { type Session, consumeNonce, createSession, findSession, issueNonce, nonceState, revokeSession } from "./sessions.js";
 import { checkSiweMessage, sessionExpiry } from "./siwe.js";
+import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
 
 export type SessionEnv = { Variables: { session: Session } };
 
-const verifyBody = z
+export const verifyBody = z
   .object({
     message: z.string().min(1, "message must not be empty").max(4096, "message must be at most 4096 characters"),
     signature: z
@@ -50,6 +51,43 @@ export function requireSession(deps: AgentApiDeps): MiddlewareHandler<SessionEnv
     await next();
   };
 }
+
+const iso = z.string().datetime().describe("ISO-8601 timestamp");
+const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+
+/** The OpenAPI entries of these routes (assembled by api/openapi/document.ts). */
+export const AUTH_ROUTE_DOCS: RouteDoc[] = [
+  {
+    method: "get",
+    path: "/auth/nonce",
+    tags: ["auth"],
+    summary: "A Sign-In with Ethereum nonce",
+    description: "Crypto-random, single use, valid 5 minutes; with the domain and chain id the EIP-4361 message must carry.",
+    responses: { 200: jsonAnswer("A fresh nonce", z.object({ nonce: z.string(), expiresAt: iso, domain: z.string(), chainId: z.number().int() })) },
+  },
+  {
+    method: "post",
+    path: "/auth/verify",
+    tags: ["auth"],
+    summary: "Sign in: a signed EIP-4361 message for a bearer session",
+    description: "Checks the domain, URI, chain id, version, times and the nonce (issued here, unused, unexpired), then the signature (ECDSA, ERC-1271 or ERC-6492).",
+    request: { body: { required: true, content: { "application/json": { schema: verifyBody } } } },
+    responses: {
+      200: jsonAnswer("Signed in", z.object({ token: z.string().describe("Bearer session token"), address: checksummed, chainId: z.number().int(), expiresAt: iso })),
+      400: errorAnswer("Malformed body"),
+      401: errorAnswer("Rejected: the reason (domain, nonce, expiry, signature …)"),
+      503: errorAnswer("The chain or database is unavailable"),
+    },
+  },
+  {
+    method: "post",
+    path: "/auth/logout",
+    tags: ["auth"],
+    summary: "Sign out: revoke the session",
+    auth: "session",
+    responses: { 204: { description: "Session revoked" }, 401: errorAnswer("No valid session") },
+  },
+];
 
 export function authRoutes(deps: AgentApiDeps): Hono {
   const app = new Hono();

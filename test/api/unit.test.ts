@@ -306,7 +306,33 @@ describe("OpenAPI document", () => {
 
   it("lists every route with its parameters, body and answers", () => {
     expect(doc.openapi).toBe("3.0.3");
-    expect(Object.keys(doc.paths).sort()).toEqual(["/activity", "/audit", "/buybacks", "/buybacks/{token}", "/health", "/stats", "/tokens", "/tokens/launch", "/tokens/register"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/activity",
+      "/agents",
+      "/agents/{id}",
+      "/agents/{id}/charter/chat",
+      "/agents/{id}/charter/default",
+      "/agents/{id}/charter/launch",
+      "/agents/{id}/charter/submit",
+      "/audit",
+      "/auth/logout",
+      "/auth/nonce",
+      "/auth/verify",
+      "/buybacks",
+      "/buybacks/{token}",
+      "/health",
+      "/p/{idOrToken}",
+      "/stats",
+      "/tokens",
+      "/tokens/launch",
+      "/tokens/register",
+    ]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["operatorKey", "session"]);
+    expect(doc.paths["/agents/{id}/charter/launch"].post.security).toEqual([{ session: [] }]);
+    expect(doc.paths["/agents/{id}"].get.security).toBeUndefined();
+    expect(doc.paths["/auth/verify"].post.requestBody.content["application/json"].schema.required).toEqual(["message", "signature"]);
+    expect(doc.paths["/p/{idOrToken}"].get.servers).toEqual([{ url: "/" }]);
+    expect(Object.keys(doc.paths["/p/{idOrToken}"].get.responses["200"].content)).toEqual(["text/html"]);
     expect(doc.paths["/audit"].get.security).toEqual([{ operatorKey: [] }]);
     expect(doc.paths["/buybacks/{token}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:token", "query:limit", "query:cursor"]);
     expect(doc.paths["/activity"].get.parameters.find((p: { name: string }) => p.name === "kind").schema.type).toBe("string");
