@@ -2,6 +2,11 @@
  * A strict JSON parser (RFC 8259) that keeps every number's source text, so a percent such as
  * `28.505` or `28.499999999999999999` is seen exactly as written, not as the nearest double.
  * It also rejects duplicate keys and nesting deeper than `MAX_DEPTH`.
+ *
+ * Kept rather than `lossless-json` (4.3, which does keep number text): that parser accepts a
+ * key repeated with an equal value (`{"a":1,"a":1}`), has no nesting limit (recursion over a
+ * 16 KiB body of brackets), and words its errors differently from the `invalid JSON at
+ * position N: …` answers clients and tests rely on — each a loosening or a change of the API.
  */
 
 /** A JSON number as written in the request. */

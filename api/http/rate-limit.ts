@@ -2,6 +2,14 @@
  * Per-client rate limits: a token bucket per client and rule, in memory (each API replica
  * limits on its own). A refused request gets 429 with `Retry-After`; every answer carries
  * `RateLimit-Limit` and `RateLimit-Remaining`.
+ *
+ * Kept rather than `rate-limiter-flexible` (11.x): its limiters count points in fixed windows,
+ * not a token bucket. With the same burst and average rate, a window lets a client through
+ * twice the burst across a window boundary, refuses a client that spent its burst until the
+ * window ends (Retry-After up to a minute instead of the next token's 0.5 s) instead of
+ * letting it continue at the refill rate, and its `BurstyRateLimiter` recipe raises the
+ * sustained rate to almost twice the refill. Each would change the documented limits; limits
+ * stay per replica (a cluster-wide store would need the bucket kept in PostgreSQL).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { tooManyRequests } from "./errors.js";
