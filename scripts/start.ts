@@ -39,6 +39,7 @@ function portFromEnv(name: string, fallback: number): number {
 }
 const BLOCK_TIME_SECONDS = 1;
 const MARKET_INTERVAL_MS = 2_000;
+const DEVNET_SAVE_SECONDS = 5;
 
 // Validate the user's environment before starting anything: a bad value stops here.
 const initial = loadConfigOrExit();
@@ -103,7 +104,9 @@ async function main(): Promise<void> {
     mkdirSync(stateDir, { recursive: true });
     const stateFile = join(stateDir, "state.json");
     log.info("starting anvil devnet");
-    anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true, onProgress: (message) => log.info(message) });
+    // Saved every few seconds (longer as the state grows: a save pauses anvil), so a crash rolls
+    // the devnet back by a few blocks only — within the indexer's own finality window.
+    anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true, saveIntervalSeconds: DEVNET_SAVE_SECONDS, onProgress: (message) => log.info(message) });
     const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     const fresh = (await ctx.publicClient.getTransactionCount({ address: ctx.account.address })) === 0;
     if (!fresh && !readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)) {
