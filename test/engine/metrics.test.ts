@@ -12,6 +12,7 @@ import { observeCycles, runWorkerCycle } from "../../engine/scheduler.js";
 import { setState } from "../../engine/state.js";
 import { WORKERS } from "../../engine/workers/index.js";
 import { freePort } from "../helpers/ports.js";
+import { runTs } from "./helpers.js";
 import { type Scenario, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
@@ -36,8 +37,8 @@ function parseExposition(text: string): Sample[] {
   return samples;
 }
 
-async function scrape(): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number | undefined }> {
-  const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+async function scrape(port = server.port): Promise<{ text: string; value: (name: string, labels?: Record<string, string>) => number | undefined }> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
   const text = await res.text();
@@ -156,6 +157,29 @@ describe("engine metrics", () => {
     expect(m.value("engine_rpc_errors_total")).toBe(2);
     expect(m.value("engine_rpc_reachable")).toBe(1);
   });
+
+  it("the engine process serves them on ENGINE_METRICS_PORT while it leads, and stops cleanly", async () => {
+    const port = await freePort();
+    const engine = runTs("engine/main.ts", sc.d.env({ ENGINE_METRICS_PORT: String(port), WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 90_000 });
+    try {
+      let seen: Awaited<ReturnType<typeof scrape>> | undefined;
+      await expect
+        .poll(
+          async () => {
+            seen = await scrape(port).catch(() => undefined);
+            return seen?.value("engine_leader") === 1 && (seen.value("engine_worker_runs_total", { worker: "price-sampler" }) ?? 0) > 0;
+          },
+          { timeout: 60_000, interval: 500 },
+        )
+        .toBe(true);
+      expect(seen!.text).toContain("# TYPE engine_worker_duration_seconds histogram");
+      expect(seen!.value("process_resident_memory_bytes")).toBeGreaterThan(0);
+    } finally {
+      engine.child.kill("SIGTERM");
+    }
+    const exit = await engine;
+    expect(exit.code, exit.stderr).toBe(0);
+  }, 120_000);
 
   it("serves only GET /metrics", async () => {
     const res = await fetch(`http://127.0.0.1:${server.port}/other`);
