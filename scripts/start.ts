@@ -74,6 +74,45 @@ async function stopAll(code: number): Promise<never> {
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 
+/** Engine restarts: backoff doubling from 1 s to 30 s; this many exits within a minute stop the stack. */
+const ENGINE_RESTART_MAX_MS = 30_000;
+const ENGINE_FAST_FAILURES = 5;
+
+/**
+ * Runs the engine and restarts it when it dies (a crash, an OOM kill), with backoff, while
+ * the API stays up (its /health shows the engine's gap). Only repeated fast failures — five
+ * exits within a minute, a bug or a bad configuration rather than bad luck — stop the stack,
+ * with a message saying so.
+ */
+function superviseEngine(childEnv: NodeJS.ProcessEnv): void {
+  const exits: number[] = [];
+  const run = () => {
+    engine = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "engine", "main.ts")], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ["ignore", "inherit", "inherit"],
+      detached: true,
+    });
+    engine.once("exit", (code, signal) => {
+      if (stopping) return;
+      const now = Date.now();
+      exits.push(now);
+      while (exits.length && exits[0]! < now - 60_000) exits.shift();
+      if (exits.length >= ENGINE_FAST_FAILURES) {
+        log.error({ code, signal, exits: exits.length }, `the engine exited ${exits.length} times within a minute; stopping (see its last lines above)`);
+        void stopAll(1);
+        return;
+      }
+      const delay = Math.min(ENGINE_RESTART_MAX_MS, 1_000 * 2 ** (exits.length - 1));
+      log.error({ code, signal, restartInMs: delay }, `the engine exited; restarting it in ${delay / 1000} s (the API stays up)`);
+      setTimeout(() => {
+        if (!stopping) run();
+      }, delay);
+    });
+  };
+  run();
+}
+
 /**
  * On the local devnet, the secrets production sets by hand (the agent-key encryption secret and
  * the operator API key) are made once, kept in .data/secrets.json, and reused on every start.
@@ -150,18 +189,7 @@ async function main(): Promise<void> {
     }
   });
 
-  engine = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "engine", "main.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit"],
-    detached: true,
-  });
-  engine.once("exit", (code) => {
-    if (!stopping) {
-      log.error({ code }, "engine exited");
-      void stopAll(1);
-    }
-  });
+  superviseEngine({ ...process.env, ...env });
 
   if (anvil) {
     // The local devnet gets traders, fee collections, oracle moves and a perps keeper.

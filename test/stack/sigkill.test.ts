@@ -186,4 +186,21 @@ describe("npm start killed whole with SIGKILL", () => {
       expect(ledger.code, ledger.out).toBe(0);
     }
   }, 900_000);
+
+  it("restarts a crashed engine while the API stays up", async () => {
+    const enginePid = () => engineDb(async (c) => (await c.query("SELECT value->>'pid' AS pid FROM engine.state WHERE key = 'engine'")).rows[0]?.pid as string | undefined);
+    const before = await enginePid();
+    expect(before).toBeDefined();
+    process.kill(Number(before), "SIGKILL");
+    // The API answers throughout; the engine is back with a new process and a fresh heartbeat.
+    const back = await waitFor("the engine restarted", 60_000, async () => {
+      expect((await health())?.status).toBeDefined();
+      const pid = await enginePid();
+      return pid && pid !== before ? pid : undefined;
+    });
+    expect(back).not.toBe(before);
+    expect(stack!.exitCode).toBeNull();
+    await waitFor("health ok after the engine restart", 60_000, async () => ((await health())?.status === "ok" ? true : undefined));
+    expect(output).toMatch(/the engine exited; restarting it/);
+  }, 180_000);
 });
