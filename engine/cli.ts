@@ -6,6 +6,8 @@
  *   health             worker health, RPC status, failed transactions
  *   ledger             totals per leg and the invariant audit
  *   audit              the three-way audit: ledger vs indexed facts vs chain balances
+ *   launch-protocol-token --name N --symbol S [--market-cap-usdc 10000] [--image URL] [--dry-run] [--yes]
+ *                      launches the protocol token through the configured launcher (asks first)
  * Prints JSON; exits 1 when the cycle failed or an invariant is violated.
  *
  * With DATABASE_URL unset it reads the connection file `npm start` writes (`.data/connection.json`),
@@ -13,12 +15,19 @@
  */
 import { join } from "node:path";
 import pg from "pg";
-import { loadConfigOrExit } from "../common/config.js";
+import { type Config, loadConfigOrExit } from "../common/config.js";
 import { CONNECTION_FILE, dataDir, withConnectionFile } from "../common/connection-file.js";
 import { createLogger } from "../common/logger.js";
 import { openEngineDb } from "./db/client.js";
 import { migrate } from "./db/migrations.js";
+import { createInterface } from "node:readline/promises";
+import { parseArgs } from "node:util";
 import { auditFromConfig } from "./audit.js";
+import { createChainClients } from "./chain/client.js";
+import { TxPipeline } from "./chain/pipeline.js";
+import { launchProtocolToken, planProtocolToken } from "./protocol-token.js";
+import type { Logger } from "../common/logger.js";
+import { USDC_DECIMALS, parseDecimal } from "../common/money.js";
 import { createEngine } from "./engine.js";
 import { parseFaults } from "./faults.js";
 import { readWorkerHealth } from "./health.js";
@@ -27,7 +36,7 @@ import { checkLedgerInvariants, ledgerTotals } from "./ledger/ledger.js";
 import { awaitWorkerRun, requestWorkerRun } from "./run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 
-const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit\nworkers: ${WORKER_NAMES.join(", ")}`;
+const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`);
 
@@ -65,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       await db.close();
     }
   }
+
+  if (command === "launch-protocol-token") return launchProtocolTokenCommand(config, log, argv.slice(1));
 
   if (command !== "run" && command !== "reconcile") {
     process.stderr.write(`${USAGE}\n`);
@@ -107,3 +118,64 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/** `launch-protocol-token`: simulate and print; with confirmation (or --yes), send and print the address to configure. */
+async function launchProtocolTokenCommand(config: Config, log: Logger, args: string[]): Promise<number> {
+  let options;
+  try {
+    options = parseArgs({
+      args,
+      options: { name: { type: "string" }, symbol: { type: "string" }, image: { type: "string" }, "market-cap-usdc": { type: "string" }, "dry-run": { type: "boolean" }, yes: { type: "boolean" } },
+      strict: true,
+    }).values;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (!options.name || !options.symbol) {
+    process.stderr.write(`--name and --symbol are required\n${USAGE}\n`);
+    return 2;
+  }
+  let startingMarketCap: bigint | undefined;
+  if (options["market-cap-usdc"] !== undefined) {
+    try {
+      startingMarketCap = parseDecimal(options["market-cap-usdc"], USDC_DECIMALS);
+    } catch {
+      process.stderr.write(`--market-cap-usdc: expected a decimal amount of USDC (got "${options["market-cap-usdc"]}")\n`);
+      return 2;
+    }
+  }
+  if (!config.databaseUrl) throw new Error("DATABASE_URL is not set");
+  const db = openEngineDb(config.databaseUrl, "launchpad-engine-cli");
+  try {
+    await migrate(db.pool);
+    const pipeline = new TxPipeline({ pool: db.pool, clients: createChainClients(config), log });
+    const deps = { config, pipeline };
+    const plan = await planProtocolToken(deps, { name: options.name, symbol: options.symbol, image: options.image, startingMarketCap });
+    const summary = { chainId: config.chainId, launcher: plan.launcher, operator: plan.operator, pairedToken: plan.pairedToken, startingMarketCapUsdc: plan.startingMarketCapUsdc, lpFeesToOperator: "100%", enrolled: false, token: plan.token };
+    print({ plan: summary });
+    if (options["dry-run"]) return 0;
+    if (plan.alreadyLaunched) {
+      print({ launched: { token: plan.token }, configure: `PROTOCOL_TOKEN_ADDRESS=${plan.token}`, note: "already launched by an earlier run; nothing sent" });
+      return 0;
+    }
+    if (!options.yes) {
+      if (!process.stdin.isTTY) {
+        process.stderr.write("not a terminal: add --yes to launch without the confirmation prompt\n");
+        return 2;
+      }
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      const answer = await rl.question(`launch ${options.symbol} on chain ${config.chainId} from ${plan.operator}? [y/N] `);
+      rl.close();
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        process.stderr.write("not launched\n");
+        return 1;
+      }
+    }
+    const launched = await launchProtocolToken(deps, plan);
+    print({ launched, configure: `PROTOCOL_TOKEN_ADDRESS=${launched.token}` });
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
