@@ -3,7 +3,7 @@
  * prices. Pure functions of the event and the tables; no network, no side effects.
  */
 import type { Context } from "ponder:registry";
-import { activity, protocolTotals, tokenTotals } from "ponder:schema";
+import { activity, buybackQueue, buybackQueueEntry, protocolTotals, tokenTotals } from "ponder:schema";
 import type { Hex } from "viem";
 import { quoteAtSqrtPrice } from "../common/uniswap.js";
 
@@ -113,4 +113,13 @@ export async function addTokenTotals(db: Db, token: Hex, timestamp: bigint, delt
 export function tokenPriceE18(sqrtPriceX96: bigint, tokenIsCurrency0: boolean): bigint {
   if (sqrtPriceX96 === 0n) return 0n;
   return quoteAtSqrtPrice(ONE_TOKEN * ONE_TOKEN, sqrtPriceX96, tokenIsCurrency0);
+}
+
+/** Appends a new buyback (always open: it bought a positive amount) to its token's queue. */
+export async function openBuyback(db: Db, address: Hex, id: string): Promise<void> {
+  const queue = await db
+    .insert(buybackQueue)
+    .values({ token: address, head: 0, tail: 1 })
+    .onConflictDoUpdate((row) => ({ tail: row.tail + 1 }));
+  await db.insert(buybackQueueEntry).values({ token: address, seq: queue.tail - 1, buybackId: id });
 }

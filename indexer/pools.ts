@@ -7,7 +7,7 @@ import { ponder } from "ponder:registry";
 import { buyback, operatorV3Swap, pool, poolInit, referencePrice, token } from "ponder:schema";
 import type { Hex } from "viem";
 import { indexerConfig, isOperator } from "./config.js";
-import { addProtocolTotals, addTokenTotals, recordActivity } from "./lib.js";
+import { addProtocolTotals, addTokenTotals, openBuyback, recordActivity } from "./lib.js";
 import { poolPrices } from "./prices.js";
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
@@ -72,6 +72,7 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
     logIndex: event.log.logIndex,
     timestamp: event.block.timestamp,
   });
+  await openBuyback(context.db, p.token, `${event.transaction.hash}-${event.log.logIndex}`);
   await addTokenTotals(context.db, p.token, event.block.timestamp, { buybacks: 1, buybackUsdc: usdcIn, tokensBought: tokenDelta });
   await addProtocolTotals(
     context.db,

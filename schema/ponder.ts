@@ -198,6 +198,23 @@ export const buyback = onchainTable(
   }),
 );
 
+/**
+ * Indexer bookkeeping, not read by the API: per token, a queue of the buybacks not yet fully
+ * burned, oldest first (`head` is the oldest open entry, `tail` the next free one), so an
+ * operator burn settles them by key instead of by a query. Entries before `head` are settled.
+ */
+export const buybackQueue = onchainTable("buyback_queue", (t) => ({
+  token: t.hex().primaryKey(),
+  head: t.integer().notNull(),
+  tail: t.integer().notNull(),
+}));
+
+export const buybackQueueEntry = onchainTable(
+  "buyback_queue_entry",
+  (t) => ({ token: t.hex().notNull(), seq: t.integer().notNull(), buybackId: t.text().notNull() }),
+  (table) => ({ pk: primaryKey({ columns: [table.token, table.seq] }) }),
+);
+
 /** One row per transfer of a launched token to the dead address. */
 export const burn = onchainTable(
   "burn",
