@@ -22,7 +22,7 @@ import { openEngineDb } from "./db/client.js";
 import { migrate } from "./db/migrations.js";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { auditFromConfig } from "./audit.js";
+import { auditFromConfig, recordOpeningBalance } from "./audit.js";
 import { createChainClients } from "./chain/client.js";
 import { TxPipeline } from "./chain/pipeline.js";
 import { launchProtocolToken, planProtocolToken } from "./protocol-token.js";
@@ -100,6 +100,9 @@ async function main(argv: string[]): Promise<number> {
         print(await engine.reconcile());
         return 0;
       }
+      // As at an engine start: the wallet's opening balances are booked once, before any cycle moves money.
+      const { ctx } = engine;
+      await recordOpeningBalance({ db: ctx.db, pool: ctx.pool, publicClient: ctx.publicClient, operator: ctx.operator, usdc: ctx.contract("usdc"), weth: ctx.contract("weth") });
       const outcome = await engine.runOnce(arg as (typeof WORKER_NAMES)[number]);
       print(outcome);
       return outcome.ok ? 0 : 1;

@@ -60,6 +60,9 @@ async function expectNothingLost(): Promise<void> {
   expect(await sumLedger("currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')")).toBe(claimed);
   const report = await checkLedgerInvariants(db.db);
   expect(report).toEqual({ ok: true, violations: [] });
+  // The three-way audit (ledger and chain here: no indexer runs in this suite) finds no difference.
+  const audit = await cli("audit");
+  expect(audit.code, audit.stdout).toBe(0);
   // Per token, what the locker's logs say the operator earned in USDC (claimed so far).
   const logs = await d.as(1).publicClient.getLogs({ address: d.c.lpLocker, fromBlock: 0n });
   const lastClaim = claimLogs.at(-1) as unknown as { blockNumber: bigint; logIndex: number } | undefined;
