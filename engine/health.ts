@@ -40,20 +40,36 @@ export type EngineHealth = {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** Reads the engine's health; works (and answers `degraded`) before the engine ever ran. */
+const NOT_STARTED: EngineHealth = {
+  status: "degraded",
+  reasons: ["engine has not started"],
+  engine: { running: false, heartbeatAt: null, startedAt: null, pid: null, workerIntervalScale: null },
+  rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
+  workers: [],
+  transactions: { counts: {}, failures: [], notFinal: [], lastReorg: null },
+};
+
+/** PostgreSQL's "schema does not exist" and "table does not exist": the engine never migrated. */
+const NEVER_MIGRATED = new Set(["3F000", "42P01"]);
+
+/**
+ * Reads the engine's health from what it persisted (no chain call): its workers, state rows
+ * and the pipeline, in parallel, each read bounded by the work in flight rather than by
+ * history. Works (and answers `degraded`) before the engine ever ran.
+ */
 export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise<EngineHealth> {
-  const exists = await pool.query("SELECT to_regclass('engine.worker_state') IS NOT NULL AS ok");
-  if (!exists.rows[0]?.ok) {
-    return {
-      status: "degraded",
-      reasons: ["engine has not started"],
-      engine: { running: false, heartbeatAt: null, startedAt: null, pid: null, workerIntervalScale: null },
-      rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
-      workers: [],
-      transactions: { counts: {}, failures: [], notFinal: [], lastReorg: null },
-    };
+  let read;
+  try {
+    read = await Promise.all([
+      pool.query("SELECT * FROM engine.worker_state ORDER BY name"),
+      pool.query<{ key: string; value: Record<string, unknown>; updated_at: Date }>("SELECT key, value, updated_at FROM engine.state WHERE key IN ('engine', 'rpc', 'last-reorg')"),
+      pipelineHealth(pool),
+    ]);
+  } catch (error) {
+    if (NEVER_MIGRATED.has((error as { code?: string }).code ?? "")) return structuredClone(NOT_STARTED);
+    throw error;
   }
-  const { rows } = await pool.query("SELECT * FROM engine.worker_state ORDER BY name");
+  const [{ rows }, state, transactions] = read;
   const workers: WorkerHealth[] = rows.map((r) => {
     const failedLast = r.last_error_at && (!r.last_success_at || r.last_error_at > r.last_success_at);
     return {
@@ -71,7 +87,6 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       healthy: !failedLast,
     };
   });
-  const state = await pool.query<{ key: string; value: Record<string, unknown>; updated_at: Date }>("SELECT key, value, updated_at FROM engine.state WHERE key IN ('engine', 'rpc', 'last-reorg')");
   const engineState = state.rows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
   const rpcState = state.rows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
   const heartbeatAt = engineState?.heartbeatAt ?? null;
@@ -80,7 +95,6 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   if (!running) reasons.push("engine is not running (no recent heartbeat)");
   if (rpcState?.reachable === false) reasons.push(`RPC unreachable: ${rpcState.lastError ?? "no answer"}`);
   for (const w of workers) if (!w.healthy) reasons.push(`${w.name}: ${w.lastError}`);
-  const transactions = await pipelineHealth(pool);
   for (const t of transactions.notFinal) {
     if (["pending", "signed", "broadcast"].includes(t.status) && t.ageSeconds > STUCK_INTENT_SECONDS) {
       reasons.push(`transaction ${t.key} ${t.status} for ${t.ageSeconds} s${t.error ? `: ${t.error}` : ""}`);

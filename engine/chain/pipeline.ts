@@ -666,23 +666,30 @@ export function backoff(attempt: number, o: Pick<PipelineOptions, "backoffBaseMs
 
 export type PendingIntent = { key: string; kind: string; signer: string | null; status: string; nonce: number | null; ageSeconds: number; reorgs: number; error: string | null };
 
-/** Counts of intents by status, the latest permanent failures, and every intent not yet final, for health. */
+/**
+ * For health: counts of intents by status, the latest permanent failures, and every intent not
+ * yet final. Bounded by the work in flight, not by history: `counts` leaves out the mined
+ * intents already final (the history) and counts everything else (in flight, awaiting
+ * finality, reverted, failed, dropped); each query reads a partial index (migration 4).
+ */
 export async function pipelineHealth(pool: pg.Pool, recent = 10): Promise<{
   counts: Record<string, number>;
   failures: { key: string; kind: string; status: string; error: string | null; at: string }[];
   notFinal: PendingIntent[];
 }> {
-  const counts = await pool.query<{ status: string; n: string }>("SELECT status, COUNT(*)::text AS n FROM engine.tx_intents GROUP BY status");
-  const failures = await pool.query<{ key: string; kind: string; status: string; error: string | null; at: Date }>(
-    `SELECT key, kind, status, error, updated_at AS at FROM engine.tx_intents WHERE status IN ('failed', 'reverted', 'dropped') ORDER BY updated_at DESC LIMIT $1`,
-    [recent],
-  );
-  const notFinal = await pool.query(
-    `SELECT key, kind, signer, status, nonce, reorgs, error, EXTRACT(EPOCH FROM now() - created_at)::int AS age
-     FROM engine.tx_intents
-     WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)
-     ORDER BY id LIMIT 100`,
-  );
+  const [counts, failures, notFinal] = await Promise.all([
+    pool.query<{ status: string; n: string }>("SELECT status, COUNT(*)::text AS n FROM engine.tx_intents WHERE status <> 'mined' OR final_at IS NULL GROUP BY status"),
+    pool.query<{ key: string; kind: string; status: string; error: string | null; at: Date }>(
+      `SELECT key, kind, status, error, updated_at AS at FROM engine.tx_intents WHERE status IN ('failed', 'reverted', 'dropped') ORDER BY updated_at DESC LIMIT $1`,
+      [recent],
+    ),
+    pool.query(
+      `SELECT key, kind, signer, status, nonce, reorgs, error, EXTRACT(EPOCH FROM now() - created_at)::int AS age
+       FROM engine.tx_intents
+       WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)
+       ORDER BY id LIMIT 100`,
+    ),
+  ]);
   return {
     counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.n)])),
     failures: failures.rows.map((r) => ({ key: r.key, kind: r.kind, status: r.status, error: r.error, at: r.at.toISOString() })),

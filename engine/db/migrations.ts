@@ -410,6 +410,20 @@ FROM engine.ledger GROUP BY leg, COALESCE(token, ''), currency;
 ALTER TABLE engine.perps_events ADD COLUMN block_hash text, ADD COLUMN before jsonb;
 `,
   },
+  {
+    version: 4,
+    name: "health reads bounded by the work in flight, not by history",
+    sql: `
+-- Health counts every intent except the final mined ones (the history, which only grows): the
+-- work in flight, mined intents awaiting finality and the permanent failures.
+CREATE INDEX tx_intents_unsettled_status ON engine.tx_intents (status) WHERE status <> 'mined' OR final_at IS NULL;
+-- Intents not final yet, oldest first.
+CREATE INDEX tx_intents_not_final ON engine.tx_intents (id)
+  WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL);
+-- The latest permanent failures.
+CREATE INDEX tx_intents_failures ON engine.tx_intents (updated_at) WHERE status IN ('failed', 'reverted', 'dropped');
+`,
+  },
 ];
 
 /**
