@@ -170,8 +170,10 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
     markPrices: () =>
       tolerant(new Map<number, bigint>(), async () => {
         const pairs = Object.entries(PAIR_FEEDS);
+        // The newest sample of each feed, one index probe per feed (not a scan of every sample).
         const { rows } = await pool.query<{ feed: string; price: string; decimals: number }>(
-          "SELECT DISTINCT ON (feed) feed, price::text AS price, decimals FROM engine.price_samples WHERE feed = ANY($1) ORDER BY feed, id DESC",
+          `SELECT f.feed, s.price::text AS price, s.decimals FROM unnest($1::text[]) AS f(feed)
+           CROSS JOIN LATERAL (SELECT price, decimals FROM engine.price_samples p WHERE p.feed = f.feed ORDER BY p.id DESC LIMIT 1) s`,
           [pairs.map(([, feed]) => feed)],
         );
         const latest = new Map(rows.map((r) => [r.feed, toPerpsPrice(BigInt(r.price), r.decimals)]));

@@ -1,7 +1,8 @@
 /**
  * Assembles the GraphQL schema (one file per type) and serves it with graphql-yoga at
  * /graphql: GraphiQL in a browser (served from local assets), subscriptions over SSE,
- * depth/alias/cost limits.
+ * depth/alias/cost limits. Identical queries asked at the same time share one execution
+ * (the schema has no mutations; see coalesce.ts: never stale).
  */
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
@@ -9,6 +10,7 @@ import { createRequire } from "node:module";
 import { GraphQLError } from "graphql";
 import { type GraphiQLOptions, createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
+import { Coalescer } from "../read/coalesce.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
 import { createLoaders } from "./loaders.js";
 import "./activity.js";
@@ -75,16 +77,32 @@ export function createGraphql(deps: ApiDeps) {
     },
     plugins: [maxDepthPlugin({ n: MAX_DEPTH, ignoreIntrospection: true }), maxAliasesPlugin({ n: MAX_ALIASES })],
   });
+  // Keyed by what yoga reads of a POST: its content type, what it accepts, and the body.
+  const operations = new Coalescer(async (key: string): Promise<SharedAnswer> => {
+    const [contentType, accept, body] = JSON.parse(key) as [string, string, string];
+    const response = await answer(new Request("http://localhost/graphql", { method: "POST", headers: { "content-type": contentType, accept }, body }));
+    return { status: response.status, headers: [...response.headers], body: await response.text() };
+  });
+  async function answer(request: Request): Promise<Response> {
+    const response = await yoga.fetch(request);
+    // yoga answers a subscription asked for as plain JSON with an empty 406: say why.
+    if (response.status === 406 && !response.headers.get("content-type")) {
+      const message = "subscriptions are streamed as server-sent events: send Accept: text/event-stream";
+      return Response.json({ errors: [{ message, extensions: { code: "NOT_ACCEPTABLE" } }] }, { status: 406 });
+    }
+    return response;
+  }
   return {
     yoga,
     async handle(request: Request): Promise<Response> {
-      const response = await yoga.fetch(request);
-      // yoga answers a subscription asked for as plain JSON with an empty 406: say why.
-      if (response.status === 406 && !response.headers.get("content-type")) {
-        const message = "subscriptions are streamed as server-sent events: send Accept: text/event-stream";
-        return Response.json({ errors: [{ message, extensions: { code: "NOT_ACCEPTABLE" } }] }, { status: 406 });
-      }
-      return response;
+      const accept = request.headers.get("accept") ?? "";
+      // Streams (subscriptions, incremental delivery) are each their own.
+      if (request.method !== "POST" || /event-stream|multipart/i.test(accept)) return answer(request);
+      const key = JSON.stringify([request.headers.get("content-type") ?? "", accept, await request.text()]);
+      const shared = await operations.get(key);
+      return new Response(shared.body, { status: shared.status, headers: shared.headers });
     },
   };
 }
+
+type SharedAnswer = { status: number; headers: [string, string][]; body: string };

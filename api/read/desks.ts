@@ -61,10 +61,14 @@ export async function deskContext(db: ReadDb, engine: EnginePort): Promise<DeskC
     engine.markPrices(),
     db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)),
   ]);
+  return deskContextOf(bindings, marks, halted.map((r) => r.token));
+}
+
+export function deskContextOf(bindings: readonly DeskBinding[], marks: Map<number, bigint>, haltedTokens: readonly string[]): DeskContext {
   return {
     bindings: new Map(bindings.map((b) => [b.openOrderId, b])),
     marks,
-    haltedTokens: new Set(halted.map((r) => r.token.toLowerCase())),
+    haltedTokens: new Set(haltedTokens.map((t) => t.toLowerCase())),
   };
 }
 
@@ -132,8 +136,12 @@ export async function listDesks(db: ReadDb, ctx: DeskContext, p: { filter: DeskF
 
 /** The open desks, for `/stats` (bounded by the number of desks, not by history). */
 export async function openDesks(db: ReadDb, ctx: DeskContext): Promise<DeskView[]> {
-  const rows = await db.select().from(deskTrade).where(eq(deskTrade.status, "open")).orderBy(...orderBy(DESK_ORDERING));
-  return rows.map((r) => deskView(r, ctx));
+  return (await openDeskRows(db)).map((r) => deskView(r, ctx));
+}
+
+/** The open desk trades, newest first (bounded by the number of desks, not by history). */
+export function openDeskRows(db: ReadDb): Promise<DeskTradeRow[]> {
+  return db.select().from(deskTrade).where(eq(deskTrade.status, "open")).orderBy(...orderBy(DESK_ORDERING));
 }
 
 /** Each token's latest desk (open or not), for token listings. */

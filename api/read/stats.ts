@@ -1,11 +1,14 @@
 /**
  * `/stats`: protocol totals from the indexer's incremental aggregate (one row), the engine's
- * pending accumulators and the open desks. No query scans history.
+ * pending accumulators (running balances) and the open desks. No query scans history; every
+ * query of a read runs at once (one round trip of latency), and concurrent callers share one
+ * read (see coalesce.ts).
  */
-import { count, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { enrollment, protocolTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
-import { type DeskView, deskContext, openDesks } from "./desks.js";
+import { coalescerFor } from "./coalesce.js";
+import { type DeskView, deskContextOf, deskView, openDeskRows } from "./desks.js";
 
 export type ProtocolTotalsRow = typeof protocolTotals.$inferSelect;
 
@@ -17,19 +20,30 @@ export type Stats = {
   desks: DeskView[];
 };
 
-export async function readStats(deps: ApiDeps): Promise<Stats> {
+async function loadStats(deps: ApiDeps): Promise<Stats> {
   const { db, engine } = deps;
-  const [totalsRows, enrolledRows, pending, ctx] = await Promise.all([
+  const [totalsRows, enrollments, pending, bindings, marks, openRows] = await Promise.all([
     db.select().from(protocolTotals).where(eq(protocolTotals.id, "protocol")),
-    db.select({ active: enrollment.active, n: count() }).from(enrollment).groupBy(enrollment.active),
+    // One row per enrolled token: the counts and the halted set in one read.
+    db.select({ token: enrollment.token, active: enrollment.active, halted: enrollment.halted }).from(enrollment),
     engine.pending(),
-    deskContext(db, engine),
+    engine.deskBindings(),
+    engine.markPrices(),
+    openDeskRows(db),
   ]);
+  const ctx = deskContextOf(bindings, marks, enrollments.filter((e) => e.halted).map((e) => e.token));
   return {
     totals: totalsRows[0],
-    enrolled: enrolledRows.reduce((sum, r) => sum + Number(r.n), 0),
-    active: enrolledRows.filter((r) => r.active).reduce((sum, r) => sum + Number(r.n), 0),
+    enrolled: enrollments.length,
+    active: enrollments.filter((e) => e.active).length,
     pending,
-    desks: await openDesks(db, ctx),
+    desks: openRows.map((r) => deskView(r, ctx)),
   };
+}
+
+const statsReads = coalescerFor((deps: ApiDeps, _key: "stats") => loadStats(deps));
+
+/** The stats, from a read that started after this call (shared with concurrent callers). */
+export function readStats(deps: ApiDeps): Promise<Stats> {
+  return statsReads(deps).get("stats");
 }

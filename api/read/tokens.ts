@@ -1,9 +1,11 @@
 /** Launched and enrolled tokens with their enrolment, pool and totals, in one query per page. */
 import { type SQL, and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import type { Hex } from "viem";
+import { type Hex, getAddress } from "viem";
 import { enrollment, pool, token, tokenTotals } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
-import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+import type { ApiDeps, ReadDb } from "../deps.js";
+import type { PendingAmounts } from "../engine-port.js";
+import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
+import { type Ordering, type Page, after, orderBy, toPage } from "./keyset.js";
 
 export type TokenRow = typeof token.$inferSelect;
 export type EnrollmentRow = typeof enrollment.$inferSelect;
@@ -69,6 +71,15 @@ export async function listEnrolledTokens(db: ReadDb, p: { limit: number; after?:
   if (p.after) c.push(after(ENROLLED_ORDERING, p.after));
   const rows = await joined(db).where(and(...c)).orderBy(...orderBy(ENROLLED_ORDERING)).limit(p.limit + 1);
   return toPage(rows, p.limit, ENROLLED_ORDERING);
+}
+
+export type EnrolledTokensPage = { page: Page<TokenView>; pending: PendingAmounts; desks: Map<string, DeskView> };
+
+/** A page of enrolled tokens with the engine's pending amounts and each token's latest desk (`GET /tokens`). */
+export async function readEnrolledTokens(deps: ApiDeps, p: { limit: number; after?: string | null }): Promise<EnrolledTokensPage> {
+  const [page, pending, ctx] = await Promise.all([listEnrolledTokens(deps.db, p), deps.engine.pending(), deskContext(deps.db, deps.engine)]);
+  const desks = await latestDeskByToken(deps.db, ctx, page.rows.map((v) => getAddress(v.token.address)));
+  return { page, pending, desks };
 }
 
 export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<TokenView[]> {

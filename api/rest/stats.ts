@@ -1,10 +1,61 @@
-/** GET /stats: totals, pending accumulators, desks snapshot. */
-import { readStats } from "../read/stats.js";
+/**
+ * GET /stats: totals, pending accumulators, desks snapshot. The body is formatted and
+ * serialised once per read and shared by the requests that read shares (see coalesce.ts).
+ */
+import type { ApiDeps } from "../deps.js";
+import { coalescerFor } from "../read/coalesce.js";
+import { type Stats, readStats } from "../read/stats.js";
 import { isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { defineRoute } from "./route.js";
 import { statsResponse } from "./schemas.js";
 import { deskJson } from "./desk-json.js";
 import { ETH_DECIMALS, formatDecimal } from "../../common/money.js";
+
+/** The `/stats` answer: exact decimal strings in whole units. */
+export function statsJson(s: Stats) {
+  const t = s.totals;
+  const zero = 0n;
+  return {
+    tokens: { launched: t?.tokensLaunched ?? 0, enrolled: s.enrolled, active: s.active },
+    fees: {
+      toOperatorUsdc: usdcAmount(t?.feesToOperatorUsdc ?? zero),
+      claimedUsdc: usdcAmount(t?.feesClaimedUsdc ?? zero),
+      protocolTokenFeesUsdc: usdcAmount(t?.protocolTokenFeesUsdc ?? zero),
+      legs: {
+        protocolUsdc: usdcAmount(t?.protocolLegUsdc ?? zero),
+        assetUsdc: usdcAmount(t?.assetLegUsdc ?? zero),
+        perpUsdc: usdcAmount(t?.perpLegUsdc ?? zero),
+        creatorUsdc: usdcAmount(t?.creatorLegUsdc ?? zero),
+      },
+    },
+    buybacks: {
+      protocol: {
+        count: t?.protocolBuybacks ?? 0,
+        usdcIn: usdcAmount(t?.protocolBuybackUsdc ?? zero),
+        tokensBought: tokenAmount(t?.protocolTokensBought ?? zero),
+        tokensBurned: tokenAmount(t?.protocolTokensBurned ?? zero),
+      },
+      creator: { count: t?.creatorBuybacks ?? 0, usdcIn: usdcAmount(t?.creatorBuybackUsdc ?? zero) },
+    },
+    assetPurchasesUsdc: usdcAmount(t?.assetPurchaseUsdc ?? zero),
+    pending: {
+      protocolBuybackUsdc: usdcAmount(s.pending.protocolBuybackUsdc),
+      assetUsdc: usdcAmount(s.pending.assetUsdc),
+      perpUsdc: usdcAmount(s.pending.perpUsdc),
+      creatorBuybackUsdc: usdcAmount(s.pending.creatorBuybackUsdc),
+      legacyWeth: formatDecimal(s.pending.legacyWeth, ETH_DECIMALS),
+    },
+    desks: {
+      opened: t?.desksOpened ?? 0,
+      open: t?.desksOpen ?? 0,
+      realisedPnlUsdc: usdcAmount(t?.deskRealisedPnl ?? zero),
+      items: s.desks.map(deskJson),
+    },
+    updatedAt: t ? isoTime(t.updatedAt) : null,
+  };
+}
+
+const bodies = coalescerFor(async (deps: ApiDeps, _key: "stats") => JSON.stringify(statsJson(await readStats(deps))));
 
 export const statsRoute = defineRoute({
   method: "get",
@@ -13,47 +64,5 @@ export const statsRoute = defineRoute({
   summary: "Fee, buyback and burn totals, pending accumulators, open desks",
   description: "Totals come from the indexer's incremental aggregates; the answer time does not grow with history.",
   responses: { 200: { description: "Stats", schema: statsResponse } },
-  handler: async (c, _input, deps) => {
-    const s = await readStats(deps);
-    const t = s.totals;
-    const zero = 0n;
-    return c.json({
-      tokens: { launched: t?.tokensLaunched ?? 0, enrolled: s.enrolled, active: s.active },
-      fees: {
-        toOperatorUsdc: usdcAmount(t?.feesToOperatorUsdc ?? zero),
-        claimedUsdc: usdcAmount(t?.feesClaimedUsdc ?? zero),
-        protocolTokenFeesUsdc: usdcAmount(t?.protocolTokenFeesUsdc ?? zero),
-        legs: {
-          protocolUsdc: usdcAmount(t?.protocolLegUsdc ?? zero),
-          assetUsdc: usdcAmount(t?.assetLegUsdc ?? zero),
-          perpUsdc: usdcAmount(t?.perpLegUsdc ?? zero),
-          creatorUsdc: usdcAmount(t?.creatorLegUsdc ?? zero),
-        },
-      },
-      buybacks: {
-        protocol: {
-          count: t?.protocolBuybacks ?? 0,
-          usdcIn: usdcAmount(t?.protocolBuybackUsdc ?? zero),
-          tokensBought: tokenAmount(t?.protocolTokensBought ?? zero),
-          tokensBurned: tokenAmount(t?.protocolTokensBurned ?? zero),
-        },
-        creator: { count: t?.creatorBuybacks ?? 0, usdcIn: usdcAmount(t?.creatorBuybackUsdc ?? zero) },
-      },
-      assetPurchasesUsdc: usdcAmount(t?.assetPurchaseUsdc ?? zero),
-      pending: {
-        protocolBuybackUsdc: usdcAmount(s.pending.protocolBuybackUsdc),
-        assetUsdc: usdcAmount(s.pending.assetUsdc),
-        perpUsdc: usdcAmount(s.pending.perpUsdc),
-        creatorBuybackUsdc: usdcAmount(s.pending.creatorBuybackUsdc),
-        legacyWeth: formatDecimal(s.pending.legacyWeth, ETH_DECIMALS),
-      },
-      desks: {
-        opened: t?.desksOpened ?? 0,
-        open: t?.desksOpen ?? 0,
-        realisedPnlUsdc: usdcAmount(t?.deskRealisedPnl ?? zero),
-        items: s.desks.map(deskJson),
-      },
-      updatedAt: t ? isoTime(t.updatedAt) : null,
-    });
-  },
+  handler: async (c, _input, deps) => c.body(await bodies(deps).get("stats"), 200, { "content-type": "application/json" }),
 });

@@ -5,13 +5,14 @@
  */
 import { getAddress } from "viem";
 import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import type { ApiDeps } from "../deps.js";
 import { badRequest } from "../http/errors.js";
-import { deskContext, latestDeskByToken } from "../read/desks.js";
+import { coalescerFor } from "../read/coalesce.js";
 import type { PendingAmounts } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
-import { type TokenView, listEnrolledTokens } from "../read/tokens.js";
+import { type TokenView, readEnrolledTokens } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
 import { defineRoute } from "./route.js";
 import { launchBody, launchResponse, pageQuery, registerBody, registerResponse, tokensResponse } from "./schemas.js";
@@ -48,6 +49,16 @@ export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView 
   };
 }
 
+/**
+ * A page of `GET /tokens` as JSON, formatted once per read: concurrent requests for the same
+ * page share the read (see coalesce.ts).
+ */
+const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
+  const [limit, after] = JSON.parse(key) as [number, string | null];
+  const { page, pending, desks } = await readEnrolledTokens(deps, { limit, after });
+  return JSON.stringify(listBody(page, (v) => tokenJson(v, pending, desks.get(getAddress(v.token.address)))));
+});
+
 export const tokensRoute = defineRoute({
   method: "get",
   path: "/tokens",
@@ -56,13 +67,8 @@ export const tokensRoute = defineRoute({
   query: pageQuery,
   responses: { 200: { description: "A page of enrolled tokens", schema: tokensResponse } },
   handler: async (c, { query }, deps) => {
-    const [page, pending, ctx] = await Promise.all([
-      listEnrolledTokens(deps.db, { limit: query.limit, after: query.cursor }),
-      deps.engine.pending(),
-      deskContext(deps.db, deps.engine),
-    ]);
-    const desks = await latestDeskByToken(deps.db, ctx, page.rows.map((v) => getAddress(v.token.address)));
-    return c.json(listBody(page, (v) => tokenJson(v, pending, desks.get(getAddress(v.token.address)))));
+    const key = JSON.stringify([query.limit, query.cursor ?? null]);
+    return c.body(await tokenPages(deps).get(key), 200, { "content-type": "application/json" });
   },
 });
 
