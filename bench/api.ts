@@ -1,6 +1,7 @@
 /**
- * API latency and throughput under concurrent load: our REST routes and GraphQL burn history,
- * and, on the same tables, ponder's built-in GraphQL serving the equivalent burn query.
+ * API latency and throughput under concurrent load: our REST routes (the hot reads `/stats`,
+ * `/tokens`, `/health` beside the keyset lists) and GraphQL burn history, and, on the same
+ * tables, ponder's built-in GraphQL serving the equivalent burn query.
  */
 import type { Address } from "viem";
 import { type LoadResult, type LoadTarget, load } from "./load.js";
@@ -23,13 +24,27 @@ export function ponderBurnQuery(token: Address): string {
   });
 }
 
+export const STATS = "GET /api/v1/stats";
+export const TOKENS = "GET /api/v1/tokens";
+export const HEALTH = "GET /api/v1/health";
+export const OURS_BURNS = "GraphQL burns (ours)";
+
 export function apiTargets(base: string, token: Address): LoadTarget[] {
   return [
-    { name: "GET /api/v1/stats", url: `${base}/api/v1/stats` },
+    { name: STATS, url: `${base}/api/v1/stats` },
+    { name: TOKENS, url: `${base}/api/v1/tokens` },
+    { name: HEALTH, url: `${base}/api/v1/health` },
     { name: "GET /api/v1/activity", url: `${base}/api/v1/activity?limit=50` },
     { name: "GET /api/v1/buybacks", url: `${base}/api/v1/buybacks?limit=50` },
-    { name: "GraphQL burns (ours)", url: `${base}/graphql`, method: "POST", body: oursBurnQuery(token) },
+    { name: OURS_BURNS, url: `${base}/graphql`, method: "POST", body: oursBurnQuery(token) },
   ];
+}
+
+/** One target by name. */
+export function apiTarget(base: string, token: Address, name: string): LoadTarget {
+  const target = apiTargets(base, token).find((t) => t.name === name);
+  if (!target) throw new Error(`no API target ${name}`);
+  return target;
 }
 
 export async function benchApi(
@@ -41,7 +56,7 @@ export async function benchApi(
   const ours: LoadResult[] = [];
   for (const target of apiTargets(oursBase, token)) ours.push(await load(target, options));
   const ponder = await load({ name: "GraphQL burns (ponder graphql())", url: `${ponderBase}/graphql`, method: "POST", body: ponderBurnQuery(token) }, options);
-  const gql = ours.at(-1)!;
+  const gql = ours.find((r) => r.name === OURS_BURNS)!;
   return {
     ours,
     ponder,

@@ -9,6 +9,8 @@ export type LoadResult = {
   name: string;
   p50: number;
   p99: number;
+  /** Mean latency, ms (not rounded to whole milliseconds like the percentiles). */
+  mean: number;
   requestsPerSecond: number;
   requests: number;
   non2xx: number;
@@ -34,6 +36,7 @@ export async function load(target: LoadTarget, options: { seconds: number; conne
     name: target.name,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    mean: result.latency.mean,
     requestsPerSecond: result.requests.average,
     requests: result.requests.total,
     non2xx: result.non2xx,

@@ -2,17 +2,20 @@
  * `npm run bench`: every benchmark in one run, printed as a Markdown table and written to
  * bench/results/latest.md (or latest-smoke.md).
  *
- *   npm run bench                       full run (histories of 1k, 10k, 100k events; 5-minute soak)
+ *   npm run bench                       full run (histories of 1k, 10k, 100k, 1M events; 5-minute soak)
  *   npm run bench:smoke                 the same harness, tiny and short (CI keeps it working)
  *   npm run bench -- --part indexing    one part: history | indexing | api | growth | soak
+ *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 100k)
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, hostname, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import type { Address } from "viem";
 import { ROOT } from "../devnet/compile.js";
 import { freePort } from "../devnet/ports.js";
-import { type ApiResult, apiTargets, assertAnswers, benchApi } from "./api.js";
+import { type ApiResult, HEALTH, OURS_BURNS, STATS, TOKENS, apiTarget, apiTargets, assertAnswers, benchApi } from "./api.js";
+import { type EngineState, seedEngineState } from "./engine-state.js";
+import { type LedgerGrowthResult, benchLedgerGrowth } from "./growth.js";
 import { type History, ensureHistory } from "./history.js";
 import { type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
 import { type LoadResult, load } from "./load.js";
@@ -30,9 +33,16 @@ if (only && !PARTS.includes(only as never)) {
 const runs = (part: (typeof PARTS)[number]) => !only || only === part;
 
 const SEED = 7;
-const SIZES = smoke ? [300, 3_000] : [1_000, 10_000, 100_000];
+const SIZES = smoke ? [300, 3_000] : [1_000, 10_000, 100_000, 1_000_000];
+/** Indexing throughput target: ours ≥ 0.9 × the bare ponder app's events per second. */
+const INDEXING_TARGET = 0.9;
 const LOAD = smoke ? { seconds: 2, connections: 4 } : { seconds: 10, connections: 16 };
 const GROWTH_LOAD = smoke ? { seconds: 2, connections: 4 } : { seconds: 5, connections: 8 };
+/** Rows the ledger-growth row adds to `engine.ledger` (targets: 1M; `--ledger-rows N` overrides). */
+const ledgerRowsIndex = args.indexOf("--ledger-rows");
+const LEDGER_GROWTH_ROWS = ledgerRowsIndex >= 0 ? Number(args[ledgerRowsIndex + 1]) : smoke ? 100_000 : 1_000_000;
+/** A settled engine beside the largest history: claims per token, mined intents, oracle samples. */
+const ENGINE_SEED = smoke ? { claimsPerToken: 100, intents: 1_000, priceSamples: 1_000 } : { claimsPerToken: 1_000, intents: 20_000, priceSamples: 30_000 };
 const SOAK = smoke ? { seconds: 20, seed: SEED, concurrency: 4 } : { seconds: 300, seed: SEED, concurrency: 8 };
 
 export type IndexingResult = {
@@ -47,8 +57,12 @@ type Results = {
   indexing?: IndexingResult;
   api?: ApiResult;
   growth?: { size: number; stats: LoadResult; burns: LoadResult }[];
+  ledgerGrowth?: LedgerGrowthResult;
   soak?: SoakResult;
 };
+
+/** The machine's load when the run started (other work on a shared machine shows here). */
+const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(" ");
 
 async function main() {
   const started = Date.now();
@@ -89,6 +103,11 @@ async function main() {
       };
     }
     const burnToken = (h: History) => h.deployments.contracts.usdcPairedToken as Address;
+    let engineState: EngineState | undefined;
+    if (runs("api") || runs("growth")) {
+      log("engine state beside the largest history (workers, heartbeat, oracle samples, settled intents, ledger)");
+      engineState = await seedEngineState(indexed.get(largest.events)!.databaseUrl, ENGINE_SEED);
+    }
     if (runs("api")) {
       const ours = indexed.get(largest.events)!;
       log("API load: ours and ponder's graphql() on the same tables");
@@ -105,10 +124,15 @@ async function main() {
       for (const history of results.histories) {
         const ours = indexed.get(history.events)!;
         log(`growth: ${history.name}`);
-        const [stats, , , burns] = apiTargets(ours.ponder.url, burnToken(history));
-        results.growth.push({ size: history.events, stats: await load(stats!, GROWTH_LOAD), burns: await load(burns!, GROWTH_LOAD) });
+        const stats = apiTarget(ours.ponder.url, burnToken(history), STATS);
+        const burns = apiTarget(ours.ponder.url, burnToken(history), OURS_BURNS);
+        results.growth.push({ size: history.events, stats: await load(stats, GROWTH_LOAD), burns: await load(burns, GROWTH_LOAD) });
       }
+      log(`ledger growth: /stats and /tokens before and after ${LEDGER_GROWTH_ROWS} more engine ledger rows`);
+      const ours = indexed.get(largest.events)!;
+      results.ledgerGrowth = await benchLedgerGrowth(ours.ponder.url, burnToken(largest), engineState!, LEDGER_GROWTH_ROWS, LOAD, log);
     }
+    await engineState?.stop();
     for (const i of indexed.values()) {
       await i.ponder.stop();
       await i.stopAnvil();
@@ -135,7 +159,44 @@ function table(headers: string[], rows: (string | number)[][]): string {
   return [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
+/** Thresholds of DESIGN.md §9, checked on this run's figures (ratios from the same run). */
+export function targetRows(results: Results, connections: number): [target: string, measured: string, met: boolean][] {
+  const rows: [string, string, boolean][] = [];
+  if (results.indexing) rows.push(["indexing ≥ 0.9× the bare ponder app", `${fmt(results.indexing.ratio, 3)}×`, results.indexing.ratio >= 0.9]);
+  if (results.api) {
+    for (const name of [STATS, TOKENS, HEALTH]) {
+      const r = results.api.ours.find((o) => o.name === name);
+      if (r) rows.push([`${name}: ≥ 1,000 req/s at ${connections} connections, p99 ≤ 50 ms`, `${fmt(r.requestsPerSecond, 0)} req/s, p99 ${r.p99} ms`, r.requestsPerSecond >= 1000 && r.p99 <= 50]);
+    }
+    const gql = results.api.ours.find((o) => o.name === OURS_BURNS);
+    const ratio = results.api.ratios[0];
+    if (gql && ratio) rows.push(["GraphQL burn page: ≥ 2× ponder's graphql() throughput, p99 ≤ 30 ms", `${fmt(ratio.throughput, 2)}×, p99 ${gql.p99} ms`, ratio.throughput >= 2 && gql.p99 <= 30]);
+  }
+  if (results.ledgerGrowth) {
+    for (const r of results.ledgerGrowth.routes) {
+      rows.push([`${r.name} with ${results.ledgerGrowth.rowsAdded.toLocaleString("en")} more ledger rows: latency ≤ 1.2×`, `${fmt(r.meanRatio, 2)}× mean`, r.meanRatio <= 1.2]);
+    }
+  }
+  return rows;
+}
+
+/** The previous results file, if any: its API rows by request, and its text (for the "Previous run" section). */
+function previousRun(file: string): { text: string; api: Map<string, { p50: string; p99: string; rps: string }> } | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, "utf8").split("\n## Previous run")[0]!.trim();
+  const api = new Map<string, { p50: string; p99: string; rps: string }>();
+  const section = text.split("## API under load")[1]?.split("\n## ")[0] ?? "";
+  for (const line of section.split("\n")) {
+    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+    if (cells.length >= 4 && cells[0] !== "request" && !/^-+$/.test(cells[0]!)) api.set(cells[0]!, { p50: cells[1]!, p99: cells[2]!, rps: cells[3]! });
+  }
+  return { text, api };
+}
+
 function finish(results: Results, started: number) {
+  const dir = join(ROOT, "bench", "results");
+  const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
+  const previous = previousRun(file);
   const versions = {
     node: process.version,
     ponder: packageVersion("ponder"),
@@ -144,7 +205,7 @@ function finish(results: Results, started: number) {
   const lines: string[] = [
     `# Benchmark results${smoke ? " (smoke)" : ""}`,
     "",
-    `${new Date().toISOString()} · ${cpus().length} × ${cpus()[0]?.model ?? "cpu"} · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${versions.node} · ponder ${versions.ponder} · anvil ${versions.anvil} · total ${Math.round((Date.now() - started) / 1000)} s`,
+    `${new Date().toISOString()} · machine ${hostname()} (${process.platform} ${release()}, load ${LOAD_AT_START} at start) · ${cpus().length} × ${cpus()[0]?.model ?? "cpu"} · ${Math.round(totalmem() / 2 ** 30)} GiB · Node ${versions.node} · ponder ${versions.ponder} · anvil ${versions.anvil} · total ${Math.round((Date.now() - started) / 1000)} s`,
     "",
     "## Histories (seed 7)",
     "",
@@ -155,13 +216,14 @@ function finish(results: Results, started: number) {
     lines.push("", `## Indexing throughput (${r.history})`, "", table(["indexer", "events", "seconds", "events/s"], [
       ["ours (every source, aggregates)", r.ours.events, fmt(r.ours.seconds, 2), fmt(r.ours.eventsPerSecond, 0)],
       ["bare ponder (token Transfers only)", r.bare.events, fmt(r.bare.seconds, 2), fmt(r.bare.eventsPerSecond, 0)],
-    ]), "", `ours / bare events per second: **${fmt(r.ratio, 3)}**`);
+    ]), "", `ours / bare events per second: **${fmt(r.ratio, 3)}** (target ≥ ${INDEXING_TARGET}: ${r.ratio >= INDEXING_TARGET ? "met" : "not met"})`);
   }
   if (results.api) {
     const a = results.api;
+    const prev = (name: string) => previous?.api.get(name) ?? { p50: "–", p99: "–", rps: "–" };
     lines.push("", `## API under load (${LOAD.connections} connections, ${LOAD.seconds} s each)`, "", table(
-      ["request", "p50 ms", "p99 ms", "req/s", "non-2xx", "5xx"],
-      [...a.ours, a.ponder].map((r) => [r.name, r.p50, r.p99, fmt(r.requestsPerSecond, 0), r.non2xx, r.server5xx]),
+      ["request", "p50 ms", "p99 ms", "req/s", "non-2xx", "5xx", "previous p50 ms", "previous p99 ms", "previous req/s"],
+      [...a.ours, a.ponder].map((r) => [r.name, r.p50, r.p99, fmt(r.requestsPerSecond, 0), r.non2xx, r.server5xx, prev(r.name).p50, prev(r.name).p99, prev(r.name).rps]),
     ), "", table(["ratio", "p50", "p99", "throughput"], a.ratios.map((r) => [r.name, fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.throughput, 2)])));
   }
   if (results.growth?.length) {
@@ -169,6 +231,13 @@ function finish(results: Results, started: number) {
     lines.push("", "## Growth with history", "", table(
       ["history events", "/stats p50 ms", "/stats p99 ms", "ratio p50 vs smallest", "burn page p50 ms", "burn page p99 ms", "ratio p50 vs smallest"],
       results.growth.map((g) => [g.size, g.stats.p50, g.stats.p99, fmt(g.stats.p50 / Math.max(base.stats.p50, 0.001), 2), g.burns.p50, g.burns.p99, fmt(g.burns.p50 / Math.max(base.burns.p50, 0.001), 2)]),
+    ));
+  }
+  if (results.ledgerGrowth) {
+    const g = results.ledgerGrowth;
+    lines.push("", `## Ledger growth (${g.rowsAdded.toLocaleString("en")} rows added to engine.ledger in ${fmt(g.insertSeconds, 1)} s, ${g.rowsBefore.toLocaleString("en")} before; ${LOAD.connections} connections)`, "", table(
+      ["request", "mean ms before", "mean ms after", "ratio", "p50 before", "p50 after", "p99 before", "p99 after", "req/s before", "req/s after"],
+      g.routes.map((r) => [r.name, fmt(r.before.mean, 2), fmt(r.after.mean, 2), fmt(r.meanRatio, 2), r.before.p50, r.after.p50, r.before.p99, r.after.p99, fmt(r.before.requestsPerSecond, 0), fmt(r.after.requestsPerSecond, 0)]),
     ));
   }
   if (results.soak) {
@@ -184,11 +253,18 @@ function finish(results: Results, started: number) {
       s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
     ]]));
   }
+  const targets = targetRows(results, LOAD.connections);
+  if (targets.length) {
+    lines.push("", `## Targets${smoke ? " (smoke scale: the full run's thresholds, far fewer connections and seconds)" : ""}`, "", table(
+      ["target", "measured", "met"],
+      targets.map(([target, measured, met]) => [target, measured, met ? "met" : "**not met**"]),
+    ));
+  }
+  if (previous) lines.push("", "## Previous run", "", "The results this run replaced, as they were written:", "", previous.text.replace(/^#+ /gm, (h) => `##${h}`));
   const text = `${lines.join("\n")}\n`;
   process.stdout.write(`\n${text}`);
-  const dir = join(ROOT, "bench", "results");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, smoke ? "latest-smoke.md" : "latest.md"), text);
+  writeFileSync(file, text);
   const failed = (results.soak && (results.soak.server5xx > 0 || !results.soak.invariants.ok)) || (results.api && [...results.api.ours, results.api.ponder].some((r) => r.server5xx > 0));
   process.exit(failed ? 1 : 0);
 }

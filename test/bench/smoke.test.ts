@@ -24,12 +24,18 @@ describe("bench:smoke", () => {
     const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(status, output.slice(-6000)).toBe(0);
     const table = readFileSync(join(ROOT, "bench", "results", "latest-smoke.md"), "utf8");
-    for (const section of ["## Histories", "## Indexing throughput", "## API under load", "## Growth with history", "## Soak and faults"]) {
+    for (const section of ["## Histories", "## Indexing throughput", "## API under load", "## Growth with history", "## Ledger growth", "## Soak and faults", "## Targets"]) {
       expect(table).toContain(section);
     }
     expect(table).toMatch(/ours \/ bare events per second: \*\*\d/);
     expect(table).toMatch(/GraphQL burns: ours \/ ponder \| \d/);
-    const soakRow = table.split("## Soak and faults")[1]!.trim().split("\n").at(-1)!;
+    // Every target has a met / not-met line, and the ledger-growth row ran.
+    const targets = table.split("\n## Targets")[1]!.split("\n## ")[0]!;
+    for (const target of ["/stats: ≥ 1,000 req/s", "/tokens: ≥ 1,000 req/s", "/health: ≥ 1,000 req/s", "GraphQL burn page", "/stats with", "/tokens with"]) {
+      const line = targets.split("\n").find((l) => l.includes(target));
+      expect(line, target).toMatch(/\| (met|\*\*not met\*\*) \|$/);
+    }
+    const soakRow = table.split("\n## Soak and faults")[1]!.split("\n## ")[0]!.trim().split("\n").at(-1)!;
     const [requests, , server5xx, , kills, rollbacks, , invariants] = soakRow.split("|").slice(1, -1).map((cell) => cell.trim());
     expect(Number(requests)).toBeGreaterThan(0);
     expect(Number(server5xx)).toBe(0);
