@@ -10,11 +10,18 @@
  * regenerated, with a line saying why. Every file is written to a temporary name and renamed.
  *
  * Transactions are sent in batches with explicit nonces and gas, then mined together
- * (automine off), which is what makes 100k events take minutes rather than hours.
+ * (automine off), which is what makes 100k events take minutes rather than hours. From 100k
+ * events on, traders act through a BenchBatcher contract (contracts/devnet), several swaps,
+ * burns and collections per transaction, so a million events take minutes too; those
+ * histories are saved by anvil's dump at exit (see `actionsPerTransaction`).
  *
  *   npx tsx bench/history.ts --events 10000 [--seed 7]
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -39,7 +46,7 @@ import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, type Deployments } from "../commo
 import { DEAD_ADDRESS } from "../common/constants.js";
 import type { PoolKey } from "../common/uniswap.js";
 import { startAnvil } from "../devnet/anvil.js";
-import { ROOT } from "../devnet/compile.js";
+import { ROOT, compileProject } from "../devnet/compile.js";
 import { type DevnetContext, createDevnetContext } from "../devnet/context.js";
 import { deployDevnet } from "../devnet/deploy.js";
 import { mulberry32 } from "../devnet/market.js";
@@ -59,6 +66,18 @@ const USDC = (n: bigint) => n * 1_000_000n;
 const keeperAbi = parseAbi(["function executeMarketOrders(uint256[] orderIds)"]);
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 const LOG_CHUNK_BLOCKS = 4n;
+const batcherAbi = parseAbi(["function run(address[] targets, bytes[] data)"]);
+/** Gas per action of a batched trader transaction (a v4 swap through the router is ~150k). */
+const GAS_PER_ACTION = 300_000n;
+
+/**
+ * Trader actions per transaction: 1 (each swap, burn or collection its own transaction) up to
+ * 50k events; larger histories send them through each trader's BenchBatcher, up to 20 per
+ * transaction, so a million events need ~50k signed transactions instead of ~650k.
+ */
+export function actionsPerTransaction(events: number): number {
+  return Math.max(1, Math.min(20, Math.floor(events / 50_000)));
+}
 
 export type History = {
   name: string;
@@ -88,15 +107,29 @@ class Sender {
     this.nonce = await this.ctx.publicClient.getTransactionCount({ address: this.ctx.account.address, blockTag: "pending" });
     return this;
   }
-  async send(to: Address, data: Hex, value = 0n): Promise<Hex> {
+  async send(to: Address, data: Hex, value = 0n, gas = GAS): Promise<Hex> {
+    const nonce = this.nonce++;
+    // A busy anvil can take longer than the client's timeout to accept a transaction: send the
+    // same signed nonce again; "already known" / "nonce too low" means the first one arrived.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce(to, data, value, gas, nonce);
+      } catch (error) {
+        const message = String((error as Error).message);
+        if (/already known|nonce too low/i.test(message)) return "0x" as Hex;
+        if (attempt >= 5 || !/took too long|timed out|fetch failed|ECONNRESET/i.test(message)) throw error;
+      }
+    }
+  }
+  private sendOnce(to: Address, data: Hex, value: bigint, gas: bigint, nonce: number): Promise<Hex> {
     return this.ctx.walletClient.sendTransaction({
       account: this.ctx.account,
       chain: this.ctx.walletClient.chain,
       to,
       data,
       value,
-      nonce: this.nonce++,
-      gas: GAS,
+      nonce,
+      gas,
       maxFeePerGas: MAX_FEE,
       maxPriorityFeePerGas: 0n,
     });
@@ -150,6 +183,35 @@ export async function countIndexedEvents(ctx: DevnetContext, d: Deployments, tok
   return { bySource, total: Object.values(bySource).reduce((a, b) => a + b, 0), tokenTransfers };
 }
 
+/** Stops anvil, which dumps the chain to `plain`; gzips that (streamed) into `file`, atomically. */
+async function gzipExitDump(anvil: { stop: () => Promise<void> }, plain: string, file: string): Promise<{ bytes: number; sha256: string }> {
+  await anvil.stop();
+  if (!existsSync(plain)) throw new Error("anvil did not leave a complete state dump at exit");
+  const tmp = `${file}.write.tmp`;
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const count = async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      bytes += chunk.length;
+      yield chunk;
+    }
+  };
+  await pipeline(createReadStream(plain), createGzip(), count, createWriteStream(tmp));
+  const handle = await open(tmp, "r+");
+  await handle.sync();
+  await handle.close();
+  await rename(tmp, file);
+  rmSync(plain, { force: true });
+  return { bytes, sha256: hash.digest("hex") };
+}
+
+/** One transaction of `s` in which its batcher makes every call of `calls` in order. */
+function runBatch(s: Sender, batcher: Address, calls: [Address, Hex][]): Promise<Hex> {
+  const data = encodeFunctionData({ abi: batcherAbi, functionName: "run", args: [calls.map(([to]) => to), calls.map(([, d]) => d)] });
+  return s.send(batcher, data, 0n, GAS_PER_ACTION * BigInt(calls.length) + 100_000n);
+}
+
 export function historyName(events: number, seed: number): string {
   return `history-${events}-${seed}`;
 }
@@ -201,8 +263,12 @@ export async function ensureHistory(events: number, seed: number, port: number, 
   const started = Date.now();
   mkdirSync(dir, { recursive: true });
   const stateFile = join(dir, "state.json.gz");
-  // No state file while generating: a periodic dump of a large state stalls anvil's RPC.
-  const anvil = await startAnvil({ port });
+  // No periodic dumps while generating (a dump of a large state stalls anvil's RPC). Large
+  // histories are saved by anvil's own dump at exit: their `anvil_dumpState` answer (hex of
+  // the gzip) would pass Node's maximum string length (~512M characters; 1M events is ~0.7 GB).
+  const exitDump = actionsPerTransaction(events) > 1;
+  const plainState = join(dir, "state.json");
+  const anvil = await startAnvil({ port, ...(exitDump ? { stateFile: plainState, saveIntervalSeconds: 0, onProgress: progress } : {}) });
   try {
     const operatorCtx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     progress("deploying the devnet");
@@ -213,6 +279,14 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     const traders = await Promise.all(TRADERS.map((i) => new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(i))).init()));
     const keeper = await new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(KEEPER))).init();
     const operator = await new Sender(operatorCtx).init();
+    const batch = actionsPerTransaction(events);
+    // Large histories: each trader acts through its own batcher (deployed while automine is on).
+    const batchers = new Map<Sender, Address>();
+    if (batch > 1) {
+      const artifact = compileProject().BenchBatcher!;
+      for (const t of traders) batchers.set(t, await t.ctx.deploy(artifact));
+      for (const t of traders) await t.init();
+    }
     await rpc(operatorCtx, "evm_setAutomine", [false]);
 
     // Fund the operator for desks and buybacks; launch and enrol more tokens (one per 2,000 events).
@@ -253,13 +327,32 @@ export async function ensureHistory(events: number, seed: number, port: number, 
       }
     }
     await operator.call(c.usdc!, erc20Abi, "approve", [c.perpsStorage!, maxUint256]);
+    for (const [s, batcher] of batchers) {
+      await operator.call(c.usdc!, mintAbi, "mint", [batcher, USDC(1_000_000_000n)]);
+      const calls: [Address, Hex][] = [];
+      for (const token of [c.usdc!, ...tokens]) {
+        calls.push([token, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [c.permit2!, maxUint256] })]);
+        calls.push([c.permit2!, encodeFunctionData({ abi: permit2Abi, functionName: "approve", args: [token, c.universalRouter!, maxUint160, maxUint48] as never })]);
+      }
+      await runBatch(s, batcher, calls);
+    }
     await mineAll(operatorCtx);
 
     const usdcTokens = tokens.filter((t) => keys.get(t)!.currency0 === c.usdc || keys.get(t)!.currency1 === c.usdc);
-    const swap = (s: Sender, token: Address, tokenIn: Address, amountIn: bigint) => {
+    const swapData = (token: Address, tokenIn: Address, amountIn: bigint) => {
       const key = keys.get(token)!;
       const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne: key.currency0 === tokenIn, amountIn, amountOutMin: 0n, payerIsUser: true })]);
-      return s.call(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+      return encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI as Abi, functionName: "execute", args: [commands, inputs, DEADLINE] });
+    };
+    const swap = (s: Sender, token: Address, tokenIn: Address, amountIn: bigint) => s.send(c.universalRouter!, swapData(token, tokenIn, amountIn));
+    /** One trader action (the same mix either way), as a call its batcher makes or a transaction. */
+    const traderAction = (): [Address, Hex] => {
+      const token = pick(usdcTokens);
+      const r = random();
+      if (r < 0.45) return [c.universalRouter!, swapData(token, c.usdc!, USDC(BigInt(20 + Math.floor(random() * 500))))];
+      if (r < 0.7) return [c.universalRouter!, swapData(token, token, 10n ** 24n * BigInt(1 + Math.floor(random() * 50)))];
+      if (r < 0.85) return [token, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))] })];
+      return [c.lpLocker!, encodeFunctionData({ abi: clankerLpLockerAbi as Abi, functionName: "collectRewards", args: [token] })];
     };
 
     // Rounds of mixed activity until the indexed-event target is reached (checked every few rounds).
@@ -279,16 +372,16 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     const orders: bigint[] = [];
     // Small histories count every round so they land near their target; large ones batch more.
     const perRound = Math.min(150, Math.max(10, Math.floor(events / 20)));
-    const countEvery = events < 20_000 ? 1 : 5;
+    const countEvery = events < 20_000 || batch > 1 ? 1 : 5;
     while (counted < events) {
       for (let k = 0; k < perRound; k++) {
         const s = pick(traders);
-        const token = pick(usdcTokens);
-        const r = random();
-        if (r < 0.45) await swap(s, token, c.usdc!, USDC(BigInt(20 + Math.floor(random() * 500))));
-        else if (r < 0.7) await swap(s, token, token, 10n ** 24n * BigInt(1 + Math.floor(random() * 50)));
-        else if (r < 0.85) await s.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))]);
-        else await s.call(c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [token]);
+        if (batch === 1) {
+          const [to, data] = traderAction();
+          await s.send(to, data);
+        } else {
+          await runBatch(s, batchers.get(s)!, Array.from({ length: batch }, traderAction));
+        }
       }
       // The operator: buy back and burn, claim, and run desks the keeper executes.
       const token = pick(usdcTokens);
@@ -325,7 +418,7 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     await countNew();
     progress("saving the chain");
     const saved = performance.now();
-    const state = await writeFileAtomic(stateFile, await anvil.dumpState());
+    const state = exitDump ? await gzipExitDump(anvil, plainState, stateFile) : await writeFileAtomic(stateFile, await anvil.dumpState());
     progress(`saved ${(state.bytes / 1e6).toFixed(1)} MB of gzipped state in ${((performance.now() - saved) / 1000).toFixed(1)} s`);
     const deploymentsFile = join(dir, "deployments.json");
     await writeFileAtomic(deploymentsFile, json(deployments));
