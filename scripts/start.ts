@@ -17,6 +17,7 @@ import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
+import { ensureDemoAgent } from "../devnet/demo-agent.js";
 import { type Market, startMarket } from "../devnet/market.js";
 import { type PonderHandle, ponderSchemaName, startPonder } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
@@ -199,12 +200,21 @@ async function main(): Promise<void> {
   }
 
   const base = `http://127.0.0.1:${config.port}`;
-  const prospectusToken = anvil ? readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)?.contracts.usdcPairedToken : undefined;
+  let prospectus: string | undefined = anvil ? (readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)?.contracts.usdcPairedToken as string | undefined) : undefined;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
     if (ok) break;
     await new Promise((r) => setTimeout(r, 500));
+  }
+  if (anvil) {
+    // The demo token of the agent flow, launched once per devnet through the API itself.
+    try {
+      const demo = await ensureDemoAgent({ apiBase: base, rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, dataDir: DATA, log: (line) => log.info(line) });
+      prospectus = demo.agentId;
+    } catch (error) {
+      log.warn({ err: error instanceof Error ? error.message : String(error) }, "the demo agent could not be launched; the page link shows a creator token instead");
+    }
   }
   process.stdout.write(
     [
@@ -212,7 +222,7 @@ async function main(): Promise<void> {
       "launchpad is running",
       `  REST      ${base}/api/v1/health  (stats, activity, buybacks, tokens)`,
       `  GraphQL   ${base}/graphql  (GraphiQL in a browser)`,
-      ...(prospectusToken ? [`  Page      ${base}/p/${prospectusToken}  (a token's prospectus)`] : []),
+      ...(prospectus ? [`  Page      ${base}/p/${prospectus}  (the demo agent's prospectus)`] : []),
       ...(anvil ? ["  Keys      .data/secrets.json  (OPERATOR_API_KEY for POST /api/v1/tokens/launch)"] : []),
       `  RPC       ${env.RPC_URL ?? config.rpcUrl}  (chain ${config.chainId})`,
       `  Postgres  ${env.DATABASE_URL.replace(/:[^:@/]+@/, ":***@")}`,

@@ -142,6 +142,11 @@ describe("npm start killed whole with SIGKILL", () => {
 
     stack = start();
     await waitFor("health ok on the first start", 240_000, async () => ((await health())?.status === "ok" ? true : undefined));
+    // The first link npm start prints is the demo agent's prospectus, launched through the agent flow: it answers.
+    const page = await waitFor("the printed page link", 120_000, async () => /Page +(http:\/\/\S+\/p\/\S+)/.exec(output)?.[1]);
+    const res = await fetch(page);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/Demo Agent Coin|DEMO/);
     // Fees claimed (the engine has booked money) before the power cut.
     await waitFor("fees claimed", 120_000, () => engineDb(async (c) => ((await c.query("SELECT 1 FROM engine.ledger WHERE kind = 'fee-claimed' LIMIT 1")).rows.length ? true : undefined)));
 

@@ -1,0 +1,82 @@
+/**
+ * The devnet's demo agent: `npm start` launches one token through the agent flow itself, the
+ * way a creator does it over HTTP — Sign-In with Ethereum as anvil account 2, a new agent,
+ * the default charter, the agent wallet funded, the launch — so the printed prospectus link
+ * shows a live agent on the first click. Done once per devnet (remembered in
+ * `demo-agent.json` beside the chain's state); a later start reuses it.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Address, Hex } from "viem";
+import { parseEther } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
+import { createDevnetContext } from "./context.js";
+import { devnetPrivateKey } from "./protocol.js";
+
+/** Anvil account 2: free for the user, it plays the demo's creator. */
+const DEMO_CREATOR = 2;
+const DEMO_FUNDING = parseEther("0.05");
+
+export type DemoAgent = { agentId: string; token: Address; wallet: Address };
+
+type Answer = { status: number; json: Record<string, unknown> };
+
+async function call(base: string, method: string, path: string, p: { token?: string; body?: unknown } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (p.token) headers.authorization = `Bearer ${p.token}`;
+  if (p.body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}/api/v1${path}`, { method, headers, body: p.body === undefined ? undefined : JSON.stringify(p.body) });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: reported below with the status
+  }
+  return { status: res.status, json };
+}
+
+function expectStatus(answer: Answer, status: number, what: string): Record<string, unknown> {
+  if (answer.status !== status) throw new Error(`demo agent: ${what} answered ${answer.status}: ${String(answer.json.error ?? "")}`);
+  return answer.json;
+}
+
+/** The demo agent of this devnet, launched through the API on the first call. */
+export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chainId: number; dataDir: string; log: (line: string) => void }): Promise<DemoAgent> {
+  const file = join(p.dataDir, "demo-agent.json");
+  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as DemoAgent;
+
+  const key = devnetPrivateKey(DEMO_CREATOR) as Hex;
+  const creator = privateKeyToAccount(key);
+  const nonce = expectStatus(await call(p.apiBase, "GET", "/auth/nonce"), 200, "sign-in nonce");
+  const message = createSiweMessage({
+    address: creator.address,
+    chainId: p.chainId,
+    domain: String(nonce.domain),
+    nonce: String(nonce.nonce),
+    uri: `${p.apiBase}/login`,
+    version: "1",
+    issuedAt: new Date(),
+    statement: "Sign in to launch the demo agent.",
+  });
+  const session = expectStatus(await call(p.apiBase, "POST", "/auth/verify", { body: { message, signature: await creator.signMessage({ message }) } }), 200, "sign-in");
+  const token = String(session.token);
+  const agent = expectStatus(await call(p.apiBase, "POST", "/agents", { token }), 201, "agent creation");
+  const agentId = String(agent.id);
+  const wallet = agent.wallet as Address;
+  expectStatus(await call(p.apiBase, "POST", `/agents/${agentId}/charter/default`, { token }), 200, "default charter");
+  p.log(`demo agent ${agentId}: charter set, funding its wallet ${wallet}`);
+  const funder = createDevnetContext(p.rpcUrl, p.chainId, key);
+  const hash = await funder.walletClient.sendTransaction({ to: wallet, value: DEMO_FUNDING, account: funder.account, chain: funder.walletClient.chain });
+  await funder.publicClient.waitForTransactionReceipt({ hash });
+  const launched = expectStatus(
+    await call(p.apiBase, "POST", `/agents/${agentId}/charter/launch`, { token, body: { name: "Demo Agent Coin", symbol: "DEMO", description: "Launched by the devnet's demo agent", devBuyEth: "0.001" } }),
+    201,
+    "launch",
+  );
+  const demo: DemoAgent = { agentId, token: launched.token as Address, wallet };
+  writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`);
+  p.log(`demo agent ${agentId} launched ${demo.token}`);
+  return demo;
+}
