@@ -117,8 +117,10 @@ export async function recognizeLegacyWeth(ctx: EngineContext, block: bigint): Pr
   await reserved(buybacks.map((b) => ({ amount: b.amountIn, intentKey: `buyback:${b.id}:swap` })));
   const surplus = onchain - tracked;
   if (surplus < LEGACY_WETH_MIN) return 0n;
+  const { hash: blockHash } = await ctx.publicClient.getBlock({ blockNumber: block });
   const added = await recordEntries(ctx.db, [
-    { key: `legacy-weth:block:${block}`, kind: "legacy-weth-found", leg: Legs.legacyWeth, currency: "WETH", amount: surplus, blockNumber: Number(block), data: { onchain: onchain.toString(), tracked: tracked.toString() } },
+    // Read at a block: its hash makes the finding reorg-checked, and a rollback lets it be found again.
+    { key: `legacy-weth:${blockHash}`, kind: "legacy-weth-found", leg: Legs.legacyWeth, currency: "WETH", amount: surplus, blockNumber: Number(block), blockHash, data: { onchain: onchain.toString(), tracked: tracked.toString() } },
   ]);
   if (added) {
     ctx.log.info({ amount: String(surplus), block: Number(block) }, "legacy WETH recognised; the buyback engine drains it");
