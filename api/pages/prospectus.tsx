@@ -6,7 +6,7 @@
  * user-supplied text (name, symbol, persona, description, reasons) is a text node or an
  * attribute value, which hono/jsx escapes; the response's CSP forbids scripts besides.
  */
-import type { FC } from "hono/jsx";
+import type { Child, FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import { canonicalJson } from "../../engine/agents/charter.js";
@@ -187,6 +187,26 @@ const LogTable: FC<{ log: ProspectusData["log"] }> = ({ log }) =>
     </table>
   );
 
+/** The document around a prospectus: head, logo and title, then the page's sections, then the footnote. */
+const Shell: FC<{ title: string; image: string | null; children?: Child }> = ({ title, image, children }) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>{`${title} — prospectus`}</title>
+      <style>{STYLE}</style>
+    </head>
+    <body>
+      <main>
+        {image ? <img class="logo" src={image} alt="" referrerpolicy="no-referrer" /> : null}
+        <h1 data-field="title">{title}</h1>
+        {children}
+        <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact.</p>
+      </main>
+    </body>
+  </html>
+);
+
 /** The page of a token the service knows that no agent launched. */
 const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const { token, enrollment } = data;
@@ -194,17 +214,7 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const title = token ? `${token.name} (${token.symbol})` : address;
   const image = token?.image && /^https?:\/\//i.test(token.image) ? token.image : null;
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} — prospectus`}</title>
-        <style>{STYLE}</style>
-      </head>
-      <body>
-        <main>
-          {image ? <img class="logo" src={image} alt="" referrerpolicy="no-referrer" /> : null}
-          <h1 data-field="title">{title}</h1>
+    <Shell title={title} image={image}>
           <p class="muted" data-field="agent">No agent: this token was not launched by an agent, so it has no charter, persona or mandate.</p>
           {token?.description ? <p data-field="description">{token.description}</p> : null}
           <dl style="margin-top:12px">
@@ -233,10 +243,7 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
 
           <h2>Engine log</h2>
           <LogTable log={data.log} />
-          <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact.</p>
-        </main>
-      </body>
-    </html>
+    </Shell>
   );
 };
 
@@ -250,17 +257,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const hashMatches = enrollment && agent.charterHash && enrollment.charterHash.toLowerCase() === agent.charterHash.toLowerCase();
   const image = token?.image && /^https?:\/\//i.test(token.image) ? token.image : null;
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} — prospectus`}</title>
-        <style>{STYLE}</style>
-      </head>
-      <body>
-        <main>
-          {image ? <img class="logo" src={image} alt="" referrerpolicy="no-referrer" /> : null}
-          <h1 data-field="title">{title}</h1>
+    <Shell title={title} image={image}>
           <div class="muted">
             Agent <code>{agent.id}</code>
             <span class={`badge ${statusClass}`} data-field="status">{agent.status}</span>
@@ -345,10 +342,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
               <pre data-field="charter-json">{canonicalJson(charter)}</pre>
             </div>
           ) : null}
-          <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact.</p>
-        </main>
-      </body>
-    </html>
+    </Shell>
   );
 };
 

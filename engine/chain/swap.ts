@@ -146,23 +146,57 @@ export async function planSwapToToken(ctx: EngineContext, p: { token: Address; c
   const spot = await spotV4Hop(ctx.publicClient, ctx.contract("v4PoolManager"), info.poolKey, info.pairedToken, spotIn);
   const build = (minOut: bigint) =>
     routerPlan([...first, v4ExactInSingle({ poolKey: info.poolKey, zeroForOne: spot.zeroForOne, amountIn: p.amountIn, amountOutMin: minOut, payerIsUser: route === "v4" })]);
-  const to = ctx.contract("universalRouter");
-  const deadline = await swapDeadline(ctx.publicClient, bounds.deadlineSeconds);
-  const expectedOut = await quoteRoute(ctx.publicClient, { from: ctx.operator, to, deadline, build });
-  const minOut = minimumOut(expectedOut, bounds.slippageBps);
-  const { commands, inputs } = build(minOut);
-  return {
+  return boundedRouterPlan(ctx.publicClient, {
     route,
+    currencyIn: p.currencyIn,
+    tokenOut: p.token,
+    amountIn: p.amountIn,
+    spotOut: spot.spotOut,
+    from: ctx.operator,
+    router: ctx.contract("universalRouter"),
+    value: 0n,
+    bounds,
+    build,
+  });
+}
+
+/**
+ * The UniversalRouter `execute` of a route, bounded: a deadline from the latest block, the
+ * route quoted by running it (`quoteRoute`), and its last hop's minimum the quote less the
+ * slippage bound.
+ */
+async function boundedRouterPlan(
+  client: PublicClient,
+  p: {
+    route: SwapPlan["route"];
+    currencyIn: Address;
+    tokenOut: Address;
+    amountIn: bigint;
+    spotOut: bigint;
+    from: Address;
+    router: Address;
+    value: bigint;
+    bounds: SwapBounds;
+    build: (minOut: bigint) => { commands: Hex; inputs: Hex[] };
+  },
+): Promise<SwapPlan> {
+  const to = getAddress(p.router);
+  const deadline = await swapDeadline(client, p.bounds.deadlineSeconds);
+  const expectedOut = await quoteRoute(client, { from: p.from, to, value: p.value || undefined, deadline, build: p.build });
+  const minOut = minimumOut(expectedOut, p.bounds.slippageBps);
+  const { commands, inputs } = p.build(minOut);
+  return {
+    route: p.route,
     currencyIn: getAddress(p.currencyIn),
-    tokenOut: getAddress(p.token),
+    tokenOut: getAddress(p.tokenOut),
     amountIn: p.amountIn,
     expectedOut,
     minOut,
-    impactBps: priceImpactBps(spot.spotOut, expectedOut),
+    impactBps: priceImpactBps(p.spotOut, expectedOut),
     deadline,
     to,
     data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, deadline] }),
-    value: 0n,
+    value: p.value,
   };
 }
 
@@ -225,24 +259,18 @@ export async function planEthToToken(
       v3ExactIn({ recipient: ADDRESS_THIS, amountIn: CONTRACT_BALANCE, amountOutMin: 0n, path: { tokens: [c.weth, c.usdc], fees: [leg.fee] }, payerIsUser: false }),
       v4ExactInSingle({ poolKey: p.poolKey, zeroForOne: spot.zeroForOne, amountIn: 0n, amountOutMin: minOut, payerIsUser: false }),
     ]);
-  const to = getAddress(c.universalRouter);
-  const deadline = await swapDeadline(client, p.bounds.deadlineSeconds);
-  const expectedOut = await quoteRoute(client, { from: p.payer, to, value: p.amountInWei, deadline, build });
-  const minOut = minimumOut(expectedOut, p.bounds.slippageBps);
-  const { commands, inputs } = build(minOut);
-  return {
+  return boundedRouterPlan(client, {
     route: "eth+v3+v4",
-    currencyIn: getAddress(c.weth),
-    tokenOut: getAddress(p.token),
+    currencyIn: c.weth,
+    tokenOut: p.token,
     amountIn: p.amountInWei,
-    expectedOut,
-    minOut,
-    impactBps: priceImpactBps(spot.spotOut, expectedOut),
-    deadline,
-    to,
-    data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, deadline] }),
+    spotOut: spot.spotOut,
+    from: p.payer,
+    router: c.universalRouter,
     value: p.amountInWei,
-  };
+    bounds: p.bounds,
+    build,
+  });
 }
 
 /** What `owner` received of `token` in a receipt (sum of its incoming Transfer logs). */
