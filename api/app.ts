@@ -13,8 +13,8 @@ import { DEFAULT_RATE_LIMITS, scaleRateLimits } from "./http/rate-limit.js";
 import { db } from "./db.js";
 import type { ReadDb } from "./deps.js";
 import { createEnginePort, idleEngine } from "./engine-port.js";
-import { createChainLauncher } from "./launch/launcher.js";
-import { pipelineSender } from "./launch/sender.js";
+import { createChainLauncher } from "../core/launch/operator.js";
+import { pipelineSender } from "../core/launch/sender.js";
 
 /** Connections of the API's own pool: engine reads, the agent flow, the rare operator transaction. */
 const ENGINE_POOL_SIZE = 6;

@@ -8,7 +8,7 @@ import type { Config } from "../common/config.js";
 import type { AgentApiDeps } from "./agents/http.js";
 import type { EnginePort } from "./engine-port.js";
 import type { RateLimits } from "./http/rate-limit.js";
-import type { LaunchPort } from "./launch/launcher.js";
+import type { LaunchPort } from "../core/launch/operator.js";
 
 /** Read access to the indexed tables (ponder's `db`, or a drizzle client on the same schema). */
 export type ReadDb = Pick<NodePgDatabase<Record<string, never>>, "select" | "execute">;

@@ -7,13 +7,13 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { type Address, getAddress } from "viem";
-import { PAIR_FEEDS } from "../engine/chain/perps.js";
-import { tables } from "../engine/db/client.js";
-import { toPerpsPrice } from "../engine/decisions/perps-math.js";
-import { type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../engine/health.js";
-import { type AuditReport, auditFromConfig } from "../engine/audit.js";
+import { PAIR_FEEDS } from "../common/abis/perps.js";
+import { tables } from "../core/db/client.js";
+import { toPerpsPrice } from "../common/perps-math.js";
+import { type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../core/health.js";
+import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
-import { Legs, ledgerTotals, legBalancesByToken } from "../engine/ledger/ledger.js";
+import { Legs, ledgerTotals, legBalancesByToken } from "../core/ledger/ledger.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
 export type WorkerHealth = Pick<

@@ -7,8 +7,8 @@
  */
 import pg from "pg";
 import { getAddress } from "viem";
-import { PAIR_FEEDS } from "../engine/chain/perps.js";
-import { migrate } from "../engine/db/migrations.js";
+import { PAIR_FEEDS } from "../common/abis/perps.js";
+import { migrate } from "../core/db/migrations.js";
 
 const WORKERS = ["fee-claimer", "buyback-engine", "creator-buyback", "asset-engine", "desk-manager", "desk-risk", "profit-checker", "price-sampler"];
 

@@ -53,8 +53,8 @@ import { mulberry32 } from "../devnet/market.js";
 import { devnetPrivateKey } from "../devnet/protocol.js";
 import { checkStateFile, sha256File, writeFileAtomic } from "../devnet/state.js";
 import { permit2Abi } from "../devnet/uniswap.js";
-import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
-import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../engine/chain/universal-router.js";
+import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
+import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../common/universal-router.js";
 
 export const HISTORY_DIR = join(ROOT, "bench", "history");
 const TRADERS = [1, 2, 3, 4, 5, 6, 7, 8];

@@ -13,8 +13,8 @@ import { ROOT } from "../devnet/compile.js";
 import { startMarket, mulberry32 } from "../devnet/market.js";
 import { startPonder, waitForIndexed } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
-import { openEngineDb } from "../engine/db/client.js";
-import { checkLedgerInvariants } from "../engine/ledger/ledger.js";
+import { openEngineDb } from "../core/db/client.js";
+import { checkLedgerInvariants } from "../core/ledger/ledger.js";
 import type { History } from "./history.js";
 import { BENCH_LOGS_BLOCK_RANGE, BENCH_RATE_LIMIT_SCALE, type Bench, log, serveHistory } from "./lib.js";
 

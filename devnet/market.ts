@@ -32,7 +32,7 @@ import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsT
 import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { type Logger, createLogger } from "../common/logger.js";
 import type { PoolKey } from "../common/uniswap.js";
-import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../engine/chain/universal-router.js";
+import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../common/universal-router.js";
 import { type DevnetContext, createDevnetContext, withGasMargin } from "./context.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
 import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";

@@ -11,7 +11,7 @@ import { registryAbi } from "../common/abis/registry.js";
 import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
 import { PERPS_PRECISION } from "../common/abis/perps.js";
 import { DEFAULT_SPLIT } from "../common/constants.js";
-import { type DeploymentConfig, type TokenCreated, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../engine/chain/launch.js";
+import { type DeploymentConfig, type TokenCreated, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
 import { type Artifacts, compileProject } from "./compile.js";
 import type { DevnetContext } from "./context.js";
 import { type UniswapContracts, createV3Pool } from "./uniswap.js";

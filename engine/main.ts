@@ -6,15 +6,15 @@
  */
 import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
-import { resumeAgentLaunches } from "./agents/launch.js";
-import { createAgentServices } from "./agents/services.js";
-import { createEngine, reconcileWithRetry } from "./engine.js";
-import { parseFaults } from "./faults.js";
-import { acquireLeadership } from "./leader.js";
-import { type MetricsServer, createEngineMetrics, serveMetrics } from "./metrics.js";
-import { observeCycles } from "./scheduler.js";
-import { createChainClients } from "./chain/client.js";
-import { openEngineDb } from "./db/client.js";
+import { resumeAgentLaunches } from "../core/launch/agent.js";
+import { createAgentServices } from "../core/agents/services.js";
+import { createEngine, reconcileWithRetry } from "./runtime/engine.js";
+import { parseFaults } from "../core/faults.js";
+import { acquireLeadership } from "./runtime/leader.js";
+import { type MetricsServer, createEngineMetrics, serveMetrics } from "./runtime/metrics.js";
+import { observeCycles } from "./runtime/scheduler.js";
+import { createChainClients } from "../core/chain/client.js";
+import { openEngineDb } from "../core/db/client.js";
 
 const config = loadConfigOrExit();
 const log = createLogger("engine", config.logLevel, config.logFormat);

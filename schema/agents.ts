@@ -3,7 +3,7 @@
  * agents with their encrypted wallet and charter, Sign-In with Ethereum nonces and sessions,
  * the agent wallets' transaction intents, and activation credits.
  *
- * Created by the `agent tables` migration of `engine/db/migrations.ts`; these drizzle
+ * Created by the `agent tables` migration of `core/db/migrations.ts`; these drizzle
  * definitions mirror it for typed queries. Addresses are checksummed strings; money columns
  * are `numeric(78,0)` base units.
  */

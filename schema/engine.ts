@@ -2,7 +2,7 @@
  * The engine's own state, in the PostgreSQL schema `engine`: the transaction intents of the
  * operator wallet, the money ledger, worker health, desks, buybacks and the agent log.
  *
- * The tables are created by the ordered SQL migrations of `engine/db/migrations.ts` (applied
+ * The tables are created by the ordered SQL migrations of `core/db/migrations.ts` (applied
  * at engine start); these drizzle definitions mirror them for typed queries. Money columns
  * are `numeric(78,0)` base units (read as strings, converted to bigint at the edge of each
  * query); addresses are checksummed strings.
@@ -201,7 +201,7 @@ export const tokens = engineSchema.table("tokens", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-/** Per-token mandate (agent charters); absent → defaults of `engine/decisions/mandate.ts`. */
+/** Per-token mandate (agent charters); absent → defaults of `core/mandate.ts`. */
 export const tokenMandates = engineSchema.table("token_mandates", {
   token: text("token").primaryKey(),
   deskPairIndex: integer("desk_pair_index"),

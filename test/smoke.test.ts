@@ -9,7 +9,7 @@ import { Q96, sortCurrencies, ZERO_ADDRESS } from "../common/uniswap.js";
 import { compileProject } from "../devnet/compile.js";
 import { waitForIndexed } from "../devnet/ponder.js";
 import { createV4PoolWithLiquidity, permit2Abi } from "../devnet/uniswap.js";
-import { routerPlan, UNIVERSAL_ROUTER_ABI, v3ExactIn, v4ExactInSingle } from "../engine/chain/universal-router.js";
+import { routerPlan, UNIVERSAL_ROUTER_ABI, v3ExactIn, v4ExactInSingle } from "../common/universal-router.js";
 import { swapInPool } from "./helpers/actions.js";
 import { createDatabase, devnetAs, startTestPonder, testEnv } from "./helpers/env.js";
 

@@ -5,12 +5,11 @@
 import type { Context } from "hono";
 import type { ZodTypeAny, z } from "zod";
 import type { ReadDb } from "../deps.js";
-import { AgentError } from "../../engine/agents/errors.js";
-import { InferenceError } from "../../engine/agents/inference.js";
-import { WalletKeyError } from "../../engine/agents/keys.js";
-import type { AgentServices } from "../../engine/agents/services.js";
-import { AgentConflictError } from "../../engine/agents/store.js";
-import { EngineError } from "../../engine/errors.js";
+import { InferenceError } from "../../core/agents/inference.js";
+import { WalletKeyError } from "../../core/agents/keys.js";
+import type { AgentServices } from "../../core/agents/services.js";
+import { AgentConflictError } from "../../core/agents/store.js";
+import { EngineError } from "../../core/errors.js";
 import { ApiError, errorResponse, toHttpError } from "../http/errors.js";
 import { JsonNumber, type JsonValue, exactDecimal } from "../http/json.js";
 import type { RateLimitRule } from "../http/rate-limit.js";
@@ -43,10 +42,6 @@ export const unauthorizedSession = (message: string) => new ApiError(401, messag
 
 /** The status and message of any error an agent route may throw. */
 export function agentHttpError(error: unknown) {
-  if (error instanceof AgentError) {
-    const status = ({ invalid: 400, "not-found": 404, forbidden: 403, conflict: 409, underfunded: 422, chain: 502 } as const)[error.kind];
-    return { status, message: error.message, headers: {}, unexpected: false };
-  }
   if (error instanceof AgentConflictError) return { status: 409 as const, message: error.message, headers: {}, unexpected: false };
   if (error instanceof InferenceError) return { status: 502 as const, message: error.message, headers: {}, unexpected: false };
   if (error instanceof WalletKeyError) {

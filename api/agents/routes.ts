@@ -15,11 +15,11 @@ import { Hono } from "hono";
 import { type Address, getAddress } from "viem";
 import { z } from "zod";
 import { ETH_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
-import { type Charter, charterSchema, defaultCharter } from "../../engine/agents/charter.js";
-import type { ChatMessage } from "../../engine/agents/compiler.js";
-import { AgentError } from "../../engine/agents/errors.js";
-import { launchAgent } from "../../engine/agents/launch.js";
-import { type Agent, createAgent, getAgent, setCharter } from "../../engine/agents/store.js";
+import { type Charter, charterSchema, defaultCharter } from "../../core/agents/charter.js";
+import type { ChatMessage } from "../../core/agents/compiler.js";
+import { Refusal } from "../../core/errors.js";
+import { launchAgent } from "../../core/launch/agent.js";
+import { type Agent, createAgent, getAgent, setCharter } from "../../core/agents/store.js";
 import { MissingConfigError } from "../../common/config.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { type SessionEnv, requireSession } from "../auth/routes.js";
@@ -265,15 +265,15 @@ export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
   const s = deps.services;
 
   async function load(id: string): Promise<Agent> {
-    if (!UUID.test(id)) throw new AgentError("invalid", "expected an agent id (a UUID)");
+    if (!UUID.test(id)) throw new Refusal("invalid", "expected an agent id (a UUID)");
     await s.ready();
     const agent = await getAgent(s.pool, id);
-    if (!agent) throw new AgentError("not-found", `no agent ${id}`);
+    if (!agent) throw new Refusal("not-found", `no agent ${id}`);
     return agent;
   }
   async function owned(id: string, caller: Address): Promise<Agent> {
     const agent = await load(id);
-    if (agent.owner !== getAddress(caller)) throw new AgentError("forbidden", "only the agent's owner may do this");
+    if (agent.owner !== getAddress(caller)) throw new Refusal("forbidden", "only the agent's owner may do this");
     return agent;
   }
   const defaults = () => defaultCharter({ buybackMinUsdc: s.config.creatorBuybackMinUsdc });

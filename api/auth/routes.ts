@@ -13,7 +13,7 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { type Hex, isHex } from "viem";
 import { z } from "zod";
-import { classifyError } from "../../engine/errors.js";
+import { classifyError } from "../../core/errors.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError, unauthorizedSession } from "../agents/http.js";
 import { type Session, consumeNonce, createSession, findSession, issueNonce, nonceState, revokeSession } from "./sessions.js";

@@ -1,6 +1,6 @@
 /** `Agent`: an agent's public record (never its key), by id or token; also `Token.agent`. */
 import { type Address, getAddress } from "viem";
-import { type Agent, getAgent } from "../../engine/agents/store.js";
+import { type Agent, getAgent } from "../../core/agents/store.js";
 import type { AgentApiDeps } from "../agents/http.js";
 import { agentJson } from "../agents/routes.js";
 import { findAgent } from "../pages/prospectus-data.js";

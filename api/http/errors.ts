@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
 import { MissingConfigError } from "../../common/config.js";
+import { Refusal, type RefusalKind } from "../../core/errors.js";
 import { JsonSyntaxError } from "./json.js";
 import { BodyError, ValidationError, formatZodError } from "./validation.js";
 
@@ -35,11 +36,23 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
 export const badGateway = (message: string) => new ApiError(502, message);
 export const unavailable = (message: string) => new ApiError(503, message);
 
+/** The status of each kind of service refusal (DESIGN.md §7). */
+export const REFUSAL_STATUS = {
+  invalid: 400,
+  "not-found": 404,
+  forbidden: 403,
+  conflict: 409,
+  underfunded: 422,
+  chain: 502,
+  unavailable: 503,
+} as const satisfies Record<RefusalKind, ContentfulStatusCode>;
+
 export type HttpError = { status: ContentfulStatusCode; message: string; headers: Record<string, string> };
 
 /** The status and message for any thrown value; `unexpected` is true for a 500. */
 export function toHttpError(error: unknown): HttpError & { unexpected: boolean } {
   if (error instanceof ApiError) return { status: error.status, message: error.message, headers: error.headers, unexpected: false };
+  if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message, headers: {}, unexpected: false };
   if (error instanceof MissingConfigError) return { status: 503, message: error.message, headers: {}, unexpected: false };
   if (error instanceof ZodError) return { status: 400, message: formatZodError(error), headers: {}, unexpected: false };
   if (error instanceof ValidationError) return { status: 400, message: error.message, headers: {}, unexpected: false };

@@ -9,11 +9,11 @@
 import { and, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { burnDaily, enrollment, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
-import { type Mandate } from "../../engine/decisions/mandate.js";
-import { type Strategy, charterMandate } from "../../engine/agents/charter.js";
-import { type AgentLogEntry, agentLog } from "../../engine/agents/log.js";
-import { type Agent, getAgent, getAgentByToken } from "../../engine/agents/store.js";
-import type { AgentServices } from "../../engine/agents/services.js";
+import { type Mandate } from "../../core/mandate.js";
+import { type Strategy, charterMandate } from "../../core/agents/charter.js";
+import { type AgentLogEntry, agentLog } from "../../core/agent-log.js";
+import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
+import type { AgentServices } from "../../core/agents/services.js";
 import type { ReadDb } from "../deps.js";
 import { createEnginePort } from "../engine-port.js";
 import { type BurnRow, listBurns } from "../read/burns.js";

@@ -9,7 +9,7 @@
 import type { Child, FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
-import { canonicalJson } from "../../engine/agents/charter.js";
+import { canonicalJson } from "../../core/agents/charter.js";
 import { CHART_DAYS, type ProspectusData } from "./prospectus-data.js";
 
 /** Content-Security-Policy of the page: no scripts, no frames, no forms. */

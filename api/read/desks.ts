@@ -4,7 +4,7 @@
  */
 import { type SQL, and, eq, inArray, not, sql } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
-import { closeValue, notionalOf, percentProfit } from "../../engine/decisions/perps-math.js";
+import { closeValue, notionalOf, percentProfit } from "../../common/perps-math.js";
 import { deskTrade, enrollment } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";

@@ -38,3 +38,9 @@ export const perpsStorageAbi = parseAbi([
 export const PERPS_PRECISION = 10_000_000_000n;
 export const LimitOrder = { TP: 0, SL: 1, LIQ: 2, OPEN: 3 } as const;
 export const OrderType = { MARKET: 0, MARKET_ZERO_FEE: 3 } as const;
+
+/**
+ * Price feed of each pair (Avantis lists ETH/USD as pair 0 and BTC/USD as pair 1; the devnet
+ * adds the secondary asset as pair 2). The desks mark their trades with these feeds.
+ */
+export const PAIR_FEEDS: Record<number, string> = { 0: "ETH_USD", 1: "BTC_USD", 2: "ASSET_USD" };

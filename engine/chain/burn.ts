@@ -1,10 +1,10 @@
 /** `burnTokens`: the operator's full balance of a token to 0x…dEaD (a transfer, not a burn opcode). */
 import { type Address, encodeFunctionData, erc20Abi } from "viem";
 import { DEAD_ADDRESS } from "../../common/constants.js";
-import type { EngineContext } from "../context.js";
-import { balanceOf } from "./erc20.js";
-import type { TxOutcome } from "./pipeline.js";
-import { sentInReceipt } from "./swap.js";
+import type { EngineContext } from "../../core/context.js";
+import { balanceOf } from "../../core/chain/erc20.js";
+import type { TxOutcome } from "../../core/chain/pipeline.js";
+import { sentInReceipt } from "../../core/chain/swap.js";
 
 export type BurnResult = { outcome: TxOutcome | undefined; burned: bigint };
 

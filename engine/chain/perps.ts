@@ -4,16 +4,11 @@
  */
 import { type Address, type Hex, type TransactionReceipt, encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import { aggregatorV3Abi } from "../../common/abis/engine.js";
-import { PERPS_PRECISION, OrderType, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
-import type { EngineContext } from "../context.js";
+import { PAIR_FEEDS, PERPS_PRECISION, OrderType, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import type { EngineContext } from "../../core/context.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
-import { type Side, toPerpsPrice } from "../decisions/perps-math.js";
+import { type Side, toPerpsPrice } from "../../common/perps-math.js";
 
-/**
- * Price feed of each pair (Avantis lists ETH/USD as pair 0 and BTC/USD as pair 1; the devnet
- * adds the secondary asset as pair 2). The desks mark their trades with these feeds.
- */
-export const PAIR_FEEDS: Record<number, string> = { 0: "ETH_USD", 1: "BTC_USD", 2: "ASSET_USD" };
 /** Slippage accepted on a market open (1e10 percent): 1%. */
 export const OPEN_SLIPPAGE_P = 1n * PERPS_PRECISION;
 /** Execution fee sent with each order (the devnet keeper charges none). */

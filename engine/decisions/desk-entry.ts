@@ -7,8 +7,8 @@
  * notional reaches both the service minimum and the exchange's own pair minimum.
  */
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
-import type { Mandate } from "./mandate.js";
-import { type Side, notionalOf } from "./perps-math.js";
+import type { Mandate } from "../../core/mandate.js";
+import { type Side, notionalOf } from "../../common/perps-math.js";
 import { MIN_WINDOW_SAMPLES, type PriceWindow } from "./window.js";
 
 /** A desk strategy (`Strategy` of the agent charter); null for a token without an agent: momentum. */

@@ -11,8 +11,8 @@
  * halt of desk-risk). Tokens without an agent keep the threshold rule alone.
  */
 import type { DeskStrategy } from "./desk-entry.js";
-import type { Mandate } from "./mandate.js";
-import { type Side, closeValue, percentProfit } from "./perps-math.js";
+import type { Mandate } from "../../core/mandate.js";
+import { type Side, closeValue, percentProfit } from "../../common/perps-math.js";
 import { MIN_WINDOW_SAMPLES, type PriceWindow } from "./window.js";
 
 export type ProfitDecision = { action: "close"; profit: bigint; value: bigint; reason: string } | { action: "hold"; profit: bigint; value: bigint; reason: string };

@@ -3,8 +3,8 @@
  * price to each trade's liquidation price. Past a limit the desk is halted and reduced;
  * it is unhalted once every trade is comfortably back inside the limits.
  */
-import type { Mandate } from "./mandate.js";
-import { type Side, closeValue, liquidationPrice, notionalOf, percentProfit } from "./perps-math.js";
+import type { Mandate } from "../../core/mandate.js";
+import { type Side, closeValue, liquidationPrice, notionalOf, percentProfit } from "../../common/perps-math.js";
 
 export type RiskTrade = {
   id: number;

@@ -6,13 +6,13 @@
  */
 import { sql } from "drizzle-orm";
 import type { Address } from "viem";
-import { logDecision } from "../agent-log.js";
-import { ensureAllowance } from "../chain/erc20.js";
+import { logDecision } from "../../core/agent-log.js";
+import { ensureAllowance } from "../../core/chain/erc20.js";
 import { encodeCloseTrade, encodeOpenTrade, encodeTopUp, executionFee, marginUpdateOf, orderIdOf, readPairPrice } from "../chain/perps.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
 import type { DeskOpen } from "../decisions/desk-entry.js";
-import { consumePerpUsdc, refundSpend } from "../ledger/ledger.js";
+import { consumePerpUsdc, refundSpend } from "../../core/ledger/ledger.js";
 import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
 
 const openKey = (id: number) => `desk-trade:${id}:open`;

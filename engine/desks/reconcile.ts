@@ -4,9 +4,9 @@
  * (pairIndex, index) and current collateral. Trades the exchange holds that no desk knows are
  * orphans: reported, never adopted. Desk trades the exchange no longer holds are reported.
  */
-import { logDecision } from "../agent-log.js";
+import { logDecision } from "../../core/agent-log.js";
 import { readOperatorTrades } from "../chain/perps.js";
-import type { EngineContext } from "../context.js";
+import type { EngineContext } from "../../core/context.js";
 import { syncDeskTrades } from "./sync.js";
 import { tradesWithStatus, updateTrade } from "./trades.js";
 

@@ -9,13 +9,13 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { getAddress } from "viem";
 import { perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
-import { logDecision } from "../agent-log.js";
+import { logDecision } from "../../core/agent-log.js";
 import { getLogsChunked } from "../chain/logs.js";
 import { fromRawTrade, type OnchainTrade } from "../chain/perps.js";
-import type { EngineContext } from "../context.js";
-import { type Tx, tables } from "../db/client.js";
-import { Legs, recordEntries, refundSpend } from "../ledger/ledger.js";
-import { getState, setState } from "../state.js";
+import type { EngineContext } from "../../core/context.js";
+import { type Tx, tables } from "../../core/db/client.js";
+import { Legs, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
+import { getState, setState } from "../runtime/state.js";
 import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
 import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
 

@@ -4,8 +4,8 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
-import { type Queryable, tables } from "../db/client.js";
-import type { Side } from "../decisions/perps-math.js";
+import { type Queryable, tables } from "../../core/db/client.js";
+import type { Side } from "../../common/perps-math.js";
 
 export type TradeStatus = "opening" | "open" | "closing" | "closed" | "liquidated" | "canceled" | "failed";
 /** Trades that hold (or are about to hold) collateral on the exchange. */

@@ -16,15 +16,15 @@
  */
 import { type Address, getAddress } from "viem";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
-import { logDecision } from "../agent-log.js";
+import { logDecision } from "../../core/agent-log.js";
 import { getLogsChunked, logPosition } from "../chain/logs.js";
-import type { EngineContext } from "../context.js";
-import { allocateFees } from "../ledger/allocate.js";
-import type { Queryable } from "../db/client.js";
-import { type Currency, Legs, recordEntries } from "../ledger/ledger.js";
-import { getState, setState } from "../state.js";
+import type { EngineContext } from "../../core/context.js";
+import { allocateFees } from "./allocate.js";
+import type { Queryable } from "../../core/db/client.js";
+import { type Currency, Legs, recordEntries } from "../../core/ledger/ledger.js";
+import { getState, setState } from "../runtime/state.js";
 import { registryAbi } from "../../common/abis/registry.js";
-import { refreshTokenCache, tokenInfo } from "../tokens.js";
+import { refreshTokenCache, tokenInfo } from "../../core/tokens.js";
 
 async function isEnrolled(ctx: EngineContext, token: Address): Promise<boolean> {
   return ctx.publicClient.readContract({ address: ctx.contract("registry"), abi: registryAbi, functionName: "isEnrolled", args: [token] });

@@ -6,15 +6,15 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Address } from "viem";
-import { logDecision } from "../agent-log.js";
-import { balanceOf } from "../chain/erc20.js";
-import { planV3Swap, sendSwap } from "../chain/swap.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
+import { logDecision } from "../../core/agent-log.js";
+import { balanceOf } from "../../core/chain/erc20.js";
+import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
 import { proRata } from "../decisions/split.js";
-import { allocateFees } from "../ledger/allocate.js";
-import { Legs, consumeLeg, legBalance, legBalancesByToken, recordEntries, refundSpend } from "../ledger/ledger.js";
-import { tokenInfo } from "../tokens.js";
+import { allocateFees } from "./allocate.js";
+import { Legs, consumeLeg, legBalance, legBalancesByToken, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
+import { tokenInfo } from "../../core/tokens.js";
 
 /** WETH fees below this wait for more (0.0001 WETH). */
 export const WETH_CONVERT_MIN = 100_000_000_000_000n;

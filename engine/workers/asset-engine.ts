@@ -7,12 +7,12 @@
 import { eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import { erc4626Abi } from "../../common/abis/engine.js";
-import { logDecision } from "../agent-log.js";
-import { balanceOf, ensureAllowance } from "../chain/erc20.js";
-import { planV3Swap, sendSwap } from "../chain/swap.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
-import { Legs, consumeLeg, pendingAssetUsdc, refundSpend } from "../ledger/ledger.js";
+import { logDecision } from "../../core/agent-log.js";
+import { balanceOf, ensureAllowance } from "../../core/chain/erc20.js";
+import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
+import { Legs, consumeLeg, pendingAssetUsdc, refundSpend } from "../../core/ledger/ledger.js";
 import type { Worker } from "./types.js";
 
 /** Smallest batch: the asset leg accumulates below it. */

@@ -5,12 +5,12 @@
  * the USDC stays pending in the ledger. The legacy WETH accumulator is drained as a fallback,
  * through the same route from WETH.
  */
-import { logDecision } from "../agent-log.js";
-import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../buybacks.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
+import { logDecision } from "../../core/agent-log.js";
+import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../chain/buyback.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
 import { LEGACY_WETH_MIN } from "../fees/weth.js";
-import { Legs, consumeLeg, legacyWethBalance, pendingBuybackUsdc } from "../ledger/ledger.js";
+import { Legs, consumeLeg, legacyWethBalance, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "buyback-engine";

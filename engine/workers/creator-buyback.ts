@@ -3,10 +3,10 @@
  * per token) above each token's minimum (`CREATOR_BUYBACK_MIN_USDC` or its mandate's), one
  * swap and one burn per creator token, along the token pool's route.
  */
-import { consumeCreatorBuybacksAbove } from "../ledger/ledger.js";
-import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../buybacks.js";
-import type { EngineContext } from "../context.js";
-import { mandateFor } from "../mandates.js";
+import { consumeCreatorBuybacksAbove } from "../../core/ledger/ledger.js";
+import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../chain/buyback.js";
+import type { EngineContext } from "../../core/context.js";
+import { mandateFor } from "../../core/mandate.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "creator-buyback";

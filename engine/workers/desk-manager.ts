@@ -5,18 +5,19 @@
  * the mandate) and open; desk → grow it (a new trade, or a margin top-up). Below the notional
  * minimum it waits and the perp USDC stays allocated.
  */
-import { logDecision } from "../agent-log.js";
-import { freeTradeSlots, PAIR_FEEDS, readPairLimits } from "../chain/perps.js";
-import type { EngineContext } from "../context.js";
+import { logDecision } from "../../core/agent-log.js";
+import { PAIR_FEEDS } from "../../common/abis/perps.js";
+import { freeTradeSlots, readPairLimits } from "../chain/perps.js";
+import type { EngineContext } from "../../core/context.js";
 import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js";
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { getDesk, tradesOf } from "../desks/trades.js";
-import { peekPerpUsdc } from "../ledger/ledger.js";
-import { mandateForToken } from "../agents/mandate.js";
-import { defaultMandate } from "../decisions/mandate.js";
-import { priceWindowFor } from "../prices.js";
-import { listEnrolledTokens } from "../tokens.js";
+import { peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { mandateForToken } from "../../core/mandate.js";
+import { defaultMandate } from "../../core/mandate.js";
+import { priceWindowFor } from "../desks/prices.js";
+import { listEnrolledTokens } from "../../core/tokens.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "desk-manager";

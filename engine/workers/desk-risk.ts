@@ -6,17 +6,17 @@
 import { eq } from "drizzle-orm";
 import { type Address, encodeFunctionData } from "viem";
 import { registryAbi } from "../../common/abis/registry.js";
-import { logDecision } from "../agent-log.js";
+import { logDecision } from "../../core/agent-log.js";
 import { readPairLimits, readPairPrice } from "../chain/perps.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
 import { requiredNotional } from "../decisions/desk-entry.js";
 import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { listDesks, tradesOf } from "../desks/trades.js";
-import { mandateFor } from "../mandates.js";
-import { tokenInfo } from "../tokens.js";
+import { mandateFor } from "../../core/mandate.js";
+import { tokenInfo } from "../../core/tokens.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "desk-risk";

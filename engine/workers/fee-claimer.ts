@@ -10,13 +10,13 @@
 import { desc, eq, inArray } from "drizzle-orm";
 import { type Address, encodeFunctionData } from "viem";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
-import { logDecision } from "../agent-log.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
+import { logDecision } from "../../core/agent-log.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
 import { attributeClaims } from "../fees/attribution.js";
 import { convertWethFees } from "../fees/weth.js";
-import { getState, setState } from "../state.js";
-import { type TokenInfo, refreshTokenCache } from "../tokens.js";
+import { getState, setState } from "../runtime/state.js";
+import { type TokenInfo, refreshTokenCache } from "../../core/tokens.js";
 import type { Worker } from "./types.js";
 
 /** Pooled balances below these stay in the fee locker until they grow. */

@@ -4,9 +4,9 @@
  */
 import { sql } from "drizzle-orm";
 import { aggregatorV3Abi } from "../../common/abis/engine.js";
-import type { EngineContext } from "../context.js";
-import { tables } from "../db/client.js";
-import { KEEP_SAMPLES } from "../prices.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
+import { KEEP_SAMPLES } from "../desks/prices.js";
 import type { Worker } from "./types.js";
 
 export async function samplePrices(ctx: EngineContext): Promise<{ sampled: Record<string, string> }> {

@@ -6,15 +6,16 @@
  * creator buyback of the token (see `syncDeskTrades`).
  */
 import { closeDeskTrade } from "../desks/actions.js";
-import { PAIR_FEEDS, readPairPrice } from "../chain/perps.js";
-import type { EngineContext } from "../context.js";
+import { PAIR_FEEDS } from "../../common/abis/perps.js";
+import { readPairPrice } from "../chain/perps.js";
+import type { EngineContext } from "../../core/context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { tradesWithStatus } from "../desks/trades.js";
-import { mandateForToken } from "../agents/mandate.js";
-import { defaultMandate } from "../decisions/mandate.js";
+import { mandateForToken } from "../../core/mandate.js";
+import { defaultMandate } from "../../core/mandate.js";
 import type { PriceWindow } from "../decisions/window.js";
-import { priceWindowFor } from "../prices.js";
+import { priceWindowFor } from "../desks/prices.js";
 import type { Worker } from "./types.js";
 
 /** Profits smaller than this are not worth a close (USDC base units). */

@@ -1,5 +1,5 @@
 /** What a worker is: a name of the spec's table, its interval, and one cycle. */
-import type { EngineContext } from "../context.js";
+import type { EngineContext } from "../../core/context.js";
 
 export const WORKER_NAMES = [
   "price-sampler",

@@ -8,7 +8,7 @@ import { type Abi, type Address, type Hex, hashMessage } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSiweMessage } from "../../api/auth/siwe.js";
-import { defaultCharter } from "../../engine/agents/charter.js";
+import { defaultCharter } from "../../core/agents/charter.js";
 import { ANVIL_KEYS, createDatabase, devnetAs } from "../helpers/env.js";
 import { BASE, HOST, type TestApi, signIn, signedMessage, testApi } from "./helpers.js";
 

@@ -9,10 +9,10 @@ import fc from "fast-check";
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
-import { type Charter, canonicalJson, charterHash, charterMandate, charterSchema, charterSplit, defaultCharter } from "../../engine/agents/charter.js";
-import { compileCharter, readStatements } from "../../engine/agents/compiler.js";
-import { InferenceError, createInferenceCompiler } from "../../engine/agents/inference.js";
-import { decryptWalletKey, encryptWalletKey, newAgentWallet, agentAccount, WalletKeyError } from "../../engine/agents/keys.js";
+import { type Charter, canonicalJson, charterHash, charterMandate, charterSchema, charterSplit, defaultCharter } from "../../core/agents/charter.js";
+import { compileCharter, readStatements } from "../../core/agents/compiler.js";
+import { InferenceError, createInferenceCompiler } from "../../core/agents/inference.js";
+import { decryptWalletKey, encryptWalletKey, newAgentWallet, agentAccount, WalletKeyError } from "../../core/agents/keys.js";
 
 const DEFAULTS = defaultCharter({ buybackMinUsdc: 5_000_000n });
 

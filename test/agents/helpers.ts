@@ -10,7 +10,7 @@ import { createSiweMessage } from "viem/siwe";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
 import { type AgentApiDeps, agentApi, agentApiFromConfig, prospectusPages } from "../../api/agents/index.js";
-import type { AgentServiceOptions } from "../../engine/agents/services.js";
+import type { AgentServiceOptions } from "../../core/agents/services.js";
 import { testConfig } from "../helpers/env.js";
 import { answer } from "../helpers/http.js";
 

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { showPct, showTokens, showUsdc } from "../../api/pages/prospectus.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
-import { charterHash, charterSchema } from "../../engine/agents/charter.js";
+import { charterHash, charterSchema } from "../../core/agents/charter.js";
 import * as act from "../helpers/actions.js";
 import { type TestBrowser, launchBrowser } from "../helpers/browser.js";
 import { ANVIL_KEYS, createDatabase, devnetAs, startTestPonder, testEnv } from "../helpers/env.js";

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conflict } from "../../api/http/errors.js";
-import type { LaunchPort } from "../../api/launch/launcher.js";
+import type { LaunchPort } from "../../core/launch/operator.js";
 import { type Harness, OPERATOR_API_KEY, startHarness } from "./harness.js";
 
 let h: Harness;

@@ -199,7 +199,7 @@ describe("GraphQL queries", () => {
   });
 
   it("serves an agent's public record by id, and none for a token no agent launched", async () => {
-    const { createAgent } = await import("../../engine/agents/store.js");
+    const { createAgent } = await import("../../core/agents/store.js");
     await h.deps.agents!.services.ready();
     const agent = await createAgent(h.deps.agents!.services.pool, { owner: trader.account.address, secret: "test-agent-key-secret-0123456789abcdef" });
     const d = await data(`query($id: String!) { agent(idOrToken: $id) { id owner wallet status charter token { symbol } prospectus } none: agent(idOrToken: "nope") { id } token(address: "${s.token}") { agent { id } } }`, { id: agent.id }, "http");

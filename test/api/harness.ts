@@ -15,8 +15,8 @@ import { agentApiFromConfig } from "../../api/agents/index.js";
 import { createApp } from "../../api/create-app.js";
 import type { ApiDeps, ReadDb } from "../../api/deps.js";
 import { createEnginePort } from "../../api/engine-port.js";
-import { createChainLauncher } from "../../api/launch/launcher.js";
-import { pipelineSender } from "../../api/launch/sender.js";
+import { createChainLauncher } from "../../core/launch/operator.js";
+import { pipelineSender } from "../../core/launch/sender.js";
 import { createDatabase, devnetAs, startTestPonder, testConfig, testEnv } from "../helpers/env.js";
 
 export const OPERATOR_API_KEY = "test-operator-key-0123456789";

@@ -389,7 +389,7 @@ describe("POST /tokens/launch end to end", () => {
   it("answers 503 naming the variable when a contract is not configured", async () => {
     const { launcher: _launcher, ...contracts } = h.deps.config.contracts;
     const config = { ...h.deps.config, contracts };
-    const { createChainLauncher } = await import("../../api/launch/launcher.js");
+    const { createChainLauncher } = await import("../../core/launch/operator.js");
     const app = h.appWith({ config, launcher: createChainLauncher({ config, publicClient: operator.publicClient, sender: { operator: async () => operator.account.address, previous: async () => undefined, send: async () => { throw new Error("not sent"); } } }) });
     const a = await app.request("http://api.test/api/v1/tokens/launch", {
       method: "POST",

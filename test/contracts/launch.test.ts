@@ -36,7 +36,7 @@ import {
   launchSplitRewards,
   sqrtPriceAtTick,
   tickFromMarketCap,
-} from "../../engine/chain/launch.js";
+} from "../../common/deploy-config.js";
 import { testEnv } from "../helpers/env.js";
 
 const { rpcUrl, deployments } = testEnv();

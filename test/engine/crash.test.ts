@@ -11,9 +11,9 @@ import { type Abi, type Address, type Hex, decodeEventLog, getAddress } from "vi
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
-import { type EngineDb, openEngineDb } from "../../engine/db/client.js";
-import { migrate } from "../../engine/db/migrations.js";
-import { checkLedgerInvariants } from "../../engine/ledger/ledger.js";
+import { type EngineDb, openEngineDb } from "../../core/db/client.js";
+import { migrate } from "../../core/db/migrations.js";
+import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { type ChildResult, rpc, runTs } from "./helpers.js";
 

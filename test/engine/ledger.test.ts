@@ -4,8 +4,8 @@
  */
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EngineDb, openEngineDb } from "../../engine/db/client.js";
-import { migrate } from "../../engine/db/migrations.js";
+import { type EngineDb, openEngineDb } from "../../core/db/client.js";
+import { migrate } from "../../core/db/migrations.js";
 import {
   checkLedgerInvariants,
   consumeCreatorBuybacksAbove,
@@ -18,8 +18,8 @@ import {
   peekPerpUsdc,
   recordEntries,
   refundSpend,
-} from "../../engine/ledger/ledger.js";
-import { allocateFees } from "../../engine/ledger/allocate.js";
+} from "../../core/ledger/ledger.js";
+import { allocateFees } from "../../engine/fees/allocate.js";
 import { createDatabase } from "../helpers/env.js";
 
 const A = getAddress("0x00000000000000000000000000000000000000a1");

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
-import { ledgerTotals } from "../../engine/ledger/ledger.js";
-import { type EngineMetrics, type MetricsServer, createEngineMetrics, serveMetrics } from "../../engine/metrics.js";
-import { observeCycles, runWorkerCycle } from "../../engine/scheduler.js";
-import { setState } from "../../engine/state.js";
+import { ledgerTotals } from "../../core/ledger/ledger.js";
+import { type EngineMetrics, type MetricsServer, createEngineMetrics, serveMetrics } from "../../engine/runtime/metrics.js";
+import { observeCycles, runWorkerCycle } from "../../engine/runtime/scheduler.js";
+import { setState } from "../../engine/runtime/state.js";
 import { WORKERS } from "../../engine/workers/index.js";
 import { freePort } from "../helpers/ports.js";
 import { runTs } from "./helpers.js";

@@ -13,13 +13,13 @@ import { erc4626Abi } from "../../common/abis/engine.js";
 import { PERPS_PRECISION, perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { DEAD_ADDRESS, DEFAULT_SPLIT } from "../../common/constants.js";
-import type { Engine } from "../../engine/engine.js";
+import type { Engine } from "../../engine/runtime/engine.js";
 import { splitProtocolUsdc } from "../../engine/decisions/split.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
-import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc, peekPerpUsdc } from "../../engine/ledger/ledger.js";
-import { readWorkerHealth } from "../../engine/health.js";
-import { auditThreeWay } from "../../engine/audit.js";
-import { setTokenMandate } from "../../engine/mandates.js";
+import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { readWorkerHealth } from "../../core/health.js";
+import { auditThreeWay } from "../../core/audit.js";
+import { setTokenMandate } from "../../core/mandate.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type Scenario, startScenario } from "./scenario.js";
 

@@ -5,8 +5,8 @@
 import { type Address, getAddress } from "viem";
 import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { createLogger } from "../../common/logger.js";
-import { type Engine, createEngine } from "../../engine/engine.js";
-import type { Faults } from "../../engine/faults.js";
+import { type Engine, createEngine } from "../../engine/runtime/engine.js";
+import type { Faults } from "../../core/faults.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 

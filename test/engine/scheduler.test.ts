@@ -4,14 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../common/logger.js";
-import type { EngineContext } from "../../engine/context.js";
-import { Gate } from "../../engine/gate.js";
-import { type EngineDb, openEngineDb } from "../../engine/db/client.js";
-import { migrate } from "../../engine/db/migrations.js";
-import { readWorkerHealth } from "../../engine/health.js";
-import { awaitWorkerRun, requestWorkerRun } from "../../engine/run-once.js";
-import { Scheduler, jitteredDelayMs, nextDelayMs } from "../../engine/scheduler.js";
-import { setState } from "../../engine/state.js";
+import type { EngineContext } from "../../core/context.js";
+import { Gate } from "../../core/gate.js";
+import { type EngineDb, openEngineDb } from "../../core/db/client.js";
+import { migrate } from "../../core/db/migrations.js";
+import { readWorkerHealth } from "../../core/health.js";
+import { awaitWorkerRun, requestWorkerRun } from "../../engine/runtime/run-once.js";
+import { Scheduler, jitteredDelayMs, nextDelayMs } from "../../engine/runtime/scheduler.js";
+import { setState } from "../../engine/runtime/state.js";
 import type { Worker } from "../../engine/workers/types.js";
 import { createDatabase } from "../helpers/env.js";
 

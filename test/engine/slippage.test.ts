@@ -10,10 +10,10 @@ import { type Address, type Hex, decodeAbiParameters, decodeFunctionData, encode
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
-import { devBuyCalldata } from "../../engine/agents/launch.js";
-import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../../engine/chain/universal-router.js";
-import { type Engine, createEngine } from "../../engine/engine.js";
-import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc } from "../../engine/ledger/ledger.js";
+import { devBuyCalldata } from "../../core/launch/agent.js";
+import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../../common/universal-router.js";
+import { type Engine, createEngine } from "../../engine/runtime/engine.js";
+import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type PrivateDevnet, rpc, startPrivateDevnet } from "./devnet.js";
 

@@ -22,7 +22,7 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import type { DevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, sellToken } from "../../devnet/market.js";
-import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../engine/chain/launch.js";
+import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
 
 export type Contracts = Record<string, Address>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Gate } from "../../engine/gate.js";
+import { Gate } from "../../core/gate.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 

@@ -18,7 +18,7 @@ import {
   marketCapAtTick,
   sqrtPriceAtTick,
   tickFromMarketCap,
-} from "../../engine/chain/launch.js";
+} from "../../common/deploy-config.js";
 
 const OPERATOR = "0x1111111111111111111111111111111111111111" as const;
 const CREATOR = "0x2222222222222222222222222222222222222222" as const;

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { resolveLogFormat } from "../../common/logger.js";
 import { ROOT } from "../../devnet/compile.js";
-import { describeDecision, tokenSymbol } from "../../engine/log-lines.js";
+import { describeDecision, tokenSymbol } from "../../core/log-lines.js";
 import { devnetAs, testEnv } from "../helpers/env.js";
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Q96 } from "../../common/uniswap.js";
-import { estimateSwapOut, minimumOut, priceImpactBps } from "../../engine/decisions/quote.js";
-import { decodeV4Slot0 } from "../../engine/chain/pool-state.js";
+import { estimateSwapOut, minimumOut, priceImpactBps } from "../../common/quote.js";
+import { decodeV4Slot0 } from "../../core/chain/pool-state.js";
 
 describe("swap estimates", () => {
   it("matches the spot price for a tiny trade in deep liquidity, less the fee", () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { type DeskStrategy, type PairLimits, decideDeskEntry, decideDeskIncrease } from "../../engine/decisions/desk-entry.js";
-import { defaultMandate } from "../../engine/decisions/mandate.js";
+import { defaultMandate } from "../../core/mandate.js";
 import { decideTakeProfit } from "../../engine/decisions/profit.js";
 import { priceWindow } from "../../engine/decisions/window.js";
 

@@ -1,0 +1,43 @@
+/**
+ * Avantis v1 position maths in integers (prices, leverage and percentages at 1e10):
+ * the same formulas the exchange applies, so the engine's view of a desk matches a close.
+ */
+import { PERPS_PRECISION } from "./abis/perps.js";
+
+export const HUNDRED_PERCENT = 100n * PERPS_PRECISION;
+/** Loss, in percent of collateral, at which a trade may be liquidated (Avantis `LIQ_THRESHOLD_P`). */
+export const LIQ_THRESHOLD_P = 90n;
+
+export type Side = "long" | "short";
+
+/** `(price - openPrice) / openPrice * leverage` in 1e10 percent, negated for shorts, floored at -100%. */
+export function percentProfit(openPrice: bigint, price: bigint, side: Side, leverage: bigint): bigint {
+  if (openPrice === 0n) return 0n;
+  const diff = side === "long" ? price - openPrice : openPrice - price;
+  const p = (diff * 100n * leverage) / openPrice;
+  return p < -HUNDRED_PERCENT ? -HUNDRED_PERCENT : p;
+}
+
+/** What closing `collateral` pays at `percentProfit`: `collateral * (100% + p)`, never negative. */
+export function closeValue(collateral: bigint, pct: bigint): bigint {
+  const v = (collateral * (HUNDRED_PERCENT + pct)) / HUNDRED_PERCENT;
+  return v < 0n ? 0n : v;
+}
+
+/** The price at which the loss reaches `LIQ_THRESHOLD_P` of the collateral. */
+export function liquidationPrice(openPrice: bigint, side: Side, leverage: bigint): bigint {
+  if (leverage === 0n) return 0n;
+  const move = (openPrice * LIQ_THRESHOLD_P * PERPS_PRECISION) / (100n * leverage);
+  if (side === "long") return move >= openPrice ? 0n : openPrice - move;
+  return openPrice + move;
+}
+
+/** Leveraged notional of a collateral (USDC base units). */
+export function notionalOf(collateral: bigint, leverage: bigint): bigint {
+  return (collateral * leverage) / PERPS_PRECISION;
+}
+
+/** Converts a Chainlink-style answer with `decimals` to the exchange's 1e10 price. */
+export function toPerpsPrice(answer: bigint, decimals: number): bigint {
+  return decimals <= 10 ? answer * 10n ** BigInt(10 - decimals) : answer / 10n ** BigInt(decimals - 10);
+}

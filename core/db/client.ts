@@ -1,0 +1,36 @@
+/**
+ * The engine's PostgreSQL access: one pg pool and a drizzle client over the `engine` schema.
+ */
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import * as tables from "../../schema/engine.js";
+
+export type EngineTables = typeof tables;
+export type Db = NodePgDatabase<EngineTables>;
+/** A drizzle transaction over the engine tables. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Anything queries run on: the client or an open transaction. */
+export type Queryable = Db | Tx;
+
+export type EngineDb = { pool: pg.Pool; db: Db; close: () => Promise<void> };
+
+/** Pool size: the scheduler runs at most one cycle per worker at a time. */
+const POOL_SIZE = 10;
+
+export function openEngineDb(databaseUrl: string, applicationName = "launchpad-engine"): EngineDb {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, application_name: applicationName });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on("error", () => {});
+  const db = drizzle(pool, { schema: tables });
+  return { pool, db, close: () => pool.end() };
+}
+
+/** The drizzle client over a pool opened elsewhere (the API's, a test's); one per pool. */
+const dbs = new WeakMap<pg.Pool, Db>();
+export function dbOf(pool: pg.Pool): Db {
+  let db = dbs.get(pool);
+  if (!db) dbs.set(pool, (db = drizzle(pool, { schema: tables })));
+  return db;
+}
+
+export { tables };

@@ -1,0 +1,83 @@
+/**
+ * A buyback, resumable from its row: swap (USDC or legacy WETH → token), then burn the
+ * operator's whole balance of the token. The swap and the burn are two intents linked to one
+ * buyback id, so a crash between them resumes with the burn. A swap that cannot land refunds
+ * the spend to its leg.
+ */
+import { eq } from "drizzle-orm";
+import type { Address } from "viem";
+import { logDecision } from "../../core/agent-log.js";
+import { burnTokens } from "./burn.js";
+import { swapUsdcForToken } from "../../core/chain/swap.js";
+import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
+import { refundSpend } from "../../core/ledger/ledger.js";
+
+export type BuybackRow = typeof tables.buybacks.$inferSelect;
+export type BuybackSummary = { id: number; token: Address; status: string; amountIn: string; tokensBought: string | null; tokensBurned: string | null };
+
+export async function executeBuyback(ctx: EngineContext, id: number, worker: string): Promise<BuybackSummary> {
+  let [b] = await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id));
+  if (!b) throw new Error(`buyback ${id} not found`);
+  const token = b.token as Address;
+  if (b.status === "swapping") {
+    const currencyIn = b.currencyIn === "WETH" ? ctx.contract("weth") : ctx.contract("usdc");
+    const swap = await swapUsdcForToken(ctx, { key: `buyback:${id}:swap`, worker, token, amountIn: BigInt(b.amountIn), currencyIn });
+    if (swap.outcome.status !== "mined") {
+      const reason = swap.outcome.reason;
+      await ctx.db.transaction(async (tx) => {
+        await refundSpend(tx, `spend:buyback:${id}`, reason);
+        await tx.update(tables.buybacks).set({ status: "failed", error: reason, swapIntentId: swap.outcome.intent.id }).where(eq(tables.buybacks.id, id));
+      });
+      await logDecision(ctx, { worker, token, decision: "buyback-failed", reason: `swap did not land: ${reason}; ${b.amountIn} back to its leg`, data: { buybackId: id } });
+      return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);
+    }
+    await ctx.db
+      .update(tables.buybacks)
+      .set({ status: "burning", tokensBought: swap.amountOut.toString(), swapIntentId: swap.outcome.intent.id, swapTxHash: swap.outcome.receipt.transactionHash })
+      .where(eq(tables.buybacks.id, id));
+    ctx.faults.hit("between-swap-and-burn");
+    [b] = await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id));
+  }
+  if (b!.status === "burning") {
+    const failedBurns = Number(
+      (await ctx.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.tx_intents WHERE key LIKE $1 AND status IN ('failed', 'reverted')", [`buyback:${id}:burn%`])).rows[0]!.n,
+    );
+    const key = failedBurns ? `buyback:${id}:burn:${failedBurns}` : `buyback:${id}:burn`;
+    const burn = await burnTokens(ctx, { key, worker, token });
+    if (burn.outcome && burn.outcome.status !== "mined") {
+      await ctx.db.update(tables.buybacks).set({ error: `burn: ${burn.outcome.reason}` }).where(eq(tables.buybacks.id, id));
+      throw new Error(`burn of buyback ${id} failed: ${burn.outcome.reason}`);
+    }
+    await ctx.db
+      .update(tables.buybacks)
+      .set({
+        status: "done",
+        tokensBurned: burn.burned.toString(),
+        burnIntentId: burn.outcome?.intent.id ?? null,
+        burnTxHash: burn.outcome?.receipt.transactionHash ?? null,
+        blockNumber: burn.outcome ? Number(burn.outcome.receipt.blockNumber) : null,
+        completedAt: new Date(),
+        error: null,
+      })
+      .where(eq(tables.buybacks.id, id));
+    await logDecision(ctx, {
+      worker,
+      token,
+      decision: b!.kind === "protocol" ? "protocol-buyback" : "creator-buyback",
+      reason: `bought ${b!.tokensBought} with ${b!.amountIn} ${b!.currencyIn} base units and burned ${burn.burned} to 0x…dEaD`,
+      data: { buybackId: id, burnTx: burn.outcome?.receipt.transactionHash, currencyIn: b!.currencyIn, amountIn: b!.amountIn, bought: b!.tokensBought, burned: burn.burned },
+    });
+  }
+  return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);
+}
+
+function summary(b: BuybackRow): BuybackSummary {
+  return { id: b.id, token: b.token as Address, status: b.status, amountIn: b.amountIn, tokensBought: b.tokensBought, tokensBurned: b.tokensBurned };
+}
+
+/** Ids of a kind's buybacks still in progress (swapping or burning), oldest first. */
+export async function unfinishedBuybacks(ctx: EngineContext, kind: "protocol" | "creator"): Promise<number[]> {
+  const { rows } = await ctx.pool.query<{ id: string }>("SELECT id FROM engine.buybacks WHERE kind = $1 AND status IN ('swapping', 'burning') ORDER BY id", [kind]);
+  return rows.map((r) => Number(r.id));
+}

@@ -1,0 +1,236 @@
+/**
+ * The engine's metrics in Prometheus text (prom-client), served at `/metrics` on
+ * `ENGINE_METRICS_PORT`. Persisted figures (intents, nonce lag, pending per leg, RPC state)
+ * are read from PostgreSQL and the chain when scraped; in-process events (worker cycles,
+ * leadership) are counted as they happen. Names and units are listed in the README.
+ *
+ * Money: the pending legs are USDC base units (6 decimals) — the exposition is a float, exact
+ * up to 2^53 base units (9 billion USDC); this is the one place money leaves as a float.
+ */
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type pg from "pg";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Address, PublicClient } from "viem";
+import type { Logger } from "../../common/logger.js";
+import { describeError } from "../../core/errors.js";
+import type { CycleOutcome } from "./scheduler.js";
+
+/** Intent statuses, each exposed even at zero. */
+export const INTENT_STATUSES = ["pending", "signed", "broadcast", "mined", "reverted", "failed"] as const;
+/** The USDC legs a worker spends: what is pending. */
+export const PENDING_USDC_LEGS = ["protocol", "asset", "perp", "creator-buyback"] as const;
+/** Worker cycle duration buckets, seconds (cycles wait for receipts: up to minutes). */
+export const DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** How often the RPC state row is sampled: half the monitor's 5 s, so no check goes unseen. */
+export const RPC_SAMPLE_MS = 2_500;
+
+export type MetricsSource = {
+  pool: pg.Pool;
+  /** For the nonce lag; without it the lag reads NaN. */
+  publicClient?: PublicClient;
+  operator?: Address;
+  log: Logger;
+};
+
+export type EngineMetrics = {
+  registry: Registry;
+  /** Records one worker cycle (runs, failures, duration). */
+  observeCycle: (worker: string, outcome: CycleOutcome) => void;
+  /** 1 while this process holds the engine's leadership lock. */
+  setLeader: (leading: boolean) => void;
+  /** Reads the RPC monitor's state row and counts a failed check not seen before. */
+  sampleRpc: () => Promise<void>;
+  /** Samples the RPC state every `RPC_SAMPLE_MS` until `stop`. */
+  startSampling: (intervalMs?: number) => void;
+  stop: () => void;
+};
+
+type Snapshot = {
+  intents: Map<string, number>;
+  oldestNonFinalSeconds: number;
+  maxMinedNonce: number | null;
+  pending: Map<string, bigint>;
+};
+
+async function readSnapshot(pool: pg.Pool, operator: Address | undefined): Promise<Snapshot> {
+  const [intents, oldest, nonce, legs] = await Promise.all([
+    pool.query<{ status: string; n: string }>("SELECT status, count(*)::text AS n FROM engine.tx_intents GROUP BY status"),
+    pool.query<{ age: string | null }>(
+      `SELECT EXTRACT(EPOCH FROM now() - min(created_at))::text AS age FROM engine.tx_intents
+        WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)`,
+    ),
+    pool.query<{ nonce: number | null }>("SELECT max(nonce) AS nonce FROM engine.tx_intents WHERE status IN ('mined', 'reverted') AND signer = $1", [operator ?? ""]),
+    pool.query<{ leg: string; balance: string }>(
+      "SELECT leg, SUM(balance)::text AS balance FROM engine.ledger_balances WHERE currency = 'USDC' AND leg = ANY($1) GROUP BY leg",
+      [[...PENDING_USDC_LEGS]],
+    ),
+  ]);
+  return {
+    intents: new Map(intents.rows.map((r) => [r.status, Number(r.n)])),
+    oldestNonFinalSeconds: oldest.rows[0]?.age == null ? 0 : Number(oldest.rows[0].age),
+    maxMinedNonce: nonce.rows[0]?.nonce ?? null,
+    pending: new Map(legs.rows.map((r) => [r.leg, BigInt(r.balance)])),
+  };
+}
+
+/** The engine's registry with every metric; persisted figures are read on each scrape. */
+export function createEngineMetrics(source: MetricsSource): EngineMetrics {
+  const { pool, publicClient, operator, log } = source;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  // One database read per scrape, shared by the gauges that collect from it.
+  let inFlight: Promise<Snapshot | undefined> | undefined;
+  const snapshot = () => {
+    inFlight ??= readSnapshot(pool, operator)
+      .catch((error) => {
+        log.warn({ err: describeError(error) }, "metrics: could not read the engine tables");
+        return undefined;
+      })
+      .finally(() => setImmediate(() => (inFlight = undefined)));
+    return inFlight;
+  };
+
+  const runs = new Counter({ name: "engine_worker_runs_total", help: "Worker cycles run by this process", labelNames: ["worker"], registers: [registry] });
+  const failures = new Counter({ name: "engine_worker_failures_total", help: "Worker cycles that failed in this process", labelNames: ["worker"], registers: [registry] });
+  const duration = new Histogram({
+    name: "engine_worker_duration_seconds",
+    help: "Duration of worker cycles, seconds",
+    labelNames: ["worker", "outcome"],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const leader = new Gauge({ name: "engine_leader", help: "1 while this process holds the engine leadership lock", registers: [registry] });
+  leader.set(0);
+
+  new Gauge({
+    name: "engine_tx_intents",
+    help: "Transaction intents by status (every signer)",
+    labelNames: ["status"],
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      for (const status of INTENT_STATUSES) this.set({ status }, s.intents.get(status) ?? 0);
+    },
+  });
+  new Gauge({
+    name: "engine_tx_intent_oldest_nonfinal_age_seconds",
+    help: "Age of the oldest intent not yet final (pending, signed, broadcast, or mined/reverted before finality); 0 when none",
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (s) this.set(s.oldestNonFinalSeconds);
+    },
+  });
+  new Gauge({
+    name: "engine_nonce_lag",
+    help: "Operator's pending nonce on the chain minus (highest nonce of its mined or reverted intents + 1); NaN when unknown",
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (!s || !publicClient || !operator) return this.set(Number.NaN);
+      try {
+        const chain = await publicClient.getTransactionCount({ address: operator, blockTag: "pending" });
+        this.set(chain - ((s.maxMinedNonce ?? -1) + 1));
+      } catch (error) {
+        log.warn({ err: describeError(error) }, "metrics: could not read the operator's nonce");
+        this.set(Number.NaN);
+      }
+    },
+  });
+  new Gauge({
+    name: "engine_pending_usdc_base_units",
+    help: "USDC waiting in each spendable leg of the ledger (engine.ledger_balances), base units (1 USDC = 1e6)",
+    labelNames: ["leg"],
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      for (const leg of PENDING_USDC_LEGS) this.set({ leg }, Number(s.pending.get(leg) ?? 0n));
+    },
+  });
+
+  let lastFailedCheck: string | undefined;
+  let rpcReachable: Gauge | undefined;
+  let rpcFailures: Counter | undefined;
+  async function readRpcState(): Promise<void> {
+    try {
+      const { rows } = await pool.query<{ value: { reachable?: boolean; checkedAt?: string } }>("SELECT value FROM engine.state WHERE key = 'rpc'");
+      const rpc = rows[0]?.value;
+      if (!rpc || typeof rpc.reachable !== "boolean") return;
+      rpcReachable?.set(rpc.reachable ? 1 : 0);
+      if (!rpc.reachable && rpc.checkedAt && rpc.checkedAt !== lastFailedCheck) {
+        lastFailedCheck = rpc.checkedAt;
+        rpcFailures?.inc();
+      }
+    } catch (error) {
+      log.warn({ err: describeError(error) }, "metrics: could not read the RPC state");
+    }
+  }
+  // Sampled between scrapes and on each scrape (one read shared by both RPC metrics).
+  let sampling: Promise<void> | undefined;
+  const sampleRpc = () => {
+    sampling ??= readRpcState().finally(() => setImmediate(() => (sampling = undefined)));
+    return sampling;
+  };
+  rpcFailures = new Counter({
+    name: "engine_rpc_errors_total",
+    help: "Failed RPC checks of the engine's monitor (one each 5 s while the RPC fails), counted from its state row",
+    registers: [registry],
+    collect: sampleRpc,
+  });
+  rpcReachable = new Gauge({
+    name: "engine_rpc_reachable",
+    help: "1 when the monitor's last RPC check succeeded, 0 when it failed, NaN before any check",
+    registers: [registry],
+    collect: sampleRpc,
+  });
+  rpcReachable.set(Number.NaN);
+
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    registry,
+    observeCycle(worker, outcome) {
+      runs.inc({ worker });
+      if (!outcome.ok) failures.inc({ worker });
+      duration.observe({ worker, outcome: outcome.ok ? "ok" : "failed" }, outcome.ms / 1000);
+    },
+    setLeader: (leading) => leader.set(leading ? 1 : 0),
+    sampleRpc,
+    startSampling(intervalMs = RPC_SAMPLE_MS) {
+      timer ??= setInterval(() => void sampleRpc(), intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+export type MetricsServer = { port: number; close: () => Promise<void> };
+
+/** Serves `GET /metrics` on `port` (0 picks a free one); every other path is 404. */
+export async function serveMetrics(metrics: EngineMetrics, port: number, host?: string): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method !== "GET" || path !== "/metrics") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { "content-type": metrics.registry.contentType }).end(text),
+      (error) => res.writeHead(500, { "content-type": "text/plain" }).end(`${describeError(error)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
