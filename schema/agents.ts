@@ -1,13 +1,15 @@
 /**
  * The agent launch flow's state, in the PostgreSQL schema `engine` (tables prefixed `agent`):
  * agents with their encrypted wallet and charter, Sign-In with Ethereum nonces and sessions,
- * the agent wallets' transaction intents, and activation credits.
+ * and activation credits. The agent wallets' transactions are intents of `engine.tx_intents`
+ * (`schema/engine.ts`), like the operator's.
  *
- * Created by the `agent tables` migration of `core/db/migrations.ts`; these drizzle
- * definitions mirror it for typed queries. Addresses are checksummed strings; money columns
- * are `numeric(78,0)` base units.
+ * Declared here once, with their indexes and checks; `npm run db:generate` (drizzle-kit) turns
+ * a change into the next SQL migration under `core/db/migrations/`, applied at engine and API
+ * start. Addresses are checksummed strings; money columns are `numeric(78,0)` base units.
  */
-import { bigint, bigserial, index, integer, jsonb, numeric, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, numeric, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { engineSchema } from "./engine.js";
 
 const amount = (name: string) => numeric(name, { precision: 78, scale: 0 });
@@ -46,7 +48,12 @@ export const agents = engineSchema.table(
     updatedAt: ts("updated_at").notNull().defaultNow(),
     launchedAt: ts("launched_at"),
   },
-  (t) => [uniqueIndex("agents_wallet").on(t.wallet), uniqueIndex("agents_token").on(t.token), index("agents_owner").on(t.owner, t.createdAt)],
+  (t) => [
+    uniqueIndex("agents_wallet").on(t.wallet),
+    uniqueIndex("agents_token").on(t.token),
+    index("agents_owner").on(t.owner, t.createdAt),
+    check("agents_status_check", sql.raw(`status IN (${AGENT_STATUSES.map((s) => `'${s}'`).join(", ")})`)),
+  ],
 );
 
 /** Sign-In with Ethereum nonces: server-made, single use, short-lived. */
@@ -88,5 +95,5 @@ export const agentCredits = engineSchema.table(
     txHash: text("tx_hash"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.agentId, t.kind] })],
+  (t) => [primaryKey({ name: "agent_credits_pkey", columns: [t.agentId, t.kind] })],
 );

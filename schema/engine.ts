@@ -1,16 +1,23 @@
 /**
- * The engine's own state, in the PostgreSQL schema `engine`: the transaction intents of the
- * operator wallet, the money ledger, worker health, desks, buybacks and the agent log.
+ * The engine's own state, in the PostgreSQL schema `engine`: the transaction intents of every
+ * signer, the money ledger, worker health, desks, buybacks and the agent log (the agent
+ * launch flow's tables are in `schema/agents.ts`).
  *
- * The tables are created by the ordered SQL migrations of `core/db/migrations.ts` (applied
- * at engine start); these drizzle definitions mirror them for typed queries. Money columns
- * are `numeric(78,0)` base units (read as strings, converted to bigint at the edge of each
- * query); addresses are checksummed strings.
+ * These declarations are the only statement of the engine's tables: columns, defaults, keys,
+ * indexes (partial ones with their `WHERE`) and `CHECK` constraints. `npm run db:generate`
+ * (drizzle-kit) turns a change here into the next SQL migration under `core/db/migrations/`,
+ * which `core/db/migrations.ts` applies at engine and API start. Columns are listed in their
+ * order in the table (columns added by a later migration come last), so a database created by
+ * the migrations matches one upgraded through them. Money columns are `numeric(78,0)` base
+ * units (read as strings, converted to bigint at the edge of each query); addresses are
+ * checksummed strings.
  */
+import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -26,13 +33,29 @@ export const engineSchema = pgSchema("engine");
 
 const amount = (name: string) => numeric(name, { precision: 78, scale: 0 });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+/** A numeric column's default of zero, as the SQL literal `0`. */
+const ZERO = sql`0`;
 
-/** Applied migrations, by version. */
+/** `column IN ('a', 'b', …)`: the condition of a CHECK constraint over a list of names. */
+function oneOf(column: string, values: readonly string[]) {
+  return sql.raw(`${column} IN (${values.map((v) => `'${v}'`).join(", ")})`);
+}
+
+/**
+ * The migrations applied to this database, in the order applied. `name` is the tag of a
+ * generated migration (`0000_engine_tables` = `core/db/migrations/0000_engine_tables.sql`);
+ * on a database created before the migrations were generated, versions 1–4 are the
+ * hand-written migrations it ran, named in words. Declared here like every table, so the
+ * first generated migration creates it; `core/db/migrations.ts` keeps it.
+ */
 export const schemaMigrations = engineSchema.table("schema_migrations", {
   version: integer("version").primaryKey(),
   name: text("name").notNull(),
   appliedAt: ts("applied_at").notNull().defaultNow(),
 });
+
+/** The statuses of a transaction intent (see `txIntents.status`). */
+export const TX_INTENT_STATUSES = ["pending", "signed", "broadcast", "mined", "reverted", "failed", "dropped"] as const;
 
 /**
  * One row per transaction the service means to send, from any signer (the operator wallet or
@@ -48,9 +71,6 @@ export const txIntents = engineSchema.table(
     key: text("key").notNull(),
     kind: text("kind").notNull(),
     worker: text("worker"),
-    /** The signing address (operator or agent wallet). */
-    signer: text("signer"),
-    agentId: text("agent_id"),
     /**
      * pending → signed → broadcast → mined | reverted; failed = never sent (simulation or a
      * permanent error); dropped = its signed bytes can never be mined (nonce taken), the work
@@ -59,7 +79,7 @@ export const txIntents = engineSchema.table(
     status: text("status").notNull(),
     to: text("to").notNull(),
     data: text("data").notNull(),
-    value: amount("value").notNull().default("0"),
+    value: amount("value").notNull().default(ZERO),
     nonce: integer("nonce"),
     gasLimit: amount("gas_limit"),
     maxFeePerGas: amount("max_fee_per_gas"),
@@ -70,7 +90,6 @@ export const txIntents = engineSchema.table(
     attempts: integer("attempts").notNull().default(0),
     replacements: integer("replacements").notNull().default(0),
     blockNumber: bigint("block_number", { mode: "number" }),
-    blockHash: text("block_hash"),
     gasUsed: amount("gas_used"),
     error: text("error"),
     revertReason: text("revert_reason"),
@@ -78,11 +97,33 @@ export const txIntents = engineSchema.table(
     updatedAt: ts("updated_at").notNull().defaultNow(),
     broadcastAt: ts("broadcast_at"),
     minedAt: ts("mined_at"),
+    /** The signing address (operator or agent wallet). */
+    signer: text("signer"),
+    agentId: text("agent_id"),
+    blockHash: text("block_hash"),
     finalAt: ts("final_at"),
     /** How many times a reorg took this intent's block away. */
     reorgs: integer("reorgs").notNull().default(0),
   },
-  (t) => [uniqueIndex("tx_intents_key").on(t.key), index("tx_intents_status").on(t.status), index("tx_intents_signer").on(t.signer, t.status)],
+  (t) => [
+    uniqueIndex("tx_intents_key").on(t.key),
+    index("tx_intents_status").on(t.status),
+    // A nonce is held by at most one transaction not yet mined, per signer. Mined rows keep
+    // theirs as history: after a reorg the watcher sends them back to broadcast first.
+    uniqueIndex("tx_intents_live_nonce").on(t.signer, t.nonce).where(sql`status IN ('signed', 'broadcast')`),
+    index("tx_intents_signer").on(t.signer, t.status),
+    index("tx_intents_block").on(t.blockNumber).where(sql`block_hash IS NOT NULL`),
+    // Health counts every intent but the final mined ones (the history, which only grows): the
+    // work in flight, mined intents awaiting finality and the permanent failures.
+    index("tx_intents_unsettled_status").on(t.status).where(sql`status <> 'mined' OR final_at IS NULL`),
+    // Intents not final yet, oldest first.
+    index("tx_intents_not_final")
+      .on(t.id)
+      .where(sql`status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)`),
+    // The latest permanent failures.
+    index("tx_intents_failures").on(t.updatedAt).where(sql`status IN ('failed', 'reverted', 'dropped')`),
+    check("tx_intents_status_check", oneOf("status", TX_INTENT_STATUSES)),
+  ],
 );
 
 /**
@@ -107,11 +148,20 @@ export const ledger = engineSchema.table(
     intentId: bigint("intent_id", { mode: "number" }),
     txHash: text("tx_hash"),
     blockNumber: bigint("block_number", { mode: "number" }),
-    blockHash: text("block_hash"),
     data: jsonb("data").$type<Record<string, unknown>>(),
     createdAt: ts("created_at").notNull().defaultNow(),
+    /** The hash of the block of the receipt or log this row derives from. */
+    blockHash: text("block_hash"),
   },
-  (t) => [uniqueIndex("ledger_key").on(t.key), index("ledger_leg_token").on(t.leg, t.token)],
+  (t) => [
+    uniqueIndex("ledger_key").on(t.key),
+    index("ledger_leg_token").on(t.leg, t.token),
+    index("ledger_block").on(t.blockNumber).where(sql`block_hash IS NOT NULL`),
+    // Rows from before blocks carried hashes, checked against the head after a rollback.
+    index("ledger_unhashed_block").on(t.blockNumber).where(sql`block_hash IS NULL AND block_number IS NOT NULL`),
+    // The refunds of a spend (at most one standing).
+    index("ledger_refund_of").on(sql`(data->>'spendKey')`).where(sql`kind = 'refund'`),
+  ],
 );
 
 /**
@@ -126,12 +176,12 @@ export const ledgerBalances = engineSchema.table(
     leg: text("leg").notNull(),
     token: text("token").notNull().default(""),
     currency: text("currency").notNull(),
-    balance: amount("balance").notNull().default("0"),
-    allocated: amount("allocated").notNull().default("0"),
+    balance: amount("balance").notNull().default(ZERO),
+    allocated: amount("allocated").notNull().default(ZERO),
     rows: bigint("rows", { mode: "number" }).notNull().default(0),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.leg, t.token, t.currency] })],
+  (t) => [primaryKey({ name: "ledger_balances_pkey", columns: [t.leg, t.token, t.currency] })],
 );
 
 /** Per-worker schedule and health, for `GET /health`. */
@@ -271,7 +321,7 @@ export const buybacks = engineSchema.table(
     createdAt: ts("created_at").notNull().defaultNow(),
     completedAt: ts("completed_at"),
   },
-  (t) => [index("buybacks_kind_token").on(t.kind, t.token)],
+  (t) => [index("buybacks_kind_token").on(t.kind, t.token), check("buybacks_kind_check", oneOf("kind", ["protocol", "creator"]))],
 );
 
 /** Batch purchases of the secondary asset, staked in the vault. */
@@ -328,8 +378,8 @@ export const deskTrades = engineSchema.table(
     /** A margin top-up spent from the perp leg and not yet confirmed onchain. */
     pendingTopup: amount("pending_topup"),
     topups: integer("topups").notNull().default(0),
-    usdcReturned: amount("usdc_returned").notNull().default("0"),
-    realisedPnl: amount("realised_pnl").notNull().default("0"),
+    usdcReturned: amount("usdc_returned").notNull().default(ZERO),
+    realisedPnl: amount("realised_pnl").notNull().default(ZERO),
     status: text("status").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
@@ -359,10 +409,10 @@ export const perpsEvents = engineSchema.table(
     name: text("name").notNull(),
     tradeId: bigint("trade_id", { mode: "number" }),
     data: jsonb("data"),
+    createdAt: ts("created_at").notNull().defaultNow(),
     blockHash: text("block_hash"),
     /** The desk trade row before this event was applied (restored if a reorg removes the event). */
     before: jsonb("before"),
-    createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.txHash, t.logIndex] })],
+  (t) => [primaryKey({ name: "perps_events_pkey", columns: [t.txHash, t.logIndex] })],
 );

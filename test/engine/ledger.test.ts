@@ -5,7 +5,7 @@
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
-import { migrate } from "../../core/db/migrations.js";
+import { BASELINE, migrate } from "../../core/db/migrations.js";
 import {
   checkLedgerInvariants,
   consumeCreatorBuybacksAbove,
@@ -28,7 +28,7 @@ let e: EngineDb;
 
 beforeAll(async () => {
   e = openEngineDb(await createDatabase("ledger"));
-  expect(await migrate(e.pool)).toContain(1);
+  expect(await migrate(e.pool)).toContain(BASELINE);
   expect(await migrate(e.pool)).toEqual([]); // idempotent
 });
 afterAll(async () => {
