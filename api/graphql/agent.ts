@@ -1,6 +1,9 @@
 /** `Agent`: an agent's public record (never its key), by id or token; also `Token.agent`. */
+import { inArray } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import { type Agent, getAgent } from "../../core/agents/store.js";
+import { dbOf } from "../../core/db/client.js";
+import { agents as agentsTable } from "../../schema/agents.js";
 import type { AgentApiDeps } from "../agents/http.js";
 import { agentJson } from "../agents/routes.js";
 import { findAgent } from "../pages/prospectus-data.js";
@@ -59,10 +62,11 @@ builder.objectField(TokenRef, "agent", (t) =>
 export async function agentsOfTokens(agents: AgentApiDeps | undefined, tokens: readonly Address[]): Promise<(AgentView | null)[]> {
   if (!agents) return tokens.map(() => null);
   await agents.services.ready();
-  const { rows } = await agents.services.pool.query<{ id: string; token: string }>("SELECT id, token FROM engine.agents WHERE token = ANY($1)", [
-    tokens.map((t) => getAddress(t)),
-  ]);
-  const ids = new Map(rows.map((r) => [getAddress(r.token), r.id]));
+  const rows = await dbOf(agents.services.pool)
+    .select({ id: agentsTable.id, token: agentsTable.token })
+    .from(agentsTable)
+    .where(inArray(agentsTable.token, tokens.map((t) => getAddress(t))));
+  const ids = new Map(rows.map((r) => [getAddress(r.token!), r.id]));
   return Promise.all(
     tokens.map(async (t) => {
       const id = ids.get(getAddress(t));

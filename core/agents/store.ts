@@ -4,9 +4,11 @@
  * progress. Every write of a status goes through here.
  */
 import { randomUUID } from "node:crypto";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type pg from "pg";
 import { type Address, type Hex, getAddress } from "viem";
-import type { AgentStatus } from "../../schema/agents.js";
+import { type AgentStatus, agents } from "../../schema/agents.js";
+import { dbOf } from "../db/client.js";
 import { type Charter, charterHash, charterSchema } from "./charter.js";
 import { newAgentWallet } from "./keys.js";
 
@@ -43,33 +45,35 @@ export class AgentConflictError extends Error {
   override name = "AgentConflictError";
 }
 
-const addr = (v: unknown) => (v ? getAddress(v as string) : null);
+type AgentRow = typeof agents.$inferSelect;
+/** Columns a launch step writes. */
+export type AgentFields = Partial<Omit<typeof agents.$inferInsert, "id" | "owner" | "wallet" | "walletKey" | "createdAt" | "updatedAt">>;
 
-function toAgent(r: Record<string, unknown>): Agent {
-  const launch = r.launch as Record<string, string> | null;
+function toAgent(r: AgentRow): Agent {
+  const launch = r.launch;
   return {
-    id: r.id as string,
-    owner: getAddress(r.owner as string),
-    wallet: getAddress(r.wallet as string),
-    walletKey: r.wallet_key as string,
-    status: r.status as AgentStatus,
-    statusReason: (r.status_reason as string | null) ?? null,
+    id: r.id,
+    owner: getAddress(r.owner),
+    wallet: getAddress(r.wallet),
+    walletKey: r.walletKey,
+    status: r.status,
+    statusReason: r.statusReason ?? null,
     charter: r.charter ? charterSchema.parse(r.charter) : null,
-    charterHash: (r.charter_hash as Hex | null) ?? null,
-    charterSource: (r.charter_source as CharterSource | null) ?? null,
+    charterHash: (r.charterHash as Hex | null) ?? null,
+    charterSource: (r.charterSource as CharterSource | null) ?? null,
     launch: launch
       ? { name: launch.name!, symbol: launch.symbol!, image: launch.image ?? "", description: launch.description ?? "", devBuyWei: BigInt(launch.devBuyWei ?? "0") }
       : null,
-    launchAttempt: Number(r.launch_attempt),
-    token: addr(r.token),
-    poolId: (r.pool_id as Hex | null) ?? null,
-    feeTx: (r.fee_tx as Hex | null) ?? null,
-    deployTx: (r.deploy_tx as Hex | null) ?? null,
-    devBuyTx: (r.dev_buy_tx as Hex | null) ?? null,
-    enrollTx: (r.enroll_tx as Hex | null) ?? null,
-    createdAt: r.created_at as Date,
-    updatedAt: r.updated_at as Date,
-    launchedAt: (r.launched_at as Date | null) ?? null,
+    launchAttempt: r.launchAttempt,
+    token: r.token ? getAddress(r.token) : null,
+    poolId: (r.poolId as Hex | null) ?? null,
+    feeTx: (r.feeTx as Hex | null) ?? null,
+    deployTx: (r.deployTx as Hex | null) ?? null,
+    devBuyTx: (r.devBuyTx as Hex | null) ?? null,
+    enrollTx: (r.enrollTx as Hex | null) ?? null,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    launchedAt: r.launchedAt ?? null,
   };
 }
 
@@ -82,52 +86,48 @@ export function charterEditable(agent: Agent): boolean {
 export async function createAgent(pool: pg.Pool, p: { owner: Address; secret: string }): Promise<Agent> {
   const id = randomUUID();
   const wallet = newAgentWallet(p.secret, id);
-  const { rows } = await pool.query(
-    "INSERT INTO engine.agents (id, owner, wallet, wallet_key, status) VALUES ($1, $2, $3, $4, 'draft') RETURNING *",
-    [id, getAddress(p.owner), wallet.address, wallet.encryptedKey],
-  );
-  return toAgent(rows[0]);
+  const [row] = await dbOf(pool)
+    .insert(agents)
+    .values({ id, owner: getAddress(p.owner), wallet: wallet.address, walletKey: wallet.encryptedKey, status: "draft" })
+    .returning();
+  return toAgent(row!);
 }
 
 export async function getAgent(pool: pg.Pool, id: string): Promise<Agent | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
-  const { rows } = await pool.query("SELECT * FROM engine.agents WHERE id = $1", [id.toLowerCase()]);
-  return rows[0] ? toAgent(rows[0]) : undefined;
+  const [row] = await dbOf(pool).select().from(agents).where(eq(agents.id, id.toLowerCase()));
+  return row ? toAgent(row) : undefined;
 }
 
 export async function getAgentByToken(pool: pg.Pool, token: Address): Promise<Agent | undefined> {
-  const { rows } = await pool.query("SELECT * FROM engine.agents WHERE token = $1", [getAddress(token)]);
-  return rows[0] ? toAgent(rows[0]) : undefined;
+  const [row] = await dbOf(pool).select().from(agents).where(eq(agents.token, getAddress(token)));
+  return row ? toAgent(row) : undefined;
 }
 
 /** Agents whose launch began but did not finish (for resuming after a restart). */
 export async function unfinishedLaunches(pool: pg.Pool): Promise<Agent[]> {
-  const { rows } = await pool.query("SELECT * FROM engine.agents WHERE status IN ('launching', 'launched') ORDER BY updated_at");
+  const rows = await dbOf(pool).select().from(agents).where(inArray(agents.status, ["launching", "launched"])).orderBy(asc(agents.updatedAt));
   return rows.map(toAgent);
 }
 
 /** Sets the charter (validated again here), unless the launch has begun. */
 export async function setCharter(pool: pg.Pool, id: string, charter: Charter, source: CharterSource): Promise<Agent> {
   const valid = charterSchema.parse(charter);
-  const { rows } = await pool.query(
-    `UPDATE engine.agents SET charter = $2, charter_hash = $3, charter_source = $4, status = 'charter-ready', status_reason = NULL, updated_at = now()
-      WHERE id = $1 AND token IS NULL AND fee_tx IS NULL AND status IN ('draft', 'charter-ready', 'failed') RETURNING *`,
-    [id, JSON.stringify(valid), charterHash(valid), source],
-  );
-  if (!rows[0]) throw new AgentConflictError("the charter is immutable once the launch has begun");
-  return toAgent(rows[0]);
+  const [row] = await dbOf(pool)
+    .update(agents)
+    .set({ charter: valid, charterHash: charterHash(valid), charterSource: source, status: "charter-ready", statusReason: null, updatedAt: sql`now()` })
+    .where(and(eq(agents.id, id), isNull(agents.token), isNull(agents.feeTx), inArray(agents.status, ["draft", "charter-ready", "failed"])))
+    .returning();
+  if (!row) throw new AgentConflictError("the charter is immutable once the launch has begun");
+  return toAgent(row);
 }
 
-/** Column updates of a launch step (snake_case column → value). */
-export async function updateAgent(pool: pg.Pool | pg.PoolClient, id: string, fields: Record<string, unknown>): Promise<Agent> {
-  const keys = Object.keys(fields);
-  const sets = keys.map((k, i) => `"${k}" = $${i + 2}`).join(", ");
-  const values = keys.map((k) => {
-    const v = fields[k];
-    if (typeof v === "bigint") return v.toString();
-    if (v && typeof v === "object" && !(v instanceof Date)) return JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
-    return v;
-  });
-  const { rows } = await pool.query(`UPDATE engine.agents SET ${sets}, updated_at = now() WHERE id = $1 RETURNING *`, [id, ...values]);
-  return toAgent(rows[0]);
+/** Column updates of a launch step. */
+export async function updateAgent(pool: pg.Pool, id: string, fields: AgentFields): Promise<Agent> {
+  const [row] = await dbOf(pool)
+    .update(agents)
+    .set({ ...fields, updatedAt: sql`now()` })
+    .where(eq(agents.id, id))
+    .returning();
+  return toAgent(row!);
 }

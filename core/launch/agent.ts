@@ -13,7 +13,7 @@
  * Each step's result is recorded on the agent before the next starts, and each intent is
  * found again by its key, so a crash anywhere resumes the launch instead of repeating a step.
  */
-import { drizzle } from "drizzle-orm/node-postgres";
+import { and, desc, eq, like } from "drizzle-orm";
 import type pg from "pg";
 import {
   type Address,
@@ -39,7 +39,8 @@ import { LaunchConfigError, buildDeploymentConfig, encodeDeployToken, launchSpli
 import type { TxOutcome, TxPipeline } from "../chain/pipeline.js";
 import { type SwapPlan, explainSwapBound, planEthToToken, swapBounds, swapRevertReason } from "../chain/swap.js";
 import { EngineError, Refusal, classifyError, revertDataOf } from "../errors.js";
-import { tables } from "../db/client.js";
+import { dbOf, tables } from "../db/client.js";
+import { agentCredits } from "../../schema/agents.js";
 import { setTokenMandate } from "../mandate.js";
 import { type Charter, charterMandate, charterSplit } from "../agents/charter.js";
 import { agentAccount } from "../agents/keys.js";
@@ -192,7 +193,7 @@ export async function launchCost(s: LaunchServices, agent: Agent, params: Launch
 
 /** Marks the agent failed (retryable: the next launch call resumes at the failed step) and returns the error to throw. */
 async function fail(s: LaunchServices, agent: Agent, kind: "chain" | "underfunded", message: string): Promise<Refusal> {
-  await updateAgent(s.pool, agent.id, { status: "failed", status_reason: message });
+  await updateAgent(s.pool, agent.id, { status: "failed", statusReason: message });
   await logOnce(s.pool, { agentId: agent.id, token: agent.token, decision: "launch-failed", reason: message, data: { attempt: agent.launchAttempt } });
   s.log.warn({ agent: agent.id, reason: message }, "agent launch step failed");
   return new Refusal(kind, message);
@@ -246,6 +247,7 @@ export async function devBuyCalldata(s: Pick<LaunchServices, "config" | "publicC
 export async function launchAgent(s: LaunchServices, agentId: string, params?: LaunchParams): Promise<LaunchResult> {
   const lock = await s.pool.connect();
   try {
+    // Raw SQL: a session-level advisory lock, taken and released on one dedicated connection (no builder for lock functions).
     const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [`agent-launch:${agentId}`]);
     if (!rows[0]?.ok) throw new Refusal("conflict", "a launch of this agent is in progress");
     try {
@@ -275,7 +277,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
   if (!params) throw new Refusal("invalid", "the launch body (name, symbol) is required");
 
   if (!inProgress) {
-    if (agent.status === "failed") agent = await updateAgent(pool, agent.id, { launch_attempt: agent.launchAttempt + 1 });
+    if (agent.status === "failed") agent = await updateAgent(pool, agent.id, { launchAttempt: agent.launchAttempt + 1 });
     if (!agent.token) agent = await updateAgent(pool, agent.id, { launch: serialise(params) });
     let cost: LaunchCost;
     try {
@@ -293,7 +295,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
           `(platform fee ${eth(cost.platformFeeWei)} + estimated gas ${eth(cost.gasWei)} + dev buy ${eth(cost.devBuyWei)}): short by ${eth(cost.totalWei - balance)} ETH`,
       );
     }
-    agent = await updateAgent(pool, agent.id, { status: agent.token ? "launched" : "launching", status_reason: null });
+    agent = await updateAgent(pool, agent.id, { status: agent.token ? "launched" : "launching", statusReason: null });
     await logOnce(pool, {
       agentId: agent.id,
       token: agent.token,
@@ -307,7 +309,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
   if (!agent.feeTx && config.platformLaunchFeeWei > 0n) {
     const out = await sendFromAgent(s, agent, account, `agent:${agent.id}:platform-fee`, "agent-platform-fee", operator, "0x", config.platformLaunchFeeWei);
     if (out.status !== "mined") throw await fail(s, agent, "chain", `platform fee payment ${out.status}: ${reasonOf(out)}`);
-    agent = await updateAgent(pool, agent.id, { fee_tx: out.receipt.transactionHash });
+    agent = await updateAgent(pool, agent.id, { feeTx: out.receipt.transactionHash });
     await logOnce(pool, {
       agentId: agent.id,
       token: null,
@@ -327,10 +329,10 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
     }
     agent = await updateAgent(pool, agent.id, {
       token: created.token,
-      pool_id: created.poolId,
-      deploy_tx: out.receipt.transactionHash,
+      poolId: created.poolId,
+      deployTx: out.receipt.transactionHash,
       status: "launched",
-      launched_at: new Date(),
+      launchedAt: new Date(),
     });
     await logOnce(pool, {
       agentId: agent.id,
@@ -358,7 +360,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
     let out = await sendFromAgent(s, agent, account, key, "agent-dev-buy", existing?.to ?? plan!.to, existing?.data ?? plan!.data, existing?.value ?? plan!.value);
     if (out.status === "reverted") out = { ...out, reason: await swapRevertReason(s.publicClient, out.intent, out.receipt, out.reason) };
     if (out.status !== "mined") throw await fail(s, agent, "chain", `dev buy reverted: ${explainSwapBound(reasonOf(out))}`);
-    agent = await updateAgent(pool, agent.id, { dev_buy_tx: out.receipt.transactionHash });
+    agent = await updateAgent(pool, agent.id, { devBuyTx: out.receipt.transactionHash });
     await logOnce(pool, { agentId: agent.id, token, decision: "dev-buy", reason: `bought the token with ${eth(params.devBuyWei)} ETH`, data: { txHash: out.receipt.transactionHash } });
   }
 
@@ -384,7 +386,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
       if (out.status !== "mined") throw await fail(s, agent, "chain", `enrolment reverted: ${reasonOf(out)}`);
       enrollTx = out.receipt.transactionHash;
     }
-    agent = await updateAgent(pool, agent.id, { enroll_tx: enrollTx });
+    agent = await updateAgent(pool, agent.id, { enrollTx });
     await logOnce(pool, {
       agentId: agent.id,
       token,
@@ -397,15 +399,15 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
   // 5. The activation record, the mandate the workers read, running. The activation credit
   // is the record that this agent's platform fee was paid (amount and transaction): it buys
   // the launch and funds no leg — fees fund the desk and buybacks, never the platform fee.
-  await pool.query(
-    `INSERT INTO engine.agent_credits (agent_id, kind, currency, amount, tx_hash) VALUES ($1, 'activation', 'ETH', $2, $3)
-     ON CONFLICT (agent_id, kind) DO NOTHING`,
-    [agent.id, (agent.feeTx ? config.platformLaunchFeeWei : 0n).toString(), agent.feeTx],
-  );
+  const db = dbOf(pool);
+  await db
+    .insert(agentCredits)
+    .values({ agentId: agent.id, kind: "activation", currency: "ETH", amount: (agent.feeTx ? config.platformLaunchFeeWei : 0n).toString(), txHash: agent.feeTx })
+    .onConflictDoNothing({ target: [agentCredits.agentId, agentCredits.kind] });
   // The limits the desk and buyback workers read (`mandateFor`).
   const { strategy: _strategy, liquidationBufferBps: _buffer, maxDeskUsdc: _cap, ...limits } = charterMandate(agent.charter!);
-  await setTokenMandate(drizzle(pool, { schema: tables }), token, limits);
-  agent = await updateAgent(pool, agent.id, { status: "running", status_reason: null });
+  await setTokenMandate(db, token, limits);
+  agent = await updateAgent(pool, agent.id, { status: "running", statusReason: null });
   await logOnce(pool, {
     agentId: agent.id,
     token,
@@ -443,8 +445,14 @@ async function registryEnrollment(s: LaunchServices, registry: Address, token: A
 }
 
 async function minedEnrolIntent(s: LaunchServices, agentId: string): Promise<Hex | null> {
-  const { rows } = await s.pool.query("SELECT tx_hash FROM engine.tx_intents WHERE key LIKE $1 AND status = 'mined' ORDER BY id DESC LIMIT 1", [`agent:${agentId}:enroll:%`]);
-  return (rows[0]?.tx_hash as Hex | undefined) ?? null;
+  const { txIntents } = tables;
+  const [row] = await dbOf(s.pool)
+    .select({ txHash: txIntents.txHash })
+    .from(txIntents)
+    .where(and(like(txIntents.key, `agent:${agentId}:enroll:%`), eq(txIntents.status, "mined")))
+    .orderBy(desc(txIntents.id))
+    .limit(1);
+  return (row?.txHash as Hex | null | undefined) ?? null;
 }
 
 /** Resumes every launch a crash interrupted (engine start). Failures stay recorded on their agents. */
