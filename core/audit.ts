@@ -16,14 +16,15 @@
  * Every difference names its check, token, leg and amount. `npm run engine -- audit` prints
  * the report and exits non-zero on any difference; the API serves it to the operator.
  */
-import { sql } from "drizzle-orm";
+import { type AnyColumn, and, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import type pg from "pg";
 import { type Address, type PublicClient, createPublicClient, erc20Abi, getAddress, http } from "viem";
 import { type Config, MissingConfigError, requireContract } from "../common/config.js";
 import { DEAD_ADDRESS, VIEWS_SCHEMA } from "../common/constants.js";
 import { chainOf } from "./agents/services.js";
 import { RPC_TIMEOUT_MS } from "./chain/client.js";
-import type { Db } from "./db/client.js";
+import { type Db, type Queryable, tables } from "./db/client.js";
 import { checkLedgerInvariants, recordEntries } from "./ledger/ledger.js";
 
 export type AuditDifference = {
@@ -67,6 +68,9 @@ const WETH_LEGS = ["weth-claimed", "legacy-weth", "operator"];
 
 const big = (v: unknown) => BigInt((v as string | null) ?? "0");
 
+/** `COALESCE(SUM(column), 0)` as a decimal string (money stays exact). */
+const sumText = (column: AnyColumn) => sql<string>`COALESCE(SUM(${column}), 0)::text`;
+
 function diff(check: string, expected: bigint, actual: bigint, p: { token?: Address | null; leg?: string | null; currency?: string | null; detail?: string } = {}): AuditDifference | undefined {
   if (expected === actual) return undefined;
   return {
@@ -82,13 +86,18 @@ function diff(check: string, expected: bigint, actual: bigint, p: { token?: Addr
 }
 
 /** What the engine has not finished: intents not mined, buybacks, conversions, purchases and desk orders under way. */
-async function inFlightWork(pool: pg.Pool): Promise<string[]> {
-  const { rows } = await pool.query<{ what: string }>(`
-    SELECT 'transaction ' || key || ' ' || status AS what FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')
-    UNION ALL SELECT 'buyback ' || id || ' ' || status FROM engine.buybacks WHERE status IN ('swapping', 'burning')
-    UNION ALL SELECT 'weth conversion ' || id FROM engine.weth_conversions WHERE status = 'swapping'
-    UNION ALL SELECT 'asset purchase ' || id || ' ' || status FROM engine.asset_purchases WHERE status IN ('swapping', 'staking')
-    UNION ALL SELECT 'desk trade ' || id || ' ' || status FROM engine.desk_trades WHERE status IN ('opening', 'closing') OR pending_topup IS NOT NULL`);
+async function inFlightWork(q: Queryable): Promise<string[]> {
+  const { txIntents, buybacks, wethConversions, assetPurchases, deskTrades } = tables;
+  const rows = await unionAll(
+    q.select({ what: sql<string>`'transaction ' || ${txIntents.key} || ' ' || ${txIntents.status}` }).from(txIntents).where(inArray(txIntents.status, ["pending", "signed", "broadcast"])),
+    q.select({ what: sql<string>`'buyback ' || ${buybacks.id} || ' ' || ${buybacks.status}` }).from(buybacks).where(inArray(buybacks.status, ["swapping", "burning"])),
+    q.select({ what: sql<string>`'weth conversion ' || ${wethConversions.id}` }).from(wethConversions).where(eq(wethConversions.status, "swapping")),
+    q.select({ what: sql<string>`'asset purchase ' || ${assetPurchases.id} || ' ' || ${assetPurchases.status}` }).from(assetPurchases).where(inArray(assetPurchases.status, ["swapping", "staking"])),
+    q
+      .select({ what: sql<string>`'desk trade ' || ${deskTrades.id} || ' ' || ${deskTrades.status}` })
+      .from(deskTrades)
+      .where(or(inArray(deskTrades.status, ["opening", "closing"]), isNotNull(deskTrades.pendingTopup))),
+  );
   return rows.map((r) => r.what);
 }
 
@@ -104,12 +113,13 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
   for (const v of (await checkLedgerInvariants(db)).violations) differences.push({ check: "ledger", token: null, leg: null, currency: null, expected: "", actual: "", difference: "", detail: v });
 
   const balanceOf = (token: Address, owner: Address) => publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber: block });
-  const inFlight = await inFlightWork(pool);
+  const inFlight = await inFlightWork(db);
 
   // 2. Ledger vs index, and 3a. the dead address vs the index.
   let indexedBlock: number | null = null;
   const schema = deps.indexSchema;
   if (schema && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new Error(`index schema "${schema}" is not a plain identifier`);
+  // Raw SQL: a catalog probe, then reads of ponder's indexed tables, whose schema is only known at runtime.
   if (schema && (await pool.query("SELECT to_regclass($1) IS NOT NULL AS ok", [`"${schema}".fee_claim`])).rows[0]?.ok) {
     const q = (text: string, params: unknown[] = []) => pool.query(text.replaceAll("$schema", `"${schema}"`), params);
     const head = await q(`SELECT block_number::text AS b FROM $schema.activity ORDER BY block_number DESC LIMIT 1`);
@@ -118,25 +128,33 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
 
     checks.push("fees claimed: ledger vs indexed ClaimTokens");
     for (const [currency, address] of [["USDC", deps.usdc], ["WETH", deps.weth]] as const) {
-      const ledger = await db.execute<{ s: string }>(sql`SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = ${currency} AND kind IN ('fee-claimed', 'unattributed')`);
+      const [ledger] = await db
+        .select({ s: sumText(tables.ledger.amount) })
+        .from(tables.ledger)
+        .where(and(eq(tables.ledger.currency, currency), inArray(tables.ledger.kind, ["fee-claimed", "unattributed"])));
       const indexed = await q(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM $schema.fee_claim WHERE owner = $1 AND currency = $2`, [operator, address.toLowerCase()]);
-      push(diff("fees claimed (index vs ledger)", big(indexed.rows[0]?.s), big(ledger.rows[0]?.s), { currency, leg: "claimed", detail: "ledger attributions + unattributed revenue vs the operator's ClaimTokens" }));
+      push(diff("fees claimed (index vs ledger)", big(indexed.rows[0]?.s), big(ledger?.s), { currency, leg: "claimed", detail: "ledger attributions + unattributed revenue vs the operator's ClaimTokens" }));
     }
 
     checks.push("buyback burns: engine vs indexed operator burns");
-    const burned = await db.execute<{ token: string; kind: string; s: string }>(sql`SELECT token, kind, COALESCE(SUM(tokens_burned), 0)::text AS s FROM engine.buybacks WHERE status = 'done' GROUP BY token, kind`);
+    const { buybacks } = tables;
+    const burned = await db
+      .select({ token: buybacks.token, kind: buybacks.kind, s: sumText(buybacks.tokensBurned) })
+      .from(buybacks)
+      .where(eq(buybacks.status, "done"))
+      .groupBy(buybacks.token, buybacks.kind);
     const indexedBurns = await q(`SELECT token, kind, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn WHERE kind IN ('protocol-buyback', 'creator-buyback') GROUP BY token, kind`);
-    const tokens = new Set([...burned.rows.map((r) => getAddress(r.token)), ...indexedBurns.rows.map((r) => getAddress(r.token as string))]);
+    const tokens = new Set([...burned.map((r) => getAddress(r.token)), ...indexedBurns.rows.map((r) => getAddress(r.token as string))]);
     for (const token of tokens) {
-      const ours = burned.rows.filter((r) => getAddress(r.token) === token).reduce((s, r) => s + big(r.s), 0n);
+      const ours = burned.filter((r) => getAddress(r.token) === token).reduce((s, r) => s + big(r.s), 0n);
       const theirs = indexedBurns.rows.filter((r) => getAddress(r.token as string) === token).reduce((s, r) => s + big(r.s), 0n);
       push(diff("buyback burns (index vs engine)", theirs, ours, { token, leg: token === deps.protocolToken ? "protocol" : "creator-buyback" }));
     }
 
     checks.push("desk USDC returned: engine vs indexed trades");
-    const desks = await db.execute<{ s: string }>(sql`SELECT COALESCE(SUM(usdc_returned), 0)::text AS s FROM engine.desk_trades`);
+    const [desks] = await db.select({ s: sumText(tables.deskTrades.usdcReturned) }).from(tables.deskTrades);
     const indexedDesks = await q(`SELECT COALESCE(SUM(usdc_returned), 0)::text AS s FROM $schema.desk_trade`);
-    push(diff("desk USDC returned (index vs engine)", big(indexedDesks.rows[0]?.s), big(desks.rows[0]?.s), { leg: "perp", currency: "USDC" }));
+    push(diff("desk USDC returned (index vs engine)", big(indexedDesks.rows[0]?.s), big(desks?.s), { leg: "perp", currency: "USDC" }));
 
     checks.push("dead address: chain vs indexed burns");
     const perToken = await q(`SELECT token, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn GROUP BY token`);
@@ -151,12 +169,16 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
   // 3b. The operator's holdings vs the ledger legs that hold them (settled engine only).
   if (!inFlight.length) {
     checks.push("operator holdings: chain vs ledger legs");
-    const legs = await db.execute<{ leg: string; currency: string; s: string }>(sql`SELECT leg, currency, SUM(balance)::text AS s FROM engine.ledger_balances GROUP BY leg, currency`);
-    const held = (names: string[], currency: string) => legs.rows.filter((r) => names.includes(r.leg) && r.currency === currency).reduce((s, r) => s + big(r.s), 0n);
+    const { ledgerBalances } = tables;
+    const legs = await db
+      .select({ leg: ledgerBalances.leg, currency: ledgerBalances.currency, s: sql<string | null>`SUM(${ledgerBalances.balance})::text` })
+      .from(ledgerBalances)
+      .groupBy(ledgerBalances.leg, ledgerBalances.currency);
+    const held = (names: string[], currency: string) => legs.filter((r) => names.includes(r.leg) && r.currency === currency).reduce((s, r) => s + big(r.s), 0n);
     push(diff("operator USDC (ledger vs chain)", held(USDC_LEGS, "USDC"), await balanceOf(deps.usdc, deps.operator), { currency: "USDC", leg: USDC_LEGS.join("+") }));
     push(diff("operator WETH (ledger vs chain)", held(WETH_LEGS, "WETH"), await balanceOf(deps.weth, deps.operator), { currency: "WETH", leg: WETH_LEGS.join("+") }));
-    const bought = await db.execute<{ token: string }>(sql`SELECT DISTINCT token FROM engine.buybacks WHERE status = 'done'`);
-    for (const r of bought.rows) {
+    const bought = await db.selectDistinct({ token: tables.buybacks.token }).from(tables.buybacks).where(eq(tables.buybacks.status, "done"));
+    for (const r of bought) {
       const token = getAddress(r.token);
       push(diff("bought tokens left in the operator wallet", 0n, await balanceOf(token, deps.operator), { token, detail: "every completed buyback burns what it bought" }));
     }
@@ -173,16 +195,18 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
 export async function recordOpeningBalance(deps: Pick<AuditDeps, "db" | "pool" | "publicClient" | "operator" | "usdc" | "weth">): Promise<Record<string, string>> {
   const booked: Record<string, string> = {};
   // Only a settled wallet has a meaningful opening balance; otherwise the next start books it.
-  if ((await inFlightWork(deps.pool)).length) return booked;
+  if ((await inFlightWork(deps.db)).length) return booked;
   const block = await deps.publicClient.getBlockNumber({ cacheTime: 0 });
   for (const [currency, address, legs] of [["USDC", deps.usdc, USDC_LEGS], ["WETH", deps.weth, WETH_LEGS]] as const) {
     const key = `opening-balance:${currency}`;
-    if ((await deps.db.execute(sql`SELECT 1 FROM engine.ledger WHERE key = ${key}`)).rows.length) continue;
+    if ((await deps.db.select({ id: tables.ledger.id }).from(tables.ledger).where(eq(tables.ledger.key, key))).length) continue;
     const onchain = await deps.publicClient.readContract({ address, abi: erc20Abi, functionName: "balanceOf", args: [deps.operator], blockNumber: block });
-    const held = await deps.db.execute<{ s: string | null }>(
-      sql`SELECT SUM(balance)::text AS s FROM engine.ledger_balances WHERE currency = ${currency} AND leg IN (${sql.join(legs.map((l) => sql`${l}`), sql`, `)})`,
-    );
-    const opening = onchain - big(held.rows[0]?.s);
+    const { ledgerBalances } = tables;
+    const [held] = await deps.db
+      .select({ s: sql<string | null>`SUM(${ledgerBalances.balance})::text` })
+      .from(ledgerBalances)
+      .where(and(eq(ledgerBalances.currency, currency), inArray(ledgerBalances.leg, [...legs])));
+    const opening = onchain - big(held?.s);
     // A wallet holding less than the ledger says is a difference for the audit to report, not an opening.
     if (opening < 0n) continue;
     await recordEntries(deps.db, [{ key, kind: "opening-balance", leg: "operator", currency, amount: opening, data: { block: Number(block), onchain: onchain.toString() } }]);

@@ -4,8 +4,10 @@
  * pipeline's permanent failures. Status is `degraded` when a worker's last run failed, the
  * RPC is unreachable, or the engine's heartbeat is stale.
  */
+import { asc, inArray } from "drizzle-orm";
 import type pg from "pg";
 import { pipelineHealth } from "./chain/pipeline.js";
+import { dbOf, tables } from "./db/client.js";
 
 /** A heartbeat older than this means the engine is not running. */
 export const HEARTBEAT_STALE_MS = 60_000;
@@ -58,37 +60,39 @@ const NEVER_MIGRATED = new Set(["3F000", "42P01"]);
  * history. Works (and answers `degraded`) before the engine ever ran.
  */
 export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise<EngineHealth> {
+  const db = dbOf(pool);
+  const { workerState, engineState: stateTable } = tables;
   let read;
   try {
     read = await Promise.all([
-      pool.query("SELECT * FROM engine.worker_state ORDER BY name"),
-      pool.query<{ key: string; value: Record<string, unknown>; updated_at: Date }>("SELECT key, value, updated_at FROM engine.state WHERE key IN ('engine', 'rpc', 'last-reorg')"),
+      db.select().from(workerState).orderBy(asc(workerState.name)),
+      db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg"])),
       pipelineHealth(pool),
     ]);
   } catch (error) {
     if (NEVER_MIGRATED.has((error as { code?: string }).code ?? "")) return structuredClone(NOT_STARTED);
     throw error;
   }
-  const [{ rows }, state, transactions] = read;
+  const [rows, stateRows, transactions] = read;
   const workers: WorkerHealth[] = rows.map((r) => {
-    const failedLast = r.last_error_at && (!r.last_success_at || r.last_error_at > r.last_success_at);
+    const failedLast = !!r.lastErrorAt && (!r.lastSuccessAt || r.lastErrorAt > r.lastSuccessAt);
     return {
       name: r.name,
-      minIntervalSeconds: r.min_interval_seconds,
-      maxIntervalSeconds: r.max_interval_seconds,
-      lastRunAt: iso(r.last_run_at),
-      lastSuccessAt: iso(r.last_success_at),
-      lastError: failedLast ? r.last_error : null,
-      lastErrorAt: iso(r.last_error_at),
+      minIntervalSeconds: r.minIntervalSeconds,
+      maxIntervalSeconds: r.maxIntervalSeconds,
+      lastRunAt: iso(r.lastRunAt),
+      lastSuccessAt: iso(r.lastSuccessAt),
+      lastError: failedLast ? r.lastError : null,
+      lastErrorAt: iso(r.lastErrorAt),
       runs: r.runs,
       failures: r.failures,
       running: r.running,
-      nextRunAt: iso(r.next_run_at),
+      nextRunAt: iso(r.nextRunAt),
       healthy: !failedLast,
     };
   });
-  const engineState = state.rows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
-  const rpcState = state.rows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
+  const engineState = stateRows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
+  const rpcState = stateRows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
   const heartbeatAt = engineState?.heartbeatAt ?? null;
   const running = heartbeatAt !== null && now - Date.parse(heartbeatAt) < HEARTBEAT_STALE_MS;
   const reasons: string[] = [];
@@ -100,7 +104,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       reasons.push(`transaction ${t.key} ${t.status} for ${t.ageSeconds} s${t.error ? `: ${t.error}` : ""}`);
     }
   }
-  const reorg = state.rows.find((r) => r.key === "last-reorg")?.value as { at: string; forkBlock: number; reopened: string[]; reversed: number } | undefined;
+  const reorg = stateRows.find((r) => r.key === "last-reorg")?.value as { at: string; forkBlock: number; reopened: string[]; reversed: number } | undefined;
   return {
     status: reasons.length ? "degraded" : "ok",
     reasons,

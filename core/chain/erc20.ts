@@ -1,7 +1,9 @@
 /** ERC20 reads and the approvals the engine needs (ERC20 allowances, Permit2 → UniversalRouter). */
+import { and, count, eq, like } from "drizzle-orm";
 import { type Address, encodeFunctionData, erc20Abi, maxUint48, maxUint160, maxUint256 } from "viem";
 import { permit2AllowanceAbi } from "../../common/abis/engine.js";
 import type { EngineContext } from "../context.js";
+import { tables } from "../db/client.js";
 import { EngineError } from "../errors.js";
 
 /** Below this allowance an approval is renewed. */
@@ -14,8 +16,12 @@ export function balanceOf(ctx: Pick<EngineContext, "publicClient">, token: Addre
 async function approvalKey(ctx: EngineContext, prefix: string): Promise<string> {
   // A new generation per mined approval, so a later renewal gets a fresh key while
   // concurrent callers needing the same approval share one intent.
-  const { rows } = await ctx.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.tx_intents WHERE key LIKE $1 AND status = 'mined'", [`${prefix}:%`]);
-  return `${prefix}:${Number(rows[0]!.n) + 1}`;
+  const { txIntents } = tables;
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(txIntents)
+    .where(and(like(txIntents.key, `${prefix}:%`), eq(txIntents.status, "mined")));
+  return `${prefix}:${row!.n + 1}`;
 }
 
 /** Ensures `spender` may pull `token` from the operator (ERC20 `approve(max)` when low). */
