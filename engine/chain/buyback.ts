@@ -4,7 +4,7 @@
  * buyback id, so a crash between them resumes with the burn. A swap that cannot land refunds
  * the spend to its leg.
  */
-import { eq } from "drizzle-orm";
+import { and, asc, count, eq, inArray, like } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { burnTokens } from "./burn.js";
@@ -40,9 +40,12 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
     [b] = await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id));
   }
   if (b!.status === "burning") {
-    const failedBurns = Number(
-      (await ctx.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.tx_intents WHERE key LIKE $1 AND status IN ('failed', 'reverted')", [`buyback:${id}:burn%`])).rows[0]!.n,
-    );
+    const { txIntents } = tables;
+    const [burns] = await ctx.db
+      .select({ n: count() })
+      .from(txIntents)
+      .where(and(like(txIntents.key, `buyback:${id}:burn%`), inArray(txIntents.status, ["failed", "reverted"])));
+    const failedBurns = burns!.n;
     const key = failedBurns ? `buyback:${id}:burn:${failedBurns}` : `buyback:${id}:burn`;
     const burn = await burnTokens(ctx, { key, worker, token });
     if (burn.outcome && burn.outcome.status !== "mined") {
@@ -78,6 +81,11 @@ function summary(b: BuybackRow): BuybackSummary {
 
 /** Ids of a kind's buybacks still in progress (swapping or burning), oldest first. */
 export async function unfinishedBuybacks(ctx: EngineContext, kind: "protocol" | "creator"): Promise<number[]> {
-  const { rows } = await ctx.pool.query<{ id: string }>("SELECT id FROM engine.buybacks WHERE kind = $1 AND status IN ('swapping', 'burning') ORDER BY id", [kind]);
-  return rows.map((r) => Number(r.id));
+  const { buybacks } = tables;
+  const rows = await ctx.db
+    .select({ id: buybacks.id })
+    .from(buybacks)
+    .where(and(eq(buybacks.kind, kind), inArray(buybacks.status, ["swapping", "burning"])))
+    .orderBy(asc(buybacks.id));
+  return rows.map((r) => r.id);
 }

@@ -4,13 +4,13 @@
  * Market orders are two-step: the exchange's keeper executes them later, and
  * `syncDeskTrades` applies the execution (or cancellation) to the rows and the ledger.
  */
-import { sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, like, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { ensureAllowance } from "../../core/chain/erc20.js";
 import { encodeCloseTrade, encodeOpenTrade, encodeTopUp, executionFee, marginUpdateOf, orderIdOf, readPairPrice } from "../chain/perps.js";
 import type { EngineContext } from "../../core/context.js";
-import { tables } from "../../core/db/client.js";
+import { type Tx, tables } from "../../core/db/client.js";
 import type { DeskOpen } from "../decisions/desk-entry.js";
 import { consumePerpUsdc, refundSpend } from "../../core/ledger/ledger.js";
 import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
@@ -105,7 +105,12 @@ async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): 
   trade = await tradeById(ctx.db, trade.id);
   if (trade.status !== "closing" || trade.closeOrderId !== null) return trade;
   const prefix = `desk-trade:${trade.id}:close:`;
-  const { rows } = await ctx.pool.query<{ key: string; status: string }>("SELECT key, status FROM engine.tx_intents WHERE key LIKE $1 ORDER BY id DESC", [`${prefix}%`]);
+  const { txIntents } = tables;
+  const rows = await ctx.db
+    .select({ key: txIntents.key, status: txIntents.status })
+    .from(txIntents)
+    .where(like(txIntents.key, `${prefix}%`))
+    .orderBy(desc(txIntents.id));
   const latest = rows[0];
   const reuse = latest && latest.status !== "failed" && latest.status !== "reverted";
   const key = reuse ? latest.key : `${prefix}${rows.length + 1}`;
@@ -149,10 +154,17 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
   if (trade.pendingTopup === null) return trade;
   const n = trade.topups + 1;
   const spend = `spend:desk-topup:${trade.id}:${n}`;
+  const { deskTrades } = tables;
+  // Clears the pending top-up once: only while the row still counts the previous top-ups.
+  const clearTopUp = (tx: Tx) =>
+    tx
+      .update(deskTrades)
+      .set({ pendingTopup: null, topups: n, updatedAt: sql`now()` })
+      .where(and(eq(deskTrades.id, trade.id), eq(deskTrades.topups, n - 1)));
   if (trade.status !== "open" || trade.tradeIndex === null) {
     await ctx.db.transaction(async (tx) => {
       await refundSpend(tx, spend, `trade ${trade.status}`);
-      await tx.execute(sql`UPDATE engine.desk_trades SET pending_topup = NULL, topups = ${n}, updated_at = now() WHERE id = ${trade.id} AND topups = ${n - 1}`);
+      await clearTopUp(tx);
     });
     return tradeById(ctx.db, trade.id);
   }
@@ -171,13 +183,20 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
       const updated = marginUpdateOf(outcome.receipt);
       const collateral = (updated?.collateral ?? (trade.collateral ?? 0n) + trade.pendingTopup!).toString();
       const leverage = (updated?.leverage ?? trade.leverage).toString();
-      await tx.execute(sql`
-        UPDATE engine.desk_trades SET basis_usdc = basis_usdc + pending_topup, pending_topup = NULL, topups = ${n},
-          collateral = ${collateral}::numeric, leverage = ${leverage}::numeric, updated_at = now()
-        WHERE id = ${trade.id} AND pending_topup IS NOT NULL AND topups = ${n - 1}`);
+      await tx
+        .update(deskTrades)
+        .set({
+          basisUsdc: sql`${deskTrades.basisUsdc} + ${deskTrades.pendingTopup}`,
+          pendingTopup: null,
+          topups: n,
+          collateral,
+          leverage,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(deskTrades.id, trade.id), isNotNull(deskTrades.pendingTopup), eq(deskTrades.topups, n - 1)));
     } else {
       await refundSpend(tx, spend, outcome.reason);
-      await tx.execute(sql`UPDATE engine.desk_trades SET pending_topup = NULL, topups = ${n}, updated_at = now() WHERE id = ${trade.id} AND topups = ${n - 1}`);
+      await clearTopUp(tx);
     }
   });
   return tradeById(ctx.db, trade.id);

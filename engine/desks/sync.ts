@@ -6,7 +6,7 @@
  * token's perp leg, any profit to its creator buyback queue (desk profits never buy the
  * protocol token), and a loss recorded on the trade.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { getAddress } from "viem";
 import { perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { logDecision } from "../../core/agent-log.js";
@@ -40,11 +40,8 @@ export function syncDeskTrades(ctx: EngineContext, worker = "desk-sync"): Promis
 async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
   for (const t of await tradesWithStatus(ctx.db, ["opening"])) if (t.orderId === null) await progressOpening(ctx, t, worker);
   for (const t of await tradesWithStatus(ctx.db, ["closing"])) if (t.closeOrderId === null) await progressClosing(ctx, t, worker);
-  const { rows } = await ctx.pool.query("SELECT id FROM engine.desk_trades WHERE pending_topup IS NOT NULL");
-  for (const r of rows) {
-    const [t] = await ctx.db.select().from(tables.deskTrades).where(eq(tables.deskTrades.id, Number(r.id)));
-    await progressTopUp(ctx, toTrade(t!), worker);
-  }
+  const topUps = await ctx.db.select().from(tables.deskTrades).where(isNotNull(tables.deskTrades.pendingTopup)).orderBy(asc(tables.deskTrades.id));
+  for (const t of topUps) await progressTopUp(ctx, toTrade(t), worker);
 
   const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, orphans: 0 };
   const head = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
@@ -109,7 +106,7 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
 }
 
 type Applied =
-  | { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string; before: Record<string, unknown>; amounts?: Record<string, bigint | boolean> }
+  | { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string; before: Snapshot; amounts?: Record<string, bigint | boolean> }
   | { kind: "orphan" };
 /** The log an event's ledger rows come from: keys and block hash. */
 type Fact = { key: string; blockNumber: number; blockHash: string };
@@ -121,36 +118,81 @@ type Fact = { key: string; blockNumber: number; blockHash: string };
  */
 export async function rewindPerpsEvents(tx: Tx, forkBlock: number, lostHashes: string[]): Promise<number> {
   if (!lostHashes.length) return 0;
-  const { rows } = await tx.execute<{ tx_hash: string; log_index: number; trade_id: number | null; before: Record<string, unknown> | null }>(sql`
-    SELECT tx_hash, log_index, trade_id, before FROM engine.perps_events
-    WHERE block_hash IN (${sql.join(lostHashes.map((h) => sql`${h}`), sql`, `)})
-    ORDER BY block_number DESC, log_index DESC`);
+  const { perpsEvents, deskTrades } = tables;
+  const rows = await tx
+    .select({ txHash: perpsEvents.txHash, logIndex: perpsEvents.logIndex, tradeId: perpsEvents.tradeId, before: perpsEvents.before })
+    .from(perpsEvents)
+    .where(inArray(perpsEvents.blockHash, lostHashes))
+    .orderBy(desc(perpsEvents.blockNumber), desc(perpsEvents.logIndex));
   for (const r of rows) {
-    if (r.trade_id !== null && r.before) {
-      const b = r.before;
-      await tx.execute(sql`UPDATE engine.desk_trades SET
-          status = ${b.status as string}, trade_index = ${(b.trade_index as number | null) ?? null}, collateral = ${(b.collateral as string | null) ?? null}::numeric,
-          open_price = ${(b.open_price as string | null) ?? null}::numeric, opened_timestamp = ${(b.opened_timestamp as number | null) ?? null},
-          leverage = ${b.leverage as string}::numeric, basis_usdc = ${b.basis_usdc as string}::numeric, close_order_id = ${(b.close_order_id as string | null) ?? null}::numeric,
-          close_amount = ${(b.close_amount as string | null) ?? null}::numeric, usdc_returned = ${b.usdc_returned as string}::numeric,
-          realised_pnl = ${b.realised_pnl as string}::numeric, closed_at = ${(b.closed_at as string | null) ?? null}::timestamptz, updated_at = now()
-        WHERE id = ${r.trade_id}`);
+    const b = r.before as Snapshot | null;
+    if (r.tradeId !== null && b) {
+      await tx
+        .update(deskTrades)
+        .set({
+          status: b.status,
+          tradeIndex: b.trade_index ?? null,
+          collateral: b.collateral ?? null,
+          openPrice: b.open_price ?? null,
+          openedTimestamp: b.opened_timestamp == null ? null : Number(b.opened_timestamp),
+          leverage: b.leverage,
+          basisUsdc: b.basis_usdc,
+          closeOrderId: b.close_order_id ?? null,
+          closeAmount: b.close_amount ?? null,
+          usdcReturned: b.usdc_returned,
+          realisedPnl: b.realised_pnl,
+          closedAt: b.closed_at ? new Date(b.closed_at) : null,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(deskTrades.id, r.tradeId));
     }
-    await tx.execute(sql`DELETE FROM engine.perps_events WHERE tx_hash = ${r.tx_hash} AND log_index = ${r.log_index}`);
+    await tx.delete(perpsEvents).where(and(eq(perpsEvents.txHash, r.txHash), eq(perpsEvents.logIndex, r.logIndex)));
   }
   const cursor = await getState<{ block: number }>(tx, CURSOR_KEY);
   if (cursor && cursor.block > forkBlock) await setState(tx, CURSOR_KEY, { block: forkBlock });
   return rows.length;
 }
 
-/** The columns of a trade that events change, as stored in `perps_events.before`. */
-async function snapshot(tx: Tx, id: number): Promise<Record<string, unknown>> {
-  const { rows } = await tx.execute<Record<string, unknown>>(sql`
-    SELECT status, trade_index, collateral::text, open_price::text, opened_timestamp, leverage::text, basis_usdc::text,
-           close_order_id::text, close_amount::text, usdc_returned::text, realised_pnl::text, closed_at
-    FROM engine.desk_trades WHERE id = ${id}`);
-  const r = rows[0]!;
-  return { ...r, closed_at: r.closed_at ? new Date(r.closed_at as string).toISOString() : null };
+/**
+ * The columns of a trade that events change, as stored in `perps_events.before`: column
+ * names as keys, numeric columns (and the bigint `opened_timestamp`) as decimal strings, the
+ * close time as an ISO string.
+ */
+type Snapshot = {
+  status: string;
+  trade_index: number | null;
+  collateral: string | null;
+  open_price: string | null;
+  opened_timestamp: string | null;
+  leverage: string;
+  basis_usdc: string;
+  close_order_id: string | null;
+  close_amount: string | null;
+  usdc_returned: string;
+  realised_pnl: string;
+  closed_at: string | null;
+};
+
+async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
+  const t = tables.deskTrades;
+  const [r] = await tx
+    .select({
+      status: t.status,
+      trade_index: t.tradeIndex,
+      collateral: t.collateral,
+      open_price: t.openPrice,
+      opened_timestamp: sql<string | null>`${t.openedTimestamp}::text`,
+      leverage: t.leverage,
+      basis_usdc: t.basisUsdc,
+      close_order_id: t.closeOrderId,
+      close_amount: t.closeAmount,
+      usdc_returned: t.usdcReturned,
+      realised_pnl: t.realisedPnl,
+      closed_at: t.closedAt,
+    })
+    .from(t)
+    .where(eq(t.id, id));
+  return { ...r!, closed_at: r!.closed_at ? r!.closed_at.toISOString() : null };
 }
 
 function jsonArgs(args: Record<string, unknown>): Record<string, unknown> {
@@ -227,7 +269,11 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
   if (profit > 0n) entries.push({ key: `desk-profit:${key}`, kind: "desk-profit", leg: Legs.creatorBuyback, token: trade.token, currency: "USDC" as const, amount: profit, ...onchain, data: { tradeId: trade.id } });
   await recordEntries(tx, entries);
   const pnl = sent - basisPart;
-  await tx.execute(sql`UPDATE engine.desk_trades SET usdc_returned = usdc_returned + ${sent.toString()}::numeric, realised_pnl = realised_pnl + ${pnl.toString()}::numeric WHERE id = ${trade.id}`);
+  const { deskTrades } = tables;
+  await tx
+    .update(deskTrades)
+    .set({ usdcReturned: sql`${deskTrades.usdcReturned} + ${sent.toString()}::numeric`, realisedPnl: sql`${deskTrades.realisedPnl} + ${pnl.toString()}::numeric` })
+    .where(eq(deskTrades.id, trade.id));
   if (full) {
     await updateTrade(tx, trade.id, { status: kind, closedAt: new Date(), closeOrderId: null });
   } else {

@@ -9,10 +9,12 @@
  */
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { and, count, eq, inArray, isNull, max, or, sql } from "drizzle-orm";
 import type pg from "pg";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Address, PublicClient } from "viem";
 import type { Logger } from "../../common/logger.js";
+import { type Db, dbOf, tables } from "../../core/db/client.js";
 import { describeError } from "../../core/errors.js";
 import type { CycleOutcome } from "./scheduler.js";
 
@@ -53,37 +55,43 @@ type Snapshot = {
   pending: Map<string, bigint>;
 };
 
-async function readSnapshot(pool: pg.Pool, operator: Address | undefined): Promise<Snapshot> {
-  const [intents, oldest, nonce, legs] = await Promise.all([
-    pool.query<{ status: string; n: string }>("SELECT status, count(*)::text AS n FROM engine.tx_intents GROUP BY status"),
-    pool.query<{ age: string | null }>(
-      `SELECT EXTRACT(EPOCH FROM now() - min(created_at))::text AS age FROM engine.tx_intents
-        WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)`,
-    ),
-    pool.query<{ nonce: number | null }>("SELECT max(nonce) AS nonce FROM engine.tx_intents WHERE status IN ('mined', 'reverted') AND signer = $1", [operator ?? ""]),
-    pool.query<{ leg: string; balance: string }>(
-      "SELECT leg, SUM(balance)::text AS balance FROM engine.ledger_balances WHERE currency = 'USDC' AND leg = ANY($1) GROUP BY leg",
-      [[...PENDING_USDC_LEGS]],
-    ),
+async function readSnapshot(db: Db, operator: Address | undefined): Promise<Snapshot> {
+  const { txIntents, ledgerBalances } = tables;
+  const [intents, [oldest], [nonce], legs] = await Promise.all([
+    db.select({ status: txIntents.status, n: count() }).from(txIntents).groupBy(txIntents.status),
+    db
+      .select({ age: sql<string | null>`EXTRACT(EPOCH FROM now() - min(${txIntents.createdAt}))::text` })
+      .from(txIntents)
+      .where(or(inArray(txIntents.status, ["pending", "signed", "broadcast"]), and(inArray(txIntents.status, ["mined", "reverted"]), isNull(txIntents.finalAt)))),
+    db
+      .select({ nonce: max(txIntents.nonce) })
+      .from(txIntents)
+      .where(and(inArray(txIntents.status, ["mined", "reverted"]), eq(txIntents.signer, operator ?? ""))),
+    db
+      .select({ leg: ledgerBalances.leg, balance: sql<string>`SUM(${ledgerBalances.balance})::text` })
+      .from(ledgerBalances)
+      .where(and(eq(ledgerBalances.currency, "USDC"), inArray(ledgerBalances.leg, [...PENDING_USDC_LEGS])))
+      .groupBy(ledgerBalances.leg),
   ]);
   return {
-    intents: new Map(intents.rows.map((r) => [r.status, Number(r.n)])),
-    oldestNonFinalSeconds: oldest.rows[0]?.age == null ? 0 : Number(oldest.rows[0].age),
-    maxMinedNonce: nonce.rows[0]?.nonce ?? null,
-    pending: new Map(legs.rows.map((r) => [r.leg, BigInt(r.balance)])),
+    intents: new Map(intents.map((r) => [r.status, r.n])),
+    oldestNonFinalSeconds: oldest?.age == null ? 0 : Number(oldest.age),
+    maxMinedNonce: nonce?.nonce ?? null,
+    pending: new Map(legs.map((r) => [r.leg, BigInt(r.balance)])),
   };
 }
 
 /** The engine's registry with every metric; persisted figures are read on each scrape. */
 export function createEngineMetrics(source: MetricsSource): EngineMetrics {
-  const { pool, publicClient, operator, log } = source;
+  const { publicClient, operator, log } = source;
+  const db = dbOf(source.pool);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
   // One database read per scrape, shared by the gauges that collect from it.
   let inFlight: Promise<Snapshot | undefined> | undefined;
   const snapshot = () => {
-    inFlight ??= readSnapshot(pool, operator)
+    inFlight ??= readSnapshot(db, operator)
       .catch((error) => {
         log.warn({ err: describeError(error) }, "metrics: could not read the engine tables");
         return undefined;
@@ -157,8 +165,8 @@ export function createEngineMetrics(source: MetricsSource): EngineMetrics {
   let rpcFailures: Counter | undefined;
   async function readRpcState(): Promise<void> {
     try {
-      const { rows } = await pool.query<{ value: { reachable?: boolean; checkedAt?: string } }>("SELECT value FROM engine.state WHERE key = 'rpc'");
-      const rpc = rows[0]?.value;
+      const [row] = await db.select({ value: tables.engineState.value }).from(tables.engineState).where(eq(tables.engineState.key, "rpc"));
+      const rpc = row?.value as { reachable?: boolean; checkedAt?: string } | undefined;
       if (!rpc || typeof rpc.reachable !== "boolean") return;
       rpcReachable?.set(rpc.reachable ? 1 : 0);
       if (!rpc.reachable && rpc.checkedAt && rpc.checkedAt !== lastFailedCheck) {

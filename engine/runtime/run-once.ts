@@ -4,9 +4,11 @@
  * queues a request the leader's scheduler picks up within a second, and
  * `awaitWorkerRun` waits for its outcome.
  */
+import { eq } from "drizzle-orm";
 import type pg from "pg";
 import { sleep } from "../../common/async.js";
 import type { EngineContext } from "../../core/context.js";
+import { dbOf, tables } from "../../core/db/client.js";
 import { type CycleOutcome, runWorkerCycle } from "./scheduler.js";
 import { WORKERS, type WorkerName, isWorkerName } from "../workers/index.js";
 
@@ -24,18 +26,17 @@ export class UnknownWorkerError extends Error {
 /** Queues a run of `name` for the leader; returns the request id. */
 export async function requestWorkerRun(pool: pg.Pool, name: string): Promise<number> {
   if (!isWorkerName(name)) throw new UnknownWorkerError(name);
-  const { rows } = await pool.query<{ id: string }>("INSERT INTO engine.run_requests (worker) VALUES ($1) RETURNING id", [name]);
-  return Number(rows[0]!.id);
+  const [row] = await dbOf(pool).insert(tables.runRequests).values({ worker: name }).returning({ id: tables.runRequests.id });
+  return row!.id;
 }
 
 export type RunRequestState = { id: number; worker: string; requestedAt: string; startedAt: string | null; finishedAt: string | null; ok: boolean | null; result: unknown };
 
 export async function readWorkerRun(pool: pg.Pool, id: number): Promise<RunRequestState | undefined> {
-  const { rows } = await pool.query("SELECT * FROM engine.run_requests WHERE id = $1", [id]);
-  const r = rows[0];
+  const [r] = await dbOf(pool).select().from(tables.runRequests).where(eq(tables.runRequests.id, id));
   if (!r) return undefined;
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
-  return { id: Number(r.id), worker: r.worker, requestedAt: r.requested_at.toISOString(), startedAt: iso(r.started_at), finishedAt: iso(r.finished_at), ok: r.ok, result: r.result };
+  return { id: r.id, worker: r.worker, requestedAt: r.requestedAt.toISOString(), startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt), ok: r.ok, result: r.result };
 }
 
 /** Waits for a requested run to finish (or the timeout). */

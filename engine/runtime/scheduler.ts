@@ -5,8 +5,9 @@
  * never later than the worker's own interval. Run requests (`engine.run_requests`, written
  * by the operator endpoint or `npm run engine -- request <worker>`) run a cycle now.
  */
-import { sql } from "drizzle-orm";
+import { eq, isNull, sql } from "drizzle-orm";
 import type { EngineContext } from "../../core/context.js";
+import { tables } from "../../core/db/client.js";
 import { describeError } from "../../core/errors.js";
 import type { Worker, WorkerName, WorkerResult } from "../workers/types.js";
 import { isWorkerName } from "../workers/types.js";
@@ -35,12 +36,12 @@ export function nextDelayMs(worker: Pick<Worker, "minSeconds" | "maxSeconds">, s
 
 /** Registers the workers' schedule rows (idempotent; keeps counters). */
 export async function registerWorkers(ctx: Pick<EngineContext, "db">, workers: Worker[]): Promise<void> {
+  const { workerState } = tables;
   for (const w of workers) {
-    await ctx.db.execute(sql`
-      INSERT INTO engine.worker_state (name, min_interval_seconds, max_interval_seconds)
-      VALUES (${w.name}, ${w.minSeconds}, ${w.maxSeconds})
-      ON CONFLICT (name) DO UPDATE SET min_interval_seconds = EXCLUDED.min_interval_seconds,
-        max_interval_seconds = EXCLUDED.max_interval_seconds, running = false`);
+    await ctx.db
+      .insert(workerState)
+      .values({ name: w.name, minIntervalSeconds: w.minSeconds, maxIntervalSeconds: w.maxSeconds })
+      .onConflictDoUpdate({ target: workerState.name, set: { minIntervalSeconds: w.minSeconds, maxIntervalSeconds: w.maxSeconds, running: false } });
   }
 }
 
@@ -75,14 +76,16 @@ export async function runWorkerCycle(ctx: EngineContext, worker: Worker): Promis
 }
 
 async function runWorkerCycleUnobserved(ctx: EngineContext, worker: Worker): Promise<CycleOutcome> {
+  const { workerState } = tables;
   const started = Date.now();
-  await ctx.db.execute(sql`UPDATE engine.worker_state SET running = true, last_run_at = now() WHERE name = ${worker.name}`);
+  await ctx.db.update(workerState).set({ running: true, lastRunAt: sql`now()` }).where(eq(workerState.name, worker.name));
   try {
     const result = await ctx.gate.shared(() => worker.run(ctx));
     const ms = Date.now() - started;
-    await ctx.db.execute(sql`
-      UPDATE engine.worker_state SET running = false, last_success_at = now(), runs = runs + 1,
-        consecutive_failures = 0, last_result = ${JSON.stringify(jsonSafe(result))}::jsonb WHERE name = ${worker.name}`);
+    await ctx.db
+      .update(workerState)
+      .set({ running: false, lastSuccessAt: sql`now()`, runs: sql`${workerState.runs} + 1`, consecutiveFailures: 0, lastResult: jsonSafe(result) })
+      .where(eq(workerState.name, worker.name));
     ctx.log.debug({ worker: worker.name, ms }, "worker cycle done");
     return { ok: true, result, ms };
   } catch (error) {
@@ -90,9 +93,16 @@ async function runWorkerCycleUnobserved(ctx: EngineContext, worker: Worker): Pro
     const message = describeError(error);
     ctx.log.error({ worker: worker.name, err: message, ms }, "worker cycle failed");
     await ctx.db
-      .execute(sql`
-        UPDATE engine.worker_state SET running = false, last_error_at = now(), last_error = ${message}, runs = runs + 1,
-          failures = failures + 1, consecutive_failures = consecutive_failures + 1 WHERE name = ${worker.name}`)
+      .update(workerState)
+      .set({
+        running: false,
+        lastErrorAt: sql`now()`,
+        lastError: message,
+        runs: sql`${workerState.runs} + 1`,
+        failures: sql`${workerState.failures} + 1`,
+        consecutiveFailures: sql`${workerState.consecutiveFailures} + 1`,
+      })
+      .where(eq(workerState.name, worker.name))
       .catch((e) => ctx.log.error({ err: String(e) }, "could not record the worker failure"));
     return { ok: false, error: message, ms };
   }
@@ -148,7 +158,7 @@ export class Scheduler {
   private async schedule(w: Worker, delayMs: number): Promise<void> {
     if (this.stopped) return;
     const at = new Date(Date.now() + delayMs);
-    await this.ctx.db.execute(sql`UPDATE engine.worker_state SET next_run_at = ${at.toISOString()}::timestamptz WHERE name = ${w.name}`).catch(() => {});
+    await this.ctx.db.update(tables.workerState).set({ nextRunAt: at }).where(eq(tables.workerState.name, w.name)).catch(() => {});
     const timer = setTimeout(() => {
       void this.runNow(w.name).then(() => this.schedule(w, nextDelayMs(w, this.options.scale, this.consecutiveFailures.get(w.name) ?? 0, this.options.random)));
     }, delayMs);
@@ -159,17 +169,19 @@ export class Scheduler {
     if (this.stopped) return;
     this.requestTimer = setTimeout(async () => {
       try {
-        const { rows } = await this.ctx.pool.query<{ id: string; worker: string }>(
-          "UPDATE engine.run_requests SET started_at = now() WHERE started_at IS NULL RETURNING id, worker",
-        );
+        const { runRequests } = tables;
+        const rows = await this.ctx.db
+          .update(runRequests)
+          .set({ startedAt: sql`now()` })
+          .where(isNull(runRequests.startedAt))
+          .returning({ id: runRequests.id, worker: runRequests.worker });
         for (const r of rows) {
           const name = r.worker;
           const outcome: CycleOutcome = isWorkerName(name) ? await this.runNow(name) : { ok: false, error: `unknown worker ${name}`, ms: 0 };
-          await this.ctx.pool.query("UPDATE engine.run_requests SET finished_at = now(), ok = $2, result = $3 WHERE id = $1", [
-            r.id,
-            outcome.ok,
-            JSON.stringify(jsonSafe(outcome.ok ? outcome.result : { error: outcome.error })),
-          ]);
+          await this.ctx.db
+            .update(runRequests)
+            .set({ finishedAt: sql`now()`, ok: outcome.ok, result: jsonSafe(outcome.ok ? outcome.result : { error: outcome.error }) })
+            .where(eq(runRequests.id, r.id));
         }
       } catch (error) {
         this.ctx.log.warn({ err: describeError(error) }, "run requests poll failed");
