@@ -154,6 +154,7 @@ const envSchema = z.object({
     .transform(Number),
   START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
   CONFIRMATIONS: integer(0, 100_000, 0).optional(),
+  LEADER_LEASE_SECONDS: integer(2, 600, 10),
   ETH_GET_LOGS_BLOCK_RANGE: integer(1, 1_000_000, 1).optional(),
   OPERATOR_API_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   LEGACY_LAUNCH_OPEN: bool,
@@ -205,6 +206,11 @@ export type Config = {
    * devnet; 12 by default elsewhere). Until then the finality watcher re-checks it.
    */
   confirmations: number;
+  /**
+   * Term of the engine's leadership lease: a leader that stops renewing it (killed, frozen,
+   * cut off from PostgreSQL) is replaced by a standby this long after its last renewal.
+   */
+  leaderLeaseSeconds: number;
   /** Most blocks per eth_getLogs request of the indexer (unset: ponder decides). */
   ethGetLogsBlockRange: number | undefined;
   operatorApiKey: string | undefined;
@@ -289,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerIntervalScale: e.WORKER_INTERVAL_SCALE,
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
+    leaderLeaseSeconds: e.LEADER_LEASE_SECONDS,
     ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,
     operatorApiKey: e.OPERATOR_API_KEY,
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,

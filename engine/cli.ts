@@ -31,7 +31,8 @@ import { USDC_DECIMALS, parseDecimal } from "../common/money.js";
 import { createEngine } from "./runtime/engine.js";
 import { parseFaults } from "../core/faults.js";
 import { readWorkerHealth } from "../core/health.js";
-import { ENGINE_LOCK_KEY } from "./runtime/leader.js";
+import { acquireLeadership } from "./runtime/leader.js";
+import { readLease } from "../core/leadership.js";
 import { checkLedgerInvariants, ledgerTotals } from "../core/ledger/ledger.js";
 import { awaitWorkerRun, requestWorkerRun } from "./runtime/run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
@@ -85,16 +86,20 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
-  // The operator's nonces belong to one process at a time: take the leader lock or refuse.
-  const lock = new pg.Client({ connectionString: config.databaseUrl, application_name: "launchpad-engine-cli" });
-  await lock.connect();
+  // The operator's nonces belong to one process at a time: take the leadership lease (for the
+  // length of this command, fenced like an engine) or refuse while an engine leads.
+  const leadership = await acquireLeadership(config.databaseUrl, log, { ttlMs: config.leaderLeaseSeconds * 1_000, once: true });
+  if (!leadership) {
+    const db = openEngineDb(config.databaseUrl, "launchpad-engine-cli");
+    const lease = await readLease(db.db).catch(() => undefined);
+    await db.close();
+    process.stderr.write(
+      `an engine is running (${lease ? `${lease.holder} leads, epoch ${lease.epoch}` : "it holds the leadership lease"}); use: npm run engine -- request ${arg ?? "<worker>"}\n`,
+    );
+    return 1;
+  }
   try {
-    const { rows } = await lock.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [ENGINE_LOCK_KEY.toString()]);
-    if (!rows[0]?.locked) {
-      process.stderr.write(`an engine is running (it holds the leader lock); use: npm run engine -- request ${arg ?? "<worker>"}\n`);
-      return 1;
-    }
-    const engine = await createEngine({ config, log, faults: parseFaults(process.env.ENGINE_CRASH_AT, log) });
+    const engine = await createEngine({ config, log, faults: parseFaults(process.env.ENGINE_CRASH_AT, log), fence: leadership.fence });
     try {
       if (command === "reconcile") {
         print(await engine.reconcile());
@@ -110,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
       await engine.stop();
     }
   } finally {
-    await lock.end().catch(() => {});
+    await leadership.release();
   }
 }
 

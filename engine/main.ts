@@ -1,6 +1,7 @@
 /**
- * The engine process: validated config, structured logs, single leadership through a
- * PostgreSQL advisory lock (hot standbys wait on it), startup reconciliation (in-flight
+ * The engine process: validated config, structured logs, single leadership through a lease
+ * in PostgreSQL with a fencing epoch (hot standbys wait for it to expire; a leader that loses
+ * it stands down at once, exit code 75, and comes back as a standby), startup reconciliation (in-flight
  * transactions resumed, fee attribution caught up, desks re-bound to the exchange), then the
  * eight workers on their schedule until SIGINT/SIGTERM, which lets running cycles finish.
  */
@@ -74,10 +75,17 @@ async function startMetrics(databaseUrl: string): Promise<{ metrics: ReturnType<
 }
 
 const exporter = await startMetrics(config.databaseUrl);
-const leadership = await acquireLeadership(config.databaseUrl, log, { signal: shutdown.signal });
+const leadership = await acquireLeadership(config.databaseUrl, log, { ttlMs: config.leaderLeaseSeconds * 1_000, signal: shutdown.signal });
 if (leadership) {
   exporter?.metrics.setLeader(true);
-  const engine = await createEngine({ config, log, faults });
+  // Leadership lost (another engine took the lease, or it ran out unrenewed): the fence has
+  // closed, so nothing more is signed or sent; stop now, work in flight resumes from its rows
+  // under the new leader.
+  void leadership.lost.then((reason) => {
+    log.fatal({ epoch: leadership.epoch.toString(), reason }, `engine leadership lost: ${reason}; standing down`);
+    process.exit(75);
+  });
+  const engine = await createEngine({ config, log, faults, fence: leadership.fence });
   if (exporter) observeCycles(engine.ctx, exporter.metrics.observeCycle);
   await reconcileWithRetry(engine, log, shutdown.signal);
   await resumeInterruptedLaunches();

@@ -104,6 +104,12 @@ export const txIntents = engineSchema.table(
     finalAt: ts("final_at"),
     /** How many times a reorg took this intent's block away. */
     reorgs: integer("reorgs").notNull().default(0),
+    /**
+     * The leadership epoch (`leadership.epoch`) of the engine that wrote the last transition;
+     * null for the API's and agent wallets' own sends. A transition is written only while that
+     * epoch is current (core/leadership.ts), so a deposed leader's writes change nothing.
+     */
+    epoch: bigint("epoch", { mode: "bigint" }),
   },
   (t) => [
     uniqueIndex("tx_intents_key").on(t.key),
@@ -416,3 +422,22 @@ export const perpsEvents = engineSchema.table(
   },
   (t) => [primaryKey({ name: "perps_events_pkey", columns: [t.txHash, t.logIndex] })],
 );
+
+/**
+ * Leadership leases, one row per role (`engine`): who leads, the epoch of its term (raised by
+ * every takeover; the fencing token every intent transition is checked against) and when the
+ * term ends unless renewed. Times are the database's clock.
+ */
+export const leadership = engineSchema.table("leadership", {
+  name: text("name").primaryKey(),
+  holder: text("holder").notNull(),
+  epoch: bigint("epoch", { mode: "bigint" }).notNull(),
+  /**
+   * The PostgreSQL backend pid of the holder's lease session: once that session is gone (the
+   * process died), a standby need not wait for the term to end.
+   */
+  sessionPid: integer("session_pid"),
+  acquiredAt: ts("acquired_at").notNull(),
+  renewedAt: ts("renewed_at").notNull(),
+  expiresAt: ts("expires_at").notNull(),
+});

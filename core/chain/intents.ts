@@ -4,6 +4,7 @@
  */
 import type { Address, Hex, TransactionReceipt } from "viem";
 import { getAddress } from "viem";
+import type { txIntents } from "../../schema/engine.js";
 
 /**
  * pending → signed → broadcast → mined | reverted (final after `CONFIRMATIONS` blocks).
@@ -100,5 +101,39 @@ export function intentFromRow(r: Record<string, unknown>): IntentRow {
     revertReason: (r.revert_reason as string | null) ?? null,
     createdAt: (r.created_at as Date | null) ?? null,
     broadcastAt: (r.broadcast_at as Date | null) ?? null,
+  };
+}
+
+/** A `tx_intents` row read through drizzle (camelCase fields) as an IntentRow. */
+export function intentFromRecord(r: typeof txIntents.$inferSelect): IntentRow {
+  const big = (v: string | null) => (v === null ? null : BigInt(v));
+  return {
+    id: r.id,
+    key: r.key,
+    kind: r.kind,
+    worker: r.worker,
+    signer: r.signer ? getAddress(r.signer) : null,
+    agentId: r.agentId,
+    status: r.status as IntentStatus,
+    to: r.to as Address,
+    data: r.data as Hex,
+    value: BigInt(r.value),
+    nonce: r.nonce,
+    gasLimit: big(r.gasLimit),
+    maxFeePerGas: big(r.maxFeePerGas),
+    maxPriorityFeePerGas: big(r.maxPriorityFeePerGas),
+    rawTx: r.rawTx as Hex | null,
+    txHash: r.txHash as Hex | null,
+    txHashes: (r.txHashes ?? []) as Hex[],
+    attempts: r.attempts,
+    replacements: r.replacements,
+    blockNumber: r.blockNumber,
+    blockHash: r.blockHash as Hex | null,
+    finalAt: r.finalAt,
+    reorgs: r.reorgs,
+    error: r.error,
+    revertReason: r.revertReason,
+    createdAt: r.createdAt,
+    broadcastAt: r.broadcastAt,
   };
 }

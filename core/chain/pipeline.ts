@@ -16,6 +16,8 @@
  * Reorgs are the finality watcher's business (`finality.ts`): it sends intents whose block
  * left the canonical chain back to broadcast, and this pipeline re-mines their stored bytes.
  */
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import PQueue from "p-queue";
 import type pg from "pg";
 import {
@@ -33,10 +35,15 @@ import { sleep } from "../../common/async.js";
 import { MissingConfigError } from "../../common/config.js";
 import { EngineError, RevertError, classifyError, decodeRevert, describeError, revertDataOf } from "../errors.js";
 import { type Faults, NO_FAULTS } from "../faults.js";
+import { type Db, dbOf, tables } from "../db/client.js";
+import { type Fence, FencedError, fenceGuard, readLease } from "../leadership.js";
 import type { ChainClients } from "./client.js";
-import { IN_FLIGHT, type IntentRequest, type IntentRow, type IntentStatus, ON_CHAIN, TERMINAL, type TxOutcome, intentFromRow } from "./intents.js";
+import { IN_FLIGHT, type IntentRequest, type IntentRow, type IntentStatus, ON_CHAIN, TERMINAL, type TxOutcome, intentFromRecord } from "./intents.js";
 
-export { IN_FLIGHT, intentFromRow, TERMINAL, type IntentRequest, type IntentRow, type IntentStatus, type TxOutcome } from "./intents.js";
+const t = tables.txIntents;
+type IntentFields = PgUpdateSetSource<typeof t>;
+
+export { IN_FLIGHT, intentFromRecord, intentFromRow, TERMINAL, type IntentRequest, type IntentRow, type IntentStatus, type TxOutcome } from "./intents.js";
 
 /** Tuning of the pipeline (defaults are for a live chain; tests and the devnet shorten them). */
 export type PipelineOptions = {
@@ -89,6 +96,12 @@ export type PipelineDeps = {
   pool: pg.Pool;
   log: Logger;
   faults?: Faults;
+  /**
+   * The engine leader's fence: every intent transition is then written only while its lease
+   * epoch is current, and nothing is signed or broadcast after the lease ran out. Pipelines
+   * of other processes (the API's launches, agent wallets) have none.
+   */
+  fence?: Fence;
   options?: Partial<PipelineOptions>;
 } & (
   | { clients: ChainClients }
@@ -99,7 +112,9 @@ export class TxPipeline {
   readonly options: PipelineOptions;
   readonly publicClient: PublicClient;
   readonly chain: Chain;
+  readonly fence: Fence | undefined;
   private readonly pool: pg.Pool;
+  private readonly db: Db;
   private readonly operatorAccount: LocalAccount | undefined;
   private readonly log: Logger;
   private readonly faults: Faults;
@@ -109,6 +124,8 @@ export class TxPipeline {
 
   constructor(deps: PipelineDeps) {
     this.pool = deps.pool;
+    this.db = dbOf(deps.pool);
+    this.fence = deps.fence;
     if ("clients" in deps) {
       this.publicClient = deps.clients.publicClient;
       this.chain = deps.clients.chain;
@@ -158,8 +175,8 @@ export class TxPipeline {
 
   /** The current row of an intent, by key. */
   async get(key: string): Promise<IntentRow | undefined> {
-    const { rows } = await this.pool.query("SELECT * FROM engine.tx_intents WHERE key = $1", [key]);
-    return rows[0] ? intentFromRow(rows[0]) : undefined;
+    const [row] = await this.db.select().from(t).where(eq(t.key, key)).limit(1);
+    return row ? intentFromRecord(row) : undefined;
   }
 
   /** The outcome of a terminal intent, or undefined while it is not terminal. */
@@ -185,12 +202,12 @@ export class TxPipeline {
    * not mined yet stay broadcast; the next call, or the signer's next send, settles them.
    */
   async settleReorged(): Promise<string[]> {
-    const { rows } = await this.withRetry("load reorged intents", () =>
-      this.pool.query("SELECT * FROM engine.tx_intents WHERE status = 'broadcast' AND reorgs > 0 ORDER BY id"),
+    const rows = await this.withRetry("load reorged intents", () =>
+      this.db.select().from(t).where(and(eq(t.status, "broadcast"), gt(t.reorgs, 0))).orderBy(asc(t.id)),
     );
     const settled: string[] = [];
     for (const r of rows) {
-      const row = intentFromRow(r);
+      const row = intentFromRecord(r);
       const receipt = await this.findReceipt(row.txHashes);
       if (!receipt) continue;
       await this.settle(row, receipt);
@@ -203,7 +220,7 @@ export class TxPipeline {
   private prepare(): Promise<void> {
     if (!this.operatorAccount) return Promise.resolve();
     this.prepared ??= this.withRetry("assign signers", () =>
-      this.pool.query("UPDATE engine.tx_intents SET signer = $1 WHERE signer IS NULL", [this.operatorAccount!.address]),
+      this.db.update(t).set({ signer: this.operatorAccount!.address }).where(isNull(t.signer)),
     )
       .then(() => undefined)
       .catch((error) => {
@@ -223,11 +240,15 @@ export class TxPipeline {
   }
 
   private async driveInFlight(account: LocalAccount, except: number | undefined): Promise<void> {
-    const { rows } = await this.withRetry("load in-flight intents", () =>
-      this.pool.query("SELECT id FROM engine.tx_intents WHERE signer = $1 AND status = ANY($2) ORDER BY nonce, id", [account.address, IN_FLIGHT]),
+    const rows = await this.withRetry("load in-flight intents", () =>
+      this.db
+        .select({ id: t.id })
+        .from(t)
+        .where(and(eq(t.signer, account.address), inArray(t.status, IN_FLIGHT)))
+        .orderBy(asc(t.nonce), asc(t.id)),
     );
     for (const r of rows) {
-      if (Number(r.id) !== except) await this.driveOne(account, Number(r.id));
+      if (r.id !== except) await this.driveOne(account, r.id);
     }
   }
 
@@ -237,36 +258,68 @@ export class TxPipeline {
   }
 
   private async ensureIntent(signer: Address, r: IntentRequest): Promise<IntentRow> {
-    const { rows } = await this.withRetry("record intent", () =>
-      this.pool.query(
-        `INSERT INTO engine.tx_intents (key, kind, worker, signer, agent_id, status, "to", data, value)
-         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)
-         ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key
-         RETURNING *`,
-        [r.key, r.kind, r.worker ?? null, signer, r.agentId ?? null, r.to, r.data, (r.value ?? 0n).toString()],
-      ),
+    const [row] = await this.withRetry("record intent", () =>
+      this.db
+        .insert(t)
+        .values({
+          key: r.key,
+          kind: r.kind,
+          worker: r.worker ?? null,
+          signer,
+          agentId: r.agentId ?? null,
+          status: "pending",
+          to: r.to,
+          data: r.data,
+          value: (r.value ?? 0n).toString(),
+          epoch: this.fence?.epoch ?? null,
+        })
+        .onConflictDoUpdate({ target: t.key, set: { key: sql`excluded.key` } })
+        .returning(),
     );
-    return intentFromRow(rows[0]);
+    return intentFromRecord(row!);
   }
 
   private async load(id: number): Promise<IntentRow> {
-    const { rows } = await this.withRetry("load intent", () => this.pool.query("SELECT * FROM engine.tx_intents WHERE id = $1", [id]));
-    return intentFromRow(rows[0]);
+    const [row] = await this.withRetry("load intent", () => this.db.select().from(t).where(eq(t.id, id)).limit(1));
+    return intentFromRecord(row!);
   }
 
-  private async update(id: number, fields: Record<string, unknown>, expectStatus?: IntentStatus): Promise<IntentRow> {
-    const keys = Object.keys(fields);
-    const sets = keys.map((k, i) => `"${k}" = $${i + 2}`).join(", ");
-    const values = keys.map((k) => {
-      const v = fields[k];
-      return typeof v === "bigint" ? v.toString() : k === "tx_hashes" ? JSON.stringify(v) : v;
-    });
-    const guard = expectStatus ? ` AND status = '${expectStatus}'` : "";
-    const { rows } = await this.withRetry("update intent", () =>
-      this.pool.query(`UPDATE engine.tx_intents SET ${sets}, updated_at = now() WHERE id = $1${guard} RETURNING *`, [id, ...values]),
+  /**
+   * One transition of an intent, written only from `expect` (a status or several) and, for the
+   * engine leader, only while its lease epoch is current (the row then carries that epoch). No
+   * row written: the fence is checked (FencedError when another engine leads), then the
+   * current row is returned, unchanged.
+   */
+  private async transition(id: number, fields: IntentFields, expect?: IntentStatus | IntentStatus[]): Promise<{ row: IntentRow; written: boolean }> {
+    const status = expect === undefined ? undefined : Array.isArray(expect) ? inArray(t.status, expect) : eq(t.status, expect);
+    const [row] = await this.withRetry("update intent", () =>
+      this.db
+        .update(t)
+        .set({ ...fields, updatedAt: sql`now()`, ...(this.fence ? { epoch: this.fence.epoch } : {}) })
+        .where(and(eq(t.id, id), status, fenceGuard(this.fence)))
+        .returning(),
     );
-    if (!rows[0]) return this.load(id);
-    return intentFromRow(rows[0]);
+    if (row) return { row: intentFromRecord(row), written: true };
+    await this.checkFence();
+    return { row: await this.load(id), written: false };
+  }
+
+  private async update(id: number, fields: IntentFields, expectStatus?: IntentStatus): Promise<IntentRow> {
+    return (await this.transition(id, fields, expectStatus)).row;
+  }
+
+  /**
+   * After a fenced write changed nothing: FencedError when the lease is no longer this
+   * leader's term (another engine took over, or it expired), so the process stands down.
+   */
+  private async checkFence(): Promise<void> {
+    const fence = this.fence;
+    if (!fence) return;
+    const lease = await readLease(this.db);
+    if (!lease || lease.holder !== fence.holder || lease.epoch !== fence.epoch) {
+      throw fence.lost(`the lease is now ${lease ? `held by ${lease.holder} at epoch ${lease.epoch}` : "gone"}; this engine led at epoch ${fence.epoch}`);
+    }
+    if (lease.expiresAt.getTime() <= Date.now()) throw fence.lost(`the lease of epoch ${fence.epoch} expired before it was renewed`);
   }
 
   /** Runs one intent to a terminal state (or throws retryable after `maxWaitMs`). */
@@ -291,7 +344,7 @@ export class TxPipeline {
       } catch (error) {
         // The chain forgot transactions we recorded as mined: only the finality watcher can
         // reopen them, and it runs between worker cycles, so give up this drive at once.
-        if (error instanceof ChainBehindError) throw error;
+        if (error instanceof ChainBehindError || error instanceof FencedError) throw error;
         const e = classifyError(error);
         if (!e.retryable) throw e;
         failures++;
@@ -331,24 +384,25 @@ export class TxPipeline {
       if (balance < row.value + gasLimit * fees.maxFeePerGas!) throw new WalletUnderfundedError(account.address);
     }
 
-    const client = await this.pool.connect();
-    let signed: { raw: Hex; hash: Hex; nonce: number } | undefined;
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`nonce:${account.address}`]);
-      const { rows } = await client.query<{ next: number | null; mined: number | null }>(
-        `SELECT MAX(nonce) FILTER (WHERE status = ANY($2)) + 1 AS next,
-                MAX(nonce) FILTER (WHERE status = ANY($3)) AS mined
-         FROM engine.tx_intents WHERE signer = $1`,
-        [account.address, IN_FLIGHT, ON_CHAIN],
-      );
-      const minedNonce = rows[0]?.mined;
+    this.fence?.assertHeld();
+    const signed = await this.db.transaction(async (tx) => {
+      // Raw SQL: a transaction-scoped advisory lock, so the API, agent flows and the engine
+      // never take the same nonce of a signer.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`nonce:${account.address}`}, 0))`);
+      const [nonces] = await tx
+        .select({
+          next: sql<string | null>`MAX(${t.nonce}) FILTER (WHERE ${inArray(t.status, IN_FLIGHT)}) + 1`,
+          mined: sql<string | null>`MAX(${t.nonce}) FILTER (WHERE ${inArray(t.status, ON_CHAIN)})`,
+        })
+        .from(t)
+        .where(eq(t.signer, account.address));
+      const minedNonce = nonces?.mined;
       if (minedNonce !== null && minedNonce !== undefined && Number(minedNonce) >= pendingNonce) {
         // A transaction we saw mined at this nonce is no longer counted by the chain: a reorg
         // or a rolled-back devnet. Signing now would reuse its nonce.
         throw new ChainBehindError(account.address, pendingNonce, Number(minedNonce));
       }
-      const nonce = Math.max(pendingNonce, Number(rows[0]?.next ?? 0));
+      const nonce = Math.max(pendingNonce, Number(nonces?.next ?? 0));
       const raw = await account.signTransaction({
         chainId: this.chain.id,
         type: "eip1559",
@@ -361,21 +415,27 @@ export class TxPipeline {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const hash = keccak256(raw);
-      const res = await client.query(
-        `UPDATE engine.tx_intents SET status = 'signed', nonce = $2, raw_tx = $3, tx_hash = $4,
-           tx_hashes = tx_hashes || $5::jsonb, gas_limit = $6, max_fee_per_gas = $7, max_priority_fee_per_gas = $8,
-           attempts = attempts + 1, error = NULL, updated_at = now()
-         WHERE id = $1 AND status = 'pending'`,
-        [row.id, nonce, raw, hash, JSON.stringify([hash]), gasLimit.toString(), fees.maxFeePerGas!.toString(), fees.maxPriorityFeePerGas!.toString()],
-      );
-      await client.query("COMMIT");
-      if (res.rowCount) signed = { raw, hash, nonce };
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+      const written = await tx
+        .update(t)
+        .set({
+          status: "signed",
+          nonce,
+          rawTx: raw,
+          txHash: hash,
+          txHashes: sql`${t.txHashes} || ${JSON.stringify([hash])}::jsonb`,
+          gasLimit: gasLimit.toString(),
+          maxFeePerGas: fees.maxFeePerGas!.toString(),
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas!.toString(),
+          attempts: sql`${t.attempts} + 1`,
+          error: null,
+          updatedAt: sql`now()`,
+          ...(this.fence ? { epoch: this.fence.epoch } : {}),
+        })
+        .where(and(eq(t.id, row.id), eq(t.status, "pending"), fenceGuard(this.fence)))
+        .returning({ id: t.id });
+      return written.length ? { raw, hash, nonce } : undefined;
+    });
+    if (!signed) await this.checkFence();
     if (signed) {
       this.log.debug({ intent: row.key, signer: account.address, nonce: signed.nonce, hash: signed.hash }, "signed");
       this.faults.hit("after-sign");
@@ -383,12 +443,13 @@ export class TxPipeline {
   }
 
   private async fail(row: IntentRow, error: string, reason: string): Promise<void> {
-    await this.update(row.id, { status: "failed", error, revert_reason: reason }, "pending");
+    await this.update(row.id, { status: "failed", error, revertReason: reason }, "pending");
     this.log.warn({ intent: row.key, reason }, "intent failed permanently (not sent)");
   }
 
   /** Broadcasts the stored raw bytes (the same bytes every time). */
   private async broadcast(row: IntentRow): Promise<void> {
+    this.fence?.assertHeld();
     try {
       await this.sendRaw(row.rawTx!);
     } catch (error) {
@@ -398,7 +459,7 @@ export class TxPipeline {
       } else if (e.code === "nonce-too-low") {
         // Its nonce is used: by one of our own versions (then a receipt exists) or by another
         // transaction, which awaitReceipt settles.
-        await this.update(row.id, { status: "broadcast", broadcast_at: new Date() }, "signed");
+        await this.update(row.id, { status: "broadcast", broadcastAt: new Date() }, "signed");
         return;
       } else if (e.code === "insufficient-funds" && row.signer !== this.operatorAccount?.address) {
         await this.releaseNonce(row, "the wallet cannot pay for the transaction");
@@ -416,27 +477,20 @@ export class TxPipeline {
         throw new EngineError(`broadcast refused: ${e.message}`, { code: "unknown", retryable: false, cause: e });
       }
     }
-    await this.update(row.id, { status: "broadcast", broadcast_at: new Date() }, "signed");
+    await this.update(row.id, { status: "broadcast", broadcastAt: new Date() }, "signed");
     this.log.debug({ intent: row.key, hash: row.txHash }, "broadcast");
     this.faults.hit("after-broadcast");
   }
 
   /** Back to pending without a nonce: only when no version of this intent was ever accepted by a node. */
   private async releaseNonce(row: IntentRow, why: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE engine.tx_intents SET status = 'pending', nonce = NULL, raw_tx = NULL, tx_hash = NULL, error = $2, updated_at = now()
-       WHERE id = $1 AND status = ANY($3)`,
-      [row.id, why, IN_FLIGHT],
-    );
+    await this.transition(row.id, { status: "pending", nonce: null, rawTx: null, txHash: null, error: why }, IN_FLIGHT);
     this.log.warn({ intent: row.key, nonce: row.nonce, why }, "nonce released; the intent will be signed again");
   }
 
   /** The signed bytes can never be mined: the intent is dropped and its caller plans the work again. */
   private async drop(row: IntentRow, reason: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE engine.tx_intents SET status = 'dropped', error = $2, updated_at = now() WHERE id = $1 AND status = ANY($3)`,
-      [row.id, reason, IN_FLIGHT],
-    );
+    await this.transition(row.id, { status: "dropped", error: reason }, IN_FLIGHT);
     this.log.warn({ intent: row.key, signer: row.signer, nonce: row.nonce, reason }, `transaction ${row.key} dropped: ${reason}`);
   }
 
@@ -493,11 +547,11 @@ export class TxPipeline {
 
   /** A nonce gap below ours that a transaction we recorded as mined should fill: the chain forgot it. */
   private async assertChainNotBehind(signer: Address, chainNonce: number, nonce: number): Promise<void> {
-    const { rows } = await this.pool.query<{ nonce: number }>(
-      "SELECT MIN(nonce) AS nonce FROM engine.tx_intents WHERE signer = $1 AND status = ANY($2) AND nonce >= $3 AND nonce < $4",
-      [signer, ON_CHAIN, chainNonce, nonce],
-    );
-    if (rows[0]?.nonce !== null && rows[0]?.nonce !== undefined) throw new ChainBehindError(signer, chainNonce, Number(rows[0].nonce));
+    const [gap] = await this.db
+      .select({ nonce: sql<number | null>`MIN(${t.nonce})` })
+      .from(t)
+      .where(and(eq(t.signer, signer), inArray(t.status, ON_CHAIN), gte(t.nonce, chainNonce), lt(t.nonce, nonce)));
+    if (gap?.nonce !== null && gap?.nonce !== undefined) throw new ChainBehindError(signer, chainNonce, Number(gap.nonce));
   }
 
   private async isKnown(hashes: Hex[]): Promise<boolean> {
@@ -516,6 +570,7 @@ export class TxPipeline {
   }
 
   private async rebroadcast(row: IntentRow): Promise<void> {
+    this.fence?.assertHeld();
     try {
       await this.sendRaw(row.rawTx!);
       this.log.info({ intent: row.key, hash: row.txHash }, `re-sent the signed bytes of ${row.key}`);
@@ -528,6 +583,7 @@ export class TxPipeline {
 
   /** Same nonce, fees raised by `feeBumpBps` (at least the current estimate), stored before it is sent. */
   private async replace(account: LocalAccount, row: IntentRow): Promise<IntentRow> {
+    this.fence?.assertHeld();
     const fees = await this.publicClient.estimateFeesPerGas();
     const bump = (old: bigint | null, now: bigint | undefined) => {
       const raised = ((old ?? 0n) * (10_000n + this.options.feeBumpBps)) / 10_000n + 1n;
@@ -548,13 +604,21 @@ export class TxPipeline {
       maxPriorityFeePerGas,
     });
     const hash = keccak256(raw);
-    const { rows } = await this.pool.query(
-      `UPDATE engine.tx_intents SET raw_tx = $2, tx_hash = $3, tx_hashes = tx_hashes || $4::jsonb, max_fee_per_gas = $5,
-         max_priority_fee_per_gas = $6, replacements = replacements + 1, broadcast_at = now(), updated_at = now()
-       WHERE id = $1 AND status = 'broadcast' RETURNING *`,
-      [row.id, raw, hash, JSON.stringify([hash]), maxFeePerGas.toString(), maxPriorityFeePerGas.toString()],
+    const replaced = await this.transition(
+      row.id,
+      {
+        rawTx: raw,
+        txHash: hash,
+        txHashes: sql`${t.txHashes} || ${JSON.stringify([hash])}::jsonb`,
+        maxFeePerGas: maxFeePerGas.toString(),
+        maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
+        replacements: sql`${t.replacements} + 1`,
+        broadcastAt: sql`now()`,
+      },
+      "broadcast",
     );
-    if (!rows[0]) return this.load(row.id);
+    if (!replaced.written) return replaced.row;
+    this.fence?.assertHeld();
     this.log.warn({ intent: row.key, nonce: row.nonce, hash, maxFeePerGas: String(maxFeePerGas) }, "stuck transaction replaced with higher fees");
     try {
       await this.sendRaw(raw);
@@ -562,17 +626,17 @@ export class TxPipeline {
       const e = classifyError(error);
       if (e.code !== "already-known" && e.code !== "nonce-too-low" && e.code !== "replacement-underpriced") throw e;
     }
-    return intentFromRow(rows[0]);
+    return replaced.row;
   }
 
   private async settle(row: IntentRow, receipt: TransactionReceipt): Promise<TxOutcome> {
     this.receipts.set(receipt.transactionHash, receipt);
     const mined = {
-      tx_hash: receipt.transactionHash,
-      block_number: Number(receipt.blockNumber),
-      block_hash: receipt.blockHash,
-      gas_used: receipt.gasUsed,
-      mined_at: new Date(),
+      txHash: receipt.transactionHash,
+      blockNumber: Number(receipt.blockNumber),
+      blockHash: receipt.blockHash,
+      gasUsed: receipt.gasUsed.toString(),
+      minedAt: new Date(),
     };
     if (receipt.status === "success") {
       const updated = await this.update(row.id, { status: "mined", ...mined, error: null }, "broadcast");
@@ -581,7 +645,7 @@ export class TxPipeline {
       return { status: "mined", intent: updated, receipt };
     }
     const reason = await this.revertReason(row, receipt);
-    const updated = await this.update(row.id, { status: "reverted", ...mined, error: `reverted onchain: ${reason}`, revert_reason: reason }, "broadcast");
+    const updated = await this.update(row.id, { status: "reverted", ...mined, error: `reverted onchain: ${reason}`, revertReason: reason }, "broadcast");
     this.log.error({ intent: row.key, hash: receipt.transactionHash, reason }, `${row.kind} transaction ${row.key} reverted: ${reason}`);
     return { status: "reverted", intent: updated, receipt, reason };
   }
@@ -649,6 +713,7 @@ export class TxPipeline {
       try {
         return await fn();
       } catch (error) {
+        if (error instanceof FencedError) throw error;
         const e = classifyError(error);
         if (!e.retryable || Date.now() > deadline) throw error instanceof TransactionReceiptNotFoundError ? error : e;
         await sleep(backoff(attempt, this.options));
@@ -677,23 +742,36 @@ export async function pipelineHealth(pool: pg.Pool, recent = 10): Promise<{
   failures: { key: string; kind: string; status: string; error: string | null; at: string }[];
   notFinal: PendingIntent[];
 }> {
+  const db = dbOf(pool);
+  const unsettled = sql`${t.status} <> 'mined' OR ${t.finalAt} IS NULL`;
   const [counts, failures, notFinal] = await Promise.all([
-    pool.query<{ status: string; n: string }>("SELECT status, COUNT(*)::text AS n FROM engine.tx_intents WHERE status <> 'mined' OR final_at IS NULL GROUP BY status"),
-    pool.query<{ key: string; kind: string; status: string; error: string | null; at: Date }>(
-      `SELECT key, kind, status, error, updated_at AS at FROM engine.tx_intents WHERE status IN ('failed', 'reverted', 'dropped') ORDER BY updated_at DESC LIMIT $1`,
-      [recent],
-    ),
-    pool.query(
-      `SELECT key, kind, signer, status, nonce, reorgs, error, EXTRACT(EPOCH FROM now() - created_at)::int AS age
-       FROM engine.tx_intents
-       WHERE status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)
-       ORDER BY id LIMIT 100`,
-    ),
+    db.select({ status: t.status, n: sql<string>`COUNT(*)::text` }).from(t).where(unsettled).groupBy(t.status),
+    db
+      .select({ key: t.key, kind: t.kind, status: t.status, error: t.error, at: t.updatedAt })
+      .from(t)
+      .where(inArray(t.status, ["failed", "reverted", "dropped"]))
+      .orderBy(desc(t.updatedAt))
+      .limit(recent),
+    db
+      .select({
+        key: t.key,
+        kind: t.kind,
+        signer: t.signer,
+        status: t.status,
+        nonce: t.nonce,
+        reorgs: t.reorgs,
+        error: t.error,
+        age: sql<number>`EXTRACT(EPOCH FROM now() - ${t.createdAt})::int`,
+      })
+      .from(t)
+      .where(sql`${inArray(t.status, ["pending", "signed", "broadcast"])} OR (${inArray(t.status, ["mined", "reverted"])} AND ${t.finalAt} IS NULL)`)
+      .orderBy(asc(t.id))
+      .limit(100),
   ]);
   return {
-    counts: Object.fromEntries(counts.rows.map((r) => [r.status, Number(r.n)])),
-    failures: failures.rows.map((r) => ({ key: r.key, kind: r.kind, status: r.status, error: r.error, at: r.at.toISOString() })),
-    notFinal: notFinal.rows.map((r) => ({
+    counts: Object.fromEntries(counts.map((r) => [r.status, Number(r.n)])),
+    failures: failures.map((r) => ({ key: r.key, kind: r.kind, status: r.status, error: r.error, at: r.at.toISOString() })),
+    notFinal: notFinal.map((r) => ({
       key: r.key,
       kind: r.kind,
       signer: r.signer,

@@ -23,6 +23,7 @@ import type { Db, Tx } from "../../core/db/client.js";
 import { classifyError } from "../../core/errors.js";
 import { type ReversedRow, reverseBlocks } from "../../core/ledger/ledger.js";
 import { type IntentRow, intentFromRow } from "../../core/chain/intents.js";
+import { type Fence, fenceGuard } from "../../core/leadership.js";
 
 /** Recorded blocks read per page while walking down. */
 const PAGE = 50;
@@ -43,6 +44,8 @@ export type RewindHook = (tx: Tx, effects: ReorgEffects) => Promise<void>;
 
 export type FinalityDeps = {
   db: Db;
+  /** The leader's fence: the rewind is written only while its lease epoch is current. */
+  fence?: Fence;
   publicClient: PublicClient;
   log: Logger;
   confirmations: number;
@@ -171,6 +174,7 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
     const hashes = lost.map((b) => b.hash);
     const reason = `block${lost.length > 1 ? "s" : ""} ${[...new Set(lost.map((b) => b.number))].sort((a, b) => a - b).join(", ")} left the canonical chain`;
     const intents = await db.transaction(async (tx) => {
+      await assertLeading(tx, deps.fence);
       const reopened = await reopenIntents(tx, hashes, reason);
       const reversed = await reverseBlocks(tx, hashes, reason);
       await deps.rewind?.(tx, { forkBlock, lost, intents: reopened, reversed });
@@ -182,6 +186,7 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
       { forkBlock, lost: lost.length, intents: report.reopened, reversedRows: report.reversed },
       `reorg: ${reason}; ${intents.length} transaction(s) back to broadcast, ${report.reversed} ledger row(s) reversed`,
     );
+    deps.fence?.assertHeld();
     await resend(publicClient, log, intents);
   }
   const finalBelow = head - deps.confirmations;
@@ -190,6 +195,14 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
     WHERE final_at IS NULL AND status IN ('mined', 'reverted') AND block_number <= ${finalBelow}`);
   report.finalized = finalized.rowCount ?? 0;
   return report;
+}
+
+/** Holds the lease row (FOR SHARE) for the rest of the transaction, or FencedError when another engine leads. */
+async function assertLeading(tx: Tx, fence: Fence | undefined): Promise<void> {
+  if (!fence) return;
+  fence.assertHeld();
+  const { rows } = await tx.execute<{ held: boolean }>(sql`SELECT ${fenceGuard(fence)} AS held`);
+  if (!rows[0]?.held) throw fence.lost(`the lease of epoch ${fence.epoch} is no longer this engine's`);
 }
 
 /**

@@ -18,6 +18,7 @@ import { describeError } from "../../core/errors.js";
 import { attributeClaims } from "../fees/attribution.js";
 import { recognizeLegacyWeth } from "../fees/weth.js";
 import { type Faults, NO_FAULTS } from "../../core/faults.js";
+import type { Fence } from "../../core/leadership.js";
 import { Gate } from "../../core/gate.js";
 import { rewindEngine } from "../reorg/rewind.js";
 import { recordOpeningBalance } from "../../core/audit.js";
@@ -35,6 +36,8 @@ export type EngineOptions = {
   faults?: Faults;
   pipeline?: Partial<PipelineOptions>;
   monitorIntervalMs?: number;
+  /** The leader's fence (engine/runtime/leader.ts): every intent transition checks its epoch. */
+  fence?: Fence;
 };
 
 export type Engine = {
@@ -63,7 +66,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   await migrate(database.pool);
   const clients = createChainClients(config);
   const faults = options.faults ?? NO_FAULTS;
-  const pipeline = new TxPipeline({ pool: database.pool, clients, log, faults, options: { ...pipelineDefaults(config), ...options.pipeline } });
+  const pipeline = new TxPipeline({ pool: database.pool, clients, log, faults, fence: options.fence, options: { ...pipelineDefaults(config), ...options.pipeline } });
   const ctx: EngineContext = {
     config,
     log,
@@ -87,7 +90,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   function watchFinality(): Promise<FinalityReport> {
     watching ??= ctx.gate
       .exclusive(async () => {
-        const report = await checkFinality({ db: ctx.db, publicClient: ctx.publicClient, log, confirmations: config.confirmations, rewind: rewindEngine });
+        const report = await checkFinality({ db: ctx.db, fence: options.fence, publicClient: ctx.publicClient, log, confirmations: config.confirmations, rewind: rewindEngine });
         // Re-sent bytes mined again are settled for every signer; the operator's others are driven.
         await pipeline.settleReorged();
         if (report.reopened.length) await pipeline.resumeInFlight();

@@ -1,44 +1,164 @@
 /**
- * Single-leader guard: the engine holds a session-level PostgreSQL advisory lock on one
- * dedicated connection for its whole life. A second engine waits as a hot standby.
+ * The engine's leadership (core/leadership.ts holds the lease and its fence): a standby polls
+ * until the lease is free, expired or its holder's session is gone, and takes it with the next
+ * epoch; the leader renews it on a heartbeat over a connection of its own (its lease session,
+ * never starved by busy workers), and watches its own clock. When a renewal finds another holder, or the term runs out before one succeeds
+ * (the database unreachable, the process frozen), the fence closes — the pipeline signs and
+ * broadcasts nothing more — and `lost` resolves with the reason: the process stands down.
  */
+import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import { sleep } from "../../common/async.js";
 import type { Logger } from "../../common/logger.js";
+import { type Db, tables } from "../../core/db/client.js";
+import { migrate } from "../../core/db/migrations.js";
+import { LeaseFence, type LeaseRow, holderId, readLease, releaseLease, renewLease, tryAcquireLease } from "../../core/leadership.js";
 
-export const ENGINE_LOCK_KEY = 0x6c61756e6368n; // "launch"
+export type LeaderOptions = {
+  /** Lease term (ms): a leader that stops renewing is replaced this long after its last renewal. */
+  ttlMs: number;
+  /** Heartbeat (ms) between renewals; a fifth of the term by default. */
+  renewMs?: number;
+  /** How often a standby tries to take the lease (ms). */
+  pollMs?: number;
+  signal?: AbortSignal;
+  /** Try once instead of waiting as a standby (the CLI's `run`). */
+  once?: boolean;
+};
 
-export type Leadership = { client: pg.Client; release: () => Promise<void> };
+export type Leadership = {
+  holder: string;
+  epoch: bigint;
+  acquiredAt: Date;
+  fence: LeaseFence;
+  /** Resolves with the reason when the leadership is lost (never after `release`). */
+  lost: Promise<string>;
+  release: () => Promise<void>;
+};
 
-export async function acquireLeadership(
-  databaseUrl: string,
-  log: Logger,
-  options: { pollMs?: number; signal?: AbortSignal } = {},
-): Promise<Leadership | undefined> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: "launchpad-engine-leader" });
-  await client.connect();
-  // Losing this connection means losing the lock: another engine may take over, so stop.
-  client.on("error", (error) => {
-    if (options.signal?.aborted) process.exit(0);
-    log.fatal({ err: error.message }, "lost the leadership connection; stopping");
-    process.exit(70);
-  });
-  let waitingLogged = false;
-  while (!options.signal?.aborted) {
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [ENGINE_LOCK_KEY.toString()]);
-    if (rows[0]?.locked) {
-      log.info("engine leadership acquired");
-      return {
-        client,
-        release: async () => {
-          await client.query("SELECT pg_advisory_unlock($1)", [ENGINE_LOCK_KEY.toString()]).catch(() => {});
-          await client.end().catch(() => {});
-        },
-      };
+/** Sleeps `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
     }
-    if (!waitingLogged) log.info("another engine holds leadership; waiting as standby");
-    waitingLogged = true;
-    await new Promise((r) => setTimeout(r, options.pollMs ?? 2_000));
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** How often the leader compares its term with its own clock, between heartbeats. */
+const WATCH_MS = 250;
+
+export async function acquireLeadership(databaseUrl: string, log: Logger, options: LeaderOptions): Promise<Leadership | undefined> {
+  const ttlMs = options.ttlMs;
+  const renewMs = options.renewMs ?? Math.max(200, Math.floor(ttlMs / 5));
+  const pollMs = options.pollMs ?? Math.max(200, Math.min(1_000, Math.floor(ttlMs / 5)));
+  const holder = holderId();
+  let waitingLogged = false;
+  let migrated = false;
+
+  // The lease session: one connection, every statement bounded (a renewal stuck on a cut link
+  // must not outlive the term), replaced after any error.
+  let session: { client: pg.Client; db: Db } | undefined;
+  async function leaseDb(): Promise<Db> {
+    if (session) return session.db;
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: "launchpad-engine-leader", query_timeout: renewMs, connectionTimeoutMillis: renewMs });
+    client.on("error", () => dropSession(client));
+    try {
+      await client.connect();
+    } catch (error) {
+      dropSession(client);
+      throw error;
+    }
+    session = { client, db: drizzle(client, { schema: tables }) };
+    return session.db;
   }
-  await client.end();
+  function dropSession(client = session?.client): void {
+    if (session?.client === client) session = undefined;
+    void client?.end().catch(() => {});
+  }
+  async function withSession<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    try {
+      return await fn(await leaseDb());
+    } catch (error) {
+      dropSession();
+      throw error;
+    }
+  }
+
+  while (!options.signal?.aborted) {
+    const sentAt = performance.now();
+    let lease: LeaseRow | undefined;
+    try {
+      if (!migrated) {
+        const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, application_name: "launchpad-engine-leader" });
+        pool.on("error", () => {});
+        await migrate(pool).finally(() => pool.end().catch(() => {}));
+        migrated = true;
+      }
+      lease = await withSession((db) => tryAcquireLease(db, holder, ttlMs));
+    } catch (error) {
+      log.warn({ err: error instanceof Error ? error.message : String(error) }, "could not reach PostgreSQL for the leadership lease; retrying");
+    }
+    if (lease) return lead(lease, sentAt);
+    if (options.once) break;
+    if (!waitingLogged) {
+      const current = await withSession((db) => readLease(db)).catch(() => undefined);
+      log.info({ leader: current?.holder, epoch: current?.epoch.toString(), since: current?.acquiredAt }, "another engine leads; waiting as standby");
+      waitingLogged = true;
+    }
+    await pause(pollMs, options.signal);
+  }
+  dropSession();
   return undefined;
+
+  function lead(lease: LeaseRow, sentAt: number): Leadership {
+    let resolveLost: (reason: string) => void = () => {};
+    const lost = new Promise<string>((resolve) => (resolveLost = resolve));
+    let released = false;
+    const fence = new LeaseFence(holder, lease.epoch, ttlMs, sentAt, (reason) => {
+      if (!released) resolveLost(reason);
+    });
+    log.info({ holder, epoch: lease.epoch.toString() }, `engine leadership acquired (epoch ${lease.epoch})`);
+
+    const heartbeat = (async () => {
+      while (!released && !fence.isLost) {
+        await sleep(renewMs);
+        if (released || fence.isLost) break;
+        const sent = performance.now();
+        try {
+          if (await withSession((db) => renewLease(db, holder, lease.epoch, ttlMs))) fence.renewed(sent);
+          else {
+            const now = await withSession((db) => readLease(db)).catch(() => undefined);
+            fence.lost(`another engine took the lease${now ? ` (${now.holder}, epoch ${now.epoch})` : ""}`);
+          }
+        } catch (error) {
+          if (fence.remainingMs() > 0) log.warn({ err: error instanceof Error ? error.message : String(error) }, "could not renew the leadership lease; retrying");
+        }
+      }
+    })();
+    // The term also ends by the local clock, even while a renewal hangs.
+    const watch = setInterval(() => {
+      if (!released && !fence.isLost && fence.remainingMs() <= 0) fence.lost(`the lease of epoch ${lease.epoch} ran out before it could be renewed`);
+    }, WATCH_MS);
+    watch.unref();
+
+    return {
+      holder,
+      epoch: lease.epoch,
+      acquiredAt: lease.acquiredAt,
+      fence,
+      lost,
+      release: async () => {
+        released = true;
+        clearInterval(watch);
+        await heartbeat.catch(() => {});
+        if (!fence.isLost) await withSession((db) => releaseLease(db, holder, lease.epoch)).catch(() => {});
+        dropSession();
+      },
+    };
+  }
 }

@@ -1,7 +1,9 @@
 /** Shared helpers of the engine suites: child processes, private anvils, raw RPC calls. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { type Server, type Socket, connect, createServer } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "../../devnet/compile.js";
+import { freePort } from "../helpers/ports.js";
 
 
 export type ChildResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
@@ -39,3 +41,65 @@ export async function rpc<T = unknown>(url: string, method: string, params: unkn
 }
 
 export const lines = (out: string) => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+
+export type Proxy = {
+  /** `target` with the proxy's host and port (an RPC or a PostgreSQL URL). */
+  url: string;
+  /** Drops every open connection and refuses new ones (an outage the client sees at once). */
+  pause: () => void;
+  /** Keeps every connection open but forwards nothing, and holds new ones unanswered (a partition). */
+  freeze: () => void;
+  resume: () => void;
+  close: () => Promise<void>;
+};
+
+/** A TCP proxy to the host and port of `target` (any URL), which the test can pause or freeze. */
+export async function startProxy(target: string): Promise<Proxy> {
+  const url = new URL(target);
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  let frozen = false;
+  const server: Server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    sockets.add(client);
+    client.on("close", () => sockets.delete(client));
+    if (frozen) return void client.on("error", () => client.destroy());
+    const upstream = connect(Number(url.port), url.hostname);
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    for (const s of [client, upstream]) {
+      s.on("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on("data", (b) => void (frozen || upstream.write(b)));
+    upstream.on("data", (b) => void (frozen || client.write(b)));
+    client.on("end", () => upstream.end());
+    upstream.on("end", () => client.end());
+  });
+  const listenPort = await freePort();
+  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
+  const proxied = new URL(target);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String(listenPort);
+  return {
+    url: proxied.toString().replace(/\/$/, ""),
+    pause: () => {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+    },
+    freeze: () => {
+      frozen = true;
+    },
+    resume: () => {
+      refusing = false;
+      frozen = false;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -5,7 +5,6 @@
  * the RPC comes back, work resumes by itself: the fees are claimed and attributed, health
  * is ok again, and nothing was lost or sent twice.
  */
-import { type Server, type Socket, createServer, connect } from "node:net";
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
@@ -13,50 +12,10 @@ import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
 import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
-import { freePort } from "../helpers/ports.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
-import { rpc, runTs } from "./helpers.js";
+import { type Proxy, rpc, runTs, startProxy } from "./helpers.js";
 
 const USDC = 1_000_000n;
-
-type Proxy = { url: string; pause: () => void; resume: () => void; close: () => Promise<void> };
-
-/** A TCP proxy to anvil; `pause` drops every open connection and refuses new ones. */
-async function startProxy(target: string): Promise<Proxy> {
-  const { hostname, port } = new URL(target);
-  const sockets = new Set<Socket>();
-  let refusing = false;
-  const server: Server = createServer((client) => {
-    if (refusing) return void client.destroy();
-    const upstream = connect(Number(port), hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  const listenPort = await freePort();
-  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${listenPort}`,
-    pause: () => {
-      refusing = true;
-      for (const s of sockets) s.destroy();
-    },
-    resume: () => {
-      refusing = false;
-    },
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
-  };
-}
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
