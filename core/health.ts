@@ -1,13 +1,14 @@
 /**
  * Health of the engine for `GET /api/v1/health` (read by the API from the engine tables):
- * per-worker schedule and outcome, the RPC status the engine last saw, its heartbeat and the
- * pipeline's permanent failures. Status is `degraded` when a worker's last run failed, the
+ * per-worker schedule and outcome, the RPC status the engine last saw, its heartbeat, which
+ * engine leads and since when, and the pipeline's permanent failures. Status is `degraded` when a worker's last run failed, the
  * RPC is unreachable, or the engine's heartbeat is stale.
  */
 import { asc, inArray } from "drizzle-orm";
 import type pg from "pg";
 import { pipelineHealth } from "./chain/pipeline.js";
 import { dbOf, tables } from "./db/client.js";
+import { readLease } from "./leadership.js";
 
 /** A heartbeat older than this means the engine is not running. */
 export const HEARTBEAT_STALE_MS = 60_000;
@@ -31,9 +32,13 @@ export type WorkerHealth = {
   healthy: boolean;
 };
 
+/** The engine that leads (the lease holder: host, pid and a random suffix) and since when. */
+export type LeaderHealth = { holder: string; epoch: string; since: string; renewedAt: string; expiresAt: string; live: boolean } | null;
+
 export type EngineHealth = {
   status: "ok" | "degraded";
   reasons: string[];
+  leader: LeaderHealth;
   engine: { running: boolean; heartbeatAt: string | null; startedAt: string | null; pid: number | null; workerIntervalScale: number | null };
   rpc: { reachable: boolean | null; block: number | null; lastError: string | null; checkedAt: string | null };
   workers: WorkerHealth[];
@@ -45,6 +50,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const NOT_STARTED: EngineHealth = {
   status: "degraded",
   reasons: ["engine has not started"],
+  leader: null,
   engine: { running: false, heartbeatAt: null, startedAt: null, pid: null, workerIntervalScale: null },
   rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
   workers: [],
@@ -68,12 +74,13 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       db.select().from(workerState).orderBy(asc(workerState.name)),
       db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg"])),
       pipelineHealth(pool),
+      readLease(db),
     ]);
   } catch (error) {
     if (NEVER_MIGRATED.has((error as { code?: string }).code ?? "")) return structuredClone(NOT_STARTED);
     throw error;
   }
-  const [rows, stateRows, transactions] = read;
+  const [rows, stateRows, transactions, lease] = read;
   const workers: WorkerHealth[] = rows.map((r) => {
     const failedLast = !!r.lastErrorAt && (!r.lastSuccessAt || r.lastErrorAt > r.lastSuccessAt);
     return {
@@ -105,9 +112,20 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
     }
   }
   const reorg = stateRows.find((r) => r.key === "last-reorg")?.value as { at: string; forkBlock: number; reopened: string[]; reversed: number } | undefined;
+  const leader: LeaderHealth = lease
+    ? {
+        holder: lease.holder,
+        epoch: lease.epoch.toString(),
+        since: lease.acquiredAt.toISOString(),
+        renewedAt: lease.renewedAt.toISOString(),
+        expiresAt: lease.expiresAt.toISOString(),
+        live: lease.expiresAt.getTime() > now,
+      }
+    : null;
   return {
     status: reasons.length ? "degraded" : "ok",
     reasons,
+    leader,
     engine: { running, heartbeatAt, startedAt: engineState?.startedAt ?? null, pid: engineState?.pid ?? null, workerIntervalScale: engineState?.workerIntervalScale ?? null },
     rpc: { reachable: rpcState?.reachable ?? null, block: rpcState?.block ?? null, lastError: rpcState?.lastError ?? null, checkedAt: rpcState?.checkedAt ?? null },
     workers,

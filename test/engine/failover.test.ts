@@ -18,6 +18,7 @@ import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
+import { readWorkerHealth } from "../../core/health.js";
 import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
 import { type LeaseRow, readLease } from "../../core/leadership.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
@@ -153,6 +154,9 @@ describe("engine failover and fencing", () => {
     const tookOverMs = Date.now() - killedAt;
     expect(tookOverMs).toBeLessThan(15_000);
     expect(leaseB.epoch).toBe(leaseA.epoch + 1n);
+    // Health names the engine that leads now, and since when.
+    const health = await readWorkerHealth(db.pool);
+    expect(health.leader).toMatchObject({ holder: leaseB.holder, epoch: leaseB.epoch.toString(), since: leaseB.acquiredAt.toISOString(), live: true });
     await settled(done);
     expect((await stop(b)).code).toBe(0);
     await expectExactlyOnce();
