@@ -1,7 +1,10 @@
 /**
- * The HTTP interface as ponder serves it (`src/api/index.ts` re-exports this): ponder's
- * read-only `db` for the indexed tables, one pool of our own for the engine's tables, the
- * agent flow and the operator's transaction pipeline; config read once from the environment.
+ * The HTTP interface as ponder serves it (`src/api/index.ts` re-exports this), under
+ * `ponder start` (indexer + API) or `ponder serve` (an API replica): ponder's read-only `db`
+ * for the indexed tables, one pool of our own for the engine's tables, the agent flow and the
+ * operator's transaction pipeline; config read once from the environment. With a database,
+ * rate limits are kept in PostgreSQL (shared by every replica) and subscriptions are pushed
+ * by PostgreSQL notifications.
  */
 import pg from "pg";
 import { type PublicClient, createPublicClient, http } from "viem";
@@ -10,6 +13,8 @@ import { createLogger } from "../common/logger.js";
 import { agentApiFromConfig } from "./agents/index.js";
 import { createApp } from "./create-app.js";
 import { DEFAULT_RATE_LIMITS, scaleRateLimits } from "./http/rate-limit.js";
+import { PostgresRateLimitStore, rateLimitPool } from "./http/rate-limit-postgres.js";
+import { createLiveFeed } from "./push/live-feed.js";
 import { db } from "./db.js";
 import type { ReadDb } from "./deps.js";
 import { createEnginePort, idleEngine } from "./engine-port.js";
@@ -30,6 +35,10 @@ const logError = (error: unknown, context: string) =>
   log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), context }, "unexpected error");
 // Without DATABASE_URL the agent services answer 503 naming it: intents live in PostgreSQL.
 const agents = agentApiFromConfig(config, { db: readDb, pool, log, logError });
+// The limiter's table lives in the engine's schema, which the engine's migrations make.
+const rateLimitStore = config.databaseUrl
+  ? new PostgresRateLimitStore({ pool: rateLimitPool(config.databaseUrl, log), log, ready: () => agents.services.ready() })
+  : undefined;
 
 export default createApp({
   db: readDb,
@@ -42,6 +51,8 @@ export default createApp({
   }),
   agents,
   rateLimits: scaleRateLimits(DEFAULT_RATE_LIMITS, config.rateLimitScale),
+  rateLimitStore,
+  live: createLiveFeed({ db: readDb, databaseUrl: config.databaseUrl, log }),
   startedAt: Date.now(),
   logError,
 });

@@ -1,7 +1,8 @@
 /**
  * Assembles the HTTP interface from its dependencies: the REST shim under /api/v1 (routes,
- * OpenAPI document and its reference page at /api/v1/docs, JSON 404) and GraphQL at /graphql, behind per-client rate limits. Every
- * error is `{ "error": "..." }` with a 4xx/5xx status, never a stack trace.
+ * OpenAPI document and its reference page at /api/v1/docs, JSON 404) and GraphQL at /graphql,
+ * behind per-client rate limits (shared by every replica when a store is given). Every error
+ * is `{ "error": "..." }` with a 4xx/5xx status, never a stack trace.
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -9,7 +10,8 @@ import { agentApi, prospectusPages } from "./agents/index.js";
 import type { ApiDeps } from "./deps.js";
 import { createGraphql } from "./graphql/index.js";
 import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
-import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit } from "./http/rate-limit.js";
+import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit, useRateLimitStore } from "./http/rate-limit.js";
+import { createLiveFeed } from "./push/live-feed.js";
 import { docsPage } from "./openapi/docs-page.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
@@ -36,10 +38,13 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   auditRoute,
 ];
 
-export function createApp(deps: ApiDeps): Hono {
+export function createApp(given: ApiDeps): Hono {
+  // Subscriptions are fed by one live feed per app (one LISTEN connection, opened on the first subscriber).
+  const deps: ApiDeps = { ...given, live: given.live ?? createLiveFeed({ db: given.db, databaseUrl: given.config.databaseUrl, pollIntervalMs: given.pollIntervalMs }) };
   const limits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
-  const read = rateLimit(new RateLimiter(limits.read));
-  const write = rateLimit(new RateLimiter(limits.write));
+  // Named: the same buckets on every replica sharing a store.
+  const read = rateLimit(new RateLimiter(limits.read, { name: "read" }));
+  const write = rateLimit(new RateLimiter(limits.write, { name: "write" }));
   const document = openApiDocument(REST_ROUTES);
   const onError = (error: Error, c: Context) => {
     const http = toHttpError(error);
@@ -59,8 +64,10 @@ export function createApp(deps: ApiDeps): Hono {
 
   const graphql = createGraphql(deps);
   const app = new Hono().onError(onError);
+  // Before every route: each rate limit below (sub-apps' included) takes from the shared store.
+  if (deps.rateLimitStore) app.use("*", useRateLimitStore(deps.rateLimitStore));
   app.route("/api/v1", v1);
-  app.use("/graphql", rateLimit(new RateLimiter(limits.graphql)));
+  app.use("/graphql", rateLimit(new RateLimiter(limits.graphql, { name: "graphql" })));
   const tooLarge = payloadTooLarge(`body larger than ${MAX_GRAPHQL_BODY_BYTES} bytes`);
   app.use(
     "/graphql",

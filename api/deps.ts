@@ -7,7 +7,8 @@ import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Config } from "../common/config.js";
 import type { AgentApiDeps } from "./agents/http.js";
 import type { EnginePort } from "./engine-port.js";
-import type { RateLimits } from "./http/rate-limit.js";
+import type { RateLimitStore, RateLimits } from "./http/rate-limit.js";
+import type { LiveFeed } from "./push/live-feed.js";
 import type { LaunchPort } from "../core/launch/operator.js";
 
 /** Read access to the indexed tables (ponder's `db`, or a drizzle client on the same schema). */
@@ -21,7 +22,11 @@ export type ApiDeps = {
   /** When this API process started (ms since epoch), for `uptimeSeconds`. */
   startedAt: number;
   rateLimits?: Partial<RateLimits>;
-  /** How often subscriptions look for new rows. */
+  /** Where every route's rate limit buckets live when shared by all replicas (PostgreSQL); each process's memory without it. */
+  rateLimitStore?: RateLimitStore;
+  /** Pushes newly indexed rows to subscriptions; `createApp` makes one (LISTEN on `config.databaseUrl`) when absent. */
+  live?: LiveFeed;
+  /** How often the live feed looks for new rows without a notification (0: never; see api/push/live-feed.ts). */
   pollIntervalMs?: number;
   /** The agent flow (Sign-In with Ethereum, agents, prospectus pages), when served. */
   agents?: AgentApiDeps;

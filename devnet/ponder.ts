@@ -86,6 +86,32 @@ export function startPonder(options: {
 }
 
 /**
+ * An API replica: `ponder serve` on the schema a `ponder start` indexes (same code, same
+ * `DATABASE_URL`), answering REST, GraphQL and pages from the same tables without indexing.
+ * Replicas share their rate limits and hear of new blocks through PostgreSQL (README, "API
+ * replicas"); run as many as the database's connections allow.
+ */
+export function startApiReplica(options: Omit<Parameters<typeof startPonder>[0], "command" | "viewsSchema" | "root">): PonderHandle {
+  return startPonder({ ...options, command: "serve" });
+}
+
+/**
+ * Waits until a ponder process (indexer or replica) answers `/ready` with 200: its schema
+ * indexed to the chain's head once. Given the handle, fails at once if the process exits.
+ */
+export async function waitForReady(target: string | PonderHandle, timeoutMs = 120_000): Promise<void> {
+  const url = typeof target === "string" ? target : target.url;
+  const child = typeof target === "string" ? undefined : target.process;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`ponder at ${url} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) return;
+    if (Date.now() > deadline) throw new Error(`ponder at ${url} was not ready within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
  * Waits until ponder's /status shows the chain indexed to at least `block`. Given the
  * handle, fails at once if the process exits.
  */

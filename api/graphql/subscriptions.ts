@@ -1,43 +1,58 @@
 /**
- * Subscriptions over server-sent events: new burns and new activity. Each subscriber polls
- * the indexed tables for rows after the last one it saw (every `pollIntervalMs`, 500 ms by
- * default), so any number of API replicas serve subscriptions without a message bus.
+ * Subscriptions over server-sent events: new burns and new activity, pushed by this process's
+ * live feed (api/push/live-feed.ts: one PostgreSQL LISTEN per process, one read per indexed
+ * block, fanned out to every subscriber), so any number of API replicas and subscribers cost
+ * the database the same.
+ *
+ * A row a reorg rolls back after a subscriber was told of it comes in the same stream, in
+ * order, as an error result: `{ "data": null, "errors": [{ "extensions": { "code":
+ * "ROLLED_BACK", "id", "txHash", "blockNumber", … } }] }`; the stream goes on, and the new
+ * branch's rows follow as new events. A subscriber that falls 10,000 events behind gets a
+ * `LAGGING` error and its stream ends.
  */
-import { encodeCursor } from "../http/cursor.js";
-import { activitySince, latestActivityId } from "../read/activity.js";
-import { BURN_ORDERINGS, listBurns } from "../read/burns.js";
-import { cursorOf } from "../read/keyset.js";
+import { GraphQLError } from "graphql";
+import { checksum } from "../read/format.js";
+import type { FeedEvent } from "../push/live-feed.js";
 import { builder } from "./builder.js";
 import { ActivityKindEnum } from "./enums.js";
 import { addressArg, userError } from "./errors.js";
 import { BurnFilterInput, eventFilter } from "./filters.js";
+import { type Loaders, createLoaders } from "./loaders.js";
 import { ActivityRef, BurnRef } from "./refs.js";
+import type { GraphqlContext } from "./builder.js";
 
-export const DEFAULT_POLL_MS = 500;
-/** Rows handed out per poll; a backlog drains over consecutive polls without waiting. */
-const BATCH = 100;
+/** One set of loaders per read of the feed, shared by every subscriber it reaches (never stale across reads). */
+const loadersOfBatch = new WeakMap<object, Loaders>();
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-/** Yields what `next` returns, polling while it returns nothing, until the client goes away. */
-async function* poll<T>(next: () => Promise<T[]>, intervalMs: number, signal: AbortSignal | undefined): AsyncGenerator<T> {
-  while (!signal?.aborted) {
-    const rows = await next();
-    for (const row of rows) yield row;
-    if (rows.length < BATCH) await pause(intervalMs, signal);
+/**
+ * The row of a `created` event, resolved with its read's shared loaders; a rolled-back row or
+ * a lagging subscriber as an error result.
+ */
+function eventRow<Row extends { id: string; txHash: string; blockNumber: bigint; logIndex: number; token: string | null }>(
+  event: FeedEvent<Row>,
+  ctx: GraphqlContext,
+  what: string,
+): Row {
+  if (event.type === "lagging") {
+    throw new GraphQLError("this subscriber fell too far behind; subscribe again", { extensions: { code: "LAGGING" } });
   }
+  if (event.type === "rolled-back") {
+    const { row } = event;
+    throw new GraphQLError(`${what} ${row.id} (block ${row.blockNumber}) was rolled back by a chain reorganisation`, {
+      extensions: {
+        code: "ROLLED_BACK",
+        id: row.id,
+        txHash: row.txHash,
+        blockNumber: String(row.blockNumber),
+        logIndex: row.logIndex,
+        tokenAddress: row.token ? checksum(row.token) : null,
+      },
+    });
+  }
+  let loaders = loadersOfBatch.get(event.batch);
+  if (!loaders) loadersOfBatch.set(event.batch, (loaders = createLoaders(ctx.deps)));
+  ctx.loaders = loaders;
+  return event.row;
 }
 
 builder.subscriptionField("burnCreated", (t) =>
@@ -45,23 +60,14 @@ builder.subscriptionField("burnCreated", (t) =>
     type: BurnRef,
     description: "Each new burn (optionally filtered by token and kinds; ranges are ignored), as it is indexed.",
     args: { filter: t.arg({ type: BurnFilterInput, required: false }) },
-    subscribe: async (_root, args, ctx) => {
-      const filter = eventFilter(args.filter);
-      const ordering = BURN_ORDERINGS.OLDEST;
-      const newest = await listBurns(ctx.deps.db, { filter: {}, order: "NEWEST", limit: 1 });
-      let cursor = newest.rows[0] ? cursorOf(ordering, newest.rows[0]) : encodeCursor(ordering.name, [-1n, -1n]);
-      return poll(
-        async () => {
-          const page = await listBurns(ctx.deps.db, { filter: { token: filter.token, kinds: filter.kinds }, order: "OLDEST", limit: BATCH, after: cursor });
-          const last = page.rows.at(-1);
-          if (last) cursor = cursorOf(ordering, last);
-          return page.rows;
-        },
-        ctx.deps.pollIntervalMs ?? DEFAULT_POLL_MS,
-        ctx.signal,
-      );
+    subscribe: (_root, args, ctx) => {
+      const { token, kinds } = eventFilter(args.filter);
+      return ctx.deps.live!.burns.subscribe({
+        filter: (row) => (!token || row.token === token) && (!kinds?.length || kinds.includes(row.kind)),
+        signal: ctx.signal,
+      });
     },
-    resolve: (burn) => burn,
+    resolve: (event, _args, ctx) => eventRow(event, ctx, "burn"),
   }),
 );
 
@@ -70,20 +76,15 @@ builder.subscriptionField("activityCreated", (t) =>
     type: ActivityRef,
     description: "Each new activity entry (optionally of some kinds and one token), as it is indexed.",
     args: { kinds: t.arg({ type: [ActivityKindEnum], required: false }), token: t.arg.string({ required: false }) },
-    subscribe: async (_root, args, ctx) => {
+    subscribe: (_root, args, ctx) => {
       if (args.kinds && args.kinds.length === 0) throw userError("kinds: give at least one kind, or leave it out");
-      const filter = { kinds: args.kinds ?? undefined, token: args.token ? addressArg(args.token, "token") : undefined };
-      let lastId = await latestActivityId(ctx.deps.db);
-      return poll(
-        async () => {
-          const rows = await activitySince(ctx.deps.db, filter, lastId, BATCH);
-          if (rows.length) lastId = rows.at(-1)!.id;
-          return rows;
-        },
-        ctx.deps.pollIntervalMs ?? DEFAULT_POLL_MS,
-        ctx.signal,
-      );
+      const kinds = args.kinds ?? undefined;
+      const token = args.token ? addressArg(args.token, "token") : undefined;
+      return ctx.deps.live!.activity.subscribe({
+        filter: (row) => (!kinds || kinds.includes(row.kind as never)) && (!token || row.token === token),
+        signal: ctx.signal,
+      });
     },
-    resolve: (row) => row,
+    resolve: (event, _args, ctx) => eventRow(event, ctx, "activity"),
   }),
 );

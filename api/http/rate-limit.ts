@@ -1,15 +1,19 @@
 /**
- * Per-client rate limits: a token bucket per client and rule, in memory (each API replica
- * limits on its own). A refused request gets 429 with `Retry-After`; every answer carries
- * `RateLimit-Limit` and `RateLimit-Remaining`.
+ * Per-client rate limits: a token bucket per client and rule. A refused request gets 429
+ * with `Retry-After`; every answer carries `RateLimit-Limit` and `RateLimit-Remaining`.
  *
- * Kept rather than `rate-limiter-flexible` (11.x): its limiters count points in fixed windows,
- * not a token bucket. With the same burst and average rate, a window lets a client through
- * twice the burst across a window boundary, refuses a client that spent its burst until the
- * window ends (Retry-After up to a minute instead of the next token's 0.5 s) instead of
- * letting it continue at the refill rate, and its `BurstyRateLimiter` recipe raises the
- * sustained rate to almost twice the refill. Each would change the documented limits; limits
- * stay per replica (a cluster-wide store would need the bucket kept in PostgreSQL).
+ * Where the buckets live: with a shared store installed on the app (`useRateLimitStore`,
+ * PostgreSQL in production — see rate-limit-postgres.ts) every API replica takes from the
+ * same bucket, so a client split across replicas is limited as one; without one (tests, no
+ * database) each process keeps its buckets in memory. The in-memory bucket is also the
+ * store's insurance while PostgreSQL cannot be reached.
+ *
+ * A token bucket rather than rate-limiter-flexible's fixed windows (its store, its table and
+ * its insurance are used, its counting is not): with the same burst and average rate, a
+ * window lets a client through twice the burst across a window boundary and refuses a client
+ * that spent its burst until the window ends (Retry-After up to a minute instead of the next
+ * token's 0.5 s), and its `BurstyRateLimiter` recipe raises the sustained rate to almost
+ * twice the refill. Each would change the documented limits.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { tooManyRequests } from "./errors.js";
@@ -37,19 +41,33 @@ export function scaleRateLimits<T extends Record<string, RateLimitRule>>(limits:
   ) as T;
 }
 
+/** One take from a bucket: the whole tokens left, or how long until the next one. */
+export type TakeResult = { ok: true; remaining: number } | { ok: false; retryAfterSeconds: number };
+
 /** Clients remembered at once; the least recently seen is forgotten first. */
 const MAX_CLIENTS = 100_000;
 
 export class RateLimiter {
+  /**
+   * Names the limiter's buckets in a shared store: the same name on every replica means the
+   * same buckets. Unnamed limiters are named after their rule, so limiters with the same rule
+   * share a client's bucket there.
+   */
+  readonly name: string;
+  private readonly now: () => number;
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     readonly rule: RateLimitRule,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { name?: string; now?: () => number } | (() => number) = {},
+  ) {
+    const o = typeof options === "function" ? { now: options } : options;
+    this.now = o.now ?? Date.now;
+    this.name = o.name ?? `${rule.capacity}/${rule.refillPerSecond}`;
+  }
 
-  /** Takes one token for `client`: the tokens left, or how long to wait for the next one. */
-  take(client: string): { ok: true; remaining: number } | { ok: false; retryAfterSeconds: number } {
+  /** Takes one token for `client` from this process's own bucket. */
+  take(client: string): TakeResult {
     const now = this.now();
     const previous = this.buckets.get(client);
     const refilled = previous
@@ -64,6 +82,24 @@ export class RateLimiter {
     if (this.buckets.size > MAX_CLIENTS) this.buckets.delete(this.buckets.keys().next().value!);
     return { ok: true, remaining: Math.floor(refilled - 1) };
   }
+}
+
+/** Buckets shared by every API replica: one take is one round trip to the store. */
+export interface RateLimitStore {
+  take(limiter: RateLimiter, client: string): Promise<TakeResult>;
+}
+
+const STORE = "rateLimitStore";
+
+/**
+ * Makes every `rateLimit` middleware after it on this app take from `store` instead of its
+ * process's memory (sub-apps mounted later included).
+ */
+export function useRateLimitStore(store: RateLimitStore): MiddlewareHandler {
+  return async (c, next) => {
+    c.set(STORE, store);
+    await next();
+  };
 }
 
 const IPV4_PRIVATE = [/^127\./, /^10\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^169\.254\./];
@@ -95,7 +131,9 @@ export function clientAddress(c: Context): string {
 
 export function rateLimit(limiter: RateLimiter): MiddlewareHandler {
   return async (c, next) => {
-    const result = limiter.take(clientAddress(c));
+    const client = clientAddress(c);
+    const store = c.get(STORE) as RateLimitStore | undefined;
+    const result = store ? await store.take(limiter, client) : limiter.take(client);
     c.header("RateLimit-Limit", String(limiter.rule.capacity));
     if (!result.ok) {
       c.header("RateLimit-Remaining", "0");

@@ -1,0 +1,203 @@
+/**
+ * The rate limits' buckets in PostgreSQL, shared by every API replica: rate-limiter-flexible's
+ * `RateLimiterPostgres` keeps them in its own table (it creates it on first use, in the engine's
+ * schema: `engine.api_rate_limits`, columns key, points, expire) and falls back to an in-memory
+ * insurance limiter while the database cannot be reached.
+ *
+ * The counting is a token bucket, written as GCRA (the generic cell rate algorithm): a bucket
+ * is one number, the theoretical arrival time `tat` — the moment it is full again — kept in the
+ * `expire` column in microseconds. A take at `now` with emission interval `T = 1 / refill` and
+ * burst window `B = capacity × T` succeeds when `max(tat, now) + T − now ≤ B` and moves `tat`
+ * there; it is refused otherwise (Retry-After `tat + T − B − now`). That is exactly the
+ * in-memory bucket of rate-limit.ts (tokens = (B − (tat − now)) / T), in one upsert, one round
+ * trip, timed by the database's clock so replicas agree. A row whose `tat` has passed is a
+ * full bucket: the library's hourly sweep of expired rows forgets it.
+ *
+ * A refused client is also blocked in this process's memory until its Retry-After (no take
+ * can succeed before then, whichever replica it asks), so a client hammering a replica past
+ * its limit costs no database round trips.
+ */
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { RateLimiterCompatibleAbstract, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
+import type { Logger } from "../../common/logger.js";
+import type { RateLimitStore, RateLimiter, TakeResult } from "./rate-limit.js";
+
+/** Where the buckets live: the engine's schema (made by its migrations), a table of the library's. */
+export const RATE_LIMIT_SCHEMA = "engine";
+export const RATE_LIMIT_TABLE = "api_rate_limits";
+
+/** A take slower than this (database overloaded or gone) is answered by the in-memory insurance. */
+const TAKE_TIMEOUT_MS = 1_000;
+/** Connections of the limiter's pool: one statement each, held for well under a millisecond. */
+const POOL_SIZE = 4;
+/** Retries of the table's creation while the database is unreachable: doubling up to this. */
+const RETRY_MAX_MS = 30_000;
+/** Longer client keys (anything in X-Forwarded-For) are stored as their hash. */
+const MAX_CLIENT_KEY = 100;
+
+type TakeOptions = { limiter: RateLimiter; client: string };
+
+/** The database's clock, in microseconds (the same value everywhere in one statement). */
+const NOW_US = "floor(extract(epoch from now()) * 1000000)::bigint";
+
+/** What rate-limiter-flexible's PostgreSQL store calls on itself (not in its typings). */
+type StoreInternals = {
+  _getTableIdentifier(): string;
+  _query(q: { name?: string; text: string; values?: unknown[] }): Promise<pg.QueryResult>;
+  tableCreated: boolean;
+};
+
+type TakeRow = { points: number; expire: string; now: string };
+type TakeResultRows = pg.QueryResult<TakeRow> & { rule: { emissionUs: number; burstUs: number } };
+
+/** Emission interval and burst window of a rule, in whole microseconds. */
+function gcra(limiter: RateLimiter) {
+  const emissionUs = Math.max(1, Math.round(1_000_000 / limiter.rule.refillPerSecond));
+  return { emissionUs, burstUs: Math.round(limiter.rule.capacity * emissionUs) };
+}
+
+/** RateLimiterPostgres counting GCRA token buckets instead of fixed windows (see above). */
+class TokenBuckets extends RateLimiterPostgres {
+  _upsert(key: string, _points: number, _msDuration: number, forceExpire: boolean, options: TakeOptions): Promise<TakeResultRows> {
+    const self = this as unknown as StoreInternals;
+    if (!self.tableCreated) return Promise.reject(new Error("rate limit table is not ready yet"));
+    // `set` and `block` of the library's API are not part of a token bucket.
+    if (forceExpire) return Promise.reject(new Error("token buckets are only taken from"));
+    const rule = gcra(options.limiter);
+    const table = self._getTableIdentifier();
+    // Allowed when the bucket, advanced by one emission, still fits in the burst window.
+    const fits = `greatest(b.expire, ${NOW_US}) + $2::bigint - ${NOW_US} <= $3::bigint`;
+    return self
+      ._query({
+        name: "gcra-take",
+        text: `
+INSERT INTO ${table} AS b (key, points, expire)
+VALUES ($1, CASE WHEN $2::bigint <= $3::bigint THEN 1 ELSE 0 END, ${NOW_US} + CASE WHEN $2::bigint <= $3::bigint THEN $2::bigint ELSE 0 END)
+ON CONFLICT (key) DO UPDATE SET
+  points = CASE WHEN ${fits} THEN 1 ELSE 0 END,
+  expire = CASE WHEN ${fits} THEN greatest(b.expire, ${NOW_US}) + $2::bigint ELSE b.expire END
+RETURNING points, expire, ${NOW_US} AS now`,
+        values: [key, rule.emissionUs, rule.burstUs],
+      })
+      .then((result) => Object.assign(result as pg.QueryResult<TakeRow>, { rule }));
+  }
+
+  /** `points` of the row says whether the take succeeded; the rest follows from `tat`. */
+  _getRateLimiterRes(_key: string, _changedPoints: number, result: TakeResultRows): RateLimiterRes {
+    const row = result.rows[0]!;
+    const { emissionUs, burstUs } = result.rule;
+    const ahead = Number(row.expire) - Number(row.now); // how far `tat` is ahead of now
+    if (row.points === 1) {
+      return new RateLimiterRes(Math.max(0, Math.floor((burstUs - ahead) / emissionUs)), Math.max(0, ahead / 1000), 1);
+    }
+    return new RateLimiterRes(0, Math.max(1, (ahead + emissionUs - burstUs) / 1000), 2);
+  }
+
+  /** The library's sweep passes milliseconds; `expire` holds microseconds. */
+  clearExpired(expireMs: number): Promise<void> {
+    return (RateLimiterPostgres.prototype as unknown as { clearExpired(expire: number): Promise<void> }).clearExpired.call(this, expireMs * 1000);
+  }
+}
+
+/** The in-memory bucket of each limiter (rate-limit.ts), as rate-limiter-flexible's insurance. */
+class InMemoryInsurance extends RateLimiterCompatibleAbstract {
+  readonly keyPrefix = "memory";
+  blockDuration = 0;
+  execEvenly = false;
+
+  consume(_key: string | number, _points?: number, options?: { [key: string]: unknown }): Promise<RateLimiterRes> {
+    const { limiter, client } = options as TakeOptions;
+    const result = limiter.take(client);
+    return result.ok ? Promise.resolve(new RateLimiterRes(result.remaining, 0, 1)) : Promise.reject(new RateLimiterRes(0, result.retryAfterSeconds * 1000, 2));
+  }
+}
+
+export type PostgresRateLimitStoreOptions = {
+  pool: pg.Pool;
+  log?: Logger;
+  /** Resolves once the schema exists (the engine's migrations); the table is made after it. */
+  ready?: () => Promise<void>;
+};
+
+/** Buckets shared through PostgreSQL; in memory until the table is ready or while it is unreachable. */
+export class PostgresRateLimitStore implements RateLimitStore {
+  private buckets: TokenBuckets | undefined;
+  private readonly insurance = new InMemoryInsurance();
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: PostgresRateLimitStoreOptions) {
+    void this.open(0);
+  }
+
+  /** Whether takes go to PostgreSQL (false while the table is not ready). */
+  get shared(): boolean {
+    return this.buckets !== undefined;
+  }
+
+  async take(limiter: RateLimiter, client: string): Promise<TakeResult> {
+    const id = client.length > MAX_CLIENT_KEY ? createHash("sha256").update(client).digest("hex") : client;
+    try {
+      const res = await (this.buckets ?? this.insurance).consume(`${limiter.name}:${id}`, 1, { limiter, client } satisfies TakeOptions);
+      return { ok: true, remaining: res.remainingPoints };
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+      throw error;
+    }
+  }
+
+  /** Stops retrying the table; the pool is the caller's. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
+  }
+
+  private async open(attempt: number): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.options.ready?.();
+      this.buckets = await new Promise<TokenBuckets>((resolve, reject) => {
+        const buckets: TokenBuckets = new TokenBuckets(
+          {
+            storeClient: this.options.pool,
+            storeType: "pool",
+            schemaName: RATE_LIMIT_SCHEMA,
+            tableName: RATE_LIMIT_TABLE,
+            keyPrefix: "",
+            points: 1,
+            duration: 0,
+            // A refused take is blocked here until its Retry-After (see the file's comment).
+            inMemoryBlockOnConsumed: 2,
+            insuranceLimiter: this.insurance,
+          },
+          (error?: unknown) => (error ? reject(error) : resolve(buckets)),
+        );
+      });
+      if (attempt > 0) this.options.log?.info("rate limits shared through PostgreSQL again");
+    } catch (error) {
+      const delay = Math.min(RETRY_MAX_MS, 1_000 * 2 ** attempt);
+      this.options.log?.warn({ err: error instanceof Error ? error.message : String(error), retryInMs: delay }, "rate limits kept in memory: their PostgreSQL table is not ready");
+      this.retry = setTimeout(() => void this.open(attempt + 1), delay);
+      this.retry.unref();
+    }
+  }
+}
+
+/**
+ * The limiter's own small pool: commits without waiting for the disk (a bucket a crash forgets
+ * only lets a client through early), and a bound on every take so a stalled database falls
+ * back to the insurance instead of holding requests.
+ */
+export function rateLimitPool(databaseUrl: string, log?: Logger): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: POOL_SIZE,
+    application_name: "launchpad-api-limits",
+    options: `-c synchronous_commit=off -c statement_timeout=${TAKE_TIMEOUT_MS}`,
+    connectionTimeoutMillis: TAKE_TIMEOUT_MS,
+    query_timeout: TAKE_TIMEOUT_MS,
+  });
+  pool.on("error", (error) => log?.warn({ err: error.message }, "rate limit pool error"));
+  return pool;
+}
