@@ -3,6 +3,8 @@
  *   PostgreSQL (embedded, data in .data/postgres) unless DATABASE_URL is set;
  *   the anvil devnet (state in .data/anvil), deployed on first start, unless RPC_URL is set;
  *   ponder (indexer + API) and the engine as child processes.
+ * API_REPLICAS=N (default 1) adds N−1 API replicas (`ponder serve` on the indexed schema) on
+ * the ports after PORT.
  * Ctrl-C stops everything; the next start resumes on the same data. Where the database, chain
  * and deployments are (and the devnet's secrets) goes to .data/connection.json for the engine CLI.
  */
@@ -19,7 +21,7 @@ import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
 import { ensureDemoAgent } from "../devnet/demo-agent.js";
 import { type Market, startMarket } from "../devnet/market.js";
-import { type PonderHandle, ponderSchemaName, startPonder } from "../devnet/ponder.js";
+import { type PonderHandle, ponderSchemaName, startApiReplica, startPonder, waitForReady } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
 const DATA = dataDir(process.env);
@@ -28,6 +30,19 @@ const POSTGRES_PORT = portFromEnv("EMBEDDED_POSTGRES_PORT", 54329);
 const ANVIL_PORT = portFromEnv("ANVIL_PORT", 8545);
 /** Where the devnet's addresses are written and read. */
 const DEPLOYMENTS = process.env.DEPLOYMENTS_FILE || DEPLOYMENTS_PATH;
+
+/** API processes to run: the indexer's own and API_REPLICAS − 1 replicas on the next ports. */
+const API_REPLICAS = integerFromEnv("API_REPLICAS", 1, 1, 16);
+
+function integerFromEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    process.stderr.write(`configuration error: ${name}: expected an integer from ${min} to ${max} (got "${raw}")\n`);
+    process.exit(1);
+  }
+  return Number(raw);
+}
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -51,6 +66,7 @@ const env: Record<string, string> = { LOG_FORMAT: resolveLogFormat(initial.logFo
 let postgres: PostgresHandle | undefined;
 let anvil: AnvilHandle | undefined;
 let ponder: PonderHandle | undefined;
+const replicas: PonderHandle[] = [];
 let engine: ChildProcess | undefined;
 let market: Market | undefined;
 let stopping = false;
@@ -66,6 +82,7 @@ async function stopAll(code: number): Promise<never> {
     await new Promise((r) => engine!.once("exit", r));
   }
   // On Ctrl-C the terminal signals every child too; stopping one already gone is fine.
+  await Promise.all(replicas.map((r) => r.stop().catch(() => {})));
   await ponder?.stop().catch(() => {});
   await anvil?.stop().catch(() => {});
   await postgres?.stop().catch(() => {});
@@ -207,6 +224,16 @@ async function main(): Promise<void> {
     if (ok) break;
     await new Promise((r) => setTimeout(r, 500));
   }
+  for (let i = 1; i < API_REPLICAS; i++) {
+    const port = config.port + i;
+    log.info({ port }, `starting API replica ${i + 1} of ${API_REPLICAS} (ponder serve)`);
+    const replica = startApiReplica({ port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: resolveLogFormat(config.logFormat), onLog: (line) => process.stdout.write(`[api-${i + 1}] ${line}\n`) });
+    replica.process.once("exit", (code) => {
+      if (!stopping) log.error({ code, port }, `API replica ${i + 1} exited; the other API processes keep serving`);
+    });
+    replicas.push(replica);
+  }
+  await Promise.all(replicas.map((r) => waitForReady(r).catch((error) => log.error({ err: (error as Error).message }, "an API replica did not start"))));
   if (anvil) {
     // The demo token of the agent flow, launched once per devnet through the API itself.
     try {
@@ -222,6 +249,7 @@ async function main(): Promise<void> {
       "launchpad is running",
       `  REST      ${base}/api/v1/health  (stats, activity, buybacks, tokens)`,
       `  GraphQL   ${base}/graphql  (GraphiQL in a browser)`,
+      ...replicas.map((r, i) => `  Replica   ${r.url}  (API ${i + 2} of ${API_REPLICAS}: the same REST, GraphQL and pages)`),
       ...(prospectus ? [`  Page      ${base}/p/${prospectus}  (the demo agent's prospectus)`] : []),
       ...(anvil ? ["  Keys      .data/secrets.json  (OPERATOR_API_KEY for POST /api/v1/tokens/launch)"] : []),
       `  RPC       ${env.RPC_URL ?? config.rpcUrl}  (chain ${config.chainId})`,
