@@ -106,6 +106,11 @@ async function settleHistory(rpcUrl: string, head: number): Promise<void> {
   if (missing > 0) await call("anvil_mine", [`0x${missing.toString(16)}`]);
 }
 
+/** The environment of our service on a history (the indexer and any API replica of it). */
+export function oursEnv(history: History, rpcUrl: string, databaseUrl: string): Record<string, string> {
+  return { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE, ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE };
+}
+
 /** Starts a ponder app on the history and times it until it has indexed up to the head. */
 export async function indexHistory(
   history: History,
@@ -115,7 +120,7 @@ export async function indexHistory(
 ): Promise<Indexed> {
   const env: Record<string, string> =
     app === "ours"
-      ? { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE, ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE }
+      ? oursEnv(history, rpcUrl, databaseUrl)
       : {
           DATABASE_URL: databaseUrl,
           RPC_URL: rpcUrl,

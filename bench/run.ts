@@ -4,7 +4,7 @@
  *
  *   npm run bench                       full run (histories of 1k, 10k, 100k events; 5-minute soak)
  *   npm run bench:smoke                 the same harness, tiny and short (CI keeps it working)
- *   npm run bench -- --part indexing    one part: history | indexing | api | growth | soak
+ *   npm run bench -- --part indexing    one part: history | indexing | api | growth | replicas | soak
  *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 100k)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,13 +19,14 @@ import { type LedgerGrowthResult, benchLedgerGrowth } from "./growth.js";
 import { type History, ensureHistory } from "./history.js";
 import { type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
 import { type LoadResult, load } from "./load.js";
+import { type ReplicasResult, benchReplicas, replicasSection } from "./replicas.js";
 import { type SoakResult, benchSoak } from "./soak.js";
 
 const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const partIndex = args.indexOf("--part");
 const only = partIndex >= 0 ? args[partIndex + 1] : undefined;
-const PARTS = ["history", "indexing", "api", "growth", "soak"] as const;
+const PARTS = ["history", "indexing", "api", "growth", "replicas", "soak"] as const;
 if (only && !PARTS.includes(only as never)) {
   process.stderr.write(`unknown part "${only}"; choose one of ${PARTS.join(", ")}\n`);
   process.exit(2);
@@ -43,6 +44,8 @@ const ledgerRowsIndex = args.indexOf("--ledger-rows");
 const LEDGER_GROWTH_ROWS = ledgerRowsIndex >= 0 ? Number(args[ledgerRowsIndex + 1]) : smoke ? 100_000 : 1_000_000;
 /** A settled engine beside the largest history: claims per token, mined intents, oracle samples. */
 const ENGINE_SEED = smoke ? { claimsPerToken: 100, intents: 1_000, priceSamples: 1_000 } : { claimsPerToken: 1_000, intents: 20_000, priceSamples: 30_000 };
+/** API replicas: one against two under the API load; SSE subscribers (half per replica) and burns for the fan-out. */
+const REPLICAS = smoke ? { subscribers: 100, burns: 2, requests: [STATS] } : { subscribers: 1_000, burns: 5, requests: undefined };
 const SOAK = smoke ? { seconds: 20, seed: SEED, concurrency: 4 } : { seconds: 300, seed: SEED, concurrency: 8 };
 
 export type IndexingResult = {
@@ -58,6 +61,7 @@ type Results = {
   api?: ApiResult;
   growth?: { size: number; stats: LoadResult; burns: LoadResult }[];
   ledgerGrowth?: LedgerGrowthResult;
+  replicas?: ReplicasResult;
   soak?: SoakResult;
 };
 
@@ -77,7 +81,7 @@ async function main() {
   const indexed = new Map<number, Indexed & { stopAnvil: () => Promise<void>; rpcUrl: string }>();
   try {
     const largest = results.histories.at(-1)!;
-    const needsIndex = runs("indexing") || runs("api") || runs("growth");
+    const needsIndex = runs("indexing") || runs("api") || runs("growth") || runs("replicas");
     if (needsIndex) {
       for (const history of runs("growth") ? results.histories : [largest]) {
         const anvil = await serveHistory(history);
@@ -104,7 +108,7 @@ async function main() {
     }
     const burnToken = (h: History) => h.deployments.contracts.usdcPairedToken as Address;
     let engineState: EngineState | undefined;
-    if (runs("api") || runs("growth")) {
+    if (runs("api") || runs("growth") || runs("replicas")) {
       log("engine state beside the largest history (workers, heartbeat, oracle samples, settled intents, ledger)");
       engineState = await seedEngineState(indexed.get(largest.events)!.databaseUrl, ENGINE_SEED);
     }
@@ -131,6 +135,11 @@ async function main() {
       log(`ledger growth: /stats and /tokens before and after ${LEDGER_GROWTH_ROWS} more engine ledger rows`);
       const ours = indexed.get(largest.events)!;
       results.ledgerGrowth = await benchLedgerGrowth(ours.ponder.url, burnToken(largest), engineState!, LEDGER_GROWTH_ROWS, LOAD, log);
+    }
+    if (runs("replicas")) {
+      const ours = indexed.get(largest.events)!;
+      log(`API replicas: one against two on ${largest.name}, and ${REPLICAS.subscribers} subscribers' fan-out`);
+      results.replicas = await benchReplicas(largest, ours.rpcUrl, ours.databaseUrl, { load: LOAD, ...REPLICAS, log });
     }
     await engineState?.stop();
     for (const i of indexed.values()) {
@@ -171,6 +180,10 @@ export function targetRows(results: Results, connections: number): [target: stri
     const gql = results.api.ours.find((o) => o.name === OURS_BURNS);
     const ratio = results.api.ratios[0];
     if (gql && ratio) rows.push(["GraphQL burn page: ≥ 2× ponder's graphql() throughput, p99 ≤ 30 ms", `${fmt(ratio.throughput, 2)}×, p99 ${gql.p99} ms`, ratio.throughput >= 2 && gql.p99 <= 30]);
+  }
+  if (results.replicas) {
+    const f = results.replicas.fanout;
+    rows.push([`fan-out: each of ${f.subscribers} subscribers on ${f.replicas} replicas receives every burn`, `${f.delivered} / ${f.expected}`, f.delivered === f.expected]);
   }
   if (results.ledgerGrowth) {
     for (const r of results.ledgerGrowth.routes) {
@@ -240,6 +253,7 @@ function finish(results: Results, started: number) {
       g.routes.map((r) => [r.name, fmt(r.before.mean, 2), fmt(r.after.mean, 2), fmt(r.meanRatio, 2), r.before.p50, r.after.p50, r.before.p99, r.after.p99, fmt(r.before.requestsPerSecond, 0), fmt(r.after.requestsPerSecond, 0)]),
     ));
   }
+  if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
   if (results.soak) {
     const s = results.soak;
     lines.push("", `## Soak and faults (${s.seconds} s)`, "", table(["requests", "by status", "5xx", "network errors", "engine kills", "chain rollbacks", "ledger rows", "invariants"], [[
@@ -265,7 +279,10 @@ function finish(results: Results, started: number) {
   process.stdout.write(`\n${text}`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, text);
-  const failed = (results.soak && (results.soak.server5xx > 0 || !results.soak.invariants.ok)) || (results.api && [...results.api.ours, results.api.ponder].some((r) => r.server5xx > 0));
+  const failed =
+    (results.soak && (results.soak.server5xx > 0 || !results.soak.invariants.ok)) ||
+    (results.api && [...results.api.ours, results.api.ponder].some((r) => r.server5xx > 0)) ||
+    (results.replicas && (results.replicas.load.some((r) => r.server5xx > 0) || results.replicas.fanout.delivered < results.replicas.fanout.expected));
   process.exit(failed ? 1 : 0);
 }
 
