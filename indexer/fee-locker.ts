@@ -1,8 +1,9 @@
-/** Fee locker: stored and claimed balances per (owner, currency), and claims. */
+/** Fee locker: stored and claimed balances per (owner, currency), and claims (the operator's settle its collected fees). */
 import { ponder } from "ponder:registry";
 import { feeBalance, feeClaim } from "ponder:schema";
 import type { Hex } from "viem";
 import { indexerConfig, isOperator } from "./config.js";
+import { settleOperatorClaim } from "./fees.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 
 ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
@@ -32,8 +33,10 @@ ponder.on("FeeLocker:ClaimTokens", async ({ event, context }) => {
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
   });
-  if (isOperator(owner) && currency === indexerConfig.usdc) {
-    await addProtocolTotals(context.db, event.block.timestamp, { feesClaimedUsdc: amount });
+  if (isOperator(owner)) {
+    // The claim settles every collection of the operator's fees in this currency since the last one.
+    await settleOperatorClaim(context.db, currency);
+    if (currency === indexerConfig.usdc) await addProtocolTotals(context.db, event.block.timestamp, { feesClaimedUsdc: amount });
   }
   await recordActivity(context.db, event, "fees-claimed", null, { owner, currency, amount });
 });

@@ -3,7 +3,7 @@
  * prices. Pure functions of the event and the tables; no network, no side effects.
  */
 import type { Context } from "ponder:registry";
-import { activity, buybackQueue, buybackQueueEntry, protocolTotals, tokenTotals } from "ponder:schema";
+import { activity, buybackQueue, buybackQueueEntry, protocolTotals, tokenQueue, tokenQueueEntry, tokenTotals } from "ponder:schema";
 import type { Hex } from "viem";
 import { quoteAtSqrtPrice } from "../common/uniswap.js";
 
@@ -54,6 +54,7 @@ const PROTOCOL_ZERO: Omit<ProtocolRow, "id" | "updatedAt"> = {
   assetLegUsdc: 0n,
   perpLegUsdc: 0n,
   creatorLegUsdc: 0n,
+  operatorLegUsdc: 0n,
   protocolTokenFeesUsdc: 0n,
   feesClaimedUsdc: 0n,
   protocolBuybacks: 0,
@@ -73,6 +74,7 @@ const TOKEN_ZERO: Omit<TokenRow, "token" | "updatedAt"> = {
   protocolLegUsdc: 0n,
   assetLegUsdc: 0n,
   perpLegUsdc: 0n,
+  operatorLegUsdc: 0n,
   creatorLegUsdc: 0n,
   buybacks: 0,
   buybackUsdc: 0n,
@@ -82,7 +84,7 @@ const TOKEN_ZERO: Omit<TokenRow, "token" | "updatedAt"> = {
   buybackBurned: 0n,
 };
 
-function applyDeltas<Row extends Record<string, unknown>>(row: Row, deltas: Record<string, bigint | number | undefined>): Partial<Row> {
+export function applyDeltas<Row extends Record<string, unknown>>(row: Row, deltas: Record<string, bigint | number | undefined>): Partial<Row> {
   const next: Record<string, unknown> = {};
   for (const [key, delta] of Object.entries(deltas)) {
     if (delta === undefined) continue;
@@ -122,4 +124,23 @@ export async function openBuyback(db: Db, address: Hex, id: string): Promise<voi
     .values({ token: address, head: 0, tail: 1 })
     .onConflictDoUpdate((row) => ({ tail: row.tail + 1 }));
   await db.insert(buybackQueueEntry).values({ token: address, seq: queue.tail - 1, buybackId: id });
+}
+
+/** Appends a token to a named queue (`token_queue`). */
+export async function enqueueToken(db: Db, name: string, address: Hex): Promise<void> {
+  const queue = await db
+    .insert(tokenQueue)
+    .values({ name, head: 0, tail: 1 })
+    .onConflictDoUpdate((row) => ({ tail: row.tail + 1 }));
+  await db.insert(tokenQueueEntry).values({ name, seq: queue.tail - 1, token: address });
+}
+
+/** Every token of a named queue, oldest first, and empties it (entries before `head` are read). */
+export async function drainQueue(db: Db, name: string): Promise<Hex[]> {
+  const queue = await db.find(tokenQueue, { name });
+  if (!queue || queue.head === queue.tail) return [];
+  const tokens: Hex[] = [];
+  for (let seq = queue.head; seq < queue.tail; seq++) tokens.push((await db.find(tokenQueueEntry, { name, seq }))!.token);
+  await db.update(tokenQueue, { name }).set({ head: queue.tail });
+  return tokens;
 }

@@ -1,14 +1,15 @@
 /**
  * LP locker: reward slots per token, and each `ClaimedRewards` attributed to (token,
- * recipient, currency) — the per-token view the pooled fee locker cannot give. USDC paid to
- * the operator for an enrolled token is split into the protocol, asset and perp legs.
+ * recipient, currency) — the per-token view the pooled fee locker cannot give. The operator's
+ * and the creator's fees per currency go to fees.ts (USDC split into legs as collected; WETH
+ * once converted).
  */
 import { ponder } from "ponder:registry";
 import { enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";
 import type { Hex } from "viem";
-import { splitOperatorShare } from "../common/split.js";
-import { indexerConfig, isOperator } from "./config.js";
-import { addProtocolTotals, addTokenTotals, recordActivity } from "./lib.js";
+import { isOperator } from "./config.js";
+import { collectCreatorFees, collectOperatorFees } from "./fees.js";
+import { recordActivity } from "./lib.js";
 
 ponder.on("LpLocker:TokenRewardAdded", async ({ event, context }) => {
   const a = event.args;
@@ -42,6 +43,8 @@ ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {
   ];
   const collected: Record<string, unknown>[] = [];
   for (const { currency, rewards, side } of sides) {
+    let toOperator = 0n;
+    let toCreator = 0n;
     for (let i = 0; i < rewards.length; i++) {
       const amount = rewards[i]!;
       if (amount === 0n) continue;
@@ -59,22 +62,12 @@ ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {
         timestamp: ts,
       });
       collected.push({ rewardIndex: i, recipient, currency, amount });
-      if (currency !== indexerConfig.usdc) continue;
-      if (isOperator(recipient)) {
-        if (t.isProtocolToken) {
-          await addProtocolTotals(context.db, ts, { protocolTokenFeesUsdc: amount });
-        } else if (enrolled) {
-          const legs = splitOperatorShare(amount, enrolled);
-          const deltas = { feesToOperatorUsdc: amount, protocolLegUsdc: legs.protocol, assetLegUsdc: legs.asset, perpLegUsdc: legs.perp };
-          await addProtocolTotals(context.db, ts, deltas);
-          await addTokenTotals(context.db, address, ts, deltas);
-        }
-        // A token not (yet) enrolled has no split: its collections stay in fee_collection only.
-      } else if (enrolled && recipient === enrolled.creator) {
-        await addProtocolTotals(context.db, ts, { creatorLegUsdc: amount });
-        await addTokenTotals(context.db, address, ts, { creatorLegUsdc: amount });
-      }
+      if (isOperator(recipient)) toOperator += amount;
+      else if (enrolled && recipient === enrolled.creator) toCreator += amount;
     }
+    // The operator's slots of one log count as one fact, as the ledger books it.
+    if (toOperator > 0n) await collectOperatorFees(context.db, t, currency, toOperator, ts);
+    if (toCreator > 0n) await collectCreatorFees(context.db, t, currency, toCreator, ts);
   }
   if (collected.length) await recordActivity(context.db, event, "fees-collected", address, { collected });
 });

@@ -1,13 +1,15 @@
 /**
  * Uniswap pools: v4 `Initialize`/`Swap` of launched tokens' pools (state, volume, price, and
  * the operator's buybacks), and the v3 pools the service trades in (reference prices, the
- * USDC leg of two-hop buybacks, secondary-asset purchases).
+ * USDC or WETH leg of two-hop buybacks, secondary-asset purchases, the conversions of fee
+ * WETH into USDC).
  */
-import { ponder } from "ponder:registry";
-import { buyback, operatorV3Swap, pool, poolInit, referencePrice, token } from "ponder:schema";
+import { type Context, ponder } from "ponder:registry";
+import { buyback, buybackSpend, operatorV3Swap, pool, poolInit, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
 import type { Hex } from "viem";
 import { indexerConfig, isOperator } from "./config.js";
-import { addProtocolTotals, addTokenTotals, openBuyback, recordActivity } from "./lib.js";
+import { convertFees } from "./fees.js";
+import { addProtocolTotals, addTokenTotals, applyDeltas, openBuyback, recordActivity } from "./lib.js";
 import { poolPrices } from "./prices.js";
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
@@ -52,37 +54,68 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
   const t = await context.db.find(token, { address: p.token });
   if (!t || a.sender.toLowerCase() === t.locker) return;
   const pairedIn = -pairedDelta;
-  let usdcIn = 0n;
-  if (p.pairedToken === indexerConfig.usdc) usdcIn = pairedIn;
-  else if (indexerConfig.wethUsdcPool) {
-    const leg = await context.db.find(operatorV3Swap, { id: `${event.transaction.hash}-${indexerConfig.wethUsdcPool}` });
-    usdcIn = leg?.usdcIn ?? 0n;
-  }
+  const spend = await buybackSpendOf(context.db, event.transaction.hash, p.pairedToken, pairedIn);
   const kind = t.isProtocolToken ? "protocol-buyback" : "creator-buyback";
+  const id = `${event.transaction.hash}-${event.log.logIndex}`;
+  const ts = event.block.timestamp;
   await context.db.insert(buyback).values({
-    id: `${event.transaction.hash}-${event.log.logIndex}`,
+    id,
     token: p.token,
     kind,
-    usdcIn,
+    usdcIn: spend.usdcIn,
     pairedIn,
+    currencyIn: spend.currencyIn,
+    amountIn: spend.amountIn,
     tokensBought: tokenDelta,
     tokensBurned: 0n,
     txHash: event.transaction.hash,
     blockNumber: event.block.number,
     logIndex: event.log.logIndex,
-    timestamp: event.block.timestamp,
+    timestamp: ts,
   });
-  await openBuyback(context.db, p.token, `${event.transaction.hash}-${event.log.logIndex}`);
-  await addTokenTotals(context.db, p.token, event.block.timestamp, { buybacks: 1, buybackUsdc: usdcIn, tokensBought: tokenDelta });
+  await openBuyback(context.db, p.token, id);
+  await addTokenTotals(context.db, p.token, ts, { buybacks: 1, buybackUsdc: spend.usdcIn, tokensBought: tokenDelta });
   await addProtocolTotals(
     context.db,
-    event.block.timestamp,
+    ts,
     t.isProtocolToken
-      ? { protocolBuybacks: 1, protocolBuybackUsdc: usdcIn, protocolTokensBought: tokenDelta }
-      : { creatorBuybacks: 1, creatorBuybackUsdc: usdcIn },
+      ? { protocolBuybacks: 1, protocolBuybackUsdc: spend.usdcIn, protocolTokensBought: tokenDelta }
+      : { creatorBuybacks: 1, creatorBuybackUsdc: spend.usdcIn },
   );
-  await recordActivity(context.db, event, kind, p.token, { usdcIn, pairedIn, pairedToken: p.pairedToken, tokensBought: tokenDelta });
+  const deltas = { buybacks: 1, amountIn: spend.amountIn, usdcIn: spend.usdcIn };
+  await context.db
+    .insert(tokenBuybackSpend)
+    .values({ token: p.token, currency: spend.currencyIn, ...deltas })
+    .onConflictDoUpdate((row) => applyDeltas(row, deltas));
+  await context.db
+    .insert(buybackSpend)
+    .values({ kind, currency: spend.currencyIn, ...deltas })
+    .onConflictDoUpdate((row) => applyDeltas(row, deltas));
+  await recordActivity(context.db, event, kind, p.token, {
+    usdcIn: spend.usdcIn,
+    pairedIn,
+    pairedToken: p.pairedToken,
+    amountIn: spend.amountIn,
+    currencyIn: spend.currencyIn,
+    tokensBought: tokenDelta,
+  });
 });
+
+/**
+ * What a buyback paid in and its USDC, from the operator's v3 hop in the same transaction:
+ * USDC → WETH before a WETH-paired pool (paid in USDC), or WETH → USDC before a USDC-paired
+ * pool (a legacy-WETH buyback: paid in WETH, its USDC at that hop's realised rate); without a
+ * hop, the pool's paired currency itself (no USDC involved when that is WETH).
+ */
+async function buybackSpendOf(db: Context["db"], txHash: Hex, pairedToken: Hex, pairedIn: bigint): Promise<{ currencyIn: Hex; amountIn: bigint; usdcIn: bigint }> {
+  const hop = indexerConfig.wethUsdcPool ? await db.find(operatorV3Swap, { id: `${txHash}-${indexerConfig.wethUsdcPool}` }) : null;
+  if (pairedToken === indexerConfig.usdc) {
+    if (hop && hop.otherIn > 0n && hop.usdcOut > 0n) return { currencyIn: indexerConfig.weth, amountIn: hop.otherIn, usdcIn: pairedIn };
+    return { currencyIn: pairedToken, amountIn: pairedIn, usdcIn: pairedIn };
+  }
+  if (hop && hop.usdcIn > 0n) return { currencyIn: indexerConfig.usdc, amountIn: hop.usdcIn, usdcIn: hop.usdcIn };
+  return { currencyIn: pairedToken, amountIn: pairedIn, usdcIn: 0n };
+}
 
 ponder.on("V3Pool:Initialize", async ({ event, context }) => {
   await context.db
@@ -103,18 +136,29 @@ ponder.on("V3Pool:Swap", async ({ event, context }) => {
   const usdcIs0 = BigInt(indexerConfig.usdc) < BigInt(otherToken(poolAddress) ?? indexerConfig.usdc);
   const usdcDelta = usdcIs0 ? event.args.amount0 : event.args.amount1;
   const otherDelta = usdcIs0 ? event.args.amount1 : event.args.amount0;
-  if (usdcDelta <= 0n) return; // the operator sold into USDC: not a purchase
-  await context.db.insert(operatorV3Swap).values({
-    id: `${event.transaction.hash}-${poolAddress}`,
-    txHash: event.transaction.hash,
-    pool: poolAddress,
-    usdcIn: usdcDelta,
-    amountOut: -otherDelta,
-  }).onConflictDoUpdate((row) => ({ usdcIn: row.usdcIn + usdcDelta, amountOut: row.amountOut - otherDelta }));
-
-  if (poolAddress === indexerConfig.secondaryAssetPool) {
-    await addProtocolTotals(context.db, event.block.timestamp, { assetPurchaseUsdc: usdcDelta });
-    await recordActivity(context.db, event, "asset-purchased", null, { usdcIn: usdcDelta, assetBought: -otherDelta });
+  const id = `${event.transaction.hash}-${poolAddress}`;
+  const row = { id, txHash: event.transaction.hash, pool: poolAddress, usdcIn: 0n, amountOut: 0n, otherIn: 0n, usdcOut: 0n };
+  if (usdcDelta > 0n) {
+    // The operator bought with USDC.
+    await context.db
+      .insert(operatorV3Swap)
+      .values({ ...row, usdcIn: usdcDelta, amountOut: -otherDelta })
+      .onConflictDoUpdate((r) => ({ usdcIn: r.usdcIn + usdcDelta, amountOut: r.amountOut - otherDelta }));
+    if (poolAddress === indexerConfig.secondaryAssetPool) {
+      await addProtocolTotals(context.db, event.block.timestamp, { assetPurchaseUsdc: usdcDelta });
+      await recordActivity(context.db, event, "asset-purchased", null, { usdcIn: usdcDelta, assetBought: -otherDelta });
+    }
+    return;
+  }
+  if (usdcDelta === 0n || otherDelta <= 0n) return;
+  // The operator sold the other token for USDC.
+  await context.db
+    .insert(operatorV3Swap)
+    .values({ ...row, otherIn: otherDelta, usdcOut: -usdcDelta })
+    .onConflictDoUpdate((r) => ({ otherIn: r.otherIn + otherDelta, usdcOut: r.usdcOut - usdcDelta }));
+  // Sold to itself (not into the router for a next hop): the engine's conversion of fee WETH.
+  if (poolAddress === indexerConfig.wethUsdcPool && isOperator(event.args.recipient)) {
+    await convertFees(context.db, event, indexerConfig.weth, otherDelta, -usdcDelta);
   }
 });
 

@@ -60,6 +60,74 @@ export const feeCollection = onchainTable(
   (table) => ({ tokenIdx: index().on(table.token, table.timestamp), recipientIdx: index().on(table.recipient, table.currency) }),
 );
 
+/**
+ * LP fees per (token, currency), from the locker's `ClaimedRewards`: what the operator's and
+ * the creator's reward slots collected, how much of the operator's the operator's
+ * `ClaimTokens` has claimed since (`unclaimed` is the rest), and what became USDC — USDC as
+ * collected; WETH when the operator's conversion swap sells it, at that swap's realised rate
+ * (`awaitingConversion` is claimed WETH not sold yet, `converted` the WETH sold, `usdc` what
+ * the swaps paid for it). Base units of `currency` (`usdc`: USDC).
+ */
+export const tokenFee = onchainTable(
+  "token_fee",
+  (t) => ({
+    token: t.hex().notNull(),
+    currency: t.hex().notNull(),
+    toOperator: t.bigint().notNull(),
+    unclaimed: t.bigint().notNull(),
+    awaitingConversion: t.bigint().notNull(),
+    converted: t.bigint().notNull(),
+    usdc: t.bigint().notNull(),
+    toCreator: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.token, table.currency] }) }),
+);
+
+/** `token_fee` summed over every token, per currency (one row each). */
+export const feeCurrencyTotals = onchainTable("fee_currency_totals", (t) => ({
+  currency: t.hex().primaryKey(),
+  toOperator: t.bigint().notNull(),
+  unclaimed: t.bigint().notNull(),
+  awaitingConversion: t.bigint().notNull(),
+  converted: t.bigint().notNull(),
+  usdc: t.bigint().notNull(),
+  toCreator: t.bigint().notNull(),
+}));
+
+/**
+ * The operator's swaps of fee WETH into USDC (a v3 WETH/USDC swap it sent with itself as the
+ * recipient), one row per swap: what it sold, what it got, and how much of the sale the WETH
+ * awaiting conversion explained (`attributed`, the part divided among tokens).
+ */
+export const feeConversion = onchainTable("fee_conversion", (t) => ({
+  id: t.text().primaryKey(), // `${txHash}-${logIndex}`
+  currency: t.hex().notNull(),
+  amountIn: t.bigint().notNull(),
+  usdcOut: t.bigint().notNull(),
+  attributed: t.bigint().notNull(),
+  txHash: t.hex().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+}));
+
+/**
+ * Indexer bookkeeping, not read by the API: named queues of tokens, read by key instead of by
+ * a query (`unclaimed:<currency>`: tokens with fees the operator has not claimed yet;
+ * `unconverted:<currency>`: tokens with claimed WETH awaiting conversion). `head` is the oldest
+ * entry still to read, `tail` the next free one.
+ */
+export const tokenQueue = onchainTable("token_queue", (t) => ({
+  name: t.text().primaryKey(),
+  head: t.integer().notNull(),
+  tail: t.integer().notNull(),
+}));
+
+export const tokenQueueEntry = onchainTable(
+  "token_queue_entry",
+  (t) => ({ name: t.text().notNull(), seq: t.integer().notNull(), token: t.hex().notNull() }),
+  (table) => ({ pk: primaryKey({ columns: [table.name, table.seq] }) }),
+);
+
 /** Fee-locker balances per (owner, currency): stored, claimed, still claimable. */
 export const feeBalance = onchainTable(
   "fee_balance",
@@ -167,13 +235,19 @@ export const referencePrice = onchainTable("reference_price", (t) => ({
   updatedAt: t.bigint().notNull(),
 }));
 
-/** The operator's v3 swaps, by transaction: the USDC leg of a two-hop buyback or an asset purchase. */
+/**
+ * The operator's v3 swaps, by transaction: USDC paid in (`usdcIn` for `amountOut`: the USDC leg
+ * of a two-hop buyback, an asset purchase) or the other token sold for USDC (`otherIn` for
+ * `usdcOut`: a WETH fee conversion, the WETH leg of a legacy-WETH buyback).
+ */
 export const operatorV3Swap = onchainTable("operator_v3_swap", (t) => ({
   id: t.text().primaryKey(), // `${txHash}-${pool}`
   txHash: t.hex().notNull(),
   pool: t.hex().notNull(),
   usdcIn: t.bigint().notNull(),
   amountOut: t.bigint().notNull(),
+  otherIn: t.bigint().notNull(),
+  usdcOut: t.bigint().notNull(),
 }));
 
 /** One row per operator swap into a launched token: a protocol or creator buyback. */
@@ -183,8 +257,12 @@ export const buyback = onchainTable(
     id: t.text().primaryKey(), // `${txHash}-${logIndex}` of the v4 Swap
     token: t.hex().notNull(),
     kind: t.text().notNull(), // protocol-buyback | creator-buyback
+    /** USDC the buyback spent: paid in, or what the WETH it spent was sold for in the same transaction (0 when no USDC was involved). */
     usdcIn: t.bigint().notNull(),
     pairedIn: t.bigint().notNull(),
+    /** What the operator paid in: USDC, or WETH (a legacy-WETH buyback), and how much (base units of `currencyIn`). */
+    currencyIn: t.hex().notNull(),
+    amountIn: t.bigint().notNull(),
     tokensBought: t.bigint().notNull(),
     tokensBurned: t.bigint().notNull(),
     txHash: t.hex().notNull(),
@@ -196,6 +274,32 @@ export const buyback = onchainTable(
     tokenTimeIdx: index().on(table.token, table.blockNumber, table.logIndex),
     kindTimeIdx: index().on(table.kind, table.blockNumber, table.logIndex),
   }),
+);
+
+/** Buyback spending per (token, currency paid in): count, amount (base units of `currency`) and its USDC. */
+export const tokenBuybackSpend = onchainTable(
+  "token_buyback_spend",
+  (t) => ({
+    token: t.hex().notNull(),
+    currency: t.hex().notNull(),
+    buybacks: t.integer().notNull(),
+    amountIn: t.bigint().notNull(),
+    usdcIn: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.token, table.currency] }) }),
+);
+
+/** Buyback spending per (kind, currency paid in), over every token. */
+export const buybackSpend = onchainTable(
+  "buyback_spend",
+  (t) => ({
+    kind: t.text().notNull(), // protocol-buyback | creator-buyback
+    currency: t.hex().notNull(),
+    buybacks: t.integer().notNull(),
+    amountIn: t.bigint().notNull(),
+    usdcIn: t.bigint().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.kind, table.currency] }) }),
 );
 
 /**
@@ -330,13 +434,20 @@ export const protocolTotals = onchainTable("protocol_totals", (t) => ({
   id: t.text().primaryKey(),
   tokensLaunched: t.integer().notNull(),
   tokensEnrolled: t.integer().notNull(),
-  /** USDC the operator's reward slots collected for enrolled tokens, and its split into legs. */
+  /**
+   * The operator's fees for enrolled tokens in USDC — USDC as collected, WETH at its conversion
+   * swap's realised rate — and their split into the protocol, asset and perp legs (the ledger's
+   * allocations, fact by fact, with the same maths).
+   */
   feesToOperatorUsdc: t.bigint().notNull(),
   protocolLegUsdc: t.bigint().notNull(),
   assetLegUsdc: t.bigint().notNull(),
   perpLegUsdc: t.bigint().notNull(),
+  /** USDC the creator's reward slots collected. */
   creatorLegUsdc: t.bigint().notNull(),
-  /** USDC the protocol token's own pool paid the operator. */
+  /** The operator's fees of tokens it does not split (the protocol token, tokens not enrolled), USDC: the ledger's operator leg. */
+  operatorLegUsdc: t.bigint().notNull(),
+  /** USDC the protocol token's own pool paid the operator (part of the operator leg). */
   protocolTokenFeesUsdc: t.bigint().notNull(),
   feesClaimedUsdc: t.bigint().notNull(),
   protocolBuybacks: t.integer().notNull(),
@@ -352,13 +463,17 @@ export const protocolTotals = onchainTable("protocol_totals", (t) => ({
   updatedAt: t.bigint().notNull(),
 }));
 
-/** Per-token totals. */
+/**
+ * Per-token totals. `feesToOperatorUsdc` is every fee of the token's operator slots in USDC
+ * (USDC as collected, WETH at its conversion's realised rate) = the sum of its four legs.
+ */
 export const tokenTotals = onchainTable("token_totals", (t) => ({
   token: t.hex().primaryKey(),
   feesToOperatorUsdc: t.bigint().notNull(),
   protocolLegUsdc: t.bigint().notNull(),
   assetLegUsdc: t.bigint().notNull(),
   perpLegUsdc: t.bigint().notNull(),
+  operatorLegUsdc: t.bigint().notNull(),
   creatorLegUsdc: t.bigint().notNull(),
   buybacks: t.integer().notNull(),
   buybackUsdc: t.bigint().notNull(),

@@ -1,11 +1,17 @@
 /**
  * The indexed state must be a pure function of the final chain: after a reorg (anvil
  * snapshot/revert, then a different branch) and after a SIGKILL mid-history and a restart,
- * every table equals what a fresh indexer builds from scratch.
+ * every table equals what a fresh indexer builds from scratch — fee collections, claims and
+ * WETH conversions (whose queues the indexer keeps by key) included.
  */
-import { type Address, parseAbi } from "viem";
+import { type Abi, type Address, erc20Abi, parseAbi } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
+import { UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn } from "../../common/universal-router.js";
+import type { DevnetContext } from "../../devnet/context.js";
+import { ensureRouterApproval } from "../../devnet/market.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
+import { V3_WETH_USDC_FEE } from "../../devnet/uniswap.js";
 import * as act from "../helpers/actions.js";
 import { createDatabase, dumpPonderTables, startPrivateDevnet, startTestPonder } from "../helpers/env.js";
 
@@ -32,10 +38,30 @@ describe("indexer consistency", () => {
     await act.swapInPool(trader, c, token, c.usdc!, USDC(500n + BigInt(round) * 37n));
     await act.burnAll(trader, token);
     if (round % 3 === 0) await act.collectRewards(trader, c, c.usdcPairedToken!);
+    if (round % 3 === 1) {
+      // WETH fees: collected, claimed for the operator, converted to USDC by the operator's swap.
+      await act.swapInPool(trader, c, c.wethPairedToken!, c.usdc!, USDC(300n + BigInt(round) * 11n));
+      await act.collectRewards(trader, c, c.wethPairedToken!);
+      for (const currency of [c.usdc!, c.weth!]) {
+        const available = await trader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator.account.address, currency]);
+        if (available > 0n) await act.claimFees(trader, c, operator.account.address, currency);
+      }
+      await convertWeth(operator, (await operator.read<bigint>(c.weth!, erc20Abi, "balanceOf", [operator.account.address])) / 2n);
+    }
     if (round % 4 === 1) {
       await act.swapInPool(operator, c, c.protocolToken!, c.usdc!, USDC(5n));
       await act.burnAll(operator, c.protocolToken!);
     }
+  }
+
+  /** The operator sells WETH for USDC to itself through the UniversalRouter, as the engine converts fee WETH. */
+  async function convertWeth(operator: DevnetContext, amountIn: bigint) {
+    const router = { permit2: c.permit2!, universalRouter: c.universalRouter! };
+    await ensureRouterApproval(operator, router, c.weth!, amountIn);
+    const { commands, inputs } = routerPlan([
+      v3ExactIn({ recipient: operator.account.address, amountIn, amountOutMin: 0n, path: { tokens: [c.weth!, c.usdc!], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
+    ]);
+    await operator.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, 2n ** 40n]);
   }
 
   async function freshDump(): Promise<Record<string, string[]>> {
@@ -57,11 +83,13 @@ describe("indexer consistency", () => {
       await waitForIndexed(ponder.url, base);
       const snapshot = await devnet.rpc<string>("evm_snapshot");
       await activity(1); // branch A: a few blocks, indexed, then abandoned
-      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      const headA = await devnet.as(0).publicClient.getBlockNumber();
+      await waitForIndexed(ponder.url, headA);
       const branchA = await dumpPonderTables(url);
       expect(await devnet.rpc<boolean>("evm_revert", [snapshot])).toBe(true);
       await activity(2); // branch B: different trades, and longer
-      await devnet.rpc("anvil_mine", ["0x5"]);
+      const headB = await devnet.as(0).publicClient.getBlockNumber();
+      await devnet.rpc("anvil_mine", [`0x${(headA > headB ? headA - headB + 5n : 5n).toString(16)}`]);
       const head = await devnet.as(0).publicClient.getBlockNumber();
       await waitForIndexed(ponder.url, head);
       const afterReorg = await dumpPonderTables(url);
@@ -83,7 +111,10 @@ describe("indexer consistency", () => {
     ponder = await startTestPonder(url, devnet.env);
     try {
       await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
-      expect(await dumpPonderTables(url)).toEqual(await freshDump());
+      const dump = await dumpPonderTables(url);
+      expect(dump).toEqual(await freshDump());
+      // The history held WETH fees claimed and converted: their USDC was divided among tokens.
+      expect(dump.fee_conversion!.some((r) => BigInt(JSON.parse(r).attributed) > 0n)).toBe(true);
     } finally {
       await ponder.stop();
     }

@@ -192,7 +192,18 @@ describe("indexer: scripted scenario", () => {
       protocol_leg_usdc: legs.protocol.toString(),
       asset_leg_usdc: legs.asset.toString(),
       perp_leg_usdc: legs.perp.toString(),
+      operator_leg_usdc: "0",
       creator_leg_usdc: creatorUsdc.toString(),
+    });
+    // Per currency: USDC counts as collected; the operator's claim (after the collection) settled it.
+    const [fee] = await q("SELECT * FROM token_fee WHERE token = $1 AND currency = $2", [lc(s.token), lc(c.usdc!)]);
+    expect(fee).toMatchObject({
+      to_operator: operatorUsdc.toString(),
+      unclaimed: "0",
+      awaiting_conversion: "0",
+      converted: "0",
+      usdc: operatorUsdc.toString(),
+      to_creator: creatorUsdc.toString(),
     });
   });
 
@@ -205,11 +216,16 @@ describe("indexer: scripted scenario", () => {
   });
 
   it("derives buybacks from the operator's swaps, and settles them with the operator's burns", async () => {
-    const rows = await q("SELECT tx_hash, token, kind, usdc_in, tokens_bought, tokens_burned FROM buyback WHERE tx_hash = ANY($1) ORDER BY block_number", [[s.buybackTx, s.protocolBuyTx, s.wethBuyTx]]);
+    const rows = await q(
+      "SELECT tx_hash, token, kind, usdc_in, currency_in, amount_in, tokens_bought, tokens_burned FROM buyback WHERE tx_hash = ANY($1) ORDER BY block_number",
+      [[s.buybackTx, s.protocolBuyTx, s.wethBuyTx]],
+    );
+    const usdc = lc(c.usdc!);
     expect(rows).toEqual([
-      { tx_hash: s.buybackTx, token: lc(s.token), kind: "creator-buyback", usdc_in: USDC(100n).toString(), tokens_bought: s.bought.toString(), tokens_burned: s.bought.toString() },
-      { tx_hash: s.protocolBuyTx, token: lc(protocolToken), kind: "protocol-buyback", usdc_in: USDC(50n).toString(), tokens_bought: s.protocolBought.toString(), tokens_burned: s.protocolBought.toString() },
-      { tx_hash: s.wethBuyTx, token: lc(c.wethPairedToken!), kind: "creator-buyback", usdc_in: USDC(200n).toString(), tokens_bought: s.wethBought.toString(), tokens_burned: s.wethBought.toString() },
+      { tx_hash: s.buybackTx, token: lc(s.token), kind: "creator-buyback", usdc_in: USDC(100n).toString(), currency_in: usdc, amount_in: USDC(100n).toString(), tokens_bought: s.bought.toString(), tokens_burned: s.bought.toString() },
+      { tx_hash: s.protocolBuyTx, token: lc(protocolToken), kind: "protocol-buyback", usdc_in: USDC(50n).toString(), currency_in: usdc, amount_in: USDC(50n).toString(), tokens_bought: s.protocolBought.toString(), tokens_burned: s.protocolBought.toString() },
+      // Two hops, USDC → WETH → token: paid in USDC.
+      { tx_hash: s.wethBuyTx, token: lc(c.wethPairedToken!), kind: "creator-buyback", usdc_in: USDC(200n).toString(), currency_in: usdc, amount_in: USDC(200n).toString(), tokens_bought: s.wethBought.toString(), tokens_burned: s.wethBought.toString() },
     ]);
     const burns = await q("SELECT tx_hash, kind, amount FROM burn WHERE tx_hash = ANY($1) ORDER BY block_number", [[s.burnTx, s.protocolBurnTx, s.wethBurnTx, s.organicBurnTx]]);
     expect(burns).toEqual([
@@ -281,8 +297,35 @@ describe("indexer: scripted scenario", () => {
         OR p.tokens_enrolled <> (SELECT COUNT(*) FROM enrollment)
         OR p.desks_open <> (SELECT COUNT(*) FROM desk_trade WHERE status = 'open')
         OR p.desk_realised_pnl <> (SELECT COALESCE(SUM(realised_pnl), 0) FROM desk_trade)
-        OR p.fees_to_operator_usdc <> (SELECT COALESCE(SUM(fees_to_operator_usdc), 0) FROM token_totals)
+        OR p.fees_to_operator_usdc + p.operator_leg_usdc <> (SELECT COALESCE(SUM(fees_to_operator_usdc), 0) FROM token_totals)
         OR p.protocol_leg_usdc + p.asset_leg_usdc + p.perp_leg_usdc <> p.fees_to_operator_usdc
+        OR p.operator_leg_usdc <> (SELECT COALESCE(SUM(operator_leg_usdc), 0) FROM token_totals)
+        OR p.creator_leg_usdc <> (SELECT COALESCE(SUM(creator_leg_usdc), 0) FROM token_totals)
+      UNION ALL
+      SELECT 'token_totals.legs', t.token FROM token_totals t
+        WHERE t.protocol_leg_usdc + t.asset_leg_usdc + t.perp_leg_usdc + t.operator_leg_usdc <> t.fees_to_operator_usdc
+      UNION ALL
+      SELECT 'token_fee', f.token FROM (SELECT token, currency, SUM(amount) s FROM fee_collection WHERE recipient = '${lc(operator.account.address)}' GROUP BY token, currency) c
+        FULL JOIN token_fee f ON f.token = c.token AND f.currency = c.currency
+        WHERE COALESCE(f.to_operator, 0) <> COALESCE(c.s, 0)
+          OR (f.currency = '${lc(c.weth!)}' AND f.to_operator <> f.unclaimed + f.awaiting_conversion + f.converted)
+          OR (f.currency = '${lc(c.usdc!)}' AND (f.usdc <> f.to_operator OR f.awaiting_conversion <> 0 OR f.converted <> 0))
+      UNION ALL
+      SELECT 'token_totals.fees', t.token FROM token_totals t
+        LEFT JOIN (SELECT token, SUM(usdc) u, SUM(to_creator) FILTER (WHERE currency = '${lc(c.usdc!)}') cr FROM token_fee GROUP BY token) f ON f.token = t.token
+        WHERE t.fees_to_operator_usdc <> COALESCE(f.u, 0) OR t.creator_leg_usdc <> COALESCE(f.cr, 0)
+      UNION ALL
+      SELECT 'fee_currency_totals', t.currency FROM fee_currency_totals t
+        LEFT JOIN (SELECT currency, SUM(to_operator) o, SUM(unclaimed) un, SUM(awaiting_conversion) aw, SUM(converted) cv, SUM(usdc) u, SUM(to_creator) cr FROM token_fee GROUP BY currency) f ON f.currency = t.currency
+        WHERE (t.to_operator, t.unclaimed, t.awaiting_conversion, t.converted, t.usdc, t.to_creator) IS DISTINCT FROM (f.o, f.un, f.aw, f.cv, f.u, f.cr)
+      UNION ALL
+      SELECT 'token_buyback_spend', s.token FROM token_buyback_spend s
+        LEFT JOIN (SELECT token, currency_in, COUNT(*) n, SUM(amount_in) a, SUM(usdc_in) u FROM buyback GROUP BY token, currency_in) b ON b.token = s.token AND b.currency_in = s.currency
+        WHERE (s.buybacks, s.amount_in, s.usdc_in) IS DISTINCT FROM (b.n::int, b.a, b.u)
+      UNION ALL
+      SELECT 'buyback_spend', s.kind FROM buyback_spend s
+        LEFT JOIN (SELECT kind, currency_in, COUNT(*) n, SUM(amount_in) a, SUM(usdc_in) u FROM buyback GROUP BY kind, currency_in) b ON b.kind = s.kind AND b.currency_in = s.currency
+        WHERE (s.buybacks, s.amount_in, s.usdc_in) IS DISTINCT FROM (b.n::int, b.a, b.u)
     `);
     expect(mismatches).toEqual([]);
   });

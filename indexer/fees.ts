@@ -1,0 +1,128 @@
+/**
+ * The operator's LP fees, per token and currency, through the three steps that make them
+ * USDC (DESIGN.md §5): collected by the locker (`ClaimedRewards`), claimed from the fee
+ * locker (`ClaimTokens`, which settles every collection since the previous claim, as the
+ * engine's attribution does), and — for WETH — sold by the operator's conversion swap, whose
+ * realised USDC is divided among the tokens as the engine divides it. USDC counts at
+ * collection; WETH at its conversion. Each token's USDC is split into legs with the ledger's
+ * maths, fact by fact. Pure bookkeeping by key.
+ */
+import type { Context } from "ponder:registry";
+import { enrollment, feeConversion, feeCurrencyTotals, token as tokenTable, tokenFee } from "ponder:schema";
+import type { Hex } from "viem";
+import { splitOperatorShare } from "../common/split.js";
+import { indexerConfig } from "./config.js";
+import { divideConversion } from "./conversion.js";
+import { addProtocolTotals, addTokenTotals, applyDeltas, drainQueue, enqueueToken, recordActivity } from "./lib.js";
+
+type Db = Context["db"];
+type TokenRow = typeof tokenTable.$inferSelect;
+type FeeDeltas = Partial<Record<"toOperator" | "unclaimed" | "awaitingConversion" | "converted" | "usdc" | "toCreator", bigint>>;
+type EventLike = Parameters<typeof recordActivity>[1];
+
+const FEE_ZERO = { toOperator: 0n, unclaimed: 0n, awaitingConversion: 0n, converted: 0n, usdc: 0n, toCreator: 0n };
+
+const unclaimedQueue = (currency: Hex) => `unclaimed:${currency}`;
+const unconvertedQueue = (currency: Hex) => `unconverted:${currency}`;
+
+/** Adds to a token's fees in one currency and to that currency's totals; returns the token's row after. */
+async function addFees(db: Db, address: Hex, currency: Hex, deltas: FeeDeltas): Promise<typeof tokenFee.$inferSelect> {
+  const initial = { ...FEE_ZERO, ...applyDeltas(FEE_ZERO, deltas) };
+  await db
+    .insert(feeCurrencyTotals)
+    .values({ currency, ...initial })
+    .onConflictDoUpdate((row) => applyDeltas(row, deltas));
+  return db
+    .insert(tokenFee)
+    .values({ token: address, currency, ...initial })
+    .onConflictDoUpdate((row) => applyDeltas(row, deltas));
+}
+
+/**
+ * USDC the operator received for a token (collected USDC, or a conversion's share), split as
+ * the ledger splits it: an enrolled token's into the protocol, asset and perp legs; the protocol
+ * token's and a token not enrolled all to the operator leg.
+ */
+async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, timestamp: bigint): Promise<void> {
+  const enrolled = t.isProtocolToken ? undefined : await db.find(enrollment, { token: t.address });
+  if (enrolled) {
+    const legs = splitOperatorShare(usdc, enrolled);
+    const deltas = { feesToOperatorUsdc: usdc, protocolLegUsdc: legs.protocol, assetLegUsdc: legs.asset, perpLegUsdc: legs.perp };
+    await addProtocolTotals(db, timestamp, deltas);
+    await addTokenTotals(db, t.address, timestamp, deltas);
+    return;
+  }
+  await addProtocolTotals(db, timestamp, { operatorLegUsdc: usdc, ...(t.isProtocolToken ? { protocolTokenFeesUsdc: usdc } : {}) });
+  await addTokenTotals(db, t.address, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc });
+}
+
+/** Fees a `ClaimedRewards` paid the token's operator slots in `currency` (summed over the slots, as the ledger books them). */
+export async function collectOperatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, timestamp: bigint): Promise<void> {
+  const isUsdc = currency === indexerConfig.usdc;
+  const row = await addFees(db, t.address, currency, { toOperator: amount, unclaimed: amount, ...(isUsdc ? { usdc: amount } : {}) });
+  if (row.unclaimed === amount) await enqueueToken(db, unclaimedQueue(currency), t.address);
+  if (isUsdc) await bookOperatorUsdc(db, t, amount, timestamp);
+  else await addTokenTotals(db, t.address, timestamp, {}); // the token has fees: its totals row exists
+}
+
+/** Fees a `ClaimedRewards` paid the token's enrolled creator in `currency`. */
+export async function collectCreatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, timestamp: bigint): Promise<void> {
+  await addFees(db, t.address, currency, { toCreator: amount });
+  const usdc = currency === indexerConfig.usdc ? amount : 0n;
+  await addProtocolTotals(db, timestamp, { creatorLegUsdc: usdc });
+  await addTokenTotals(db, t.address, timestamp, { creatorLegUsdc: usdc });
+}
+
+/**
+ * The operator's `ClaimTokens` in `currency` settles every collection since its previous
+ * claim. Claimed WETH awaits the next conversion swap.
+ */
+export async function settleOperatorClaim(db: Db, currency: Hex): Promise<void> {
+  const convertible = currency === indexerConfig.weth;
+  for (const address of await drainQueue(db, unclaimedQueue(currency))) {
+    // A value, not the row: the store updates its cached row in place.
+    const unclaimed = (await db.find(tokenFee, { token: address, currency }))?.unclaimed ?? 0n;
+    if (unclaimed === 0n) continue;
+    const row = await addFees(db, address, currency, { unclaimed: -unclaimed, ...(convertible ? { awaitingConversion: unclaimed } : {}) });
+    if (convertible && row.awaitingConversion === unclaimed) await enqueueToken(db, unconvertedQueue(currency), address);
+  }
+}
+
+/**
+ * The operator sold `amountIn` of claimed fee WETH for `usdcOut` (its conversion swap): each
+ * token awaiting conversion gets its share of the USDC at the swap's realised rate, split
+ * into legs.
+ */
+export async function convertFees(db: Db, event: EventLike, currency: Hex, amountIn: bigint, usdcOut: bigint): Promise<void> {
+  const awaiting: { token: Hex; amount: bigint }[] = [];
+  for (const address of await drainQueue(db, unconvertedQueue(currency))) {
+    const amount = (await db.find(tokenFee, { token: address, currency }))?.awaitingConversion ?? 0n;
+    if (amount > 0n) awaiting.push({ token: address, amount });
+  }
+  const shares = divideConversion(amountIn, usdcOut, awaiting);
+  const ts = event.block.timestamp;
+  for (const share of shares) {
+    const address = share.token as Hex;
+    const row = await addFees(db, address, currency, { awaitingConversion: -share.sold, converted: share.sold, usdc: share.usdc });
+    if (row.awaitingConversion > 0n) await enqueueToken(db, unconvertedQueue(currency), address);
+    const t = (await db.find(tokenTable, { address }))!;
+    await bookOperatorUsdc(db, t, share.usdc, ts);
+  }
+  const attributed = shares.reduce((a, s) => a + s.sold, 0n);
+  await db.insert(feeConversion).values({
+    id: `${event.transaction.hash}-${event.log.logIndex}`,
+    currency,
+    amountIn,
+    usdcOut,
+    attributed,
+    txHash: event.transaction.hash,
+    blockNumber: event.block.number,
+    timestamp: ts,
+  });
+  await recordActivity(db, event, "fees-converted", null, {
+    currencyIn: currency,
+    amountIn,
+    usdcOut,
+    shares: shares.map((s) => ({ token: s.token, currency, amount: s.sold, usdc: s.usdc })),
+  });
+}
