@@ -17,7 +17,7 @@ BuybackRef.implement({
     tokenAddress: t.string({ description: "Checksummed", resolve: (r) => checksum(r.token) }),
     token: t.field({ type: TokenRef, nullable: true, resolve: (r, _a, ctx) => ctx.loaders.token.load(r.token) }),
     kind: t.field({ type: BuybackKindEnum, resolve: (r) => r.kind as "protocol-buyback" }),
-    ...moneyFields(t, "usdcIn", USDC_DECIMALS, (r) => r.usdcIn, "USDC spent"),
+    ...moneyFields(t, "usdcIn", USDC_DECIMALS, (r) => r.usdcIn, "USDC spent: paid in, or what the WETH paid in was sold for in the same transaction"),
     pairedIn: t.string({
       description: "Paired currency paid into the pool: USDC, or WETH for a WETH-paired token (exact decimal, whole units)",
       resolve: async (r, _a, ctx) => {
@@ -27,6 +27,13 @@ BuybackRef.implement({
       },
     }),
     pairedInRaw: t.field({ type: "BigInt", description: "Paired currency paid into the pool (base units)", resolve: (r) => r.pairedIn }),
+    spentCurrency: t.string({ description: "What the operator paid in: USDC, or WETH for a legacy-WETH buyback (checksummed address)", resolve: (r) => checksum(r.currencyIn) }),
+    spentSymbol: t.string({ resolve: async (r, _a, ctx) => (await ctx.loaders.currency.load(r.currencyIn)).symbol }),
+    spent: t.string({
+      description: "Paid in (exact decimal, whole units of spentCurrency); usdcIn is its USDC",
+      resolve: async (r, _a, ctx) => formatDecimal(r.amountIn, (await ctx.loaders.currency.load(r.currencyIn)).decimals),
+    }),
+    spentRaw: t.field({ type: "BigInt", description: "Paid in (base units of spentCurrency)", resolve: (r) => r.amountIn }),
     ...moneyFields(t, "tokensBought", TOKEN_DECIMALS, (r) => r.tokensBought, "Tokens bought"),
     ...moneyFields(t, "tokensBurned", TOKEN_DECIMALS, (r) => r.tokensBurned, "Of those, burned"),
     txHash: t.exposeString("txHash"),

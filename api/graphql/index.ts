@@ -19,6 +19,7 @@ import "./burn.js";
 import "./burn-totals.js";
 import "./buyback.js";
 import "./desk.js";
+import "./fees.js";
 import "./stats.js";
 import "./subscriptions.js";
 import "./token.js";

@@ -7,11 +7,17 @@ import { type Address, type Hex, getAddress } from "viem";
 import type { ApiDeps } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
+import { type CurrencyInfo, type FeeCurrencyView, type SpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
 import { type TokenView, getTokens } from "../read/tokens.js";
 import { type AgentView, agentsOfTokens } from "./agent.js";
 
 export type Loaders = {
   token: DataLoader<Hex, TokenView | null>;
+  /** A token's fees per currency, and its buybacks per currency paid in. */
+  tokenFees: DataLoader<Hex, FeeCurrencyView[]>;
+  tokenSpend: DataLoader<Hex, SpendView[]>;
+  /** A currency's address, symbol and decimals. */
+  currency: DataLoader<Hex, CurrencyInfo>;
   latestDesk: DataLoader<Address, DeskView | null>;
   agentByToken: DataLoader<Address, AgentView | null>;
   deskContext: () => Promise<DeskContext>;
@@ -34,6 +40,18 @@ export function createLoaders(deps: ApiDeps): Loaders {
     latestDesk: new DataLoader(async (keys) => {
       const desks = await latestDeskByToken(deps.db, await ctx(), keys);
       return keys.map((k) => desks.get(getAddress(k)) ?? null);
+    }),
+    tokenFees: new DataLoader(async (keys) => {
+      const fees = await tokenFeeCurrencies(deps.db, deps.config, keys);
+      return keys.map((k) => fees.get(k.toLowerCase()) ?? []);
+    }),
+    tokenSpend: new DataLoader(async (keys) => {
+      const spend = await tokenBuybackSpends(deps.db, deps.config, keys);
+      return keys.map((k) => spend.get(k.toLowerCase()) ?? []);
+    }),
+    currency: new DataLoader(async (keys) => {
+      const infos = await currencyInfos(deps.db, deps.config, keys);
+      return keys.map((k) => infos.get(k.toLowerCase())!);
     }),
     agentByToken: new DataLoader((keys) => agentsOfTokens(deps.agents, keys)),
     deskContext: ctx,

@@ -4,6 +4,7 @@ import { readHealth } from "../read/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
+import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 
@@ -17,18 +18,26 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     tokensLaunched: t.int({ resolve: (s) => count(s, "tokensLaunched") }),
     tokensEnrolled: t.int({ resolve: (s) => s.enrolled }),
     tokensActive: t.int({ resolve: (s) => s.active }),
-    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (s) => total(s, "feesToOperatorUsdc"), "LP fees the operator collected for enrolled tokens"),
+    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (s) => total(s, "feesToOperatorUsdc"), "LP fees the operator collected for enrolled tokens, WETH at its conversion's realised rate"),
     ...moneyFields(t, "feesClaimedUsdc", USDC_DECIMALS, (s) => total(s, "feesClaimedUsdc"), "USDC claimed from the fee locker"),
     ...moneyFields(t, "protocolTokenFeesUsdc", USDC_DECIMALS, (s) => total(s, "protocolTokenFeesUsdc"), "The protocol token's own pool fees"),
     ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (s) => total(s, "protocolLegUsdc"), "Protocol-token leg"),
     ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (s) => total(s, "assetLegUsdc"), "Secondary-asset leg"),
     ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (s) => total(s, "perpLegUsdc"), "Perp leg"),
-    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (s) => total(s, "creatorLegUsdc"), "Creator leg"),
+    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (s) => total(s, "creatorLegUsdc"), "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
+    ...moneyFields(t, "operatorLegUsdc", USDC_DECIMALS, (s) => total(s, "operatorLegUsdc"), "Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)"),
+    feesByCurrency: t.field({
+      type: [FeeCurrencyRef],
+      description: "Every token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
+      resolve: (s) => s.feeCurrencies,
+    }),
     protocolBuybacks: t.int({ resolve: (s) => count(s, "protocolBuybacks") }),
     ...moneyFields(t, "protocolBuybackUsdc", USDC_DECIMALS, (s) => total(s, "protocolBuybackUsdc"), "USDC spent on protocol buybacks"),
     ...moneyFields(t, "protocolTokensBought", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBought"), "Protocol tokens bought"),
     ...moneyFields(t, "protocolTokensBurned", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBurned"), "Protocol tokens burned"),
+    protocolBuybackSpent: t.field({ type: [CurrencySpendRef], description: "Protocol buybacks per currency paid in", resolve: (s) => s.buybackSpend["protocol-buyback"] }),
     creatorBuybacks: t.int({ resolve: (s) => count(s, "creatorBuybacks") }),
+    creatorBuybackSpent: t.field({ type: [CurrencySpendRef], description: "Creator buybacks per currency paid in", resolve: (s) => s.buybackSpend["creator-buyback"] }),
     ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (s) => total(s, "creatorBuybackUsdc"), "USDC spent on creator buybacks"),
     ...moneyFields(t, "assetPurchaseUsdc", USDC_DECIMALS, (s) => total(s, "assetPurchaseUsdc"), "USDC spent on the secondary asset"),
     desksOpened: t.int({ resolve: (s) => count(s, "desksOpened") }),

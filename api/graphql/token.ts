@@ -11,6 +11,7 @@ import { buybackConnectionArgs, resolveBuybacks } from "./buyback.js";
 import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
 import { TokenOrderEnum } from "./enums.js";
 import { addressArg, asUserErrors } from "./errors.js";
+import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
 
@@ -67,11 +68,18 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
-    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (r) => r.feesToOperatorUsdc, "LP fees collected for the operator"),
+    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (r) => r.feesToOperatorUsdc, "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the four legs)"),
     ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
     ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
     ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
-    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg"),
+    ...moneyFields(t, "operatorLegUsdc", USDC_DECIMALS, (r) => r.operatorLegUsdc, "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)"),
+    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
+    feesByCurrency: t.field({
+      type: [FeeCurrencyRef],
+      description: "The token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
+      resolve: (r, _a, ctx) => ctx.loaders.tokenFees.load(r.token),
+    }),
+    buybackSpent: t.field({ type: [CurrencySpendRef], description: "The token's buybacks per currency paid in", resolve: (r, _a, ctx) => ctx.loaders.tokenSpend.load(r.token) }),
     buybacks: t.exposeInt("buybacks"),
     ...moneyFields(t, "buybackUsdc", USDC_DECIMALS, (r) => r.buybackUsdc, "USDC spent on buybacks"),
     ...moneyFields(t, "tokensBought", TOKEN_DECIMALS, (r) => r.tokensBought, "Tokens bought back"),

@@ -1,7 +1,8 @@
 /**
  * What the prospectus page shows, read in one pass: the agent and its charter (engine
  * tables), the token, its enrolment with the onchain charter hash, its ledger (fees in by
- * leg, buybacks, burns and daily burns, desk PnL) from the indexed tables, and the agent log.
+ * leg and by currency, buybacks, burns and daily burns, desk PnL) from the indexed tables, and
+ * the agent log.
  * Without the indexed tables (or before the indexer has seen the token) the ledger is empty.
  * A token launched or enrolled without an agent has a page too: its split, ledger, burns and
  * the engine's decisions for it.
@@ -19,13 +20,18 @@ import { createEnginePort } from "../engine-port.js";
 import { type BurnRow, listBurns } from "../read/burns.js";
 import { type BuybackRow, listBuybacks } from "../read/buybacks.js";
 import { type DeskView, deskContext, listDesks } from "../read/desks.js";
+import { type FeeCurrencyView, tokenFeeCurrencies } from "../read/fees.js";
 
 export const LOG_ENTRIES = 50;
 export const RECENT_ROWS = 10;
 export const CHART_DAYS = 30;
 
 export type LedgerView = {
-  fees: { toOperatorUsdc: bigint; protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; creatorUsdc: bigint };
+  /**
+   * Fees in USDC by leg (WETH at its conversion's realised rate; the creator's leg as paid in
+   * USDC), and per currency: the amount in its currency beside its USDC.
+   */
+  fees: { toOperatorUsdc: bigint; protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; operatorUsdc: bigint; creatorUsdc: bigint; byCurrency: FeeCurrencyView[] };
   buybacks: { count: number; usdcIn: bigint; tokensBought: bigint; recent: BuybackRow[] };
   burns: { count: number; burned: bigint; recent: BurnRow[]; daily: { day: bigint; burned: bigint }[] };
   desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[] };
@@ -66,7 +72,7 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
   const hex = token.toLowerCase() as Hex;
   const since = BigInt(Math.floor(now.getTime() / 1000)) - BigInt(CHART_DAYS) * 86_400n;
   const engine = createEnginePort(services.pool);
-  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx] = await Promise.all([
+  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx, fees] = await Promise.all([
     db.select().from(tokenTable).where(eq(tokenTable.address, hex)),
     db.select().from(enrollment).where(eq(enrollment.token, hex)),
     db.select().from(tokenTotals).where(eq(tokenTotals.token, hex)),
@@ -79,6 +85,7 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
       .orderBy(desc(burnDaily.day))
       .limit(CHART_DAYS + 1),
     deskContext(db, engine),
+    tokenFeeCurrencies(db, services.config, [hex]),
   ]);
   const desks = await listDesks(db, ctx, { filter: { token }, limit: RECENT_ROWS });
   const views: DeskView[] = desks.rows;
@@ -92,7 +99,9 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
         protocolUsdc: totals?.protocolLegUsdc ?? 0n,
         assetUsdc: totals?.assetLegUsdc ?? 0n,
         perpUsdc: totals?.perpLegUsdc ?? 0n,
+        operatorUsdc: totals?.operatorLegUsdc ?? 0n,
         creatorUsdc: totals?.creatorLegUsdc ?? 0n,
+        byCurrency: fees.get(hex) ?? [],
       },
       buybacks: { count: totals?.buybacks ?? 0, usdcIn: totals?.buybackUsdc ?? 0n, tokensBought: totals?.tokensBought ?? 0n, recent: buybacks.rows },
       burns: { count: totals?.burns ?? 0, burned: totals?.burned ?? 0n, recent: burns.rows, daily: [...daily].reverse() },

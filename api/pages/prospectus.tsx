@@ -1,7 +1,7 @@
 /**
  * The public prospectus page of an agent (`GET /p/:idOrToken`): mandate, rules with the
- * onchain charter hash, ledger (fees in by leg, buybacks, burns with a chart of burns per
- * day, desk PnL) and the agent log. A token no agent launched gets the same page without the
+ * onchain charter hash, ledger (fees in by leg and by currency, buybacks, burns with a chart
+ * of burns per day, desk PnL) and the agent log. A token no agent launched gets the same page without the
  * agent's parts: its split, ledger, burns and the engine's decisions for it. Server-rendered with hono/jsx, no script at all: every
  * user-supplied text (name, symbol, persona, description, reasons) is a text node or an
  * attribute value, which hono/jsx escapes; the response's CSP forbids scripts besides.
@@ -83,6 +83,40 @@ export const BurnChart: FC<{ daily: { day: bigint; burned: bigint }[]; now: Date
   );
 };
 
+/** An amount in whole units of its currency, exact, grouped. */
+export const showAmount = (v: bigint, decimals: number) => group(formatDecimal(v, decimals));
+
+/** Fees per currency: collected, claimed, converted, and the USDC they became at the realised rate. */
+const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["byCurrency"] }> = ({ fees }) => (
+  <div>
+    <h3>Fees in, by currency</h3>
+    <table data-table="fee-currencies">
+      <tr>
+        <th>Currency</th>
+        <th class="num">To the operator</th>
+        <th class="num">Claimed</th>
+        <th class="num">Awaiting conversion</th>
+        <th class="num">Converted</th>
+        <th class="num">USDC</th>
+        <th class="num">Realised rate</th>
+        <th class="num">To the creator</th>
+      </tr>
+      {fees.map((f) => (
+        <tr data-currency={f.currency.symbol}>
+          <td>{f.currency.symbol}</td>
+          <td class="num" data-field="to-operator">{showAmount(f.toOperator, f.currency.decimals)}</td>
+          <td class="num" data-field="claimed">{showAmount(f.claimed, f.currency.decimals)}</td>
+          <td class="num" data-field="awaiting-conversion">{showAmount(f.awaitingConversion, f.currency.decimals)}</td>
+          <td class="num" data-field="converted">{showAmount(f.converted, f.currency.decimals)}</td>
+          <td class="num" data-field="usdc">{showUsdc(f.usdc)}</td>
+          <td class="num" data-field="rate">{f.usdcPerUnit === null ? "—" : `${showUsdc(f.usdcPerUnit)} USDC / ${f.currency.symbol}`}</td>
+          <td class="num" data-field="to-creator">{showAmount(f.toCreator, f.currency.decimals)}</td>
+        </tr>
+      ))}
+    </table>
+  </div>
+);
+
 const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
   const l = data.ledger;
   if (!(data.agent ? data.agent.token : data.address)) return <p class="muted">No token yet: the ledger starts at launch.</p>;
@@ -99,12 +133,18 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
         <tr data-leg="protocol"><td>Protocol token (tithe)</td><td class="num">{showUsdc(l.fees.protocolUsdc)}</td></tr>
         <tr data-leg="asset"><td>Secondary asset</td><td class="num">{showUsdc(l.fees.assetUsdc)}</td></tr>
         <tr data-leg="perp"><td>Perp desk</td><td class="num">{showUsdc(l.fees.perpUsdc)}</td></tr>
+        {l.fees.operatorUsdc > 0n ? <tr data-leg="operator"><td>Operator (before enrolment)</td><td class="num">{showUsdc(l.fees.operatorUsdc)}</td></tr> : null}
         <tr data-leg="creator"><td>Creator</td><td class="num">{showUsdc(l.fees.creatorUsdc)}</td></tr>
         <tr data-leg="total">
           <th>Total</th>
-          <th class="num">{showUsdc(l.fees.protocolUsdc + l.fees.assetUsdc + l.fees.perpUsdc + l.fees.creatorUsdc)}</th>
+          <th class="num">{showUsdc(l.fees.protocolUsdc + l.fees.assetUsdc + l.fees.perpUsdc + l.fees.operatorUsdc + l.fees.creatorUsdc)}</th>
         </tr>
       </table>
+      <p class="muted">
+        USDC as collected; WETH at the rate its conversion swap realised, once the operator has claimed and converted it. A creator paid in WETH is
+        shown by currency below.
+      </p>
+      {l.fees.byCurrency.length ? <FeesByCurrency fees={l.fees.byCurrency} /> : null}
       <div class="cols" style="margin-top:12px">
         <Figure label="Buybacks" id="buybacks" value={String(l.buybacks.count)} />
         <Figure label="Spent on buybacks" id="buyback-usdc" value={showUsdc(l.buybacks.usdcIn)} unit="USDC" />

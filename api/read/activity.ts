@@ -19,6 +19,7 @@ export const ACTIVITY_KINDS = [
   "fees-collected",
   "fees-swapped",
   "fees-claimed",
+  "fees-converted",
   "protocol-buyback",
   "creator-buyback",
   "burn",
@@ -78,11 +79,11 @@ export async function latestActivityId(db: ReadDb): Promise<string> {
   return row?.id ?? "";
 }
 
-const USDC_FIELDS = new Set(["usdcIn", "collateralDelta", "realisedPnl", "usdcReturned", "marginFees"]);
+const USDC_FIELDS = new Set(["usdcIn", "usdcOut", "usdc", "collateralDelta", "realisedPnl", "usdcReturned", "marginFees"]);
 const TOKEN_FIELDS = new Set(["tokensBought", "assetBought"]);
 const PERPS_FIELDS = new Set(["price", "leverage"]);
 /** Amount field → the field naming its currency. */
-const CURRENCY_OF: Record<string, string> = { amount: "currency", pairedIn: "pairedToken", amountSwapped: "rewardToken", amountOut: "swappedToken" };
+const CURRENCY_OF: Record<string, string> = { amount: "currency", amountIn: "currencyIn", pairedIn: "pairedToken", amountSwapped: "rewardToken", amountOut: "swappedToken" };
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 const INTEGER_RE = /^-?\d+$/;
 

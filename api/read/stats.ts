@@ -1,6 +1,7 @@
 /**
- * `/stats`: protocol totals from the indexer's incremental aggregate (one row), the engine's
- * pending accumulators (running balances) and the open desks. No query scans history; every
+ * `/stats`: protocol totals from the indexer's incremental aggregates (one row, and one row per
+ * fee currency and per buyback currency), the engine's pending accumulators (running balances)
+ * and the open desks. No query scans history; every
  * query of a read runs at once (one round trip of latency), and concurrent callers share one
  * read (see coalesce.ts).
  */
@@ -9,6 +10,7 @@ import { enrollment, protocolTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
 import { coalescerFor } from "./coalesce.js";
 import { type DeskView, deskContextOf, deskView, openDeskRows } from "./desks.js";
+import { type BuybackKind, type FeeCurrencyView, type SpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
 
 export type ProtocolTotalsRow = typeof protocolTotals.$inferSelect;
 
@@ -18,11 +20,15 @@ export type Stats = {
   active: number;
   pending: Awaited<ReturnType<ApiDeps["engine"]["pending"]>>;
   desks: DeskView[];
+  /** Every token's fees per currency: the amount in its currency and its USDC at the realised rate. */
+  feeCurrencies: FeeCurrencyView[];
+  /** Buybacks per kind and currency paid in. */
+  buybackSpend: Record<BuybackKind, SpendView[]>;
 };
 
 async function loadStats(deps: ApiDeps): Promise<Stats> {
   const { db, engine } = deps;
-  const [totalsRows, enrollments, pending, bindings, marks, openRows] = await Promise.all([
+  const [totalsRows, enrollments, pending, bindings, marks, openRows, feeCurrencies, buybackSpend] = await Promise.all([
     db.select().from(protocolTotals).where(eq(protocolTotals.id, "protocol")),
     // One row per enrolled token: the counts and the halted set in one read.
     db.select({ token: enrollment.token, active: enrollment.active, halted: enrollment.halted }).from(enrollment),
@@ -30,6 +36,8 @@ async function loadStats(deps: ApiDeps): Promise<Stats> {
     engine.deskBindings(),
     engine.markPrices(),
     openDeskRows(db),
+    protocolFeeCurrencies(db, deps.config),
+    buybackSpendByKind(db, deps.config),
   ]);
   const ctx = deskContextOf(bindings, marks, enrollments.filter((e) => e.halted).map((e) => e.token));
   return {
@@ -38,6 +46,8 @@ async function loadStats(deps: ApiDeps): Promise<Stats> {
     active: enrollments.filter((e) => e.active).length,
     pending,
     desks: openRows.map((r) => deskView(r, ctx)),
+    feeCurrencies,
+    buybackSpend,
   };
 }
 

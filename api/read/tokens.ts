@@ -5,6 +5,7 @@ import { enrollment, pool, token, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps, ReadDb } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
+import { type FeeCurrencyView, type SpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
 import { type Ordering, type Page, after, orderBy, toPage } from "./keyset.js";
 
 export type TokenRow = typeof token.$inferSelect;
@@ -73,13 +74,25 @@ export async function listEnrolledTokens(db: ReadDb, p: { limit: number; after?:
   return toPage(rows, p.limit, ENROLLED_ORDERING);
 }
 
-export type EnrolledTokensPage = { page: Page<TokenView>; pending: PendingAmounts; desks: Map<string, DeskView> };
+export type EnrolledTokensPage = {
+  page: Page<TokenView>;
+  pending: PendingAmounts;
+  desks: Map<string, DeskView>;
+  /** Per token (lowercase address): its fees per currency and its buybacks per currency paid in. */
+  fees: Map<string, FeeCurrencyView[]>;
+  spend: Map<string, SpendView[]>;
+};
 
-/** A page of enrolled tokens with the engine's pending amounts and each token's latest desk (`GET /tokens`). */
+/** A page of enrolled tokens with the engine's pending amounts, each token's latest desk and its fees per currency (`GET /tokens`). */
 export async function readEnrolledTokens(deps: ApiDeps, p: { limit: number; after?: string | null }): Promise<EnrolledTokensPage> {
   const [page, pending, ctx] = await Promise.all([listEnrolledTokens(deps.db, p), deps.engine.pending(), deskContext(deps.db, deps.engine)]);
-  const desks = await latestDeskByToken(deps.db, ctx, page.rows.map((v) => getAddress(v.token.address)));
-  return { page, pending, desks };
+  const addresses = page.rows.map((v) => v.token.address);
+  const [desks, fees, spend] = await Promise.all([
+    latestDeskByToken(deps.db, ctx, addresses.map((a) => getAddress(a))),
+    tokenFeeCurrencies(deps.db, deps.config, addresses),
+    tokenBuybackSpends(deps.db, deps.config, addresses),
+  ]);
+  return { page, pending, desks, fees, spend };
 }
 
 export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<TokenView[]> {

@@ -1,20 +1,28 @@
-/** GET /buybacks (the protocol token) and GET /buybacks/:token (one creator token). */
+/**
+ * GET /buybacks (the protocol token) and GET /buybacks/:token (one creator token): each buyback
+ * with what it paid in (USDC, or WETH for a legacy-WETH buyback) and its USDC, and totals per
+ * currency paid in.
+ */
 import type { Hex } from "viem";
 import { eq } from "drizzle-orm";
 import { token as tokenTable } from "../../schema/ponder.js";
 import { notFound } from "../http/errors.js";
 import { type BuybackRow, type BuybackTotals, listBuybacks, protocolBuybackTotals, tokenBuybackTotals } from "../read/buybacks.js";
+import { formatDecimal } from "../../common/money.js";
+import { type CurrencyInfo, type SpendView, buybackSpendByKind, currencyInfos, tokenBuybackSpends } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import type { ApiDeps } from "../deps.js";
+import { spendJson } from "./fee-json.js";
 import { defineRoute } from "./route.js";
 import { buybacksResponse, pageQuery, tokenParam } from "./schemas.js";
 
-const buybackJson = (row: BuybackRow) => ({
+const buybackJson = (row: BuybackRow, currency: CurrencyInfo) => ({
   id: row.id,
   token: checksum(row.token),
   kind: row.kind as "protocol-buyback" | "creator-buyback",
   usdcIn: usdcAmount(row.usdcIn),
+  spent: { currency: currency.address, symbol: currency.symbol, decimals: currency.decimals, amount: formatDecimal(row.amountIn, currency.decimals) },
   tokensBought: tokenAmount(row.tokensBought),
   tokensBurned: tokenAmount(row.tokensBurned),
   txHash: row.txHash,
@@ -22,11 +30,23 @@ const buybackJson = (row: BuybackRow) => ({
   timestamp: isoTime(row.timestamp),
 });
 
-const totalsJson = (t: BuybackTotals) => ({ count: t.count, usdcIn: usdcAmount(t.usdcIn), tokensBought: tokenAmount(t.tokensBought), tokensBurned: tokenAmount(t.tokensBurned) });
+const totalsJson = (t: BuybackTotals, spent: SpendView[]) => ({
+  count: t.count,
+  usdcIn: usdcAmount(t.usdcIn),
+  tokensBought: tokenAmount(t.tokensBought),
+  tokensBurned: tokenAmount(t.tokensBurned),
+  spent: spent.map(spendJson),
+});
 
-async function buybacksBody(deps: ApiDeps, filter: { token?: Hex; kinds?: string[] }, totals: Promise<BuybackTotals>, query: { limit: number; cursor?: string }) {
+async function buybacksBody(
+  deps: ApiDeps,
+  filter: { token?: Hex; kinds?: string[] },
+  totals: Promise<[BuybackTotals, SpendView[]]>,
+  query: { limit: number; cursor?: string },
+) {
   const page = await listBuybacks(deps.db, { filter, order: "NEWEST", limit: query.limit, after: query.cursor });
-  return { ...listBody(page, buybackJson), totals: totalsJson(await totals) };
+  const currencies = await currencyInfos(deps.db, deps.config, page.rows.map((r) => r.currencyIn));
+  return { ...listBody(page, (r) => buybackJson(r, currencies.get(r.currencyIn.toLowerCase())!)), totals: totalsJson(...(await totals)) };
 }
 
 export const protocolBuybacksRoute = defineRoute({
@@ -38,7 +58,7 @@ export const protocolBuybacksRoute = defineRoute({
   responses: { 200: { description: "A page of buybacks", schema: buybacksResponse } },
   handler: async (c, { query }, deps) => {
     const protocolToken = deps.config.protocolToken?.toLowerCase() as Hex | undefined;
-    const totals = protocolBuybackTotals(deps.db, protocolToken);
+    const totals = Promise.all([protocolBuybackTotals(deps.db, protocolToken), buybackSpendByKind(deps.db, deps.config).then((s) => s["protocol-buyback"])]);
     return c.json(await buybacksBody(deps, { kinds: ["protocol-buyback"] }, totals, query));
   },
 });
@@ -57,6 +77,7 @@ export const tokenBuybacksRoute = defineRoute({
   handler: async (c, { params, query }, deps) => {
     const [known] = await deps.db.select({ address: tokenTable.address }).from(tokenTable).where(eq(tokenTable.address, params.token));
     if (!known) throw notFound(`unknown token ${checksum(params.token)}`);
-    return c.json(await buybacksBody(deps, { token: params.token }, tokenBuybackTotals(deps.db, params.token), query));
+    const totals = Promise.all([tokenBuybackTotals(deps.db, params.token), tokenBuybackSpends(deps.db, deps.config, [params.token]).then((s) => s.get(params.token) ?? [])]);
+    return c.json(await buybacksBody(deps, { token: params.token }, totals, query));
   },
 });

@@ -277,25 +277,70 @@ export const deskResponse = z
   })
   .strict();
 
+const currencyFields = {
+  currency: checksummed.describe("The currency's address"),
+  symbol: z.string(),
+  decimals: int.describe("Decimals of the currency's amounts"),
+};
+
+/** One currency of fees: the amount in that currency, and its USDC. */
+export const feeCurrencyResponse = z
+  .object({
+    ...currencyFields,
+    toOperator: decimal("LP fees the locker collected for the operator's reward slots (in this currency)"),
+    claimed: decimal("Of those, claimed by the operator from the fee locker (in this currency)"),
+    awaitingConversion: decimal("Claimed and not yet converted to USDC (WETH; in this currency)"),
+    converted: decimal("Sold for USDC by the operator's conversion swaps (in this currency; 0 for USDC itself)"),
+    usdc: usdc("What the operator's fees became: USDC as collected, WETH at the realised rate of its conversion swaps"),
+    usdcPerUnit: usdc("USDC per whole unit the conversion swaps realised (usdc / converted, rounded down; null for USDC and before a conversion)").nullable(),
+    toCreator: decimal("LP fees the locker collected for the creator's reward slot (in this currency; paid as is, never converted)"),
+  })
+  .strict()
+  .describe("Fees in one currency");
+
+/** Buybacks paid in one currency. */
+export const spendResponse = z
+  .object({
+    ...currencyFields,
+    buybacks: int,
+    amount: decimal("Paid in (in this currency)"),
+    usdc: usdc("Its USDC: paid in, or what the WETH was sold for in the same transaction"),
+  })
+  .strict()
+  .describe("Buybacks paid in one currency");
+
 export const statsResponse = z
   .object({
     tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
     fees: z
       .object({
-        toOperatorUsdc: usdc("LP fees the operator collected for enrolled tokens"),
+        toOperatorUsdc: usdc("LP fees the operator collected for enrolled tokens (WETH at its conversion's realised rate) = protocolUsdc + assetUsdc + perpUsdc"),
         claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
         legs: z
-          .object({ protocolUsdc: usdc("Protocol-token leg"), assetUsdc: usdc("Secondary-asset leg"), perpUsdc: usdc("Perp leg"), creatorUsdc: usdc("Creator leg") })
+          .object({
+            protocolUsdc: usdc("Protocol-token leg"),
+            assetUsdc: usdc("Secondary-asset leg"),
+            perpUsdc: usdc("Perp leg"),
+            creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: byCurrency)"),
+            operatorUsdc: usdc("Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)"),
+          })
           .strict(),
+        byCurrency: z.array(feeCurrencyResponse).describe("Every token's fees per currency (USDC first)"),
       })
       .strict(),
     buybacks: z
       .object({
         protocol: z
-          .object({ count: int, usdcIn: usdc("Spent"), tokensBought: decimal("Protocol tokens bought"), tokensBurned: decimal("Protocol tokens burned") })
+          .object({
+            count: int,
+            usdcIn: usdc("Spent"),
+            tokensBought: decimal("Protocol tokens bought"),
+            tokensBurned: decimal("Protocol tokens burned"),
+            spent: z.array(spendResponse).describe("Spent per currency paid in"),
+          })
           .strict(),
-        creator: z.object({ count: int, usdcIn: usdc("Spent") }).strict(),
+        creator: z.object({ count: int, usdcIn: usdc("Spent"), spent: z.array(spendResponse).describe("Spent per currency paid in") }).strict(),
       })
       .strict(),
     assetPurchasesUsdc: usdc("Spent on the secondary asset"),
@@ -334,7 +379,11 @@ export const buybackItem = z
     id: z.string(),
     token: checksummed,
     kind: z.enum(["protocol-buyback", "creator-buyback"]),
-    usdcIn: usdc("Spent"),
+    usdcIn: usdc("Spent: USDC paid in, or what the WETH paid in was sold for in the same transaction"),
+    spent: z
+      .object({ ...currencyFields, amount: decimal("Paid in (in this currency)") })
+      .strict()
+      .describe("What the operator paid in: USDC, or WETH for a legacy-WETH buyback"),
     tokensBought: decimal("Tokens bought"),
     tokensBurned: decimal("Of those, burned"),
     txHash: hash,
@@ -347,7 +396,15 @@ export const buybacksResponse = z
   .object({
     items: z.array(buybackItem),
     nextCursor: z.string().nullable(),
-    totals: z.object({ count: int, usdcIn: usdc("Spent"), tokensBought: decimal("Bought"), tokensBurned: decimal("Burned") }).strict(),
+    totals: z
+      .object({
+        count: int,
+        usdcIn: usdc("Spent"),
+        tokensBought: decimal("Bought"),
+        tokensBurned: decimal("Burned"),
+        spent: z.array(spendResponse).describe("Spent per currency paid in"),
+      })
+      .strict(),
   })
   .strict();
 
@@ -369,11 +426,22 @@ export const tokenItem = z
     halted: z.boolean(),
     totals: z
       .object({
-        feesToOperatorUsdc: usdc("LP fees collected for the operator"),
-        creatorLegUsdc: usdc("LP fees paid to the creator"),
+        feesToOperatorUsdc: usdc("LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of legs)"),
+        creatorLegUsdc: usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"),
         buybacks: int,
         buybackUsdc: usdc("Spent on buybacks"),
         burned: decimal("Tokens burned"),
+        legs: z
+          .object({
+            protocolUsdc: usdc("Protocol-token leg"),
+            assetUsdc: usdc("Secondary-asset leg"),
+            perpUsdc: usdc("Perp leg"),
+            operatorUsdc: usdc("Operator leg (fees before the token was enrolled)"),
+          })
+          .strict()
+          .describe("The operator's fees split into legs, as the ledger allocates them"),
+        feesByCurrency: z.array(feeCurrencyResponse).describe("The token's fees per currency (USDC first)"),
+        buybackSpent: z.array(spendResponse).describe("The token's buybacks per currency paid in"),
       })
       .strict(),
     pending: z.object({ perpUsdc: usdc("Awaiting the desk"), creatorBuybackUsdc: usdc("Queued creator buyback") }).strict(),

@@ -9,6 +9,7 @@ import { isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { defineRoute } from "./route.js";
 import { statsResponse } from "./schemas.js";
 import { deskJson } from "./desk-json.js";
+import { feeCurrencyJson, spendJson } from "./fee-json.js";
 import { ETH_DECIMALS, formatDecimal } from "../../common/money.js";
 
 /** The `/stats` answer: exact decimal strings in whole units. */
@@ -26,7 +27,9 @@ export function statsJson(s: Stats) {
         assetUsdc: usdcAmount(t?.assetLegUsdc ?? zero),
         perpUsdc: usdcAmount(t?.perpLegUsdc ?? zero),
         creatorUsdc: usdcAmount(t?.creatorLegUsdc ?? zero),
+        operatorUsdc: usdcAmount(t?.operatorLegUsdc ?? zero),
       },
+      byCurrency: s.feeCurrencies.map(feeCurrencyJson),
     },
     buybacks: {
       protocol: {
@@ -34,8 +37,9 @@ export function statsJson(s: Stats) {
         usdcIn: usdcAmount(t?.protocolBuybackUsdc ?? zero),
         tokensBought: tokenAmount(t?.protocolTokensBought ?? zero),
         tokensBurned: tokenAmount(t?.protocolTokensBurned ?? zero),
+        spent: s.buybackSpend["protocol-buyback"].map(spendJson),
       },
-      creator: { count: t?.creatorBuybacks ?? 0, usdcIn: usdcAmount(t?.creatorBuybackUsdc ?? zero) },
+      creator: { count: t?.creatorBuybacks ?? 0, usdcIn: usdcAmount(t?.creatorBuybackUsdc ?? zero), spent: s.buybackSpend["creator-buyback"].map(spendJson) },
     },
     assetPurchasesUsdc: usdcAmount(t?.assetPurchaseUsdc ?? zero),
     pending: {
@@ -62,7 +66,8 @@ export const statsRoute = defineRoute({
   path: "/stats",
   tag: "service",
   summary: "Fee, buyback and burn totals, pending accumulators, open desks",
-  description: "Totals come from the indexer's incremental aggregates; the answer time does not grow with history.",
+  description:
+    "Totals come from the indexer's incremental aggregates; the answer time does not grow with history. Fees are shown per currency (the amount in its own currency) and in USDC: USDC as collected, WETH at the realised rate of the operator's conversion swap. The per-leg totals are the ledger's allocations, fact by fact.",
   responses: { 200: { description: "Stats", schema: statsResponse } },
   handler: async (c, _input, deps) => c.body(await bodies(deps).get("stats"), 200, { "content-type": "application/json" }),
 });

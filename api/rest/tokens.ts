@@ -10,14 +10,16 @@ import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
 import type { PendingAmounts } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
+import type { FeeCurrencyView, SpendView } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import { type TokenView, readEnrolledTokens } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
+import { feeCurrencyJson, spendJson } from "./fee-json.js";
 import { defineRoute } from "./route.js";
 import { launchBody, launchResponse, pageQuery, registerBody, registerResponse, tokensResponse } from "./schemas.js";
 
-export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView | undefined) {
+export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView | undefined, fees: FeeCurrencyView[] | undefined, spend: SpendView[] | undefined) {
   const e = v.enrollment!;
   const key = v.token.address.toLowerCase();
   return {
@@ -40,6 +42,14 @@ export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView 
       buybacks: v.totals?.buybacks ?? 0,
       buybackUsdc: usdcAmount(v.totals?.buybackUsdc ?? 0n),
       burned: tokenAmount(v.totals?.burned ?? 0n),
+      legs: {
+        protocolUsdc: usdcAmount(v.totals?.protocolLegUsdc ?? 0n),
+        assetUsdc: usdcAmount(v.totals?.assetLegUsdc ?? 0n),
+        perpUsdc: usdcAmount(v.totals?.perpLegUsdc ?? 0n),
+        operatorUsdc: usdcAmount(v.totals?.operatorLegUsdc ?? 0n),
+      },
+      feesByCurrency: (fees ?? []).map(feeCurrencyJson),
+      buybackSpent: (spend ?? []).map(spendJson),
     },
     pending: {
       perpUsdc: usdcAmount(pending.perpUsdcByToken.get(key) ?? 0n),
@@ -55,8 +65,13 @@ export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView 
  */
 const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
   const [limit, after] = JSON.parse(key) as [number, string | null];
-  const { page, pending, desks } = await readEnrolledTokens(deps, { limit, after });
-  return JSON.stringify(listBody(page, (v) => tokenJson(v, pending, desks.get(getAddress(v.token.address)))));
+  const { page, pending, desks, fees, spend } = await readEnrolledTokens(deps, { limit, after });
+  return JSON.stringify(
+    listBody(page, (v) => {
+      const key = v.token.address.toLowerCase();
+      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key));
+    }),
+  );
 });
 
 export const tokensRoute = defineRoute({

@@ -83,7 +83,8 @@ describe("REST answers", () => {
       const res = await h.appWith({ db: db as never }).request("http://api.test/api/v1/stats");
       expect(res.status).toBe(200);
       const tables = new Set(queries.flatMap((q) => [...q.matchAll(/from "(\w+)"/gi)].map((m) => m[1])));
-      expect([...tables].sort()).toEqual(["desk_trade", "enrollment", "protocol_totals"]);
+      // One-row aggregates (protocol totals; one row per fee currency and per buyback kind and currency), the enrolments, open desks.
+      expect([...tables].sort()).toEqual(["buyback_spend", "desk_trade", "enrollment", "fee_currency_totals", "protocol_totals"]);
       // The desk query reads open desks only (an index on status), never the closed history.
       expect(queries.find((q) => /from "desk_trade"/i.test(q))).toMatch(/"status" = \$1/);
     } finally {
@@ -181,7 +182,14 @@ describe("REST answers", () => {
     expect(a.json.items).toHaveLength(1);
     expect(a.json.items[0]).toMatchObject({ token: s.token, kind: "creator-buyback", txHash: s.creatorBuyback.tx, usdcIn: "100", tokensBought: formatTokens(s.creatorBuyback.bought) });
     expect(a.json.items[0].tokensBurned).toBe(a.json.items[0].tokensBought);
-    expect(a.json.totals).toEqual({ count: 1, usdcIn: "100", tokensBought: formatTokens(s.creatorBuyback.bought), tokensBurned: formatTokens(s.creatorBuyback.bought) });
+    expect(a.json.items[0].spent).toEqual({ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, amount: "100" });
+    expect(a.json.totals).toEqual({
+      count: 1,
+      usdcIn: "100",
+      tokensBought: formatTokens(s.creatorBuyback.bought),
+      tokensBurned: formatTokens(s.creatorBuyback.bought),
+      spent: [{ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, buybacks: 1, amount: "100", usdc: "100" }],
+    });
     // Lowercase addresses are the same token.
     expect((await get(`/buybacks/${s.token.toLowerCase()}`)).json.totals.count).toBe(1);
   });
@@ -204,6 +212,31 @@ describe("REST answers", () => {
       desk: { token: s.token, status: "open", side: "long", leverage: "5" },
     });
     expect(a.json.items.some((t: { address: string }) => t.address === getAddress(h.protocolToken))).toBe(false);
+    // Fees: per leg and per currency, from the token's aggregates (the trader's collection paid USDC).
+    const usdc = (v: string) => formatDecimal(BigInt(v), 6);
+    const [tt] = await h.query<Record<string, string>>("SELECT * FROM token_totals WHERE token = $1", [s.token.toLowerCase()]);
+    const [fee] = await h.query<Record<string, string>>("SELECT * FROM token_fee WHERE token = $1", [s.token.toLowerCase()]);
+    expect(BigInt(fee!.to_operator!)).toBeGreaterThan(0n);
+    expect(mine.totals).toMatchObject({
+      feesToOperatorUsdc: usdc(fee!.to_operator!),
+      creatorLegUsdc: usdc(fee!.to_creator!),
+      legs: { protocolUsdc: usdc(tt!.protocol_leg_usdc!), assetUsdc: usdc(tt!.asset_leg_usdc!), perpUsdc: usdc(tt!.perp_leg_usdc!), operatorUsdc: "0" },
+      feesByCurrency: [
+        {
+          currency: getAddress(h.contracts.usdc!),
+          symbol: "USDC",
+          decimals: 6,
+          toOperator: usdc(fee!.to_operator!),
+          claimed: usdc(String(BigInt(fee!.to_operator!) - BigInt(fee!.unclaimed!))),
+          awaitingConversion: "0",
+          converted: "0",
+          usdc: usdc(fee!.to_operator!),
+          usdcPerUnit: null,
+          toCreator: usdc(fee!.to_creator!),
+        },
+      ],
+      buybackSpent: [{ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, buybacks: 1, amount: "100", usdc: "100" }],
+    });
   });
 
   it("GET /openapi.json: the document generated from the request schemas", async () => {

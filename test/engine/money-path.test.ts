@@ -4,9 +4,11 @@
  * and split to the base unit; desks open above the minimum notional; a desk profit becomes a
  * creator buyback, burned; the protocol leg buys and burns the protocol token; the asset leg
  * buys and stakes the secondary asset; desk-risk halts and unhalts; legacy WETH is drained.
- * Ledger and chain are compared exactly at every step.
+ * Ledger and chain are compared exactly at every step; the indexer and the API (ponder on the
+ * same chain and database) show every fee per currency and in USDC at the conversion's
+ * realised rate, with per-leg totals equal to the ledger's allocations to the base unit.
  */
-import { type Abi, type Address, type Log, decodeEventLog, erc20Abi, getAddress, parseEventLogs } from "viem";
+import { type Abi, type Address, type Hex, type Log, decodeEventLog, erc20Abi, getAddress, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { erc4626Abi } from "../../common/abis/engine.js";
@@ -16,7 +18,12 @@ import { DEAD_ADDRESS, DEFAULT_SPLIT } from "../../common/constants.js";
 import type { Engine } from "../../engine/runtime/engine.js";
 import { splitProtocolUsdc } from "../../engine/decisions/split.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
-import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { Legs, checkLedgerInvariants, ledgerTotals, legBalance, legBalancesByToken, pendingBuybackUsdc, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { v3PoolEventsAbi } from "../../common/abis/uniswap.js";
+import { TOKEN_DECIMALS, formatDecimal, formatUsdc, usdc as parseUsdc } from "../../common/money.js";
+import { waitForIndexed } from "../../devnet/ponder.js";
+import { showUsdc } from "../../api/pages/prospectus.js";
+import { startTestPonder } from "../helpers/env.js";
 import { readWorkerHealth } from "../../core/health.js";
 import { auditThreeWay } from "../../core/audit.js";
 import { setTokenMandate } from "../../core/mandate.js";
@@ -37,7 +44,7 @@ const sumRows = (where: string, params: unknown[] = []) => sc.sumRows(where, par
 const claimedOnchain = (currency: Address) => sc.claimedOnchain(currency);
 
 /** The operator's amount in `currency` for each ClaimedRewards log of the locker (what the engine should attribute). */
-async function operatorRewards(currency: Address): Promise<Map<Address, bigint>> {
+async function operatorRewards(currency: Address, recipient: (r: Address) => boolean = (r) => r === operator): Promise<Map<Address, bigint>> {
   const logs = await d.as(1).publicClient.getLogs({ address: d.c.lpLocker, fromBlock: 0n, toBlock: "latest" });
   const out = new Map<Address, bigint>();
   for (const log of logs) {
@@ -52,7 +59,7 @@ async function operatorRewards(currency: Address): Promise<Map<Address, bigint>>
     const info = await d.as(1).read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
     let amount = 0n;
     info.rewardRecipients.forEach((r, i) => {
-      if (getAddress(r) !== operator) return;
+      if (!recipient(getAddress(r))) return;
       if (getAddress(info.poolKey.currency0) === currency) amount += decoded.args.rewards0[i]!;
       if (getAddress(info.poolKey.currency1) === currency) amount += decoded.args.rewards1[i]!;
     });
@@ -73,8 +80,104 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  await ponder?.stop();
   await sc?.stop();
 });
+
+// ---------------------------------------------------------------- the views (indexer + API)
+
+/** Ponder (indexer and API) on the scenario's chain and database, started by the first views test. */
+let ponder: Awaited<ReturnType<typeof startTestPonder>> | undefined;
+
+async function api(path: string, body?: unknown): Promise<any> {
+  if (!ponder) ponder = await startTestPonder(d.databaseUrl, d.env());
+  const head = await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 });
+  await waitForIndexed(ponder, head, 180_000).catch((error) => {
+    throw new Error(`${error.message}\n${ponder!.logs.slice(-30).join("\n")}`);
+  });
+  const res = await fetch(`${ponder.url}${path}`, body === undefined ? undefined : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return text.startsWith("{") ? JSON.parse(text) : text;
+}
+
+/** Each enrolled or fee-paying token's allocations per leg, from the ledger's running balances. */
+async function ledgerLegsByToken(): Promise<(token: Address, leg: string) => bigint> {
+  const { rows } = await engine.ctx.pool.query<{ leg: string; token: string; allocated: string }>(
+    "SELECT leg, token, allocated::text FROM engine.ledger_balances WHERE leg IN ('protocol', 'asset', 'perp', 'operator') AND token <> ''",
+  );
+  return (token, leg) => rows.filter((r) => r.leg === leg && getAddress(r.token) === token).reduce((a, r) => a + BigInt(r.allocated), 0n);
+}
+
+/**
+ * `/stats`, `/tokens` and GraphQL against the ledger, to the base unit: per-leg totals equal
+ * the ledger's allocations (`ledgerTotals`), each token's USDC equals its attributed fees
+ * (`legBalancesByToken(claimed)`) and its legs its allocations.
+ */
+async function expectViewsEqualLedger(): Promise<void> {
+  const stats = await api("/api/v1/stats");
+  const ledger = await ledgerTotals(engine.ctx.db);
+  const claimed = await legBalancesByToken(engine.ctx.db, Legs.claimed);
+  const allocated = await ledgerLegsByToken();
+  const { protocol, asset, perp, operator: operatorLeg } = ledger.allocatedUsdc;
+  expect(stats.fees.legs).toMatchObject({ protocolUsdc: formatUsdc(protocol), assetUsdc: formatUsdc(asset), perpUsdc: formatUsdc(perp), operatorUsdc: formatUsdc(operatorLeg) });
+  expect(stats.fees.toOperatorUsdc).toBe(formatUsdc(protocol + asset + perp));
+  expect(stats.fees.protocolTokenFeesUsdc).toBe(formatUsdc(claimed.get(d.protocolToken) ?? 0n));
+  // Every currency's USDC adds up to everything the ledger attributed.
+  const usdcOf = (items: { usdc: string }[]) => items.reduce((a, c) => a + parseUsdc(c.usdc), 0n);
+  expect(usdcOf(stats.fees.byCurrency)).toBe(ledger.feesClaimedUsdc);
+
+  const tokens = await api("/api/v1/tokens?limit=200");
+  for (const token of [usdcToken, wethToken]) {
+    const item = tokens.items.find((t: { address: string }) => t.address === token);
+    expect(item.totals.feesToOperatorUsdc, token).toBe(formatUsdc(claimed.get(token)!));
+    expect(item.totals.legs, token).toEqual({
+      protocolUsdc: formatUsdc(allocated(token, "protocol")),
+      assetUsdc: formatUsdc(allocated(token, "asset")),
+      perpUsdc: formatUsdc(allocated(token, "perp")),
+      operatorUsdc: formatUsdc(allocated(token, "operator")),
+    });
+    expect(usdcOf(item.totals.feesByCurrency)).toBe(claimed.get(token));
+  }
+
+  const legs = "feesToOperatorUsdcRaw protocolLegUsdcRaw assetLegUsdcRaw perpLegUsdcRaw operatorLegUsdcRaw";
+  const gql = await api("/graphql", {
+    query: `{ stats { ${legs} } usdcToken: token(address: "${usdcToken}") { totals { ${legs} } } wethToken: token(address: "${wethToken}") { totals { ${legs} } } }`,
+  });
+  expect(gql.errors).toBeUndefined();
+  expect(gql.data.stats).toEqual({
+    feesToOperatorUsdcRaw: String(protocol + asset + perp),
+    protocolLegUsdcRaw: String(protocol),
+    assetLegUsdcRaw: String(asset),
+    perpLegUsdcRaw: String(perp),
+    operatorLegUsdcRaw: String(operatorLeg),
+  });
+  for (const [name, token] of [["usdcToken", usdcToken], ["wethToken", wethToken]] as const) {
+    expect(gql.data[name].totals, name).toEqual({
+      feesToOperatorUsdcRaw: String(claimed.get(token)),
+      protocolLegUsdcRaw: String(allocated(token, "protocol")),
+      assetLegUsdcRaw: String(allocated(token, "asset")),
+      perpLegUsdcRaw: String(allocated(token, "perp")),
+      operatorLegUsdcRaw: String(allocated(token, "operator")),
+    });
+  }
+}
+
+/** The engine's conversions of fee WETH, each with its swap's amounts as the chain logged them. */
+async function conversionsOnchain(): Promise<{ wethIn: bigint; usdcOut: bigint; logged: { wethIn: bigint; usdcOut: bigint } }[]> {
+  const { rows } = await engine.ctx.pool.query<{ weth_in: string; usdc_out: string; tx_hash: Hex }>(
+    "SELECT c.weth_in::text, c.usdc_out::text, i.tx_hash FROM engine.weth_conversions c JOIN engine.tx_intents i ON i.id = c.swap_intent_id WHERE c.status = 'done' ORDER BY c.id",
+  );
+  const out = [];
+  for (const r of rows) {
+    const receipt = await d.as(1).publicClient.getTransactionReceipt({ hash: r.tx_hash });
+    const [swap] = parseEventLogs({ abi: v3PoolEventsAbi, eventName: "Swap", logs: receipt.logs as Log[] }).filter((l) => getAddress(l.address) === getAddress(d.c.v3WethUsdcPool!));
+    const wethIs0 = BigInt(d.c.weth!) < BigInt(d.c.usdc!);
+    const [wethDelta, usdcDelta] = wethIs0 ? [swap!.args.amount0, swap!.args.amount1] : [swap!.args.amount1, swap!.args.amount0];
+    out.push({ wethIn: BigInt(r.weth_in), usdcOut: BigInt(r.usdc_out), logged: { wethIn: wethDelta, usdcOut: -usdcDelta } });
+  }
+  return out;
+}
 
 describe("money path", () => {
   it("claims fees, attributes them per token from ClaimedRewards and splits them to the base unit", async () => {
@@ -125,6 +228,75 @@ describe("money path", () => {
     expect(await sumRows("currency = 'WETH' AND (kind = 'fee-claimed' OR kind = 'unattributed')")).toBe(await claimedOnchain(d.c.weth!));
     expect((await d.balance(d.c.usdc!, operator)) - usdcBefore).toBe(claimedUsdc + BigInt(conversion.usdcOut));
     expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
+  });
+
+  it("every view shows the fees per currency and in USDC at the conversion's realised rate; legs equal the ledger's", async () => {
+    await expectViewsEqualLedger();
+
+    // The WETH-paired token: its fees in WETH, as the locker paid them, and the USDC its conversion swap realised.
+    const [conversion, ...others] = await conversionsOnchain();
+    expect(others).toEqual([]);
+    expect(conversion!.logged).toEqual({ wethIn: conversion!.wethIn, usdcOut: conversion!.usdcOut });
+    const wethFees = (await operatorRewards(d.c.weth!)).get(wethToken)!;
+    expect(conversion!.wethIn).toBe(wethFees); // one WETH-paired token: the swap sold exactly its fees
+    const creatorWeth = (await operatorRewards(d.c.weth!, (r) => r !== operator)).get(wethToken)!;
+    const rate = (conversion!.usdcOut * 10n ** 18n) / conversion!.wethIn;
+    const wethEntry = {
+      currency: getAddress(d.c.weth!),
+      symbol: "WETH",
+      decimals: 18,
+      toOperator: formatDecimal(wethFees, TOKEN_DECIMALS),
+      claimed: formatDecimal(wethFees, TOKEN_DECIMALS),
+      awaitingConversion: "0",
+      converted: formatDecimal(wethFees, TOKEN_DECIMALS),
+      usdc: formatUsdc(conversion!.usdcOut),
+      usdcPerUnit: formatUsdc(rate),
+      toCreator: formatDecimal(creatorWeth, TOKEN_DECIMALS),
+    };
+    const tokens = await api("/api/v1/tokens?limit=200");
+    const item = tokens.items.find((t: { address: string }) => t.address === wethToken);
+    expect(item.totals.feesByCurrency).toEqual([wethEntry]);
+    expect(item.totals.feesToOperatorUsdc).toBe(formatUsdc(conversion!.usdcOut));
+    expect(item.totals.feesToOperatorUsdc).not.toBe("0");
+    // The USDC-paired token: USDC as collected, nothing to convert.
+    const usdcItem = tokens.items.find((t: { address: string }) => t.address === usdcToken);
+    const usdcFees = (await operatorRewards(d.c.usdc!)).get(usdcToken)!;
+    expect(usdcItem.totals.feesByCurrency).toEqual([
+      expect.objectContaining({ currency: getAddress(d.c.usdc!), symbol: "USDC", decimals: 6, toOperator: formatUsdc(usdcFees), claimed: formatUsdc(usdcFees), usdc: formatUsdc(usdcFees), converted: "0", usdcPerUnit: null }),
+    ]);
+
+    // /stats: the WETH currency beside USDC.
+    const stats = await api("/api/v1/stats");
+    expect(stats.fees.byCurrency.map((c: { symbol: string }) => c.symbol)).toEqual(["USDC", "WETH"]);
+    expect(stats.fees.byCurrency[1]).toEqual(wethEntry); // the only WETH-paired token
+
+    // GraphQL: the same, with raw integers.
+    const gql = await api("/graphql", {
+      query: `{ token(address: "${wethToken}") { totals { feesByCurrency { currency symbol decimals toOperatorRaw convertedRaw awaitingConversionRaw usdcRaw usdc usdcPerUnit toCreatorRaw } } }
+                stats { feesByCurrency { symbol toOperatorRaw usdcRaw } } }`,
+    });
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.token.totals.feesByCurrency).toEqual([
+      {
+        currency: getAddress(d.c.weth!),
+        symbol: "WETH",
+        decimals: 18,
+        toOperatorRaw: String(wethFees),
+        convertedRaw: String(wethFees),
+        awaitingConversionRaw: "0",
+        usdcRaw: String(conversion!.usdcOut),
+        usdc: formatUsdc(conversion!.usdcOut),
+        usdcPerUnit: formatUsdc(rate),
+        toCreatorRaw: String(creatorWeth),
+      },
+    ]);
+    expect(gql.data.stats.feesByCurrency[1]).toEqual({ symbol: "WETH", toOperatorRaw: String(wethFees), usdcRaw: String(conversion!.usdcOut) });
+
+    // The prospectus page: the WETH row with its USDC.
+    const page = (await api(`/p/${wethToken}`)) as string;
+    const row = /<tr data-currency="WETH">([\s\S]*?)<\/tr>/.exec(page)?.[1] ?? "";
+    expect(row).toContain(`data-field="usdc">${showUsdc(conversion!.usdcOut)}<`);
+    expect(row).toContain(`data-field="converted">${formatDecimal(wethFees, TOKEN_DECIMALS)}<`);
   });
 
   it("opens desks above the minimum notional, the keeper executes them", async () => {
@@ -299,6 +471,25 @@ describe("money path", () => {
     expect((await d.balance(d.protocolToken, DEAD_ADDRESS)) - dead).toBe(burned);
     expect(await d.balance(d.protocolToken, operator)).toBe(0n);
     expect(await legBalance(engine.ctx.db, Legs.legacyWeth)).toBe(0n);
+  });
+
+  it("after the whole money path, every view still equals the ledger; a legacy-WETH buyback shows its WETH and its USDC", async () => {
+    await expectViewsEqualLedger();
+    const { rows } = await engine.ctx.pool.query<{ amount_in: string; swap_tx_hash: string }>(
+      "SELECT amount_in::text, swap_tx_hash FROM engine.buybacks WHERE kind = 'protocol' AND currency_in = 'WETH' AND status = 'done'",
+    );
+    expect(rows.length).toBe(1);
+    const buybacks = await api("/api/v1/buybacks?limit=200");
+    const legacy = buybacks.items.find((b: { txHash: string }) => b.txHash === rows[0]!.swap_tx_hash);
+    expect(legacy.spent).toEqual({ currency: getAddress(d.c.weth!), symbol: "WETH", decimals: 18, amount: formatDecimal(BigInt(rows[0]!.amount_in), TOKEN_DECIMALS) });
+    expect(Number(legacy.usdcIn)).toBeGreaterThan(0);
+    expect(buybacks.totals.spent.map((s: { symbol: string }) => s.symbol)).toEqual(["USDC", "WETH"]);
+    // Selling legacy WETH on the way to a buyback is no fee conversion: the WETH token's USDC is still its conversions'.
+    const conversions = await conversionsOnchain();
+    const tokens = await api("/api/v1/tokens?limit=200");
+    const weth = tokens.items.find((t: { address: string }) => t.address === wethToken).totals.feesByCurrency[0];
+    expect(weth.usdc).toBe(formatUsdc(conversions.reduce((a, c) => a + c.usdcOut, 0n)));
+    expect(weth.converted).toBe(formatDecimal(conversions.reduce((a, c) => a + c.wethIn, 0n), TOKEN_DECIMALS));
   });
 
   it("reports a trade it did not open as an orphan at reconciliation, never adopting it", async () => {
