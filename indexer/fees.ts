@@ -12,7 +12,7 @@ import { enrollment, feeConversion, feeCurrencyTotals, token as tokenTable, toke
 import type { Hex } from "viem";
 import { splitOperatorShare } from "../common/split.js";
 import { indexerConfig } from "./config.js";
-import { divideConversion } from "./conversion.js";
+import { divideConversion } from "../common/conversion.js";
 import { addProtocolTotals, addTokenTotals, applyDeltas, drainQueue, enqueueToken, recordActivity } from "./lib.js";
 
 type Db = Context["db"];

@@ -22,27 +22,3 @@ export function splitProtocolUsdc(usdc: bigint, split: OperatorSplit): ProtocolU
   // One implementation of the maths, shared with the indexer's per-leg totals.
   return splitOperatorShare(usdc, split);
 }
-
-/**
- * Divides `total` among holders pro rata to their `weights` (integers ≥ 0), rounding down;
- * the last holder with a positive weight receives the remainder. Sum of shares = total.
- */
-export function proRata<K extends string>(total: bigint, weights: Record<K, bigint>): Record<K, bigint> {
-  const keys = Object.keys(weights) as K[];
-  const sum = keys.reduce((acc, k) => acc + weights[k], 0n);
-  const shares = {} as Record<K, bigint>;
-  if (sum === 0n) {
-    for (const k of keys) shares[k] = 0n;
-    if (keys.length && total > 0n) shares[keys[keys.length - 1]!] = total;
-    return shares;
-  }
-  let given = 0n;
-  let last: K | undefined;
-  for (const k of keys) {
-    shares[k] = (total * weights[k]) / sum;
-    given += shares[k];
-    if (weights[k] > 0n) last = k;
-  }
-  shares[last!] += total - given;
-  return shares;
-}

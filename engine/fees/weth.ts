@@ -11,7 +11,7 @@ import { balanceOf } from "../../core/chain/erc20.js";
 import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
-import { proRata } from "../decisions/split.js";
+import { divideConversion } from "../../common/conversion.js";
 import { allocateFees } from "./allocate.js";
 import { Legs, consumeLeg, legBalance, legBalancesByToken, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
 import { tokenInfo } from "../../core/tokens.js";
@@ -67,9 +67,13 @@ async function finishConversion(ctx: EngineContext, id: number, worker: string):
     await logDecision(ctx, { worker, decision: "weth-conversion-failed", reason, data: { conversionId: id } });
     return { converted: "0", usdcOut: "0" };
   }
-  const usdcShares = proRata(swap.amountOut, shares);
+  const usdcShares = divideConversion(
+    wethIn,
+    swap.amountOut,
+    Object.entries(shares).map(([token, amount]) => ({ token, amount })),
+  );
   await ctx.db.transaction(async (tx) => {
-    for (const [token, usdcAmount] of Object.entries(usdcShares)) {
+    for (const { token, usdc: usdcAmount } of usdcShares) {
       const info = await tokenInfo(ctx, token as Address);
       await allocateFees(tx, {
         key: `weth-converted:${id}:${token}:${swap.outcome.intent.blockHash}`,

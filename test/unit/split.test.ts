@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SPLIT } from "../../common/constants.js";
-import { proRata, splitProtocolUsdc } from "../../engine/decisions/split.js";
+import { splitProtocolUsdc } from "../../engine/decisions/split.js";
 
 const splitArb = fc
   .tuple(fc.integer({ min: 0, max: 9_500 }), fc.integer({ min: 0, max: 9_500 }))
@@ -54,21 +54,5 @@ describe("splitProtocolUsdc", () => {
     expect(() => splitProtocolUsdc(-1n, DEFAULT_SPLIT)).toThrow(RangeError);
     expect(() => splitProtocolUsdc(1n, { assetBps: -1, perpBps: 0 })).toThrow(RangeError);
     expect(() => splitProtocolUsdc(1n, { assetBps: 1.5, perpBps: 0 })).toThrow(RangeError);
-  });
-});
-
-describe("proRata", () => {
-  it("shares sum to the total and follow the weights (property)", () => {
-    fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 24n }), fc.array(fc.bigInt({ min: 0n, max: 10n ** 20n }), { minLength: 1, maxLength: 8 }), (total, ws) => {
-        const weights = Object.fromEntries(ws.map((w, i) => [`k${i}`, w]));
-        const shares = proRata(total, weights);
-        const sum = Object.values(shares).reduce((a, b) => a + b, 0n);
-        expect(sum).toBe(total);
-        for (const s of Object.values(shares)) expect(s >= 0n).toBe(true);
-        const wsum = ws.reduce((a, b) => a + b, 0n);
-        if (wsum > 0n) ws.forEach((w, i) => { if (w === 0n) expect(shares[`k${i}`]).toBe(0n); });
-      }),
-    );
   });
 });

@@ -1,12 +1,13 @@
 /**
- * How one conversion swap's USDC is divided among the tokens whose WETH it sold: the same
- * rule the engine books in its ledger (engine/fees/weth.ts), so the indexed legs equal the
- * ledger's allocations to the base unit. Pure integer maths, no ponder imports.
+ * How one WETH fee conversion swap's USDC is divided among the tokens whose WETH it sold: one
+ * rule, used by the engine when it books the conversion in its ledger (engine/fees/weth.ts)
+ * and by the indexer when it keeps per-token legs (indexer/fees.ts), so the indexed legs equal
+ * the ledger's allocations to the base unit.
  *
- * The engine sells the whole WETH awaiting conversion of every token in one swap and gives
- * each token `proRata(usdcOut, wethOfToken)`: rounded down, the remainder to the last token
- * with a positive share in the order the engine reads its shares back from PostgreSQL (a
- * jsonb object, keys in byte order of the checksummed address).
+ * The engine sells the whole WETH awaiting conversion of every token in one swap; each token
+ * gets `proRata(usdcOut, wethOfToken)`: rounded down, the remainder to the last token with a
+ * positive share in byte order of the checksummed addresses — an order both sides can
+ * compute, whatever order they read the shares in.
  */
 import { getAddress } from "viem";
 
@@ -32,8 +33,8 @@ export function proRata(total: bigint, weights: Share[]): Share[] {
   return shares;
 }
 
-/** The engine's order of a conversion's shares: byte order of the checksummed addresses. */
-export function engineOrder<T extends { token: string }>(entries: T[]): T[] {
+/** The order of a conversion's shares: byte order of the checksummed addresses. */
+export function conversionOrder<T extends { token: string }>(entries: T[]): T[] {
   const key = (t: string) => getAddress(t);
   return [...entries].sort((a, b) => (key(a.token) < key(b.token) ? -1 : key(a.token) > key(b.token) ? 1 : 0));
 }
@@ -47,7 +48,7 @@ export type ConversionShare = { token: string; sold: bigint; usdc: bigint };
  * rata to it; when it sold less, each token sells its pro-rata part of `amountIn`.
  */
 export function divideConversion(amountIn: bigint, usdcOut: bigint, awaiting: Share[]): ConversionShare[] {
-  const ordered = engineOrder(awaiting.filter((a) => a.amount > 0n));
+  const ordered = conversionOrder(awaiting.filter((a) => a.amount > 0n));
   if (!ordered.length) return [];
   const total = ordered.reduce((a, w) => a + w.amount, 0n);
   const sold = amountIn >= total ? ordered : proRata(amountIn, ordered);
