@@ -42,8 +42,8 @@ export function createApp(given: ApiDeps): Hono {
   // Subscriptions are fed by one live feed per app (one LISTEN connection, opened on the first subscriber).
   const deps: ApiDeps = { ...given, live: given.live ?? createLiveFeed({ db: given.db, databaseUrl: given.config.databaseUrl, pollIntervalMs: given.pollIntervalMs }) };
   const limits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
-  // Named: the same buckets on every replica sharing a store.
-  const read = rateLimit(new RateLimiter(limits.read, { name: "read" }));
+  // Named: the same buckets on every replica sharing a store. Reads overlap their take with the handler.
+  const read = rateLimit(new RateLimiter(limits.read, { name: "read", overlap: true }));
   const write = rateLimit(new RateLimiter(limits.write, { name: "write" }));
   const document = openApiDocument(REST_ROUTES);
   const onError = (error: Error, c: Context) => {
@@ -67,7 +67,8 @@ export function createApp(given: ApiDeps): Hono {
   // Before every route: each rate limit below (sub-apps' included) takes from the shared store.
   if (deps.rateLimitStore) app.use("*", useRateLimitStore(deps.rateLimitStore));
   app.route("/api/v1", v1);
-  app.use("/graphql", rateLimit(new RateLimiter(limits.graphql, { name: "graphql" })));
+  // The schema has no mutations: every GraphQL request only reads.
+  app.use("/graphql", rateLimit(new RateLimiter(limits.graphql, { name: "graphql", overlap: true })));
   const tooLarge = payloadTooLarge(`body larger than ${MAX_GRAPHQL_BODY_BYTES} bytes`);
   app.use(
     "/graphql",

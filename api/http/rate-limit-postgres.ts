@@ -48,6 +48,14 @@ type StoreInternals = {
   tableCreated: boolean;
 };
 
+/** The library's in-memory block of refused keys (not in its typings). */
+type InMemoryBlocks = { getInMemoryBlockMsBeforeExpire(key: string): number };
+
+/** A bucket's key: the limiter's name and the client (hashed when long: anything in X-Forwarded-For). */
+function bucketKey(limiter: RateLimiter, client: string): string {
+  return `${limiter.name}:${client.length > MAX_CLIENT_KEY ? createHash("sha256").update(client).digest("hex") : client}`;
+}
+
 type TakeRow = { points: number; expire: string; now: string };
 type TakeResultRows = pg.QueryResult<TakeRow> & { rule: { emissionUs: number; burstUs: number } };
 
@@ -137,14 +145,19 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 
   async take(limiter: RateLimiter, client: string): Promise<TakeResult> {
-    const id = client.length > MAX_CLIENT_KEY ? createHash("sha256").update(client).digest("hex") : client;
     try {
-      const res = await (this.buckets ?? this.insurance).consume(`${limiter.name}:${id}`, 1, { limiter, client } satisfies TakeOptions);
+      const res = await (this.buckets ?? this.insurance).consume(bucketKey(limiter, client), 1, { limiter, client } satisfies TakeOptions);
       return { ok: true, remaining: res.remainingPoints };
     } catch (error) {
       if (error instanceof RateLimiterRes) return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
       throw error;
     }
+  }
+
+  /** A client refused by this process stays refused here until its Retry-After. */
+  refusedFor(limiter: RateLimiter, client: string): number {
+    const ms = (this.buckets as unknown as InMemoryBlocks | undefined)?.getInMemoryBlockMsBeforeExpire(bucketKey(limiter, client)) ?? 0;
+    return ms > 0 ? Math.ceil(ms / 1000) : 0;
   }
 
   /** Stops retrying the table; the pool is the caller's. */

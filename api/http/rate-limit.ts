@@ -54,16 +54,24 @@ export class RateLimiter {
    * share a client's bucket there.
    */
   readonly name: string;
+  /**
+   * The routes behind this limiter only read (no side effects): with a shared store, the take
+   * runs alongside the handler instead of before it, so its round trip adds no latency; a
+   * refused request's answer is discarded for the 429. Streams (server-sent events) still
+   * wait for the take first.
+   */
+  readonly overlap: boolean;
   private readonly now: () => number;
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     readonly rule: RateLimitRule,
-    options: { name?: string; now?: () => number } | (() => number) = {},
+    options: { name?: string; overlap?: boolean; now?: () => number } | (() => number) = {},
   ) {
     const o = typeof options === "function" ? { now: options } : options;
     this.now = o.now ?? Date.now;
     this.name = o.name ?? `${rule.capacity}/${rule.refillPerSecond}`;
+    this.overlap = o.overlap ?? false;
   }
 
   /** Takes one token for `client` from this process's own bucket. */
@@ -87,6 +95,8 @@ export class RateLimiter {
 /** Buckets shared by every API replica: one take is one round trip to the store. */
 export interface RateLimitStore {
   take(limiter: RateLimiter, client: string): Promise<TakeResult>;
+  /** Seconds before `client` may try again, when this process already knows it is refused (else 0); no round trip. */
+  refusedFor?(limiter: RateLimiter, client: string): number;
 }
 
 const STORE = "rateLimitStore";
@@ -133,13 +143,34 @@ export function rateLimit(limiter: RateLimiter): MiddlewareHandler {
   return async (c, next) => {
     const client = clientAddress(c);
     const store = c.get(STORE) as RateLimitStore | undefined;
-    const result = store ? await store.take(limiter, client) : limiter.take(client);
-    c.header("RateLimit-Limit", String(limiter.rule.capacity));
-    if (!result.ok) {
+    const refuse = (retryAfterSeconds: number) => {
+      c.header("RateLimit-Limit", String(limiter.rule.capacity));
       c.header("RateLimit-Remaining", "0");
-      throw tooManyRequests(result.retryAfterSeconds);
+      return tooManyRequests(retryAfterSeconds);
+    };
+    const allow = (remaining: number) => {
+      c.header("RateLimit-Limit", String(limiter.rule.capacity));
+      c.header("RateLimit-Remaining", String(remaining));
+    };
+    if (store && limiter.overlap && !/event-stream|multipart/i.test(c.req.header("accept") ?? "")) {
+      const known = store.refusedFor?.(limiter, client) ?? 0;
+      if (known > 0) throw refuse(known);
+      const taking = store.take(limiter, client);
+      taking.catch(() => {}); // awaited below, after the handler
+      await next();
+      const result = await taking;
+      if (!result.ok) {
+        // The handler's answer, headers included, gives way to the 429.
+        void c.res.body?.cancel().catch(() => {});
+        for (const name of [...c.res.headers.keys()]) c.header(name, undefined);
+        throw refuse(result.retryAfterSeconds);
+      }
+      allow(result.remaining);
+      return;
     }
-    c.header("RateLimit-Remaining", String(result.remaining));
+    const result = store ? await store.take(limiter, client) : limiter.take(client);
+    if (!result.ok) throw refuse(result.retryAfterSeconds);
+    allow(result.remaining);
     await next();
   };
 }

@@ -104,6 +104,44 @@ describe("rate limits in PostgreSQL", () => {
     expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s" });
   });
 
+  it("overlap a read's take with its handler, and give a refused read's answer up for the 429", async () => {
+    const [store, other] = [await replicaStore(), await replicaStore()];
+    let handled = 0;
+    const appOn = (on: PostgresRateLimitStore) => {
+      const app = new Hono().onError((e, c) => errorResponse(c, toHttpError(e)));
+      app.use("*", useRateLimitStore(on));
+      app.get("/x", rateLimit(new RateLimiter({ capacity: 2, refillPerSecond: 0.1 }, { name: "overlap", overlap: true })), (c) => {
+        handled++;
+        return c.json({ ok: true }, 200, { "Cache-Control": "public, max-age=60", "X-Handler": "1" });
+      });
+      return app;
+    };
+    const [hono, otherApp] = [appOn(store), appOn(other)];
+    const limiter = new RateLimiter({ capacity: 2, refillPerSecond: 0.1 }, { name: "overlap" });
+    const ask = (app = hono, accept = "application/json") => app.request("/x", { headers: { "x-forwarded-for": "198.51.100.8", accept } });
+    const first = await ask();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("x-handler")).toBe("1");
+    expect(first.headers.get("ratelimit-remaining")).toBe("1");
+    expect((await ask()).status).toBe(200);
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s" });
+    expect(refused.headers.get("retry-after")).toBe("10");
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("cache-control")).toBeNull();
+    expect(refused.headers.get("x-handler")).toBeNull();
+    expect(handled).toBe(3); // the refused read ran alongside its take
+    // This process now knows the client is refused: no handler, no round trip, until Retry-After.
+    expect(store.refusedFor(limiter, "198.51.100.8")).toBeGreaterThan(0);
+    expect((await ask()).status).toBe(429);
+    expect(handled).toBe(3);
+    // Another replica learns it from the shared bucket; a stream waits for its take, so nothing runs.
+    expect(other.refusedFor(limiter, "198.51.100.8")).toBe(0);
+    expect((await ask(otherApp, "text/event-stream")).status).toBe(429);
+    expect(handled).toBe(3);
+  });
+
   it("keep limiting in memory when the database cannot be reached", async () => {
     const store = new PostgresRateLimitStore({ pool: rateLimitPool("postgres://postgres:postgres@127.0.0.1:1/none") });
     stores.push(store);
