@@ -1,8 +1,9 @@
 /**
  * Keeps the benchmark harness working: the smoke variant runs every part end to end (history
- * generation, indexing against the bare app, API load against ponder's graphql(), growth, soak
- * with engine kills). No timing is asserted; only that every part ran and reported, with no
- * 5xx and the ledger invariants holding.
+ * generation, indexing against the bare app, API load against ponder's graphql(), growth, API
+ * replicas and subscriber fan-out, soak with engine kills). No timing is asserted; only that
+ * every part ran and reported, with no 5xx, the ledger invariants holding and every burn
+ * delivered to every subscriber.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -24,14 +25,14 @@ describe("bench:smoke", () => {
     const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(status, output.slice(-6000)).toBe(0);
     const table = readFileSync(join(ROOT, "bench", "results", "latest-smoke.md"), "utf8");
-    for (const section of ["## Histories", "## Indexing throughput", "## API under load", "## Growth with history", "## Ledger growth", "## Soak and faults", "## Targets"]) {
+    for (const section of ["## Histories", "## Indexing throughput", "## API under load", "## Growth with history", "## Ledger growth", "## API replicas", "## Subscriber fan-out", "## Soak and faults", "## Targets"]) {
       expect(table).toContain(section);
     }
     expect(table).toMatch(/ours \/ bare events per second: \*\*\d/);
     expect(table).toMatch(/GraphQL burns: ours \/ ponder \| \d/);
     // Every target has a met / not-met line, and the ledger-growth row ran.
     const targets = table.split("\n## Targets")[1]!.split("\n## ")[0]!;
-    for (const target of ["/stats: ≥ 1,000 req/s", "/tokens: ≥ 1,000 req/s", "/health: ≥ 1,000 req/s", "GraphQL burn page", "/stats with", "/tokens with"]) {
+    for (const target of ["/stats: ≥ 1,000 req/s", "/tokens: ≥ 1,000 req/s", "/health: ≥ 1,000 req/s", "GraphQL burn page", "/stats with", "/tokens with", "fan-out: each of"]) {
       const line = targets.split("\n").find((l) => l.includes(target));
       expect(line, target).toMatch(/\| (met|\*\*not met\*\*) \|$/);
     }
@@ -41,5 +42,9 @@ describe("bench:smoke", () => {
     expect(Number(server5xx)).toBe(0);
     expect(Number(kills) + Number(rollbacks)).toBeGreaterThan(1);
     expect(invariants).toBe("hold");
+    // Every subscriber of both replicas received every burn (the run fails otherwise), through one LISTEN per replica.
+    const fanout = table.split("\n## Subscriber fan-out")[1]!.split("\n## ")[0]!.trim().split("\n").at(-1)!.split("|").slice(1, -1).map((cell) => cell.trim());
+    expect(fanout[0]).toMatch(/^(\d+) \/ \1$/);
+    expect(fanout.at(-1)).toBe("2");
   }, 900_000);
 });
