@@ -22,7 +22,9 @@ export type WorkerHealth = Pick<
 >;
 
 /** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
-export type EngineHealth = { workers: WorkerHealth[]; degraded: string[]; transactions: TransactionsHealth };
+/** The engine that leads (its lease) and since when, or null before any engine led. */
+export type LeaderHealth = { holder: string; epoch: string; since: string; expiresAt: string } | null;
+export type EngineHealth = { workers: WorkerHealth[]; degraded: string[]; transactions: TransactionsHealth; leader: LeaderHealth };
 
 /** Transactions not final yet (pending, in flight, or mined under `CONFIRMATIONS`), and the last reorg. */
 export type TransactionsHealth = {
@@ -74,7 +76,7 @@ export const EMPTY_PENDING: PendingAmounts = {
 
 /** An engine that has never run. */
 export const idleEngine: EnginePort = {
-  health: async () => ({ workers: [], degraded: [], transactions: NO_TRANSACTIONS }),
+  health: async () => ({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null }),
   audit: async () => undefined,
   pending: async () => EMPTY_PENDING,
   deskBindings: async () => [],
@@ -104,7 +106,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
   const ledgerDb = drizzle(pool, { schema: tables });
   return {
     health: () =>
-      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS }, async () => {
+      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null }, async () => {
         const h = await readWorkerHealth(pool);
         return {
           workers: h.workers.map((w) => ({
@@ -121,6 +123,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           // An engine that never ran against this database (no heartbeat ever) is reported by its
           // empty worker list; one that stopped, or whose workers or RPC fail, degrades the service.
           degraded: h.engine.heartbeatAt === null ? h.reasons.filter((r) => !NEVER_RAN.test(r)) : h.reasons,
+          leader: h.leader && { holder: h.leader.holder, epoch: h.leader.epoch, since: h.leader.since, expiresAt: h.leader.expiresAt },
           transactions: {
             notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({ key, kind, status, nonce, ageSeconds, reorgs, error })),
             lastReorg: h.transactions.lastReorg,

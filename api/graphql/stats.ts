@@ -75,6 +75,16 @@ const Indexer = builder.objectRef<Health["indexer"]>("IndexerStatus").implement(
   fields: (t) => ({ ready: t.exposeBoolean("ready"), block: t.exposeInt("block", { nullable: true }) }),
 });
 
+const Leader = builder.objectRef<NonNullable<Health["leader"]>>("EngineLeader").implement({
+  description: "The engine that leads: its lease holder, epoch (fencing token) and since when",
+  fields: (t) => ({
+    holder: t.exposeString("holder", { description: "The leading engine process: host:pid:suffix" }),
+    epoch: t.exposeString("epoch"),
+    since: t.exposeString("since"),
+    expiresAt: t.exposeString("expiresAt"),
+  }),
+});
+
 const HealthType = builder.objectRef<Health>("Health").implement({
   fields: (t) => ({
     status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
@@ -83,6 +93,7 @@ const HealthType = builder.objectRef<Health>("Health").implement({
     indexer: t.field({ type: Indexer, resolve: (h) => h.indexer }),
     workers: t.field({ type: [Worker], resolve: (h) => h.workers }),
     reasons: t.stringList({ description: "Why the service is degraded", resolve: (h) => [...h.reasons] }),
+    leader: t.field({ type: Leader, nullable: true, description: "The engine that leads", resolve: (h) => h.leader }),
   }),
 });
 

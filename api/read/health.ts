@@ -38,5 +38,7 @@ export async function readHealth(deps: ApiDeps) {
     /** Why the service is degraded, if it is. */
     reasons: engine.degraded,
     transactions: engine.transactions,
+    /** The engine that leads (its lease holder: host:pid:suffix), its epoch and since when. */
+    leader: engine.leader,
   } as const;
 }

@@ -227,6 +227,16 @@ export const healthResponse = z
           .describe("The last reorg the engine undid"),
       })
       .strict(),
+    leader: z
+      .object({
+        holder: z.string().describe("The leading engine process: host:pid:suffix"),
+        epoch: z.string().regex(/^\d+$/).describe("Leadership epoch (fencing token), raised by every takeover"),
+        since: iso.describe("When this engine took the lease"),
+        expiresAt: iso.describe("When its lease ends unless renewed"),
+      })
+      .strict()
+      .nullable()
+      .describe("The engine that leads (null before any engine ran against this database)"),
   })
   .strict();
 

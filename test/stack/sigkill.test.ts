@@ -74,10 +74,11 @@ async function killAll(child: ChildProcess): Promise<void> {
   for (let i = 0; i < 100 && all.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
-async function health(): Promise<{ status: string; reasons: string[] } | undefined> {
+type Health = { status: string; reasons: string[]; leader: { holder: string; epoch: string; since: string } | null };
+async function health(): Promise<Health | undefined> {
   try {
     const res = await fetch(`http://127.0.0.1:${env.PORT}/api/v1/health`);
-    return res.ok ? ((await res.json()) as { status: string; reasons: string[] }) : undefined;
+    return res.ok ? ((await res.json()) as Health) : undefined;
   } catch {
     return undefined;
   }
@@ -205,7 +206,13 @@ describe("npm start killed whole with SIGKILL", () => {
     });
     expect(back).not.toBe(before);
     expect(stack!.exitCode).toBeNull();
-    await waitFor("health ok after the engine restart", 60_000, async () => ((await health())?.status === "ok" ? true : undefined));
+    const after = await waitFor("health ok after the engine restart", 60_000, async () => {
+      const h = await health();
+      return h?.status === "ok" ? h : undefined;
+    });
     expect(output).toMatch(/the engine exited; restarting it/);
+    // Health names the restarted process as the leader, in a later epoch.
+    expect(after.leader?.holder.split(":")[1]).toBe(back);
+    expect(BigInt(after.leader!.epoch)).toBeGreaterThan(1n);
   }, 180_000);
 });
