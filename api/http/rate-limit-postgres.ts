@@ -207,9 +207,12 @@ export function rateLimitPool(databaseUrl: string, log?: Logger): pg.Pool {
     connectionString: databaseUrl,
     max: POOL_SIZE,
     application_name: "launchpad-api-limits",
-    options: `-c synchronous_commit=off -c statement_timeout=${TAKE_TIMEOUT_MS}`,
     connectionTimeoutMillis: TAKE_TIMEOUT_MS,
     query_timeout: TAKE_TIMEOUT_MS,
+  });
+  // Settings of the session rather than startup options, which connection poolers refuse.
+  pool.on("connect", (client) => {
+    client.query(`SET synchronous_commit = off; SET statement_timeout = ${TAKE_TIMEOUT_MS}`).catch(() => {});
   });
   pool.on("error", (error) => log?.warn({ err: error.message }, "rate limit pool error"));
   return pool;

@@ -44,6 +44,9 @@ describe("rate limits in PostgreSQL", () => {
     expect(store.shared).toBe(true);
     const { rows } = await pools[0]!.query("SELECT table_schema, table_name FROM information_schema.tables WHERE table_name = $1", [RATE_LIMIT_TABLE]);
     expect(rows).toEqual([{ table_schema: RATE_LIMIT_SCHEMA, table_name: RATE_LIMIT_TABLE }]);
+    // Takes commit without waiting for the disk, and give way to the insurance after a second.
+    const settings = await pools[0]!.query("SELECT current_setting('synchronous_commit') AS sync, current_setting('statement_timeout') AS timeout");
+    expect(settings.rows[0]).toEqual({ sync: "off", timeout: "1s" });
   });
 
   it("count a token bucket exactly as the in-memory limiter does", async () => {
