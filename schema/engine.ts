@@ -27,6 +27,7 @@ import {
   text,
   timestamp,
   uniqueIndex,
+  varchar,
 } from "drizzle-orm/pg-core";
 
 export const engineSchema = pgSchema("engine");
@@ -440,4 +441,16 @@ export const leadership = engineSchema.table("leadership", {
   acquiredAt: ts("acquired_at").notNull(),
   renewedAt: ts("renewed_at").notNull(),
   expiresAt: ts("expires_at").notNull(),
+});
+
+/**
+ * The API's rate-limit buckets, shared by every replica (api/http/rate-limit-postgres.ts):
+ * one row per client and rule, in rate-limiter-flexible's table layout. `expire` is the
+ * bucket's theoretical arrival time in microseconds (GCRA); a row past it is a full bucket,
+ * swept by the library.
+ */
+export const apiRateLimits = engineSchema.table("api_rate_limits", {
+  key: varchar("key", { length: 255 }).primaryKey(),
+  points: integer("points").notNull().default(0),
+  expire: bigint("expire", { mode: "bigint" }),
 });

@@ -258,9 +258,9 @@ export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
   const app = new Hono<SessionEnv>();
   app.onError(onAgentError(deps));
   const limits = { ...DEFAULT_AGENT_RATE_LIMITS, ...deps.rateLimits };
-  const write = rateLimit(new RateLimiter(limits.agentWrite));
-  const launching = rateLimit(new RateLimiter(limits.launch));
-  const read = rateLimit(new RateLimiter(limits.read));
+  const write = rateLimit(new RateLimiter(limits.agentWrite, { name: "agent-write" }));
+  const launching = rateLimit(new RateLimiter(limits.launch, { name: "agent-launch" }));
+  const read = rateLimit(new RateLimiter(limits.read, { name: "agent-read", overlap: true }));
   const session = requireSession(deps);
   const s = deps.services;
 

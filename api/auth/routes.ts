@@ -93,7 +93,7 @@ export function authRoutes(deps: AgentApiDeps): Hono {
   const app = new Hono();
   app.onError(onAgentError(deps));
   const limits = { ...DEFAULT_AGENT_RATE_LIMITS, ...deps.rateLimits };
-  const limited = rateLimit(new RateLimiter(limits.auth));
+  const limited = rateLimit(new RateLimiter(limits.auth, { name: "auth" }));
   const now = () => deps.now?.() ?? new Date();
 
   app.get("/auth/nonce", limited, async (c) => {

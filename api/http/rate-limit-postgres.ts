@@ -1,8 +1,8 @@
 /**
  * The rate limits' buckets in PostgreSQL, shared by every API replica: rate-limiter-flexible's
- * `RateLimiterPostgres` keeps them in its own table (it creates it on first use, in the engine's
- * schema: `engine.api_rate_limits`, columns key, points, expire) and falls back to an in-memory
- * insurance limiter while the database cannot be reached.
+ * `RateLimiterPostgres` keeps them in its table layout (`engine.api_rate_limits`, columns key,
+ * points, expire; declared in schema/engine.ts and made by the engine's migrations) and falls
+ * back to an in-memory insurance limiter while the database cannot be reached.
  *
  * The counting is a token bucket, written as GCRA (the generic cell rate algorithm): a bucket
  * is one number, the theoretical arrival time `tat` — the moment it is full again — kept in the
@@ -170,22 +170,21 @@ export class PostgresRateLimitStore implements RateLimitStore {
     if (this.closed) return;
     try {
       await this.options.ready?.();
-      this.buckets = await new Promise<TokenBuckets>((resolve, reject) => {
-        const buckets: TokenBuckets = new TokenBuckets(
-          {
-            storeClient: this.options.pool,
-            storeType: "pool",
-            schemaName: RATE_LIMIT_SCHEMA,
-            tableName: RATE_LIMIT_TABLE,
-            keyPrefix: "",
-            points: 1,
-            duration: 0,
-            // A refused take is blocked here until its Retry-After (see the file's comment).
-            inMemoryBlockOnConsumed: 2,
-            insuranceLimiter: this.insurance,
-          },
-          (error?: unknown) => (error ? reject(error) : resolve(buckets)),
-        );
+      // The table is declared in schema/engine.ts and made by the engine's migrations (`ready`);
+      // takes go to PostgreSQL once it answers for it.
+      await this.options.pool.query(`SELECT 1 FROM "${RATE_LIMIT_SCHEMA}"."${RATE_LIMIT_TABLE}" LIMIT 0`);
+      this.buckets = new TokenBuckets({
+        storeClient: this.options.pool,
+        storeType: "pool",
+        schemaName: RATE_LIMIT_SCHEMA,
+        tableName: RATE_LIMIT_TABLE,
+        tableCreated: true,
+        keyPrefix: "",
+        points: 1,
+        duration: 0,
+        // A refused take is blocked here until its Retry-After (see the file's comment).
+        inMemoryBlockOnConsumed: 2,
+        insuranceLimiter: this.insurance,
       });
       if (attempt > 0) this.options.log?.info("rate limits shared through PostgreSQL again");
     } catch (error) {

@@ -26,7 +26,7 @@ export function prospectusPages(deps: AgentApiDeps): Hono {
     return c.html(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Unavailable</title></head><body><h1>${http.status}</h1><p>The prospectus is not available right now.</p></body></html>`, http.status);
   });
 
-  app.get("/p/:idOrToken", rateLimit(new RateLimiter(limits.read)), async (c) => {
+  app.get("/p/:idOrToken", rateLimit(new RateLimiter(limits.read, { name: "page", overlap: true })), async (c) => {
     const key = c.req.param("idOrToken");
     headers(c);
     const now = deps.now?.() ?? new Date();

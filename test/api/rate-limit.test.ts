@@ -1,8 +1,8 @@
 /**
  * Rate limits kept in PostgreSQL: two stores on one database (two API replicas) take from the
  * same token bucket, with the in-memory bucket's exact behaviour (burst, refill, Retry-After,
- * per client and per limiter), under concurrency; the library makes its own table in the
- * engine's schema; without the database the in-memory insurance still limits.
+ * per client and per limiter), under concurrency; the buckets live in the engine's table
+ * (made by its migrations); without the database the in-memory insurance still limits.
  */
 import { Hono } from "hono";
 import pg from "pg";
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 describe("rate limits in PostgreSQL", () => {
-  it("keep their buckets in a table the library made, in the engine's schema", async () => {
+  it("keep their buckets in the engine's table made by its migrations", async () => {
     const store = await replicaStore();
     expect(store.shared).toBe(true);
     const { rows } = await pools[0]!.query("SELECT table_schema, table_name FROM information_schema.tables WHERE table_name = $1", [RATE_LIMIT_TABLE]);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { BASELINE, MIGRATIONS_FOLDER, migrate } from "../../core/db/migrations.js";
+import { BASELINE, MIGRATIONS_FOLDER, migrate, readMigrations } from "../../core/db/migrations.js";
 import { ROOT } from "../../devnet/compile.js";
 import { createDatabase } from "../helpers/env.js";
 
@@ -67,7 +67,22 @@ async function recorded(pool: pg.Pool): Promise<{ version: number; name: string 
   return (await pool.query<{ version: number; name: string }>("SELECT version, name FROM engine.schema_migrations ORDER BY version")).rows;
 }
 
+/** Every committed migration, in order (the baseline first). */
+const ALL = readMigrations().map((m) => m.tag);
+const asRecorded = (tags: string[], from = 1) => tags.map((name, i) => ({ version: from + i, name }));
+
 let copies = 0;
+/** A copy of the committed migrations cut after the baseline: what the hand-written 1–4 are compared with. */
+function baselineOnly(): string {
+  const folder = join(work, `migrations-${copies++}`);
+  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+  const journalFile = join(folder, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+  journal.entries = journal.entries.filter((e) => e.tag === BASELINE);
+  writeFileSync(journalFile, JSON.stringify(journal));
+  return folder;
+}
+
 /**
  * A copy of the committed migrations plus one more made by drizzle-kit (`generate --custom`,
  * the way a hand-finished migration is made), holding `sql`. Returns its folder and tag.
@@ -94,7 +109,7 @@ describe("engine migrations", () => {
   it("create exactly the tables the hand-written migrations 1–4 made", async () => {
     const generated = await freshPool("mig_generated");
     const handWritten = await handWrittenPool("mig_hand");
-    expect(await migrate(generated)).toEqual([BASELINE]);
+    expect(await migrate(generated, { folder: baselineOnly() })).toEqual([BASELINE]);
 
     const expected = await describeEngineSchema(handWritten);
     const actual = await describeEngineSchema(generated);
@@ -113,9 +128,9 @@ describe("engine migrations", () => {
     const url = await createDatabase("mig_concurrent");
     const [pool, ...racers] = [poolOf(url), poolOf(url), poolOf(url)];
     const results = await Promise.all([pool!, ...racers].map((p) => migrate(p)));
-    expect(results.flat()).toEqual([BASELINE]);
+    expect(results.flat()).toEqual(ALL);
     expect(await migrate(pool!)).toEqual([]);
-    expect(await recorded(pool!)).toEqual([{ version: 1, name: BASELINE }]);
+    expect(await recorded(pool!)).toEqual(asRecorded(ALL));
   });
 
   it("upgrade a database made by the hand-written migrations: baseline recorded, not run, data kept", async () => {
@@ -126,7 +141,8 @@ describe("engine migrations", () => {
     const before = await describeEngineSchema(pool);
     const messages: string[] = [];
 
-    expect(await migrate(pool, { log: { info: (_fields, message) => messages.push(message) } })).toEqual([]);
+    const baseline = baselineOnly();
+    expect(await migrate(pool, { folder: baseline, log: { info: (_fields, message) => messages.push(message) } })).toEqual([]);
     expect(messages).toEqual([expect.stringContaining(`${BASELINE} recorded as applied, not run`)]);
     expect((await recorded(pool)).map((r) => `${r.version} ${r.name}`)).toEqual([
       "1 engine tables",
@@ -138,15 +154,16 @@ describe("engine migrations", () => {
     expect(await describeEngineSchema(pool)).toEqual(before);
     expect((await pool.query("SELECT amount::text FROM engine.ledger WHERE key = 'fee:1'")).rows).toEqual([{ amount: "570000" }]);
     expect((await pool.query("SELECT balance::text FROM engine.ledger_balances WHERE leg = 'perp'")).rows).toEqual([{ balance: "570000" }]);
-    expect(await migrate(pool)).toEqual([]);
+    expect(await migrate(pool, { folder: baseline })).toEqual([]);
 
-    // The next generated migration applies on it as on a database made by the generated ones.
+    // The generated migrations after the baseline, and the next one, apply on it as on a
+    // database made by the generated ones.
     const later = withLaterMigration("desk_notes", `ALTER TABLE "engine"."desks" ADD COLUMN "note" text;`);
-    expect(await migrate(pool, { folder: later.folder })).toEqual([later.tag]);
+    expect(await migrate(pool, { folder: later.folder })).toEqual([...ALL.slice(1), later.tag]);
     expect(await migrate(pool, { folder: later.folder })).toEqual([]);
-    expect((await recorded(pool)).at(-1)).toEqual({ version: 6, name: later.tag });
+    expect((await recorded(pool)).slice(4)).toEqual(asRecorded([...ALL, later.tag], 5));
     const fresh = await freshPool("mig_later");
-    expect(await migrate(fresh, { folder: later.folder })).toEqual([BASELINE, later.tag]);
+    expect(await migrate(fresh, { folder: later.folder })).toEqual([...ALL, later.tag]);
     expect(await describeEngineSchema(pool)).toEqual(await describeEngineSchema(fresh));
   });
 
@@ -161,8 +178,8 @@ describe("engine migrations", () => {
     const pool = await freshPool("mig_failing");
     const failing = withLaterMigration("broken", `ALTER TABLE "engine"."desks" ADD COLUMN "note" text;\n--> statement-breakpoint\nSELECT no_such_function();`);
     await expect(migrate(pool, { folder: failing.folder })).rejects.toThrow(new RegExp(`engine migration ${failing.tag} failed: .*no_such_function`));
-    // The baseline before it stays applied; the failing one is neither recorded nor half done.
-    expect(await recorded(pool)).toEqual([{ version: 1, name: BASELINE }]);
+    // The committed migrations before it stay applied; the failing one is neither recorded nor half done.
+    expect(await recorded(pool)).toEqual(asRecorded(ALL));
     const { rows } = await pool.query("SELECT 1 FROM information_schema.columns WHERE table_schema = 'engine' AND table_name = 'desks' AND column_name = 'note'");
     expect(rows).toEqual([]);
     await expect(migrate(pool, { folder: failing.folder })).rejects.toThrow(/no_such_function/);
