@@ -4,7 +4,7 @@
  * buyback id, so a crash between them resumes with the burn. A swap that cannot land refunds
  * the spend to its leg.
  */
-import { and, asc, count, eq, inArray, like } from "drizzle-orm";
+import { and, asc, count, eq, inArray, like, notLike } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { burnTokens } from "./burn.js";
@@ -41,10 +41,12 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
   }
   if (b!.status === "burning") {
     const { txIntents } = tables;
-    const [burns] = await ctx.db
-      .select({ n: count() })
-      .from(txIntents)
-      .where(and(like(txIntents.key, `buyback:${id}:burn%`), inArray(txIntents.status, ["failed", "reverted"])));
+    const failed = (prefix: string) =>
+      ctx.db
+        .select({ n: count() })
+        .from(txIntents)
+        .where(and(like(txIntents.key, `${prefix}%`), notLike(txIntents.key, `buyback:${id}:burn:rest%`), inArray(txIntents.status, ["failed", "reverted"])));
+    const [burns] = await failed(`buyback:${id}:burn`);
     const failedBurns = burns!.n;
     const key = failedBurns ? `buyback:${id}:burn:${failedBurns}` : `buyback:${id}:burn`;
     const burn = await burnTokens(ctx, { key, worker, token });
@@ -52,14 +54,34 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
       await ctx.db.update(tables.buybacks).set({ error: `burn: ${burn.outcome.reason}` }).where(eq(tables.buybacks.id, id));
       throw new Error(`burn of buyback ${id} failed: ${burn.outcome.reason}`);
     }
+    let burned = burn.burned;
+    let last = burn.outcome;
+    const bought = BigInt(b!.tokensBought ?? "0");
+    if (burned < bought) {
+      // The burn's signed bytes carry the amount the swap bought when they were signed. A reorg
+      // that took both away re-mines the swap (its stored bytes) for a different amount while
+      // the burn's bytes still burn the old one: the rest of this buyback's tokens are burned
+      // by one more transfer of the wallet's balance, so each buyback burns what it bought.
+      const [restFailures] = await ctx.db
+        .select({ n: count() })
+        .from(txIntents)
+        .where(and(like(txIntents.key, `buyback:${id}:burn:rest%`), inArray(txIntents.status, ["failed", "reverted"])));
+      const rest = await burnTokens(ctx, { key: `buyback:${id}:burn:rest${restFailures!.n || ""}`, worker, token });
+      if (rest.outcome && rest.outcome.status !== "mined") {
+        await ctx.db.update(tables.buybacks).set({ error: `burn: ${rest.outcome.reason}` }).where(eq(tables.buybacks.id, id));
+        throw new Error(`burn of the rest of buyback ${id} failed: ${rest.outcome.reason}`);
+      }
+      burned += rest.burned;
+      last = rest.outcome ?? last;
+    }
     await ctx.db
       .update(tables.buybacks)
       .set({
         status: "done",
-        tokensBurned: burn.burned.toString(),
-        burnIntentId: burn.outcome?.intent.id ?? null,
-        burnTxHash: burn.outcome?.receipt.transactionHash ?? null,
-        blockNumber: burn.outcome ? Number(burn.outcome.receipt.blockNumber) : null,
+        tokensBurned: burned.toString(),
+        burnIntentId: last?.intent.id ?? null,
+        burnTxHash: last?.receipt.transactionHash ?? null,
+        blockNumber: last ? Number(last.receipt.blockNumber) : null,
         completedAt: new Date(),
         error: null,
       })
@@ -68,8 +90,8 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
       worker,
       token,
       decision: b!.kind === "protocol" ? "protocol-buyback" : "creator-buyback",
-      reason: `bought ${b!.tokensBought} with ${b!.amountIn} ${b!.currencyIn} base units and burned ${burn.burned} to 0x…dEaD`,
-      data: { buybackId: id, burnTx: burn.outcome?.receipt.transactionHash, currencyIn: b!.currencyIn, amountIn: b!.amountIn, bought: b!.tokensBought, burned: burn.burned },
+      reason: `bought ${b!.tokensBought} with ${b!.amountIn} ${b!.currencyIn} base units and burned ${burned} to 0x…dEaD`,
+      data: { buybackId: id, burnTx: last?.receipt.transactionHash, currencyIn: b!.currencyIn, amountIn: b!.amountIn, bought: b!.tokensBought, burned },
     });
   }
   return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);

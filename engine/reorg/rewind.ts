@@ -26,7 +26,7 @@ async function rewindWork(tx: Tx, key: string): Promise<string | undefined> {
       burn_tx_hash = NULL, block_number = NULL, completed_at = NULL WHERE id = ${Number(m[1])} AND status IN ('burning', 'done')`);
     return `buyback ${m[1]} swaps again`;
   }
-  m = /^buyback:(\d+):burn(:\d+)?$/.exec(key);
+  m = /^buyback:(\d+):burn(:\d+|:rest\d*)?$/.exec(key);
   if (m) {
     await tx.execute(sql`UPDATE engine.buybacks SET status = 'burning', tokens_burned = NULL, burn_tx_hash = NULL, block_number = NULL,
       completed_at = NULL WHERE id = ${Number(m[1])} AND status = 'done'`);

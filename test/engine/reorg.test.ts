@@ -150,6 +150,37 @@ describe("reorgs and rollbacks", () => {
     await expectConverged();
   });
 
+  it("a buyback swap and its burn both reorged away: the swap re-mined for more tokens, the rest is burned too", async () => {
+    // The trader holds protocol tokens to sell on the new branch (a lower price: the same USDC buys more).
+    await d.buy(TRADER, d.protocolToken, 200n * USDC);
+    const held = await d.balance(d.protocolToken, d.as(TRADER).account.address);
+    await d.buy(TRADER, usdcToken, 3_000n * USDC);
+    await run("fee-claimer");
+    expect(await pendingBuybackUsdc(engine.ctx.db)).toBeGreaterThanOrEqual(500_000n);
+    const dead = await d.balance(d.protocolToken, DEAD_ADDRESS);
+    const before = await snapshot();
+    const first = await run("buyback-engine");
+    const [done] = first.buybacks as { id: number; status: string; tokensBought: string; tokensBurned: string }[];
+    expect(done).toMatchObject({ status: "done" });
+
+    await revertTo(before);
+    await d.sell(TRADER, d.protocolToken, held);
+    await rpc(d.rpcUrl, "anvil_mine", ["0x3"]);
+    const report = await engine.checkFinality();
+    expect(report.reopened).toEqual(expect.arrayContaining([`buyback:${done!.id}:swap`, `buyback:${done!.id}:burn`]));
+
+    const result = await run("buyback-engine");
+    const [b] = result.buybacks as { id: number; status: string; tokensBought: string; tokensBurned: string }[];
+    expect(b).toMatchObject({ id: done!.id, status: "done" });
+    // The re-mined swap bought more than the burn's signed bytes carry: the rest went in a second transfer.
+    expect(BigInt(b!.tokensBought)).toBeGreaterThan(BigInt(done!.tokensBought));
+    expect(b!.tokensBurned).toBe(b!.tokensBought);
+    expect((await engine.ctx.pipeline.get(`buyback:${done!.id}:burn:rest`))?.status).toBe("mined");
+    expect((await d.balance(d.protocolToken, DEAD_ADDRESS)) - dead).toBe(BigInt(b!.tokensBurned));
+    expect(await d.balance(d.protocolToken, operator)).toBe(0n);
+    await expectConverged();
+  });
+
   it("a desk order reorged away is placed again from its bytes; the perp leg pays for it once", async () => {
     // More fees for the perp leg: enough for a desk.
     await d.buy(TRADER, usdcToken, 8_000n * USDC);
