@@ -87,8 +87,17 @@ function diff(check: string, expected: bigint, actual: bigint, p: { token?: Addr
 
 /** What the engine has not finished: intents not mined, buybacks, conversions, purchases and desk orders under way. */
 async function inFlightWork(q: Queryable): Promise<string[]> {
-  const { txIntents, buybacks, wethConversions, assetPurchases, deskTrades } = tables;
+  const { txIntents, buybacks, wethConversions, assetPurchases, deskTrades, claimCycles, engineState } = tables;
+  // The attribution cursor of a claim's currency (`fee-cursor:USDC` / `fee-cursor:WETH`).
+  const cursorBlock = sql`(SELECT (${engineState.value}->>'block')::bigint FROM ${engineState}
+    WHERE ${engineState.key} = 'fee-cursor:' || CASE WHEN ${txIntents.key} LIKE '%:weth' THEN 'WETH' ELSE 'USDC' END)`;
   const rows = await unionAll(
+    q.select({ what: sql<string>`'claim cycle ' || ${claimCycles.id} || ' ' || ${claimCycles.status}` }).from(claimCycles).where(inArray(claimCycles.status, ["collecting", "claiming"])),
+    // A claim mined but not yet attributed to tokens (the fee-claimer books it right after).
+    q
+      .select({ what: sql<string>`'claim ' || ${txIntents.key} || ' not attributed yet'` })
+      .from(txIntents)
+      .where(and(eq(txIntents.kind, "claim-fees"), eq(txIntents.status, "mined"), sql`${txIntents.blockNumber} > COALESCE(${cursorBlock}, -1)`)),
     q.select({ what: sql<string>`'transaction ' || ${txIntents.key} || ' ' || ${txIntents.status}` }).from(txIntents).where(inArray(txIntents.status, ["pending", "signed", "broadcast"])),
     q.select({ what: sql<string>`'buyback ' || ${buybacks.id} || ' ' || ${buybacks.status}` }).from(buybacks).where(inArray(buybacks.status, ["swapping", "burning"])),
     q.select({ what: sql<string>`'weth conversion ' || ${wethConversions.id}` }).from(wethConversions).where(eq(wethConversions.status, "swapping")),
