@@ -65,7 +65,10 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
   let session: { client: pg.Client; db: Db } | undefined;
   async function leaseDb(): Promise<Db> {
     if (session) return session.db;
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: "launchpad-engine-leader", query_timeout: renewMs, connectionTimeoutMillis: renewMs });
+    // A third of the term: a slow renewal (a loaded host) gets time, and a hung one still
+    // leaves room for another try before the term ends.
+    const timeoutMs = Math.max(renewMs, Math.floor(ttlMs / 3));
+    const client = new pg.Client({ connectionString: databaseUrl, application_name: "launchpad-engine-leader", query_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs });
     client.on("error", () => dropSession(client));
     try {
       await client.connect();

@@ -4,7 +4,7 @@
  *
  * - The leader is SIGKILLed mid-cycle: the standby takes over within 15 s (the default lease
  *   term is 10 s), resumes what was in flight from its rows, and finishes the work.
- * - The leader is frozen with SIGSTOP: its lease runs out, the standby takes over; thawed with
+ * - The leader is frozen with SIGSTOP (a 6 s lease): its lease runs out, the standby takes over; thawed with
  *   SIGCONT, the old leader finds its term over and stands down (exit 75) without writing or
  *   sending anything under its old epoch.
  * - The leader's link to PostgreSQL is frozen by a TCP proxy while it still reaches the chain:
@@ -15,7 +15,7 @@
  * (nothing sent twice, nothing sent outside an intent), and the three-way audit is clean.
  */
 import type { Address, Hex } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
@@ -93,7 +93,13 @@ async function buybacksDone(): Promise<number> {
 
 /** Lets the leader run until a buyback more than `before` is done and nothing is in flight. */
 async function settled(before: number): Promise<void> {
-  await waitFor("the work to settle", async () => (await buybacksDone()) > before && (await inFlight()) === 0, 90_000);
+  try {
+    await waitFor("the work to settle", async () => (await buybacksDone()) > before && (await inFlight()) === 0, 150_000);
+  } catch (error) {
+    // Say what each engine was doing: the last lines it logged, and whether it still runs.
+    const tails = [...engineOut].map(([e, out]) => `engine ${e.child.pid} (exit ${e.child.exitCode ?? e.child.signalCode ?? "running"}):\n${out.split("\n").slice(-15).join("\n")}`);
+    throw new Error(`${(error as Error).message}\n${tails.join("\n")}`);
+  }
 }
 
 /** No transaction twice, none outside an intent: the operator's nonce advanced once per mined intent, each at its own nonce. */
@@ -132,8 +138,21 @@ beforeAll(async () => {
   baseNonce = await operatorNonce();
 }, 240_000);
 
+/** Every engine a test started is gone before the next test (a frozen one is thawed first, then killed). */
+async function killAll(): Promise<void> {
+  engineOut.clear();
+  for (const e of running.splice(0)) {
+    if (e.child.exitCode !== null || e.child.signalCode !== null) continue;
+    e.child.kill("SIGCONT");
+    e.child.kill("SIGKILL");
+    await e;
+  }
+}
+
+afterEach(killAll);
+
 afterAll(async () => {
-  for (const e of running) if (e.child.exitCode === null && e.child.signalCode === null) e.child.kill("SIGKILL");
+  await killAll();
   await db?.close();
   await d?.stop();
 });
@@ -164,7 +183,7 @@ describe("engine failover and fencing", () => {
   }, 240_000);
 
   it("a leader frozen with SIGSTOP: the standby takes over; thawed, the old leader stands down without sending", async () => {
-    const lease = { LEADER_LEASE_SECONDS: "4" };
+    const lease = { LEADER_LEASE_SECONDS: "6" };
     const a = collect(startEngine(lease));
     const leaseA = await leaseOf(a);
     const b = collect(startEngine(lease));
@@ -192,7 +211,7 @@ describe("engine failover and fencing", () => {
     let proxy: Proxy | undefined;
     try {
       proxy = await startProxy(d.databaseUrl);
-      const lease = { LEADER_LEASE_SECONDS: "4" };
+      const lease = { LEADER_LEASE_SECONDS: "6" };
       const a = collect(startEngine({ ...lease, DATABASE_URL: proxy.url }));
       const leaseA = await leaseOf(a);
       const b = collect(startEngine(lease));
