@@ -14,7 +14,6 @@
  * so the commands work beside a running `npm start` with no variables set.
  */
 import { join } from "node:path";
-import pg from "pg";
 import { type Config, loadConfigOrExit } from "../common/config.js";
 import { CONNECTION_FILE, dataDir, withConnectionFile } from "../common/connection-file.js";
 import { createLogger } from "../common/logger.js";
