@@ -40,14 +40,7 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
     [b] = await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id));
   }
   if (b!.status === "burning") {
-    const { txIntents } = tables;
-    const failed = (prefix: string) =>
-      ctx.db
-        .select({ n: count() })
-        .from(txIntents)
-        .where(and(like(txIntents.key, `${prefix}%`), notLike(txIntents.key, `buyback:${id}:burn:rest%`), inArray(txIntents.status, ["failed", "reverted"])));
-    const [burns] = await failed(`buyback:${id}:burn`);
-    const failedBurns = burns!.n;
+    const failedBurns = await failedBurnCount(ctx, id, "burn");
     const key = failedBurns ? `buyback:${id}:burn:${failedBurns}` : `buyback:${id}:burn`;
     const burn = await burnTokens(ctx, { key, worker, token });
     if (burn.outcome && burn.outcome.status !== "mined") {
@@ -62,11 +55,8 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
       // that took both away re-mines the swap (its stored bytes) for a different amount while
       // the burn's bytes still burn the old one: the rest of this buyback's tokens are burned
       // by one more transfer of the wallet's balance, so each buyback burns what it bought.
-      const [restFailures] = await ctx.db
-        .select({ n: count() })
-        .from(txIntents)
-        .where(and(like(txIntents.key, `buyback:${id}:burn:rest%`), inArray(txIntents.status, ["failed", "reverted"])));
-      const rest = await burnTokens(ctx, { key: `buyback:${id}:burn:rest${restFailures!.n || ""}`, worker, token });
+      const restFailures = await failedBurnCount(ctx, id, "rest");
+      const rest = await burnTokens(ctx, { key: `buyback:${id}:burn:rest${restFailures || ""}`, worker, token });
       if (rest.outcome && rest.outcome.status !== "mined") {
         await ctx.db.update(tables.buybacks).set({ error: `burn: ${rest.outcome.reason}` }).where(eq(tables.buybacks.id, id));
         throw new Error(`burn of the rest of buyback ${id} failed: ${rest.outcome.reason}`);
@@ -95,6 +85,21 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
     });
   }
   return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);
+}
+
+/**
+ * Failed or reverted burns of a buyback: its burns of what it bought (`burn`, `burn:N`), or
+ * those of the rest after a reorg (`burn:rest…`). The next attempt is keyed by the count.
+ */
+async function failedBurnCount(ctx: EngineContext, id: number, which: "burn" | "rest"): Promise<number> {
+  const { txIntents } = tables;
+  const rest = `buyback:${id}:burn:rest%`;
+  const keys = which === "rest" ? like(txIntents.key, rest) : and(like(txIntents.key, `buyback:${id}:burn%`), notLike(txIntents.key, rest));
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(txIntents)
+    .where(and(keys, inArray(txIntents.status, ["failed", "reverted"])));
+  return row!.n;
 }
 
 function summary(b: BuybackRow): BuybackSummary {

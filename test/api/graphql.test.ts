@@ -12,6 +12,7 @@ import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { ReadDb } from "../../api/deps.js";
 import { bucketEnd } from "../../api/read/burn-totals.js";
 import * as act from "../helpers/actions.js";
+import { sseEvents } from "../helpers/http.js";
 import { type Harness, actors, startHarness } from "./harness.js";
 import { type Scenario, USDC, seedScenario } from "./scenario.js";
 
@@ -274,24 +275,6 @@ describe("GraphQL limits and errors", () => {
 });
 
 describe("GraphQL subscriptions over SSE", () => {
-  async function* events(res: Response): AsyncGenerator<any> {
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const chunk = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const dataLine = chunk.split("\n").find((l) => l.startsWith("data:"));
-        if (dataLine && chunk.includes("event: next")) yield JSON.parse(dataLine.slice(5));
-      }
-    }
-  }
-
   async function subscribe(url: string, query: string, signal: AbortSignal) {
     const res = await fetch(url, {
       method: "POST",
@@ -301,7 +284,7 @@ describe("GraphQL subscriptions over SSE", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
-    return events(res);
+    return sseEvents(res);
   }
 
   it("receives a burn made on the devnet, through ponder's server", async () => {
@@ -328,7 +311,7 @@ describe("GraphQL subscriptions over SSE", () => {
         body: JSON.stringify({ query: `subscription { activityCreated(kinds: [BURN], token: "${h.protocolToken}") { kind tokenAddress data } }` }),
         signal: abort.signal,
       });
-      const stream = events(res);
+      const stream = sseEvents(res);
       const first = stream.next();
       await new Promise((r) => setTimeout(r, 300));
       await trader.write(h.protocolToken, erc20Abi, "transfer", [DEAD_ADDRESS, 5n * 10n ** 17n]);

@@ -16,6 +16,7 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import { type PonderHandle, startApiReplica, waitForIndexed, waitForReady } from "../../devnet/ponder.js";
 import * as act from "../helpers/actions.js";
 import { createDatabase, devnetAs, serviceEnv, startTestPonder, testEnv } from "../helpers/env.js";
+import { sseEvents } from "../helpers/http.js";
 import { freePort } from "../helpers/ports.js";
 
 const SCHEMA = "app";
@@ -113,25 +114,6 @@ describe("two API replicas on one database", () => {
   });
 });
 
-/** The `next` events of a GraphQL SSE stream, parsed. */
-async function* events(res: Response): AsyncGenerator<any> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const chunk = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const dataLine = chunk.split("\n").find((l) => l.startsWith("data:"));
-      if (dataLine && chunk.includes("event: next")) yield JSON.parse(dataLine.slice(5));
-    }
-  }
-}
-
 async function subscribe(base: string, signal: AbortSignal) {
   const res = await fetch(`${base}/graphql`, {
     method: "POST",
@@ -140,7 +122,7 @@ async function subscribe(base: string, signal: AbortSignal) {
     signal,
   });
   expect(res.status).toBe(200);
-  return events(res);
+  return sseEvents(res);
 }
 
 /** The stream's next event, or a failure naming what did not come. */
