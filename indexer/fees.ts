@@ -3,9 +3,10 @@
  * USDC (DESIGN.md §5): collected by the locker (`ClaimedRewards`), claimed from the fee
  * locker (`ClaimTokens`, which settles every collection since the previous claim, as the
  * engine's attribution does), and — for WETH — sold by the operator's conversion swap, whose
- * realised USDC is divided among the tokens as the engine divides it. USDC counts at
- * collection; WETH at its conversion. Each token's USDC is split into legs with the ledger's
- * maths, fact by fact. Pure bookkeeping by key.
+ * realised USDC is divided among the tokens as the engine divides it. Collected fees wait,
+ * one queued fact per collection, until a claim settles them: USDC counts (and is split into
+ * legs with the ledger's maths, fact by fact) at the claim, as the ledger books it; WETH at its
+ * conversion. Pure bookkeeping by key.
  */
 import type { Context } from "ponder:registry";
 import { enrollment, feeConversion, feeCurrencyTotals, token as tokenTable, tokenFee } from "ponder:schema";
@@ -56,13 +57,14 @@ async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, timestamp: bi
   await addTokenTotals(db, t.address, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc });
 }
 
-/** Fees a `ClaimedRewards` paid the token's operator slots in `currency` (summed over the slots, as the ledger books them). */
+/**
+ * Fees a `ClaimedRewards` paid the token's operator slots in `currency` (summed over the slots,
+ * as the ledger books them): collected, not the operator's USDC until a claim settles them.
+ */
 export async function collectOperatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, timestamp: bigint): Promise<void> {
-  const isUsdc = currency === indexerConfig.usdc;
-  const row = await addFees(db, t.address, currency, { toOperator: amount, unclaimed: amount, ...(isUsdc ? { usdc: amount } : {}) });
-  if (row.unclaimed === amount) await enqueueToken(db, unclaimedQueue(currency), t.address);
-  if (isUsdc) await bookOperatorUsdc(db, t, amount, timestamp);
-  else await addTokenTotals(db, t.address, timestamp, {}); // the token has fees: its totals row exists
+  await addFees(db, t.address, currency, { toOperator: amount, unclaimed: amount });
+  await enqueueToken(db, unclaimedQueue(currency), t.address, amount);
+  await addTokenTotals(db, t.address, timestamp, {}); // the token has fees: its totals row exists
 }
 
 /** Fees a `ClaimedRewards` paid the token's enrolled creator in `currency`. */
@@ -74,18 +76,27 @@ export async function collectCreatorFees(db: Db, t: TokenRow, currency: Hex, amo
 }
 
 /**
- * The operator's `ClaimTokens` in `currency` settles every collection since its previous
- * claim. Claimed WETH awaits the next conversion swap.
+ * The operator's `ClaimTokens` of `claimed` in `currency` settles every collection since its
+ * previous claim, collection by collection as the ledger's attribution books them: USDC is
+ * split into legs; WETH awaits the next conversion swap. USDC claimed beyond the collections
+ * goes to the operator leg, as the ledger's unattributed row does.
  */
-export async function settleOperatorClaim(db: Db, currency: Hex): Promise<void> {
+export async function settleOperatorClaim(db: Db, currency: Hex, claimed: bigint, timestamp: bigint): Promise<void> {
+  const isUsdc = currency === indexerConfig.usdc;
   const convertible = currency === indexerConfig.weth;
-  for (const address of await drainQueue(db, unclaimedQueue(currency))) {
-    // A value, not the row: the store updates its cached row in place.
-    const unclaimed = (await db.find(tokenFee, { token: address, currency }))?.unclaimed ?? 0n;
-    if (unclaimed === 0n) continue;
-    const row = await addFees(db, address, currency, { unclaimed: -unclaimed, ...(convertible ? { awaitingConversion: unclaimed } : {}) });
-    if (convertible && row.awaitingConversion === unclaimed) await enqueueToken(db, unconvertedQueue(currency), address);
+  let settled = 0n;
+  for (const { token: address, amount } of await drainQueue(db, unclaimedQueue(currency))) {
+    if (!amount) continue;
+    settled += amount;
+    const row = await addFees(db, address, currency, {
+      unclaimed: -amount,
+      ...(isUsdc ? { usdc: amount } : {}),
+      ...(convertible ? { awaitingConversion: amount } : {}),
+    });
+    if (convertible && row.awaitingConversion === amount) await enqueueToken(db, unconvertedQueue(currency), address);
+    if (isUsdc) await bookOperatorUsdc(db, (await db.find(tokenTable, { address }))!, amount, timestamp);
   }
+  if (isUsdc && claimed > settled) await addProtocolTotals(db, timestamp, { operatorLegUsdc: claimed - settled });
 }
 
 /**
@@ -95,7 +106,7 @@ export async function settleOperatorClaim(db: Db, currency: Hex): Promise<void> 
  */
 export async function convertFees(db: Db, event: EventLike, currency: Hex, amountIn: bigint, usdcOut: bigint): Promise<void> {
   const awaiting: { token: Hex; amount: bigint }[] = [];
-  for (const address of await drainQueue(db, unconvertedQueue(currency))) {
+  for (const { token: address } of await drainQueue(db, unconvertedQueue(currency))) {
     const amount = (await db.find(tokenFee, { token: address, currency }))?.awaitingConversion ?? 0n;
     if (amount > 0n) awaiting.push({ token: address, amount });
   }

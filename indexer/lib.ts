@@ -126,21 +126,24 @@ export async function openBuyback(db: Db, address: Hex, id: string): Promise<voi
   await db.insert(buybackQueueEntry).values({ token: address, seq: queue.tail - 1, buybackId: id });
 }
 
-/** Appends a token to a named queue (`token_queue`). */
-export async function enqueueToken(db: Db, name: string, address: Hex): Promise<void> {
+/** Appends a token (and the amount of the fact it stands for, if any) to a named queue (`token_queue`). */
+export async function enqueueToken(db: Db, name: string, address: Hex, amount: bigint | null = null): Promise<void> {
   const queue = await db
     .insert(tokenQueue)
     .values({ name, head: 0, tail: 1 })
     .onConflictDoUpdate((row) => ({ tail: row.tail + 1 }));
-  await db.insert(tokenQueueEntry).values({ name, seq: queue.tail - 1, token: address });
+  await db.insert(tokenQueueEntry).values({ name, seq: queue.tail - 1, token: address, amount });
 }
 
-/** Every token of a named queue, oldest first, and empties it (entries before `head` are read). */
-export async function drainQueue(db: Db, name: string): Promise<Hex[]> {
+/** Every entry of a named queue, oldest first, and empties it (entries before `head` are read). */
+export async function drainQueue(db: Db, name: string): Promise<{ token: Hex; amount: bigint | null }[]> {
   const queue = await db.find(tokenQueue, { name });
   if (!queue || queue.head === queue.tail) return [];
-  const tokens: Hex[] = [];
-  for (let seq = queue.head; seq < queue.tail; seq++) tokens.push((await db.find(tokenQueueEntry, { name, seq }))!.token);
+  const entries: { token: Hex; amount: bigint | null }[] = [];
+  for (let seq = queue.head; seq < queue.tail; seq++) {
+    const entry = (await db.find(tokenQueueEntry, { name, seq }))!;
+    entries.push({ token: entry.token, amount: entry.amount });
+  }
   await db.update(tokenQueue, { name }).set({ head: queue.tail });
-  return tokens;
+  return entries;
 }

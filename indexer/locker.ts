@@ -1,8 +1,8 @@
 /**
  * LP locker: reward slots per token, and each `ClaimedRewards` attributed to (token,
  * recipient, currency) — the per-token view the pooled fee locker cannot give. The operator's
- * and the creator's fees per currency go to fees.ts (USDC split into legs as collected; WETH
- * once converted).
+ * and the creator's fees per currency go to fees.ts (the operator's USDC split into legs when
+ * its claim settles them; WETH once converted).
  */
 import { ponder } from "ponder:registry";
 import { enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";

@@ -63,8 +63,8 @@ export const feeCollection = onchainTable(
 /**
  * LP fees per (token, currency), from the locker's `ClaimedRewards`: what the operator's and
  * the creator's reward slots collected, how much of the operator's the operator's
- * `ClaimTokens` has claimed since (`unclaimed` is the rest), and what became USDC — USDC as
- * collected; WETH when the operator's conversion swap sells it, at that swap's realised rate
+ * `ClaimTokens` has claimed since (`unclaimed` is the rest), and what became USDC — USDC when
+ * claimed; WETH when the operator's conversion swap sells it, at that swap's realised rate
  * (`awaitingConversion` is claimed WETH not sold yet, `converted` the WETH sold, `usdc` what
  * the swaps paid for it). Base units of `currency` (`usdc`: USDC).
  */
@@ -112,9 +112,10 @@ export const feeConversion = onchainTable("fee_conversion", (t) => ({
 
 /**
  * Indexer bookkeeping, not read by the API: named queues of tokens, read by key instead of by
- * a query (`unclaimed:<currency>`: tokens with fees the operator has not claimed yet;
- * `unconverted:<currency>`: tokens with claimed WETH awaiting conversion). `head` is the oldest
- * entry still to read, `tail` the next free one.
+ * a query (`unclaimed:<currency>`: the operator's collected fees not claimed yet, one entry per
+ * collection with its amount, settled by the next claim; `unconverted:<currency>`: tokens with
+ * claimed WETH awaiting conversion). `head` is the oldest entry still to read, `tail` the next
+ * free one.
  */
 export const tokenQueue = onchainTable("token_queue", (t) => ({
   name: t.text().primaryKey(),
@@ -124,7 +125,7 @@ export const tokenQueue = onchainTable("token_queue", (t) => ({
 
 export const tokenQueueEntry = onchainTable(
   "token_queue_entry",
-  (t) => ({ name: t.text().notNull(), seq: t.integer().notNull(), token: t.hex().notNull() }),
+  (t) => ({ name: t.text().notNull(), seq: t.integer().notNull(), token: t.hex().notNull(), amount: t.bigint() }),
   (table) => ({ pk: primaryKey({ columns: [table.name, table.seq] }) }),
 );
 
@@ -435,8 +436,8 @@ export const protocolTotals = onchainTable("protocol_totals", (t) => ({
   tokensLaunched: t.integer().notNull(),
   tokensEnrolled: t.integer().notNull(),
   /**
-   * The operator's fees for enrolled tokens in USDC — USDC as collected, WETH at its conversion
-   * swap's realised rate — and their split into the protocol, asset and perp legs (the ledger's
+   * The operator's fees for enrolled tokens in USDC — USDC when the operator claims it, WETH at
+   * its conversion swap's realised rate — and their split into the protocol, asset and perp legs (the ledger's
    * allocations, fact by fact, with the same maths).
    */
   feesToOperatorUsdc: t.bigint().notNull(),
@@ -445,7 +446,7 @@ export const protocolTotals = onchainTable("protocol_totals", (t) => ({
   perpLegUsdc: t.bigint().notNull(),
   /** USDC the creator's reward slots collected. */
   creatorLegUsdc: t.bigint().notNull(),
-  /** The operator's fees of tokens it does not split (the protocol token, tokens not enrolled), USDC: the ledger's operator leg. */
+  /** The operator's claimed fees of tokens it does not split (the protocol token, tokens not enrolled, USDC claimed beyond the collections), USDC: the ledger's operator leg. */
   operatorLegUsdc: t.bigint().notNull(),
   /** USDC the protocol token's own pool paid the operator (part of the operator leg). */
   protocolTokenFeesUsdc: t.bigint().notNull(),
@@ -465,7 +466,7 @@ export const protocolTotals = onchainTable("protocol_totals", (t) => ({
 
 /**
  * Per-token totals. `feesToOperatorUsdc` is every fee of the token's operator slots in USDC
- * (USDC as collected, WETH at its conversion's realised rate) = the sum of its four legs.
+ * (USDC when claimed, WETH at its conversion's realised rate) = the sum of its four legs.
  */
 export const tokenTotals = onchainTable("token_totals", (t) => ({
   token: t.hex().primaryKey(),

@@ -28,14 +28,15 @@ function currencyFields<Row extends { currency: CurrencyInfo }>(t: FieldBuilder<
 
 export const FeeCurrencyRef = builder.objectRef<FeeCurrencyView>("FeeCurrency").implement({
   description:
-    "LP fees in one currency: what the locker collected for the operator and the creator, in that currency, and the USDC the operator's fees became — USDC as collected, WETH at the realised rate of the operator's conversion swaps.",
+    "LP fees in one currency: what the locker collected for the operator and the creator, in that currency, and the USDC the operator's fees became — USDC as claimed, WETH at the realised rate of the operator's conversion swaps.",
   fields: (t) => ({
     ...currencyFields(t),
     ...amountFields(t, "toOperator", (r) => r.toOperator, "Collected for the operator's reward slots"),
     ...amountFields(t, "claimed", (r) => r.claimed, "Of those, claimed by the operator from the fee locker"),
+    ...amountFields(t, "unclaimed", (r) => r.unclaimed, "Collected and not claimed yet: in no leg until the operator's next claim"),
     ...amountFields(t, "awaitingConversion", (r) => r.awaitingConversion, "Claimed WETH not converted to USDC yet"),
     ...amountFields(t, "converted", (r) => r.converted, "Sold for USDC by the operator's conversion swaps (0 for USDC itself)"),
-    ...moneyFields(t, "usdc", USDC_DECIMALS, (r) => r.usdc, "The USDC the operator's fees became: as collected (USDC), or what the conversion swaps paid (WETH)"),
+    ...moneyFields(t, "usdc", USDC_DECIMALS, (r) => r.usdc, "The USDC the operator's fees became: as claimed (USDC), or what the conversion swaps paid (WETH)"),
     ...optionalMoneyFields(t, "usdcPerUnit", USDC_DECIMALS, (r) => r.usdcPerUnit, "USDC per whole unit the conversion swaps realised (usdc / converted, rounded down; null for USDC and before a conversion)"),
     ...amountFields(t, "toCreator", (r) => r.toCreator, "Collected for the creator's reward slot (paid to the creator as is, never converted)"),
   }),

@@ -86,7 +86,7 @@ export const BurnChart: FC<{ daily: { day: bigint; burned: bigint }[]; now: Date
 /** An amount in whole units of its currency, exact, grouped. */
 export const showAmount = (v: bigint, decimals: number) => group(formatDecimal(v, decimals));
 
-/** Fees per currency: collected, claimed, converted, and the USDC they became at the realised rate. */
+/** Fees per currency: collected, claimed (and not yet), converted, and the USDC they became at the realised rate. */
 const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["byCurrency"] }> = ({ fees }) => (
   <div>
     <h3>Fees in, by currency</h3>
@@ -95,6 +95,7 @@ const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["
         <th>Currency</th>
         <th class="num">To the operator</th>
         <th class="num">Claimed</th>
+        <th class="num">Not claimed yet</th>
         <th class="num">Awaiting conversion</th>
         <th class="num">Converted</th>
         <th class="num">USDC</th>
@@ -106,6 +107,7 @@ const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["
           <td>{f.currency.symbol}</td>
           <td class="num" data-field="to-operator">{showAmount(f.toOperator, f.currency.decimals)}</td>
           <td class="num" data-field="claimed">{showAmount(f.claimed, f.currency.decimals)}</td>
+          <td class="num" data-field="unclaimed">{showAmount(f.unclaimed, f.currency.decimals)}</td>
           <td class="num" data-field="awaiting-conversion">{showAmount(f.awaitingConversion, f.currency.decimals)}</td>
           <td class="num" data-field="converted">{showAmount(f.converted, f.currency.decimals)}</td>
           <td class="num" data-field="usdc">{showUsdc(f.usdc)}</td>
@@ -141,8 +143,8 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
         </tr>
       </table>
       <p class="muted">
-        USDC as collected; WETH at the rate its conversion swap realised, once the operator has claimed and converted it. A creator paid in WETH is
-        shown by currency below.
+        The operator's USDC once it claims it from the fee locker; WETH at the rate its conversion swap realised, once claimed and converted; the
+        creator's share as collected. Fees collected and not claimed yet, and a creator paid in WETH, are shown by currency below.
       </p>
       {l.fees.byCurrency.length ? <FeesByCurrency fees={l.fees.byCurrency} /> : null}
       <div class="cols" style="margin-top:12px">

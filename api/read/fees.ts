@@ -1,7 +1,7 @@
 /**
  * Fees and buyback spending per currency, from the indexer's per-currency aggregates (one row
  * per token and currency, or per currency): the amount in its own currency, and its USDC — as
- * collected for USDC, at the realised rate of the operator's conversion swaps for WETH. Each
+ * claimed for USDC, at the realised rate of the operator's conversion swaps for WETH. Each
  * amount is read with the currency's address, symbol and decimals.
  */
 import { inArray } from "drizzle-orm";
@@ -20,11 +20,13 @@ export type FeeCurrencyView = {
   toOperator: bigint;
   /** Of those, claimed by the operator from the fee locker. */
   claimed: bigint;
+  /** Collected and not claimed yet (toOperator − claimed): in no leg until the operator's next claim. */
+  unclaimed: bigint;
   /** Claimed WETH the operator has not converted to USDC yet. */
   awaitingConversion: bigint;
   /** Sold for USDC by the operator's conversion swaps (0 for USDC itself). */
   converted: bigint;
-  /** The USDC these fees became: as collected (USDC), or what the conversion swaps paid (WETH). */
+  /** The USDC these fees became: as claimed (USDC), or what the conversion swaps paid (WETH). */
   usdc: bigint;
   /** USDC base units per whole unit the conversions realised (usdc / converted, rounded down); null for USDC and before a conversion. */
   usdcPerUnit: bigint | null;
@@ -73,6 +75,7 @@ export function feeCurrencyView(row: FeeRow, currency: CurrencyInfo): FeeCurrenc
     currency,
     toOperator: row.toOperator,
     claimed: row.toOperator - row.unclaimed,
+    unclaimed: row.unclaimed,
     awaitingConversion: row.awaitingConversion,
     converted: row.converted,
     usdc: row.usdc,

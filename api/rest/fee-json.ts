@@ -14,6 +14,7 @@ export const feeCurrencyJson = (f: FeeCurrencyView) => {
     ...currencyJson(f.currency),
     toOperator: amount(f.toOperator),
     claimed: amount(f.claimed),
+    unclaimed: amount(f.unclaimed),
     awaitingConversion: amount(f.awaitingConversion),
     converted: amount(f.converted),
     usdc: usdcAmount(f.usdc),

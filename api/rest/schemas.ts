@@ -299,9 +299,10 @@ export const feeCurrencyResponse = z
     ...currencyFields,
     toOperator: decimal("LP fees the locker collected for the operator's reward slots (in this currency)"),
     claimed: decimal("Of those, claimed by the operator from the fee locker (in this currency)"),
+    unclaimed: decimal("Collected and not claimed yet (in this currency): in no leg until the operator's next claim"),
     awaitingConversion: decimal("Claimed and not yet converted to USDC (WETH; in this currency)"),
     converted: decimal("Sold for USDC by the operator's conversion swaps (in this currency; 0 for USDC itself)"),
-    usdc: usdc("What the operator's fees became: USDC as collected, WETH at the realised rate of its conversion swaps"),
+    usdc: usdc("What the operator's fees became: USDC as claimed, WETH at the realised rate of its conversion swaps"),
     usdcPerUnit: usdc("USDC per whole unit the conversion swaps realised (usdc / converted, rounded down; null for USDC and before a conversion)").nullable(),
     toCreator: decimal("LP fees the locker collected for the creator's reward slot (in this currency; paid as is, never converted)"),
   })

@@ -101,6 +101,7 @@ describe("prospectus page in a browser", () => {
     const held = await act.balanceOf(trader, s.token, trader.account.address);
     await act.swapInPool(trader, c, s.token, s.token, held / 4n);
     await act.collectRewards(trader, c, s.token);
+    await act.claimFees(trader, c, operator.account.address, c.usdc!); // the legs count claimed fees
     await operator.write(c.usdc!, parseAbi(["function mint(address to, uint256 amount)"]), "mint", [operator.account.address, USDC(100n)]);
     await act.swapInPool(operator, c, s.token, c.usdc!, USDC(25n));
     s.buybackBurn = (await act.burnAll(operator, s.token)).amount;

@@ -212,7 +212,7 @@ describe("REST answers", () => {
       desk: { token: s.token, status: "open", side: "long", leverage: "5" },
     });
     expect(a.json.items.some((t: { address: string }) => t.address === getAddress(h.protocolToken))).toBe(false);
-    // Fees: per leg and per currency, from the token's aggregates (the trader's collection paid USDC).
+    // Fees: per leg and per currency, from the token's aggregates (the trader's collection paid USDC, the operator claimed it).
     const usdc = (v: string) => formatDecimal(BigInt(v), 6);
     const [tt] = await h.query<Record<string, string>>("SELECT * FROM token_totals WHERE token = $1", [s.token.toLowerCase()]);
     const [fee] = await h.query<Record<string, string>>("SELECT * FROM token_fee WHERE token = $1", [s.token.toLowerCase()]);
@@ -227,7 +227,8 @@ describe("REST answers", () => {
           symbol: "USDC",
           decimals: 6,
           toOperator: usdc(fee!.to_operator!),
-          claimed: usdc(String(BigInt(fee!.to_operator!) - BigInt(fee!.unclaimed!))),
+          claimed: usdc(fee!.to_operator!),
+          unclaimed: "0",
           awaitingConversion: "0",
           converted: "0",
           usdc: usdc(fee!.to_operator!),

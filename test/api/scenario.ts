@@ -48,6 +48,7 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
   const held = await act.balanceOf(trader, token, trader.account.address);
   await act.swapInPool(trader, c, token, token, held / 4n);
   await act.collectRewards(trader, c, token);
+  await act.claimFees(trader, c, operator.account.address, c.usdc!); // the fees count in the legs once claimed
   const organic = await act.burnAll(trader, token);
 
   // Creator buyback and burn; protocol buyback and burn (the operator's swaps, then burns).

@@ -247,6 +247,7 @@ describe("money path", () => {
       decimals: 18,
       toOperator: formatDecimal(wethFees, TOKEN_DECIMALS),
       claimed: formatDecimal(wethFees, TOKEN_DECIMALS),
+      unclaimed: "0",
       awaitingConversion: "0",
       converted: formatDecimal(wethFees, TOKEN_DECIMALS),
       usdc: formatUsdc(conversion!.usdcOut),
@@ -258,7 +259,7 @@ describe("money path", () => {
     expect(item.totals.feesByCurrency).toEqual([wethEntry]);
     expect(item.totals.feesToOperatorUsdc).toBe(formatUsdc(conversion!.usdcOut));
     expect(item.totals.feesToOperatorUsdc).not.toBe("0");
-    // The USDC-paired token: USDC as collected, nothing to convert.
+    // The USDC-paired token: USDC as claimed, nothing to convert.
     const usdcItem = tokens.items.find((t: { address: string }) => t.address === usdcToken);
     const usdcFees = (await operatorRewards(d.c.usdc!)).get(usdcToken)!;
     expect(usdcItem.totals.feesByCurrency).toEqual([
@@ -473,8 +474,18 @@ describe("money path", () => {
     expect(await legBalance(engine.ctx.db, Legs.legacyWeth)).toBe(0n);
   });
 
-  it("after the whole money path, every view still equals the ledger; a legacy-WETH buyback shows its WETH and its USDC", async () => {
+  it("after the whole money path, every view still equals the ledger, also with fees collected and not claimed yet; a legacy-WETH buyback shows its WETH and its USDC", async () => {
     await expectViewsEqualLedger();
+    // The locker collects again (the hook does on Base) and the engine has not claimed it yet:
+    // the views count it in no leg, as the ledger does, and show it as not claimed.
+    const unclaimedBefore = (await api("/api/v1/tokens?limit=200")).items.find((t: { address: string }) => t.address === usdcToken).totals.feesByCurrency[0].unclaimed;
+    expect(unclaimedBefore).toBe("0");
+    await d.buy(TRADER, usdcToken, 2_000n * USDC);
+    await d.as(TRADER).write(d.c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [usdcToken]);
+    await expectViewsEqualLedger();
+    const usdcFees = (await api("/api/v1/tokens?limit=200")).items.find((t: { address: string }) => t.address === usdcToken).totals.feesByCurrency[0];
+    expect(parseUsdc(usdcFees.unclaimed)).toBeGreaterThan(0n);
+    expect(parseUsdc(usdcFees.toOperator) - parseUsdc(usdcFees.claimed)).toBe(parseUsdc(usdcFees.unclaimed));
     const { rows } = await engine.ctx.pool.query<{ amount_in: string; swap_tx_hash: string }>(
       "SELECT amount_in::text, swap_tx_hash FROM engine.buybacks WHERE kind = 'protocol' AND currency_in = 'WETH' AND status = 'done'",
     );
