@@ -13,7 +13,7 @@ import { toPerpsPrice } from "../common/perps-math.js";
 import { type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../core/health.js";
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
-import { Legs, ledgerTotals, legBalancesByToken } from "../core/ledger/ledger.js";
+import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
 export type WorkerHealth = Pick<
@@ -133,20 +133,17 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
 
     pending: () =>
       tolerant(EMPTY_PENDING, async () => {
-        const [totals, perp, creatorBuyback] = await Promise.all([
-          ledgerTotals(ledgerDb),
-          legBalancesByToken(ledgerDb, Legs.perp),
-          legBalancesByToken(ledgerDb, Legs.creatorBuyback),
-        ]);
-        const byToken = (m: Map<Address, bigint>) => new Map([...m].map(([token, amount]) => [token.toLowerCase(), amount]));
+        // One read of the running balances: the totals and the per-token legs together.
+        const { totals, byToken: balances } = await ledgerTotalsAndTokenBalances(ledgerDb, [Legs.perp, Legs.creatorBuyback]);
+        const byToken = (leg: Leg) => new Map([...balances.get(leg)!].map(([token, amount]) => [token.toLowerCase(), amount]));
         return {
           protocolBuybackUsdc: totals.pending.protocolUsdc,
           assetUsdc: totals.pending.assetUsdc,
           perpUsdc: totals.pending.perpUsdc,
           creatorBuybackUsdc: totals.pending.creatorBuybackUsdc,
           legacyWeth: totals.pending.legacyWeth,
-          perpUsdcByToken: byToken(perp),
-          creatorBuybackUsdcByToken: byToken(creatorBuyback),
+          perpUsdcByToken: byToken(Legs.perp),
+          creatorBuybackUsdcByToken: byToken(Legs.creatorBuyback),
         };
       }),
 
@@ -173,10 +170,13 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
     markPrices: () =>
       tolerant(new Map<number, bigint>(), async () => {
         const pairs = Object.entries(PAIR_FEEDS);
-        // The newest sample of each feed, one index probe per feed (not a scan of every sample).
+        // The newest sample of each feed: its id from the (feed, id) index, then that row. Not
+        // `WHERE feed = … ORDER BY id DESC LIMIT 1`, which PostgreSQL plans as a backward walk of
+        // the primary key filtering by feed: every newer sample of the other feeds is read
+        // (20,000 rows, 5 ms, with 30,000 samples), and a feed without samples reads them all.
         const { rows } = await pool.query<{ feed: string; price: string; decimals: number }>(
           `SELECT f.feed, s.price::text AS price, s.decimals FROM unnest($1::text[]) AS f(feed)
-           CROSS JOIN LATERAL (SELECT price, decimals FROM engine.price_samples p WHERE p.feed = f.feed ORDER BY p.id DESC LIMIT 1) s`,
+           JOIN engine.price_samples s ON s.id = (SELECT max(p.id) FROM engine.price_samples p WHERE p.feed = f.feed)`,
           [pairs.map(([, feed]) => feed)],
         );
         const latest = new Map(rows.map((r) => [r.feed, toPerpsPrice(BigInt(r.price), r.decimals)]));
