@@ -83,14 +83,20 @@ export type EnrolledTokensPage = {
   spend: Map<string, SpendView[]>;
 };
 
-/** A page of enrolled tokens with the engine's pending amounts, each token's latest desk and its fees per currency (`GET /tokens`). */
+/**
+ * A page of enrolled tokens with the engine's pending amounts, each token's latest desk and its
+ * fees per currency (`GET /tokens`). Each read starts as soon as what it needs is known: the
+ * page's fees as soon as the page, its desks once the page and the desk context are both in.
+ */
 export async function readEnrolledTokens(deps: ApiDeps, p: { limit: number; after?: string | null }): Promise<EnrolledTokensPage> {
-  const [page, pending, ctx] = await Promise.all([listEnrolledTokens(deps.db, p), deps.engine.pending(), deskContext(deps.db, deps.engine)]);
-  const addresses = page.rows.map((v) => v.token.address);
-  const [desks, fees, spend] = await Promise.all([
-    latestDeskByToken(deps.db, ctx, addresses.map((a) => getAddress(a))),
-    tokenFeeCurrencies(deps.db, deps.config, addresses),
-    tokenBuybackSpends(deps.db, deps.config, addresses),
+  const addresses = listEnrolledTokens(deps.db, p).then((page) => ({ page, addresses: page.rows.map((v) => v.token.address) }));
+  const ctx = deskContext(deps.db, deps.engine);
+  const [{ page }, pending, desks, fees, spend] = await Promise.all([
+    addresses,
+    deps.engine.pending(),
+    Promise.all([addresses, ctx]).then(([a, c]) => latestDeskByToken(deps.db, c, a.addresses.map((address) => getAddress(address)))),
+    addresses.then((a) => tokenFeeCurrencies(deps.db, deps.config, a.addresses)),
+    addresses.then((a) => tokenBuybackSpends(deps.db, deps.config, a.addresses)),
   ]);
   return { page, pending, desks, fees, spend };
 }
