@@ -139,6 +139,20 @@ export function clientAddress(c: Context): string {
   return forwarded[0] ?? peer ?? "local";
 }
 
+/**
+ * Sets a header of the answer in place once the handler has answered: hono's `c.header` then
+ * copies the whole Response (and its body into a stream) on every call. Headers that cannot be
+ * changed in place (a fetched Response's) fall back to `c.header`.
+ */
+function setHeader(c: Context, name: string, value: string): void {
+  if (!c.finalized) return c.header(name, value);
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
+}
+
 export function rateLimit(limiter: RateLimiter): MiddlewareHandler {
   return async (c, next) => {
     const client = clientAddress(c);
@@ -149,8 +163,8 @@ export function rateLimit(limiter: RateLimiter): MiddlewareHandler {
       return tooManyRequests(retryAfterSeconds);
     };
     const allow = (remaining: number) => {
-      c.header("RateLimit-Limit", String(limiter.rule.capacity));
-      c.header("RateLimit-Remaining", String(remaining));
+      setHeader(c, "RateLimit-Limit", String(limiter.rule.capacity));
+      setHeader(c, "RateLimit-Remaining", String(remaining));
     };
     if (store && limiter.overlap && !/event-stream|multipart/i.test(c.req.header("accept") ?? "")) {
       const known = store.refusedFor?.(limiter, client) ?? 0;

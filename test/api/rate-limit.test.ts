@@ -86,6 +86,17 @@ describe("rate limits in PostgreSQL", () => {
     expect((await b.take(limiter, "203.0.113.10")).ok).toBe(true);
   });
 
+  it("batch concurrent takes from one bucket, each answered as if it had taken alone, in order", async () => {
+    const store = await replicaStore();
+    const limiter = new RateLimiter({ capacity: 5, refillPerSecond: 0.01 }, { name: "batched" });
+    const takes = await Promise.all(Array.from({ length: 12 }, () => store.take(limiter, "e")));
+    expect(takes.slice(0, 5)).toEqual([4, 3, 2, 1, 0].map((remaining) => ({ ok: true, remaining })));
+    expect(takes.slice(5).every((t) => !t.ok && t.retryAfterSeconds === takes[5]!.retryAfterSeconds && t.retryAfterSeconds >= 1)).toBe(true);
+    // The bucket moved by exactly the five granted takes.
+    expect(await store.take(limiter, "f")).toEqual({ ok: true, remaining: 4 });
+    expect((await store.take(limiter, "e")).ok).toBe(false);
+  });
+
   it("answer 429 with Retry-After and a JSON error from the middleware, across apps", async () => {
     const [a, b] = [await replicaStore(), await replicaStore()];
     const app = (store: PostgresRateLimitStore) => {
