@@ -4,9 +4,9 @@
  * other of USDC/WETH first crosses the v3 USDC/WETH pool, both hops in one atomic `execute`.
  *
  * Every swap the service signs is planned here, from one quoting path: a fresh quote at
- * planning time, just before the intent is recorded (a route ending in a v4 hop is quoted by
- * running it on the latest block, `quoteRoute`; a lone v3 hop from its pool's state), a
- * minimum output `SWAP_SLIPPAGE_BPS` below that quote, and
+ * planning time, just before the intent is recorded (every route is quoted by running it on
+ * the latest block: `quoteRoute` for a route ending in a v4 hop, `quoteRouteByBalance` for a
+ * lone v3 hop), a minimum output `SWAP_SLIPPAGE_BPS` below that quote, and
  * a deadline `SWAP_DEADLINE_SECONDS` after the chain's latest block. A swap the market moved
  * beyond the bound reverts (or is refused at simulation) instead of filling at a worse price;
  * an intent signed earlier keeps its bytes, so only newly planned swaps are quoted.
@@ -16,7 +16,7 @@ import { knownErrorsAbi } from "../../common/abis/errors.js";
 import type { Config } from "../../common/config.js";
 import { type PoolKey, quoteAtSqrtPrice } from "../../common/uniswap.js";
 import type { EngineContext } from "../context.js";
-import { FEE_PIPS, estimateSwapOut, minimumOut, priceImpactBps } from "../../common/quote.js";
+import { FEE_PIPS, minimumOut, priceImpactBps } from "../../common/quote.js";
 import { EngineError, classifyError, decodeRevert, revertDataOf } from "../errors.js";
 import { tokenInfo } from "../tokens.js";
 import { ensureRouterAllowance } from "./erc20.js";
@@ -62,14 +62,13 @@ export async function swapDeadline(client: PublicClient, seconds: number): Promi
   return block.timestamp + BigInt(seconds);
 }
 
-/** A quote of one v3 hop of `amountIn` of `tokenIn` from the pool's current state (exact within its current range). */
+/** A v3 hop of `amountIn` of `tokenIn` through `pool`: what it buys, the pool's fee, and its output at the spot price (after the fee). */
 export async function quoteV3Hop(client: PublicClient, pool: Address, tokenIn: Address, amountIn: bigint) {
   const state = await readV3PoolState(client, pool);
   const zeroForOne = getAddress(tokenIn) === getAddress(state.token0);
   if (!zeroForOne && getAddress(tokenIn) !== getAddress(state.token1)) throw new EngineError(`pool ${pool} does not trade ${tokenIn}`, { code: "unknown", retryable: false });
   const tokenOut = zeroForOne ? state.token1 : state.token0;
-  const expectedOut = estimateSwapOut({ amountIn, sqrtPriceX96: state.sqrtPriceX96, liquidity: state.liquidity, zeroForOne, feePips: state.fee });
-  return { tokenOut: getAddress(tokenOut), fee: state.fee, expectedOut, spotOut: spotOut(amountIn, state.sqrtPriceX96, zeroForOne, state.fee) };
+  return { tokenOut: getAddress(tokenOut), fee: state.fee, spotOut: spotOut(amountIn, state.sqrtPriceX96, zeroForOne, state.fee) };
 }
 
 /** Output at the pool's spot price after its fee (no price impact): the reference of `impactBps`. */
@@ -201,31 +200,66 @@ async function boundedRouterPlan(
 }
 
 /**
+ * A fresh quote of a route whose output goes to `recipient`, by running it: the exact
+ * `execute` the service would sign (minimum 0), between two reads of the recipient's balance
+ * of `tokenOut`, in one `eth_simulateV1` on the latest block. The difference is the output
+ * through every pool's current liquidity, ticks crossed and fees included. (A lone v3 hop
+ * cannot be quoted by `quoteRoute`: the router's v3 minimum-output error carries no amount.)
+ */
+export async function quoteRouteByBalance(
+  client: PublicClient,
+  p: { from: Address; to: Address; tokenOut: Address; recipient: Address; deadline: bigint; build: (finalMinOut: bigint) => { commands: Hex; inputs: Hex[] } },
+): Promise<bigint> {
+  const { commands, inputs } = p.build(0n);
+  const balance = { to: p.tokenOut, data: encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [p.recipient] }) };
+  let results;
+  try {
+    ({ results } = await client.simulateCalls({
+      account: p.from,
+      calls: [balance, { to: p.to, data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, p.deadline] }) }, balance],
+    }));
+  } catch (error) {
+    throw new EngineError(`swap quote failed: ${classifyError(error).message}`, { code: classifyError(error).code, retryable: true, cause: error });
+  }
+  const [before, swap, after] = results;
+  if (swap?.status !== "success") {
+    const data = swap?.data;
+    const reason = data && data !== "0x" ? decodeRevert(data) : (swap?.error?.message ?? "the route reverted");
+    throw new EngineError(`swap quote failed: ${reason}`, { code: "revert", retryable: false });
+  }
+  const read = (r: typeof before) => (r?.status === "success" ? BigInt(r.data) : undefined);
+  const [was, is] = [read(before), read(after)];
+  if (was === undefined || is === undefined) throw new EngineError(`swap quote failed: could not read the balance of ${p.tokenOut}`, { code: "unknown", retryable: true });
+  return is - was;
+}
+
+/**
  * Plans a single v3 hop of `amountIn` of `tokenIn` through `pool`, paid to the operator
- * (WETH fee conversions, secondary-asset purchases). The quote is the pool's constant-
- * liquidity maths from its current state: exact while the swap stays in the current range
- * (the devnet's v3 pools are full range); one that would cross into thinner liquidity gets
- * less than the quote and is refused by its bound rather than filled worse.
+ * (WETH fee conversions, secondary-asset purchases), quoted by running it
+ * (`quoteRouteByBalance`) — exact however many ticks it crosses — and bounded below that
+ * quote. Its price impact is measured against the pool's spot price.
  */
 export async function planV3Swap(ctx: EngineContext, p: { pool: Address; tokenIn: Address; amountIn: bigint; bounds?: SwapBounds }): Promise<SwapPlan> {
   const bounds = p.bounds ?? swapBounds(ctx.config);
   const leg = await quoteV3Hop(ctx.publicClient, p.pool, p.tokenIn, p.amountIn);
-  const minOut = minimumOut(leg.expectedOut, bounds.slippageBps);
-  if (minOut === 0n) throw new EngineError(`swap quote failed: ${p.amountIn} of ${p.tokenIn} buys nothing in pool ${p.pool}`, { code: "unknown", retryable: false });
-  const { commands, inputs } = routerPlan([
-    v3ExactIn({ recipient: ctx.operator, amountIn: p.amountIn, amountOutMin: minOut, path: { tokens: [p.tokenIn, leg.tokenOut], fees: [leg.fee] }, payerIsUser: true }),
-  ]);
+  const build = (minOut: bigint) =>
+    routerPlan([v3ExactIn({ recipient: ctx.operator, amountIn: p.amountIn, amountOutMin: minOut, path: { tokens: [p.tokenIn, leg.tokenOut], fees: [leg.fee] }, payerIsUser: true })]);
+  const to = getAddress(ctx.contract("universalRouter"));
   const deadline = await swapDeadline(ctx.publicClient, bounds.deadlineSeconds);
+  const expectedOut = await quoteRouteByBalance(ctx.publicClient, { from: ctx.operator, to, tokenOut: leg.tokenOut, recipient: ctx.operator, deadline, build });
+  const minOut = minimumOut(expectedOut, bounds.slippageBps);
+  if (minOut === 0n) throw new EngineError(`swap quote failed: ${p.amountIn} of ${p.tokenIn} buys nothing in pool ${p.pool}`, { code: "unknown", retryable: false });
+  const { commands, inputs } = build(minOut);
   return {
     route: "v3",
     currencyIn: getAddress(p.tokenIn),
     tokenOut: leg.tokenOut,
     amountIn: p.amountIn,
-    expectedOut: leg.expectedOut,
+    expectedOut,
     minOut,
-    impactBps: priceImpactBps(leg.spotOut, leg.expectedOut),
+    impactBps: priceImpactBps(leg.spotOut, expectedOut),
     deadline,
-    to: ctx.contract("universalRouter"),
+    to,
     data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, deadline] }),
     value: 0n,
   };

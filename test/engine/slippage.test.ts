@@ -6,11 +6,15 @@
  * back to the protocol leg to the base unit, and the next cycle buys again. The agent's dev
  * buy at launch is bounded the same way.
  */
-import { type Address, type Hex, decodeAbiParameters, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, parseEther, parseGwei } from "viem";
+import { type Abi, type Address, type Hex, decodeAbiParameters, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, maxUint256, parseAbi, parseEther, parseGwei } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
+import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
+import { readV3PoolState } from "../../core/chain/pool-state.js";
 import { devBuyCalldata } from "../../core/launch/agent.js";
+import { Q96 } from "../../common/uniswap.js";
+import { V3_WETH_USDC_FEE, v3PositionManagerAbi } from "../../devnet/uniswap.js";
 import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../../common/universal-router.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
 import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
@@ -68,6 +72,8 @@ async function sendBuyFirst(trader: number, token: Address, usdcIn: bigint): Pro
     maxPriorityFeePerGas: parseGwei("200"),
   });
 }
+
+const minimumOutOf = (quote: bigint) => (quote * (10_000n - SLIPPAGE_BPS)) / 10_000n;
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -207,5 +213,54 @@ describe("swap bounds", () => {
     // The same terms after the pool moved by more than the bound revert at simulation.
     await d.buy(TRADER, usdcToken, 20_000n * USDC);
     await expect(buyer.publicClient.call({ account: buyer.account.address, to: plan.to, data: plan.data, value: plan.value })).rejects.toThrow();
+  });
+
+  it("a v3 swap is quoted by running it: exact when it crosses out of a concentrated position, where the in-range maths would promise more than it fills", async () => {
+    // A liquidity provider (funded with USDC at deploy) concentrates WETH/USDC liquidity a tick
+    // spacing or two either side of the price, on top of the pool's full-range position.
+    const lp = d.as(6);
+    const pool = d.c.v3WethUsdcPool!;
+    const [weth, usdc] = [getAddress(d.c.weth!), getAddress(d.c.usdc!)];
+    const slot0 = await lp.read<readonly [bigint, number]>(pool, parseAbi(["function slot0() view returns (uint160, int24, uint16, uint16, uint16, uint8, bool)"]), "slot0");
+    const spacing = V3_WETH_USDC_FEE === 500 ? 10 : 60;
+    const aligned = Math.floor(slot0[1] / spacing) * spacing;
+    const [lower, upper] = [aligned - spacing, aligned + 2 * spacing];
+    await lp.write(weth, parseAbi(["function deposit() payable"]), "deposit", [], parseEther("500"));
+    for (const token of [weth, usdc]) await lp.write(token, erc20Abi, "approve", [d.c.v3PositionManager!, maxUint256]);
+    const [token0, token1] = BigInt(weth) < BigInt(usdc) ? [weth, usdc] : [usdc, weth];
+    const [amount0, amount1] = token0 === weth ? [parseEther("150"), 500_000n * USDC] : [500_000n * USDC, parseEther("150")];
+    await lp.write(d.c.v3PositionManager!, v3PositionManagerAbi as Abi, "mint", [
+      { token0, token1, fee: V3_WETH_USDC_FEE, tickLower: lower, tickUpper: upper, amount0Desired: amount0, amount1Desired: amount1, amount0Min: 0n, amount1Min: 0n, recipient: lp.account.address, deadline: 2n ** 40n },
+    ]);
+
+    // The operator converts 300 WETH: more than the concentrated position holds on its side.
+    const amountIn = parseEther("300");
+    await lp.write(weth, erc20Abi, "transfer", [operator, amountIn]);
+    const state = await readV3PoolState(d.as(1).publicClient, pool);
+    const zeroForOne = token0 === weth;
+    // What constant in-range liquidity would pay (the old estimate): far more than the pool can.
+    const x = (amountIn * (1_000_000n - BigInt(state.fee))) / 1_000_000n;
+    const [L, sp] = [state.liquidity, state.sqrtPriceX96];
+    const next = zeroForOne ? (L * sp * Q96) / (L * Q96 + x * sp) : sp + (x * Q96) / L;
+    const inRange = zeroForOne ? (L * (sp - next)) / Q96 : (L * Q96 * (next - sp)) / (sp * next);
+
+    const result = await sendSwap(engine.ctx, {
+      key: "test:v3-crossing",
+      worker: "fee-claimer",
+      tokenOut: usdc,
+      currencyIn: weth,
+      plan: () => planV3Swap(engine.ctx, { pool, tokenIn: weth, amountIn }),
+    });
+    expect(result.outcome.status).toBe("mined");
+    const plan = result.plan!;
+    // Nothing else moved the pool: the fill is the quote to the base unit.
+    expect(result.amountOut).toBe(plan.expectedOut);
+    expect(plan.minOut).toBe((plan.expectedOut * (10_000n - SLIPPAGE_BPS)) / 10_000n);
+    const after = await lp.read<readonly [bigint, number]>(pool, parseAbi(["function slot0() view returns (uint160, int24, uint16, uint16, uint16, uint8, bool)"]), "slot0");
+    expect(after[1] < lower || after[1] >= upper, `tick ${after[1]} left [${lower}, ${upper})`).toBe(true);
+    // A minimum below the in-range promise would have been above the fill: that swap reverts.
+    expect(inRange).toBeGreaterThan(plan.expectedOut);
+    expect(minimumOutOf(inRange)).toBeGreaterThan(result.amountOut);
+    expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
   });
 });
