@@ -77,9 +77,9 @@ describe("rate limits in PostgreSQL", () => {
     const [a, b] = [await replicaStore(), await replicaStore()];
     const limiter = new RateLimiter({ capacity: 20, refillPerSecond: 0.01 }, { name: "shared" });
     const takes = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).take(limiter, "203.0.113.9")));
+    // Each replica alone would have allowed 20: together, 20 in all. Which replica got them is
+    // timing (each batches its own takes: one whose first take lands first may get all 20).
     expect(takes.filter((t) => t.ok)).toHaveLength(20);
-    // Each replica alone would have allowed 20.
-    expect(takes.filter((t, i) => t.ok && i % 2).length).toBeLessThan(20);
     expect(takes.filter((t) => !t.ok).every((t) => !t.ok && t.retryAfterSeconds >= 1)).toBe(true);
     expect((await a.take(limiter, "203.0.113.9")).ok).toBe(false);
     expect((await b.take(limiter, "203.0.113.9")).ok).toBe(false);
