@@ -48,3 +48,36 @@ export function coalescerFor<O extends object, K, V>(read: (owner: O, key: K) =>
     return c;
   };
 }
+
+/**
+ * `shape` (a pure function of its argument) applied once per distinct value: while reads keep
+ * returning data equal to the previous read's, the previous answer is returned without shaping
+ * it again (a `/stats` body is formatting of every open desk and 30 KB of JSON). Never stale:
+ * what is compared is the fresh read's data.
+ */
+export function lastShaped<V, R>(shape: (value: V) => R): (value: V) => R {
+  let last: { value: V; shaped: R } | undefined;
+  return (value) => {
+    if (last && sameData(last.value, value)) return last.shaped;
+    last = { value, shaped: shape(value) };
+    return last.shaped;
+  };
+}
+
+/**
+ * Deep equality of read data: primitives (bigints by value), arrays, Maps and plain objects with
+ * the same keys in the same order. Anything else (a class instance, NaN) counts as different,
+ * which only costs a reshaping.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  if (a instanceof Map) return b instanceof Map && a.size === b.size && [...a].every(([k, v]) => b.has(k) && sameData(v, b.get(k)));
+  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return ka.length === kb.length && ka.every((k, i) => kb[i] === k && sameData(ra[k], rb[k]));
+}

@@ -1,9 +1,10 @@
 /**
  * GET /stats: totals, pending accumulators, desks snapshot. The body is formatted and
- * serialised once per read and shared by the requests that read shares (see coalesce.ts).
+ * serialised once per read and shared by the requests that read shares, and not even that
+ * while reads return what the previous one did (see coalesce.ts).
  */
 import type { ApiDeps } from "../deps.js";
-import { coalescerFor } from "../read/coalesce.js";
+import { coalescerFor, lastShaped } from "../read/coalesce.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { defineRoute } from "./route.js";
@@ -59,7 +60,9 @@ export function statsJson(s: Stats) {
   };
 }
 
-const bodies = coalescerFor(async (deps: ApiDeps, _key: "stats") => JSON.stringify(statsJson(await readStats(deps))));
+/** The body of a read, formatted again only when the read differs from the previous one. */
+const statsBody = lastShaped((s: Stats) => JSON.stringify(statsJson(s)));
+const bodies = coalescerFor(async (deps: ApiDeps, _key: "stats") => statsBody(await readStats(deps)));
 
 export const statsRoute = defineRoute({
   method: "get",

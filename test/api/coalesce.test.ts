@@ -1,6 +1,6 @@
 /** Request coalescing of hot reads: shared among concurrent callers, never stale. */
 import { describe, expect, it } from "vitest";
-import { Coalescer } from "../../api/read/coalesce.js";
+import { Coalescer, lastShaped, sameData } from "../../api/read/coalesce.js";
 
 /** A read whose completion the test controls; records when each read started. */
 function controlledReads() {
@@ -62,5 +62,28 @@ describe("Coalescer", () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => c.get("k")));
     expect(reads).toBe(2);
     expect(new Set(answers)).toEqual(new Set([1, 2]));
+  });
+});
+
+describe("lastShaped", () => {
+  it("shapes again only when the data differs from the previous read's", () => {
+    let shaped = 0;
+    const body = lastShaped((s: { n: bigint; rows: { id: string; at: bigint | null }[]; by: Map<string, bigint> }) => `${++shaped}:${s.n}`);
+    const read = (n: bigint, at: bigint | null = 1n) => ({ n, rows: [{ id: "a", at }], by: new Map([["x", n]]) });
+    expect(body(read(1n))).toBe("1:1");
+    expect(body(read(1n))).toBe("1:1");
+    expect(body(read(2n))).toBe("2:2");
+    expect(body(read(2n, null))).toBe("3:2");
+    expect(body(read(2n, null))).toBe("3:2");
+  });
+
+  it("compares bigints by value, arrays, Maps and the keys of objects in order", () => {
+    expect(sameData({ a: 1n, b: [1, "x", null] }, { a: 1n, b: [1, "x", null] })).toBe(true);
+    expect(sameData({ a: 1n, b: 2n }, { b: 2n, a: 1n })).toBe(false);
+    expect(sameData([1n], [1n, 2n])).toBe(false);
+    expect(sameData(new Map([["k", 1n]]), new Map([["k", 2n]]))).toBe(false);
+    expect(sameData({ a: undefined }, {})).toBe(false);
+    expect(sameData(new Date(0), new Date(0))).toBe(false);
+    expect(sameData(1n, 1)).toBe(false);
   });
 });
