@@ -3,25 +3,29 @@
  * enrolments, swaps, fee collections and claims, perps trades, burns), reproducible from a
  * seed and stored as an anvil state file, so benchmarks load it instead of regenerating it.
  *
- * The cache (`bench/history/history-<events>-<seed>/`) holds the chain as anvil's
- * `anvil_dumpState` returns it, gzip of its JSON state (`state.json.gz`, about a third of the
- * JSON's size), then `deployments.json`, then `meta.json` last: meta records the state's size
- * and sha256, so a cache is used only when it is complete and intact; anything else is
- * regenerated, with a line saying why. Every file is written to a temporary name and renamed.
+ * The cache (`bench/history/history-<events>-<seed>/`) holds the chain as anvil's JSON state
+ * without the call traces anvil records for every transaction (`stripTraces`: they were ~85% of
+ * it), gzipped (`state.json.gz`, ~1/13 of that JSON), then `deployments.json`, then
+ * `meta.json` last: meta records the state's size and sha256, so a cache is used only when it
+ * is complete and intact; anything else is regenerated, with a line saying why. Every file is
+ * written to a temporary name, fsynced and renamed. The state is streamed through every step
+ * (anvil's dump, stripping, gzip, hash), never held whole in memory: a million events is
+ * gigabytes of JSON as anvil dumps it.
  *
  * Transactions are sent in batches with explicit nonces and gas, then mined together
  * (automine off), which is what makes 100k events take minutes rather than hours. From 500k
- * events on, traders act through a BenchBatcher contract (contracts/devnet), 20 swaps, burns
- * and collections per transaction, saved by anvil's dump at exit (see `actionsPerTransaction`
- * for why a million events do not fit yet).
+ * events on, traders act through a BenchBatcher contract (contracts/devnet), `BATCH_ACTIONS`
+ * swaps, burns and collections per transaction with swaps straight against the PoolManager,
+ * saved by anvil's dump at exit (see `actionsPerTransaction`).
  *
- *   npx tsx bench/history.ts --events 10000 [--seed 7]
+ *   npx tsx bench/history.ts --events 10000 [--seed 7] [--batch 40]
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { open, rename } from "node:fs/promises";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
+import { createGunzip, createGzip } from "node:zlib";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -45,7 +49,7 @@ import { poolManagerAbi } from "../common/abis/uniswap.js";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, type Deployments } from "../common/config.js";
 import { DEAD_ADDRESS } from "../common/constants.js";
 import type { PoolKey } from "../common/uniswap.js";
-import { startAnvil } from "../devnet/anvil.js";
+import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT, compileProject } from "../devnet/compile.js";
 import { type DevnetContext, createDevnetContext } from "../devnet/context.js";
 import { deployDevnet } from "../devnet/deploy.js";
@@ -66,24 +70,38 @@ const USDC = (n: bigint) => n * 1_000_000n;
 const keeperAbi = parseAbi(["function executeMarketOrders(uint256[] orderIds)"]);
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
 const LOG_CHUNK_BLOCKS = 4n;
-const batcherAbi = parseAbi(["function run(address[] targets, bytes[] data)"]);
-/** Gas per action of a batched trader transaction (a v4 swap through the router is ~150k). */
-const GAS_PER_ACTION = 300_000n;
+const batcherAbi = parseAbi([
+  "struct PoolKey { address currency0; address currency1; uint24 fee; int24 tickSpacing; address hooks; }",
+  "function addPools(PoolKey[] keys)",
+  "function act(uint256[] swaps, address[] targets, bytes[] data)",
+]);
+/**
+ * Gas per action of a batched trader transaction: measured ~26k on average (a direct swap,
+ * its share of the settlement, burns, a collection now and then), at most ~42k per action
+ * in a transaction; anvil fills a block by the gas transactions declare, so this sets how many
+ * fit in one (60M).
+ */
+const GAS_PER_ACTION = 60_000n;
 
 /**
- * Trader actions per transaction: 1 (each swap, burn or collection its own transaction) below
- * 500k events; larger histories send 20 through each trader's BenchBatcher per transaction
- * (~2,000 events/s generated instead of ~400), saved by anvil's dump at exit.
+ * Trader actions per transaction: 1 (each swap, burn or collection its own transaction, swaps
+ * through the Universal Router and Permit2) below 500k events; larger histories send
+ * `BATCH_ACTIONS` through each trader's BenchBatcher per transaction, its swaps straight
+ * against the PoolManager in one unlock (see contracts/devnet/BenchBatcher.sol), and are saved
+ * by anvil's dump at exit.
  *
- * Not yet usable at 1M: anvil keeps every mined transaction's call traces in its state, so the
- * plain state of a 100k-event batched history is already 1.5 GB (a million events: ~15 GB
- * plain, ~0.5 GB gzipped) — too large to load back into anvil here. The bench's sizes stop at
- * 100k until a history's state is made smaller (leaner actions than router + Permit2 swaps, or
- * a chain without stored traces).
+ * Why lean swaps: anvil keeps every mined transaction's call trace in memory until it dumps
+ * the chain (`stripTraces` drops them from the saved state, but not from the running anvil).
+ * A router swap is 14 calls and ~17 KB of trace for its one `Swap` event, a collection 38
+ * calls and ~40 KB; with router swaps a million events meant ~15 GB of traces, more than this
+ * machine's anvil could hold and dump. A batched direct swap is one call plus its share of the
+ * settlement. Collections stay (they are the lockers' events) but are rarer in batched
+ * histories (`traderAction`).
  */
-export function actionsPerTransaction(events: number): number {
-  return events >= 500_000 ? 20 : 1;
+export function actionsPerTransaction(events: number, override?: number): number {
+  return override ?? (events >= 500_000 ? BATCH_ACTIONS : 1);
 }
+const BATCH_ACTIONS = 40;
 
 export type History = {
   name: string;
@@ -103,11 +121,17 @@ export type History = {
   /** Transfer events of launched tokens (what the bare ponder app indexes). */
   tokenTransfers: number;
   generatedInSeconds: number;
+  /** Size of the JSON state `stateFile` inflates to (caches made before it: absent). */
+  stateJsonBytes?: number;
+  /** How it was made: trader actions per transaction, anvil's dump with traces, anvil's peak memory, save time. */
+  generation?: { actionsPerTransaction: number; dumpedJsonBytes: number; anvilPeakBytes: number; savedInSeconds: number };
 };
 
 /** A signer that numbers its own nonces and never waits: batches are mined by `mineAll`. */
 class Sender {
   nonce = 0;
+  /** Transactions sent and not yet seen mined, by nonce (for `repair`). */
+  private unmined = new Map<number, { to: Address; data: Hex; value: bigint; gas: bigint; resent: number }>();
   constructor(readonly ctx: DevnetContext) {}
   async init() {
     this.nonce = await this.ctx.publicClient.getTransactionCount({ address: this.ctx.account.address, blockTag: "pending" });
@@ -115,6 +139,7 @@ class Sender {
   }
   async send(to: Address, data: Hex, value = 0n, gas = GAS): Promise<Hex> {
     const nonce = this.nonce++;
+    this.unmined.set(nonce, { to, data, value, gas, resent: 0 });
     // A busy anvil can take longer than the client's timeout to accept a transaction: send the
     // same signed nonce again; "already known" / "nonce too low" means the first one arrived.
     for (let attempt = 0; ; attempt++) {
@@ -140,21 +165,63 @@ class Sender {
       maxPriorityFeePerGas: 0n,
     });
   }
+  /**
+   * After mining: if the chain's nonce of this sender is behind its own while the pool has
+   * nothing pending, anvil dropped a transaction (seen in the million-event history: one
+   * transaction per trader vanished from the pool, and every later one waited behind the gap
+   * forever). Sends the missing one again; returns a line saying so, or undefined.
+   */
+  async repair(): Promise<string | undefined> {
+    const onchain = await patient(() => this.ctx.publicClient.getTransactionCount({ address: this.ctx.account.address, blockTag: "latest" }));
+    for (const n of this.unmined.keys()) if (n < onchain) this.unmined.delete(n);
+    if (onchain >= this.nonce) return undefined;
+    const tx = this.unmined.get(onchain);
+    if (!tx) throw new Error(`${this.ctx.account.address}: nonce ${onchain} is missing from the chain and was never sent here`);
+    if (++tx.resent > 3) throw new Error(`${this.ctx.account.address}: anvil dropped the transaction with nonce ${onchain} three times`);
+    await this.sendOnce(tx.to, tx.data, tx.value, tx.gas, onchain).catch((error: Error) => {
+      if (!/already known/i.test(error.message)) throw error;
+    });
+    return `anvil dropped ${this.ctx.account.address}'s transaction with nonce ${onchain} (${tx.data.slice(0, 10)}, ${this.nonce - onchain - 1} waiting behind it): sent it again`;
+  }
   call(to: Address, abi: Abi, functionName: string, args: readonly unknown[], value = 0n) {
     return this.send(to, encodeFunctionData({ abi, functionName, args } as never), value);
   }
 }
 
-async function rpc<T>(ctx: DevnetContext, method: string, params: unknown[] = []): Promise<T> {
-  return (await ctx.publicClient.request({ method: method as never, params: params as never })) as T;
+/**
+ * Runs a read again when anvil was too slow to answer within the client's 10 s (a shared
+ * machine's anvil, busy mining blocks of thousands of events, sometimes is); other errors
+ * and the sixth timeout are thrown.
+ */
+async function patient<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 5 || !/took too long|timed out|fetch failed|ECONNRESET/i.test(String((error as Error).message))) throw error;
+    }
+  }
 }
 
-/** Mines until the pool is empty. */
-async function mineAll(ctx: DevnetContext): Promise<void> {
+async function rpc<T>(ctx: DevnetContext, method: string, params: unknown[] = []): Promise<T> {
+  return (await patient(() => ctx.publicClient.request({ method: method as never, params: params as never }))) as T;
+}
+
+/** Mines until the pool is empty and no sender's transaction went missing (`Sender.repair`). */
+async function mineAll(ctx: DevnetContext, senders: Sender[], progress: (msg: string) => void): Promise<void> {
   for (;;) {
     await rpc(ctx, "evm_mine");
     const status = await rpc<{ pending: Hex }>(ctx, "txpool_status");
-    if (BigInt(status.pending) === 0n) return;
+    if (BigInt(status.pending) !== 0n) continue;
+    let repaired = false;
+    for (const s of senders) {
+      const line = await s.repair();
+      if (line) {
+        progress(line);
+        repaired = true;
+      }
+    }
+    if (!repaired) return;
   }
 }
 
@@ -167,7 +234,7 @@ export async function countIndexedEvents(ctx: DevnetContext, d: Deployments, tok
     // Generated blocks are huge (hundreds of transactions): a few at a time keeps each answer small.
     for (let start = from; start <= toBlock; start += LOG_CHUNK_BLOCKS) {
       const end = start + LOG_CHUNK_BLOCKS - 1n > toBlock ? toBlock : start + LOG_CHUNK_BLOCKS - 1n;
-      const logs = await ctx.publicClient.getLogs({ address, event, args, fromBlock: start, toBlock: end } as never);
+      const logs = await patient(() => ctx.publicClient.getLogs({ address, event, args, fromBlock: start, toBlock: end } as never));
       n += logs.length;
     }
     return n;
@@ -189,13 +256,99 @@ export async function countIndexedEvents(ctx: DevnetContext, d: Deployments, tok
   return { bySource, total: Object.values(bySource).reduce((a, b) => a + b, 0), tokenTransfers };
 }
 
-/** Stops anvil, which dumps the chain to `plain`; gzips that (streamed) into `file`, atomically. */
-async function gzipExitDump(anvil: { stop: () => Promise<void> }, plain: string, file: string): Promise<{ bytes: number; sha256: string }> {
-  await anvil.stop();
-  if (!existsSync(plain)) throw new Error("anvil did not leave a complete state dump at exit");
+const TRACES_KEY = Buffer.from('"traces":[');
+const TRACES_CLOSE = Buffer.from("]");
+
+/**
+ * Removes every mined transaction's call traces from anvil's JSON state as it streams by
+ * (`"traces":[…]` becomes `"traces":[]`), counting the bytes removed in `removed`.
+ *
+ * anvil records the call tree of every transaction it mines (no flag turns that off) and
+ * dumps it with the chain: ~85% of a history's state, and of the memory anvil needs to load
+ * it. Nothing the benchmarks ask depends on it: logs, blocks and receipts come from the other
+ * fields, and anvil loads a state whose traces are empty (checked on the 100k history: the
+ * same `eth_getLogs`, blocks and receipts, byte for byte, from a 313 MB state instead of
+ * 1.39 GB, in 0.8 GB of memory instead of 3 GB). Only `debug_trace*`/`trace_*` of the
+ * history's own transactions answer empty. anvil's dump is compact JSON, where `"traces":[`
+ * can only be that key (a string cannot hold an unescaped quote); the skipped value is walked
+ * bracket by bracket, strings included.
+ */
+export async function* stripTraces(chunks: AsyncIterable<Buffer>, removed: { bytes: number } = { bytes: 0 }): AsyncGenerator<Buffer> {
+  let carry: Buffer | undefined;
+  let skipping = false;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for await (const chunk of chunks) {
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+    carry = undefined;
+    let i = 0;
+    while (i < buf.length) {
+      if (skipping) {
+        const start = i;
+        const n = buf.length;
+        for (; i < n; i++) {
+          const b = buf[i]!;
+          if (inString) {
+            if (escaped) escaped = false;
+            else if (b === 0x5c) escaped = true;
+            else if (b === 0x22) inString = false;
+          } else if (b === 0x22) inString = true;
+          else if (b === 0x5b || b === 0x7b) depth++;
+          else if ((b === 0x5d || b === 0x7d) && --depth === 0) break;
+        }
+        removed.bytes += i - start;
+        if (i < n) {
+          skipping = false;
+          yield TRACES_CLOSE;
+          i++;
+        }
+        continue;
+      }
+      const at = buf.indexOf(TRACES_KEY, i);
+      if (at < 0) {
+        // Keep a tail that could be the start of the key, to match it across chunks.
+        const keep = Math.max(i, buf.length - (TRACES_KEY.length - 1));
+        if (keep > i) yield buf.subarray(i, keep);
+        carry = buf.subarray(keep);
+        break;
+      }
+      yield buf.subarray(i, at + TRACES_KEY.length);
+      i = at + TRACES_KEY.length;
+      skipping = true;
+      depth = 1;
+      inString = false;
+      escaped = false;
+    }
+  }
+  if (skipping) throw new Error("the state ends inside a transaction's traces (truncated)");
+  if (carry?.length) yield carry;
+}
+
+/**
+ * Writes anvil's JSON state from `source` to `file` as gzip, without traces (`stripTraces`),
+ * atomically (temporary file, fsync, rename); returns the file's size and sha256 and the
+ * state's plain sizes before and after stripping.
+ */
+async function saveTracelessState(source: AsyncIterable<Buffer>, file: string): Promise<{ bytes: number; sha256: string; plainBytes: number; keptBytes: number }> {
   const tmp = `${file}.write.tmp`;
   const hash = createHash("sha256");
+  const removed = { bytes: 0 };
+  let plainBytes = 0;
+  let keptBytes = 0;
   let bytes = 0;
+  const measured = async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of chunks) {
+      plainBytes += chunk.length;
+      yield chunk;
+    }
+  };
+  const strip = async function* (chunks: AsyncIterable<Buffer>) {
+    for await (const chunk of stripTraces(measured(chunks), removed)) {
+      keptBytes += chunk.length;
+      yield chunk;
+    }
+  };
   const count = async function* (chunks: AsyncIterable<Buffer>) {
     for await (const chunk of chunks) {
       hash.update(chunk);
@@ -203,28 +356,84 @@ async function gzipExitDump(anvil: { stop: () => Promise<void> }, plain: string,
       yield chunk;
     }
   };
-  await pipeline(createReadStream(plain), createGzip(), count, createWriteStream(tmp));
-  const handle = await open(tmp, "r+");
-  await handle.sync();
-  await handle.close();
-  await rename(tmp, file);
-  rmSync(plain, { force: true });
-  return { bytes, sha256: hash.digest("hex") };
+  try {
+    await pipeline(source, strip, createGzip(), count, createWriteStream(tmp));
+    const handle = await open(tmp, "r+");
+    await handle.sync();
+    await handle.close();
+    await rename(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+  return { bytes, sha256: hash.digest("hex"), plainBytes, keptBytes };
 }
 
-/** One transaction of `s` in which its batcher makes every call of `calls` in order. */
-function runBatch(s: Sender, batcher: Address, calls: [Address, Hex][]): Promise<Hex> {
-  const data = encodeFunctionData({ abi: batcherAbi, functionName: "run", args: [calls.map(([to]) => to), calls.map(([, d]) => d)] });
-  return s.send(batcher, data, 0n, GAS_PER_ACTION * BigInt(calls.length) + 100_000n);
+/** Resident memory of a process in bytes (Linux; 0 where /proc is not there). */
+function residentBytes(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
-export function historyName(events: number, seed: number): string {
-  return `history-${events}-${seed}`;
+/**
+ * Stops anvil, which dumps the chain to `plain` (plain JSON, traces included) as it exits;
+ * waits for that as long as the dump keeps growing, reporting progress, then saves it without
+ * traces into `file` (`saveTracelessState`) and removes `plain`.
+ */
+async function saveExitDump(anvil: AnvilHandle, plain: string, file: string, progress: (msg: string) => void) {
+  const started = performance.now();
+  const exited = new Promise<void>((resolve) => {
+    if (anvil.process.exitCode !== null || anvil.process.signalCode !== null) resolve();
+    else anvil.process.once("exit", () => resolve());
+  });
+  anvil.process.kill("SIGTERM");
+  const exitTmp = `${plain}.exit.tmp`;
+  let last = -1;
+  let stalledSince = performance.now();
+  for (;;) {
+    const done = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    if (done) break;
+    const size = existsSync(exitTmp) ? statSync(exitTmp).size : 0;
+    if (size !== last) stalledSince = performance.now();
+    last = size;
+    // Building the dump takes a while before the first byte; no growth for 5 minutes is a hang.
+    if (performance.now() - stalledSince > 300_000) {
+      anvil.process.kill("SIGKILL");
+      throw new Error("anvil's exit dump stopped growing for 5 minutes");
+    }
+    progress(`anvil is dumping the chain: ${(size / 1e6).toFixed(0)} MB after ${Math.round((performance.now() - started) / 1000)} s`);
+  }
+  await anvil.stop(); // moves the complete dump into `plain`
+  if (!existsSync(plain)) throw new Error("anvil did not leave a complete state dump at exit");
+  progress(`anvil dumped ${(statSync(plain).size / 1e6).toFixed(0)} MB of plain JSON in ${Math.round((performance.now() - started) / 1000)} s; saving it without traces`);
+  try {
+    return await saveTracelessState(createReadStream(plain, { highWaterMark: 4 << 20 }), file);
+  } finally {
+    rmSync(plain, { force: true });
+  }
+}
+
+/** A swap as BenchBatcher takes it: pool index, direction and amount in one word. */
+const packSwap = (pool: number, zeroForOne: boolean, amountIn: bigint) => (BigInt(pool) << 129n) | (zeroForOne ? 1n << 128n : 0n) | amountIn;
+
+/** One transaction of `s` in which its batcher makes `swaps` (one unlock), then every call of `calls` in order. */
+function actBatch(s: Sender, batcher: Address, swaps: bigint[], calls: [Address, Hex][]): Promise<Hex> {
+  const data = encodeFunctionData({ abi: batcherAbi, functionName: "act", args: [swaps, calls.map(([to]) => to), calls.map(([, d]) => d)] });
+  return s.send(batcher, data, 0n, GAS_PER_ACTION * BigInt(swaps.length + calls.length) + 200_000n);
+}
+
+export function historyName(events: number, seed: number, batch?: number): string {
+  return `history-${events}-${seed}${batch === undefined ? "" : `-b${batch}`}`;
 }
 
 /** The stored history of `events` events for `seed`, if complete and intact; otherwise why not. */
-export async function loadHistory(events: number, seed: number): Promise<{ history?: History; problem?: string }> {
-  const dir = join(HISTORY_DIR, historyName(events, seed));
+export async function loadHistory(events: number, seed: number, batch?: number): Promise<{ history?: History; problem?: string }> {
+  const dir = join(HISTORY_DIR, historyName(events, seed, batch));
   const metaFile = join(dir, "meta.json");
   if (!existsSync(metaFile)) return existsSync(dir) ? { problem: "its generation never finished (no meta.json)" } : {};
   let meta: History;
@@ -260,11 +469,18 @@ const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\
  * Returns the stored history of `events` events for `seed`, generating it first if needed (or
  * if the stored one is incomplete or damaged). `progress` reports generation as it goes.
  */
-export async function ensureHistory(events: number, seed: number, port: number, progress: (msg: string) => void = () => {}): Promise<History> {
-  const { history: existing, problem } = await loadHistory(events, seed);
+export async function ensureHistory(
+  events: number,
+  seed: number,
+  port: number,
+  progress: (msg: string) => void = () => {},
+  options: { batch?: number } = {},
+): Promise<History> {
+  const name = historyName(events, seed, options.batch);
+  const { history: existing, problem } = await loadHistory(events, seed, options.batch);
   if (existing) return existing;
-  const dir = join(HISTORY_DIR, historyName(events, seed));
-  if (problem) progress(`cached ${historyName(events, seed)} is unusable (${problem}): regenerating it`);
+  const dir = join(HISTORY_DIR, name);
+  if (problem) progress(`cached ${name} is unusable (${problem}): regenerating it`);
   rmSync(dir, { recursive: true, force: true });
   const started = Date.now();
   mkdirSync(dir, { recursive: true });
@@ -272,7 +488,8 @@ export async function ensureHistory(events: number, seed: number, port: number, 
   // No periodic dumps while generating (a dump of a large state stalls anvil's RPC). Large
   // histories are saved by anvil's own dump at exit: their `anvil_dumpState` answer (hex of
   // the gzip) would pass Node's maximum string length (~512M characters; 1M events is ~0.7 GB).
-  const exitDump = actionsPerTransaction(events) > 1;
+  const batch = actionsPerTransaction(events, options.batch);
+  const exitDump = batch > 1;
   const plainState = join(dir, "state.json");
   const anvil = await startAnvil({ port, ...(exitDump ? { stateFile: plainState, saveIntervalSeconds: 0, onProgress: progress } : {}) });
   try {
@@ -285,12 +502,12 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     const traders = await Promise.all(TRADERS.map((i) => new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(i))).init()));
     const keeper = await new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(KEEPER))).init();
     const operator = await new Sender(operatorCtx).init();
-    const batch = actionsPerTransaction(events);
+    const mine = () => mineAll(operatorCtx, [...traders, keeper, operator], progress);
     // Large histories: each trader acts through its own batcher (deployed while automine is on).
     const batchers = new Map<Sender, Address>();
     if (batch > 1) {
       const artifact = compileProject().BenchBatcher!;
-      for (const t of traders) batchers.set(t, await t.ctx.deploy(artifact));
+      for (const t of traders) batchers.set(t, await t.ctx.deploy(artifact, [c.v4PoolManager!]));
       for (const t of traders) await t.init();
     }
     await rpc(operatorCtx, "evm_setAutomine", [false]);
@@ -311,9 +528,11 @@ export async function ensureHistory(events: number, seed: number, port: number, 
         rewards: launchSplitRewards({ operator: operatorCtx.account.address, creator: creator.ctx.account.address }),
         startingMarketCap: USDC(10_000n),
       });
-      await creator.send(c.launcher!, encodeFunctionData({ abi: clankerFactoryAbi, functionName: "deployToken", args: [config] }));
+      // A launch needs ~2.2M gas (the token, its pool and locked position). Histories below the
+      // batched sizes keep sending it with GAS, as their caches were made: those launches revert.
+      await creator.send(c.launcher!, encodeFunctionData({ abi: clankerFactoryAbi, functionName: "deployToken", args: [config] }), 0n, batch > 1 ? 4_000_000n : GAS);
     }
-    await mineAll(operatorCtx);
+    await mine();
     const created = await operatorCtx.publicClient.getLogs({ address: c.launcher!, event: clankerFactoryAbi.find((i) => i.type === "event" && i.name === "TokenCreated") as never, fromBlock: 0n });
     const tokens = created.map((l) => parseTokenCreated({ logs: [l] }).token);
     for (const token of tokens.slice(3)) {
@@ -326,49 +545,57 @@ export async function ensureHistory(events: number, seed: number, port: number, 
       keys.set(token, info.poolKey);
     }
     // Approvals: USDC and every token to Permit2, Permit2 to the router; USDC to the perps storage.
-    for (const s of [...traders, operator]) {
+    // (Batched traders swap through their batchers: only the operator uses the router then.)
+    for (const s of batch > 1 ? [operator] : [...traders, operator]) {
       for (const token of [c.usdc!, ...tokens]) {
         await s.call(token, erc20Abi, "approve", [c.permit2!, maxUint256]);
         await s.call(c.permit2!, permit2Abi, "approve", [token, c.universalRouter!, maxUint160, maxUint48]);
       }
     }
     await operator.call(c.usdc!, erc20Abi, "approve", [c.perpsStorage!, maxUint256]);
+    // Batchers pay the PoolManager directly (USDC, no approvals) and name pools by their index in `usdcTokens`.
+    const usdcTokens = tokens.filter((t) => keys.get(t)!.currency0 === c.usdc || keys.get(t)!.currency1 === c.usdc);
     for (const [s, batcher] of batchers) {
       await operator.call(c.usdc!, mintAbi, "mint", [batcher, USDC(1_000_000_000n)]);
-      const calls: [Address, Hex][] = [];
-      for (const token of [c.usdc!, ...tokens]) {
-        calls.push([token, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [c.permit2!, maxUint256] })]);
-        calls.push([c.permit2!, encodeFunctionData({ abi: permit2Abi, functionName: "approve", args: [token, c.universalRouter!, maxUint160, maxUint48] as never })]);
+      for (let i = 0; i < usdcTokens.length; i += 50) {
+        const pools = usdcTokens.slice(i, i + 50).map((t) => keys.get(t)!);
+        await s.send(batcher, encodeFunctionData({ abi: batcherAbi, functionName: "addPools", args: [pools] }), 0n, 200_000n + 150_000n * BigInt(pools.length));
       }
-      await runBatch(s, batcher, calls);
     }
-    await mineAll(operatorCtx);
+    await mine();
 
-    const usdcTokens = tokens.filter((t) => keys.get(t)!.currency0 === c.usdc || keys.get(t)!.currency1 === c.usdc);
     const swapData = (token: Address, tokenIn: Address, amountIn: bigint) => {
       const key = keys.get(token)!;
       const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne: key.currency0 === tokenIn, amountIn, amountOutMin: 0n, payerIsUser: true })]);
       return encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI as Abi, functionName: "execute", args: [commands, inputs, DEADLINE] });
     };
     const swap = (s: Sender, token: Address, tokenIn: Address, amountIn: bigint) => s.send(c.universalRouter!, swapData(token, tokenIn, amountIn));
-    /** One trader action (the same mix either way), as a call its batcher makes or a transaction. */
-    const traderAction = (): [Address, Hex] => {
-      const token = pick(usdcTokens);
+    /**
+     * One trader action: a buy (USDC in), a sell (token in), a burn or a fee collection. Alone, a
+     * transaction (swaps through the router); batched, a swap for the batcher's unlock or a call
+     * it makes. Batched histories collect fees in 1.5% of actions instead of 15%: a collection's
+     * trace is ~40 KB for its ~4.6 locker events (see `actionsPerTransaction`).
+     */
+    const collectShare = batch > 1 ? 0.015 : 0.15;
+    const traderAction = (from: readonly Address[] = usdcTokens): { swap?: { token: Address; tokenIn: Address; amountIn: bigint }; call?: [Address, Hex] } => {
+      const token = pick(from);
       const r = random();
-      if (r < 0.45) return [c.universalRouter!, swapData(token, c.usdc!, USDC(BigInt(20 + Math.floor(random() * 500))))];
-      if (r < 0.7) return [c.universalRouter!, swapData(token, token, 10n ** 24n * BigInt(1 + Math.floor(random() * 50)))];
-      if (r < 0.85) return [token, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))] })];
-      return [c.lpLocker!, encodeFunctionData({ abi: clankerLpLockerAbi as Abi, functionName: "collectRewards", args: [token] })];
+      const swapOf = (tokenIn: Address, amountIn: bigint) => ({ swap: { token, tokenIn, amountIn } });
+      if (r < 0.45) return swapOf(c.usdc!, USDC(BigInt(20 + Math.floor(random() * 500))));
+      if (r < 0.7) return swapOf(token, 10n ** 24n * BigInt(1 + Math.floor(random() * 50)));
+      if (r < 1 - collectShare) return { call: [token, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))] })] };
+      return { call: [c.lpLocker!, encodeFunctionData({ abi: clankerLpLockerAbi as Abi, functionName: "collectRewards", args: [token] })] };
     };
 
     // Rounds of mixed activity until the indexed-event target is reached (checked every few rounds).
     let round = 0;
     let counted = 0;
+    let peakRss = 0;
     let countedTo = BigInt(deployments.startBlock ?? 0) - 1n;
     const tally = { bySource: {} as Record<string, number>, tokenTransfers: 0 };
     /** Counts the blocks mined since the last count and adds them to the tally. */
     const countNew = async () => {
-      const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
+      const head = await patient(() => operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 }));
       const fresh = await countIndexedEvents(operatorCtx, deployments, tokens, countedTo + 1n, head);
       countedTo = head;
       for (const [source, n] of Object.entries(fresh.bySource)) tally.bySource[source] = (tally.bySource[source] ?? 0) + n;
@@ -380,15 +607,23 @@ export async function ensureHistory(events: number, seed: number, port: number, 
     const perRound = Math.min(150, Math.max(10, Math.floor(events / 20)));
     const countEvery = events < 20_000 || batch > 1 ? 1 : 5;
     while (counted < events) {
+      // Batched transactions are signed and sent concurrently (each sender numbers its own nonces).
+      const sent: Promise<Hex>[] = [];
       for (let k = 0; k < perRound; k++) {
         const s = pick(traders);
         if (batch === 1) {
-          const [to, data] = traderAction();
-          await s.send(to, data);
+          const { swap: sw, call } = traderAction();
+          if (sw) await s.send(c.universalRouter!, swapData(sw.token, sw.tokenIn, sw.amountIn));
+          else await s.send(call![0], call![1]);
         } else {
-          await runBatch(s, batchers.get(s)!, Array.from({ length: batch }, traderAction));
+          // A few tokens per transaction: each token touched is a balance read and a settlement in the unlock.
+          const subset = [pick(usdcTokens), pick(usdcTokens), pick(usdcTokens)];
+          const actions = Array.from({ length: batch }, () => traderAction(subset));
+          const swaps = actions.flatMap(({ swap: w }) => (w ? [packSwap(usdcTokens.indexOf(w.token), keys.get(w.token)!.currency0 === w.tokenIn, w.amountIn)] : []));
+          sent.push(actBatch(s, batchers.get(s)!, swaps, actions.flatMap((a) => (a.call ? [a.call] : []))));
         }
       }
+      await Promise.all(sent);
       // The operator: buy back and burn, claim, and run desks the keeper executes.
       const token = pick(usdcTokens);
       await swap(operator, token, c.usdc!, USDC(10n));
@@ -398,38 +633,47 @@ export async function ensureHistory(events: number, seed: number, port: number, 
         const trade = { trader: operatorCtx.account.address, pairIndex: BigInt(round % 2), index: 0n, initialPosToken: 0n, positionSizeUSDC: USDC(100n), openPrice: 0n, buy: random() < 0.5, leverage: 5n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n };
         await operator.call(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 3, 10n ** 12n], 350_000_000_000_000n);
       }
-      await mineAll(operatorCtx);
+      await mine();
       if (round % 3 === 0) {
-        const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
-        const pending = await operatorCtx.publicClient.getLogs({ address: c.perpsTrading!, event: perpsTradingAbi.find((i) => i.type === "event" && i.name === "MarketOrderInitiated") as never, fromBlock: head - 2n, toBlock: head });
+        const head = await patient(() => operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 }));
+        const pending = await patient(() => operatorCtx.publicClient.getLogs({ address: c.perpsTrading!, event: perpsTradingAbi.find((i) => i.type === "event" && i.name === "MarketOrderInitiated") as never, fromBlock: head - 2n, toBlock: head }));
         for (const log of pending) orders.push((log as unknown as { args: { orderId: bigint } }).args.orderId);
         if (orders.length) await keeper.call(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orders.splice(0)]);
       }
       round++;
       if (round % countEvery === 0) {
-        await mineAll(operatorCtx);
+        await mine();
         counted += (await countNew()).total;
-        progress(`${counted} / ${events} events`);
+        const seconds = (Date.now() - started) / 1000;
+        const rss = residentBytes(anvil.process.pid);
+        progress(`${counted} / ${events} events, ${Math.round(seconds)} s, ${Math.round(counted / seconds)} events/s${rss ? `, anvil ${(rss / 2 ** 30).toFixed(1)} GiB` : ""}`);
+        peakRss = Math.max(peakRss, rss);
       }
     }
-    await mineAll(operatorCtx);
+    await mine();
     // No bought token stays in the operator wallet: burn what the rounds' small burns left.
     for (const token of tokens) {
       const left = await operatorCtx.read<bigint>(token, erc20Abi, "balanceOf", [operatorCtx.account.address]);
       if (left > 0n) await operator.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, left]);
     }
-    await mineAll(operatorCtx);
+    await mine();
     await rpc(operatorCtx, "evm_setAutomine", [true]);
     const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
     await countNew();
+    peakRss = Math.max(peakRss, residentBytes(anvil.process.pid));
     progress("saving the chain");
     const saved = performance.now();
-    const state = exitDump ? await gzipExitDump(anvil, plainState, stateFile) : await writeFileAtomic(stateFile, await anvil.dumpState());
-    progress(`saved ${(state.bytes / 1e6).toFixed(1)} MB of gzipped state in ${((performance.now() - saved) / 1000).toFixed(1)} s`);
+    const state = exitDump
+      ? await saveExitDump(anvil, plainState, stateFile, progress)
+      : await saveTracelessState(Readable.from([await anvil.dumpState()]).pipe(createGunzip()), stateFile);
+    progress(
+      `saved the chain in ${((performance.now() - saved) / 1000).toFixed(1)} s: ${(state.plainBytes / 1e6).toFixed(0)} MB of JSON, ` +
+        `${(state.keptBytes / 1e6).toFixed(0)} MB without traces, ${(state.bytes / 1e6).toFixed(1)} MB gzipped`,
+    );
     const deploymentsFile = join(dir, "deployments.json");
     await writeFileAtomic(deploymentsFile, json(deployments));
     const history: History = {
-      name: historyName(events, seed),
+      name,
       events,
       seed,
       stateFile,
@@ -442,13 +686,18 @@ export async function ensureHistory(events: number, seed: number, port: number, 
       indexedEvents: Object.values(tally.bySource).reduce((a, b) => a + b, 0),
       tokenTransfers: tally.tokenTransfers,
       generatedInSeconds: Math.round((Date.now() - started) / 1000),
+      stateJsonBytes: state.keptBytes,
+      generation: { actionsPerTransaction: batch, dumpedJsonBytes: state.plainBytes, anvilPeakBytes: peakRss, savedInSeconds: Math.round((performance.now() - saved) / 1000) },
     };
     await anvil.stop();
     // Written last: its presence says the state and deployments before it are complete.
     await writeFileAtomic(join(dir, "meta.json"), json(history));
     return history;
   } catch (error) {
+    // A large history's anvil would dump gigabytes at exit for nothing: stop it without its dump.
+    if (exitDump) anvil.process.kill("SIGKILL");
     await anvil.stop();
+    rmSync(plainState, { force: true });
     throw error;
   }
 }
@@ -461,7 +710,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   };
   const events = Number(flag("events", "1000"));
   const seed = Number(flag("seed", "7"));
+  // --batch N: trader actions per transaction whatever the size (its own cache, `-bN`), to try batching on small histories.
+  const batch = args.includes("--batch") ? Number(flag("batch", "1")) : undefined;
   const { freePort } = await import("../devnet/ports.js");
-  const h = await ensureHistory(events, seed, await freePort(), (m) => console.log(m));
+  const h = await ensureHistory(events, seed, await freePort(), (m) => console.log(m), { batch });
   console.log(`${h.name}: ${h.indexedEvents} indexed events, ${h.tokenTransfers} token transfers, head ${h.head}, generated in ${h.generatedInSeconds}s`);
 }

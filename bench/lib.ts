@@ -2,7 +2,7 @@
  * What every benchmark part needs: a PostgreSQL server, an anvil serving a stored history,
  * ponder processes (ours, the bare floor app, ponder's own GraphQL) and timing helpers.
  */
-import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -62,14 +62,23 @@ export async function startBench(): Promise<Bench> {
  * anvil serving a stored history (read-only: the state file is never written back). A gzipped
  * state is inflated into a temporary file for `--load-state` (anvil reads only plain JSON from
  * a file, and its `anvil_loadState` RPC refuses a body this large), removed once anvil is up.
+ * `progress` gets the inflated size and how long inflating and loading took (the million-event
+ * history is ~1 GB of JSON, loaded in under a minute).
  */
-export async function serveHistory(history: History): Promise<AnvilHandle> {
-  if (!history.stateFile.endsWith(".gz")) return startAnvil({ port: await freePort(), loadStateFile: history.stateFile });
+export async function serveHistory(history: History, progress: (msg: string) => void = () => {}): Promise<AnvilHandle & { loadSeconds: number }> {
+  const started = performance.now();
+  const done = (anvil: AnvilHandle) => {
+    const loadSeconds = (performance.now() - started) / 1000;
+    progress(`${history.name} served by anvil after ${loadSeconds.toFixed(1)} s`);
+    return { ...anvil, loadSeconds };
+  };
+  if (!history.stateFile.endsWith(".gz")) return done(await startAnvil({ port: await freePort(), loadStateFile: history.stateFile }));
   const dir = mkdtempSync(join(tmpdir(), "launchpad-history-"));
   try {
     const stateFile = join(dir, "state.json");
     await pipeline(createReadStream(history.stateFile), createGunzip(), createWriteStream(stateFile));
-    return await startAnvil({ port: await freePort(), loadStateFile: stateFile });
+    progress(`${history.name}: inflated ${(statSync(stateFile).size / 1e6).toFixed(0)} MB of state in ${((performance.now() - started) / 1000).toFixed(1)} s; anvil loads it`);
+    return done(await startAnvil({ port: await freePort(), loadStateFile: stateFile }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -141,7 +150,8 @@ export async function indexHistory(
     onLog: (line) => logs.push(line),
   });
   try {
-    await waitForIndexed(ponder, history.head, 900_000);
+    // 15 minutes, and a minute more per 50k events beyond 100k (the million-event history's backfill runs longer).
+    await waitForIndexed(ponder, history.head, 900_000 + Math.max(0, history.indexedEvents - 100_000) * 1.2);
   } catch (error) {
     await ponder.stop();
     throw new Error(`${(error as Error).message}\n${logs.slice(-20).join("\n")}`);
