@@ -40,6 +40,12 @@ export type SpendView = { currency: CurrencyInfo; buybacks: number; amountIn: bi
 type FeeRow = Omit<typeof tokenFee.$inferSelect, "token">;
 type SpendRow = { currency: Hex; buybacks: number; amountIn: bigint; usdcIn: bigint };
 
+/**
+ * Launched tokens' currency infos, by lowercase address: a token's symbol never changes once
+ * indexed, so each is read from the token table once per process (one entry per token).
+ */
+const launchedCurrencies = new Map<string, CurrencyInfo>();
+
 /** USDC and WETH from the config; other currencies (a launched token's own) from the token table. */
 export async function currencyInfos(db: ReadDb, config: Config, addresses: Iterable<string>): Promise<Map<string, CurrencyInfo>> {
   const out = new Map<string, CurrencyInfo>();
@@ -50,15 +56,19 @@ export async function currencyInfos(db: ReadDb, config: Config, addresses: Itera
   const others: Hex[] = [];
   for (const address of new Set([...addresses].map((a) => a.toLowerCase()))) {
     const match = known.find(([a]) => a?.toLowerCase() === address);
+    const launched = launchedCurrencies.get(address);
     if (match) out.set(address, { address: getAddress(address), symbol: match[1], decimals: match[2] });
+    else if (launched) out.set(address, launched);
     else others.push(address as Hex);
   }
   if (others.length) {
     const rows = await db.select({ address: token.address, symbol: token.symbol }).from(token).where(inArray(token.address, others));
     for (const address of others) {
       const row = rows.find((r) => r.address.toLowerCase() === address);
-      // A launched token has 18 decimals; an address the index does not know is shown by its address.
-      out.set(address, { address: getAddress(address), symbol: row?.symbol ?? getAddress(address), decimals: TOKEN_DECIMALS });
+      // A launched token has 18 decimals; an address the index does not know is shown by its address (and asked again next time).
+      const info = { address: getAddress(address), symbol: row?.symbol ?? getAddress(address), decimals: TOKEN_DECIMALS };
+      if (row) launchedCurrencies.set(address, info);
+      out.set(address, info);
     }
   }
   return out;

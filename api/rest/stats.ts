@@ -70,7 +70,7 @@ export const statsRoute = defineRoute({
   tag: "service",
   summary: "Fee, buyback and burn totals, pending accumulators, open desks",
   description:
-    "Totals come from the indexer's incremental aggregates; the answer time does not grow with history. Fees are shown per currency (the amount in its own currency) and in USDC: USDC as collected, WETH at the realised rate of the operator's conversion swap. The per-leg totals are the ledger's allocations, fact by fact.",
+    "Totals come from the indexer's incremental aggregates; the answer time does not grow with history. Fees are shown per currency (the amount in its own currency) and in USDC: USDC as claimed, WETH at the realised rate of the operator's conversion swap. The per-leg totals are the ledger's allocations, fact by fact.",
   responses: { 200: { description: "Stats", schema: statsResponse } },
   handler: async (c, _input, deps) => c.body(await bodies(deps).get("stats"), 200, { "content-type": "application/json" }),
 });
