@@ -25,14 +25,21 @@ export type Bench = {
 /** Load from one client would otherwise measure the per-client rate limiter, not the API. */
 export const BENCH_RATE_LIMIT_SCALE = "100000";
 /**
- * Blocks per `eth_getLogs` request, the same for both indexers. Generated blocks hold hundreds
- * of transactions, so ponder's default (500 blocks) would ask anvil for tens of thousands of
- * logs at once; 32 blocks keeps an answer to a few thousand. Not fewer: ponder sends one
- * request per (contract, event) per range and starts its client at 20 requests per second, so
- * at 4 blocks our 20 event sources spent most of the benchmark waiting on that limit (measured
- * on 20k events: ratio 0.33 at 4 blocks, 0.91 at 32, same indexer, same run).
+ * Blocks per `eth_getLogs` request, the same for both indexers on a history: as many as keep a
+ * range to about 6,500 indexed events, at most 32. Generated blocks hold hundreds of
+ * transactions (a million-event history ~1,400 events a block), and ponder 0.16.10 fails on
+ * answers of tens of thousands of logs: with 32-block ranges over the million-event history
+ * 98 of 402 requests failed and its sync stopped (so that history gets 4 blocks, and indexes).
+ * Not fewer than needed: ponder sends one request per (contract, event) per range and starts
+ * its client at 20 requests per second, so at 4 blocks our 20 event sources spent most of a
+ * 20k-event history waiting on that limit (ratio 0.33 at 4 blocks, 0.91 at 32, same run).
+ * `BENCH_LOGS_BLOCK_RANGE` overrides it for every history.
  */
-export const BENCH_LOGS_BLOCK_RANGE = process.env.BENCH_LOGS_BLOCK_RANGE ?? "32";
+export function logsBlockRange(history: Pick<History, "indexedEvents" | "head">): string {
+  if (process.env.BENCH_LOGS_BLOCK_RANGE) return process.env.BENCH_LOGS_BLOCK_RANGE;
+  const perBlock = history.indexedEvents / Math.max(1, history.head);
+  return String(Math.max(1, Math.min(32, Math.floor(6_500 / Math.max(1, perBlock)))));
+}
 
 export const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
 
@@ -117,7 +124,7 @@ async function settleHistory(rpcUrl: string, head: number): Promise<void> {
 
 /** The environment of our service on a history (the indexer and any API replica of it). */
 export function oursEnv(history: History, rpcUrl: string, databaseUrl: string): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE, ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE };
+  return { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE, ETH_GET_LOGS_BLOCK_RANGE: logsBlockRange(history) };
 }
 
 /** Starts a ponder app on the history and times it until it has indexed up to the head. */
@@ -136,7 +143,7 @@ export async function indexHistory(
           CHAIN_ID: String(DEVNET_CHAIN_ID),
           LAUNCHER_ADDRESS: history.deployments.contracts.launcher as string,
           START_BLOCK: String(history.deployments.startBlock ?? 0),
-          ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE,
+          ETH_GET_LOGS_BLOCK_RANGE: logsBlockRange(history),
         };
   await settleHistory(rpcUrl, history.head);
   const logs: string[] = [];

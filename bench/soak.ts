@@ -16,7 +16,7 @@ import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
 import { checkLedgerInvariants } from "../core/ledger/ledger.js";
 import type { History } from "./history.js";
-import { BENCH_LOGS_BLOCK_RANGE, BENCH_RATE_LIMIT_SCALE, type Bench, log, serveHistory } from "./lib.js";
+import { BENCH_RATE_LIMIT_SCALE, type Bench, log, logsBlockRange, serveHistory } from "./lib.js";
 
 export type SoakResult = {
   seconds: number;
@@ -53,7 +53,7 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     DEPLOYMENTS_FILE: history.deploymentsFile,
     WORKER_INTERVAL_SCALE: "0.01",
     RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE,
-    ETH_GET_LOGS_BLOCK_RANGE: BENCH_LOGS_BLOCK_RANGE,
+    ETH_GET_LOGS_BLOCK_RANGE: logsBlockRange(history),
     LOG_LEVEL: "warn",
   };
   // A block a second, like the npm start devnet, so the engine and market see time pass.
