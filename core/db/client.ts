@@ -16,9 +16,17 @@ export type EngineDb = { pool: pg.Pool; db: Db; close: () => Promise<void> };
 
 /** Pool size: the scheduler runs at most one cycle per worker at a time. */
 const POOL_SIZE = 10;
+/**
+ * A session idle inside a transaction this long is ended by PostgreSQL (its transaction rolls
+ * back). A running engine does not wait that long between the statements of a transaction; a
+ * process that stopped running mid-transaction (frozen, suspended) does, and its locks — a
+ * signer's nonce lock, a leg's lock — are then released instead of stalling, for as long as it
+ * stays frozen, the standby that took over its lease.
+ */
+export const IDLE_IN_TRANSACTION_MS = 15_000;
 
 export function openEngineDb(databaseUrl: string, applicationName = "launchpad-engine"): EngineDb {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, application_name: applicationName });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, application_name: applicationName, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on("error", () => {});
   const db = drizzle(pool, { schema: tables });
