@@ -29,6 +29,8 @@ export function openEngineDb(databaseUrl: string, applicationName = "launchpad-e
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, application_name: applicationName, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on("error", () => {});
+  // Nor a checked-out client's (a transaction ended by the server, as above): its query rejects.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = drizzle(pool, { schema: tables });
   return { pool, db, close: () => pool.end() };
 }
