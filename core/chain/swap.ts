@@ -177,11 +177,13 @@ async function boundedRouterPlan(
     value: bigint;
     bounds: SwapBounds;
     build: (minOut: bigint) => { commands: Hex; inputs: Hex[] };
+    /** How the route is run to quote it (default `quoteRoute`). */
+    quote?: (deadline: bigint) => Promise<bigint>;
   },
 ): Promise<SwapPlan> {
   const to = getAddress(p.router);
   const deadline = await swapDeadline(client, p.bounds.deadlineSeconds);
-  const expectedOut = await quoteRoute(client, { from: p.from, to, value: p.value || undefined, deadline, build: p.build });
+  const expectedOut = await (p.quote ?? ((d: bigint) => quoteRoute(client, { from: p.from, to, value: p.value || undefined, deadline: d, build: p.build })))(deadline);
   const minOut = minimumOut(expectedOut, p.bounds.slippageBps);
   const { commands, inputs } = p.build(minOut);
   return {
@@ -240,29 +242,25 @@ export async function quoteRouteByBalance(
  * quote. Its price impact is measured against the pool's spot price.
  */
 export async function planV3Swap(ctx: EngineContext, p: { pool: Address; tokenIn: Address; amountIn: bigint; bounds?: SwapBounds }): Promise<SwapPlan> {
-  const bounds = p.bounds ?? swapBounds(ctx.config);
   const leg = await quoteV3Hop(ctx.publicClient, p.pool, p.tokenIn, p.amountIn);
   const build = (minOut: bigint) =>
     routerPlan([v3ExactIn({ recipient: ctx.operator, amountIn: p.amountIn, amountOutMin: minOut, path: { tokens: [p.tokenIn, leg.tokenOut], fees: [leg.fee] }, payerIsUser: true })]);
-  const to = getAddress(ctx.contract("universalRouter"));
-  const deadline = await swapDeadline(ctx.publicClient, bounds.deadlineSeconds);
-  const expectedOut = await quoteRouteByBalance(ctx.publicClient, { from: ctx.operator, to, tokenOut: leg.tokenOut, recipient: ctx.operator, deadline, build });
-  const minOut = minimumOut(expectedOut, bounds.slippageBps);
-  if (minOut === 0n) throw new EngineError(`swap quote failed: ${p.amountIn} of ${p.tokenIn} buys nothing in pool ${p.pool}`, { code: "unknown", retryable: false });
-  const { commands, inputs } = build(minOut);
-  return {
+  const router = getAddress(ctx.contract("universalRouter"));
+  const plan = await boundedRouterPlan(ctx.publicClient, {
     route: "v3",
-    currencyIn: getAddress(p.tokenIn),
+    currencyIn: p.tokenIn,
     tokenOut: leg.tokenOut,
     amountIn: p.amountIn,
-    expectedOut,
-    minOut,
-    impactBps: priceImpactBps(leg.spotOut, expectedOut),
-    deadline,
-    to,
-    data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, deadline] }),
+    spotOut: leg.spotOut,
+    from: ctx.operator,
+    router,
     value: 0n,
-  };
+    bounds: p.bounds ?? swapBounds(ctx.config),
+    build,
+    quote: (deadline) => quoteRouteByBalance(ctx.publicClient, { from: ctx.operator, to: router, tokenOut: leg.tokenOut, recipient: ctx.operator, deadline, build }),
+  });
+  if (plan.minOut === 0n) throw new EngineError(`swap quote failed: ${p.amountIn} of ${p.tokenIn} buys nothing in pool ${p.pool}`, { code: "unknown", retryable: false });
+  return plan;
 }
 
 /**
