@@ -73,6 +73,7 @@ async function sendBuyFirst(trader: number, token: Address, usdcIn: bigint): Pro
   });
 }
 
+const v3Slot0Abi = parseAbi(["function slot0() view returns (uint160, int24, uint16, uint16, uint16, uint8, bool)"]);
 const minimumOutOf = (quote: bigint) => (quote * (10_000n - SLIPPAGE_BPS)) / 10_000n;
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
@@ -221,7 +222,7 @@ describe("swap bounds", () => {
     const lp = d.as(6);
     const pool = d.c.v3WethUsdcPool!;
     const [weth, usdc] = [getAddress(d.c.weth!), getAddress(d.c.usdc!)];
-    const slot0 = await lp.read<readonly [bigint, number]>(pool, parseAbi(["function slot0() view returns (uint160, int24, uint16, uint16, uint16, uint8, bool)"]), "slot0");
+    const slot0 = await lp.read<readonly [bigint, number]>(pool, v3Slot0Abi, "slot0");
     const spacing = V3_WETH_USDC_FEE === 500 ? 10 : 60;
     const aligned = Math.floor(slot0[1] / spacing) * spacing;
     const [lower, upper] = [aligned - spacing, aligned + 2 * spacing];
@@ -256,7 +257,7 @@ describe("swap bounds", () => {
     // Nothing else moved the pool: the fill is the quote to the base unit.
     expect(result.amountOut).toBe(plan.expectedOut);
     expect(plan.minOut).toBe((plan.expectedOut * (10_000n - SLIPPAGE_BPS)) / 10_000n);
-    const after = await lp.read<readonly [bigint, number]>(pool, parseAbi(["function slot0() view returns (uint160, int24, uint16, uint16, uint16, uint8, bool)"]), "slot0");
+    const after = await lp.read<readonly [bigint, number]>(pool, v3Slot0Abi, "slot0");
     expect(after[1] < lower || after[1] >= upper, `tick ${after[1]} left [${lower}, ${upper})`).toBe(true);
     // A minimum below the in-range promise would have been above the fill: that swap reverts.
     expect(inRange).toBeGreaterThan(plan.expectedOut);
