@@ -19,7 +19,7 @@
  *   - A state file is checked before anvil is spawned; one that cannot be loaded stops the
  *     start with one line naming the file and what to do, never a silent fresh chain.
  */
-import { settlesWithin } from "../common/async.js";
+import { forEachLine, settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -144,16 +144,15 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
 
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
   const recent: string[] = [];
-  const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString().split("\n")) {
-      if (!line.trim()) continue;
-      recent.push(line);
-      if (recent.length > 40) recent.shift();
-      options.onLog?.(line);
-    }
+  // Whole lines only: anvil writes one message in several pieces (its CLI errors in seven
+  // writes), and a read can end between them.
+  const forward = (line: string) => {
+    recent.push(line);
+    if (recent.length > 40) recent.shift();
+    options.onLog?.(line);
   };
-  child.stdout.on("data", forward);
-  child.stderr.on("data", forward);
+  forEachLine(child.stdout, forward);
+  forEachLine(child.stderr, forward);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => resolve({ code, signal })),
   );
@@ -165,7 +164,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
       // Loading runs before anvil listens: ~6 s for 280 MB here, so allow a second per 10 MB more.
       waitForRpc(rpcUrl, 30_000 + Math.ceil(stateBytes / 10e6) * 1_000),
       exited.then(async ({ code }) => {
-        await settlesWithin(outputClosed, 1_000); // its last output lines
+        await settlesWithin(outputClosed, 5_000); // its last output lines
         const output = recent.join("\n");
         const problem = stateProblemFromAnvil(output);
         if (problem && loadFile) throw new UnloadableStateError(loadFile, problem);

@@ -4,7 +4,7 @@
  * content hash of everything the indexer's output depends on: a code change means a fresh
  * schema and a full reindex, never tables computed by older code.
  */
-import { settlesWithin } from "../common/async.js";
+import { forEachLine, settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -67,11 +67,8 @@ export function startPonder(options: {
     // Own process group: Ctrl-C reaches only the parent, which stops children in order.
     detached: true,
   });
-  const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString().split("\n")) if (line.trim()) options.onLog?.(line);
-  };
-  child.stdout.on("data", forward);
-  child.stderr.on("data", forward);
+  forEachLine(child.stdout!, (line) => options.onLog?.(line));
+  forEachLine(child.stderr!, (line) => options.onLog?.(line));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     url: `http://127.0.0.1:${options.port}`,

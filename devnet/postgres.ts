@@ -3,7 +3,7 @@
  * `npm start` and the test suite. Data lives under the given directory; an existing cluster
  * is reused, so a second start resumes on the same data.
  */
-import { settlesWithin } from "../common/async.js";
+import { forEachLine, settlesWithin } from "../common/async.js";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -82,11 +82,8 @@ async function spawnServer(options: { dataDir: string; port: number; binary: str
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const forward = (chunk: Buffer) => {
-    for (const line of chunk.toString().split("\n")) if (line.trim()) options.onLog?.(line);
-  };
-  child.stdout!.on("data", forward);
-  child.stderr!.on("data", forward);
+  forEachLine(child.stdout!, (line) => options.onLog?.(line));
+  forEachLine(child.stderr!, (line) => options.onLog?.(line));
   const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`postgres exited during start (code ${code}; port ${options.port} in use?)`))));
   exited.catch(() => {});
   const deadline = Date.now() + 30_000;

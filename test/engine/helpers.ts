@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "../../devnet/compile.js";
+import { forEachLine } from "../../common/async.js";
 import { freePort } from "../helpers/ports.js";
 
 
@@ -17,10 +18,8 @@ export function runTs(file: string, env: Record<string, string>, options: { time
   });
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => {
-    stdout += d.toString();
-    if (options.onStdout) for (const line of d.toString().split("\n")) if (line.trim()) options.onStdout(line);
-  });
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  if (options.onStdout) forEachLine(child.stdout!, options.onStdout);
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
   const done = new Promise<ChildResult>((resolve) => {
