@@ -25,7 +25,7 @@ import { DEAD_ADDRESS, VIEWS_SCHEMA } from "../common/constants.js";
 import { chainOf } from "./agents/services.js";
 import { RPC_TIMEOUT_MS } from "./chain/client.js";
 import { type Db, type Queryable, tables } from "./db/client.js";
-import { checkLedgerInvariants, recordEntries } from "./ledger/ledger.js";
+import { checkLedgerInvariants, recordEntries, reorgDeficits } from "./ledger/ledger.js";
 
 export type AuditDifference = {
   check: string;
@@ -46,6 +46,8 @@ export type AuditReport = {
   indexedBlock: number | null;
   /** Work the engine has not settled: chain holdings are not compared while any exists. */
   inFlight: string[];
+  /** Legs below zero after a reorg deeper than `CONFIRMATIONS` took back spent inflows; repaid by their next inflows (not a difference). */
+  deficits: string[];
   differences: AuditDifference[];
   checks: string[];
 };
@@ -192,7 +194,8 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
       push(diff("bought tokens left in the operator wallet", 0n, await balanceOf(token, deps.operator), { token, detail: "every completed buyback burns what it bought" }));
     }
   }
-  return { ok: differences.length === 0, block: Number(block), indexedBlock, inFlight, differences, checks };
+  const deficits = (await reorgDeficits(db)).map((d) => `leg ${d.leg}${d.token ? ` of ${d.token}` : ""} is ${-d.balance} ${d.currency} (base units) short after a reorg`);
+  return { ok: differences.length === 0, block: Number(block), indexedBlock, inFlight, deficits, differences, checks };
 }
 
 /**

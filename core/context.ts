@@ -32,3 +32,13 @@ export type EngineContext = {
 export function contractResolver(config: Config): (name: ContractName) => Address {
   return (name) => requireContract(config, name);
 }
+
+/**
+ * The newest block a worker may spend from (DESIGN.md §5): `CONFIRMATIONS` below the head.
+ * Inflows from newer blocks stay pending until then. With no confirmations configured every
+ * recorded block counts as final (Infinity), and no chain call is made.
+ */
+export async function finalBlock(ctx: Pick<EngineContext, "config" | "publicClient">): Promise<number> {
+  if (ctx.config.confirmations <= 0) return Infinity;
+  return Number(await ctx.publicClient.getBlockNumber({ cacheTime: 0 })) - ctx.config.confirmations;
+}

@@ -3,7 +3,7 @@
  * with amounts in base units; `formatActivityData` turns them into exact decimals in whole
  * units of their currency and checksums the addresses.
  */
-import { type SQL, and, eq, gt, inArray, lt } from "drizzle-orm";
+import { type SQL, and, eq, gt, inArray } from "drizzle-orm";
 import type { Hex } from "viem";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { activity } from "../../schema/ponder.js";

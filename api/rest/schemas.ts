@@ -247,6 +247,7 @@ export const auditResponse = z
     block: int.describe("Chain block the balances were read at"),
     indexedBlock: int.nullable().describe("Newest block with an indexed event"),
     inFlight: z.array(z.string()).describe("Work the engine has not settled (the holdings checks wait for none)"),
+    deficits: z.array(z.string()).describe("Legs a reorg deeper than CONFIRMATIONS left short (inflows already spent were taken back); their next inflows repay them"),
     checks: z.array(z.string()).describe("Checks that ran"),
     differences: z.array(
       z

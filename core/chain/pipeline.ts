@@ -113,7 +113,6 @@ export class TxPipeline {
   readonly publicClient: PublicClient;
   readonly chain: Chain;
   readonly fence: Fence | undefined;
-  private readonly pool: pg.Pool;
   private readonly db: Db;
   private readonly operatorAccount: LocalAccount | undefined;
   private readonly log: Logger;
@@ -123,7 +122,6 @@ export class TxPipeline {
   private prepared: Promise<void> | undefined;
 
   constructor(deps: PipelineDeps) {
-    this.pool = deps.pool;
     this.db = dbOf(deps.pool);
     this.fence = deps.fence;
     if ("clients" in deps) {

@@ -13,6 +13,13 @@
  * Spends are written when the worker commits to them (with the buyback / trade / purchase
  * row that carries them, in one transaction); a spend whose transaction never lands is
  * reversed by a `refund` row keyed by the spend, so nothing is lost or spent twice.
+ *
+ * A worker spends only what is final: inflows from blocks above the final block (the head
+ * less `CONFIRMATIONS`) are pending but not spendable (`spendableBalance`). A reorg deeper
+ * than `CONFIRMATIONS` can still take back an inflow that was spent; its reversal then
+ * leaves the leg below zero, and that reversal records the shortfall (`data.deficit`). The
+ * leg's later inflows repay it before anything more is spent, and the invariants accept a
+ * negative balance only down to the deficits recorded for it.
  */
 import { sql } from "drizzle-orm";
 import type { Address } from "viem";
@@ -143,7 +150,49 @@ export async function legBalancesByToken(q: Queryable, leg: Leg): Promise<Map<Ad
   return new Map(rows.map((r) => [r.token, BigInt(r.total)]));
 }
 
-export type ReversedRow = { key: string; leg: string; token: string | null; currency: string; amount: bigint; blockNumber: number | null; blockHash: string };
+/** Inflows (positive rows) derived from blocks above `finalBlock` and not reversed: pending, not yet spendable. */
+function unfinalInflows(leg: Leg, finalBlock: number, token?: Address) {
+  return sql`
+    SELECT l.token, SUM(l.amount) AS amount FROM engine.ledger l
+    WHERE l.block_hash IS NOT NULL AND l.block_number > ${finalBlock} AND l.amount > 0 AND l.leg = ${leg}
+      ${token === undefined ? sql`` : sql`AND l.token = ${token}`}
+      AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
+    GROUP BY l.token`;
+}
+
+/**
+ * What a worker may spend from a leg (pooled, or one token's): its balance less the inflows
+ * not final yet. `finalBlock` is the newest final block (`finalBlock(ctx)`); Infinity counts
+ * every recorded block as final. Negative while a reorg deficit is being repaid.
+ */
+export async function spendableBalance(q: Queryable, leg: Leg, token: Address | undefined, finalBlock: number): Promise<bigint> {
+  const balance = await legBalance(q, leg, token);
+  if (finalBlock === Infinity) return balance;
+  const { rows } = await q.execute<{ amount: string }>(sql`SELECT COALESCE(SUM(amount), 0)::text AS amount FROM (${unfinalInflows(leg, finalBlock, token)}) u`);
+  return balance - BigInt(rows[0]?.amount ?? "0");
+}
+
+/** `spendableBalance` of a per-token leg for every token with something to spend. */
+export async function spendableBalancesByToken(q: Queryable, leg: Leg, finalBlock: number): Promise<Map<Address, bigint>> {
+  const balances = await legBalancesByToken(q, leg);
+  if (finalBlock !== Infinity) {
+    const { rows } = await q.execute<{ token: Address; amount: string }>(sql`SELECT token, amount::text AS amount FROM (${unfinalInflows(leg, finalBlock)}) u WHERE token IS NOT NULL`);
+    for (const r of rows) balances.set(r.token, (balances.get(r.token) ?? 0n) - BigInt(r.amount));
+  }
+  return new Map([...balances].filter(([, amount]) => amount > 0n));
+}
+
+export type ReversedRow = {
+  key: string;
+  leg: string;
+  token: string | null;
+  currency: string;
+  amount: bigint;
+  blockNumber: number | null;
+  blockHash: string;
+  /** Set on the last reversal of a leg that it left below zero: how far it went below (see the header). */
+  deficit?: bigint;
+};
 
 /**
  * Reverses every row derived from the given blocks (not reversed yet): a compensating row
@@ -158,9 +207,21 @@ export async function reverseBlocks(q: Queryable, blockHashes: string[], reason:
     WHERE l.block_hash IN (${sql.join(blockHashes.map((h) => sql`${h}`), sql`, `)})
       AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
     ORDER BY l.id`);
+  if (!rows.length) return [];
+  const deficits = await deficitsOf(q, rows.map((r) => ({ leg: r.leg, token: r.token ?? "", currency: r.currency, amount: -BigInt(r.amount) })));
+  const reversed: ReversedRow[] = rows.map((r, i) => ({
+    key: r.key,
+    leg: r.leg,
+    token: r.token,
+    currency: r.currency,
+    amount: BigInt(r.amount),
+    blockNumber: r.block_number === null ? null : Number(r.block_number),
+    blockHash: r.block_hash,
+    ...(deficits.has(i) ? { deficit: deficits.get(i)! } : {}),
+  }));
   await recordEntries(
     q,
-    rows.map((r) => ({
+    rows.map((r, i) => ({
       key: `reversal:${r.key}`,
       kind: r.kind,
       leg: r.leg as Leg,
@@ -171,10 +232,40 @@ export async function reverseBlocks(q: Queryable, blockHashes: string[], reason:
       txHash: r.tx_hash,
       // No block: a reversal is the engine's own correction, never itself undone by a reorg.
       blockNumber: null,
-      data: { reversalOf: r.key, blockNumber: r.block_number, blockHash: r.block_hash, reason },
+      data: { reversalOf: r.key, blockNumber: r.block_number, blockHash: r.block_hash, reason, ...(deficits.has(i) ? { deficit: deficits.get(i)!.toString() } : {}) },
     })),
   );
-  return rows.map((r) => ({ key: r.key, leg: r.leg, token: r.token, currency: r.currency, amount: BigInt(r.amount), blockNumber: r.block_number === null ? null : Number(r.block_number), blockHash: r.block_hash }));
+  return reversed;
+}
+
+/**
+ * The shortfall each leg would be left with by the given movements, keyed by the index of
+ * the leg's last movement: how much further below zero its balance goes (nothing for a leg
+ * that stays at or above zero, or was below already by at least as much). A pooled leg is
+ * one balance over every token, as workers spend it; a per-token leg one per token.
+ */
+async function deficitsOf(q: Queryable, moves: { leg: string; token: string; currency: string; amount: bigint }[]): Promise<Map<number, bigint>> {
+  const groups = new Map<string, { leg: string; token: string | undefined; currency: string; delta: bigint; last: number }>();
+  moves.forEach((m, i) => {
+    const token = PER_TOKEN_LEGS.includes(m.leg as Leg) ? m.token : undefined;
+    const id = `${m.leg}\u0000${token ?? "*"}\u0000${m.currency}`;
+    const g = groups.get(id) ?? { leg: m.leg, token, currency: m.currency, delta: 0n, last: i };
+    g.delta += m.amount;
+    g.last = i;
+    groups.set(id, g);
+  });
+  const out = new Map<number, bigint>();
+  for (const g of groups.values()) {
+    if (g.delta >= 0n) continue;
+    const { rows } = await q.execute<{ balance: string }>(sql`
+      SELECT COALESCE(SUM(balance), 0)::text AS balance FROM engine.ledger_balances
+      WHERE leg = ${g.leg} AND currency = ${g.currency} ${g.token === undefined ? sql`` : sql`AND token = ${g.token}`}`);
+    const before = BigInt(rows[0]?.balance ?? "0");
+    const below = (x: bigint) => (x < 0n ? -x : 0n);
+    const deficit = below(before + g.delta) - below(before);
+    if (deficit > 0n) out.set(g.last, deficit);
+  }
+  return out;
 }
 
 /** USDC waiting for the protocol-token buyback (the spec's `pendingBuybackUsdc`). */
@@ -197,12 +288,14 @@ export type Spend = {
   key: string;
   kind: string;
   currency: Currency;
+  /** The newest final block (`finalBlock(ctx)`): only inflows at or below it are spent. */
+  finalBlock: number;
   data?: Record<string, unknown>;
 };
 
 /**
  * Spends `amount` from a leg inside the caller's transaction, under a per-leg lock, after
- * checking the balance covers it (pooled legs: the whole leg; per-token legs: the token).
+ * checking its final part covers it (pooled legs: the whole leg; per-token legs: the token).
  * Idempotent on `key`: a second call with the same key spends nothing more.
  */
 export async function consumeLeg(tx: Tx, spend: Spend): Promise<void> {
@@ -210,14 +303,15 @@ export async function consumeLeg(tx: Tx, spend: Spend): Promise<void> {
   await lockLeg(tx, spend.leg, spend.token);
   const existing = await tx.execute<{ n: number }>(sql`SELECT 1 AS n FROM engine.ledger WHERE key = ${spend.key}`);
   if (existing.rows.length) return;
-  const balance = await legBalance(tx, spend.leg, spend.token ?? undefined);
-  if (balance < spend.amount) throw new InsufficientLegBalanceError(spend.leg, spend.token ?? null, balance, spend.amount);
-  await recordEntries(tx, [{ ...spend, amount: -spend.amount }]);
+  const spendable = await spendableBalance(tx, spend.leg, spend.token ?? undefined, spend.finalBlock);
+  if (spendable < spend.amount) throw new InsufficientLegBalanceError(spend.leg, spend.token ?? null, spendable, spend.amount);
+  const { finalBlock: _final, ...entry } = spend;
+  await recordEntries(tx, [{ ...entry, amount: -spend.amount }]);
 }
 
-/** `consumePerpUsdc`: takes a token's perp USDC into a desk trade (inside the caller's transaction). */
-export function consumePerpUsdc(tx: Tx, token: Address, amount: bigint, key: string, data?: Record<string, unknown>): Promise<void> {
-  return consumeLeg(tx, { leg: Legs.perp, token, amount, key, kind: "desk-spend", currency: "USDC", data });
+/** `consumePerpUsdc`: takes a token's final perp USDC into a desk trade (inside the caller's transaction). */
+export function consumePerpUsdc(tx: Tx, token: Address, amount: bigint, key: string, finalBlock: number, data?: Record<string, unknown>): Promise<void> {
+  return consumeLeg(tx, { leg: Legs.perp, token, amount, key, kind: "desk-spend", currency: "USDC", finalBlock, data });
 }
 
 /**
@@ -264,8 +358,9 @@ export type CreatorBuyback = { buybackId: number; token: Address; amount: bigint
 export async function consumeCreatorBuybacksAbove(
   db: Db,
   minimum: bigint | ((token: Address) => bigint | Promise<bigint>),
+  finalBlock = Infinity,
 ): Promise<CreatorBuyback[]> {
-  const queued = await legBalancesByToken(db, Legs.creatorBuyback);
+  const queued = await spendableBalancesByToken(db, Legs.creatorBuyback, finalBlock);
   const out: CreatorBuyback[] = [];
   for (const [token, amount] of queued) {
     const min = typeof minimum === "function" ? await minimum(token) : minimum;
@@ -275,7 +370,7 @@ export async function consumeCreatorBuybacksAbove(
         .insert(tables.buybacks)
         .values({ kind: "creator", token, currencyIn: "USDC", amountIn: amount.toString(), status: "swapping" })
         .returning({ id: tables.buybacks.id });
-      await consumeLeg(tx, { leg: Legs.creatorBuyback, token, amount, key: `spend:buyback:${row!.id}`, kind: "buyback-spend", currency: "USDC", data: { buybackId: row!.id } });
+      await consumeLeg(tx, { leg: Legs.creatorBuyback, token, amount, key: `spend:buyback:${row!.id}`, kind: "buyback-spend", currency: "USDC", finalBlock, data: { buybackId: row!.id } });
       return row!.id;
     });
     out.push({ buybackId, token, amount });
@@ -288,7 +383,8 @@ export type InvariantReport = { ok: boolean; violations: string[] };
 /**
  * The ledger invariants of DESIGN.md §5 that the database alone can check:
  * - per token, fees attributed (`claimed`) = the sum of its allocations to the legs;
- * - no leg is spent beyond what it received (pooled legs as a whole, per-token legs per token);
+ * - no leg is spent beyond what it received (pooled legs as a whole, per-token legs per token),
+ *   save for the reorg deficits recorded for it (see the header);
  * - every completed buyback burned exactly the tokens it bought;
  * - every running balance equals the sum of its ledger rows.
  */
@@ -303,14 +399,15 @@ export async function checkLedgerInvariants(q: Queryable): Promise<InvariantRepo
   for (const r of split.rows) {
     if (r.claimed !== r.allocated) violations.push(`token ${r.token}: claimed ${r.claimed} ≠ allocated ${r.allocated}`);
   }
-  const pooled = await q.execute<{ leg: string; total: string }>(
-    sql`SELECT leg, SUM(amount)::text AS total FROM engine.ledger GROUP BY leg HAVING SUM(amount) < 0`,
-  );
+  // A leg below zero is overspent unless reorg deficits recorded for it cover the shortfall.
+  const pooled = await q.execute<{ leg: string; total: string }>(sql`
+    SELECT leg, SUM(amount)::text AS total FROM engine.ledger GROUP BY leg
+    HAVING SUM(amount) + COALESCE(SUM((data->>'deficit')::numeric), 0) < 0`);
   for (const r of pooled.rows) violations.push(`leg ${r.leg} overspent: balance ${r.total}`);
   const perToken = await q.execute<{ leg: string; token: string; total: string }>(sql`
     SELECT leg, token, SUM(amount)::text AS total FROM engine.ledger
     WHERE leg IN ('claimed', 'weth-claimed', 'perp', 'creator-buyback') AND token IS NOT NULL
-    GROUP BY leg, token HAVING SUM(amount) < 0`);
+    GROUP BY leg, token HAVING SUM(amount) + COALESCE(SUM((data->>'deficit')::numeric), 0) < 0`);
   for (const r of perToken.rows) violations.push(`leg ${r.leg} of ${r.token} overspent: balance ${r.total}`);
   const burns = await q.execute<{ id: number; bought: string; burned: string }>(sql`
     SELECT id, COALESCE(tokens_bought, 0)::text AS bought, COALESCE(tokens_burned, 0)::text AS burned
@@ -331,6 +428,20 @@ export async function checkLedgerInvariants(q: Queryable): Promise<InvariantRepo
     );
   }
   return { ok: violations.length === 0, violations };
+}
+
+export type ReorgDeficit = { leg: Leg; token: Address | null; currency: Currency; balance: bigint };
+
+/**
+ * Legs below zero now: a reorg deeper than `CONFIRMATIONS` took back inflows already spent,
+ * and later inflows have not repaid it yet. Nothing is spent from them until they have.
+ */
+export async function reorgDeficits(q: Queryable): Promise<ReorgDeficit[]> {
+  // Pooled legs are one balance over every token (their fee rows carry the token they came from).
+  const { rows } = await q.execute<{ leg: Leg; token: string; currency: Currency; balance: string }>(sql`
+    SELECT leg, CASE WHEN leg IN (${sql.join(PER_TOKEN_LEGS.map((l) => sql`${l}`), sql`, `)}) THEN token ELSE '' END AS token, currency, SUM(balance)::text AS balance
+    FROM engine.ledger_balances GROUP BY 1, 2, 3 HAVING SUM(balance) < 0 ORDER BY 1, 2, 3`);
+  return rows.map((r) => ({ leg: r.leg, token: (r.token || null) as Address | null, currency: r.currency, balance: BigInt(r.balance) }));
 }
 
 export type LedgerTotals = {

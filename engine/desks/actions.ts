@@ -36,7 +36,8 @@ const spendKey = (id: number) => `spend:desk-trade:${id}`;
  * Opens a desk trade: records the trade and spends its collateral from the token's perp
  * leg in one transaction, then sends the market order.
  */
-export async function openDeskTrade(ctx: EngineContext, p: { token: Address; pairIndex: number; decision: DeskOpen; worker: string }): Promise<DeskTrade> {
+/** `finalBlock`: the newest final block; the collateral comes only from perp USDC at or below it. */
+export async function openDeskTrade(ctx: EngineContext, p: { token: Address; pairIndex: number; decision: DeskOpen; worker: string; finalBlock: number }): Promise<DeskTrade> {
   const { token, pairIndex, decision } = p;
   const id = await ctx.db.transaction(async (tx) => {
     await tx
@@ -47,7 +48,7 @@ export async function openDeskTrade(ctx: EngineContext, p: { token: Address; pai
       .insert(tables.deskTrades)
       .values({ token, pairIndex, side: decision.side, leverage: decision.leverage.toString(), basisUsdc: decision.collateral.toString(), status: "opening" })
       .returning({ id: tables.deskTrades.id });
-    await consumePerpUsdc(tx, token, decision.collateral, spendKey(row!.id), { tradeId: row!.id });
+    await consumePerpUsdc(tx, token, decision.collateral, spendKey(row!.id), p.finalBlock, { tradeId: row!.id });
     return row!.id;
   });
   await logDecision(ctx, { worker: p.worker, token, decision: "desk-open", reason: decision.reason, data: { tradeId: id, ...decision } });
@@ -133,12 +134,12 @@ async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): 
 }
 
 /** Adds margin from the perp leg to an open trade (applied immediately by the exchange). */
-export async function topUpDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; amount: bigint; reason: string; worker: string }): Promise<DeskTrade> {
+export async function topUpDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; amount: bigint; reason: string; worker: string; finalBlock: number }): Promise<DeskTrade> {
   const { trade } = p;
   if (trade.status !== "open" || trade.pendingTopup !== null) return trade;
   const n = trade.topups + 1;
   await ctx.db.transaction(async (tx) => {
-    await consumePerpUsdc(tx, trade.token, p.amount, `spend:desk-topup:${trade.id}:${n}`, { tradeId: trade.id });
+    await consumePerpUsdc(tx, trade.token, p.amount, `spend:desk-topup:${trade.id}:${n}`, p.finalBlock, { tradeId: trade.id });
     await updateTrade(tx, trade.id, { pendingTopup: p.amount.toString() });
   });
   await logDecision(ctx, { worker: p.worker, token: trade.token, decision: "desk-increase", reason: p.reason, data: { tradeId: trade.id, amount: p.amount } });

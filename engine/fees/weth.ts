@@ -9,11 +9,11 @@ import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { balanceOf } from "../../core/chain/erc20.js";
 import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
-import type { EngineContext } from "../../core/context.js";
+import { type EngineContext, finalBlock } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { divideConversion } from "../../common/conversion.js";
 import { allocateFees } from "./allocate.js";
-import { Legs, consumeLeg, legBalance, legBalancesByToken, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
+import { Legs, consumeLeg, legBalance, recordEntries, refundSpend, spendableBalancesByToken } from "../../core/ledger/ledger.js";
 import { tokenInfo } from "../../core/tokens.js";
 
 /** WETH fees below this wait for more (0.0001 WETH). */
@@ -29,7 +29,8 @@ export async function convertWethFees(ctx: EngineContext, worker = "fee-claimer"
   let result: { converted: string; usdcOut: string } | undefined;
   for (const c of unfinished) result = await finishConversion(ctx, c.id, worker);
 
-  const balances = await legBalancesByToken(ctx.db, Legs.wethClaimed);
+  const final = await finalBlock(ctx);
+  const balances = await spendableBalancesByToken(ctx.db, Legs.wethClaimed, final);
   const total = [...balances.values()].reduce((a, b) => a + b, 0n);
   if (total < WETH_CONVERT_MIN) return result;
   const id = await ctx.db.transaction(async (tx) => {
@@ -38,7 +39,7 @@ export async function convertWethFees(ctx: EngineContext, worker = "fee-claimer"
       .values({ wethIn: total.toString(), shares: Object.fromEntries([...balances].map(([t, a]) => [t, a.toString()])), status: "swapping" })
       .returning({ id: tables.wethConversions.id });
     for (const [token, amount] of balances) {
-      await consumeLeg(tx, { leg: Legs.wethClaimed, token, amount, key: spendKey(row!.id, token), kind: "weth-conversion", currency: "WETH", data: { conversionId: row!.id } });
+      await consumeLeg(tx, { leg: Legs.wethClaimed, token, amount, key: spendKey(row!.id, token), kind: "weth-conversion", currency: "WETH", finalBlock: final, data: { conversionId: row!.id } });
     }
     return row!.id;
   });

@@ -9,7 +9,8 @@
  *   a buyback to `swapping` or `burning`, a WETH conversion or an asset purchase to its
  *   swap or stake, a desk order to `opening` — the worker re-derives its amounts from the new
  *   receipt on its next cycle.
- * Every reorg, re-send and drop is written to the agent log with its reason.
+ * Every reorg, re-send and drop is written to the agent log with its reason, and so is every
+ * leg a reversal left short (an inflow spent before a reorg deeper than `CONFIRMATIONS`).
  */
 import { sql } from "drizzle-orm";
 import type { Tx } from "../../core/db/client.js";
@@ -81,6 +82,17 @@ export const rewindEngine: RewindHook = async (tx: Tx, effects: ReorgEffects) =>
       decision: "ledger-reversed",
       reason: `${effects.reversed.length} ledger row(s) derived from blocks ≥ ${effects.forkBlock} reversed; they are derived again from the canonical chain`,
       data: { keys: effects.reversed.slice(0, 50).map((r) => r.key) },
+    });
+  }
+  // Inflows already spent that the chain took back: the leg owes it until later inflows repay.
+  for (const r of effects.reversed) {
+    if (!r.deficit) continue;
+    await tx.insert(tables.agentLog).values({
+      token: r.token || null,
+      worker: "finality",
+      decision: "reorg-deficit",
+      reason: `leg ${r.leg} is ${r.deficit} ${r.currency} (base units) short: blocks ≥ ${effects.forkBlock} that paid it were spent from before the reorg took them; its next inflows repay it before anything more is spent`,
+      data: { leg: r.leg, currency: r.currency, deficit: r.deficit.toString(), forkBlock: effects.forkBlock },
     });
   }
 };

@@ -10,9 +10,9 @@ import { erc4626Abi } from "../../common/abis/engine.js";
 import { logDecision } from "../../core/agent-log.js";
 import { balanceOf, ensureAllowance } from "../../core/chain/erc20.js";
 import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
-import type { EngineContext } from "../../core/context.js";
+import { type EngineContext, finalBlock } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
-import { Legs, consumeLeg, pendingAssetUsdc, refundSpend } from "../../core/ledger/ledger.js";
+import { Legs, consumeLeg, pendingAssetUsdc, refundSpend, spendableBalance } from "../../core/ledger/ledger.js";
 import type { Worker } from "./types.js";
 
 /** Smallest batch: the asset leg accumulates below it. */
@@ -82,14 +82,15 @@ export async function runAssetCycle(ctx: EngineContext) {
   const results: unknown[] = [];
   const unfinished = await ctx.db.select({ id: tables.assetPurchases.id }).from(tables.assetPurchases).where(inArray(tables.assetPurchases.status, ["swapping", "staking"]));
   for (const u of unfinished) results.push(await executePurchase(ctx, u.id));
-  const pending = await pendingAssetUsdc(ctx.db);
+  const final = await finalBlock(ctx);
+  const pending = await spendableBalance(ctx.db, Legs.asset, undefined, final);
   if (pending < ASSET_MIN_BATCH_USDC) {
     if (pending > 0n) await logDecision(ctx, { worker: WORKER, decision: "wait", reason: `asset leg ${pending} below the batch minimum ${ASSET_MIN_BATCH_USDC}` });
     return { purchases: results, pendingUsdc: pending.toString() };
   }
   const id = await ctx.db.transaction(async (tx) => {
     const [row] = await tx.insert(tables.assetPurchases).values({ usdcIn: pending.toString(), status: "swapping" }).returning({ id: tables.assetPurchases.id });
-    await consumeLeg(tx, { leg: Legs.asset, token: null, amount: pending, key: `spend:asset-purchase:${row!.id}`, kind: "asset-spend", currency: "USDC", data: { purchaseId: row!.id } });
+    await consumeLeg(tx, { leg: Legs.asset, token: null, amount: pending, key: `spend:asset-purchase:${row!.id}`, kind: "asset-spend", currency: "USDC", finalBlock: final, data: { purchaseId: row!.id } });
     return row!.id;
   });
   results.push(await executePurchase(ctx, id));

@@ -7,20 +7,20 @@
  */
 import { logDecision } from "../../core/agent-log.js";
 import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../chain/buyback.js";
-import type { EngineContext } from "../../core/context.js";
+import { type EngineContext, finalBlock } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { LEGACY_WETH_MIN } from "../fees/weth.js";
-import { Legs, consumeLeg, legacyWethBalance, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
+import { Legs, consumeLeg, pendingBuybackUsdc, spendableBalance } from "../../core/ledger/ledger.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "buyback-engine";
 
-async function startBuyback(ctx: EngineContext, leg: typeof Legs.protocol | typeof Legs.legacyWeth, amount: bigint): Promise<number> {
+async function startBuyback(ctx: EngineContext, leg: typeof Legs.protocol | typeof Legs.legacyWeth, amount: bigint, final: number): Promise<number> {
   const token = ctx.config.protocolToken!;
   const currency = leg === Legs.protocol ? "USDC" : "WETH";
   return ctx.db.transaction(async (tx) => {
     const [row] = await tx.insert(tables.buybacks).values({ kind: "protocol", token, currencyIn: currency, amountIn: amount.toString(), status: "swapping" }).returning({ id: tables.buybacks.id });
-    await consumeLeg(tx, { leg, token: null, amount, key: `spend:buyback:${row!.id}`, kind: "buyback-spend", currency, data: { buybackId: row!.id } });
+    await consumeLeg(tx, { leg, token: null, amount, key: `spend:buyback:${row!.id}`, kind: "buyback-spend", currency, finalBlock: final, data: { buybackId: row!.id } });
     return row!.id;
   });
 }
@@ -34,14 +34,15 @@ export async function runBuybackCycle(ctx: EngineContext) {
   const done: BuybackSummary[] = [];
   for (const id of await unfinishedBuybacks(ctx, "protocol")) done.push(await executeBuyback(ctx, id, WORKER));
 
-  const pending = await pendingBuybackUsdc(ctx.db);
+  const final = await finalBlock(ctx);
+  const pending = await spendableBalance(ctx.db, Legs.protocol, undefined, final);
   if (pending >= ctx.config.protocolBuybackMinUsdc && pending > 0n) {
-    done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.protocol, pending), WORKER));
+    done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.protocol, pending, final), WORKER));
   } else if (pending > 0n) {
     await logDecision(ctx, { worker: WORKER, token, decision: "wait", reason: `pending ${pending} below the protocol buyback minimum ${ctx.config.protocolBuybackMinUsdc}` });
   }
-  const legacy = await legacyWethBalance(ctx.db);
-  if (legacy >= LEGACY_WETH_MIN) done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.legacyWeth, legacy), WORKER));
+  const legacy = await spendableBalance(ctx.db, Legs.legacyWeth, undefined, final);
+  if (legacy >= LEGACY_WETH_MIN) done.push(await executeBuyback(ctx, await startBuyback(ctx, Legs.legacyWeth, legacy, final), WORKER));
   return { buybacks: done, pendingUsdc: (await pendingBuybackUsdc(ctx.db)).toString() };
 }
 

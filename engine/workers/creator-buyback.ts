@@ -5,7 +5,7 @@
  */
 import { consumeCreatorBuybacksAbove } from "../../core/ledger/ledger.js";
 import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../chain/buyback.js";
-import type { EngineContext } from "../../core/context.js";
+import { type EngineContext, finalBlock } from "../../core/context.js";
 import { mandateFor } from "../../core/mandate.js";
 import type { Worker } from "./types.js";
 
@@ -14,7 +14,7 @@ const WORKER = "creator-buyback";
 export async function runCreatorBuybackCycle(ctx: EngineContext) {
   const done: BuybackSummary[] = [];
   for (const id of await unfinishedBuybacks(ctx, "creator")) done.push(await executeBuyback(ctx, id, WORKER));
-  const queued = await consumeCreatorBuybacksAbove(ctx.db, async (token) => (await mandateFor(ctx.db, ctx.config, token)).buybackMinUsdc);
+  const queued = await consumeCreatorBuybacksAbove(ctx.db, async (token) => (await mandateFor(ctx.db, ctx.config, token)).buybackMinUsdc, await finalBlock(ctx));
   for (const q of queued) done.push(await executeBuyback(ctx, q.buybackId, WORKER));
   return { buybacks: done };
 }

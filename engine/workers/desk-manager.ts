@@ -8,12 +8,12 @@
 import { logDecision } from "../../core/agent-log.js";
 import { PAIR_FEEDS } from "../../common/abis/perps.js";
 import { freeTradeSlots, readPairLimits } from "../chain/perps.js";
-import type { EngineContext } from "../../core/context.js";
+import { type EngineContext, finalBlock } from "../../core/context.js";
 import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js";
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { getDesk, tradesOf } from "../desks/trades.js";
-import { peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { Legs, spendableBalance } from "../../core/ledger/ledger.js";
 import { mandateForToken } from "../../core/mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import { priceWindowFor } from "../desks/prices.js";
@@ -25,13 +25,15 @@ const WORKER = "desk-manager";
 export async function manageTokenDesks(ctx: EngineContext) {
   await syncDeskTrades(ctx, WORKER);
   const actions: { token: string; action: string; reason: string }[] = [];
+  const final = await finalBlock(ctx);
   for (const token of await listEnrolledTokens(ctx.db, { activeOnly: true })) {
     const desk = await getDesk(ctx.db, token.token);
     if (desk?.halted || token.halted) {
       actions.push({ token: token.token, action: "skip", reason: `halted: ${desk?.haltReason ?? "halted in the registry"}` });
       continue;
     }
-    const perpUsdc = await peekPerpUsdc(ctx.db, token.token);
+    // Only final perp USDC: a reorg cannot take back what a desk already holds.
+    const perpUsdc = await spendableBalance(ctx.db, Legs.perp, token.token, final);
     if (perpUsdc <= 0n) continue;
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, token.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
     const live = await tradesOf(ctx.db, token.token);
@@ -43,7 +45,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
     if (!live.length) {
       const d = decideDeskEntry(common);
       actions.push({ token: token.token, action: d.action, reason: d.reason });
-      if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER });
+      if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER, finalBlock: final });
       else await logDecision(ctx, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
       continue;
     }
@@ -55,8 +57,8 @@ export async function manageTokenDesks(ctx: EngineContext) {
       freeSlots: await freeTradeSlots(ctx, pairIndex),
     });
     actions.push({ token: token.token, action: d.action, reason: d.reason });
-    if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER });
-    else if (d.action === "top-up") await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER });
+    if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER, finalBlock: final });
+    else if (d.action === "top-up") await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER, finalBlock: final });
     else await logDecision(ctx, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
   }
   return { actions };

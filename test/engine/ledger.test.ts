@@ -18,6 +18,10 @@ import {
   peekPerpUsdc,
   recordEntries,
   refundSpend,
+  reorgDeficits,
+  reverseBlocks,
+  spendableBalance,
+  spendableBalancesByToken,
 } from "../../core/ledger/ledger.js";
 import { allocateFees } from "../../engine/fees/allocate.js";
 import { createDatabase } from "../helpers/env.js";
@@ -50,12 +54,12 @@ describe("ledger", () => {
   });
 
   it("spends a token's perp USDC only up to its balance, idempotently", async () => {
-    await e.db.transaction((tx) => consumePerpUsdc(tx, A, 600_000n, "spend:desk-trade:1"));
-    await e.db.transaction((tx) => consumePerpUsdc(tx, A, 600_000n, "spend:desk-trade:1")); // replay: no second spend
+    await e.db.transaction((tx) => consumePerpUsdc(tx, A, 600_000n, "spend:desk-trade:1", Infinity));
+    await e.db.transaction((tx) => consumePerpUsdc(tx, A, 600_000n, "spend:desk-trade:1", Infinity)); // replay: no second spend
     expect(await peekPerpUsdc(e.db, A)).toBe(29_834n);
-    await expect(e.db.transaction((tx) => consumePerpUsdc(tx, A, 29_835n, "spend:desk-trade:2"))).rejects.toBeInstanceOf(InsufficientLegBalanceError);
+    await expect(e.db.transaction((tx) => consumePerpUsdc(tx, A, 29_835n, "spend:desk-trade:2", Infinity))).rejects.toBeInstanceOf(InsufficientLegBalanceError);
     // B's perp USDC is not A's.
-    await expect(e.db.transaction((tx) => consumePerpUsdc(tx, B, 5_701n, "spend:desk-trade:3"))).rejects.toThrow(/holds 5700/);
+    await expect(e.db.transaction((tx) => consumePerpUsdc(tx, B, 5_701n, "spend:desk-trade:3", Infinity))).rejects.toThrow(/holds 5700/);
     expect(await refundSpend(e.db, "spend:desk-trade:1", "order canceled")).toBe(600_000n);
     expect(await refundSpend(e.db, "spend:desk-trade:1", "order canceled")).toBe(600_000n); // same row, recorded once
     expect(await peekPerpUsdc(e.db, A)).toBe(629_834n);
@@ -74,6 +78,51 @@ describe("ledger", () => {
     expect(await consumeCreatorBuybacksAbove(e.db, 5_000_000n)).toEqual([]);
   });
 
+  it("spends only final inflows; a reorg deeper than that leaves a deficit the leg's next inflows repay", async () => {
+    const C = getAddress("0x00000000000000000000000000000000000000c3");
+    const split = { assetBps: 2850, perpBps: 5700 };
+    const h = (n: number) => `0x${n.toString(16).padStart(64, "0")}`;
+    // The operator's 905,000 USDC of fees in block 100 (perp 570,000), 452,500 more in block 103 (perp 285,000).
+    await allocateFees(e.db, { key: "claim:c:100", token: C, usdc: 905_000n, split, blockNumber: 100, blockHash: h(100) });
+    await allocateFees(e.db, { key: "claim:c:103", token: C, usdc: 452_500n, split, blockNumber: 103, blockHash: h(103) });
+    const perp = await peekPerpUsdc(e.db, C);
+    expect(perp).toBe(855_000n);
+    // Final up to block 101: only the first claim's perp USDC may be spent.
+    expect(await spendableBalance(e.db, Legs.perp, C, 101)).toBe(570_000n);
+    expect(await spendableBalance(e.db, Legs.perp, C, Infinity)).toBe(perp);
+    expect((await spendableBalancesByToken(e.db, Legs.perp, 101)).get(C)).toBe(570_000n);
+    expect((await spendableBalancesByToken(e.db, Legs.perp, 99)).has(C)).toBe(false);
+    await expect(e.db.transaction((tx) => consumePerpUsdc(tx, C, 570_001n, "spend:desk-trade:c1", 101))).rejects.toThrow(/holds 570000, cannot spend 570001/);
+    await e.db.transaction((tx) => consumePerpUsdc(tx, C, 570_000n, "spend:desk-trade:c1", 101));
+    expect(await spendableBalance(e.db, Legs.perp, C, 101)).toBe(0n);
+
+    // A reorg takes block 100 back after its USDC went into the desk: the leg is 285,000 short
+    // (block 103's unspent 285,000 covers the rest), and the reversal says so.
+    const reversed = await reverseBlocks(e.db, [h(100)], "test: block 100 left the canonical chain");
+    expect(reversed.filter((r) => r.deficit !== undefined)).toEqual([expect.objectContaining({ leg: Legs.perp, token: C, deficit: 285_000n })]);
+    expect(await peekPerpUsdc(e.db, C)).toBe(-285_000n);
+    expect(await reorgDeficits(e.db)).toContainEqual({ leg: Legs.perp, token: C, currency: "USDC", balance: -285_000n });
+    expect(await checkLedgerInvariants(e.db)).toEqual({ ok: true, violations: [] });
+    // Nothing more is spent from it until it is repaid.
+    expect(await spendableBalance(e.db, Legs.perp, C, Infinity)).toBe(-285_000n);
+    await expect(e.db.transaction((tx) => consumePerpUsdc(tx, C, 1n, "spend:desk-trade:c2", Infinity))).rejects.toBeInstanceOf(InsufficientLegBalanceError);
+
+    // The re-mined claim pays less; with the next fees the deficit is repaid and the rest is spendable.
+    await allocateFees(e.db, { key: "claim:c:100b", token: C, usdc: 90_500n, split, blockNumber: 100, blockHash: h(0x100b) });
+    await allocateFees(e.db, { key: "claim:c:110", token: C, usdc: 452_500n, split, blockNumber: 110, blockHash: h(110) });
+    expect(await spendableBalance(e.db, Legs.perp, C, 109)).toBe(-228_000n);
+    expect(await spendableBalance(e.db, Legs.perp, C, 110)).toBe(57_000n);
+    expect((await reorgDeficits(e.db)).some((d) => d.token === C)).toBe(false);
+    await e.db.transaction((tx) => consumePerpUsdc(tx, C, 57_000n, "spend:desk-trade:c3", 110));
+    expect(await checkLedgerInvariants(e.db)).toEqual({ ok: true, violations: [] });
+
+    // A spend past a recorded deficit is still an overspend.
+    await recordEntries(e.db, [{ key: "bad:c", kind: "desk-spend", leg: Legs.perp, token: C, currency: "USDC", amount: -285_001n }]);
+    expect((await checkLedgerInvariants(e.db)).violations).toEqual([`leg perp of ${C} overspent: balance -285001`]);
+    await recordEntries(e.db, [{ key: "bad:c:undo", kind: "desk-spend", leg: Legs.perp, token: C, currency: "USDC", amount: 285_001n }]);
+    expect((await checkLedgerInvariants(e.db)).ok).toBe(true);
+  });
+
   it("reports violations: overspent legs, unbalanced splits, unburned buybacks", async () => {
     await recordEntries(e.db, [{ key: "bad:1", kind: "spend", leg: Legs.asset, currency: "USDC", amount: -10_000_000n }]);
     await recordEntries(e.db, [{ key: "bad:2", kind: "fee-claimed", leg: Legs.claimed, token: B, currency: "USDC", amount: 1n }]);
@@ -84,6 +133,6 @@ describe("ledger", () => {
     expect(report.violations.join("\n")).toMatch(/claimed 9051 ≠ allocated 9050/);
     expect(report.violations.join("\n")).toMatch(/bought 10 ≠ burned 9/);
     const totals = await ledgerTotals(e.db);
-    expect(totals.feesClaimedUsdc).toBe(1_009_051n);
+    expect(totals.feesClaimedUsdc).toBe(1_009_051n + 995_500n); // with the reorg test's token: 905,000 + 452,500 − 905,000 + 90,500 + 452,500
   });
 });

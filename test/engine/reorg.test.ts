@@ -14,14 +14,13 @@ import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { readWorkerHealth } from "../../core/health.js";
-import { auditThreeWay } from "../../core/audit.js";
 import type { Engine } from "../../engine/runtime/engine.js";
 import type { CrashPoint, Faults } from "../../core/faults.js";
-import { Legs, checkLedgerInvariants, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
+import { Legs, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { ANVIL_KEYS } from "../helpers/env.js";
 import { rpc } from "./devnet.js";
-import { type Scenario, startScenario } from "./scenario.js";
+import { type Scenario, expectConverged as expectConvergedWith, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
 const TRADER = 5;
@@ -51,31 +50,7 @@ async function revertTo(id: Hex, mine = 0) {
   if (mine) await rpc(d.rpcUrl, "anvil_mine", [`0x${mine.toString(16)}`]);
 }
 
-/** Every mined intent's recorded block is the canonical one. */
-async function intentsCanonical() {
-  const { rows } = await engine.ctx.pool.query("SELECT key, tx_hash, block_number, block_hash FROM engine.tx_intents WHERE status IN ('mined', 'reverted')");
-  for (const r of rows) {
-    const receipt = await d.as(1).publicClient.getTransactionReceipt({ hash: r.tx_hash });
-    expect({ key: r.key, hash: receipt.blockHash }).toEqual({ key: r.key, hash: r.block_hash });
-  }
-}
-
-async function expectConverged() {
-  const again = await engine.checkFinality();
-  expect(again.lost).toEqual([]);
-  const { rows } = await engine.ctx.pool.query("SELECT key, status FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
-  expect(rows).toEqual([]);
-  await intentsCanonical();
-  expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
-  // Ledger = chain: every USDC and WETH the fee locker paid the operator, to the base unit.
-  expect(await sumRows("currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await claimedOnchain(d.c.usdc!));
-  expect(await sumRows("currency = 'WETH' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await claimedOnchain(d.c.weth!));
-  // The three-way audit: the operator's USDC and WETH equal the legs that hold them, to the base unit.
-  const audit = await auditThreeWay({ db: engine.ctx.db, pool: engine.ctx.pool, publicClient: engine.ctx.publicClient, operator, usdc: d.c.usdc!, weth: d.c.weth!, protocolToken: d.protocolToken });
-  expect(audit.inFlight).toEqual([]);
-  expect(audit.differences).toEqual([]);
-  return audit;
-}
+const expectConverged = () => expectConvergedWith(sc);
 
 beforeAll(async () => {
   sc = await startScenario({ faults, logLevel: "error" });

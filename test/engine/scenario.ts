@@ -1,9 +1,13 @@
 /**
  * What the engine scenario suites share: an in-process engine on a private devnet, worker
- * cycles that must succeed, ledger sums, and the operator's claims read from the chain.
+ * cycles that must succeed, ledger sums, the operator's claims read from the chain, and the
+ * check that the engine converged with the chain after a reorg.
  */
 import { type Address, getAddress } from "viem";
+import { expect } from "vitest";
 import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
+import { auditThreeWay } from "../../core/audit.js";
+import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
 import { createLogger } from "../../common/logger.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
 import type { Faults } from "../../core/faults.js";
@@ -26,9 +30,9 @@ export type Scenario = {
 };
 
 /** A private devnet and an engine on it, reconciled as at every engine start. */
-export async function startScenario(options: { faults?: Faults; logLevel?: string } = {}): Promise<Scenario> {
+export async function startScenario(options: { faults?: Faults; logLevel?: string; confirmations?: number } = {}): Promise<Scenario> {
   const d = await startPrivateDevnet();
-  const config = d.config();
+  const config = { ...d.config(), ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }) };
   const operator = config.operator!;
   const engine = await createEngine({ config, log: createLogger("engine", (options.logLevel ?? "warn") as never), faults: options.faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
   await engine.reconcile();
@@ -62,4 +66,31 @@ export async function startScenario(options: { faults?: Faults; logLevel?: strin
       await d.stop();
     },
   };
+}
+
+/**
+ * After a reorg, the engine agrees with the chain: nothing lost is left to redo, nothing is
+ * in flight, every mined intent's block is canonical, the ledger invariants hold, the ledger
+ * equals what the fee locker paid the operator, and the three-way audit finds no difference.
+ */
+export async function expectConverged(sc: Scenario) {
+  const { engine, d } = sc;
+  const again = await engine.checkFinality();
+  expect(again.lost).toEqual([]);
+  const { rows } = await engine.ctx.pool.query("SELECT key, status FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
+  expect(rows).toEqual([]);
+  const { rows: mined } = await engine.ctx.pool.query("SELECT key, tx_hash, block_hash FROM engine.tx_intents WHERE status IN ('mined', 'reverted')");
+  for (const r of mined) {
+    const receipt = await d.as(1).publicClient.getTransactionReceipt({ hash: r.tx_hash });
+    expect({ key: r.key, hash: receipt.blockHash }).toEqual({ key: r.key, hash: r.block_hash });
+  }
+  expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
+  // Ledger = chain: every USDC and WETH the fee locker paid the operator, to the base unit.
+  expect(await sc.sumRows("currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await sc.claimedOnchain(d.c.usdc!));
+  expect(await sc.sumRows("currency = 'WETH' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await sc.claimedOnchain(d.c.weth!));
+  // The three-way audit: the operator's USDC and WETH equal the legs that hold them, to the base unit.
+  const audit = await auditThreeWay({ db: engine.ctx.db, pool: engine.ctx.pool, publicClient: engine.ctx.publicClient, operator: sc.operator, usdc: d.c.usdc!, weth: d.c.weth!, protocolToken: d.protocolToken });
+  expect(audit.inFlight).toEqual([]);
+  expect(audit.differences).toEqual([]);
+  return audit;
 }

@@ -1,4 +1,3 @@
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Q96 } from "../../common/uniswap.js";
 import { minimumOut, priceImpactBps } from "../../common/quote.js";
