@@ -4,7 +4,7 @@
  * (see README, "Indexing Base").
  */
 import { createConfig, factory } from "ponder";
-import { getAbiItem, http } from "viem";
+import { getAbiItem } from "viem";
 import {
   clankerFactoryAbi,
   clankerFeeLockerAbi,
@@ -30,7 +30,9 @@ export default createConfig({
   chains: {
     [CHAIN_NAME]: {
       id: config.chainId,
-      rpc: http(config.rpcUrl),
+      // Every endpoint is a bucket of its own in ponder's client, each with its own adaptive
+      // rate limit (20 requests/s to start): a second endpoint doubles what the backfill may send.
+      rpc: config.indexerRpcUrls,
       pollingInterval: config.isDevnet ? 250 : 1_000,
       disableCache: config.isDevnet,
       ethGetLogsBlockRange: config.ethGetLogsBlockRange,

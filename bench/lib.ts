@@ -123,8 +123,25 @@ async function settleHistory(rpcUrl: string, head: number): Promise<void> {
 }
 
 /** The environment of our service on a history (the indexer and any API replica of it). */
-export function oursEnv(history: History, rpcUrl: string, databaseUrl: string): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, RPC_URL: rpcUrl, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: history.deploymentsFile, RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE, ETH_GET_LOGS_BLOCK_RANGE: logsBlockRange(history) };
+/**
+ * Endpoints the indexers are given (INDEXER_RPC_URLS): the history's anvil listed this many
+ * times. ponder's client limits each endpoint on its own (20 requests/s to start, rising
+ * slowly), and ours sends one `eth_getLogs` per handled event per range, so one endpoint
+ * throttles it well below what anvil answers. Both apps always get the same list.
+ */
+export const INDEXER_ENDPOINTS = 2;
+const endpointList = (rpcUrl: string, endpoints: number) => Array.from({ length: endpoints }, () => rpcUrl).join(",");
+
+export function oursEnv(history: History, rpcUrl: string, databaseUrl: string, endpoints = INDEXER_ENDPOINTS): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    RPC_URL: rpcUrl,
+    INDEXER_RPC_URLS: endpointList(rpcUrl, endpoints),
+    CHAIN_ID: String(DEVNET_CHAIN_ID),
+    DEPLOYMENTS_FILE: history.deploymentsFile,
+    RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE,
+    ETH_GET_LOGS_BLOCK_RANGE: logsBlockRange(history),
+  };
 }
 
 /** Starts a ponder app on the history and times it until it has indexed up to the head. */
@@ -133,13 +150,15 @@ export async function indexHistory(
   rpcUrl: string,
   databaseUrl: string,
   app: "ours" | "bare",
+  endpoints = INDEXER_ENDPOINTS,
 ): Promise<Indexed> {
   const env: Record<string, string> =
     app === "ours"
-      ? oursEnv(history, rpcUrl, databaseUrl)
+      ? oursEnv(history, rpcUrl, databaseUrl, endpoints)
       : {
           DATABASE_URL: databaseUrl,
           RPC_URL: rpcUrl,
+          INDEXER_RPC_URLS: endpointList(rpcUrl, endpoints),
           CHAIN_ID: String(DEVNET_CHAIN_ID),
           LAUNCHER_ADDRESS: history.deployments.contracts.launcher as string,
           START_BLOCK: String(history.deployments.startBlock ?? 0),

@@ -18,7 +18,7 @@ import { type ApiResult, HEALTH, OURS_BURNS, STATS, TOKENS, apiTarget, apiTarget
 import { type EngineState, seedEngineState } from "./engine-state.js";
 import { type LedgerGrowthResult, benchLedgerGrowth } from "./growth.js";
 import { type History, ensureHistory } from "./history.js";
-import { type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
+import { INDEXER_ENDPOINTS, type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
 import { type LoadResult, load } from "./load.js";
 import { type ReplicasResult, benchReplicas, replicasSection } from "./replicas.js";
 import { type SoakResult, benchSoak } from "./soak.js";
@@ -57,11 +57,13 @@ const ENGINE_SEED = smoke ? { claimsPerToken: 100, intents: 1_000, priceSamples:
 const REPLICAS = smoke ? { subscribers: 100, burns: 2, requests: [STATS] } : { subscribers: 1_000, burns: 5, requests: undefined };
 const SOAK = smoke ? { seconds: 20, seed: SEED, concurrency: 4 } : { seconds: 300, seed: SEED, concurrency: 8 };
 
-export type IndexingResult = {
+type Throughput = { events: number; seconds: number; eventsPerSecond: number };
+/** Ours against the bare app, both given the same endpoints; `ratio` is the target's figure. */
+type IndexingPair = { endpoints: number; ours: Throughput; bare: Throughput; ratio: number };
+export type IndexingResult = IndexingPair & {
   history: string;
-  ours: { events: number; seconds: number; eventsPerSecond: number };
-  bare: { events: number; seconds: number; eventsPerSecond: number };
-  ratio: number;
+  /** The same pair with one endpoint each, where ponder's per-endpoint rate limit binds ours. */
+  oneEndpoint: IndexingPair;
 };
 
 type Results = {
@@ -101,20 +103,31 @@ async function main() {
       }
     }
     if (runs("indexing")) {
-      const ours = indexed.get(largest.events)!;
-      const anvil = await serveHistory(largest);
-      log(`indexing ${largest.name} (bare ponder app, Transfer events only)`);
-      const bare = await indexHistory(largest, anvil.rpcUrl, await bench.createDatabase("bare"), "bare");
-      await bare.ponder.stop();
-      await anvil.stop();
-      const oursSeconds = ours.backfillSeconds ?? ours.seconds;
-      const bareSeconds = bare.backfillSeconds ?? bare.seconds;
-      results.indexing = {
-        history: largest.name,
-        ours: { events: largest.indexedEvents, seconds: oursSeconds, eventsPerSecond: largest.indexedEvents / oursSeconds },
-        bare: { events: largest.tokenTransfers, seconds: bareSeconds, eventsPerSecond: largest.tokenTransfers / bareSeconds },
-        ratio: largest.indexedEvents / oursSeconds / (largest.tokenTransfers / bareSeconds),
+      /** One indexing run of an app on its own anvil and database (ours at INDEXER_ENDPOINTS is the run above). */
+      const indexAlone = async (app: "ours" | "bare", endpoints: number) => {
+        const anvil = await serveHistory(largest);
+        log(`indexing ${largest.name} (${app === "ours" ? "ours" : "bare ponder app, Transfer events only"}, ${endpoints} endpoint${endpoints > 1 ? "s" : ""})`);
+        try {
+          const run = await indexHistory(largest, anvil.rpcUrl, await bench.createDatabase(`${app}${endpoints}`), app, endpoints);
+          await run.ponder.stop();
+          return run;
+        } finally {
+          await anvil.stop();
+        }
       };
+      const pair = (endpoints: number, ours: Indexed, bare: Indexed): IndexingPair => {
+        const oursSeconds = ours.backfillSeconds ?? ours.seconds;
+        const bareSeconds = bare.backfillSeconds ?? bare.seconds;
+        return {
+          endpoints,
+          ours: { events: largest.indexedEvents, seconds: oursSeconds, eventsPerSecond: largest.indexedEvents / oursSeconds },
+          bare: { events: largest.tokenTransfers, seconds: bareSeconds, eventsPerSecond: largest.tokenTransfers / bareSeconds },
+          ratio: largest.indexedEvents / oursSeconds / (largest.tokenTransfers / bareSeconds),
+        };
+      };
+      const main = pair(INDEXER_ENDPOINTS, indexed.get(largest.events)!, await indexAlone("bare", INDEXER_ENDPOINTS));
+      const oneEndpoint = pair(1, await indexAlone("ours", 1), await indexAlone("bare", 1));
+      results.indexing = { history: largest.name, ...main, oneEndpoint };
     }
     const burnToken = (h: History) => h.deployments.contracts.usdcPairedToken as Address;
     let engineState: EngineState | undefined;
@@ -208,7 +221,7 @@ function table(headers: string[], rows: (string | number)[][]): string {
 /** Thresholds of DESIGN.md §9, checked on this run's figures (ratios from the same run). */
 export function targetRows(results: Results, connections: number): [target: string, measured: string, met: boolean][] {
   const rows: [string, string, boolean][] = [];
-  if (results.indexing) rows.push(["indexing ≥ 0.9× the bare ponder app", `${fmt(results.indexing.ratio, 3)}×`, results.indexing.ratio >= 0.9]);
+  if (results.indexing) rows.push([`indexing ≥ 0.9× the bare ponder app (${results.indexing.endpoints} endpoints each)`, `${fmt(results.indexing.ratio, 3)}×`, results.indexing.ratio >= 0.9]);
   if (results.api) {
     for (const name of [STATS, TOKENS, HEALTH]) {
       const r = results.api.ours.find((o) => o.name === name);
@@ -263,10 +276,14 @@ function finish(results: Results, started: number) {
   ];
   if (results.indexing) {
     const r = results.indexing;
-    lines.push("", `## Indexing throughput (${r.history})`, "", table(["indexer", "events", "seconds", "events/s"], [
-      ["ours (every source, aggregates)", r.ours.events, fmt(r.ours.seconds, 2), fmt(r.ours.eventsPerSecond, 0)],
-      ["bare ponder (token Transfers only)", r.bare.events, fmt(r.bare.seconds, 2), fmt(r.bare.eventsPerSecond, 0)],
-    ]), "", `ours / bare events per second: **${fmt(r.ratio, 3)}** (target ≥ ${INDEXING_TARGET}: ${r.ratio >= INDEXING_TARGET ? "met" : "not met"})`);
+    const rows = (p: IndexingPair) => [
+      [`ours (every source, aggregates)`, p.endpoints, p.ours.events, fmt(p.ours.seconds, 2), fmt(p.ours.eventsPerSecond, 0)],
+      [`bare ponder (token Transfers only)`, p.endpoints, p.bare.events, fmt(p.bare.seconds, 2), fmt(p.bare.eventsPerSecond, 0)],
+    ];
+    lines.push("", `## Indexing throughput (${r.history})`, "", table(["indexer", "endpoints", "events", "seconds", "events/s"], [...rows(r), ...rows(r.oneEndpoint)]), "",
+      `ours / bare events per second, both given the same ${r.endpoints} endpoints: **${fmt(r.ratio, 3)}** (target ≥ ${INDEXING_TARGET}: ${r.ratio >= INDEXING_TARGET ? "met" : "not met"}); with one endpoint each: ${fmt(r.oneEndpoint.ratio, 3)}.`,
+      "",
+      "An endpoint is one entry of `INDEXER_RPC_URLS` (here the history's anvil, listed that many times). ponder's client limits each endpoint on its own, starting at 20 requests/s, and ours sends one `eth_getLogs` per handled event and range (20 events against the bare app's 1), so with one endpoint that limit, not anvil or our handlers, sets our pace.");
   }
   if (results.api) {
     const a = results.api;

@@ -129,6 +129,11 @@ export const DEFAULT_CONFIRMATIONS = 12;
 const envSchema = z.object({
   DATABASE_URL: url(["postgres:", "postgresql:"]).optional(),
   RPC_URL: url(["http:", "https:"]).optional(),
+  INDEXER_RPC_URLS: z
+    .string()
+    .transform((v) => v.split(",").map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(url(["http:", "https:"])).min(1, "expected one or more comma-separated URLs"))
+    .optional(),
   CHAIN_ID: integer(1, 2 ** 31, DEVNET_CHAIN_ID),
   PROTOCOL_PRIVATE_KEY: z
     .string()
@@ -181,6 +186,8 @@ const envSchema = z.object({
 export type Config = {
   databaseUrl: string | undefined;
   rpcUrl: string;
+  /** The indexer's endpoints of the chain (INDEXER_RPC_URLS, default RPC_URL): ponder spreads its requests over them. */
+  indexerRpcUrls: string[];
   chainId: number;
   isDevnet: boolean;
   operatorKey: Hex | undefined;
@@ -247,7 +254,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0]);
     const got = cleaned[variable];
-    const shown = variable.endsWith("KEY") || variable.endsWith("SECRET") ? "" : got === undefined ? "" : ` (got "${got}")`;
+    // Keys, secrets and URLs (a provider's API key or a database password rides in them) are never echoed.
+    const shown = /(KEY|SECRET|URLS?)$/.test(variable) || got === undefined ? "" : ` (got "${got}")`;
     throw new ConfigError(variable, `${issue.message}${shown}`);
   }
   const e = parsed.data;
@@ -278,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     databaseUrl: e.DATABASE_URL,
     rpcUrl: e.RPC_URL ?? DEVNET_RPC_URL,
+    indexerRpcUrls: e.INDEXER_RPC_URLS ?? [e.RPC_URL ?? DEVNET_RPC_URL],
     chainId: e.CHAIN_ID,
     isDevnet,
     operatorKey,

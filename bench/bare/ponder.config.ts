@@ -3,7 +3,7 @@
  * events (a factory source on the launcher) into one table, for the indexing benchmark.
  */
 import { createConfig, factory } from "ponder";
-import { getAbiItem, http } from "viem";
+import { getAbiItem } from "viem";
 import { clankerFactoryAbi, transferEventAbi } from "../../common/abis/index.js";
 
 const env = (name: string) => {
@@ -17,7 +17,8 @@ export default createConfig({
   chains: {
     chain: {
       id: Number(env("CHAIN_ID")),
-      rpc: http(env("RPC_URL")),
+      // The same endpoints as ours gets (INDEXER_RPC_URLS, comma-separated), else RPC_URL.
+      rpc: (process.env.INDEXER_RPC_URLS ?? env("RPC_URL")).split(","),
       disableCache: true,
       ethGetLogsBlockRange: process.env.ETH_GET_LOGS_BLOCK_RANGE ? Number(process.env.ETH_GET_LOGS_BLOCK_RANGE) : undefined,
     },

@@ -28,6 +28,8 @@ describe("config", () => {
     [{ PLATFORM_LAUNCH_FEE_ETH: "-1" }, "PLATFORM_LAUNCH_FEE_ETH: expected a non-negative decimal"],
     [{ PERPS_MIN_NOTIONAL_USDC: "1.0000001" }, "PERPS_MIN_NOTIONAL_USDC: expected a non-negative decimal with at most 6 places"],
     [{ RPC_URL: "ftp://x" }, "RPC_URL: expected a http or https URL"],
+    [{ INDEXER_RPC_URLS: "http://a:8545,ftp://x" }, "INDEXER_RPC_URLS: expected a http or https URL"],
+    [{ INDEXER_RPC_URLS: " , " }, "INDEXER_RPC_URLS: expected one or more comma-separated URLs"],
     [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL: expected a postgres or postgresql URL"],
     [{ LAUNCHER_ADDRESS: "0x12" }, "LAUNCHER_ADDRESS: expected a 0x-prefixed 20-byte hex address"],
     [{ LEGACY_LAUNCH_OPEN: "yes" }, "LEGACY_LAUNCH_OPEN: expected true or false"],
@@ -38,8 +40,15 @@ describe("config", () => {
     expect(() => loadConfig({ ...NO_FILE, ...env })).toThrowError(message);
   });
 
+  it("gives the indexer RPC_URL, or the endpoints INDEXER_RPC_URLS lists", () => {
+    expect(loadConfig({ ...NO_FILE, RPC_URL: "http://node:8545" }).indexerRpcUrls).toEqual(["http://node:8545"]);
+    expect(loadConfig({ ...NO_FILE, INDEXER_RPC_URLS: "https://a.example/v1, https://b.example/v1" }).indexerRpcUrls).toEqual(["https://a.example/v1", "https://b.example/v1"]);
+  });
+
   it("never echoes a secret in its error", () => {
     expect(() => loadConfig({ ...NO_FILE, PROTOCOL_PRIVATE_KEY: "0xsecretsecret" })).toThrowError(/^PROTOCOL_PRIVATE_KEY: [^"]*$/);
+    expect(() => loadConfig({ ...NO_FILE, DATABASE_URL: "mysql://app:hunter2@db/x" })).toThrowError(/^DATABASE_URL: [^"]*$/);
+    expect(() => loadConfig({ ...NO_FILE, INDEXER_RPC_URLS: "https://base.example/v2/apikey,ws://x" })).toThrowError(/^INDEXER_RPC_URLS: [^"]*$/);
   });
 
   it("needs an operator key outside the devnet and names missing addresses", () => {
