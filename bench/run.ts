@@ -314,7 +314,7 @@ function finish(results: Results, started: number) {
   if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
   if (results.soak) {
     const s = results.soak;
-    lines.push("", `## Soak and faults (${s.seconds} s)`, "", table(["requests", "by status", "5xx", "network errors", "engine kills", "chain rollbacks", "ledger rows", "invariants"], [[
+    lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (README, \"Finality and reorgs\").", "", table(["requests", "by status", "5xx", "network errors", "engine kills", "chain rollbacks", "ledger rows", "invariants", "reorg deficits"], [[
       s.requests,
       Object.entries(s.byStatus).map(([k, v]) => `${k}: ${v}`).join(", "),
       s.server5xx,
@@ -323,6 +323,7 @@ function finish(results: Results, started: number) {
       s.rollbacks,
       s.ledgerRows,
       s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
+      `${s.deficits.recorded} recorded, ${s.deficits.open} still short`,
     ]]));
   }
   const targets = targetRows(results, LOAD.connections);

@@ -14,7 +14,7 @@ import { startMarket, mulberry32 } from "../devnet/market.js";
 import { startPonder, waitForIndexed } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
-import { checkLedgerInvariants } from "../core/ledger/ledger.js";
+import { checkLedgerInvariants, reorgDeficits } from "../core/ledger/ledger.js";
 import type { History } from "./history.js";
 import { BENCH_RATE_LIMIT_SCALE, type Bench, log, logsBlockRange, serveHistory } from "./lib.js";
 
@@ -29,6 +29,8 @@ export type SoakResult = {
   rollbacks: number;
   invariants: { ok: boolean; violations: string[] };
   ledgerRows: number;
+  /** Rollbacks deeper than CONFIRMATIONS that took back fees already spent: recorded per leg, and the legs still short at the end. */
+  deficits: { recorded: number; open: number };
 };
 
 const PATHS = [
@@ -142,8 +144,10 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     if (inFlight.length) invariants.violations.push(`not converged: ${inFlight.map((r) => `${r.key} ${r.status}`).join(", ")}`);
     invariants.ok = invariants.violations.length === 0;
     const { rows } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.ledger");
+    const { rows: recorded } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.agent_log WHERE decision = 'reorg-deficit'");
+    const deficits = { recorded: Number(recorded[0]?.n ?? 0), open: (await reorgDeficits(db.db)).length };
     const server5xx = Object.entries(byStatus).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0);
-    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, rollbacks, invariants, ledgerRows: Number(rows[0]?.n ?? 0) };
+    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, rollbacks, invariants, ledgerRows: Number(rows[0]?.n ?? 0), deficits };
   } finally {
     await db.close();
     await ponder.stop();
