@@ -170,13 +170,16 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
     markPrices: () =>
       tolerant(new Map<number, bigint>(), async () => {
         const pairs = Object.entries(PAIR_FEEDS);
-        // The newest sample of each feed: its id from the (feed, id) index, then that row. Not
-        // `WHERE feed = … ORDER BY id DESC LIMIT 1`, which PostgreSQL plans as a backward walk of
-        // the primary key filtering by feed: every newer sample of the other feeds is read
-        // (20,000 rows, 5 ms, with 30,000 samples), and a feed without samples reads them all.
+        // The newest sample of each feed: the first entry of the (feed, id) index, read backward.
+        // With `feed = …` PostgreSQL drops feed from the ordering, and once it has statistics it
+        // walks the primary key backward filtering by feed instead (`max(id)` too): every newer
+        // sample of the other feeds is read (4–5 ms with 30,000 samples) and a feed without
+        // samples reads them all. The range form keeps feed in the ordering, which only that
+        // index provides: 0.06 ms with or without statistics, in any order of rows.
         const { rows } = await pool.query<{ feed: string; price: string; decimals: number }>(
           `SELECT f.feed, s.price::text AS price, s.decimals FROM unnest($1::text[]) AS f(feed)
-           JOIN engine.price_samples s ON s.id = (SELECT max(p.id) FROM engine.price_samples p WHERE p.feed = f.feed)`,
+           CROSS JOIN LATERAL (SELECT p.price, p.decimals FROM engine.price_samples p
+             WHERE p.feed >= f.feed AND p.feed <= f.feed ORDER BY p.feed DESC, p.id DESC LIMIT 1) s`,
           [pairs.map(([, feed]) => feed)],
         );
         const latest = new Map(rows.map((r) => [r.feed, toPerpsPrice(BigInt(r.price), r.decimals)]));
