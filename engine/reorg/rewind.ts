@@ -15,6 +15,7 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "../../core/db/client.js";
 import { tables } from "../../core/db/client.js";
+import { type Leg, PER_TOKEN_LEGS } from "../../core/ledger/ledger.js";
 import type { ReorgEffects, RewindHook } from "./finality.js";
 import { rewindAttributionCursors } from "../fees/attribution.js";
 import { rewindPerpsEvents } from "../desks/sync.js";
@@ -88,7 +89,8 @@ export const rewindEngine: RewindHook = async (tx: Tx, effects: ReorgEffects) =>
   for (const r of effects.reversed) {
     if (!r.deficit) continue;
     await tx.insert(tables.agentLog).values({
-      token: r.token || null,
+      // A pooled leg's shortfall is the leg's, whichever token's fees the reversed row carried.
+      token: PER_TOKEN_LEGS.includes(r.leg as Leg) ? r.token || null : null,
       worker: "finality",
       decision: "reorg-deficit",
       reason: `leg ${r.leg} is ${r.deficit} ${r.currency} (base units) short: blocks ≥ ${effects.forkBlock} that paid it were spent from before the reorg took them; its next inflows repay it before anything more is spent`,

@@ -76,8 +76,8 @@ describe(`spending final fees only (CONFIRMATIONS=${CONFIRMATIONS})`, () => {
     expect(await reorgDeficits(sc.engine.ctx.db)).toEqual([{ leg: Legs.protocol, token: null, currency: "USDC", balance: reallocated - spent }]);
     // The rewind recorded the whole spend as the deficit (the claim's allocation was reversed
     // before it was derived again); the re-derived allocation has repaid part of it.
-    const { rows: log } = await sc.engine.ctx.pool.query("SELECT data FROM engine.agent_log WHERE decision = 'reorg-deficit'");
-    expect(log.map((r) => r.data)).toEqual([expect.objectContaining({ leg: Legs.protocol, currency: "USDC", deficit: spent.toString() })]);
+    const { rows: log } = await sc.engine.ctx.pool.query("SELECT token, data FROM engine.agent_log WHERE decision = 'reorg-deficit'");
+    expect(log).toEqual([{ token: null, data: expect.objectContaining({ leg: Legs.protocol, currency: "USDC", deficit: spent.toString() }) }]);
     // The invariants accept the recorded deficit, and the operator's USDC still equals the legs.
     const audit = await expectConverged(sc);
     expect(audit.deficits).toEqual([`leg protocol is ${spent - reallocated} USDC (base units) short after a reorg`]);
