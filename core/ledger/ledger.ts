@@ -353,12 +353,13 @@ export type CreatorBuyback = { buybackId: number; token: Address; amount: bigint
 /**
  * `consumeCreatorBuybacksAbove`: drains the creator buyback queue. Every token whose queued
  * USDC reaches its minimum (`minFor(token)`, by default the configured minimum) gets a
- * buyback row and a matching spend, in one transaction each. Tokens below stay queued.
+ * buyback row and a matching spend of its final USDC (`finalBlock`), in one transaction each.
+ * Tokens below stay queued.
  */
 export async function consumeCreatorBuybacksAbove(
   db: Db,
   minimum: bigint | ((token: Address) => bigint | Promise<bigint>),
-  finalBlock = Infinity,
+  finalBlock: number,
 ): Promise<CreatorBuyback[]> {
   const queued = await spendableBalancesByToken(db, Legs.creatorBuyback, finalBlock);
   const out: CreatorBuyback[] = [];

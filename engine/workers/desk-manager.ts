@@ -32,7 +32,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
       actions.push({ token: token.token, action: "skip", reason: `halted: ${desk?.haltReason ?? "halted in the registry"}` });
       continue;
     }
-    // Only final perp USDC: a reorg cannot take back what a desk already holds.
+    // Only final perp USDC: a reorg within CONFIRMATIONS cannot take back what a desk holds.
     const perpUsdc = await spendableBalance(ctx.db, Legs.perp, token.token, final);
     if (perpUsdc <= 0n) continue;
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, token.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));

@@ -71,11 +71,11 @@ describe("ledger", () => {
       { key: "desk-profit:t1", kind: "desk-profit", leg: Legs.creatorBuyback, token: A, currency: "USDC", amount: 7_000_000n },
       { key: "desk-profit:t2", kind: "desk-profit", leg: Legs.creatorBuyback, token: B, currency: "USDC", amount: 4_999_999n },
     ]);
-    const drained = await consumeCreatorBuybacksAbove(e.db, 5_000_000n);
+    const drained = await consumeCreatorBuybacksAbove(e.db, 5_000_000n, Infinity);
     expect(drained).toEqual([{ buybackId: expect.any(Number), token: A, amount: 7_000_000n }]);
     expect(await legBalance(e.db, Legs.creatorBuyback, A)).toBe(0n);
     expect(await legBalance(e.db, Legs.creatorBuyback, B)).toBe(4_999_999n); // below the minimum: stays queued
-    expect(await consumeCreatorBuybacksAbove(e.db, 5_000_000n)).toEqual([]);
+    expect(await consumeCreatorBuybacksAbove(e.db, 5_000_000n, Infinity)).toEqual([]);
   });
 
   it("spends only final inflows; a reorg deeper than that leaves a deficit the leg's next inflows repay", async () => {
