@@ -35,9 +35,9 @@ builder.queryField("activity", (t) =>
     resolve: (_root, args, ctx) =>
       asUserErrors(async () => {
         if (args.kinds && args.kinds.length === 0) throw userError("kinds: give at least one kind, or leave it out");
-        const { limit, after } = pageArgs(args);
+        const window = pageArgs(args);
         const filter = { kinds: args.kinds ?? undefined, token: args.token ? addressArg(args.token, "token") : undefined };
-        return toConnection(await listActivity(ctx.deps.db, { filter, limit, after }), args);
+        return toConnection(await listActivity(ctx.deps.db, { ...window, filter }));
       }),
   }, { name: "ActivityConnection" }, { name: "ActivityEdge" }),
 );

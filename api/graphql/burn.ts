@@ -31,9 +31,9 @@ type BurnArgs = ConnectionArgs & { filter?: Parameters<typeof eventFilter>[0]; o
 
 export function resolveBurns(ctx: GraphqlContext, args: BurnArgs, token?: Hex) {
   return asUserErrors(async () => {
-    const { limit, after } = pageArgs(args);
-    const page = await listBurns(ctx.deps.db, { filter: eventFilter(args.filter, token), order: (args.orderBy ?? "NEWEST") as BurnOrder, limit, after });
-    return toConnection(page, args);
+    const window = pageArgs(args);
+    const page = await listBurns(ctx.deps.db, { filter: eventFilter(args.filter, token), order: (args.orderBy ?? "NEWEST") as BurnOrder, ...window });
+    return toConnection(page);
   });
 }
 

@@ -47,9 +47,9 @@ type BuybackArgs = ConnectionArgs & { filter?: Parameters<typeof eventFilter>[0]
 
 export function resolveBuybacks(ctx: GraphqlContext, args: BuybackArgs, token?: Hex) {
   return asUserErrors(async () => {
-    const { limit, after } = pageArgs(args);
-    const page = await listBuybacks(ctx.deps.db, { filter: eventFilter(args.filter, token), order: (args.orderBy ?? "NEWEST") as BuybackOrder, limit, after });
-    return toConnection(page, args);
+    const window = pageArgs(args);
+    const page = await listBuybacks(ctx.deps.db, { filter: eventFilter(args.filter, token), order: (args.orderBy ?? "NEWEST") as BuybackOrder, ...window });
+    return toConnection(page);
   });
 }
 

@@ -49,10 +49,10 @@ builder.queryField("desks", (t) =>
     complexity: connectionComplexity,
     resolve: (_root, args, ctx) =>
       asUserErrors(async () => {
-        const { limit, after } = pageArgs(args);
+        const window = pageArgs(args);
         const deskCtx = await ctx.loaders.deskContext();
         const filter = { statuses: (args.status ?? undefined) as DeskStatus[] | undefined, token: args.token ? addressArg(args.token, "token") : undefined, halted: args.halted };
-        return toConnection(await listDesks(ctx.deps.db, deskCtx, { filter, limit, after }), args);
+        return toConnection(await listDesks(ctx.deps.db, deskCtx, { ...window, filter }));
       }),
   }, { name: "DeskConnection" }, { name: "DeskEdge" }),
 );

@@ -3,7 +3,7 @@ import { getAddress } from "viem";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { checksum } from "../read/format.js";
 import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
-import { type TokenOrder, listTokens } from "../read/tokens.js";
+import { type TokenOrder, countTokens, listTokens } from "../read/tokens.js";
 import { builder } from "./builder.js";
 import { burnConnectionArgs, resolveBurns } from "./burn.js";
 import { burnTotalsArgs, resolveBurnTotals } from "./burn-totals.js";
@@ -173,10 +173,19 @@ builder.queryField("tokens", (t) =>
     complexity: connectionComplexity,
     resolve: (_root, args, ctx) =>
       asUserErrors(async () => {
-        const { limit, after } = pageArgs(args);
-        const page = await listTokens(ctx.deps.db, { enrolled: args.enrolled, protocolToken: args.protocolToken, order: (args.orderBy ?? "NEWEST") as TokenOrder, limit, after });
+        const window = pageArgs(args);
+        const page = await listTokens(ctx.deps.db, { enrolled: args.enrolled, protocolToken: args.protocolToken, order: (args.orderBy ?? "NEWEST") as TokenOrder, ...window });
         for (const view of page.rows) ctx.loaders.token.prime(view.token.address, view);
-        return toConnection(page, args);
+        const filter = { enrolled: args.enrolled, protocolToken: args.protocolToken };
+        return { ...toConnection(page), totalCount: () => countTokens(ctx.deps.db, filter) };
       }),
-  }, { name: "TokenConnection" }, { name: "TokenEdge" }),
+  }, {
+    name: "TokenConnection",
+    fields: (c) => ({
+      totalCount: c.int({
+        description: "Tokens matching the filter, across all pages (one count; the token table grows with launches only).",
+        resolve: (conn) => (conn as unknown as { totalCount: () => Promise<number> }).totalCount(),
+      }),
+    }),
+  }, { name: "TokenEdge" }),
 );

@@ -9,7 +9,7 @@ import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money
 import { activity } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
 import { checksum } from "./format.js";
-import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+import { type Ordering, type PageWindow, keysetWindow, orderBy } from "./keyset.js";
 
 export type ActivityRow = typeof activity.$inferSelect;
 
@@ -51,16 +51,15 @@ function conditions(filter: ActivityFilter): SQL[] {
   return c;
 }
 
-export async function listActivity(db: ReadDb, p: { filter: ActivityFilter; limit: number; after?: string | null }) {
-  const c = conditions(p.filter);
-  if (p.after) c.push(after(ACTIVITY_ORDERING, p.after));
+export async function listActivity(db: ReadDb, p: PageWindow & { filter: ActivityFilter }) {
+  const w = keysetWindow(ACTIVITY_ORDERING, p);
   const rows = await db
     .select()
     .from(activity)
-    .where(and(...c))
-    .orderBy(...orderBy(ACTIVITY_ORDERING))
-    .limit(p.limit + 1);
-  return toPage(rows, p.limit, ACTIVITY_ORDERING);
+    .where(and(...conditions(p.filter), ...w.conditions))
+    .orderBy(...w.order)
+    .limit(w.fetch);
+  return w.finish(rows);
 }
 
 /** Rows added after `lastId` (oldest first), for subscriptions. */

@@ -3,7 +3,7 @@ import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import type { Hex } from "viem";
 import { burn } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
-import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type BurnRow = typeof burn.$inferSelect;
 export const BURN_KINDS = ["protocol-buyback", "creator-buyback", "organic"] as const;
@@ -37,16 +37,15 @@ export function burnConditions(filter: EventFilter & { kinds?: readonly string[]
 
 export async function listBurns(
   db: ReadDb,
-  p: { filter: EventFilter & { kinds?: readonly string[] }; order: BurnOrder; limit: number; after?: string | null },
+  p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BurnOrder },
 ) {
   const ordering: Ordering<BurnRow> = BURN_ORDERINGS[p.order];
-  const conditions = burnConditions(p.filter);
-  if (p.after) conditions.push(after(ordering, p.after));
+  const w = keysetWindow(ordering, p);
   const rows = await db
     .select()
     .from(burn)
-    .where(and(...conditions))
-    .orderBy(...orderBy(ordering))
-    .limit(p.limit + 1);
-  return toPage(rows, p.limit, ordering);
+    .where(and(...burnConditions(p.filter), ...w.conditions))
+    .orderBy(...w.order)
+    .limit(w.fetch);
+  return w.finish(rows);
 }

@@ -4,7 +4,7 @@ import type { Hex } from "viem";
 import { buyback, protocolTotals, tokenTotals } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
 import type { EventFilter } from "./burns.js";
-import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type BuybackRow = typeof buyback.$inferSelect;
 
@@ -34,18 +34,17 @@ export function buybackConditions(filter: EventFilter & { kinds?: readonly strin
 
 export async function listBuybacks(
   db: ReadDb,
-  p: { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder; limit: number; after?: string | null },
+  p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder },
 ) {
   const ordering: Ordering<BuybackRow> = BUYBACK_ORDERINGS[p.order];
-  const conditions = buybackConditions(p.filter);
-  if (p.after) conditions.push(after(ordering, p.after));
+  const w = keysetWindow(ordering, p);
   const rows = await db
     .select()
     .from(buyback)
-    .where(and(...conditions))
-    .orderBy(...orderBy(ordering))
-    .limit(p.limit + 1);
-  return toPage(rows, p.limit, ordering);
+    .where(and(...buybackConditions(p.filter), ...w.conditions))
+    .orderBy(...w.order)
+    .limit(w.fetch);
+  return w.finish(rows);
 }
 
 export type BuybackTotals = { count: number; usdcIn: bigint; tokensBought: bigint; tokensBurned: bigint };

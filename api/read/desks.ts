@@ -8,7 +8,7 @@ import { closeValue, notionalOf, percentProfit } from "../../common/perps-math.j
 import { deskTrade, enrollment } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";
-import { type Ordering, after, orderBy, toPage } from "./keyset.js";
+import { type Ordering, type PageWindow, keysetWindow, orderBy, toPage } from "./keyset.js";
 
 export type DeskTradeRow = typeof deskTrade.$inferSelect;
 export const DESK_STATUSES = ["open", "closed", "liquidated"] as const;
@@ -103,13 +103,13 @@ export function deskView(row: DeskTradeRow, ctx: DeskContext): DeskView {
 
 export type DeskFilter = { statuses?: readonly DeskStatus[]; token?: Address; halted?: boolean | null };
 
-export async function listDesks(db: ReadDb, ctx: DeskContext, p: { filter: DeskFilter; limit: number; after?: string | null }) {
+export async function listDesks(db: ReadDb, ctx: DeskContext, p: PageWindow & { filter: DeskFilter }) {
   const c: SQL[] = [];
   if (p.filter.statuses?.length) c.push(inArray(deskTrade.status, [...p.filter.statuses]));
   if (p.filter.token) {
     const wanted = getAddress(p.filter.token);
     const ids = [...ctx.bindings.values()].filter((b) => getAddress(b.token) === wanted).map((b) => b.openOrderId);
-    if (!ids.length) return toPage<DeskView>([], p.limit, DESK_ORDERING);
+    if (!ids.length) return toPage<DeskView>([], p, DESK_ORDERING);
     c.push(inArray(deskTrade.openOrderId, ids));
   }
   if (p.filter.halted != null) {
@@ -120,18 +120,14 @@ export async function listDesks(db: ReadDb, ctx: DeskContext, p: { filter: DeskF
     const halted = ids.length ? and(eq(deskTrade.status, "open"), inArray(deskTrade.openOrderId, ids))! : sql`false`;
     c.push(p.filter.halted ? halted : not(halted));
   }
-  if (p.after) c.push(after(DESK_ORDERING, p.after));
+  const w = keysetWindow<DeskView>(DESK_ORDERING, p);
   const rows = await db
     .select()
     .from(deskTrade)
-    .where(and(...c))
-    .orderBy(...orderBy(DESK_ORDERING))
-    .limit(p.limit + 1);
-  return toPage(
-    rows.map((r) => deskView(r, ctx)),
-    p.limit,
-    DESK_ORDERING,
-  );
+    .where(and(...c, ...w.conditions))
+    .orderBy(...w.order)
+    .limit(w.fetch);
+  return w.finish(rows.map((r) => deskView(r, ctx)));
 }
 
 /** The open desks, for `/stats` (bounded by the number of desks, not by history). */

@@ -1,12 +1,12 @@
 /** Launched and enrolled tokens with their enrolment, pool and totals, in one query per page. */
-import { type SQL, and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { type SQL, and, count, eq, inArray, isNotNull, isNull } from "drizzle-orm";
 import { type Hex, getAddress } from "viem";
 import { enrollment, pool, token, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps, ReadDb } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
 import { type FeeCurrencyView, type SpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
-import { type Ordering, type Page, after, orderBy, toPage } from "./keyset.js";
+import { type Ordering, type Page, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type TokenRow = typeof token.$inferSelect;
 export type EnrollmentRow = typeof enrollment.$inferSelect;
@@ -53,25 +53,38 @@ export const ENROLLED_ORDERING: Ordering<TokenView> = {
   key: (v) => [v.enrollment!.enrolledBlock, v.enrollment!.token],
 };
 
-export async function listTokens(
-  db: ReadDb,
-  p: { enrolled?: boolean | null; protocolToken?: boolean | null; order: TokenOrder; limit: number; after?: string | null },
-) {
-  const ordering: Ordering<TokenView> = TOKEN_ORDERINGS[p.order];
+export type TokenFilter = { enrolled?: boolean | null; protocolToken?: boolean | null };
+
+function tokenConditions(p: TokenFilter): SQL[] {
   const c: SQL[] = [];
   if (p.enrolled === true) c.push(isNotNull(enrollment.token));
   if (p.enrolled === false) c.push(isNull(enrollment.token));
   if (p.protocolToken != null) c.push(eq(token.isProtocolToken, p.protocolToken));
-  if (p.after) c.push(after(ordering, p.after));
-  const rows = await joined(db).where(and(...c)).orderBy(...orderBy(ordering)).limit(p.limit + 1);
-  return toPage(rows, p.limit, ordering);
+  return c;
 }
 
-export async function listEnrolledTokens(db: ReadDb, p: { limit: number; after?: string | null }) {
-  const c: SQL[] = [isNotNull(enrollment.token)];
-  if (p.after) c.push(after(ENROLLED_ORDERING, p.after));
-  const rows = await joined(db).where(and(...c)).orderBy(...orderBy(ENROLLED_ORDERING)).limit(p.limit + 1);
-  return toPage(rows, p.limit, ENROLLED_ORDERING);
+/** How many tokens match the filter: one count over the token table, which grows with launches only. */
+export async function countTokens(db: ReadDb, p: TokenFilter): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(token)
+    .leftJoin(enrollment, eq(enrollment.token, token.address))
+    .where(and(...tokenConditions(p)));
+  return row?.n ?? 0;
+}
+
+export async function listTokens(db: ReadDb, p: PageWindow & TokenFilter & { order: TokenOrder }) {
+  const ordering: Ordering<TokenView> = TOKEN_ORDERINGS[p.order];
+  const c = tokenConditions(p);
+  const w = keysetWindow(ordering, p);
+  const rows = await joined(db).where(and(...c, ...w.conditions)).orderBy(...w.order).limit(w.fetch);
+  return w.finish(rows);
+}
+
+export async function listEnrolledTokens(db: ReadDb, p: PageWindow) {
+  const w = keysetWindow(ENROLLED_ORDERING, p);
+  const rows = await joined(db).where(and(isNotNull(enrollment.token), ...w.conditions)).orderBy(...w.order).limit(w.fetch);
+  return w.finish(rows);
 }
 
 export type EnrolledTokensPage = {

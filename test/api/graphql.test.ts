@@ -61,6 +61,21 @@ async function allBurns(args: string): Promise<BurnNode[]> {
   return d.burns.edges.map((e: { node: BurnNode }) => e.node);
 }
 
+/** Every burn, walked from the end to the start with `last`/`before`, returned in the list's own order. */
+async function pagedBurnsBackward(args: string, size: number): Promise<BurnNode[]> {
+  const pages: BurnNode[][] = [];
+  let before: string | null = null;
+  for (let guard = 0; guard < 1000; guard++) {
+    const d: any = await data(`query($before: String) { burns(last: ${size}, before: $before${args}) { edges { cursor node { ${BURN_FIELDS} } } pageInfo { hasPreviousPage hasNextPage startCursor } } }`, { before });
+    expect(d.burns.edges.length).toBeLessThanOrEqual(size);
+    expect(d.burns.pageInfo.hasNextPage).toBe(before !== null);
+    pages.unshift(d.burns.edges.map((e: { node: BurnNode }) => e.node));
+    if (!d.burns.pageInfo.hasPreviousPage) return pages.flat();
+    before = d.burns.pageInfo.startCursor;
+  }
+  throw new Error("pagination did not end");
+}
+
 async function pagedBurns(args: string, size: number): Promise<BurnNode[]> {
   const out: BurnNode[] = [];
   let after: string | null = null;
@@ -90,6 +105,20 @@ describe("GraphQL queries", () => {
       expect(new Set(paged.map((b) => b.id)).size).toBe(paged.length);
     }
     const newest = await allBurns(", orderBy: NEWEST");
+    for (const order of ["NEWEST", "LARGEST"]) {
+      const all = await allBurns(`, orderBy: ${order}`);
+      expect((await pagedBurnsBackward(`, orderBy: ${order}`, 4)).map((b) => b.id)).toEqual(all.map((b) => b.id));
+    }
+    // A range: after the 3rd and before the 9th burn are the 4th to the 8th, from either end.
+    const cursors = (await data(`{ burns(first: 10) { edges { cursor node { id } } } }`)).burns.edges as { cursor: string; node: { id: string } }[];
+    const inside = cursors.slice(3, 8).map((e) => e.node.id);
+    const range = `after: "${cursors[2]!.cursor}", before: "${cursors[8]!.cursor}"`;
+    const fromStart = await data(`{ burns(first: 50, ${range}) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage } } }`);
+    expect(fromStart.burns.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(inside);
+    expect(fromStart.burns.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
+    const fromEnd = await data(`{ burns(last: 2, ${range}) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage } } }`);
+    expect(fromEnd.burns.edges.map((e: { node: { id: string } }) => e.node.id)).toEqual(inside.slice(3));
+    expect(fromEnd.burns.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: true });
     const key = (b: BurnNode) => BigInt(b.blockNumber) * 1_000_000n + BigInt(b.logIndex);
     expect(newest.every((b, i) => i === 0 || key(newest[i - 1]!) > key(b))).toBe(true);
     const largest = await allBurns(", orderBy: LARGEST");
@@ -187,6 +216,17 @@ describe("GraphQL queries", () => {
       after = page.tokens.pageInfo.endCursor;
     }
     expect(paged).toEqual(addresses);
+    const backward: string[][] = [];
+    let before: string | null = null;
+    for (;;) {
+      const page: any = await data(`query($before: String) { tokens(last: 2, before: $before) { edges { node { address } } pageInfo { hasPreviousPage startCursor } } }`, { before });
+      backward.unshift(page.tokens.edges.map((e: { node: { address: string } }) => e.node.address));
+      if (!page.tokens.pageInfo.hasPreviousPage) break;
+      before = page.tokens.pageInfo.startCursor;
+    }
+    expect(backward.flat()).toEqual(addresses);
+    const counted = await data(`{ all: tokens(first: 1) { totalCount } enrolled: tokens(first: 1, enrolled: true) { totalCount } }`);
+    expect(counted).toEqual({ all: { totalCount: addresses.length }, enrolled: { totalCount: enrolled.tokens.edges.length } });
   });
 
   it("runs the README's analyst queries as written", async () => {
@@ -235,7 +275,8 @@ describe("GraphQL queries", () => {
 describe("GraphQL limits and errors", () => {
   it("refuses pages over 200, backward paging and bad cursors as user errors", async () => {
     expect((await errors(`{ burns(first: 201) { edges { node { id } } } }`))[0]!.message).toBe("first must be an integer from 1 to 200");
-    expect((await errors(`{ burns(last: 5) { edges { node { id } } } }`))[0]!.message).toMatch(/only forward pagination/);
+    expect((await errors(`{ burns(first: 2, last: 5) { edges { node { id } } } }`))[0]!.message).toBe("give first or last, not both");
+    expect((await errors(`{ burns(last: 0) { edges { node { id } } } }`))[0]!.message).toBe("last must be an integer from 1 to 200");
     const bad = await errors(`{ burns(after: "nope") { edges { node { id } } } }`, undefined, "http");
     expect(bad[0]).toMatchObject({ message: "invalid cursor", extensions: { code: "BAD_USER_INPUT" } });
     const other = (await data(`{ buybacks(first: 1) { pageInfo { endCursor } } }`)).buybacks.pageInfo.endCursor;
