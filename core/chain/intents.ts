@@ -30,6 +30,8 @@ export type IntentRequest = {
   to: Address;
   data: Hex;
   value?: bigint;
+  /** The least gas limit to sign with (an out-of-gas retry's), whatever the estimate says. */
+  minGasLimit?: bigint;
 };
 
 export type IntentRow = {

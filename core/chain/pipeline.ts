@@ -38,9 +38,12 @@ import { type Faults, NO_FAULTS } from "../faults.js";
 import { type Db, dbOf, tables } from "../db/client.js";
 import { type Fence, FencedError, fenceGuard, readLease } from "../leadership.js";
 import type { ChainClients } from "./client.js";
+import { isOutOfGas, outOfGasReason, traceFailure, usedWholeLimit } from "./revert-cause.js";
 import { IN_FLIGHT, type IntentRequest, type IntentRow, type IntentStatus, ON_CHAIN, TERMINAL, type TxOutcome, intentFromRecord } from "./intents.js";
 
 const t = tables.txIntents;
+/** The key suffix of the one retry of an intent that ran out of gas. */
+export const GAS_RETRY_SUFFIX = ":gas-retry";
 type IntentFields = PgUpdateSetSource<typeof t>;
 
 export { IN_FLIGHT, intentFromRecord, intentFromRow, TERMINAL, type IntentRequest, type IntentRow, type IntentStatus, type TxOutcome } from "./intents.js";
@@ -56,6 +59,19 @@ export type PipelineOptions = {
   maxReplacements: number;
   /** Gas limit = estimate × (1 + this / 10000). */
   gasMarginBps: bigint;
+  /**
+   * Headroom by intent kind where the gas a call needs moves with state the estimate cannot
+   * see: a `collectRewards` converts fees by swapping, and a swap that crosses more ticks
+   * when it is mined than when it was estimated needs more gas.
+   */
+  gasMarginBpsByKind: Record<string, bigint>;
+  /** No gas limit above this (a retry after out of gas included), unless the estimate itself is higher. */
+  gasCeiling: bigint;
+  /**
+   * Kinds retried once, under a new intent with a higher limit, after an out-of-gas revert.
+   * Only kinds whose repetition is harmless: a reorg could still mine the reverted bytes.
+   */
+  gasRetryKinds: string[];
   /** How long one `send` keeps retrying an unreachable RPC before giving up (the intent stays resumable). */
   maxWaitMs: number;
   backoffBaseMs: number;
@@ -68,6 +84,9 @@ export const DEFAULT_PIPELINE_OPTIONS: PipelineOptions = {
   feeBumpBps: 1_250n,
   maxReplacements: 8,
   gasMarginBps: 2_500n,
+  gasMarginBpsByKind: { "collect-rewards": 10_000n, "claim-fees": 5_000n },
+  gasCeiling: 8_000_000n,
+  gasRetryKinds: ["collect-rewards", "claim-fees"],
   maxWaitMs: 120_000,
   backoffBaseMs: 250,
   backoffMaxMs: 10_000,
@@ -166,9 +185,31 @@ export class TxPipeline {
     if (row.signer !== account.address) throw new Error(`intent ${request.key} belongs to ${row.signer}, not ${account.address}`);
     if (TERMINAL.includes(row.status)) {
       const outcome = await this.outcome(row);
-      if (outcome) return outcome;
+      if (outcome) return this.retryOutOfGas(account, outcome);
     }
-    return this.queueOf(account.address).add(() => this.drive(account, row.id), { throwOnTimeout: true });
+    const outcome = await this.queueOf(account.address).add(() => this.drive(account, row.id), { throwOnTimeout: true });
+    return this.retryOutOfGas(account, outcome);
+  }
+
+  /**
+   * An intent of a retryable kind that ran out of gas is sent once more, as the intent
+   * `<key>:gas-retry` with at least twice the limit (and a fresh estimate's headroom), within
+   * `gasCeiling`; its outcome is the caller's. A restart finds the retry by its key.
+   */
+  private async retryOutOfGas(account: LocalAccount, outcome: TxOutcome): Promise<TxOutcome> {
+    const row = outcome.intent;
+    if (outcome.status !== "reverted" || !isOutOfGas(row.revertReason)) return outcome;
+    if (row.key.endsWith(GAS_RETRY_SUFFIX) || !this.options.gasRetryKinds.includes(row.kind) || row.gasLimit === null) return outcome;
+    const raised = row.gasLimit * 2n < this.options.gasCeiling ? row.gasLimit * 2n : this.options.gasCeiling;
+    if (raised <= row.gasLimit) {
+      this.log.warn({ intent: row.key, gasLimit: String(row.gasLimit) }, `${row.key} ran out of gas at the ceiling ${this.options.gasCeiling}; not retried`);
+      return outcome;
+    }
+    this.log.warn({ intent: row.key, gasLimit: String(row.gasLimit), retryLimit: String(raised) }, `${row.key}: ${row.revertReason}; retrying once with at least ${raised}`);
+    const retry: IntentRequest = { key: `${row.key}${GAS_RETRY_SUFFIX}`, kind: row.kind, to: row.to, data: row.data, value: row.value, minGasLimit: raised };
+    if (row.worker) retry.worker = row.worker;
+    if (row.agentId) retry.agentId = row.agentId;
+    return this.send(retry, account);
   }
 
   /** The current row of an intent, by key. */
@@ -269,6 +310,8 @@ export class TxPipeline {
           to: r.to,
           data: r.data,
           value: (r.value ?? 0n).toString(),
+          // Before signing, the column holds the floor of the limit (an out-of-gas retry's).
+          gasLimit: r.minGasLimit === undefined ? null : r.minGasLimit.toString(),
           epoch: this.fence?.epoch ?? null,
         })
         .onConflictDoUpdate({ target: t.key, set: { key: sql`excluded.key` } })
@@ -374,7 +417,7 @@ export class TxPipeline {
       if (e.code === "insufficient-funds" && !isOperator) throw new WalletUnderfundedError(account.address, e);
       throw e;
     }
-    const gasLimit = gas + (gas * this.options.gasMarginBps) / 10_000n;
+    const gasLimit = this.gasLimitOf(row, gas);
     const fees = await this.publicClient.estimateFeesPerGas();
     const pendingNonce = await this.publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
     if (!isOperator) {
@@ -438,6 +481,14 @@ export class TxPipeline {
       this.log.debug({ intent: row.key, signer: account.address, nonce: signed.nonce, hash: signed.hash }, "signed");
       this.faults.hit("after-sign");
     }
+  }
+
+  /** The estimate with its kind's headroom, within the ceiling, and never below the row's floor. */
+  private gasLimitOf(row: IntentRow, estimate: bigint): bigint {
+    const margin = this.options.gasMarginBpsByKind[row.kind] ?? this.options.gasMarginBps;
+    let limit = estimate + (estimate * margin) / 10_000n;
+    if (limit > this.options.gasCeiling) limit = estimate > this.options.gasCeiling ? estimate : this.options.gasCeiling;
+    return row.gasLimit !== null && row.gasLimit > limit ? row.gasLimit : limit;
   }
 
   private async fail(row: IntentRow, error: string, reason: string): Promise<void> {
@@ -648,8 +699,24 @@ export class TxPipeline {
     return { status: "reverted", intent: updated, receipt, reason };
   }
 
-  /** The reason of an onchain revert: the same call replayed on the parent block. */
+  /**
+   * The reason of an onchain revert: out of gas when the receipt used the whole limit or the
+   * trace says a call ran out; otherwise the same call replayed on the parent block, and when
+   * that does not reproduce it (the transactions before it in its block changed the state),
+   * the trace's failing call.
+   */
   private async revertReason(row: IntentRow, receipt: TransactionReceipt): Promise<string> {
+    const trace = await traceFailure(this.publicClient, receipt.transactionHash);
+    if (usedWholeLimit(receipt, row.gasLimit) || trace?.outOfGasIn) return outOfGasReason(row.gasLimit, receipt.gasUsed, trace?.outOfGasIn);
+    const replayed = await this.replayRevert(row, receipt);
+    if (replayed) return replayed;
+    // "not reproducible by a call" marks these: a caller may replay on the block's own state (swap.ts).
+    if (trace?.reason) return `${trace.reason} (from the transaction's trace; not reproducible by a call on the parent block)`;
+    return trace ? "reverted without a reason (not reproducible by a call on the parent block)" : "reverted (not reproducible by a call on the parent block, and the node offers no trace)";
+  }
+
+  /** The same call on the parent block: its revert reason, or undefined when it does not revert there. */
+  private async replayRevert(row: IntentRow, receipt: TransactionReceipt): Promise<string | undefined> {
     try {
       await this.publicClient.call({
         account: row.signer ?? this.operatorAccount?.address,
@@ -659,7 +726,7 @@ export class TxPipeline {
         gas: row.gasLimit ?? undefined,
         blockNumber: receipt.blockNumber > 0n ? receipt.blockNumber - 1n : receipt.blockNumber,
       });
-      return "reverted (not reproducible by a call)";
+      return undefined;
     } catch (error) {
       const data = revertDataOf(error);
       return data ? decodeRevert(data) : ((classifyError(error) as RevertError).reason ?? "reverted");

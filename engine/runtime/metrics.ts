@@ -15,6 +15,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { Address, PublicClient } from "viem";
 import type { Logger } from "../../common/logger.js";
 import { type Db, dbOf, tables } from "../../core/db/client.js";
+import { DEFAULT_PIPELINE_OPTIONS, GAS_RETRY_SUFFIX } from "../../core/chain/pipeline.js";
+import { OUT_OF_GAS } from "../../core/chain/revert-cause.js";
 import { describeError } from "../../core/errors.js";
 import type { CycleOutcome } from "./scheduler.js";
 
@@ -53,11 +55,16 @@ type Snapshot = {
   oldestNonFinalSeconds: number;
   maxMinedNonce: number | null;
   pending: Map<string, bigint>;
+  /** Reverted intents by cause ("out-of-gas" or "revert"). */
+  reverts: Map<string, number>;
+  /** Out-of-gas reverts of a retryable kind with no mined retry. */
+  outOfGasUnretried: number;
 };
 
 async function readSnapshot(db: Db, operator: Address | undefined): Promise<Snapshot> {
   const { txIntents, ledgerBalances } = tables;
-  const [intents, [oldest], [nonce], legs] = await Promise.all([
+  const outOfGas = sql`${txIntents.revertReason} LIKE ${`${OUT_OF_GAS}%`}`;
+  const [intents, [oldest], [nonce], legs, reverts, [unretried]] = await Promise.all([
     db.select({ status: txIntents.status, n: count() }).from(txIntents).groupBy(txIntents.status),
     db
       .select({ age: sql<string | null>`EXTRACT(EPOCH FROM now() - min(${txIntents.createdAt}))::text` })
@@ -72,12 +79,32 @@ async function readSnapshot(db: Db, operator: Address | undefined): Promise<Snap
       .from(ledgerBalances)
       .where(and(eq(ledgerBalances.currency, "USDC"), inArray(ledgerBalances.leg, [...PENDING_USDC_LEGS])))
       .groupBy(ledgerBalances.leg),
+    db
+      .select({ outOfGas: sql<boolean>`${outOfGas}`, n: count() })
+      .from(txIntents)
+      .where(eq(txIntents.status, "reverted"))
+      .groupBy(sql`1`),
+    // Raw SQL: an anti-join on the retry's key, which the query builder cannot alias twice.
+    db
+      .select({ n: count() })
+      .from(txIntents)
+      .where(
+        and(
+          eq(txIntents.status, "reverted"),
+          outOfGas,
+          inArray(txIntents.kind, DEFAULT_PIPELINE_OPTIONS.gasRetryKinds),
+          sql`${txIntents.key} NOT LIKE ${`%${GAS_RETRY_SUFFIX}`}`,
+          sql`NOT EXISTS (SELECT 1 FROM engine.tx_intents r WHERE r.key = ${txIntents.key} || ${GAS_RETRY_SUFFIX} AND r.status = 'mined')`,
+        ),
+      ),
   ]);
   return {
     intents: new Map(intents.map((r) => [r.status, r.n])),
     oldestNonFinalSeconds: oldest?.age == null ? 0 : Number(oldest.age),
     maxMinedNonce: nonce?.nonce ?? null,
     pending: new Map(legs.map((r) => [r.leg, BigInt(r.balance)])),
+    reverts: new Map(reverts.map((r) => [r.outOfGas ? "out-of-gas" : "revert", r.n])),
+    outOfGasUnretried: unretried?.n ?? 0,
   };
 }
 
@@ -146,6 +173,26 @@ export function createEngineMetrics(source: MetricsSource): EngineMetrics {
         log.warn({ err: describeError(error) }, "metrics: could not read the operator's nonce");
         this.set(Number.NaN);
       }
+    },
+  });
+  new Gauge({
+    name: "engine_tx_reverted_intents",
+    help: "Intents reverted onchain, by cause: out-of-gas (the receipt used its whole limit, or a trace says a call ran out) or revert",
+    labelNames: ["cause"],
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (!s) return;
+      for (const cause of ["out-of-gas", "revert"]) this.set({ cause }, s.reverts.get(cause) ?? 0);
+    },
+  });
+  new Gauge({
+    name: "engine_tx_out_of_gas_unretried",
+    help: "Out-of-gas reverts of a retryable kind (collects, claims) whose retry with a higher limit has not mined",
+    registers: [registry],
+    async collect() {
+      const s = await snapshot();
+      if (s) this.set(s.outOfGasUnretried);
     },
   });
   new Gauge({

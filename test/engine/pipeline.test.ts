@@ -211,6 +211,66 @@ describe("in-process pipeline", () => {
   });
 });
 
+describe("out of gas", () => {
+  const log = createLogger("test", "error");
+  const clients = () => createChainClients({ rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, operatorKey: DEVNET_OPERATOR_KEY, isDevnet: true });
+  // A call whose gas grows with storage: it loops `slot 0` times; any calldata sets slot 0 instead.
+  //   CALLDATASIZE ?→set; n = SLOAD(0); while (n) n--; STOP; set: SSTORE(0, CALLDATALOAD(0))
+  const GAS_SINK = "0x36601657600054" + "5b801560145760019003600756" + "5b00" + "5b600035600055" + "00";
+  const OTHER = getAddress("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+
+  /** Sends `key` with automine off, then mines it after a transaction (higher tip, same block) that makes `sink` loop 20,000 times. */
+  async function sendUnderRaisedLoad(p: TxPipeline, key: string, to: Address, sink: Address) {
+    await rpc(anvil.rpcUrl, "evm_setAutomine", [false]);
+    try {
+      const sending = p.send({ key, kind: "gas-sink", to, data: "0x" });
+      let row;
+      for (let i = 0; i < 100 && !(row = (await intents(key))[0])?.tx_hash; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(row?.tx_hash).toBeTruthy();
+      await rpc(anvil.rpcUrl, "eth_sendTransaction", [
+        { from: OTHER, to: sink, data: `0x${(20_000).toString(16).padStart(64, "0")}`, gas: "0x30000", maxPriorityFeePerGas: "0x174876e800", maxFeePerGas: "0x2540be4000" },
+      ]);
+      await rpc(anvil.rpcUrl, "evm_mine");
+      return sending;
+    } finally {
+      await rpc(anvil.rpcUrl, "evm_setAutomine", [true]);
+    }
+  }
+
+  it("recognises a transaction that ran out of gas, says so, and retries it once with a higher limit", async () => {
+    const sink = getAddress("0x000000000000000000000000000000000000ca5e");
+    await rpc(anvil.rpcUrl, "anvil_setCode", [sink, GAS_SINK]);
+    const p = new TxPipeline({ pool: e.pool, clients: clients(), log, options: { pollMs: 50, maxWaitMs: 20_000, stuckAfterMs: 60_000, gasRetryKinds: ["gas-sink"] } });
+    const first = await nonceOf(OPERATOR);
+    const outcome = await sendUnderRaisedLoad(p, "oog:1", sink, sink);
+    expect(outcome.status).toBe("mined");
+    expect(outcome.intent.key).toBe("oog:1:gas-retry");
+    const { rows } = await e.pool.query("SELECT key, status, gas_limit::text AS gas, gas_used::text AS used, revert_reason FROM engine.tx_intents WHERE key LIKE 'oog:1%' ORDER BY id");
+    expect(rows.map((r) => [r.key, r.status])).toEqual([["oog:1", "reverted"], ["oog:1:gas-retry", "mined"]]);
+    expect(rows[0].revert_reason).toBe(`out of gas at limit ${rows[0].gas} (used ${rows[0].used})`);
+    expect(BigInt(rows[1].gas)).toBeGreaterThanOrEqual(2n * BigInt(rows[0].gas));
+    expect(BigInt(rows[1].used)).toBeGreaterThan(BigInt(rows[0].gas));
+    // Asked again (a restart), the original key answers with the retry's outcome and sends nothing.
+    const again = await p.send({ key: "oog:1", kind: "gas-sink", to: sink, data: "0x" });
+    expect(again.intent.txHash).toBe(outcome.intent.txHash);
+    expect(await nonceOf(OPERATOR)).toBe(first + 2);
+  });
+
+  it("names the call that ran out inside a transaction from the node's trace", async () => {
+    const sink = getAddress("0x000000000000000000000000000000000000ca5f");
+    const wrapper = getAddress("0x000000000000000000000000000000000000ca60");
+    await rpc(anvil.rpcUrl, "anvil_setCode", [sink, GAS_SINK]);
+    // CALL(gas - 5000, sink, 0, 0, 0, 0, 0); if the call failed: REVERT(0, 0). The wrapper keeps
+    // 1/64 of the gas when the sink runs out, so the receipt alone does not show it.
+    await rpc(anvil.rpcUrl, "anvil_setCode", [wrapper, `0x6000600060006000600073${sink.slice(2).toLowerCase()}6113885a03f1602d5760006000fd5b00`]);
+    const p = new TxPipeline({ pool: e.pool, clients: clients(), log, options: { pollMs: 50, maxWaitMs: 20_000, stuckAfterMs: 60_000, gasRetryKinds: [] } });
+    const outcome = await sendUnderRaisedLoad(p, "oog:inner", wrapper, sink);
+    expect(outcome.status).toBe("reverted");
+    expect(outcome.status === "reverted" && outcome.receipt.gasUsed).toBeLessThan(Number(outcome.intent.gasLimit));
+    expect(outcome.status === "reverted" && outcome.reason).toMatch(new RegExp(`^out of gas at limit \\d+ \\(used \\d+, ran out in a call to ${sink}\\)$`, "i"));
+  });
+});
+
 describe("error classification", () => {
   it("maps RPC texts to retryable and permanent classes", () => {
     expect(classifyError(new Error("nonce too low")).code).toBe("nonce-too-low");
