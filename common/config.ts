@@ -150,6 +150,7 @@ const envSchema = z.object({
   PROTOCOL_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "0.5"),
   SWAP_SLIPPAGE_BPS: integer(1, 5_000, 100),
   SWAP_DEADLINE_SECONDS: integer(30, 3_600, 300),
+  TX_GAS_CEILING: integer(100_000, 1_000_000_000, 8_000_000),
   WORKER_INTERVAL_SCALE: z
     .string()
     .default("1")
@@ -206,6 +207,8 @@ export type Config = {
   swapSlippageBps: number;
   /** Seconds a signed swap stays valid after the chain's latest block when it was planned. */
   swapDeadlineSeconds: number;
+  /** No transaction is signed with a gas limit above this (an out-of-gas retry included), unless its estimate is higher. */
+  txGasCeiling: bigint;
   workerIntervalScale: number;
   startBlock: number;
   /**
@@ -301,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,
     swapSlippageBps: e.SWAP_SLIPPAGE_BPS,
     swapDeadlineSeconds: e.SWAP_DEADLINE_SECONDS,
+    txGasCeiling: BigInt(e.TX_GAS_CEILING),
     workerIntervalScale: e.WORKER_INTERVAL_SCALE,
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),

@@ -56,7 +56,8 @@ export type Engine = {
 
 /** Pipeline tuning for the devnet (one-second blocks) and for a live chain. */
 export function pipelineDefaults(config: Config): Partial<PipelineOptions> {
-  return config.isDevnet ? { pollMs: 100, stuckAfterMs: 15_000, maxWaitMs: 60_000 } : {};
+  const common = { gasCeiling: config.txGasCeiling };
+  return config.isDevnet ? { ...common, pollMs: 100, stuckAfterMs: 15_000, maxWaitMs: 60_000 } : common;
 }
 
 export async function createEngine(options: EngineOptions): Promise<Engine> {

@@ -95,6 +95,14 @@ describe("engine metrics", () => {
     for (const status of ["pending", "signed", "broadcast", "mined", "reverted", "failed"]) {
       expect(m.value("engine_tx_intents", { status })).toBe(byStatus.get(status) ?? 0);
     }
+    // Reverts by cause, as the table holds them; a reverted collect that ran out of gas counts as out-of-gas.
+    const { rows: causes } = await engine.ctx.pool.query<{ oog: boolean; n: string }>(
+      "SELECT revert_reason LIKE 'out of gas%' AS oog, count(*) AS n FROM engine.tx_intents WHERE status = 'reverted' GROUP BY 1",
+    );
+    for (const cause of ["out-of-gas", "revert"]) {
+      expect(m.value("engine_tx_reverted_intents", { cause })).toBe(Number(causes.find((r) => r.oog === (cause === "out-of-gas"))?.n ?? 0));
+    }
+    expect(m.value("engine_tx_out_of_gas_unretried")).toBe(0);
 
     // Oldest non-final intent: the table's, in seconds (0 when every intent is final).
     const { rows: oldest } = await engine.ctx.pool.query<{ age: string | null }>(
