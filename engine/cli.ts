@@ -8,7 +8,9 @@
  *   audit              the three-way audit: ledger vs indexed facts vs chain balances
  *   launch-protocol-token --name N --symbol S [--market-cap-usdc 10000] [--image URL] [--dry-run] [--yes]
  *                      launches the protocol token through the configured launcher (asks first)
- * Prints JSON; exits 1 when the cycle failed or an invariant is violated.
+ * Prints words, every amount in whole units with its currency (`--raw` adds base units beside
+ * them); `--json` prints the exact JSON in base units for scripts. Exits 1 when the cycle
+ * failed, an invariant is violated or the audit finds a difference.
  *
  * With DATABASE_URL unset it reads the connection file `npm start` writes (`.data/connection.json`),
  * so the commands work beside a running `npm start` with no variables set.
@@ -35,13 +37,25 @@ import { readLease } from "../core/leadership.js";
 import { checkLedgerInvariants, ledgerTotals } from "../core/ledger/ledger.js";
 import { awaitWorkerRun, requestWorkerRun } from "./runtime/run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
+import { type Format, formatAudit, formatLedger, formatValue } from "./cli-format.js";
 
 const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
 
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`);
 
-async function main(argv: string[]): Promise<number> {
+/** Output flags, taken out of the arguments wherever they stand. */
+function outputFlags(argv: string[]): { rest: string[]; json: boolean; format: Format } {
+  const json = argv.includes("--json");
+  const raw = argv.includes("--raw");
+  return { rest: argv.filter((a) => a !== "--json" && a !== "--raw"), json, format: { raw } };
+}
+
+async function main(allArgs: string[]): Promise<number> {
+  const { rest: argv, json, format } = outputFlags(allArgs);
   const [command, arg] = argv;
+  /** Words by default; `--json` for the exact JSON. */
+  const show = (value: unknown, words: () => string = () => formatValue(value, format).join("\n")) =>
+    json ? print(value) : process.stdout.write(`${words()}\n`);
   const config = loadConfigOrExit(withConnectionFile(process.env));
   const log = createLogger("engine-cli", config.logLevel, config.logFormat);
   if (!config.databaseUrl) {
@@ -54,19 +68,20 @@ async function main(argv: string[]): Promise<number> {
     const db = openEngineDb(config.databaseUrl, "launchpad-engine-cli");
     try {
       await migrate(db.pool);
-      if (command === "health") print(await readWorkerHealth(db.pool));
+      if (command === "health") show(await readWorkerHealth(db.pool));
       else if (command === "audit") {
         const report = await auditFromConfig(config, db);
-        print(report);
+        show(report, () => formatAudit(report, format));
         return report.ok ? 0 : 1;
       } else if (command === "ledger") {
         const report = await checkLedgerInvariants(db.db);
-        print({ totals: await ledgerTotals(db.db), invariants: report });
+        const totals = await ledgerTotals(db.db);
+        show({ totals, invariants: report }, () => formatLedger(totals, report, format));
         return report.ok ? 0 : 1;
       } else {
         if (!arg || !isWorkerName(arg)) throw new Error(USAGE);
         const state = await awaitWorkerRun(db.pool, await requestWorkerRun(db.pool, arg));
-        print(state);
+        show(state);
         return state?.ok ? 0 : 1;
       }
       return 0;
@@ -101,14 +116,14 @@ async function main(argv: string[]): Promise<number> {
     const engine = await createEngine({ config, log, faults: parseFaults(process.env.ENGINE_CRASH_AT, log), fence: leadership.fence });
     try {
       if (command === "reconcile") {
-        print(await engine.reconcile());
+        show(await engine.reconcile());
         return 0;
       }
       // As at an engine start: the wallet's opening balances are booked once, before any cycle moves money.
       const { ctx } = engine;
       await recordOpeningBalance({ db: ctx.db, pool: ctx.pool, publicClient: ctx.publicClient, operator: ctx.operator, usdc: ctx.contract("usdc"), weth: ctx.contract("weth") });
       const outcome = await engine.runOnce(arg as (typeof WORKER_NAMES)[number]);
-      print(outcome);
+      show(outcome);
       return outcome.ok ? 0 : 1;
     } finally {
       await engine.stop();

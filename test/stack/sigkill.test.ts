@@ -109,7 +109,7 @@ async function engineDb<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 
 function cli(command: string): { code: number; out: string } {
   try {
-    const out = execFileSync(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "cli.ts"), command], {
+    const out = execFileSync(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "cli.ts"), ...command.split(" ")], {
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: "error", DATABASE_URL: "", RPC_URL: "" },
       encoding: "utf8",
@@ -167,7 +167,7 @@ describe("npm start killed whole with SIGKILL", () => {
       // (retried while work is in flight or the index catches up with the engine).
       let lastAudit = "";
       const audit = await waitFor(`a clean audit after SIGKILL ${round}`, 90_000, async () => {
-        const run = cli("audit");
+        const run = cli("audit --json");
         lastAudit = run.out;
         const report = run.out ? (JSON.parse(run.out) as { ok: boolean; checks: string[] }) : undefined;
         // The holdings are compared only between worker cycles: wait for an audit that compared them.

@@ -86,11 +86,18 @@ describe("engine CLI without DATABASE_URL", () => {
     const dir = tempDir();
     const databaseUrl = await createDatabase("cli_conn");
     writeConnectionFile(dir, { ...CONNECTION, DATABASE_URL: databaseUrl });
-    const res = await cli(dir, "ledger");
+    const res = await cli(dir, "ledger", "--json");
     expect(res.code, res.stderr).toBe(0);
-    const report = JSON.parse(res.stdout) as { totals: unknown; invariants: { ok: boolean } };
+    const report = JSON.parse(res.stdout) as { totals: { feesClaimedUsdc: string }; invariants: { ok: boolean } };
     expect(report.invariants.ok).toBe(true);
-    expect(report.totals).toBeDefined();
+    expect(report.totals.feesClaimedUsdc).toBe("0");
+    // In words by default: amounts in whole units with their currency, base units beside them with --raw.
+    const words = await cli(dir, "ledger");
+    expect(words.code, words.stderr).toBe(0);
+    expect(words.stdout).toMatch(/fees claimed \(all legs\) +0 USDC\n/);
+    expect(words.stdout).toMatch(/legacy WETH +0 WETH\n/);
+    expect(words.stdout).toContain("Invariants: all hold.");
+    expect((await cli(dir, "ledger", "--raw")).stdout).toMatch(/protocol buyback +0 USDC \(0 base units\)/);
   });
 
   it("without a file says what to do", async () => {
