@@ -32,7 +32,7 @@ export const DEFAULT_PERPS_VENUE: PerpsVenueId = "avantis-v1";
 
 /** What is known to run on a chain the engine may be pointed at (production.md §6). */
 const CHAIN_VENUES: Record<number, string> = {
-  8453: "Base runs Avantis v2 since 2026-08-12 (new event topics, a four-argument closeTradeMarket, no published ABI)",
+  8453: "Base runs Avantis v2 since 2026-08-12: new event topics, a four-argument closeTradeMarket, no published ABI",
 };
 
 export type PerpsVenueStatus =
