@@ -10,7 +10,7 @@ import { type Address, getAddress } from "viem";
 import { PAIR_FEEDS } from "../common/abis/perps.js";
 import { tables } from "../core/db/client.js";
 import { toPerpsPrice } from "../common/perps-math.js";
-import { type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../core/health.js";
+import { type DesksHealth, type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../core/health.js";
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
 import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
@@ -24,7 +24,14 @@ export type WorkerHealth = Pick<
 /** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
 /** The engine that leads (its lease) and since when, or null before any engine led. */
 export type LeaderHealth = { holder: string; epoch: string; since: string; expiresAt: string } | null;
-export type EngineHealth = { workers: WorkerHealth[]; degraded: string[]; transactions: TransactionsHealth; leader: LeaderHealth };
+export type EngineHealth = {
+  workers: WorkerHealth[];
+  degraded: string[];
+  transactions: TransactionsHealth;
+  leader: LeaderHealth;
+  /** Whether the engine's desks trade on its chain, as it last reported; null before it ran. */
+  desks?: DesksHealth | null;
+};
 
 /** Transactions not final yet (pending, in flight, or mined under `CONFIRMATIONS`), and the last reorg. */
 export type TransactionsHealth = {
@@ -106,7 +113,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
   const ledgerDb = drizzle(pool, { schema: tables });
   return {
     health: () =>
-      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null }, async () => {
+      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null, desks: null }, async () => {
         const h = await readWorkerHealth(pool);
         return {
           workers: h.workers.map((w) => ({
@@ -124,6 +131,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           // empty worker list; one that stopped, or whose workers or RPC fail, degrades the service.
           degraded: h.engine.heartbeatAt === null ? h.reasons.filter((r) => !NEVER_RAN.test(r)) : h.reasons,
           leader: h.leader && { holder: h.leader.holder, epoch: h.leader.epoch, since: h.leader.since, expiresAt: h.leader.expiresAt },
+          desks: h.desks,
           transactions: {
             notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({ key, kind, status, nonce, ageSeconds, reorgs, error })),
             lastReorg: h.transactions.lastReorg,

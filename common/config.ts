@@ -11,6 +11,7 @@ import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { ETH_DECIMALS, USDC_DECIMALS, parseDecimal } from "./money.js";
+import { DEFAULT_PERPS_VENUE, PERPS_VENUE_IDS, type PerpsVenueId } from "./perps-venues.js";
 
 /** anvil's first default account: the devnet operator. Never valid outside the devnet. */
 export const DEVNET_OPERATOR_KEY =
@@ -145,6 +146,7 @@ const envSchema = z.object({
   ENGINE_METRICS_PORT: integer(0, 65535, DEFAULT_ENGINE_METRICS_PORT),
   PLATFORM_LAUNCH_FEE_ETH: decimal(ETH_DECIMALS, "0.002"),
   PERPS_MIN_NOTIONAL_USDC: decimal(USDC_DECIMALS, "100"),
+  PERPS_VENUE: z.enum(PERPS_VENUE_IDS, { message: `expected one of ${PERPS_VENUE_IDS.join(", ")}` }).default(DEFAULT_PERPS_VENUE),
   CLAIM_BATCH_SIZE: integer(1, 1000, 10),
   CREATOR_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "5"),
   PROTOCOL_BUYBACK_MIN_USDC: decimal(USDC_DECIMALS, "0.5"),
@@ -200,6 +202,11 @@ export type Config = {
   engineMetricsPort: number;
   platformLaunchFeeWei: bigint;
   perpsMinNotionalUsdc: bigint;
+  /**
+   * The perps exchange adapter (common/perps-venues.ts). Desks trade only on a chain it
+   * declares; elsewhere the engine sends no perps call and the perp leg accumulates.
+   */
+  perpsVenue: PerpsVenueId;
   claimBatchSize: number;
   creatorBuybackMinUsdc: bigint;
   protocolBuybackMinUsdc: bigint;
@@ -299,6 +306,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     engineMetricsPort: e.ENGINE_METRICS_PORT,
     platformLaunchFeeWei: e.PLATFORM_LAUNCH_FEE_ETH,
     perpsMinNotionalUsdc: e.PERPS_MIN_NOTIONAL_USDC,
+    perpsVenue: e.PERPS_VENUE,
     claimBatchSize: e.CLAIM_BATCH_SIZE,
     creatorBuybackMinUsdc: e.CREATOR_BUYBACK_MIN_USDC,
     protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,

@@ -9,6 +9,7 @@ import type pg from "pg";
 import { pipelineHealth } from "./chain/pipeline.js";
 import { dbOf, tables } from "./db/client.js";
 import { readLease } from "./leadership.js";
+import { type PerpsVenueId, perpsVenueStatus } from "../common/perps-venues.js";
 
 /** A heartbeat older than this means the engine is not running. */
 export const HEARTBEAT_STALE_MS = 60_000;
@@ -35,6 +36,18 @@ export type WorkerHealth = {
 /** The engine that leads (the lease holder: host, pid and a random suffix) and since when. */
 export type LeaderHealth = { holder: string; epoch: string; since: string; renewedAt: string; expiresAt: string; live: boolean } | null;
 
+/**
+ * Whether the desks trade: the perps adapter (`PERPS_VENUE`) and, when it does not declare the
+ * chain, why desks are off (no perps call is sent; the perp leg keeps accumulating).
+ */
+export type DesksHealth = { enabled: boolean; venue: string; protocol: string; chainId: number; reason: string | null };
+
+/** The desks' state under a configuration (the engine records it with its heartbeat). */
+export function desksHealth(config: { perpsVenue: PerpsVenueId; chainId: number }): DesksHealth {
+  const s = perpsVenueStatus(config);
+  return { enabled: s.enabled, venue: s.venue, protocol: `${s.protocol} ${s.version}`, chainId: s.chainId, reason: s.enabled ? null : s.reason };
+}
+
 export type EngineHealth = {
   status: "ok" | "degraded";
   reasons: string[];
@@ -43,6 +56,8 @@ export type EngineHealth = {
   rpc: { reachable: boolean | null; block: number | null; lastError: string | null; checkedAt: string | null };
   workers: WorkerHealth[];
   transactions: Awaited<ReturnType<typeof pipelineHealth>> & { lastReorg: LastReorg };
+  /** The desks as the engine recorded them at its last start; null before it ever started. */
+  desks: DesksHealth | null;
 };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -55,6 +70,7 @@ const NOT_STARTED: EngineHealth = {
   rpc: { reachable: null, block: null, lastError: null, checkedAt: null },
   workers: [],
   transactions: { counts: {}, failures: [], notFinal: [], lastReorg: null },
+  desks: null,
 };
 
 /** PostgreSQL's "schema does not exist" and "table does not exist": the engine never migrated. */
@@ -72,7 +88,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   try {
     read = await Promise.all([
       db.select().from(workerState).orderBy(asc(workerState.name)),
-      db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg"])),
+      db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks"])),
       pipelineHealth(pool),
       readLease(db),
     ]);
@@ -99,6 +115,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
     };
   });
   const engineState = stateRows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
+  const desks = (stateRows.find((r) => r.key === "desks")?.value as DesksHealth | undefined) ?? null;
   const rpcState = stateRows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
   const heartbeatAt = engineState?.heartbeatAt ?? null;
   const running = heartbeatAt !== null && now - Date.parse(heartbeatAt) < HEARTBEAT_STALE_MS;
@@ -130,5 +147,6 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
     rpc: { reachable: rpcState?.reachable ?? null, block: rpcState?.block ?? null, lastError: rpcState?.lastError ?? null, checkedAt: rpcState?.checkedAt ?? null },
     workers,
     transactions: { ...transactions, lastReorg: reorg ? { at: reorg.at, forkBlock: reorg.forkBlock, reopened: reorg.reopened, reversed: reorg.reversed } : null },
+    desks,
   };
 }

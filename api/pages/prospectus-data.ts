@@ -11,6 +11,7 @@ import { and, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { burnDaily, enrollment, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import { type Mandate } from "../../core/mandate.js";
+import { type DesksHealth, desksHealth } from "../../core/health.js";
 import { type Strategy, charterMandate } from "../../core/agents/charter.js";
 import { type AgentLogEntry, agentLog } from "../../core/agent-log.js";
 import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
@@ -34,7 +35,8 @@ export type LedgerView = {
   fees: { toOperatorUsdc: bigint; protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; operatorUsdc: bigint; creatorUsdc: bigint; byCurrency: FeeCurrencyView[] };
   buybacks: { count: number; usdcIn: bigint; tokensBought: bigint; recent: BuybackRow[] };
   burns: { count: number; burned: bigint; recent: BurnRow[]; daily: { day: bigint; burned: bigint }[] };
-  desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[] };
+  /** `status`: whether desks trade on this chain (off where the perps adapter does not declare it). */
+  desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[]; status: DesksHealth };
 };
 
 export type ProspectusData = {
@@ -109,6 +111,7 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
         realisedPnlUsdc: views.reduce((a, v) => a + v.realisedPnl, 0n),
         unrealisedPnlUsdc: unrealised.length === 0 ? 0n : unrealised.some((v) => v.unrealisedPnl === null) ? null : unrealised.reduce((a, v) => a + v.unrealisedPnl!, 0n),
         trades: views,
+        status: desksHealth(services.config),
       },
     },
   };

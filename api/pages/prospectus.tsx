@@ -147,6 +147,11 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
         creator's share as collected. Fees collected and not claimed yet, and a creator paid in WETH, are shown by currency below.
       </p>
       {l.fees.byCurrency.length ? <FeesByCurrency fees={l.fees.byCurrency} /> : null}
+      {l.desk.status.enabled ? null : (
+        <p class="muted" data-field="desks-off">
+          {`Desks are off on chain ${l.desk.status.chainId}: the perps adapter ${l.desk.status.venue} (${l.desk.status.protocol}) does not support it, so nothing is traded; the perp leg keeps accumulating.`}
+        </p>
+      )}
       <div class="cols" style="margin-top:12px">
         <Figure label="Buybacks" id="buybacks" value={String(l.buybacks.count)} />
         <Figure label="Spent on buybacks" id="buyback-usdc" value={showUsdc(l.buybacks.usdcIn)} unit="USDC" />

@@ -8,6 +8,7 @@ import type { ApiDeps, ReadDb } from "../deps.js";
 import type { EngineHealth } from "../engine-port.js";
 import { coalescerFor } from "./coalesce.js";
 import { checksumOrNull } from "./format.js";
+import { desksHealth } from "../../core/health.js";
 
 /** Ponder checkpoints are fixed-width decimal strings; the block number is digits 26..42. */
 const blockOfCheckpoint = (checkpoint: string) => Number(checkpoint.slice(26, 42));
@@ -40,5 +41,7 @@ export async function readHealth(deps: ApiDeps) {
     transactions: engine.transactions,
     /** The engine that leads (its lease holder: host:pid:suffix), its epoch and since when. */
     leader: engine.leader,
+    /** Whether desks trade on this chain, and why not: as the engine reported, else from this configuration. */
+    desks: engine.desks ?? desksHealth(deps.config),
   } as const;
 }

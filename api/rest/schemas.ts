@@ -237,6 +237,16 @@ export const healthResponse = z
       .strict()
       .nullable()
       .describe("The engine that leads (null before any engine ran against this database)"),
+    desks: z
+      .object({
+        enabled: z.boolean().describe("Whether the desks trade on this chain"),
+        venue: z.string().describe("The perps adapter (PERPS_VENUE)"),
+        protocol: z.string().describe("The exchange and version the adapter speaks, e.g. Avantis v1"),
+        chainId: int,
+        reason: z.string().nullable().describe("Why desks are off (no perps call is sent; the perp leg keeps accumulating)"),
+      })
+      .strict()
+      .describe("The perps desks: on only on a chain the configured adapter declares"),
   })
   .strict();
 

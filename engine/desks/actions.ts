@@ -8,11 +8,11 @@ import { and, desc, eq, isNotNull, like, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { ensureAllowance } from "../../core/chain/erc20.js";
-import { encodeCloseTrade, encodeOpenTrade, encodeTopUp, executionFee, marginUpdateOf, orderIdOf, readPairPrice } from "../chain/perps.js";
 import type { EngineContext } from "../../core/context.js";
 import { type Tx, tables } from "../../core/db/client.js";
 import type { DeskOpen } from "../decisions/desk-entry.js";
 import { consumePerpUsdc, refundSpend } from "../../core/ledger/ledger.js";
+import { requirePerpsVenue } from "../perps/venue.js";
 import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
 
 const openKey = (id: number) => `desk-trade:${id}:open`;
@@ -63,17 +63,17 @@ export function progressOpening(ctx: EngineContext, trade: DeskTrade, worker: st
 async function sendOpen(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
   trade = await tradeById(ctx.db, trade.id);
   if (trade.status !== "opening" || trade.orderId !== null) return trade;
+  const venue = requirePerpsVenue(ctx);
   const existing = await ctx.pipeline.get(openKey(trade.id));
   let request = existing && { key: existing.key, kind: existing.kind, worker, to: existing.to, data: existing.data, value: existing.value };
   if (!request) {
-    await ensureAllowance(ctx, ctx.contract("usdc"), ctx.contract("perpsStorage"), worker);
-    const price = await readPairPrice(ctx, trade.pairIndex);
-    const data = encodeOpenTrade({ trader: ctx.operator, pairIndex: trade.pairIndex, collateral: trade.basisUsdc, price, side: trade.side, leverage: trade.leverage });
-    request = { key: openKey(trade.id), kind: "perps-open", worker, to: ctx.contract("perpsTrading"), data, value: executionFee(ctx.config.isDevnet) };
+    await ensureAllowance(ctx, ctx.contract("usdc"), venue.collateralSpender(ctx), worker);
+    const call = await venue.open(ctx, { pairIndex: trade.pairIndex, collateral: trade.basisUsdc, side: trade.side, leverage: trade.leverage });
+    request = { key: openKey(trade.id), kind: "perps-open", worker, ...call };
   }
   const outcome = await ctx.pipeline.send(request);
   if (outcome.status === "mined") {
-    const orderId = orderIdOf(outcome.receipt);
+    const orderId = venue.orderIdOf(outcome.receipt);
     ctx.faults.hit("after-open-order");
     await updateTrade(ctx.db, trade.id, { orderId: orderId?.toString() ?? null, openIntentId: outcome.intent.id });
     ctx.log.info({ token: trade.token, tradeId: trade.id, orderId: String(orderId) }, "desk open order placed");
@@ -105,6 +105,7 @@ export function progressClosing(ctx: EngineContext, trade: DeskTrade, worker: st
 async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): Promise<DeskTrade> {
   trade = await tradeById(ctx.db, trade.id);
   if (trade.status !== "closing" || trade.closeOrderId !== null) return trade;
+  const venue = requirePerpsVenue(ctx);
   const prefix = `desk-trade:${trade.id}:close:`;
   const { txIntents } = tables;
   const rows = await ctx.db
@@ -119,12 +120,10 @@ async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): 
     key,
     kind: "perps-close",
     worker,
-    to: ctx.contract("perpsTrading"),
-    data: encodeCloseTrade({ pairIndex: trade.pairIndex, index: trade.tradeIndex!, amount: trade.closeAmount! }),
-    value: executionFee(ctx.config.isDevnet),
+    ...venue.close(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex!, amount: trade.closeAmount! }),
   });
   if (outcome.status === "mined") {
-    await updateTrade(ctx.db, trade.id, { closeOrderId: orderIdOf(outcome.receipt)?.toString() ?? null, closeIntentId: outcome.intent.id });
+    await updateTrade(ctx.db, trade.id, { closeOrderId: venue.orderIdOf(outcome.receipt)?.toString() ?? null, closeIntentId: outcome.intent.id });
   } else {
     // e.g. NO_TRADE after a liquidation: the event sync settles the trade.
     await updateTrade(ctx.db, trade.id, { status: "open", closeAmount: null, closeOrderId: null });
@@ -169,19 +168,18 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
     });
     return tradeById(ctx.db, trade.id);
   }
-  await ensureAllowance(ctx, ctx.contract("usdc"), ctx.contract("perpsStorage"), worker);
+  const venue = requirePerpsVenue(ctx);
+  await ensureAllowance(ctx, ctx.contract("usdc"), venue.collateralSpender(ctx), worker);
   const outcome = await ctx.pipeline.send({
     key: `desk-trade:${trade.id}:topup:${n}`,
     kind: "perps-margin",
     worker,
-    to: ctx.contract("perpsTrading"),
-    data: encodeTopUp({ pairIndex: trade.pairIndex, index: trade.tradeIndex, amount: trade.pendingTopup }),
-    value: executionFee(ctx.config.isDevnet),
+    ...venue.updateMargin(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex, amount: trade.pendingTopup }),
   });
   await ctx.db.transaction(async (tx) => {
     // Applied once: only while the top-up is still pending on the row.
     if (outcome.status === "mined") {
-      const updated = marginUpdateOf(outcome.receipt);
+      const updated = venue.marginUpdateOf(outcome.receipt);
       const collateral = (updated?.collateral ?? (trade.collateral ?? 0n) + trade.pendingTopup!).toString();
       const leverage = (updated?.leverage ?? trade.leverage).toString();
       await tx

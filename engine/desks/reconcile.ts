@@ -5,16 +5,24 @@
  * orphans: reported, never adopted. Desk trades the exchange no longer holds are reported.
  */
 import { logDecision } from "../../core/agent-log.js";
-import { readOperatorTrades } from "../chain/perps.js";
 import type { EngineContext } from "../../core/context.js";
+import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import { syncDeskTrades } from "./sync.js";
 import { tradesWithStatus, updateTrade } from "./trades.js";
 
 export type ReconcileReport = { onchain: number; bound: number; orphans: { pairIndex: number; index: number }[]; missing: number[]; pending: number };
+/** Desks off on this chain: the exchange is neither read nor called. */
+export type SkippedReport = { skipped: string };
 
-export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcile"): Promise<ReconcileReport> {
+export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcile"): Promise<ReconcileReport | SkippedReport> {
+  const off = desksOffReason(ctx.config);
+  if (off) {
+    ctx.log.warn({ venue: ctx.config.perpsVenue, chainId: ctx.config.chainId }, off);
+    return { skipped: off };
+  }
+  const venue = requirePerpsVenue(ctx);
   await syncDeskTrades(ctx, worker);
-  const onchain = await readOperatorTrades(ctx);
+  const onchain = await venue.readOperatorTrades(ctx);
   const live = await tradesWithStatus(ctx.db, ["open", "closing"]);
   const report: ReconcileReport = { onchain: onchain.length, bound: 0, orphans: [], missing: [], pending: (await tradesWithStatus(ctx.db, ["opening"])).length };
   const claimed = new Set<string>();

@@ -7,11 +7,8 @@
  * protocol token), and a loss recorded on the trade.
  */
 import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import { getAddress } from "viem";
-import { perpsCallbacksAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { logDecision } from "../../core/agent-log.js";
-import { getLogsChunked } from "../chain/logs.js";
-import { fromRawTrade, type OnchainTrade } from "../chain/perps.js";
+import { type OnchainTrade, perpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { type Tx, tables } from "../../core/db/client.js";
 import { Legs, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
@@ -20,7 +17,6 @@ import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
 import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
 
 const CURSOR_KEY = "perps-cursor";
-const LIQ = 2;
 
 let running: Promise<SyncReport> | undefined;
 
@@ -38,49 +34,38 @@ export function syncDeskTrades(ctx: EngineContext, worker = "desk-sync"): Promis
 }
 
 async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
+  const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, orphans: 0 };
+  // Desks off on this chain: nothing is sent and no exchange is read (the cursor stays put).
+  const venue = perpsVenue(ctx);
+  if (!venue) return report;
   for (const t of await tradesWithStatus(ctx.db, ["opening"])) if (t.orderId === null) await progressOpening(ctx, t, worker);
   for (const t of await tradesWithStatus(ctx.db, ["closing"])) if (t.closeOrderId === null) await progressClosing(ctx, t, worker);
   const topUps = await ctx.db.select().from(tables.deskTrades).where(isNotNull(tables.deskTrades.pendingTopup)).orderBy(asc(tables.deskTrades.id));
   for (const t of topUps) await progressTopUp(ctx, toTrade(t), worker);
 
-  const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, orphans: 0 };
   const head = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
   const cursor = await getState<{ block: number }>(ctx.db, CURSOR_KEY);
   const fromBlock = BigInt(cursor?.block ?? ctx.config.startBlock);
   if (fromBlock > head) return report;
-  const addresses = [...new Set([ctx.contract("perpsCallbacks"), ctx.contract("perpsTrading"), ctx.contract("perpsStorage")])];
-  const event = (name: string) => [...perpsCallbacksAbi, ...perpsTradingAbi].find((e) => e.type === "event" && e.name === name) as never;
-  const [executed, limits, canceled] = await Promise.all([
-    getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketExecuted"), fromBlock, toBlock: head }),
-    getLogsChunked(ctx.publicClient, { address: addresses, event: event("LimitExecuted"), fromBlock, toBlock: head }),
-    getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketOpenCanceled"), args: { trader: ctx.operator }, fromBlock, toBlock: head }),
-  ]);
-  type AnyLog = { blockNumber: bigint; blockHash: `0x${string}`; logIndex: number; transactionHash: `0x${string}`; eventName: string; args: Record<string, unknown> };
-  const all = ([...executed, ...limits, ...canceled] as unknown as AnyLog[]).sort((a, b) =>
-    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
-  );
-  const operator = getAddress(ctx.operator);
-  // Only the operator's events are kept (the exchange's other traders are none of our business).
-  const ours = all.filter((log) => log.eventName === "MarketOpenCanceled" || getAddress(fromRawTrade(log.args.t as never).trader) === operator);
+  // Only the operator's events (the exchange's other traders are none of our business).
+  const ours = await venue.readEvents(ctx, { fromBlock, toBlock: head });
   for (const log of ours) {
     const applied = await ctx.db.transaction(async (tx) => {
       const inserted = await tx
         .insert(tables.perpsEvents)
-        .values({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), blockHash: log.blockHash, name: log.eventName, data: jsonArgs(log.args) })
+        .values({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), blockHash: log.blockHash, name: log.name, data: jsonArgs(log.args) })
         .onConflictDoNothing()
         .returning({ txHash: tables.perpsEvents.txHash });
       if (!inserted.length) return undefined;
       const fact: Fact = { key: `${log.blockHash}:${log.transactionHash}:${log.logIndex}`, blockNumber: Number(log.blockNumber), blockHash: log.blockHash };
-      let applied: Applied;
-      if (log.eventName === "MarketOpenCanceled") applied = await applyCanceled(tx, BigInt(log.args.orderId as bigint), fact);
-      else {
-        const trade = fromRawTrade(log.args.t as never);
-        if (log.eventName === "MarketExecuted") {
-          applied = log.args.open
-            ? await applyOpened(tx, BigInt(log.args.orderId as bigint), trade)
-            : await applyMarketClose(tx, BigInt(log.args.orderId as bigint), log.args.usdcSentToTrader as bigint, fact);
-        } else applied = await applyLimit(tx, trade, Number(log.args.orderType), log.args.usdcSentToTrader as bigint, fact);
-      }
+      const applied: Applied =
+        log.kind === "open-canceled"
+          ? await applyCanceled(tx, log.orderId, fact)
+          : log.kind === "open-executed"
+            ? await applyOpened(tx, log.orderId, log.trade)
+            : log.kind === "close-executed"
+              ? await applyMarketClose(tx, log.orderId, log.usdcSent, fact)
+              : await applyLimit(tx, log.trade, log.liquidation, log.usdcSent, fact);
       if (applied.kind !== "orphan") {
         // The trade as it was before this event, so a reorg that removes the event can restore it.
         await tx
@@ -94,8 +79,8 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
     report.events++;
     if (applied.kind === "orphan") {
       report.orphans++;
-      ctx.log.warn({ event: log.eventName, tx: log.transactionHash }, "perps event of the operator matches no desk trade (orphan, not adopted)");
-      await logDecision(ctx, { worker, decision: "orphan-trade", reason: `${log.eventName} matches no desk trade; reported, not adopted`, data: { tx: log.transactionHash, logIndex: log.logIndex } });
+      ctx.log.warn({ event: log.name, tx: log.transactionHash }, "perps event of the operator matches no desk trade (orphan, not adopted)");
+      await logDecision(ctx, { worker, decision: "orphan-trade", reason: `${log.name} matches no desk trade; reported, not adopted`, data: { tx: log.transactionHash, logIndex: log.logIndex } });
       continue;
     }
     report[applied.kind]++;
@@ -234,7 +219,7 @@ async function applyMarketClose(tx: Tx, orderId: bigint, sent: bigint, fact: Fac
   return settleClose(tx, trade, trade.closeAmount ?? trade.collateral ?? 0n, sent, fact, "closed");
 }
 
-async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigint, fact: Fact): Promise<Applied> {
+async function applyLimit(tx: Tx, t: OnchainTrade, liquidation: boolean, sent: bigint, fact: Fact): Promise<Applied> {
   const trade = await findTrade(
     tx,
     and(
@@ -246,7 +231,7 @@ async function applyLimit(tx: Tx, t: OnchainTrade, orderType: number, sent: bigi
     ),
   );
   if (!trade) return { kind: "orphan" };
-  return settleClose(tx, trade, trade.collateral ?? 0n, sent, fact, orderType === LIQ ? "liquidated" : "closed");
+  return settleClose(tx, trade, trade.collateral ?? 0n, sent, fact, liquidation ? "liquidated" : "closed");
 }
 
 /**

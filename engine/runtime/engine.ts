@@ -26,6 +26,7 @@ import { type CycleOutcome, Scheduler, registerWorkers, runWorkerCycle } from ".
 import { setState } from "./state.js";
 import { refreshTokenCache } from "../../core/tokens.js";
 import { WORKERS, type WorkerName } from "../workers/index.js";
+import { desksHealth } from "../../core/health.js";
 
 /** How often the engine records its heartbeat and checks the RPC. */
 export const MONITOR_INTERVAL_MS = 5_000;
@@ -130,6 +131,8 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   async function reconcile(): Promise<Record<string, unknown>> {
     const report: Record<string, unknown> = {};
     await registerWorkers(ctx, workers);
+    // Whether desks trade on this chain (the perps adapter declares it), as /health shows it.
+    await setState(ctx.db, "desks", desksHealth(config));
     report.finality = await watchFinality();
     await pipeline.resumeInFlight();
     const step = async (name: string, fn: () => Promise<unknown>) => {

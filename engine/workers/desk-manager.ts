@@ -7,11 +7,11 @@
  */
 import { logDecision } from "../../core/agent-log.js";
 import { PAIR_FEEDS } from "../../common/abis/perps.js";
-import { freeTradeSlots, readPairLimits } from "../chain/perps.js";
 import { type EngineContext, finalBlock } from "../../core/context.js";
 import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js";
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
+import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import { getDesk, tradesOf } from "../desks/trades.js";
 import { Legs, spendableBalance } from "../../core/ledger/ledger.js";
 import { mandateForToken } from "../../core/mandate.js";
@@ -23,8 +23,11 @@ import type { Worker } from "./types.js";
 const WORKER = "desk-manager";
 
 export async function manageTokenDesks(ctx: EngineContext) {
-  await syncDeskTrades(ctx, WORKER);
   const actions: { token: string; action: string; reason: string }[] = [];
+  const off = desksOffReason(ctx.config);
+  if (off) return { actions, off };
+  const venue = requirePerpsVenue(ctx);
+  await syncDeskTrades(ctx, WORKER);
   const final = await finalBlock(ctx);
   for (const token of await listEnrolledTokens(ctx.db, { activeOnly: true })) {
     const desk = await getDesk(ctx.db, token.token);
@@ -38,7 +41,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, token.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
     const live = await tradesOf(ctx.db, token.token);
     const pairIndex = live.length && desk ? desk.pairIndex : mandate.deskPairIndex;
-    const pair = await readPairLimits(ctx, pairIndex);
+    const pair = await venue.readPairLimits(ctx, pairIndex);
     const window = await priceWindowFor(ctx.db, PAIR_FEEDS[pairIndex] ?? "");
     const deskBasisUsdc = live.reduce((s, t) => s + t.basisUsdc, 0n);
     const common = { perpUsdc, window, pair, minNotionalUsdc: ctx.config.perpsMinNotionalUsdc, mandate, deskBasisUsdc, strategy };
@@ -54,7 +57,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
       ...common,
       side: desk!.side,
       trades: open.map((t) => ({ id: t.id, collateral: t.collateral!, leverage: t.leverage })),
-      freeSlots: await freeTradeSlots(ctx, pairIndex),
+      freeSlots: await venue.freeTradeSlots(ctx, pairIndex),
     });
     actions.push({ token: token.token, action: d.action, reason: d.reason });
     if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER, finalBlock: final });

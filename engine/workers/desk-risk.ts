@@ -7,13 +7,13 @@ import { eq } from "drizzle-orm";
 import { type Address, encodeFunctionData } from "viem";
 import { registryAbi } from "../../common/abis/registry.js";
 import { logDecision } from "../../core/agent-log.js";
-import { readPairLimits, readPairPrice } from "../chain/perps.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { requiredNotional } from "../decisions/desk-entry.js";
 import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
+import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import { listDesks, tradesOf } from "../desks/trades.js";
 import { mandateFor } from "../../core/mandate.js";
 import { tokenInfo } from "../../core/tokens.js";
@@ -43,15 +43,18 @@ export async function setDeskHalted(ctx: EngineContext, token: Address, halted: 
 }
 
 export async function runDeskRiskCycle(ctx: EngineContext) {
-  await syncDeskTrades(ctx, WORKER);
   const decisions: { token: string; action: string; reason: string }[] = [];
+  const off = desksOffReason(ctx.config);
+  if (off) return { decisions, off };
+  const venue = requirePerpsVenue(ctx);
+  await syncDeskTrades(ctx, WORKER);
   const prices = new Map<number, bigint>();
   for (const desk of await listDesks(ctx.db)) {
     const trades = (await tradesOf(ctx.db, desk.token, ["open"])).filter((t) => t.collateral !== null && t.openPrice !== null);
     if (!trades.length && !desk.halted) continue;
-    if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await readPairPrice(ctx, desk.pairIndex));
+    if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await venue.readPairPrice(ctx, desk.pairIndex));
     const mandate = await mandateFor(ctx.db, ctx.config, desk.token);
-    const pair = await readPairLimits(ctx, desk.pairIndex);
+    const pair = await venue.readPairLimits(ctx, desk.pairIndex);
     const d = decideDeskRisk({
       halted: desk.halted,
       trades: trades.map((t) => ({ id: t.id, side: t.side, leverage: t.leverage, collateral: t.collateral!, basisUsdc: t.basisUsdc, openPrice: t.openPrice! })),

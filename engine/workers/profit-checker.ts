@@ -7,7 +7,7 @@
  */
 import { closeDeskTrade } from "../desks/actions.js";
 import { PAIR_FEEDS } from "../../common/abis/perps.js";
-import { readPairPrice } from "../chain/perps.js";
+import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
 import { syncDeskTrades } from "../desks/sync.js";
@@ -23,13 +23,16 @@ export const MIN_TAKE_PROFIT_USDC = 1_000_000n;
 const WORKER = "profit-checker";
 
 export async function checkDeskProfits(ctx: EngineContext) {
+  const off = desksOffReason(ctx.config);
+  if (off) return { sync: undefined, closes: [], off };
+  const venue = requirePerpsVenue(ctx);
   const sync = await syncDeskTrades(ctx, WORKER);
   const prices = new Map<number, bigint>();
   const windows = new Map<number, PriceWindow>();
   const closes: { tradeId: number; profit: string }[] = [];
   for (const trade of await tradesWithStatus(ctx.db, ["open"])) {
     if (trade.openPrice === null || trade.collateral === null || trade.pendingTopup !== null) continue;
-    if (!prices.has(trade.pairIndex)) prices.set(trade.pairIndex, await readPairPrice(ctx, trade.pairIndex));
+    if (!prices.has(trade.pairIndex)) prices.set(trade.pairIndex, await venue.readPairPrice(ctx, trade.pairIndex));
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, trade.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
     if (strategy === "momentum" && !windows.has(trade.pairIndex)) windows.set(trade.pairIndex, await priceWindowFor(ctx.db, PAIR_FEEDS[trade.pairIndex] ?? ""));
     const d = decideTakeProfit({

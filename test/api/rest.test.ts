@@ -45,6 +45,8 @@ describe("REST answers", () => {
     schemas.healthResponse.parse(a.json);
     expect(shapeOf(a.json)).toMatchSnapshot();
     expect(a.json).toMatchObject({ status: "ok", protocolToken: getAddress(h.protocolToken), indexer: { ready: true } });
+    // The devnet's exchange speaks Avantis v1, which the default adapter declares: desks trade.
+    expect(a.json.desks).toEqual({ enabled: true, venue: "avantis-v1", protocol: "Avantis v1", chainId: 31337, reason: null });
     // Over HTTP, from ponder's own server: the same answer.
     const http = await h.fetch("GET", "/api/v1/health");
     expect(http.status).toBe(200);

@@ -46,10 +46,12 @@ export type PrivateDevnet = {
 
 export const KEEPER = 9;
 
-export async function startPrivateDevnet(options: { port?: number } = {}): Promise<PrivateDevnet> {
+/** `chainId`: the chain id anvil reports (default the devnet's; e.g. 8453 to run as Base would). */
+export async function startPrivateDevnet(options: { port?: number; chainId?: number } = {}): Promise<PrivateDevnet> {
+  const chainId = options.chainId ?? DEVNET_CHAIN_ID;
   const dir = mkdtempSync(join(tmpdir(), "engine-devnet-"));
-  const anvil = await startAnvil({ port: options.port ?? (await freePort()) });
-  const operator = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
+  const anvil = await startAnvil({ port: options.port ?? (await freePort()), chainId });
+  const operator = createDevnetContext(anvil.rpcUrl, chainId, DEVNET_OPERATOR_KEY);
   const deployments = await deployDevnet(operator);
   const deploymentsFile = join(dir, "deployments.json");
   writeDeployments(deploymentsFile, deployments);
@@ -59,7 +61,7 @@ export async function startPrivateDevnet(options: { port?: number } = {}): Promi
   const feeds = priceFeeds as Record<string, Address>;
   const contexts = new Map<number, DevnetContext>();
   const as = (i: number) => {
-    if (!contexts.has(i)) contexts.set(i, createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, i === 0 ? DEVNET_OPERATOR_KEY : devnetPrivateKey(i)));
+    if (!contexts.has(i)) contexts.set(i, createDevnetContext(anvil.rpcUrl, chainId, i === 0 ? DEVNET_OPERATOR_KEY : devnetPrivateKey(i)));
     return contexts.get(i)!;
   };
   const mc = marketContracts(deployments);
@@ -75,8 +77,10 @@ export async function startPrivateDevnet(options: { port?: number } = {}): Promi
   const env = (extra: Record<string, string> = {}) => ({
     DATABASE_URL: databaseUrl,
     RPC_URL: anvil.rpcUrl,
-    CHAIN_ID: String(DEVNET_CHAIN_ID),
+    CHAIN_ID: String(chainId),
     DEPLOYMENTS_FILE: deploymentsFile,
+    // Off the devnet the key and finality are not implied: the operator is anvil's account 0.
+    ...(chainId === DEVNET_CHAIN_ID ? {} : { PROTOCOL_PRIVATE_KEY: DEVNET_OPERATOR_KEY, CONFIRMATIONS: "0" }),
     LOG_LEVEL: "warn",
     ...extra,
   });

@@ -1,13 +1,18 @@
 /**
- * The perps exchange (Avantis v1 ABI): calldata of the operator's orders, pair limits, the
- * operator's open trades, and the events that settle them.
+ * The `avantis-v1` perps venue (Avantis v1 ABI, reference/protocols.md §4): calldata of the
+ * operator's orders, pair limits, the operator's open trades, and the events that settle
+ * them. It declares the devnet only (common/perps-venues.ts): Base runs Avantis v2, whose
+ * calls and event topics differ, so this calldata must never reach it.
  */
 import { type Address, type Hex, type TransactionReceipt, encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import { aggregatorV3Abi } from "../../common/abis/engine.js";
-import { PAIR_FEEDS, PERPS_PRECISION, OrderType, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import { LimitOrder, PAIR_FEEDS, PERPS_PRECISION, OrderType, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
+import { PERPS_VENUES } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { type Side, toPerpsPrice } from "../../common/perps-math.js";
+import { getLogsChunked } from "../chain/logs.js";
+import type { OnchainTrade, PerpsVenue, VenueEvent, VenueLog } from "./venue.js";
 
 /** Slippage accepted on a market open (1e10 percent): 1%. */
 export const OPEN_SLIPPAGE_P = 1n * PERPS_PRECISION;
@@ -15,17 +20,6 @@ export const OPEN_SLIPPAGE_P = 1n * PERPS_PRECISION;
 export function executionFee(isDevnet: boolean): bigint {
   return isDevnet ? 0n : 350_000_000_000_000n;
 }
-
-export type OnchainTrade = {
-  trader: Address;
-  pairIndex: number;
-  index: number;
-  collateral: bigint;
-  openPrice: bigint;
-  side: Side;
-  leverage: bigint;
-  timestamp: bigint;
-};
 
 type RawTrade = {
   trader: Address;
@@ -41,7 +35,7 @@ type RawTrade = {
   timestamp: bigint;
 };
 
-export function fromRawTrade(t: RawTrade): OnchainTrade {
+function fromRawTrade(t: RawTrade): OnchainTrade {
   return {
     trader: getAddress(t.trader),
     pairIndex: Number(t.pairIndex),
@@ -54,7 +48,7 @@ export function fromRawTrade(t: RawTrade): OnchainTrade {
   };
 }
 
-export function encodeOpenTrade(p: { trader: Address; pairIndex: number; collateral: bigint; price: bigint; side: Side; leverage: bigint }): Hex {
+function encodeOpenTrade(p: { trader: Address; pairIndex: number; collateral: bigint; price: bigint; side: Side; leverage: bigint }): Hex {
   return encodeFunctionData({
     abi: perpsTradingAbi,
     functionName: "openTrade",
@@ -78,27 +72,27 @@ export function encodeOpenTrade(p: { trader: Address; pairIndex: number; collate
   });
 }
 
-export function encodeCloseTrade(p: { pairIndex: number; index: number; amount: bigint }): Hex {
+function encodeCloseTrade(p: { pairIndex: number; index: number; amount: bigint }): Hex {
   return encodeFunctionData({ abi: perpsTradingAbi, functionName: "closeTradeMarket", args: [BigInt(p.pairIndex), BigInt(p.index), p.amount] });
 }
 
-export function encodeTopUp(p: { pairIndex: number; index: number; amount: bigint }): Hex {
+function encodeTopUp(p: { pairIndex: number; index: number; amount: bigint }): Hex {
   return encodeFunctionData({ abi: perpsTradingAbi, functionName: "updateMargin", args: [BigInt(p.pairIndex), BigInt(p.index), 0, p.amount, []] });
 }
 
 /** The order id the exchange gave the operator's order, from its receipt. */
-export function orderIdOf(receipt: TransactionReceipt): bigint | undefined {
+function orderIdOf(receipt: TransactionReceipt): bigint | undefined {
   const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: receipt.logs });
   return initiated?.args.orderId;
 }
 
 /** The trade after a margin update, from its receipt. */
-export function marginUpdateOf(receipt: TransactionReceipt): OnchainTrade | undefined {
+function marginUpdateOf(receipt: TransactionReceipt): OnchainTrade | undefined {
   const [updated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarginUpdated", logs: receipt.logs });
   return updated ? fromRawTrade(updated.args.newTrade as RawTrade) : undefined;
 }
 
-export async function readPairLimits(ctx: EngineContext, pairIndex: number): Promise<PairLimits> {
+async function readPairLimits(ctx: EngineContext, pairIndex: number): Promise<PairLimits> {
   const storage = ctx.contract("perpsStorage");
   const read = (functionName: "pairMinLevPosUSDC" | "pairMinLeverage" | "pairMaxLeverage", args: readonly unknown[]) =>
     ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName, args } as never) as Promise<bigint>;
@@ -111,7 +105,7 @@ export async function readPairLimits(ctx: EngineContext, pairIndex: number): Pro
 }
 
 /** How many more trades the operator may hold on a pair (open + pending opens count). */
-export async function freeTradeSlots(ctx: EngineContext, pairIndex: number): Promise<number> {
+async function freeTradeSlots(ctx: EngineContext, pairIndex: number): Promise<number> {
   const storage = ctx.contract("perpsStorage");
   const [max, open, pending] = await Promise.all([
     ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "maxTradesPerPair" }),
@@ -122,7 +116,7 @@ export async function freeTradeSlots(ctx: EngineContext, pairIndex: number): Pro
 }
 
 /** Every open trade of the operator on the exchange (slots may have holes, so scan each pair until its count is found). */
-export async function readOperatorTrades(ctx: EngineContext): Promise<OnchainTrade[]> {
+async function readOperatorTrades(ctx: EngineContext): Promise<OnchainTrade[]> {
   const storage = ctx.contract("perpsStorage");
   const [pairs, max] = await Promise.all([
     ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "pairsCount" }),
@@ -143,7 +137,7 @@ export async function readOperatorTrades(ctx: EngineContext): Promise<OnchainTra
 }
 
 /** The pair's mark price at 1e10, from its feed. */
-export async function readPairPrice(ctx: EngineContext, pairIndex: number): Promise<bigint> {
+async function readPairPrice(ctx: EngineContext, pairIndex: number): Promise<bigint> {
   const feed = ctx.config.priceFeeds[PAIR_FEEDS[pairIndex] ?? ""];
   if (!feed) throw new Error(`no price feed configured for perps pair ${pairIndex}`);
   const [decimals, round] = await Promise.all([
@@ -152,3 +146,61 @@ export async function readPairPrice(ctx: EngineContext, pairIndex: number): Prom
   ]);
   return toPerpsPrice(round[1], decimals);
 }
+
+/**
+ * The operator's `MarketExecuted` (opens and closes), `LimitExecuted` (take-profit, stop-loss,
+ * liquidation) and `MarketOpenCanceled` logs in a range, decoded, in chain order. Other
+ * traders' executions are left out.
+ */
+async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBlock: bigint }): Promise<VenueEvent[]> {
+  const addresses = [...new Set([ctx.contract("perpsCallbacks"), ctx.contract("perpsTrading"), ctx.contract("perpsStorage")])];
+  const event = (name: string) => [...perpsCallbacksAbi, ...perpsTradingAbi].find((e) => e.type === "event" && e.name === name) as never;
+  const [executed, limits, canceled] = await Promise.all([
+    getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketExecuted"), ...range }),
+    getLogsChunked(ctx.publicClient, { address: addresses, event: event("LimitExecuted"), ...range }),
+    getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketOpenCanceled"), args: { trader: ctx.operator }, ...range }),
+  ]);
+  type AnyLog = { blockNumber: bigint; blockHash: Hex; logIndex: number; transactionHash: Hex; eventName: string; args: Record<string, unknown> };
+  const all = ([...executed, ...limits, ...canceled] as unknown as AnyLog[]).sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  );
+  const operator = getAddress(ctx.operator);
+  const out: VenueEvent[] = [];
+  for (const log of all) {
+    const at: VenueLog = { name: log.eventName, blockNumber: log.blockNumber, blockHash: log.blockHash, logIndex: log.logIndex, transactionHash: log.transactionHash, args: log.args };
+    if (log.eventName === "MarketOpenCanceled") {
+      out.push({ ...at, kind: "open-canceled", orderId: BigInt(log.args.orderId as bigint) });
+      continue;
+    }
+    const trade = fromRawTrade(log.args.t as RawTrade);
+    if (trade.trader !== operator) continue;
+    if (log.eventName === "MarketExecuted") {
+      const orderId = BigInt(log.args.orderId as bigint);
+      out.push(log.args.open ? { ...at, kind: "open-executed", orderId, trade } : { ...at, kind: "close-executed", orderId, trade, usdcSent: log.args.usdcSentToTrader as bigint });
+    } else {
+      out.push({ ...at, kind: "limit-executed", trade, liquidation: Number(log.args.orderType) === LimitOrder.LIQ, usdcSent: log.args.usdcSentToTrader as bigint });
+    }
+  }
+  return out;
+}
+
+export const avantisV1: PerpsVenue = {
+  id: "avantis-v1",
+  support: PERPS_VENUES["avantis-v1"],
+  collateralSpender: (ctx) => ctx.contract("perpsStorage"),
+  async open(ctx, p) {
+    const price = await readPairPrice(ctx, p.pairIndex);
+    const data = encodeOpenTrade({ trader: ctx.operator, pairIndex: p.pairIndex, collateral: p.collateral, price, side: p.side, leverage: p.leverage });
+    return { to: ctx.contract("perpsTrading"), data, value: executionFee(ctx.config.isDevnet) };
+  },
+  increase: () => undefined,
+  updateMargin: (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeTopUp(p), value: executionFee(ctx.config.isDevnet) }),
+  close: (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeCloseTrade(p), value: executionFee(ctx.config.isDevnet) }),
+  orderIdOf,
+  marginUpdateOf,
+  readPairLimits,
+  freeTradeSlots,
+  readOperatorTrades,
+  readPairPrice,
+  readEvents,
+};
