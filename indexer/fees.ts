@@ -53,7 +53,7 @@ async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, timestamp: bi
     await addTokenTotals(db, t.address, timestamp, deltas);
     return;
   }
-  await addProtocolTotals(db, timestamp, { operatorLegUsdc: usdc, ...(t.isProtocolToken ? { protocolTokenFeesUsdc: usdc } : {}) });
+  await addProtocolTotals(db, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc, ...(t.isProtocolToken ? { protocolTokenFeesUsdc: usdc } : {}) });
   await addTokenTotals(db, t.address, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc });
 }
 
@@ -96,7 +96,7 @@ export async function settleOperatorClaim(db: Db, currency: Hex, claimed: bigint
     if (convertible && row.awaitingConversion === amount) await enqueueToken(db, unconvertedQueue(currency), address);
     if (isUsdc) await bookOperatorUsdc(db, (await db.find(tokenTable, { address }))!, amount, timestamp);
   }
-  if (isUsdc && claimed > settled) await addProtocolTotals(db, timestamp, { operatorLegUsdc: claimed - settled });
+  if (isUsdc && claimed > settled) await addProtocolTotals(db, timestamp, { feesToOperatorUsdc: claimed - settled, operatorLegUsdc: claimed - settled });
 }
 
 /**

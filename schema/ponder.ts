@@ -436,9 +436,11 @@ export const protocolTotals = onchainTable("protocol_totals", (t) => ({
   tokensLaunched: t.integer().notNull(),
   tokensEnrolled: t.integer().notNull(),
   /**
-   * The operator's fees for enrolled tokens in USDC — USDC when the operator claims it, WETH at
-   * its conversion swap's realised rate — and their split into the protocol, asset and perp legs (the ledger's
-   * allocations, fact by fact, with the same maths).
+   * Every fee of the operator's reward slots in USDC — USDC when the operator claims it, WETH at
+   * its conversion swap's realised rate — = the sum of the protocol, asset, perp and operator
+   * legs, as per token (`token_totals`); here also the USDC a claim brought beyond the
+   * collections, which belongs to no token (operator leg). The legs are the ledger's
+   * allocations, fact by fact, with the same maths.
    */
   feesToOperatorUsdc: t.bigint().notNull(),
   protocolLegUsdc: t.bigint().notNull(),

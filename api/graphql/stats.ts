@@ -18,7 +18,7 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     tokensLaunched: t.int({ resolve: (s) => count(s, "tokensLaunched") }),
     tokensEnrolled: t.int({ resolve: (s) => s.enrolled }),
     tokensActive: t.int({ resolve: (s) => s.active }),
-    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (s) => total(s, "feesToOperatorUsdc"), "LP fees the operator collected for enrolled tokens, WETH at its conversion's realised rate"),
+    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (s) => total(s, "feesToOperatorUsdc"), "Every LP fee of the operator's reward slots in USDC (WETH at its conversion's realised rate) = the sum of the protocol, asset, perp and operator legs; as per token, plus USDC a claim brought beyond the collections"),
     ...moneyFields(t, "feesClaimedUsdc", USDC_DECIMALS, (s) => total(s, "feesClaimedUsdc"), "USDC claimed from the fee locker"),
     ...moneyFields(t, "protocolTokenFeesUsdc", USDC_DECIMALS, (s) => total(s, "protocolTokenFeesUsdc"), "The protocol token's own pool fees"),
     ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (s) => total(s, "protocolLegUsdc"), "Protocol-token leg"),

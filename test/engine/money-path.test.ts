@@ -121,7 +121,8 @@ async function expectViewsEqualLedger(): Promise<void> {
   const allocated = await ledgerLegsByToken();
   const { protocol, asset, perp, operator: operatorLeg } = ledger.allocatedUsdc;
   expect(stats.fees.legs).toMatchObject({ protocolUsdc: formatUsdc(protocol), assetUsdc: formatUsdc(asset), perpUsdc: formatUsdc(perp), operatorUsdc: formatUsdc(operatorLeg) });
-  expect(stats.fees.toOperatorUsdc).toBe(formatUsdc(protocol + asset + perp));
+  // One meaning everywhere: the operator slots' fees = the sum of the four legs.
+  expect(stats.fees.toOperatorUsdc).toBe(formatUsdc(protocol + asset + perp + operatorLeg));
   expect(stats.fees.protocolTokenFeesUsdc).toBe(formatUsdc(claimed.get(d.protocolToken) ?? 0n));
   // Every currency's USDC adds up to everything the ledger attributed.
   const usdcOf = (items: { usdc: string }[]) => items.reduce((a, c) => a + parseUsdc(c.usdc), 0n);
@@ -146,7 +147,7 @@ async function expectViewsEqualLedger(): Promise<void> {
   });
   expect(gql.errors).toBeUndefined();
   expect(gql.data.stats).toEqual({
-    feesToOperatorUsdcRaw: String(protocol + asset + perp),
+    feesToOperatorUsdcRaw: String(protocol + asset + perp + operatorLeg),
     protocolLegUsdcRaw: String(protocol),
     assetLegUsdcRaw: String(asset),
     perpLegUsdcRaw: String(perp),
