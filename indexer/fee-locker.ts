@@ -35,7 +35,7 @@ ponder.on("FeeLocker:ClaimTokens", async ({ event, context }) => {
   });
   if (isOperator(owner)) {
     // The claim settles every collection of the operator's fees in this currency since the last one.
-    await settleOperatorClaim(context.db, currency, amount, event.block.timestamp);
+    await settleOperatorClaim(context.db, event, currency, amount);
     if (currency === indexerConfig.usdc) await addProtocolTotals(context.db, event.block.timestamp, { feesClaimedUsdc: amount });
   }
   await recordActivity(context.db, event, "fees-claimed", null, { owner, currency, amount });

@@ -44,18 +44,22 @@ async function addFees(db: Db, address: Hex, currency: Hex, deltas: FeeDeltas): 
  * the ledger splits it: an enrolled token's into the protocol, asset and perp legs; the protocol
  * token's and a token not enrolled all to the operator leg.
  */
-async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, timestamp: bigint): Promise<void> {
+async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, timestamp: bigint): Promise<LegAmounts> {
   const enrolled = t.isProtocolToken ? undefined : await db.find(enrollment, { token: t.address });
   if (enrolled) {
     const legs = splitOperatorShare(usdc, enrolled);
     const deltas = { feesToOperatorUsdc: usdc, protocolLegUsdc: legs.protocol, assetLegUsdc: legs.asset, perpLegUsdc: legs.perp };
     await addProtocolTotals(db, timestamp, deltas);
     await addTokenTotals(db, t.address, timestamp, deltas);
-    return;
+    return { protocolUsdc: legs.protocol, assetUsdc: legs.asset, perpUsdc: legs.perp, operatorUsdc: 0n };
   }
   await addProtocolTotals(db, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc, ...(t.isProtocolToken ? { protocolTokenFeesUsdc: usdc } : {}) });
   await addTokenTotals(db, t.address, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc });
+  return { protocolUsdc: 0n, assetUsdc: 0n, perpUsdc: 0n, operatorUsdc: usdc };
 }
+
+/** A token's USDC in each leg of one attribution. */
+type LegAmounts = { protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; operatorUsdc: bigint };
 
 /**
  * Fees a `ClaimedRewards` paid the token's operator slots in `currency` (summed over the slots,
@@ -81,10 +85,12 @@ export async function collectCreatorFees(db: Db, t: TokenRow, currency: Hex, amo
  * split into legs; WETH awaits the next conversion swap. USDC claimed beyond the collections
  * goes to the operator leg, as the ledger's unattributed row does.
  */
-export async function settleOperatorClaim(db: Db, currency: Hex, claimed: bigint, timestamp: bigint): Promise<void> {
+export async function settleOperatorClaim(db: Db, event: EventLike, currency: Hex, claimed: bigint): Promise<void> {
+  const timestamp = event.block.timestamp;
   const isUsdc = currency === indexerConfig.usdc;
   const convertible = currency === indexerConfig.weth;
   let settled = 0n;
+  let n = 0;
   for (const { token: address, amount } of await drainQueue(db, unclaimedQueue(currency))) {
     if (!amount) continue;
     settled += amount;
@@ -94,7 +100,9 @@ export async function settleOperatorClaim(db: Db, currency: Hex, claimed: bigint
       ...(convertible ? { awaitingConversion: amount } : {}),
     });
     if (convertible && row.awaitingConversion === amount) await enqueueToken(db, unconvertedQueue(currency), address);
-    if (isUsdc) await bookOperatorUsdc(db, (await db.find(tokenTable, { address }))!, amount, timestamp);
+    const legs = isUsdc ? await bookOperatorUsdc(db, (await db.find(tokenTable, { address }))!, amount, timestamp) : undefined;
+    // The token's own line in the feed: what this claim settled for it, and its legs (WETH gets them at its conversion).
+    await recordActivity(db, event, "fees-attributed", address, { currency, amount, ...(legs ? { legs } : { awaitingConversion: convertible }) }, ++n);
   }
   if (isUsdc && claimed > settled) await addProtocolTotals(db, timestamp, { feesToOperatorUsdc: claimed - settled, operatorLegUsdc: claimed - settled });
 }
@@ -117,7 +125,8 @@ export async function convertFees(db: Db, event: EventLike, currency: Hex, amoun
     const row = await addFees(db, address, currency, { awaitingConversion: -share.sold, converted: share.sold, usdc: share.usdc });
     if (row.awaitingConversion > 0n) await enqueueToken(db, unconvertedQueue(currency), address);
     const t = (await db.find(tokenTable, { address }))!;
-    await bookOperatorUsdc(db, t, share.usdc, ts);
+    const legs = await bookOperatorUsdc(db, t, share.usdc, ts);
+    await recordActivity(db, event, "fees-attributed", address, { currency, amount: share.sold, usdc: share.usdc, legs }, shares.indexOf(share) + 1);
   }
   const attributed = shares.reduce((a, s) => a + s.sold, 0n);
   await db.insert(feeConversion).values({

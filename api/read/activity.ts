@@ -20,6 +20,7 @@ export const ACTIVITY_KINDS = [
   "fees-swapped",
   "fees-claimed",
   "fees-converted",
+  "fees-attributed",
   "protocol-buyback",
   "creator-buyback",
   "burn",
@@ -78,7 +79,7 @@ export async function latestActivityId(db: ReadDb): Promise<string> {
   return row?.id ?? "";
 }
 
-const USDC_FIELDS = new Set(["usdcIn", "usdcOut", "usdc", "collateralDelta", "realisedPnl", "usdcReturned", "marginFees"]);
+const USDC_FIELDS = new Set(["usdcIn", "usdcOut", "usdc", "collateralDelta", "realisedPnl", "usdcReturned", "marginFees", "protocolUsdc", "assetUsdc", "perpUsdc", "operatorUsdc"]);
 const TOKEN_FIELDS = new Set(["tokensBought", "assetBought"]);
 const PERPS_FIELDS = new Set(["price", "leverage"]);
 /** Amount field → the field naming its currency. */

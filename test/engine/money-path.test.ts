@@ -139,6 +139,13 @@ async function expectViewsEqualLedger(): Promise<void> {
       operatorUsdc: formatUsdc(allocated(token, "operator")),
     });
     expect(usdcOf(item.totals.feesByCurrency)).toBe(claimed.get(token));
+    // The token's own feed tells the same story: one fees-attributed row per attribution, whose legs add up to its allocations.
+    const feed = await api(`/api/v1/activity?token=${token}&kind=fees-attributed&limit=200`);
+    expect(feed.nextCursor).toBeNull();
+    expect(feed.items.length, token).toBeGreaterThan(0);
+    const legSum = (leg: string) => feed.items.reduce((a: bigint, i: { data: { legs?: Record<string, string> } }) => a + parseUsdc(i.data.legs?.[leg] ?? "0"), 0n);
+    for (const leg of ["protocol", "asset", "perp", "operator"]) expect(legSum(`${leg}Usdc`), `${token} ${leg}`).toBe(allocated(token, leg));
+    expect(feed.items.every((i: { token: string }) => i.token === token)).toBe(true);
   }
 
   const legs = "feesToOperatorUsdcRaw protocolLegUsdcRaw assetLegUsdcRaw perpLegUsdcRaw operatorLegUsdcRaw";
