@@ -11,6 +11,7 @@
 import { type Address, getAddress } from "viem";
 import { FeeIn, feeInName } from "./abis/clanker.js";
 import { PROTOCOL_REWARD_BPS, TOTAL_BPS } from "./constants.js";
+import { formatDecimal } from "./money.js";
 import { type Split, splitOperatorShare } from "./split.js";
 
 export type RewardSlot = { rewardIndex: number; recipient: Address; admin: Address; bps: number; feeIn: number };
@@ -29,9 +30,7 @@ export function slotRole(slot: Pick<RewardSlot, "recipient">, operator: Address 
 
 /** `950` → `"9.5%"`: basis points as an exact percentage. */
 export function bpsPct(bps: number): string {
-  const whole = Math.trunc(bps / 100);
-  const frac = String(Math.abs(bps % 100)).padStart(2, "0").replace(/0+$/, "");
-  return `${whole}${frac ? `.${frac}` : ""}%`;
+  return `${formatDecimal(BigInt(bps), 2)}%`;
 }
 
 /**
