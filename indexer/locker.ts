@@ -44,7 +44,7 @@ ponder.on("LpLocker:RewardRecipientUpdated", async ({ event, context }) => {
 ponder.on("LpLocker:FeePreferenceUpdated", async ({ event, context }) => {
   const key = { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) };
   if (!(await context.db.find(rewardRecipient, key))) return;
-  await context.db.update(rewardRecipient, key).set({ feeIn: event.args.newPreference, updatedBlock: event.block.number });
+  await context.db.update(rewardRecipient, key).set({ feeIn: event.args.newFeePreference, updatedBlock: event.block.number });
 });
 
 ponder.on("LpLocker:RewardAdminUpdated", async ({ event, context }) => {

@@ -33,7 +33,7 @@ export const clankerLpLockerAbi = parseAbi([
   "event FeesSwapped(address indexed token, address indexed rewardToken, uint256 amountSwapped, address indexed swappedToken, uint256 amountOut)",
   "event RewardRecipientUpdated(address indexed token, uint256 indexed rewardIndex, address oldRecipient, address newRecipient)",
   "event InitialFeePreferences(address indexed token, uint8[] feePreference)",
-  "event FeePreferenceUpdated(address indexed token, uint256 indexed rewardIndex, uint8 oldPreference, uint8 indexed newPreference)",
+  "event FeePreferenceUpdated(address indexed token, uint256 indexed rewardIndex, uint8 oldFeePreference, uint8 indexed newFeePreference)",
   "event RewardAdminUpdated(address indexed token, uint256 indexed rewardIndex, address oldAdmin, address newAdmin)",
 ]);
 
