@@ -47,8 +47,10 @@ export async function checkFeeRouting(ctx: EngineContext, tokens: readonly Token
   for (const u of unrouted) {
     if (!before.has(u.token)) await logDecision(ctx, { worker: WORKER, token: u.token, decision: "fees-not-routed", reason: u.reason, data: { slots: u.slots } });
   }
+  const checked = new Set(tokens.map((t) => t.token));
   for (const token of before) {
-    if (!now.has(token)) await logDecision(ctx, { worker: WORKER, token, decision: "fees-routed", reason: `token ${token}: every operator reward slot is paid in Paired again; its fees are routed` });
+    // Only a token still checked is routed again (an inactive one is not collected anyway).
+    if (!now.has(token) && checked.has(token)) await logDecision(ctx, { worker: WORKER, token, decision: "fees-routed", reason: `token ${token}: every operator reward slot is paid in Paired again; its fees are routed` });
   }
   await setState(ctx.db, FEE_ROUTING_STATE, { checkedAt: new Date().toISOString(), unrouted } satisfies FeeRoutingState);
   return unrouted;
