@@ -149,7 +149,7 @@ export type RefusalKind =
   | "forbidden"
   /** The state does not allow it: no charter yet, already launched or enrolled, launch in progress (409). */
   | "conflict"
-  /** A wallet cannot pay: the message names the shortfall (422). */
+  /** A wallet cannot pay, or the chain cannot honour the request (a split the locker does not pay): the message names the shortfall (422). */
   | "underfunded"
   /** A transaction reverted or the chain refused it: the message carries the reason (502). */
   | "chain"

@@ -88,7 +88,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   try {
     read = await Promise.all([
       db.select().from(workerState).orderBy(asc(workerState.name)),
-      db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks"])),
+      db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks", "fee-routing"])),
       pipelineHealth(pool),
       readLease(db),
     ]);
@@ -128,6 +128,9 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       reasons.push(`transaction ${t.key} ${t.status} for ${t.ageSeconds} s${t.error ? `: ${t.error}` : ""}`);
     }
   }
+  // Tokens the fee-claimer does not route: an operator reward slot no longer paid in the paired currency.
+  const feeRouting = stateRows.find((r) => r.key === "fee-routing")?.value as { unrouted?: { reason: string }[] } | undefined;
+  for (const u of feeRouting?.unrouted ?? []) reasons.push(u.reason);
   const reorg = stateRows.find((r) => r.key === "last-reorg")?.value as { at: string; forkBlock: number; reopened: string[]; reversed: number } | undefined;
   const leader: LeaderHealth = lease
     ? {

@@ -6,7 +6,8 @@
  */
 import { ponder } from "ponder:registry";
 import { enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";
-import type { Hex } from "viem";
+import { type Hex, zeroAddress } from "viem";
+import { FeeIn } from "../common/abis/clanker.js";
 import { isOperator } from "./config.js";
 import { collectCreatorFees, collectOperatorFees } from "./fees.js";
 import { recordActivity } from "./lib.js";
@@ -14,13 +15,23 @@ import { recordActivity } from "./lib.js";
 ponder.on("LpLocker:TokenRewardAdded", async ({ event, context }) => {
   const a = event.args;
   for (let i = 0; i < a.rewardRecipients.length; i++) {
-    await context.db.insert(rewardRecipient).values({
-      token: a.token.toLowerCase() as Hex,
-      rewardIndex: i,
-      recipient: a.rewardRecipients[i]!.toLowerCase() as Hex,
-      admin: a.rewardAdmins[i]!.toLowerCase() as Hex,
-      bps: a.rewardBps[i]!,
-    });
+    const slot = { recipient: a.rewardRecipients[i]!.toLowerCase() as Hex, admin: a.rewardAdmins[i]!.toLowerCase() as Hex, bps: a.rewardBps[i]! };
+    // Both until `InitialFeePreferences` says otherwise (a locker without preferences pays each
+    // currency as earned); whichever of the two events comes first, the slot ends up complete.
+    await context.db
+      .insert(rewardRecipient)
+      .values({ token: a.token.toLowerCase() as Hex, rewardIndex: i, ...slot, feeIn: FeeIn.Both })
+      .onConflictDoUpdate(slot);
+  }
+});
+
+ponder.on("LpLocker:InitialFeePreferences", async ({ event, context }) => {
+  const token = event.args.token.toLowerCase() as Hex;
+  for (const [i, feeIn] of event.args.feePreference.entries()) {
+    await context.db
+      .insert(rewardRecipient)
+      .values({ token, rewardIndex: i, recipient: zeroAddress, admin: zeroAddress, bps: 0, feeIn })
+      .onConflictDoUpdate({ feeIn });
   }
 });
 
@@ -28,6 +39,18 @@ ponder.on("LpLocker:RewardRecipientUpdated", async ({ event, context }) => {
   await context.db
     .update(rewardRecipient, { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) })
     .set({ recipient: event.args.newRecipient.toLowerCase() as Hex });
+});
+
+ponder.on("LpLocker:FeePreferenceUpdated", async ({ event, context }) => {
+  const key = { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) };
+  if (!(await context.db.find(rewardRecipient, key))) return;
+  await context.db.update(rewardRecipient, key).set({ feeIn: event.args.newFeePreference, updatedBlock: event.block.number });
+});
+
+ponder.on("LpLocker:RewardAdminUpdated", async ({ event, context }) => {
+  const key = { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) };
+  if (!(await context.db.find(rewardRecipient, key))) return;
+  await context.db.update(rewardRecipient, key).set({ admin: event.args.newAdmin.toLowerCase() as Hex, updatedBlock: event.block.number });
 });
 
 ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {

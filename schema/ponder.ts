@@ -30,7 +30,11 @@ export const token = onchainTable(
   (table) => ({ poolIdx: index().on(table.poolId), createdIdx: index().on(table.createdAt) }),
 );
 
-/** LP-locker reward slots per token (index → recipient, bps), kept current by `RewardRecipientUpdated`. */
+/**
+ * LP-locker reward slots per token (index → recipient, admin, bps, fee preference), kept current
+ * by `RewardRecipientUpdated`, `RewardAdminUpdated`, `InitialFeePreferences` and
+ * `FeePreferenceUpdated`.
+ */
 export const rewardRecipient = onchainTable(
   "reward_recipient",
   (t) => ({
@@ -39,6 +43,10 @@ export const rewardRecipient = onchainTable(
     recipient: t.hex().notNull(),
     admin: t.hex().notNull(),
     bps: t.integer().notNull(),
+    /** `FeeIn` (0 Both, 1 Paired, 2 Clanker): the currency the locker pays this slot in. */
+    feeIn: t.integer().notNull(),
+    /** Block of the last preference or admin change (null: as launched). */
+    updatedBlock: t.bigint(),
   }),
   (table) => ({ pk: primaryKey({ columns: [table.token, table.rewardIndex] }), recipientIdx: index().on(table.recipient) }),
 );

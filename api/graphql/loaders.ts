@@ -8,7 +8,7 @@ import type { ApiDeps } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
 import { type CurrencyInfo, type FeeCurrencyView, type SpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
-import { type TokenView, getTokens } from "../read/tokens.js";
+import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
 import { type AgentView, agentsOfTokens } from "./agent.js";
 
 export type Loaders = {
@@ -16,6 +16,8 @@ export type Loaders = {
   /** A token's fees per currency, and its buybacks per currency paid in. */
   tokenFees: DataLoader<Hex, FeeCurrencyView[]>;
   tokenSpend: DataLoader<Hex, SpendView[]>;
+  /** A token's LP-locker reward slots, by index. */
+  rewardSlots: DataLoader<Hex, RewardSlotRow[]>;
   /** A currency's address, symbol and decimals. */
   currency: DataLoader<Hex, CurrencyInfo>;
   latestDesk: DataLoader<Address, DeskView | null>;
@@ -48,6 +50,10 @@ export function createLoaders(deps: ApiDeps): Loaders {
     tokenSpend: new DataLoader(async (keys) => {
       const spend = await tokenBuybackSpends(deps.db, deps.config, keys);
       return keys.map((k) => spend.get(k.toLowerCase()) ?? []);
+    }),
+    rewardSlots: new DataLoader(async (keys) => {
+      const slots = await rewardSlotsOf(deps.db, keys);
+      return keys.map((k) => slots.get(k.toLowerCase()) ?? []);
     }),
     currency: new DataLoader(async (keys) => {
       const infos = await currencyInfos(deps.db, deps.config, keys);

@@ -3,7 +3,9 @@ import { getAddress } from "viem";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { checksum } from "../read/format.js";
 import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
-import { type TokenOrder, countTokens, listTokens } from "../read/tokens.js";
+import { type HonouredView, type LockerShareView, type TokenOrder, countTokens, honouredView, listTokens } from "../read/tokens.js";
+import { feeInName } from "../../common/abis/clanker.js";
+import { slotRole } from "../../common/honoured-split.js";
 import { builder } from "./builder.js";
 import { burnConnectionArgs, resolveBurns } from "./burn.js";
 import { burnTotalsArgs, resolveBurnTotals } from "./burn-totals.js";
@@ -26,6 +28,34 @@ const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" |
     assetPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.assetBps), 2) }),
     perpPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.perpBps), 2) }),
     creatorPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.creatorBps), 2) }),
+  }),
+});
+
+const HonouredSplit = builder.objectRef<NonNullable<HonouredView>>("HonouredSplit").implement({
+  description:
+    "The split the LP locker and the engine really honour, in basis points of all LP fees: the operator's reward slots split by the engine into the protocol, asset and perp legs, and what the locker pays directly to the creator and to anyone else.",
+  fields: (t) => ({
+    protocolBps: t.int({ resolve: (h) => h.split.protocolBps }),
+    assetBps: t.int({ resolve: (h) => h.split.assetBps }),
+    perpBps: t.int({ resolve: (h) => h.split.perpBps }),
+    creatorBps: t.int({ description: "Paid by the locker directly to the creator", resolve: (h) => h.split.creatorBps }),
+    otherBps: t.int({ description: "Paid by the locker directly to someone else (see lockerShares)", resolve: (h) => h.split.otherBps }),
+    operatorBps: t.int({ description: "The operator's reward slots (= protocol + asset + perp)", resolve: (h) => h.split.operatorBps }),
+    operatorFeesRouted: t.boolean({ description: "False while an operator slot is not paid in the paired currency", resolve: (h) => h.operatorFeesRouted }),
+    reason: t.string({ nullable: true, description: "Why the operator's fees are not routed", resolve: (h) => h.reason }),
+  }),
+});
+
+const LockerShare = builder.objectRef<LockerShareView>("LockerShare").implement({
+  description: "One reward slot of the token's LP locker: who it pays, its share, the currency it is paid in and who may change it.",
+  fields: (t) => ({
+    rewardIndex: t.exposeInt("rewardIndex"),
+    recipient: t.string({ resolve: (s) => checksum(s.recipient) }),
+    admin: t.string({ description: "May change the slot's recipient, admin and fee preference", resolve: (s) => checksum(s.admin) }),
+    bps: t.exposeInt("bps"),
+    feeIn: t.string({ description: "Current fee preference: Both, Paired or Clanker", resolve: (s) => s.feeInName }),
+    role: t.string({ description: "operator (split by the engine), creator (paid directly) or other (paid directly)", resolve: (s) => s.role }),
+    updatedBlock: t.field({ type: "BigInt", nullable: true, description: "Block of the last preference or admin change (null: as launched)", resolve: (s) => s.updatedBlock }),
   }),
 });
 
@@ -113,6 +143,24 @@ TokenRef.implement({
     createdBlock: t.field({ type: "BigInt", resolve: (v) => v.token.createdBlock }),
     pool: t.field({ type: Pool, nullable: true, resolve: (v) => v.pool }),
     enrollment: t.field({ type: Enrollment, nullable: true, resolve: (v) => v.enrollment }),
+    honouredSplit: t.field({
+      type: HonouredSplit,
+      nullable: true,
+      description: "The split really honoured, to the bps (null when not enrolled or before the locker's slots are indexed)",
+      resolve: async (v, _a, ctx) => honouredView(v.enrollment, await ctx.loaders.rewardSlots.load(v.token.address), ctx.deps.config.operator),
+    }),
+    lockerShares: t.field({
+      type: [LockerShare],
+      description: "The LP locker's reward slots for the token, with their current fee preference and admin",
+      resolve: async (v, _a, ctx) => {
+        const rows = await ctx.loaders.rewardSlots.load(v.token.address);
+        const creator = v.enrollment?.creator ?? null;
+        return rows.map((r) => {
+          const slot = { rewardIndex: r.rewardIndex, recipient: getAddress(r.recipient), admin: getAddress(r.admin), bps: r.bps, feeIn: r.feeIn };
+          return { ...slot, feeInName: feeInName(r.feeIn), role: slotRole(slot, ctx.deps.config.operator, creator), updatedBlock: r.updatedBlock ?? null };
+        });
+      },
+    }),
     totals: t.field({ type: TokenTotals, nullable: true, description: "Null until the token has had a fee, buyback or burn", resolve: (v) => v.totals }),
     pending: t.field({
       type: TokenPending,

@@ -22,6 +22,7 @@ import { type BurnRow, listBurns } from "../read/burns.js";
 import { type BuybackRow, listBuybacks } from "../read/buybacks.js";
 import { type DeskView, deskContext, listDesks } from "../read/desks.js";
 import { type FeeCurrencyView, tokenFeeCurrencies } from "../read/fees.js";
+import { type HonouredView, honouredView, rewardSlotsOf } from "../read/tokens.js";
 
 export const LOG_ENTRIES = 50;
 export const RECENT_ROWS = 10;
@@ -45,6 +46,8 @@ export type ProspectusData = {
   mandate: (Mandate & { strategy: Strategy }) | null;
   token: { address: Address; name: string; symbol: string; image: string; description: string } | null;
   enrollment: { charterHash: Hex; active: boolean; halted: boolean; protocolBps: number; assetBps: number; perpBps: number; creatorBps: number } | null;
+  /** The split really honoured and the locker's reward slots (null when not enrolled or not indexed yet). */
+  honoured?: HonouredView;
   /** Null when the indexed tables are not reachable. */
   ledger: LedgerView | null;
   log: AgentLogEntry[];
@@ -70,11 +73,16 @@ function descriptionOf(metadata: string | undefined, fallback: string): string {
   }
 }
 
-async function readLedger(db: ReadDb, services: AgentServices, token: Address, now: Date): Promise<{ ledger: LedgerView; tokenRow: typeof tokenTable.$inferSelect | undefined; enrolled: typeof enrollment.$inferSelect | undefined }> {
+async function readLedger(
+  db: ReadDb,
+  services: AgentServices,
+  token: Address,
+  now: Date,
+): Promise<{ ledger: LedgerView; tokenRow: typeof tokenTable.$inferSelect | undefined; enrolled: typeof enrollment.$inferSelect | undefined; honoured: HonouredView }> {
   const hex = token.toLowerCase() as Hex;
   const since = BigInt(Math.floor(now.getTime() / 1000)) - BigInt(CHART_DAYS) * 86_400n;
   const engine = createEnginePort(services.pool);
-  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx, fees] = await Promise.all([
+  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx, fees, slots] = await Promise.all([
     db.select().from(tokenTable).where(eq(tokenTable.address, hex)),
     db.select().from(enrollment).where(eq(enrollment.token, hex)),
     db.select().from(tokenTotals).where(eq(tokenTotals.token, hex)),
@@ -88,6 +96,7 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
       .limit(CHART_DAYS + 1),
     deskContext(db, engine),
     tokenFeeCurrencies(db, services.config, [hex]),
+    rewardSlotsOf(db, [hex]),
   ]);
   const desks = await listDesks(db, ctx, { filter: { token }, limit: RECENT_ROWS });
   const views: DeskView[] = desks.rows;
@@ -95,6 +104,7 @@ async function readLedger(db: ReadDb, services: AgentServices, token: Address, n
   return {
     tokenRow,
     enrolled,
+    honoured: honouredView(enrolled ?? null, slots.get(hex), services.config.operator),
     ledger: {
       fees: {
         toOperatorUsdc: totals?.feesToOperatorUsdc ?? 0n,
@@ -131,6 +141,7 @@ export async function loadTokenProspectus(services: AgentServices, db: ReadDb, a
     mandate: null,
     token: t ? { address, name: t.name, symbol: t.symbol, image: t.image, description: descriptionOf(t.metadata, "") } : null,
     enrollment: e ? { charterHash: e.charterHash, active: e.active, halted: e.halted, protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
+    honoured: read.honoured,
     ledger: read.ledger,
     log: await agentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
     now,
@@ -146,10 +157,12 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
     : null;
   let enrolled: ProspectusData["enrollment"] = null;
   let ledger: LedgerView | null = null;
+  let honoured: HonouredView = null;
   if (agent.token && db) {
     try {
       const read = await readLedger(db, services, agent.token, now);
       ledger = read.ledger;
+      honoured = read.honoured;
       if (read.tokenRow) {
         token = {
           address: getAddress(read.tokenRow.address),
@@ -169,5 +182,5 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
       ledger = null;
     }
   }
-  return { agent, mandate: agent.charter ? charterMandate(agent.charter) : null, token, enrollment: enrolled, ledger, log, now };
+  return { agent, mandate: agent.charter ? charterMandate(agent.charter) : null, token, enrollment: enrolled, honoured, ledger, log, now };
 }

@@ -254,6 +254,45 @@ const Shell: FC<{ title: string; image: string | null; children?: Child }> = ({ 
   </html>
 );
 
+/**
+ * The split the locker and the engine really honour, and every reward slot of the locker: its
+ * recipient, share, current fee preference and admin.
+ */
+const Honoured: FC<{ data: ProspectusData }> = ({ data }) => {
+  const h = data.honoured;
+  if (!h) return null;
+  const s = h.split;
+  return (
+    <>
+      <dl data-section="honoured-split">
+        <dt>Honoured split</dt>
+        <dd data-field="honoured-split">
+          {`protocol ${showPct(s.protocolBps)} · asset ${showPct(s.assetBps)} · perp desk ${showPct(s.perpBps)} · creator ${showPct(s.creatorBps)} (paid by the locker directly)${s.otherBps ? ` · others ${showPct(s.otherBps)} (paid by the locker directly)` : ""}`}
+        </dd>
+        <dt>Operator's fees</dt>
+        <dd data-field="operator-fees-routed">{h.operatorFeesRouted ? `routed by the engine (${showPct(s.operatorBps)} of all LP fees)` : `not routed: ${h.reason}`}</dd>
+      </dl>
+      <table data-section="locker-shares">
+        <thead>
+          <tr><th>Slot</th><th>Recipient</th><th>Share</th><th>Paid in</th><th>Admin</th><th>Pays</th></tr>
+        </thead>
+        <tbody>
+          {h.shares.map((slot) => (
+            <tr data-slot={String(slot.rewardIndex)}>
+              <td>{String(slot.rewardIndex)}</td>
+              <td><code data-field="slot-recipient">{slot.recipient}</code></td>
+              <td data-field="slot-share">{showPct(slot.bps)}</td>
+              <td data-field="slot-fee-in">{slot.feeInName}</td>
+              <td><code data-field="slot-admin">{slot.admin}</code></td>
+              <td data-field="slot-role">{slot.role}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+};
+
 /** The page of a token the service knows that no agent launched. */
 const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const { token, enrollment } = data;
@@ -284,6 +323,7 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
           ) : (
             <p class="muted" data-field="split">Not enrolled: the service does not split this token's fees.</p>
           )}
+          <Honoured data={data} />
 
           <h2>Ledger</h2>
           <Ledger data={data} />
@@ -376,6 +416,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
             <dt>Immutability</dt>
             <dd>The charter cannot change once the launch has begun; its hash is stored in the registry.</dd>
           </dl>
+          <Honoured data={data} />
 
           <h2>Ledger</h2>
           <Ledger data={data} />

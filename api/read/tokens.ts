@@ -1,7 +1,9 @@
 /** Launched and enrolled tokens with their enrolment, pool and totals, in one query per page. */
 import { type SQL, and, count, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import { type Hex, getAddress } from "viem";
-import { enrollment, pool, token, tokenTotals } from "../../schema/ponder.js";
+import { type Address, type Hex, getAddress } from "viem";
+import { feeInName } from "../../common/abis/clanker.js";
+import { type HonouredSplit, type RewardSlot, type SlotRole, honouredSplit, slotRole, unpairedOperatorSlots } from "../../common/honoured-split.js";
+import { enrollment, pool, rewardRecipient, token, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps, ReadDb } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
@@ -94,7 +96,49 @@ export type EnrolledTokensPage = {
   /** Per token (lowercase address): its fees per currency and its buybacks per currency paid in. */
   fees: Map<string, FeeCurrencyView[]>;
   spend: Map<string, SpendView[]>;
+  /** Per token (lowercase address): its LP-locker reward slots, by index. */
+  slots: Map<string, RewardSlotRow[]>;
 };
+
+export type RewardSlotRow = typeof rewardRecipient.$inferSelect;
+
+/** The indexed LP-locker reward slots of `addresses`, by token (lowercase) and index. */
+export async function rewardSlotsOf(db: ReadDb, addresses: readonly Hex[]): Promise<Map<string, RewardSlotRow[]>> {
+  const out = new Map<string, RewardSlotRow[]>();
+  if (!addresses.length) return out;
+  const rows = await db
+    .select()
+    .from(rewardRecipient)
+    .where(inArray(rewardRecipient.token, addresses.map((a) => a.toLowerCase() as Hex)));
+  for (const r of rows.sort((a, b) => a.rewardIndex - b.rewardIndex)) {
+    const list = out.get(r.token) ?? [];
+    list.push(r);
+    out.set(r.token, list);
+  }
+  return out;
+}
+
+/** One reward slot as the views show it: who it pays, how much, in which currency, who may change it. */
+export type LockerShareView = { rewardIndex: number; recipient: Address; admin: Address; bps: number; feeIn: number; feeInName: string; role: SlotRole; updatedBlock: bigint | null };
+
+/**
+ * What the views show of an enrolled token's locker: the split really honoured (to the bps),
+ * every reward slot, and whether the engine routes the operator's share (null: not enrolled,
+ * or the operator or the slots unknown yet).
+ */
+export type HonouredView = { split: HonouredSplit; shares: LockerShareView[]; operatorFeesRouted: boolean; reason: string | null } | null;
+
+export function honouredView(e: EnrollmentRow | null, rows: readonly RewardSlotRow[] | undefined, operator: Address | undefined): HonouredView {
+  if (!e || !rows?.length) return null;
+  const slots: RewardSlot[] = rows.map((r) => ({ rewardIndex: r.rewardIndex, recipient: getAddress(r.recipient), admin: getAddress(r.admin), bps: r.bps, feeIn: r.feeIn }));
+  const creator = getAddress(e.creator);
+  const shares = rows.map((r, i) => ({ ...slots[i]!, feeInName: feeInName(r.feeIn), role: slotRole(slots[i]!, operator, creator), updatedBlock: r.updatedBlock ?? null }));
+  const unpaired = unpairedOperatorSlots(slots, operator);
+  const reason = unpaired.length
+    ? `the operator's reward slot${unpaired.length > 1 ? "s" : ""} ${unpaired.map((s) => s.rewardIndex).join(", ")} ${unpaired.length > 1 ? "are" : "is"} paid in ${unpaired.map((s) => feeInName(s.feeIn)).join(", ")}, not Paired: the engine does not route this token's fees until ${unpaired.length > 1 ? "they return" : "it returns"} to Paired`
+    : null;
+  return { split: honouredSplit(slots, { operator, creator, split: e }), shares, operatorFeesRouted: !unpaired.length, reason };
+}
 
 /**
  * A page of enrolled tokens with the engine's pending amounts, each token's latest desk and its
@@ -104,14 +148,15 @@ export type EnrolledTokensPage = {
 export async function readEnrolledTokens(deps: ApiDeps, p: { limit: number; after?: string | null }): Promise<EnrolledTokensPage> {
   const addresses = listEnrolledTokens(deps.db, p).then((page) => ({ page, addresses: page.rows.map((v) => v.token.address) }));
   const ctx = deskContext(deps.db, deps.engine);
-  const [{ page }, pending, desks, fees, spend] = await Promise.all([
+  const [{ page }, pending, desks, fees, spend, slots] = await Promise.all([
     addresses,
     deps.engine.pending(),
     Promise.all([addresses, ctx]).then(([a, c]) => latestDeskByToken(deps.db, c, a.addresses.map((address) => getAddress(address)))),
     addresses.then((a) => tokenFeeCurrencies(deps.db, deps.config, a.addresses)),
     addresses.then((a) => tokenBuybackSpends(deps.db, deps.config, a.addresses)),
+    addresses.then((a) => rewardSlotsOf(deps.db, a.addresses)),
   ]);
-  return { page, pending, desks, fees, spend };
+  return { page, pending, desks, fees, spend, slots };
 }
 
 export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<TokenView[]> {

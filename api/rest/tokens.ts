@@ -13,13 +13,38 @@ import type { DeskView } from "../read/desks.js";
 import type { FeeCurrencyView, SpendView } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
-import { type TokenView, readEnrolledTokens } from "../read/tokens.js";
+import { type HonouredView, type TokenView, honouredView, readEnrolledTokens } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
 import { feeCurrencyJson, spendJson } from "./fee-json.js";
 import { defineRoute } from "./route.js";
 import { launchBody, launchResponse, pageQuery, registerBody, registerResponse, tokensResponse } from "./schemas.js";
 
-export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView | undefined, fees: FeeCurrencyView[] | undefined, spend: SpendView[] | undefined) {
+/** The split the locker and the engine really honour, and every reward slot of the locker. */
+export function honouredJson(h: HonouredView) {
+  return {
+    honouredSplit: h
+      ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason }
+      : null,
+    lockerShares: (h?.shares ?? []).map((s) => ({
+      rewardIndex: s.rewardIndex,
+      recipient: checksum(s.recipient),
+      admin: checksum(s.admin),
+      bps: s.bps,
+      feeIn: s.feeInName,
+      role: s.role,
+      updatedBlock: s.updatedBlock === null ? null : Number(s.updatedBlock),
+    })),
+  };
+}
+
+export function tokenJson(
+  v: TokenView,
+  pending: PendingAmounts,
+  desk: DeskView | undefined,
+  fees: FeeCurrencyView[] | undefined,
+  spend: SpendView[] | undefined,
+  honoured: HonouredView = null,
+) {
   const e = v.enrollment!;
   const key = v.token.address.toLowerCase();
   return {
@@ -30,6 +55,7 @@ export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView 
     creator: checksum(e.creator),
     admin: checksum(v.token.admin),
     split: { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps },
+    ...honouredJson(honoured),
     pool: v.pool
       ? { poolId: v.pool.poolId, pairedToken: checksum(v.pool.pairedToken), fee: v.pool.fee, tickSpacing: v.pool.tickSpacing, priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18) }
       : null,
@@ -65,11 +91,12 @@ export function tokenJson(v: TokenView, pending: PendingAmounts, desk: DeskView 
  */
 const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
   const [limit, after] = JSON.parse(key) as [number, string | null];
-  const { page, pending, desks, fees, spend } = await readEnrolledTokens(deps, { limit, after });
+  const { page, pending, desks, fees, spend, slots } = await readEnrolledTokens(deps, { limit, after });
   return JSON.stringify(
     listBody(page, (v) => {
       const key = v.token.address.toLowerCase();
-      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key));
+      const honoured = honouredView(v.enrollment, slots.get(key), deps.config.operator);
+      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key), honoured);
     }),
   );
 });
@@ -142,7 +169,7 @@ export const registerRoute = defineRoute({
     ...operatorResponses,
     404: { description: "Not a token of the launcher" },
     409: { description: "Already enrolled (or the protocol token)" },
-    422: { description: "The token's LP rewards do not pay the operator" },
+    422: { description: "The token's LP rewards do not pay the operator, or the locker cannot honour the requested split (the message names what differs)" },
   },
   handler: async (c, { body }, deps) => {
     const result = await deps.launcher.register({

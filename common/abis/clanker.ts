@@ -26,10 +26,15 @@ export const clankerLpLockerAbi = parseAbi([
   "function tokenRewards(address token) view returns (TokenRewardInfo)",
   "function feePreferences(address token, uint256 index) view returns (uint8)",
   "function updateRewardRecipient(address token, uint256 rewardIndex, address newRecipient)",
+  "function updateRewardAdmin(address token, uint256 rewardIndex, address newAdmin)",
+  "function updateFeePreference(address token, uint256 rewardIndex, uint8 newFeePreference)",
   "event TokenRewardAdded(address token, PoolKey poolKey, uint256 poolSupply, uint256 positionId, uint256 numPositions, uint16[] rewardBps, address[] rewardAdmins, address[] rewardRecipients, int24[] tickLower, int24[] tickUpper, uint16[] positionBps)",
   "event ClaimedRewards(address indexed token, uint256 amount0, uint256 amount1, uint256[] rewards0, uint256[] rewards1)",
   "event FeesSwapped(address indexed token, address indexed rewardToken, uint256 amountSwapped, address indexed swappedToken, uint256 amountOut)",
   "event RewardRecipientUpdated(address indexed token, uint256 indexed rewardIndex, address oldRecipient, address newRecipient)",
+  "event InitialFeePreferences(address indexed token, uint8[] feePreference)",
+  "event FeePreferenceUpdated(address indexed token, uint256 indexed rewardIndex, uint8 oldFeePreference, uint8 indexed newFeePreference)",
+  "event RewardAdminUpdated(address indexed token, uint256 indexed rewardIndex, address oldAdmin, address newAdmin)",
 ]);
 
 export const clankerFeeLockerAbi = parseAbi([
@@ -41,3 +46,8 @@ export const clankerFeeLockerAbi = parseAbi([
 
 /** FeeIn of the fee-conversion locker: which currency a recipient is paid in. */
 export const FeeIn = { Both: 0, Paired: 1, Clanker: 2 } as const;
+
+/** The name of a `FeeIn` value as the views show it (`Both`, `Paired`, `Clanker`). */
+export function feeInName(value: number): "Both" | "Paired" | "Clanker" | "unknown" {
+  return value === FeeIn.Both ? "Both" : value === FeeIn.Paired ? "Paired" : value === FeeIn.Clanker ? "Clanker" : "unknown";
+}

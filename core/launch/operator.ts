@@ -29,6 +29,7 @@ import { knownErrorsAbi } from "../../common/abis/errors.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { type Config, MissingConfigError, requireContract } from "../../common/config.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
+import { type RewardSlot, splitDifferences } from "../../common/honoured-split.js";
 import type { Split } from "../../common/split.js";
 import { launcherReason } from "./agent.js";
 import { LaunchConfigError, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
@@ -226,6 +227,24 @@ export function createChainLauncher({ config, publicClient, sender }: ChainLaunc
       if (!rewards.rewardRecipients.some((r) => getAddress(r) === operator)) {
         throw new Refusal("underfunded", `token ${token} does not pay LP rewards to the operator wallet ${operator}: nothing to split`);
       }
+      // The split is enrolled only if the locker honours it exactly: the creator's direct slots,
+      // nobody else paid directly, the operator's slots in FeeIn.Paired carrying the rest.
+      const preferences = await read("locker lookup", () =>
+        Promise.all(
+          rewards.rewardRecipients.map((_, i) =>
+            publicClient.readContract({ address: locker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [token, BigInt(i)] }),
+          ),
+        ),
+      );
+      const slots: RewardSlot[] = rewards.rewardRecipients.map((recipient, i) => ({
+        rewardIndex: i,
+        recipient: getAddress(recipient),
+        admin: getAddress(rewards.rewardAdmins[i]!),
+        bps: rewards.rewardBps[i]!,
+        feeIn: preferences[i]!,
+      }));
+      const differences = splitDifferences(slots, { operator, creator, split: request.split });
+      if (differences.length) throw new Refusal("underfunded", `token ${token}: the locker cannot honour the requested split: ${differences.join("; ")}`);
       const receipt = await simulateAndSend(enrollCall(key, token, creator, request.split), "enrolment", alreadyEnrolled(token));
       return { token, txHash: receipt.transactionHash, creator, split: withSplit(request.split) };
     },

@@ -14,6 +14,7 @@ import { logDecision } from "../../core/agent-log.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { attributeClaims } from "../fees/attribution.js";
+import { checkFeeRouting } from "../fees/routing.js";
 import { convertWethFees } from "../fees/weth.js";
 import { getState, setState } from "../runtime/state.js";
 import { type TokenInfo, refreshTokenCache } from "../../core/tokens.js";
@@ -38,7 +39,9 @@ export function nextBatch(active: TokenInfo[], cursor: number, size: number): To
 
 export async function claimPooledFeesCycle(ctx: EngineContext) {
   const enrolled = await refreshTokenCache(ctx);
-  const active = enrolled.filter((t) => t.active);
+  // A token whose operator slot is no longer paid in the paired currency is not collected (routing.ts).
+  const unrouted = new Set((await checkFeeRouting(ctx, enrolled.filter((t) => t.active))).map((u) => u.token));
+  const active = enrolled.filter((t) => t.active && !unrouted.has(t.token));
 
   let [cycle] = await ctx.db
     .select()

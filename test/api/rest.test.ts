@@ -438,7 +438,8 @@ describe("POST /tokens/launch end to end", () => {
 });
 
 describe("POST /tokens/register", () => {
-  const split = { assetPct: 40, perpPct: 40, creatorPct: 15 };
+  // The locker pays the creator 9.5% directly (launchSplitRewards): the split must say so.
+  const split = { assetPct: 40, perpPct: 45.5, creatorPct: 9.5 };
 
   it("enrols a launcher token that pays the operator, then refuses it as already enrolled", async () => {
     const launched = await act.launchToken(trader, h.contracts, { name: "Later", symbol: "LATE", operator: operator.account.address, creator: trader.account.address });
@@ -446,7 +447,7 @@ describe("POST /tokens/register", () => {
     expect(a.status, a.text).toBe(201);
     schemas.registerResponse.parse(a.json);
     expect(shapeOf(a.json)).toMatchSnapshot();
-    expect(a.json).toMatchObject({ token: launched.token, creator: trader.account.address, split: { protocolBps: 500, assetBps: 4000, perpBps: 4000, creatorBps: 1500 } });
+    expect(a.json).toMatchObject({ token: launched.token, creator: trader.account.address, split: { protocolBps: 500, assetBps: 4000, perpBps: 4550, creatorBps: 950 } });
     expect(await operator.read(h.contracts.registry!, registryAbi, "isEnrolled", [launched.token])).toBe(true);
     expectError(await post("/tokens/register", { token: launched.token, ...split }), 409, `token ${launched.token} is already enrolled`);
   });

@@ -22,7 +22,7 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import type { DevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, sellToken } from "../../devnet/market.js";
-import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
+import { type RewardRecipient, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
 
 export type Contracts = Record<string, Address>;
 
@@ -31,11 +31,11 @@ export async function receipt(ctx: DevnetContext, hash: Hex): Promise<Transactio
 }
 
 let salts = 0;
-/** Launches a USDC-paired token with the enrolled-token reward split (operator + creator). */
+/** Launches a USDC-paired token with the enrolled-token reward split (operator + creator), or the reward slots given. */
 export async function launchToken(
   ctx: DevnetContext,
   c: Contracts,
-  p: { name: string; symbol: string; operator: Address; creator: Address; pairedToken?: Address; startingMarketCap?: bigint },
+  p: { name: string; symbol: string; operator: Address; creator: Address; pairedToken?: Address; startingMarketCap?: bigint; rewards?: RewardRecipient[] },
 ) {
   const config = buildDeploymentConfig({
     tokenAdmin: ctx.account.address,
@@ -46,7 +46,7 @@ export async function launchToken(
     chainId: ctx.chainId,
     pairedToken: p.pairedToken ?? c.usdc!,
     locker: c.lpLocker!,
-    rewards: launchSplitRewards({ operator: p.operator, creator: p.creator }),
+    rewards: p.rewards ?? launchSplitRewards({ operator: p.operator, creator: p.creator }),
     startingMarketCap: p.startingMarketCap ?? 10_000_000_000n,
   });
   const hash = await ctx.write(c.launcher!, clankerFactoryAbi as Abi, "deployToken", [config]);
