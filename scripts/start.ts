@@ -189,8 +189,8 @@ async function stopProcess(child: ChildProcess | undefined, graceMs: number): Pr
 }
 
 /** The indexer's watchdog: how often it compares the index with the head, and over what window it judges. */
-const WATCHDOG_POLL_MS = 5_000;
-const WATCHDOG_WINDOW_MS = 20_000;
+const WATCHDOG_POLL_MS = 3_000;
+const WATCHDOG_WINDOW_MS = 15_000;
 /** After a restart of the indexer, it is given this long before it is judged again. */
 const WATCHDOG_COOLDOWN_MS = 90_000;
 

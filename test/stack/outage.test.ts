@@ -9,6 +9,9 @@
  *   then started again: meanwhile `/health` answers 503 with the reason (while ponder's API is
  *   up; ponder may exit once its own retries run out, and is then restarted), the engine
  *   waits in the same process, and the stack never stops; afterwards health is `ok` again.
+ * - anvil is frozen with SIGSTOP for 45 s, then resumed: health is degraded meanwhile, and
+ *   the index is back within 10 blocks of the head within 60 s (by itself, or restarted by
+ *   the supervisor's watchdog when ponder's client stays throttled).
  * - The supervisor itself is SIGKILLed (it cannot stop its children): the engine and ponder
  *   notice their parent is gone and stop; no orphan keeps running, and none keeps leading.
  */
@@ -184,7 +187,45 @@ describe("npm start through outages", () => {
     expect(output).not.toMatch(/stopping\b.*\n.*stopped/);
     console.log(`database outage of ${OUTAGE_SECONDS} s: health ok ${recoveredSeconds.toFixed(1)} s after PostgreSQL came back`);
 
-    // 3. The supervisor SIGKILLed alone: its engine and ponder stop by themselves.
+    // 3. anvil frozen (SIGSTOP) for 45 s, then resumed: degraded meanwhile, the index back within 10 blocks of the head within 60 s.
+    const anvil = descendants(stack.pid!).find((p) => /anvil/.test(p.args) && p.args.includes(`--port ${env.ANVIL_PORT}`));
+    expect(anvil, JSON.stringify(descendants(stack.pid!))).toBeDefined();
+    const rpcUrl = `http://127.0.0.1:${env.ANVIL_PORT}`;
+    const lag = async () => {
+      const head = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }), signal: AbortSignal.timeout(3_000) })
+        .then((r) => r.json() as Promise<{ result: string }>)
+        .then((b) => Number(BigInt(b.result)));
+      const status = (await fetch(`http://127.0.0.1:${env.PORT}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.json())) as Record<string, { block: { number: number } }>;
+      return head - Object.values(status)[0]!.block.number;
+    };
+    process.kill(anvil!.pid, "SIGSTOP");
+    const frozenAt = Date.now();
+    let degradedSeen = false;
+    while (Date.now() - frozenAt < 45_000) {
+      if ((await health())?.body.status === "degraded") degradedSeen = true;
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+    process.kill(anvil!.pid, "SIGCONT");
+    const resumedAt = Date.now();
+    let caughtUpAfter: number | undefined;
+    let lastLag: number | undefined;
+    while (Date.now() - resumedAt < 90_000) {
+      const h = await health();
+      lastLag = await lag().catch(() => undefined);
+      if (h && h.body.status !== "ok" && lastLag !== undefined && lastLag >= 10) degradedSeen = true;
+      if (lastLag !== undefined && lastLag < 10) {
+        caughtUpAfter = (Date.now() - resumedAt) / 1000;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    console.log(`anvil frozen 45 s: the index within 10 blocks of the head ${caughtUpAfter?.toFixed(1)} s after the RPC came back (last lag ${lastLag})`);
+    expect(degradedSeen).toBe(true);
+    expect(caughtUpAfter, output.slice(-6_000)).toBeDefined();
+    expect(caughtUpAfter!).toBeLessThan(60);
+    await waitFor("health ok after the RPC freeze", 120_000, async () => ((await health())?.body.status === "ok" ? true : undefined));
+
+    // 4. The supervisor SIGKILLed alone: its engine and ponder stop by themselves.
     const tree = descendants(stack.pid!);
     for (const p of tree) started.add(p.pid);
     const children = tree.filter((p) => p.args.includes(ENGINE_MAIN) || p.args.includes(PONDER_BIN));
