@@ -17,7 +17,8 @@ import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
 import { auditRoute } from "./rest/audit.js";
 import { protocolBuybacksRoute, tokenBuybacksRoute } from "./rest/buybacks.js";
-import { healthRoute } from "./rest/health.js";
+import { healthRoute, readyRoute } from "./rest/health.js";
+import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { statsRoute } from "./rest/stats.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
@@ -28,6 +29,7 @@ export const MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
 /** Every REST route, in the order of the OpenAPI document. */
 export const REST_ROUTES: readonly AnyRoute[] = [
   healthRoute,
+  readyRoute,
   statsRoute,
   activityRoute,
   protocolBuybacksRoute,
@@ -56,6 +58,8 @@ export function createApp(given: ApiDeps): Hono {
   const v1 = new Hono().onError(onError);
   mountRoutes(v1, REST_ROUTES, deps, { read, write });
   v1.get("/openapi.json", read, (c) => c.json(document));
+  // Prometheus text: the indexer's lag and progress, the engine lease's age, the database's reachability.
+  v1.get("/metrics", read, async (c) => c.text(await metricsText(deps), 200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }));
   v1.route("/", docsPage(read));
   // The agent flow (its routes carry their own rate limits).
   if (deps.agents) v1.route("/", agentApi(deps.agents));

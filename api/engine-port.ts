@@ -23,7 +23,7 @@ export type WorkerHealth = Pick<
 
 /** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
 /** The engine that leads (its lease) and since when, or null before any engine led. */
-export type LeaderHealth = { holder: string; epoch: string; since: string; expiresAt: string } | null;
+export type LeaderHealth = { holder: string; epoch: string; since: string; renewedAt?: string; expiresAt: string } | null;
 export type EngineHealth = {
   workers: WorkerHealth[];
   degraded: string[];
@@ -130,7 +130,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           // An engine that never ran against this database (no heartbeat ever) is reported by its
           // empty worker list; one that stopped, or whose workers or RPC fail, degrades the service.
           degraded: h.engine.heartbeatAt === null ? h.reasons.filter((r) => !NEVER_RAN.test(r)) : h.reasons,
-          leader: h.leader && { holder: h.leader.holder, epoch: h.leader.epoch, since: h.leader.since, expiresAt: h.leader.expiresAt },
+          leader: h.leader && { holder: h.leader.holder, epoch: h.leader.epoch, since: h.leader.since, renewedAt: h.leader.renewedAt, expiresAt: h.leader.expiresAt },
           desks: h.desks,
           transactions: {
             notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({ key, kind, status, nonce, ageSeconds, reorgs, error })),

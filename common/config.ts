@@ -163,6 +163,8 @@ const envSchema = z.object({
   START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
   CONFIRMATIONS: integer(0, 100_000, 0).optional(),
   LEADER_LEASE_SECONDS: integer(2, 600, 10),
+  INDEXER_MAX_LAG_BLOCKS: integer(1, 1_000_000, 10),
+  INDEXER_STALL_SECONDS: integer(5, 86_400, 60),
   ETH_GET_LOGS_BLOCK_RANGE: integer(1, 1_000_000, 1).optional(),
   OPERATOR_API_KEY: z.string().min(16, "expected at least 16 characters").optional(),
   LEGACY_LAUNCH_OPEN: bool,
@@ -228,6 +230,10 @@ export type Config = {
    * cut off from PostgreSQL) is replaced by a standby this long after its last renewal.
    */
   leaderLeaseSeconds: number;
+  /** Health is degraded while the indexer is more than this many blocks behind the chain's head. */
+  indexerMaxLagBlocks: number;
+  /** Health is degraded while the indexer has not advanced for this long (s) though the head has. */
+  indexerStallSeconds: number;
   /** Most blocks per eth_getLogs request of the indexer (unset: ponder decides). */
   ethGetLogsBlockRange: number | undefined;
   operatorApiKey: string | undefined;
@@ -317,6 +323,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
     leaderLeaseSeconds: e.LEADER_LEASE_SECONDS,
+    indexerMaxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
+    indexerStallSeconds: e.INDEXER_STALL_SECONDS,
     ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,
     operatorApiKey: e.OPERATOR_API_KEY,
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,

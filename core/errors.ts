@@ -121,6 +121,29 @@ export function classifyError(error: unknown): EngineError {
   return new EngineError(firstLine(text) || "unknown error", { code: "unknown", retryable: false, cause: error, details: text });
 }
 
+/**
+ * Whether an error means PostgreSQL cannot be reached or is not serving right now (a restart,
+ * a failover, a fast shutdown, a full connection table): refused or reset connections, a
+ * connection or query that timed out before an answer, the server's admin_shutdown (57P01),
+ * crash_shutdown (57P02) and cannot_connect_now (57P03), any connection exception (class 08),
+ * and node-postgres's "Connection terminated". Walks the cause chain (drizzle wraps the driver's error).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+    const o = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    const code = typeof o.code === "string" ? o.code : "";
+    if (/^(57P0[123]|08[0-9A-Z]{3})$/.test(code)) return true;
+    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"].includes(code)) return true;
+    const message = typeof o.message === "string" ? o.message : "";
+    if (/Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|Client has encountered a connection error|terminating connection due to administrator command|Query read timeout/i.test(message)) return true;
+    // AggregateError (a refused connection tried on IPv4 and IPv6) carries its causes in `errors`.
+    if (Array.isArray(o.errors) && o.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    e = o.cause;
+  }
+  return false;
+}
+
 function firstLine(text: string): string {
   return (text.split(" | ")[0] ?? text).split("\n")[0]!.slice(0, 300);
 }

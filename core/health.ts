@@ -2,7 +2,7 @@
  * Health of the engine for `GET /api/v1/health` (read by the API from the engine tables):
  * per-worker schedule and outcome, the RPC status the engine last saw, its heartbeat, which
  * engine leads and since when, and the pipeline's permanent failures. Status is `degraded` when a worker's last run failed, the
- * RPC is unreachable, or the engine's heartbeat is stale.
+ * RPC is unreachable, the engine's heartbeat is stale, or no engine holds a live lease.
  */
 import { asc, inArray } from "drizzle-orm";
 import type pg from "pg";
@@ -121,6 +121,11 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   const running = heartbeatAt !== null && now - Date.parse(heartbeatAt) < HEARTBEAT_STALE_MS;
   const reasons: string[] = [];
   if (!running) reasons.push("engine is not running (no recent heartbeat)");
+  // No engine leads: the last term ran out (its holder killed, frozen or cut off) and no standby took over.
+  if (lease && lease.expiresAt.getTime() <= now) {
+    const ago = Math.round((now - lease.expiresAt.getTime()) / 1000);
+    reasons.push(`no engine holds a live lease: the lease of epoch ${lease.epoch} (${lease.holder}) expired ${ago} s ago, at ${lease.expiresAt.toISOString()}, last renewed at ${lease.renewedAt.toISOString()}`);
+  }
   if (rpcState?.reachable === false) reasons.push(`RPC unreachable: ${rpcState.lastError ?? "no answer"}`);
   for (const w of workers) if (!w.healthy) reasons.push(`${w.name}: ${w.lastError}`);
   for (const t of transactions.notFinal) {

@@ -15,6 +15,12 @@
  * another epoch and changes nothing; the pipeline then raises `FencedError` and the process
  * stands down. Before it signs or broadcasts, the pipeline also checks the lease on its own
  * monotonic clock (`assertHeld`), so a leader thawed after its term stops without a round trip.
+ *
+ * A term that runs out unrenewed (the database unreachable for longer than the TTL) is
+ * suspended, not ended: nothing is signed, sent or written under the fence, and the leader
+ * keeps trying to renew. A renewal at the same epoch means nobody took over meanwhile (a
+ * takeover raises the epoch), so the term resumes; a renewal that finds another epoch ends it
+ * for good and the process stands down. A database outage of any length is waited out so.
  */
 import { eq, sql } from "drizzle-orm";
 import type { SQL } from "drizzle-orm";
@@ -45,6 +51,11 @@ export interface Fence {
   assertHeld(): void;
   /** Records that a fenced write found another epoch: the process must stand down. */
   lost(reason: string): FencedError;
+  /**
+   * False while the term has run out unrenewed by the local clock (the database unreachable,
+   * the process frozen) or was lost: nothing may start that signs or writes under the fence.
+   */
+  readonly held?: boolean;
 }
 
 export type LeaseRow = { name: string; holder: string; epoch: bigint; sessionPid: number | null; acquiredAt: Date; renewedAt: Date; expiresAt: Date };
@@ -161,9 +172,19 @@ export class LeaseFence implements Fence {
     return this.validUntil - now;
   }
 
+  /** The term is current by the local clock and was not lost. */
+  get held(): boolean {
+    return !this.lostReason && performance.now() <= this.validUntil;
+  }
+
+  /** The term ran out unrenewed by the local clock (suspended until a renewal at this epoch), and was not lost. */
+  get lapsed(): boolean {
+    return !this.lostReason && performance.now() > this.validUntil;
+  }
+
   assertHeld(): void {
     if (this.lostReason) throw new FencedError(`leadership lost: ${this.lostReason}`);
-    if (performance.now() > this.validUntil) throw this.lost(`the lease of epoch ${this.epoch} ran out before it was renewed`);
+    if (performance.now() > this.validUntil) throw new FencedError(`leadership suspended: the lease of epoch ${this.epoch} ran out before it was renewed`);
   }
 
   lost(reason: string): FencedError {

@@ -9,7 +9,8 @@ import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
 import { resumeAgentLaunches } from "../core/launch/agent.js";
 import { createAgentServices } from "../core/agents/services.js";
-import { createEngine, reconcileWithRetry } from "./runtime/engine.js";
+import { createEngine, reconcileWithRetry, retryUntilDone } from "./runtime/engine.js";
+import { classifyError, describeError } from "../core/errors.js";
 import { parseFaults } from "../core/faults.js";
 import { acquireLeadership } from "./runtime/leader.js";
 import { type MetricsServer, createEngineMetrics, serveMetrics } from "./runtime/metrics.js";
@@ -32,6 +33,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     shutdown.abort();
   });
 }
+
+// A database or RPC connection error that escaped its caller is logged, never fatal: the
+// engine waits out outages of any length (its workers retry, its leadership is suspended).
+// Anything else is a bug: logged, and the process exits for its supervisor to restart it.
+process.on("unhandledRejection", (error) => {
+  const e = classifyError(error);
+  if (e.code === "database-unavailable" || e.code === "rpc-unavailable" || e.code === "timeout") {
+    log.warn({ err: describeError(error) }, "connection error outside a worker cycle; continuing");
+    return;
+  }
+  log.fatal({ err: describeError(error), stack: error instanceof Error ? error.stack : undefined }, "unhandled rejection");
+  process.exit(1);
+});
 
 // Crash injection for the fault tests only (never set in production).
 const faults = parseFaults(process.env.ENGINE_CRASH_AT, log);
@@ -85,16 +99,18 @@ if (leadership) {
     log.fatal({ epoch: leadership.epoch.toString(), reason }, `engine leadership lost: ${reason}; standing down`);
     process.exit(75);
   });
-  const engine = await createEngine({ config, log, faults, fence: leadership.fence });
-  if (exporter) observeCycles(engine.ctx, exporter.metrics.observeCycle);
-  await reconcileWithRetry(engine, log, shutdown.signal);
-  await resumeInterruptedLaunches();
-  if (!shutdown.signal.aborted) {
-    await engine.start();
-    log.info({ operator: config.operator, chainId: config.chainId, scale: config.workerIntervalScale }, "engine running");
-    await new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+  // Every step waits out a database (or RPC) that cannot be reached, however long.
+  const engine = await retryUntilDone("starting the engine", () => createEngine({ config, log, faults, fence: leadership.fence }), log, shutdown.signal);
+  if (engine) {
+    if (exporter) observeCycles(engine.ctx, exporter.metrics.observeCycle);
+    await reconcileWithRetry(engine, log, shutdown.signal);
+    await resumeInterruptedLaunches();
+    if (!shutdown.signal.aborted && (await retryUntilDone("starting the workers", () => engine.start().then(() => true), log, shutdown.signal))) {
+      log.info({ operator: config.operator, chainId: config.chainId, scale: config.workerIntervalScale }, "engine running");
+      await new Promise<void>((resolve) => shutdown.signal.addEventListener("abort", () => resolve(), { once: true }));
+    }
+    await engine.stop();
   }
-  await engine.stop();
   await leadership.release();
   exporter?.metrics.setLeader(false);
 }

@@ -12,6 +12,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
+import pg from "pg";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { dataDir, writeConnectionFile } from "../common/connection-file.js";
 import { createLogger, resolveLogFormat } from "../common/logger.js";
@@ -77,10 +79,7 @@ async function stopAll(code: number): Promise<never> {
   stopping = true;
   log.info("stopping");
   await market?.stop().catch(() => {});
-  if (engine && engine.exitCode === null) {
-    engine.kill("SIGTERM");
-    await new Promise((r) => engine!.once("exit", r));
-  }
+  await stopProcess(engine, 30_000);
   // On Ctrl-C the terminal signals every child too; stopping one already gone is fine.
   await Promise.all(replicas.map((r) => r.stop().catch(() => {})));
   await ponder?.stop().catch(() => {});
@@ -92,43 +91,184 @@ async function stopAll(code: number): Promise<never> {
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 
-/** Engine restarts: backoff doubling from 1 s to 30 s; this many exits within a minute stop the stack. */
-const ENGINE_RESTART_MAX_MS = 30_000;
-const ENGINE_FAST_FAILURES = 5;
+/** Restarts: backoff doubling from 1 s to 30 s; a component that ran this long starts again from 1 s. */
+const RESTART_MAX_MS = 30_000;
+const RESTART_RESET_AFTER_MS = 60_000;
+/** This many exits within a minute, with its dependencies reachable, is a crash loop: told loudly, restarted at the slowest pace. */
+const FAST_FAILURES = 5;
+/** Preloaded into each supervised process: it stops itself if this supervisor dies (scripts/exit-with-parent.mjs). */
+const EXIT_WITH_PARENT = pathToFileURL(join(ROOT, "scripts", "exit-with-parent.mjs")).href;
+/** The environment that makes a child stop when this supervisor dies. */
+const supervisedEnv = { LAUNCHPAD_SUPERVISOR_PID: String(process.pid) };
+
+/** Whether PostgreSQL and the RPC answer now (a component that exited while one was down is not a crash loop). */
+async function dependenciesUp(childEnv: NodeJS.ProcessEnv): Promise<{ up: boolean; down: string[] }> {
+  const down: string[] = [];
+  const client = new pg.Client({ connectionString: childEnv.DATABASE_URL, connectionTimeoutMillis: 3_000 });
+  client.on("error", () => {});
+  const dbUp = await client.connect().then(() => client.query("SELECT 1").then(() => true), () => false);
+  await client.end().catch(() => {});
+  if (!dbUp) down.push("PostgreSQL");
+  const rpcUp = await fetch(childEnv.RPC_URL ?? "", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    signal: AbortSignal.timeout(3_000),
+  }).then((r) => r.ok, () => false);
+  if (!rpcUp && childEnv.RPC_URL) down.push("the RPC");
+  return { up: down.length === 0, down };
+}
 
 /**
- * Runs the engine and restarts it when it dies (a crash, an OOM kill), with backoff, while
- * the API stays up (its /health shows the engine's gap). Only repeated fast failures — five
- * exits within a minute, a bug or a bad configuration rather than bad luck — stop the stack,
- * with a message saying so.
+ * Runs a component and restarts it whenever it exits (a crash, an OOM kill, ponder giving up
+ * after its database retries, exit 75), with backoff, while the rest of the stack stays up.
+ * The stack is never stopped because one component exited: while its dependency (PostgreSQL,
+ * the RPC) is down it is simply started again until the dependency is back; repeated fast
+ * exits with every dependency up are logged as a crash loop and retried at the slowest pace.
  */
-function superviseEngine(childEnv: NodeJS.ProcessEnv): void {
+function supervise<T extends { process: ChildProcess }>(name: string, start: () => T, onStart: (handle: T) => void, childEnv: NodeJS.ProcessEnv): void {
   const exits: number[] = [];
+  let failures = 0;
   const run = () => {
-    engine = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "engine", "main.ts")], {
-      cwd: ROOT,
-      env: childEnv,
-      stdio: ["ignore", "inherit", "inherit"],
-      detached: true,
-    });
-    engine.once("exit", (code, signal) => {
+    const handle = start();
+    const startedAt = Date.now();
+    onStart(handle);
+    handle.process.once("exit", (code, signal) => {
       if (stopping) return;
       const now = Date.now();
+      if (now - startedAt > RESTART_RESET_AFTER_MS) failures = 0;
+      failures++;
       exits.push(now);
       while (exits.length && exits[0]! < now - 60_000) exits.shift();
-      if (exits.length >= ENGINE_FAST_FAILURES) {
-        log.error({ code, signal, exits: exits.length }, `the engine exited ${exits.length} times within a minute; stopping (see its last lines above)`);
-        void stopAll(1);
-        return;
-      }
-      const delay = Math.min(ENGINE_RESTART_MAX_MS, 1_000 * 2 ** (exits.length - 1));
-      log.error({ code, signal, restartInMs: delay }, `the engine exited; restarting it in ${delay / 1000} s (the API stays up)`);
-      setTimeout(() => {
-        if (!stopping) run();
-      }, delay);
+      void dependenciesUp(childEnv).then(({ down }) => {
+        if (stopping) return;
+        let delay = Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failures - 1));
+        if (down.length) {
+          log.error({ code, signal, down, restartInMs: delay }, `${name} exited while ${down.join(" and ")} ${down.length > 1 ? "are" : "is"} unreachable; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
+        } else if (exits.length >= FAST_FAILURES) {
+          delay = RESTART_MAX_MS;
+          log.error({ code, signal, exits: exits.length, restartInMs: delay }, `${name} exited ${exits.length} times within a minute with its dependencies up (a crash loop: see its last lines above); restarting it in ${delay / 1000} s`);
+        } else {
+          log.error({ code, signal, restartInMs: delay }, `${name} exited; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
+        }
+        setTimeout(() => {
+          if (!stopping) run();
+        }, delay);
+      });
     });
   };
   run();
+}
+
+/** The engine as one node process (tsx as a loader, no wrapper process), which stops if this supervisor dies. */
+function startEngineProcess(childEnv: NodeJS.ProcessEnv): { process: ChildProcess } {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", EXIT_WITH_PARENT, join(ROOT, "engine", "main.ts")], {
+    cwd: ROOT,
+    env: { ...childEnv, ...supervisedEnv },
+    stdio: ["ignore", "inherit", "inherit"],
+    // Its own process group: Ctrl-C reaches only this process, which stops children in order.
+    detached: true,
+  });
+  return { process: child };
+}
+
+/** Stops a supervised process: SIGTERM, then SIGKILL to its whole process group after `graceMs`. */
+async function stopProcess(child: ChildProcess | undefined, graceMs: number): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      child.kill("SIGKILL");
+    }
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The indexer's watchdog: how often it compares the index with the head, and over what window it judges. */
+const WATCHDOG_POLL_MS = 3_000;
+const WATCHDOG_WINDOW_MS = 15_000;
+/** After a restart of the indexer, it is given this long before it is judged again. */
+const WATCHDOG_COOLDOWN_MS = 90_000;
+
+/**
+ * Restarts the indexer when it lags the head and does not catch up while the RPC answers.
+ * After an RPC outage (a freeze, refused connections, 429s), ponder 0.16's client has cut its
+ * request rate to its floor (3 requests/s: 5% less per timeout or 429) and raises it again only
+ * 5% at a time, after 5×limit consecutive successes with every second of the last ten at 90%
+ * of the limit; a reactivated endpoint serves at most 3 requests at once until one succeeds.
+ * None of it is configurable, and meanwhile its queue of retried requests starves the realtime
+ * sync for minutes. A fresh process starts at 20 requests/s and catches up in seconds. So: once
+ * the RPC has answered for WATCHDOG_WINDOW_MS, an index more than `maxLagBlocks` behind through
+ * the whole window and no closer at its end than at its start gets ponder restarted, with the
+ * reason logged (the supervisor starts it again).
+ */
+function watchIndexer(options: { apiUrl: string; rpcUrl: string; maxLagBlocks: number; ponder: () => PonderHandle | undefined }): void {
+  let samples: { at: number; lag: number; indexed: number; head: number }[] = [];
+  let rpcUpSince: number | undefined;
+  let judgedFrom = Date.now() + WATCHDOG_COOLDOWN_MS;
+  let watched: PonderHandle | undefined;
+  const tick = async () => {
+    const handle = options.ponder();
+    if (handle !== watched) {
+      // A new ponder process: give it time to start and catch up before judging it.
+      watched = handle;
+      samples = [];
+      judgedFrom = Math.max(judgedFrom, Date.now() + WATCHDOG_COOLDOWN_MS / 3);
+    }
+    const head = await fetch(options.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+      signal: AbortSignal.timeout(3_000),
+    })
+      .then((r) => r.json() as Promise<{ result?: string }>)
+      .then((b) => (b.result ? Number(BigInt(b.result)) : undefined))
+      .catch(() => undefined);
+    if (head === undefined) {
+      // No judgement while the RPC itself is down: the indexer cannot do better.
+      rpcUpSince = undefined;
+      samples = [];
+      return;
+    }
+    rpcUpSince ??= Date.now();
+    const ready = await fetch(`${options.apiUrl}/ready`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.ok, () => false);
+    const indexed = ready
+      ? await fetch(`${options.apiUrl}/status`, { signal: AbortSignal.timeout(3_000) })
+          .then((r) => r.json() as Promise<Record<string, { block?: { number: number } }>>)
+          .then((s) => Object.values(s)[0]?.block?.number)
+          .catch(() => undefined)
+      : undefined;
+    if (indexed === undefined) {
+      samples = [];
+      return;
+    }
+    const now = Date.now();
+    samples.push({ at: now, lag: head - indexed, indexed, head });
+    samples = samples.filter((x) => x.at >= now - WATCHDOG_WINDOW_MS - WATCHDOG_POLL_MS);
+    const first = samples[0]!;
+    const last = samples[samples.length - 1]!;
+    const judged = now >= judgedFrom && now - rpcUpSince >= WATCHDOG_WINDOW_MS && last.at - first.at >= WATCHDOG_WINDOW_MS;
+    if (judged && samples.every((x) => x.lag > options.maxLagBlocks) && last.lag >= first.lag && handle && !stopping) {
+      log.warn(
+        { indexed: last.indexed, head: last.head, lagBlocks: last.lag, windowSeconds: Math.round((last.at - first.at) / 1000), advancedBlocks: last.indexed - first.indexed },
+        `the indexer is ${last.lag} blocks behind the head and has not caught up for ${Math.round((last.at - first.at) / 1000)} s while the RPC answers (ponder's client stays throttled after an RPC outage); restarting it`,
+      );
+      samples = [];
+      judgedFrom = now + WATCHDOG_COOLDOWN_MS;
+      await handle.stop().catch(() => {});
+    }
+  };
+  const loop = async () => {
+    while (!stopping) {
+      await tick().catch((error) => log.warn({ err: error instanceof Error ? error.message : String(error) }, "indexer watchdog check failed"));
+      await new Promise((r) => setTimeout(r, WATCHDOG_POLL_MS));
+    }
+  };
+  void loop();
 }
 
 /**
@@ -199,15 +339,17 @@ async function main(): Promise<void> {
   log.info({ file: connectionFile }, "connection details written for the engine CLI");
   const schema = ponderSchemaName();
   log.info({ schema }, "starting ponder (indexer + API)");
-  ponder = startPonder({ port: config.port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: resolveLogFormat(config.logFormat), onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) });
-  ponder.process.once("exit", (code) => {
-    if (!stopping) {
-      log.error({ code }, "ponder exited");
-      void stopAll(1);
-    }
-  });
-
-  superviseEngine({ ...process.env, ...env });
+  const childEnv = { ...process.env, ...env };
+  // ponder stops itself too if this supervisor dies (the preload, through NODE_OPTIONS).
+  const ponderEnv = { ...env, ...supervisedEnv, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${EXIT_WITH_PARENT}`.trim() };
+  supervise(
+    "ponder (indexer + API)",
+    () => startPonder({ port: config.port, env: ponderEnv, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: resolveLogFormat(config.logFormat), onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) }),
+    (handle) => (ponder = handle),
+    childEnv,
+  );
+  supervise("the engine", () => startEngineProcess(childEnv), (handle) => (engine = handle.process), childEnv);
+  watchIndexer({ apiUrl: `http://127.0.0.1:${config.port}`, rpcUrl: env.RPC_URL ?? config.rpcUrl, maxLagBlocks: config.indexerMaxLagBlocks, ponder: () => ponder });
 
   if (anvil) {
     // The local devnet gets traders, fee collections, oracle moves and a perps keeper.

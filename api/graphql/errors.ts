@@ -2,6 +2,7 @@
 import { GraphQLError } from "graphql";
 import { isAddress, type Hex } from "viem";
 import { ValidationError } from "../http/validation.js";
+import { isDatabaseUnavailable } from "../../core/errors.js";
 
 export const userError = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT" } });
 
@@ -19,4 +20,15 @@ export async function asUserErrors<T>(fn: () => Promise<T>): Promise<T> {
 export function addressArg(value: string, name: string): Hex {
   if (value.length > 42 || !isAddress(value)) throw userError(`${name}: expected a 0x-prefixed 20-byte hex address with a valid checksum`);
   return value.toLowerCase() as Hex;
+}
+
+/**
+ * A temporary outage the client should retry (PostgreSQL unreachable or restarting): a typed
+ * error with code SERVICE_UNAVAILABLE and HTTP status 503, never a masked "Unexpected error.";
+ * undefined for any other error.
+ */
+export function unavailableError(error: unknown): GraphQLError | undefined {
+  const original = (error as { originalError?: unknown }).originalError ?? error;
+  if (!isDatabaseUnavailable(original)) return undefined;
+  return new GraphQLError("database unavailable; retry later", { extensions: { code: "SERVICE_UNAVAILABLE", http: { status: 503, headers: { "Retry-After": "5" } } } });
 }

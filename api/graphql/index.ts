@@ -12,6 +12,7 @@ import { type GraphiQLOptions, createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
 import { Coalescer } from "../read/coalesce.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
+import { unavailableError } from "./errors.js";
 import { createLoaders } from "./loaders.js";
 import "./activity.js";
 import "./agent.js";
@@ -72,6 +73,8 @@ export function createGraphql(deps: ApiDeps) {
       // Client errors (bad input, limits) pass; anything else is logged and masked.
       maskError: (error, message) => {
         if (isClientError(error)) return error as Error;
+        const outage = unavailableError(error);
+        if (outage) return outage;
         (deps.logError ?? console.error)((error as { originalError?: unknown }).originalError ?? error, "graphql");
         return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
       },

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
 import { MissingConfigError } from "../../common/config.js";
-import { Refusal, type RefusalKind } from "../../core/errors.js";
+import { Refusal, type RefusalKind, isDatabaseUnavailable } from "../../core/errors.js";
 import { JsonSyntaxError } from "./json.js";
 import { BodyError, ValidationError, formatZodError } from "./validation.js";
 
@@ -58,6 +58,8 @@ export function toHttpError(error: unknown): HttpError & { unexpected: boolean }
   if (error instanceof ValidationError) return { status: 400, message: error.message, headers: {}, unexpected: false };
   if (error instanceof BodyError) return { status: error.status, message: error.message, headers: {}, unexpected: false };
   if (error instanceof JsonSyntaxError) return { status: 400, message: error.message, headers: {}, unexpected: false };
+  // PostgreSQL unreachable or restarting: a temporary outage, never a 500.
+  if (isDatabaseUnavailable(error)) return { status: 503, message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
   return { status: 500, message: "internal error", headers: {}, unexpected: true };
 }
 

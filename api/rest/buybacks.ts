@@ -44,6 +44,9 @@ async function buybacksBody(
   totals: Promise<[BuybackTotals, SpendView[]]>,
   query: { limit: number; cursor?: string },
 ) {
+  // Read alongside the page: if the page fails first (the database unreachable), the totals'
+  // failure must not go unhandled (an unhandled rejection stops the API process).
+  totals.catch(() => {});
   const page = await listBuybacks(deps.db, { filter, order: "NEWEST", limit: query.limit, after: query.cursor });
   const currencies = await currencyInfos(deps.db, deps.config, page.rows.map((r) => r.currencyIn));
   return { ...listBody(page, (r) => buybackJson(r, currencies.get(r.currencyIn.toLowerCase())!)), totals: totalsJson(...(await totals)) };

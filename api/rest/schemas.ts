@@ -195,12 +195,29 @@ export const workerResponse = z
   })
   .strict();
 
+/** /health and /ready while PostgreSQL cannot be reached (503). */
+export const healthUnavailableResponse = z
+  .object({
+    status: z.literal("unavailable"),
+    reasons: z.array(z.string()).describe("What is down, by how much and since when"),
+    since: iso.describe("Since when the database has been unreachable (as seen by this API process)"),
+  })
+  .strict();
+
 export const healthResponse = z
   .object({
     status: z.enum(["ok", "starting", "degraded"]),
     uptimeSeconds: int,
     protocolToken: checksummed.nullable(),
-    indexer: z.object({ ready: z.boolean(), block: int.nullable() }).strict(),
+    indexer: z
+      .object({
+        ready: z.boolean(),
+        block: int.nullable(),
+        head: int.nullable().describe("The chain's head as last seen by this API process"),
+        lagBlocks: int.nullable().describe("How many blocks the index is behind the head"),
+        advancedAt: iso.nullable().describe("When the indexed block last advanced"),
+      })
+      .strict(),
     workers: z.array(workerResponse),
     reasons: z.array(z.string()).describe("Why the service is degraded (failing workers, RPC unreachable, engine stopped, a stuck transaction)"),
     transactions: z
@@ -232,6 +249,7 @@ export const healthResponse = z
         holder: z.string().describe("The leading engine process: host:pid:suffix"),
         epoch: z.string().regex(/^\d+$/).describe("Leadership epoch (fencing token), raised by every takeover"),
         since: iso.describe("When this engine took the lease"),
+        renewedAt: iso.optional().describe("When the lease was last renewed"),
         expiresAt: iso.describe("When its lease ends unless renewed"),
       })
       .strict()

@@ -351,7 +351,8 @@ export class TxPipeline {
 
   /**
    * After a fenced write changed nothing: FencedError when the lease is no longer this
-   * leader's term (another engine took over, or it expired), so the process stands down.
+   * leader's term (another engine took over: the process stands down) or it expired unrenewed
+   * (the term is suspended until a renewal at this epoch).
    */
   private async checkFence(): Promise<void> {
     const fence = this.fence;
@@ -360,7 +361,8 @@ export class TxPipeline {
     if (!lease || lease.holder !== fence.holder || lease.epoch !== fence.epoch) {
       throw fence.lost(`the lease is now ${lease ? `held by ${lease.holder} at epoch ${lease.epoch}` : "gone"}; this engine led at epoch ${fence.epoch}`);
     }
-    if (lease.expiresAt.getTime() <= Date.now()) throw fence.lost(`the lease of epoch ${fence.epoch} expired before it was renewed`);
+    // Expired but still this epoch: nobody took over, the term is suspended until renewed.
+    if (lease.expiresAt.getTime() <= Date.now()) throw new FencedError(`leadership suspended: the lease of epoch ${fence.epoch} expired before it was renewed`);
   }
 
   /** Runs one intent to a terminal state (or throws retryable after `maxWaitMs`). */

@@ -65,7 +65,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { config, log } = options;
   if (!config.databaseUrl) throw new Error("DATABASE_URL is not set: the engine keeps its ledger in PostgreSQL");
   const database = openEngineDb(config.databaseUrl);
-  await migrate(database.pool);
+  await migrate(database.pool).catch(async (error) => {
+    await database.close().catch(() => {});
+    throw error;
+  });
   const clients = createChainClients(config);
   const faults = options.faults ?? NO_FAULTS;
   const pipeline = new TxPipeline({ pool: database.pool, clients, log, faults, fence: options.fence, options: { ...pipelineDefaults(config), ...options.pipeline } });
@@ -83,7 +86,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     contract: contractResolver(config),
   };
   const workers = Object.values(WORKERS);
-  const scheduler = new Scheduler(ctx, workers, { scale: config.workerIntervalScale });
+  const scheduler = new Scheduler(ctx, workers, { scale: config.workerIntervalScale, fence: options.fence });
   let monitor: NodeJS.Timeout | undefined;
   const startedAt = new Date().toISOString();
 
@@ -161,7 +164,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     checkFinality: watchFinality,
     async start() {
       await checkRpc();
-      monitor = setInterval(() => void checkRpc(), options.monitorIntervalMs ?? MONITOR_INTERVAL_MS);
+      // Retried by the caller while the database is unreachable: one monitor only.
+      if (monitor) clearInterval(monitor);
+      monitor = setInterval(() => void checkRpc().catch((error) => log.warn({ err: describeError(error) }, "engine heartbeat failed; retrying on the next tick")), options.monitorIntervalMs ?? MONITOR_INTERVAL_MS);
       await scheduler.start();
     },
     async stop() {
@@ -172,6 +177,35 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     },
     runOnce: (name) => runWorkerCycle(ctx, WORKERS[name]),
   };
+}
+
+/**
+ * Runs `fn` until it succeeds (the database or the RPC may be unreachable), with backoff from
+ * 0.5 s to 30 s, or until the signal aborts (then undefined).
+ */
+export async function retryUntilDone<T>(what: string, fn: () => Promise<T>, log: Logger, signal: AbortSignal): Promise<T | undefined> {
+  for (let attempt = 1; !signal.aborted; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      const delay = Math.min(30_000, 500 * 2 ** Math.min(attempt - 1, 6));
+      log.warn({ err: describeError(error), retryInMs: delay }, `${what} failed; retrying`);
+      await pauseFor(delay, signal);
+    }
+  }
+  return undefined;
+}
+
+function pauseFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Runs `reconcile` until it succeeds (the RPC may be down at start), or the signal aborts. */

@@ -2,9 +2,13 @@
  * The engine's leadership (core/leadership.ts holds the lease and its fence): a standby polls
  * until the lease is free, expired or its holder's session is gone, and takes it with the next
  * epoch; the leader renews it on a heartbeat over a connection of its own (its lease session,
- * never starved by busy workers), and watches its own clock. When a renewal finds another holder, or the term runs out before one succeeds
- * (the database unreachable, the process frozen), the fence closes — the pipeline signs and
- * broadcasts nothing more — and `lost` resolves with the reason: the process stands down.
+ * never starved by busy workers), and watches its own clock. When the term runs out before a
+ * renewal succeeds (the database unreachable, the process frozen), the fence is suspended —
+ * the pipeline signs, broadcasts and writes nothing, the scheduler starts no cycle — and the
+ * heartbeat keeps trying: a renewal at the same epoch (nobody took over) resumes the term, so
+ * a database outage of any length is waited out in the same process. When a renewal finds
+ * another holder, the fence closes for good and `lost` resolves with the reason: the process
+ * stands down.
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
@@ -127,14 +131,20 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
     });
     log.info({ holder, epoch: lease.epoch.toString() }, `engine leadership acquired (epoch ${lease.epoch})`);
 
+    let suspendedAt: number | undefined;
     const heartbeat = (async () => {
       while (!released && !fence.isLost) {
         await sleep(renewMs);
         if (released || fence.isLost) break;
         const sent = performance.now();
         try {
-          if (await withSession((db) => renewLease(db, holder, lease.epoch, ttlMs))) fence.renewed(sent);
-          else {
+          if (await withSession((db) => renewLease(db, holder, lease.epoch, ttlMs))) {
+            fence.renewed(sent);
+            if (suspendedAt !== undefined) {
+              log.info({ epoch: lease.epoch.toString(), suspendedMs: Math.round(performance.now() - suspendedAt) }, `engine leadership renewed at epoch ${lease.epoch} (nobody took over); resuming`);
+              suspendedAt = undefined;
+            }
+          } else {
             const now = await withSession((db) => readLease(db)).catch(() => undefined);
             fence.lost(`another engine took the lease${now ? ` (${now.holder}, epoch ${now.epoch})` : ""}`);
           }
@@ -143,9 +153,12 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
         }
       }
     })();
-    // The term also ends by the local clock, even while a renewal hangs.
+    // The term also runs out by the local clock, even while a renewal hangs: suspended, told once.
     const watch = setInterval(() => {
-      if (!released && !fence.isLost && fence.remainingMs() <= 0) fence.lost(`the lease of epoch ${lease.epoch} ran out before it could be renewed`);
+      if (!released && !fence.isLost && suspendedAt === undefined && fence.remainingMs() <= 0) {
+        suspendedAt = performance.now();
+        log.warn({ epoch: lease.epoch.toString() }, `the lease of epoch ${lease.epoch} ran out before it could be renewed; leadership suspended (nothing is signed or written) until a renewal succeeds`);
+      }
     }, WATCH_MS);
     watch.unref();
 

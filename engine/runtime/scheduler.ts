@@ -78,8 +78,9 @@ export async function runWorkerCycle(ctx: EngineContext, worker: Worker): Promis
 async function runWorkerCycleUnobserved(ctx: EngineContext, worker: Worker): Promise<CycleOutcome> {
   const { workerState } = tables;
   const started = Date.now();
-  await ctx.db.update(workerState).set({ running: true, lastRunAt: sql`now()` }).where(eq(workerState.name, worker.name));
   try {
+    // Inside the try: a database that cannot be reached fails this cycle, like any other step.
+    await ctx.db.update(workerState).set({ running: true, lastRunAt: sql`now()` }).where(eq(workerState.name, worker.name));
     const result = await ctx.gate.shared(() => worker.run(ctx));
     const ms = Date.now() - started;
     await ctx.db
@@ -108,7 +109,16 @@ async function runWorkerCycleUnobserved(ctx: EngineContext, worker: Worker): Pro
   }
 }
 
-export type SchedulerOptions = { scale: number; random?: () => number; firstRunImmediately?: boolean };
+export type SchedulerOptions = {
+  scale: number;
+  random?: () => number;
+  firstRunImmediately?: boolean;
+  /** The leader's fence: while its term is suspended (the lease ran out unrenewed), no cycle starts. */
+  fence?: { readonly held?: boolean };
+};
+
+/** While the leadership is suspended, a due worker looks again this often (ms). */
+const SUSPENDED_RECHECK_MS = 500;
 
 export class Scheduler {
   private stopped = false;
@@ -147,10 +157,17 @@ export class Scheduler {
     if (!w) return Promise.resolve({ ok: false, error: `unknown worker ${name}`, ms: 0 });
     const current = this.running.get(name);
     if (current) return current;
-    const run = runWorkerCycle(this.ctx, w).then((outcome) => {
-      this.consecutiveFailures.set(name, outcome.ok ? 0 : (this.consecutiveFailures.get(name) ?? 0) + 1);
-      return outcome;
-    });
+    const started = Date.now();
+    const run = runWorkerCycle(this.ctx, w)
+      // Never a rejection: a cycle that fails outside its own bookkeeping is a failed cycle.
+      .catch((error): CycleOutcome => {
+        this.ctx.log.error({ worker: name, err: describeError(error) }, "worker cycle failed");
+        return { ok: false, error: describeError(error), ms: Date.now() - started };
+      })
+      .then((outcome) => {
+        this.consecutiveFailures.set(name, outcome.ok ? 0 : (this.consecutiveFailures.get(name) ?? 0) + 1);
+        return outcome;
+      });
     this.running.set(name, run);
     return run.finally(() => this.running.delete(name));
   }
@@ -160,7 +177,19 @@ export class Scheduler {
     const at = new Date(Date.now() + delayMs);
     await this.ctx.db.update(tables.workerState).set({ nextRunAt: at }).where(eq(tables.workerState.name, w.name)).catch(() => {});
     const timer = setTimeout(() => {
-      void this.runNow(w.name).then(() => this.schedule(w, nextDelayMs(w, this.options.scale, this.consecutiveFailures.get(w.name) ?? 0, this.options.random)));
+      // Suspended leadership (the database unreachable past the lease term): look again soon.
+      if (this.options.fence && this.options.fence.held === false) {
+        void this.schedule(w, Math.min(SUSPENDED_RECHECK_MS, jitteredDelayMs(w, this.options.scale, this.options.random)));
+        return;
+      }
+      void this.runNow(w.name)
+        .then(() => this.schedule(w, nextDelayMs(w, this.options.scale, this.consecutiveFailures.get(w.name) ?? 0, this.options.random)))
+        .catch((error) => {
+          // Whatever failed, the worker stays scheduled.
+          this.ctx.log.error({ worker: w.name, err: describeError(error) }, "could not schedule the next cycle; retrying");
+          this.timers.delete(w.name);
+          setTimeout(() => void this.schedule(w, nextDelayMs(w, this.options.scale, 1, this.options.random)).catch(() => {}), MIN_DELAY_MS);
+        });
     }, delayMs);
     this.timers.set(w.name, timer);
   }

@@ -259,6 +259,26 @@ describe("error mapping", () => {
     expect(toHttpError((zod as { error: ZodError }).error)).toMatchObject({ status: 400 });
     expect(toHttpError(new Error("connection refused at 10.0.0.1"))).toEqual({ status: 500, message: "internal error", headers: {}, unexpected: true });
   });
+
+  it("answers 503 (never 500) when PostgreSQL cannot be reached or is restarting", () => {
+    const unavailable = { status: 503, message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
+    const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    for (const error of [
+      refused,
+      new AggregateError([refused], ""),
+      pgError("57P01", "terminating connection due to administrator command"),
+      pgError("57P03", "the database system is starting up"),
+      pgError("08006", "connection failure"),
+      new Error("Connection terminated unexpectedly"),
+      // drizzle wraps the driver's error
+      new Error("Failed query: select 1", { cause: pgError("57P01", "terminating connection due to administrator command") }),
+    ]) {
+      expect(toHttpError(error), String(error)).toEqual(unavailable);
+    }
+    // Other database errors stay unexpected.
+    expect(toHttpError(pgError("42P01", 'relation "x" does not exist'))).toMatchObject({ status: 500, unexpected: true });
+  });
 });
 
 describe("formats", () => {
@@ -322,6 +342,7 @@ describe("OpenAPI document", () => {
       "/buybacks/{token}",
       "/health",
       "/p/{idOrToken}",
+      "/ready",
       "/stats",
       "/tokens",
       "/tokens/launch",

@@ -8,8 +8,9 @@
  *   SIGCONT, the old leader finds its term over and stands down (exit 75) without writing or
  *   sending anything under its old epoch.
  * - The leader's link to PostgreSQL is frozen by a TCP proxy while it still reaches the chain:
- *   it cannot renew, its own clock closes the fence, the standby takes over, and the old
- *   leader stands down without sending anything.
+ *   it cannot renew, its own clock suspends its term (nothing signed or written), the standby
+ *   takes over; when the link comes back, the old leader finds the new epoch and stands down
+ *   (exit 75) without sending anything.
  *
  * After each: every operator transaction on the chain is one mined intent at its own nonce
  * (nothing sent twice, nothing sent outside an intent), and the three-way audit is clean.
@@ -223,11 +224,16 @@ describe("engine failover and fencing", () => {
       proxy.freeze();
       const leaseB = await leaseOf(b);
       expect(leaseB.epoch).toBe(leaseA.epoch + 1n);
-      // The old leader's own clock ended its term: it stands down while the link is still cut.
+      // The old leader's own clock suspended its term while the link is cut: it signs nothing.
+      await waitFor("the old leader's term suspended", async () => /leadership suspended/.test(engineOut.get(a) ?? ""));
+      await new Promise((r) => setTimeout(r, 2_000));
+      expect(a.child.exitCode).toBeNull();
+      expect(await operatorNonce()).toBeGreaterThanOrEqual(nonceAtCut);
+      // Back in touch, it finds the new epoch and stands down.
+      proxy.resume();
       const cut = await a;
       expect(cut.code, cut.stderr.slice(-2000)).toBe(75);
       expect(engineOut.get(a)).toMatch(/engine leadership lost/);
-      proxy.resume();
       await settled(done);
       await expectNoWritesAfter(leaseA, leaseB);
       expect(await operatorNonce()).toBeGreaterThanOrEqual(nonceAtCut);
