@@ -55,4 +55,5 @@ export default createApp({
   live: createLiveFeed({ db: readDb, databaseUrl: config.databaseUrl, log }),
   startedAt: Date.now(),
   logError,
+  logClientFault: (message, context) => log.info({ context }, message),
 });
