@@ -14,6 +14,7 @@ import type { ApiDeps } from "../deps.js";
 import { readLimited } from "../http/validation.js";
 import { Coalescer } from "../read/coalesce.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
+import { databaseBusy } from "./errors.js";
 import { boundedParsing } from "./limits.js";
 import { createLoaders } from "./loaders.js";
 import "./activity.js";
@@ -75,6 +76,8 @@ export function createGraphql(deps: ApiDeps) {
       // Client errors (bad input, limits) pass; anything else is logged and masked.
       maskError: (error, message) => {
         if (isClientError(error)) return error as Error;
+        const busy = databaseBusy((error as { originalError?: unknown }).originalError ?? error);
+        if (busy) return busy;
         (deps.logError ?? console.error)((error as { originalError?: unknown }).originalError ?? error, "graphql");
         return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
       },
