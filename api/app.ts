@@ -11,6 +11,7 @@ import { type PublicClient, createPublicClient, http } from "viem";
 import { loadConfigOrExit } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
 import { agentApiFromConfig } from "./agents/index.js";
+import { DEFAULT_AGENT_RATE_LIMITS } from "./agents/http.js";
 import { createApp } from "./create-app.js";
 import { DEFAULT_RATE_LIMITS, scaleRateLimits } from "./http/rate-limit.js";
 import { PostgresRateLimitStore, rateLimitPool } from "./http/rate-limit-postgres.js";
@@ -34,7 +35,8 @@ const readDb = db as unknown as ReadDb;
 const logError = (error: unknown, context: string) =>
   log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), context }, "unexpected error");
 // Without DATABASE_URL the agent services answer 503 naming it: intents live in PostgreSQL.
-const agents = agentApiFromConfig(config, { db: readDb, pool, log, logError });
+// Every limit follows RATE_LIMIT_SCALE, the agent flow's (sign-in included) as well.
+const agents = agentApiFromConfig(config, { db: readDb, pool, log, logError, rateLimits: scaleRateLimits(DEFAULT_AGENT_RATE_LIMITS, config.rateLimitScale) });
 // The limiter's table lives in the engine's schema, which the engine's migrations make.
 const rateLimitStore = config.databaseUrl
   ? new PostgresRateLimitStore({ pool: rateLimitPool(config.databaseUrl, log), log, ready: () => agents.services.ready() })
@@ -55,4 +57,5 @@ export default createApp({
   live: createLiveFeed({ db: readDb, databaseUrl: config.databaseUrl, log }),
   startedAt: Date.now(),
   logError,
+  logClientFault: (message, context) => log.info({ context }, message),
 });

@@ -10,6 +10,8 @@ import { agentApi, prospectusPages } from "./agents/index.js";
 import type { ApiDeps } from "./deps.js";
 import { createGraphql } from "./graphql/index.js";
 import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
+import { BodyError, bodyDeadline, bodyTimeoutOf } from "./http/validation.js";
+import { answeredOnce } from "./http/route-metrics.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit, useRateLimitStore } from "./http/rate-limit.js";
 import { createLiveFeed } from "./push/live-feed.js";
 import { docsPage } from "./openapi/docs-page.js";
@@ -51,6 +53,8 @@ export function createApp(given: ApiDeps): Hono {
   const onError = (error: Error, c: Context) => {
     const http = toHttpError(error);
     if (http.unexpected) (deps.logError ?? console.error)(error, `${c.req.method} ${c.req.path}`);
+    // A client that stopped sending is the client's fault: a line at info, no stack.
+    else if (error instanceof BodyError && error.clientGone) deps.logClientFault?.(error.message, `${c.req.method} ${c.req.path}`);
     return errorResponse(c, http);
   };
 
@@ -68,6 +72,8 @@ export function createApp(given: ApiDeps): Hono {
 
   const graphql = createGraphql(deps);
   const app = new Hono().onError(onError);
+  // Every body (REST, agents, GraphQL) must arrive within the deadline.
+  app.use("*", bodyDeadline(deps.config.bodyTimeoutSeconds * 1000));
   // Before every route: each rate limit below (sub-apps' included) takes from the shared store.
   if (deps.rateLimitStore) app.use("*", useRateLimitStore(deps.rateLimitStore));
   app.route("/api/v1", v1);
@@ -83,7 +89,8 @@ export function createApp(given: ApiDeps): Hono {
       },
     }),
   );
-  app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw));
+  app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw, { maxBytes: MAX_GRAPHQL_BODY_BYTES, timeoutMs: bodyTimeoutOf(c) }));
   if (deps.agents) app.route("/", prospectusPages(deps.agents));
-  return app;
+  // One route per answered path in front: request metrics count each request once (route-metrics.ts).
+  return answeredOnce(app);
 }

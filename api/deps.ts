@@ -32,4 +32,6 @@ export type ApiDeps = {
   agents?: AgentApiDeps;
   /** Where unexpected errors are reported (never to the client). */
   logError?: (error: unknown, context: string) => void;
+  /** Where a client's own faults (an aborted upload, a body too slow) are noted, at info level. */
+  logClientFault?: (message: string, context: string) => void;
 };

@@ -143,6 +143,10 @@ const envSchema = z.object({
   PROTOCOL_TOKEN_ADDRESS: address.optional(),
   OPERATOR_ADDRESS: address.optional(),
   PORT: integer(1, 65535, DEFAULT_PORT),
+  BODY_TIMEOUT_SECONDS: integer(1, 600, 30),
+  PUBLIC_URL: url(["http:", "https:"])
+    .refine((v) => !/[?#]/.test(v) && ["", "/"].includes(new URL(v).pathname), { message: "expected an origin (scheme, host and port), without a path" })
+    .optional(),
   ENGINE_METRICS_PORT: integer(0, 65535, DEFAULT_ENGINE_METRICS_PORT),
   PLATFORM_LAUNCH_FEE_ETH: decimal(ETH_DECIMALS, "0.002"),
   PERPS_MIN_NOTIONAL_USDC: decimal(USDC_DECIMALS, "100"),
@@ -200,6 +204,14 @@ export type Config = {
   operator: Address | undefined;
   protocolToken: Address | undefined;
   port: number;
+  /**
+   * The origin users reach the service at (PUBLIC_URL, default `http://127.0.0.1:PORT`, where `npm start` listens):
+   * Sign-In with Ethereum messages must be made for its host and carry a URI on it. Never
+   * taken from a request's Host or X-Forwarded-* headers.
+   */
+  publicUrl: URL;
+  /** Longest a client may take to send a request body before a 408 (BODY_TIMEOUT_SECONDS, default 30). */
+  bodyTimeoutSeconds: number;
   /** The engine's Prometheus `/metrics` port; 0 disables it. */
   engineMetricsPort: number;
   platformLaunchFeeWei: bigint;
@@ -309,6 +321,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operator,
     protocolToken: e.PROTOCOL_TOKEN_ADDRESS ?? deployments?.protocolToken,
     port: e.PORT,
+    bodyTimeoutSeconds: e.BODY_TIMEOUT_SECONDS,
+    publicUrl: new URL(e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`),
     engineMetricsPort: e.ENGINE_METRICS_PORT,
     platformLaunchFeeWei: e.PLATFORM_LAUNCH_FEE_ETH,
     perpsMinNotionalUsdc: e.PERPS_MIN_NOTIONAL_USDC,

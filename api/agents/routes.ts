@@ -22,19 +22,15 @@ import { launchAgent } from "../../core/launch/agent.js";
 import { type Agent, createAgent, getAgent, setCharter } from "../../core/agents/store.js";
 import { MissingConfigError } from "../../common/config.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
+import { textField, textProblem } from "../../common/text.js";
 import { type SessionEnv, requireSession } from "../auth/routes.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError } from "./http.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const text = (field: string, max: number) =>
-  z
-    .string({ invalid_type_error: `${field} must be a string`, required_error: `${field} is required` })
-    .transform((v) => v.trim())
-    .refine((v) => v.length > 0, `${field} must not be empty`)
-    .refine((v) => v.length <= max, `${field} must be at most ${max} characters`)
-    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), `${field} must not contain control characters`);
+/** Well-formed Unicode without control characters, at most `maxBytes` UTF-8 bytes (as the launcher stores it). */
+const text = (field: string, maxBytes: number) => textField(field, { min: 1, maxBytes });
 
 export const launchBody = z
   .object({
@@ -43,6 +39,7 @@ export const launchBody = z
     image: z
       .string({ invalid_type_error: "image must be a string" })
       .max(2048, "image must be at most 2048 characters")
+      .refine((v) => textProblem(v) === undefined, "image must be well-formed Unicode without control characters")
       .refine((v) => {
         if (v === "") return true;
         try {
@@ -52,11 +49,7 @@ export const launchBody = z
         }
       }, "image must be an http(s) or ipfs URL")
       .default(""),
-    description: z
-      .string({ invalid_type_error: "description must be a string" })
-      .max(2000, "description must be at most 2000 characters")
-      .transform((v) => v.trim())
-      .default(""),
+    description: textField("description", { maxBytes: 2000, multiline: true }).default(""),
     devBuyEth: z
       .union([z.string(), z.number()], { invalid_type_error: "devBuyEth must be a decimal amount of ETH such as \"0.01\"" })
       .transform((v, ctx) => {
@@ -75,13 +68,21 @@ export const launchBody = z
 const chatMessage = z
   .object({
     role: z.enum(["user", "assistant", "system"], { errorMap: () => ({ message: "role must be user, assistant or system" }) }),
-    content: z.string({ required_error: "content is required" }).max(4000, "content must be at most 4000 characters"),
+    content: z
+      .string({ required_error: "content is required" })
+      .max(4000, "content must be at most 4000 characters")
+      .refine((v) => textProblem(v, true) === undefined, "content must be well-formed Unicode without control characters"),
   })
   .strict();
 export const chatBody = z
   .object({
     messages: z.array(chatMessage).min(1, "messages must not be empty").max(50, "at most 50 messages").optional(),
-    message: z.string().min(1).max(4000).optional(),
+    message: z
+      .string()
+      .min(1)
+      .max(4000)
+      .refine((v) => textProblem(v, true) === undefined, "message must be well-formed Unicode without control characters")
+      .optional(),
   })
   .strict()
   .refine((b) => (b.messages === undefined) !== (b.message === undefined), "give messages (a conversation) or message (one text), not both")

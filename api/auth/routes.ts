@@ -5,7 +5,8 @@
  *   POST /auth/verify  { message, signature } → { token, address, chainId, expiresAt }
  *   POST /auth/logout  (Authorization: Bearer <token>) → 204
  *
- * Verify checks the message's domain (this server's host), URI, chain ID, version and times,
+ * Verify checks the message's domain and URI (the configured public origin, PUBLIC_URL: never
+ * the request's Host or X-Forwarded-* headers, which a relaying site controls), chain ID, version and times,
  * that the nonce is one we issued, unused and unexpired, and the signature through the chain
  * (viem's `verifySiweMessage`: ECDSA for accounts, ERC-1271 / ERC-6492 for smart-contract
  * wallets). Every rejection is a 401 with its reason; only then is the nonce consumed.
@@ -17,7 +18,7 @@ import { classifyError } from "../../core/errors.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError, unauthorizedSession } from "../agents/http.js";
 import { type Session, consumeNonce, createSession, findSession, issueNonce, nonceState, revokeSession } from "./sessions.js";
-import { checkSiweMessage, sessionExpiry } from "./siwe.js";
+import { checkSiweMessage, expectationsFor, sessionExpiry } from "./siwe.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
 
 export type SessionEnv = { Variables: { session: Session } };
@@ -31,9 +32,6 @@ export const verifyBody = z
       .refine((v) => isHex(v) && v.length > 2, "signature must be 0x-prefixed hex"),
   })
   .strict();
-
-/** The host the client reached (the SIWE domain it must sign for). */
-export const requestDomain = (c: Context) => new URL(c.req.url).host;
 
 const bearer = (c: Context) => /^Bearer\s+([A-Za-z0-9_-]{20,200})\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
 
@@ -62,8 +60,13 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: "/auth/nonce",
     tags: ["auth"],
     summary: "A Sign-In with Ethereum nonce",
-    description: "Crypto-random, single use, valid 5 minutes; with the domain and chain id the EIP-4361 message must carry.",
-    responses: { 200: jsonAnswer("A fresh nonce", z.object({ nonce: z.string(), expiresAt: iso, domain: z.string(), chainId: z.number().int() })) },
+    description:
+      "Crypto-random, single use, valid 5 minutes; with the domain, URI origin and chain id the EIP-4361 message must carry (the service's configured public origin, whatever Host the request came with).",
+    responses: {
+      200: jsonAnswer("A fresh nonce", z.object({ nonce: z.string(), expiresAt: iso, domain: z.string(), uri: z.string(), chainId: z.number().int() })),
+      429: errorAnswer("Rate limited"),
+      503: errorAnswer("The database is unavailable"),
+    },
   },
   {
     method: "post",
@@ -100,7 +103,8 @@ export function authRoutes(deps: AgentApiDeps): Hono {
     await deps.services.ready();
     const { nonce, expiresAt } = await issueNonce(deps.services.pool, now());
     c.header("Cache-Control", "no-store");
-    return c.json({ nonce, expiresAt: expiresAt.toISOString(), domain: requestDomain(c), chainId: deps.services.config.chainId });
+    const { publicUrl, chainId } = deps.services.config;
+    return c.json({ nonce, expiresAt: expiresAt.toISOString(), domain: publicUrl.host, uri: publicUrl.origin, chainId });
   });
 
   app.post("/auth/verify", limited, async (c) => {
@@ -108,7 +112,7 @@ export function authRoutes(deps: AgentApiDeps): Hono {
     const { pool, config, publicClient } = deps.services;
     await deps.services.ready();
     const at = now();
-    const checked = checkSiweMessage(body.message, { domain: requestDomain(c), chainId: config.chainId, now: at });
+    const checked = checkSiweMessage(body.message, expectationsFor(config.publicUrl, config.chainId, at));
     if (!checked.ok) throw unauthorizedSession(checked.reason);
     const message = checked.message;
     const state = await nonceState(pool, message.nonce, at);

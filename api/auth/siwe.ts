@@ -16,6 +16,8 @@ export const CLOCK_SKEW_MS = 60_000;
 export type SiweExpectations = {
   /** The host the user signs in to (RFC 3986 authority, e.g. `app.example.com` or `127.0.0.1:42069`). */
   domain: string;
+  /** The scheme the message's URI must use with that host (e.g. `https:`); any when absent. */
+  protocol?: string;
   chainId: number;
   now: Date;
 };
@@ -42,7 +44,9 @@ export function checkSiweMessage(text: string, expect: SiweExpectations): Checke
   } catch {
     return { ok: false, reason: "invalid URI in the message" };
   }
-  if (uri.host.toLowerCase() !== expect.domain.toLowerCase()) return { ok: false, reason: `wrong URI: expected a URI on ${expect.domain}` };
+  if (uri.host.toLowerCase() !== expect.domain.toLowerCase() || (expect.protocol !== undefined && uri.protocol !== expect.protocol)) {
+    return { ok: false, reason: `wrong URI: expected a URI on ${expect.protocol ? `${expect.protocol}//` : ""}${expect.domain}` };
+  }
   if (m.chainId !== expect.chainId) return { ok: false, reason: `wrong chain ID: expected ${expect.chainId}` };
   if (!/^[a-zA-Z0-9]{8,}$/.test(m.nonce)) return { ok: false, reason: "invalid nonce" };
   const now = expect.now.getTime();
@@ -53,6 +57,11 @@ export function checkSiweMessage(text: string, expect: SiweExpectations): Checke
   if (m.expirationTime && m.expirationTime.getTime() <= now) return { ok: false, reason: "message expired" };
   if (m.notBefore && m.notBefore.getTime() > now + CLOCK_SKEW_MS) return { ok: false, reason: "message not yet valid" };
   return { ok: true, message: { ...(m as SiweMessage), address: getAddress(m.address), nonce: m.nonce, chainId: m.chainId } };
+}
+
+/** What a message must carry to sign in to the service at `publicUrl` (configured, never the request's Host). */
+export function expectationsFor(publicUrl: URL, chainId: number, now: Date): SiweExpectations {
+  return { domain: publicUrl.host, protocol: publicUrl.protocol, chainId, now };
 }
 
 /** When a session made from this message ends. */

@@ -1,15 +1,23 @@
 /** Client-facing GraphQL errors: bad input is a typed error (`BAD_USER_INPUT`), never masked. */
 import { GraphQLError } from "graphql";
 import { isAddress, type Hex } from "viem";
+import { retryTransient, transientDbError } from "../http/errors.js";
 import { ValidationError } from "../http/validation.js";
 import { isDatabaseUnavailable } from "../../core/errors.js";
 
 export const userError = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT" } });
 
-/** Runs `fn`, turning validation failures (a bad cursor, too many buckets) into user errors. */
+/** A read that hit a transient database error twice (a lock timeout …): 503, code DATABASE_BUSY. */
+export function databaseBusy(error: unknown): GraphQLError | undefined {
+  const reason = transientDbError(error);
+  if (reason === undefined) return undefined;
+  return new GraphQLError(`the database is busy (${reason}); retry`, { extensions: { code: "DATABASE_BUSY", http: { status: 503, headers: { "Retry-After": "1" } } } });
+}
+
+/** Runs `fn` (retried once on a transient database error), turning validation failures (a bad cursor, too many buckets) into user errors. */
 export async function asUserErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return await fn();
+    return await retryTransient(fn);
   } catch (error) {
     if (error instanceof ValidationError) throw userError(error.message);
     throw error;

@@ -1,7 +1,8 @@
 /**
  * Assembles the GraphQL schema (one file per type) and serves it with graphql-yoga at
  * /graphql: GraphiQL in a browser (served from local assets), subscriptions over SSE,
- * depth/alias/cost limits. Identical queries asked at the same time share one execution
+ * limits on the document checked before it is validated (limits.ts), then depth/alias/cost
+ * limits. Identical queries asked at the same time share one execution
  * (the schema has no mutations; see coalesce.ts: never stale).
  */
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
@@ -10,9 +11,11 @@ import { createRequire } from "node:module";
 import { GraphQLError } from "graphql";
 import { type GraphiQLOptions, createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
+import { readLimited } from "../http/validation.js";
 import { Coalescer } from "../read/coalesce.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
-import { unavailableError } from "./errors.js";
+import { databaseBusy, unavailableError } from "./errors.js";
+import { boundedParsing } from "./limits.js";
 import { createLoaders } from "./loaders.js";
 import "./activity.js";
 import "./agent.js";
@@ -75,11 +78,14 @@ export function createGraphql(deps: ApiDeps) {
         if (isClientError(error)) return error as Error;
         const outage = unavailableError(error);
         if (outage) return outage;
+        const busy = databaseBusy((error as { originalError?: unknown }).originalError ?? error);
+        if (busy) return busy;
         (deps.logError ?? console.error)((error as { originalError?: unknown }).originalError ?? error, "graphql");
         return new GraphQLError(message, { extensions: { code: "INTERNAL_SERVER_ERROR" } });
       },
     },
-    plugins: [maxDepthPlugin({ n: MAX_DEPTH, ignoreIntrospection: true }), maxAliasesPlugin({ n: MAX_ALIASES })],
+    // The document's size, tokens, nesting, breadth, depth and repeated fields first (limits.ts).
+    plugins: [boundedParsing(), maxDepthPlugin({ n: MAX_DEPTH, ignoreIntrospection: true }), maxAliasesPlugin({ n: MAX_ALIASES })],
   });
   // Keyed by what yoga reads of a POST: its content type, what it accepts, and the body.
   const operations = new Coalescer(async (key: string): Promise<SharedAnswer> => {
@@ -98,11 +104,13 @@ export function createGraphql(deps: ApiDeps) {
   }
   return {
     yoga,
-    async handle(request: Request): Promise<Response> {
+    /** Answers one request; a POST's body is read within `body.maxBytes` and `body.timeoutMs` (BodyError otherwise). */
+    async handle(request: Request, body: { maxBytes: number; timeoutMs: number }): Promise<Response> {
       const accept = request.headers.get("accept") ?? "";
       // Streams (subscriptions, incremental delivery) are each their own.
       if (request.method !== "POST" || /event-stream|multipart/i.test(accept)) return answer(request);
-      const key = JSON.stringify([request.headers.get("content-type") ?? "", accept, await request.text()]);
+      const bytes = request.body ? await readLimited(request.body, body.maxBytes, body.timeoutMs) : new Uint8Array();
+      const key = JSON.stringify([request.headers.get("content-type") ?? "", accept, new TextDecoder().decode(bytes)]);
       const shared = await operations.get(key);
       return new Response(shared.body, { status: shared.status, headers: shared.headers });
     },

@@ -47,6 +47,42 @@ export const REFUSAL_STATUS = {
   unavailable: 503,
 } as const satisfies Record<RefusalKind, ContentfulStatusCode>;
 
+/**
+ * PostgreSQL errors that pass on their own (SQLSTATE): a lock not granted in time (ponder's
+ * 500 ms lock timeout), a statement timeout, a serialization failure or deadlock, a server
+ * out of connections or still starting. A read that hits one is retried once, then answered
+ * 503 (`DATABASE_BUSY`), never as the server's own error.
+ */
+export const TRANSIENT_DB_CODES: Record<string, string> = {
+  "55P03": "lock timeout",
+  "57014": "statement timeout",
+  "40001": "serialization failure",
+  "40P01": "deadlock",
+  "53300": "too many connections",
+  "57P03": "database starting",
+};
+
+/** The reason of a transient database error anywhere in `error`'s cause chain, or undefined. */
+export function transientDbError(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && TRANSIENT_DB_CODES[code]) return TRANSIENT_DB_CODES[code];
+    e = (e as { cause?: unknown; originalError?: unknown }).cause ?? (e as { originalError?: unknown }).originalError;
+  }
+  return undefined;
+}
+
+/** Runs a read; a transient database error is retried once (then thrown for a 503). */
+export async function retryTransient<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (transientDbError(error) === undefined) throw error;
+    await new Promise((r) => setTimeout(r, 50));
+    return read();
+  }
+}
+
 export type HttpError = { status: ContentfulStatusCode; message: string; headers: Record<string, string> };
 
 /** The status and message for any thrown value; `unexpected` is true for a 500. */
@@ -60,6 +96,8 @@ export function toHttpError(error: unknown): HttpError & { unexpected: boolean }
   if (error instanceof JsonSyntaxError) return { status: 400, message: error.message, headers: {}, unexpected: false };
   // PostgreSQL unreachable or restarting: a temporary outage, never a 500.
   if (isDatabaseUnavailable(error)) return { status: 503, message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
+  const transient = transientDbError(error);
+  if (transient) return { status: 503, message: `DATABASE_BUSY: the database is busy (${transient}); retry`, headers: { "Retry-After": "1" }, unexpected: false };
   return { status: 500, message: "internal error", headers: {}, unexpected: true };
 }
 

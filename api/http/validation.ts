@@ -9,6 +9,8 @@ import { JsonNumber, type JsonValue, JsonSyntaxError, parseJson } from "./json.j
 
 /** Largest JSON body any REST route accepts. */
 export const MAX_BODY_BYTES = 16 * 1024;
+/** Longest a client may take to send a body (then 408); `bodyDeadline` sets another per app. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 function describe(value: unknown): string {
   if (value === null) return "null";
@@ -64,7 +66,7 @@ export async function readJsonBody(c: Context): Promise<JsonValue> {
   if (!/^application\/json\s*(;|$)/i.test(type)) throw new BodyError(415, "expected Content-Type: application/json");
   const declared = c.req.header("content-length");
   if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) throw new BodyError(413, `body larger than ${MAX_BODY_BYTES} bytes`);
-  const raw = c.req.raw.body ? await readLimited(c.req.raw.body, MAX_BODY_BYTES) : new Uint8Array();
+  const raw = c.req.raw.body ? await readLimited(c.req.raw.body, MAX_BODY_BYTES, bodyTimeoutOf(c)) : new Uint8Array();
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
@@ -80,20 +82,54 @@ export async function readJsonBody(c: Context): Promise<JsonValue> {
   }
 }
 
-/** Reads a stream to its end, failing as soon as it passes `limit` bytes. */
-async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+const BODY_TIMEOUT_KEY = "bodyTimeoutMs";
+
+/** Middleware: bodies of this app's requests must arrive within `ms` (else 408). */
+export const bodyDeadline = (ms: number) => async (c: Context, next: () => Promise<void>) => {
+  (c.set as (key: string, value: unknown) => void)(BODY_TIMEOUT_KEY, ms);
+  await next();
+};
+
+export function bodyTimeoutOf(c: Context): number {
+  const ms = (c.get as (key: string) => unknown)(BODY_TIMEOUT_KEY);
+  return typeof ms === "number" ? ms : DEFAULT_BODY_TIMEOUT_MS;
+}
+
+/**
+ * Reads a stream to its end, failing as soon as it passes `limit` bytes, when the client
+ * stops sending for good (an aborted upload: 400) or when the whole body has not arrived
+ * within `timeoutMs` (a body shorter than its Content-Length, a slow client: 408). Both are
+ * the client's faults (`BodyError.clientGone`), never the server's.
+ */
+export async function readLimited(stream: ReadableStream<Uint8Array>, limit: number, timeoutMs = DEFAULT_BODY_TIMEOUT_MS): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new BodyError(413, `body larger than ${limit} bytes`);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BodyError(408, `request body not received within ${Math.round(timeoutMs / 1000)} s`, true)), timeoutMs);
+  });
+  late.catch(() => {});
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await Promise.race([reader.read(), late]);
+      } catch (error) {
+        if (error instanceof BodyError) throw error;
+        throw new BodyError(400, "request body aborted by the client", true);
+      }
+      const { done, value } = chunk;
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) throw new BodyError(413, `body larger than ${limit} bytes`);
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
   const out = new Uint8Array(total);
   let offset = 0;
@@ -107,8 +143,10 @@ async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): P
 export class BodyError extends Error {
   override name = "BodyError";
   constructor(
-    readonly status: 400 | 413 | 415,
+    readonly status: 400 | 408 | 413 | 415,
     message: string,
+    /** The client stopped sending (aborted, or too slow): logged at info, never as the server's error. */
+    readonly clientGone = false,
   ) {
     super(message);
   }

@@ -52,6 +52,13 @@ function restRouteDoc(route: AnyRoute): RouteDoc {
   const responses: RouteConfig["responses"] = {};
   for (const [status, r] of Object.entries(route.responses)) responses[status] = r.schema ? jsonAnswer(r.description, r.schema) : errorAnswer(r.description);
   if (route.query || route.params || route.body) responses["400"] ??= errorAnswer("Invalid input: wrong types, missing fields, malformed addresses, bad cursor, invalid split");
+  // Every route with the operator key answers 401 without it and 403 with a wrong one; every read may meet a busy database.
+  if (route.operatorKey) {
+    responses["401"] ??= errorAnswer("No operator API key");
+    responses["403"] ??= errorAnswer("Wrong operator API key");
+  }
+  responses["429"] ??= errorAnswer("Rate limited: retry after Retry-After seconds");
+  if (route.method === "get") responses["503"] ??= errorAnswer("The database is busy or unavailable (DATABASE_BUSY): retry after Retry-After seconds");
   if (route.body) {
     responses["413"] ??= errorAnswer(`Body larger than ${MAX_BODY_BYTES} bytes`);
     responses["415"] ??= errorAnswer("Content-Type is not application/json");

@@ -7,6 +7,7 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { ZodObject, ZodRawShape, ZodTypeAny, z } from "zod";
 import { requireOperatorKey } from "../auth/operator-key.js";
 import type { ApiDeps } from "../deps.js";
+import { retryTransient } from "../http/errors.js";
 import { queryObject, readJsonBody, validate } from "../http/validation.js";
 
 type Output<S> = S extends ZodTypeAny ? z.output<S> : undefined;
@@ -52,7 +53,8 @@ export function mountRoutes(app: Hono, routes: readonly AnyRoute[], deps: ApiDep
         const params = route.params ? validate(route.params, c.req.param(), "path") : undefined;
         const query = route.query ? validate(route.query, queryObject(c), "query") : undefined;
         const body = route.body ? validate(route.body, await readJsonBody(c), "body") : undefined;
-        return route.handler(c, { query, params, body }, deps);
+        // Reads are retried once on a transient database error (then 503; errors.ts).
+        return route.method === "get" ? retryTransient(() => route.handler(c, { query, params, body }, deps)) : route.handler(c, { query, params, body }, deps);
       },
     ];
     app.on(route.method.toUpperCase(), route.path, ...(handlers as [never]));

@@ -6,6 +6,7 @@ import { type Hex, isAddress } from "viem";
 import { z } from "zod";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
 import { formatDecimal } from "../../common/money.js";
+import { textField, textProblem } from "../../common/text.js";
 import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
 import { ACTIVITY_KINDS } from "../read/activity.js";
@@ -21,13 +22,8 @@ export const address = z
   .transform((v) => v.toLowerCase() as Hex)
   .describe("0x-prefixed 20-byte address (EIP-55 checksummed or all lowercase)");
 
-const text = (field: string, max: number) =>
-  z
-    .string()
-    .max(max, `${field} must be at most ${max} characters`)
-    .refine((v) => v.trim().length > 0, `${field} must not be empty`)
-    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), `${field} must not contain control characters`)
-    .transform((v) => v.trim());
+/** Well-formed Unicode without control characters, at most `maxBytes` UTF-8 bytes (common/text.ts). */
+const text = (field: string, maxBytes: number) => textField(field, { min: 1, maxBytes });
 
 /**
  * A percent of total fees as a JSON number: finite, ≥ 0, at most two decimals (0.01% = 1 bps),
@@ -100,8 +96,14 @@ export const launchBody = z
   .object({
     name: text("name", 64).describe("Token name"),
     symbol: text("symbol", 32).describe("Token symbol"),
-    image: z.string().max(2048).url("image must be a URL").optional().describe("Image URL"),
-    description: z.string().max(2000).optional().describe("Stored in the token's metadata"),
+    image: z
+      .string()
+      .max(2048)
+      .url("image must be a URL")
+      .refine((v) => textProblem(v) === undefined, "image must be well-formed Unicode without control characters")
+      .optional()
+      .describe("Image URL"),
+    description: textField("description", { maxBytes: 2000, multiline: true }).optional().describe("Stored in the token's metadata (at most 2000 bytes of UTF-8)"),
     creator: address.optional().describe("Receives the creator leg and is the token admin; default: the operator wallet"),
     assetPct: percent.optional().describe(pctDoc("Secondary-asset", "28.5")),
     perpPct: percent.optional().describe(pctDoc("Perp-desk", "57")),

@@ -8,6 +8,7 @@
  */
 import { type Hex, keccak256, stringToBytes } from "viem";
 import { z } from "zod";
+import { textField } from "../../common/text.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
 import { USDC_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
@@ -51,13 +52,8 @@ const hundredths = (field: string, min: number, max: number, exclusiveMin = fals
     .refine((v) => v <= max, { message: `${field} must be at most ${max}` })
     .refine(hasTwoDecimals, { message: `${field} must have at most two decimal places` });
 
-const text = (field: string, min: number, max: number) =>
-  z
-    .string({ invalid_type_error: `${field} must be a string`, required_error: `${field} is required` })
-    .transform((v) => v.trim())
-    .refine((v) => v.length >= min, { message: min === 1 ? `${field} must not be empty` : `${field} must be at least ${min} characters` })
-    .refine((v) => v.length <= max, { message: `${field} must be at most ${max} characters` })
-    .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), { message: `${field} must not contain control characters` });
+/** Well-formed Unicode without control characters, `min` characters to `maxBytes` UTF-8 bytes. */
+const text = (field: string, min: number, maxBytes: number) => textField(field, { min, maxBytes });
 
 const usdcAmount = z
   .string({ invalid_type_error: "buybackMinUsdc must be a decimal string such as \"5\"", required_error: "buybackMinUsdc is required" })

@@ -31,7 +31,7 @@ describe("Sign-In with Ethereum", () => {
     const nonce = await api.call("GET", "/api/v1/auth/nonce");
     expect(nonce.status).toBe(200);
     expect(nonce.json.nonce).toMatch(/^[0-9a-f]{32}$/);
-    expect(nonce.json).toMatchObject({ domain: HOST, chainId: 31337 });
+    expect(nonce.json).toMatchObject({ domain: HOST, uri: BASE, chainId: 31337 });
     expect(Date.parse(nonce.json.expiresAt) - Date.now()).toBeGreaterThan(4 * 60_000);
     expect(nonce.headers.get("cache-control")).toBe("no-store");
 
@@ -70,10 +70,38 @@ describe("Sign-In with Ethereum", () => {
     await reject({ message, signature: `0x${"11".repeat(65)}` }, /invalid signature/);
   });
 
-  it("wrong domain → 401 (the message's domain, the URI's host, or the host the client reached)", async () => {
+  it("wrong domain → 401 (the message's domain, the URI's host or scheme)", async () => {
     await reject(await signedMessage(api, ALICE, { domain: "evil.test" }), /wrong domain: expected agents.test/);
     await reject(await signedMessage(api, ALICE, { uri: "https://evil.test/login" }), /wrong URI/);
-    await reject(await signedMessage(api, ALICE), /wrong domain: expected other.test/, "other.test");
+    await reject(await signedMessage(api, ALICE, { uri: "https://agents.test/login" }), /wrong URI: expected a URI on http:\/\/agents.test/);
+  });
+
+  it("sign-in is bound to the configured origin, never to the Host a request came with (a relayed signature is refused)", async () => {
+    // A phishing page at evil.example has a visitor sign a message for its own domain, then relays it here with its Host.
+    const relayed = (headers: Record<string, string>) => async (host: string) => {
+      const signed = await signedMessage(api, ALICE, { domain: "evil.example", uri: "https://evil.example/login" });
+      const res = await api.app.request(`http://${host}/api/v1/auth/verify`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(signed),
+      });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: string }).error).toBe("wrong domain: expected agents.test");
+    };
+    await relayed({})("evil.example");
+    await relayed({ "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" })(HOST);
+    await relayed({ "x-forwarded-host": "evil.example", forwarded: "host=evil.example;proto=https" })("evil.example");
+    // The nonce answer names the configured origin, whatever Host the client sent.
+    for (const headers of [{ host: "evil.example" }, { "x-forwarded-host": "evil.example" }] as Record<string, string>[]) {
+      const res = await api.app.request("http://evil.example/api/v1/auth/nonce", { headers });
+      const json = (await res.json()) as Record<string, unknown>;
+      expect(json).toMatchObject({ domain: HOST, uri: BASE, chainId: 31337 });
+      expect(JSON.stringify(json)).not.toContain("evil");
+    }
+    // A message for the configured origin still signs in when it arrives with another Host (behind a proxy).
+    const good = await signedMessage(api, ALICE);
+    const res = await api.call("POST", "/api/v1/auth/verify", { body: good, host: "10.0.0.7:42069" });
+    expect(res.status, res.text).toBe(200);
   });
 
   it("wrong chain id → 401", async () => {

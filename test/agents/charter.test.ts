@@ -64,7 +64,7 @@ describe("submitted charter", () => {
     ["unknown strategy", (c) => (c.engine.strategy = "yolo"), /engine.strategy: strategy must be one of momentum, hold/],
     ["missing persona name", (c) => delete c.persona.name, /persona.name: persona.name is required/],
     ["empty persona name", (c) => (c.persona.name = "   "), /persona.name: persona.name must not be empty/],
-    ["long persona name", (c) => (c.persona.name = "x".repeat(49)), /at most 48 characters/],
+    ["long persona name", (c) => (c.persona.name = "x".repeat(49)), /at most 48 bytes/],
     ["control characters in voice", (c) => (c.persona.voice = "a\u0000b"), /control characters/],
     ["split not summing to 95", (c) => (c.mandate.split.creatorPct = 11), /invalid split: assetPct \+ perpPct \+ creatorPct must equal 95 \(got 96\)/],
     ["negative leg", (c) => Object.assign(c.mandate.split, { assetPct: -5, perpPct: 90, creatorPct: 10 }), /assetPct must be at least 0/],

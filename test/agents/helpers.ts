@@ -34,7 +34,7 @@ export type TestApi = {
 };
 
 export function testApi(databaseUrl: string, env: Record<string, string> = {}, options: AgentServiceOptions & { now?: () => Date } = {}): TestApi {
-  const config = testConfig(databaseUrl, { AGENT_KEY_SECRET, ...env });
+  const config = testConfig(databaseUrl, { AGENT_KEY_SECRET, PUBLIC_URL: BASE, ...env });
   const deps = agentApiFromConfig(config, {
     log: createLogger("agents-test", "error"),
     rateLimits: TEST_RATE_LIMITS,

@@ -73,9 +73,9 @@ describe("prospectus page in a browser", () => {
     await waitForApi();
 
     // Sign in as the creator with a wallet signature over an EIP-4361 message.
-    const { nonce } = (await call("GET", "/api/v1/auth/nonce")).json;
-    const host = new URL(ponder.url).host;
-    const message = createSiweMessage({ address: creator.account.address, chainId: 31337, domain: host, nonce, uri: ponder.url, version: "1", issuedAt: new Date() });
+    // The nonce answer names the origin (PUBLIC_URL, by default the listen address) the message must be for.
+    const { nonce, domain, uri } = (await call("GET", "/api/v1/auth/nonce")).json;
+    const message = createSiweMessage({ address: creator.account.address, chainId: 31337, domain, nonce, uri, version: "1", issuedAt: new Date() });
     const signature = await privateKeyToAccount(creatorKey).signMessage({ message });
     const verified = await call("POST", "/api/v1/auth/verify", { body: { message, signature } });
     expect(verified.status, verified.text).toBe(200);

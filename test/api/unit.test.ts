@@ -121,8 +121,25 @@ describe("launch and register bodies", () => {
     expect(launchError('{"symbol":"CAT"}')).toBe("name: is required");
     expect(launchError('{"name":5,"symbol":"CAT"}')).toBe("name: expected a string, got number");
     expect(launchError('{"name":"  ","symbol":"CAT"}')).toBe("name: name must not be empty");
-    expect(launch(`{"name":"${"é".repeat(64)}","symbol":"CAT"}`).name).toHaveLength(64);
-    expect(launchError(`{"name":"${"x".repeat(65)}","symbol":"CAT"}`)).toBe("name: name must be at most 64 characters");
+    // Lengths are UTF-8 bytes, as the launcher stores them: "é" is two.
+    expect(launch(`{"name":"${"é".repeat(32)}","symbol":"CAT"}`).name).toHaveLength(32);
+    expect(launchError(`{"name":"${"é".repeat(33)}","symbol":"CAT"}`)).toBe("name: name must be at most 64 bytes (UTF-8)");
+    expect(launch(`{"name":"Cat 🐈","symbol":"${"🐈".repeat(8)}"}`).symbol).toBe("🐈".repeat(8));
+    expect(launchError(`{"name":"Cat","symbol":"${"🐈".repeat(9)}"}`)).toBe("symbol: symbol must be at most 32 bytes (UTF-8)");
+    // Well-formed Unicode only: a lone surrogate would reach the chain as U+FFFD.
+    for (const lone of ["\\ud800", "\\udfff", "a\\ud83dz", "\\udc08\\ud83d"]) {
+      expect(launchError(`{"name":"${lone}","symbol":"CAT"}`)).toBe("name: name must be well-formed Unicode (no lone surrogates)");
+      expect(launchError(`{"name":"Cat","symbol":"C${lone}"}`)).toBe("symbol: symbol must be well-formed Unicode (no lone surrogates)");
+      expect(launchError(`{"name":"Cat","symbol":"CAT","description":"${lone}"}`)).toMatch(/^description: description must be well-formed Unicode/);
+    }
+    expect(launch(`{"name":"Cat","symbol":"CAT","description":"\\ud83d\\udc08"}`)).toMatchObject({ description: "🐈" });
+    // No control characters (C0, DEL, C1); a description may have line breaks.
+    for (const control of ["\\u0000", "\\u0007", "\\u001b", "\\u007f", "\\u0085", "\\u009f"]) {
+      expect(launchError(`{"name":"Ca${control}t","symbol":"CAT"}`)).toBe("name: name must not contain control characters");
+      expect(launchError(`{"name":"Cat","symbol":"CAT","description":"a${control}b"}`)).toBe("description: description must not contain control characters");
+    }
+    expect(launch(`{"name":"Cat","symbol":"CAT","description":"line one\\nline two\\tend"}`)).toMatchObject({ description: "line one\nline two\tend" });
+    expect(launchError(`{"name":"${"x".repeat(65)}","symbol":"CAT"}`)).toBe("name: name must be at most 64 bytes (UTF-8)");
     expect(launchError('{"name":"Cat","symbol":"CAT","color":"red"}')).toBe('body: unknown field "color"');
     expect(launchError('{"name":"Cat","symbol":"CAT","creator":"0x123"}')).toMatch(/^creator: expected a 0x-prefixed 20-byte hex address/);
     // Mixed case with a wrong checksum is a typo, not an address.

@@ -1,0 +1,157 @@
+/**
+ * Requests an attacker would send: GraphQL documents made to be expensive (thousands of
+ * repeated fields, nesting thousands of levels deep), on real indexed data. Each is refused
+ * quickly as a 400 GraphQL error, and the event loop keeps answering `/health` meanwhile.
+ */
+import { connect } from "node:net";
+import { getIntrospectionQuery } from "graphql";
+import type { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_BREADTH } from "../../api/graphql/builder.js";
+import { type Harness, OPERATOR_API_KEY, startHarness } from "./harness.js";
+
+let h: Harness;
+/** What the app logged as unexpected (nothing here may be). */
+const logged: unknown[] = [];
+let app: Hono;
+
+beforeAll(async () => {
+  // A short body deadline, so a slow body is answered within the test.
+  h = await startHarness({ BODY_TIMEOUT_SECONDS: "2" });
+  app = h.appWith({ logError: (error) => logged.push(error) });
+}, 300_000);
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** The hostile documents of the report, each made unique by `n` (so no answer comes from a cache). */
+const hostile = {
+  /** 61 KB: one field repeated 3,400 times, no aliases. */
+  repeated61k: (n: number) => `# ${n}\n{ ${"health { status } ".repeat(3_400)} }`,
+  /** Under the size limit: one field repeated 1,600 times. */
+  repeated: (n: number) => `# ${n}\n{ ${"stats { tokensEnrolled } ".repeat(1_100)} }`,
+  /** Distinct fields, each once, beyond the breadth limit. */
+  broad: (n: number) => `# ${n}\n{ ${Array.from({ length: 450 }, (_, i) => `a${i}: health { status }`).join(" ")} }`,
+  /** ~2,300 levels of list nesting in an argument. */
+  deepList: (n: number) => `# ${n}\n{ token(address: ${"[".repeat(2_300)}"0x0"${"]".repeat(2_300)}) { name } }`,
+  /** ~6,000 levels of selections. */
+  deepSelections: (n: number) => `# ${n}\n${"{a".repeat(6_000)}${"}".repeat(6_000)}`,
+  /** Beyond the token limit, in a few characters per token. */
+  tokens: (n: number) => `# ${n}\n{ health(${"a:1 ".repeat(3_000)}) { status } }`,
+  /** Fragments spread into each other: each fragment doubles the fields. */
+  fragments: (n: number) =>
+    `# ${n}\n{ ...F0 } fragment F0 on Query { ...F1 ...F1 } ${Array.from({ length: 20 }, (_, i) => `fragment F${i + 1} on Query { ...F${i + 2} ...F${i + 2} }`).join(" ")} fragment F21 on Query { stats { tokensEnrolled } }`,
+};
+
+async function post(query: string, accept = "application/json") {
+  const res = await app.request("http://api.test/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept, "x-forwarded-for": "198.51.100.7" },
+    body: JSON.stringify({ query }),
+  });
+  return { status: res.status, json: (await res.json()) as { errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+}
+
+describe("hostile GraphQL documents", () => {
+  it("each is refused as a 400 QUERY_TOO_COMPLEX error, never an internal error", async () => {
+    for (const [name, make] of Object.entries(hostile)) {
+      for (const accept of ["application/json", "application/graphql-response+json"]) {
+        const a = await post(make(0), accept);
+        expect(a.status, `${name}: ${JSON.stringify(a.json)}`).toBe(400);
+        expect(a.json.errors?.[0]?.extensions?.code, name).toBe("QUERY_TOO_COMPLEX");
+        expect(a.json.errors?.[0]?.message).not.toMatch(/Unexpected error/);
+      }
+    }
+    expect(logged).toEqual([]);
+  });
+
+  it("names the limit each one broke", async () => {
+    expect((await post(hostile.repeated61k(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "size" });
+    expect((await post(hostile.repeated(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "repeated" });
+    expect((await post(hostile.broad(1))).json.errors?.[0]).toMatchObject({ message: `query breadth ${MAX_BREADTH + 1} exceeds the limit of ${MAX_BREADTH}`, extensions: { kind: "breadth" } });
+    expect((await post(hostile.deepList(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "nesting" });
+    expect((await post(hostile.deepSelections(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "nesting" });
+    expect((await post(hostile.tokens(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "tokens" });
+    expect((await post(hostile.fragments(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "breadth" });
+    // Depth beyond the limit, spread over fragments, is refused before validation with the limit's words.
+    const deepFragments = `{ ...A } fragment A on Query { burns { edges { node { ...B } } } } fragment B on Burn { token { burns { edges { node { ...C } } } } } fragment C on Burn { token { burns { edges { node { id } } } } }`;
+    const deep = await post(deepFragments);
+    expect(deep.status).toBe(400);
+    expect(deep.json.errors?.[0]?.message).toMatch(/depth limit of 10 exceeded/i);
+  });
+
+  it("still answers what a client really asks: GraphiQL's introspection, a wide page, a few repeats", async () => {
+    const intro = await post(getIntrospectionQuery());
+    expect(intro.status).toBe(200);
+    expect(intro.json.errors).toBeUndefined();
+    const ok = await post(`{ stats { tokensEnrolled } stats { tokensEnrolled } health { status } burns(first: 5) { edges { node { id amount token { symbol } } } } }`);
+    expect(ok.status).toBe(200);
+    expect(ok.json.errors).toBeUndefined();
+  });
+});
+
+/** Sends `head` and `body` on a raw connection to the ponder process; `then` decides what happens next. */
+function raw(head: string, body: string, then: "close" | "wait"): Promise<string> {
+  const url = new URL(h.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(`${head}\r\n\r\n${body}`);
+      if (then === "close") setTimeout(() => socket.destroy(), 100);
+    });
+    let answer = "";
+    socket.on("data", (d) => (answer += d.toString()));
+    socket.on("close", () => resolve(answer));
+    socket.on("error", (e) => (then === "close" ? resolve(answer) : reject(e)));
+    setTimeout(() => socket.destroy(), 15_000);
+  });
+}
+
+/** Samples of ponder's request-duration histogram, by `path|status`. */
+async function requestSamples(): Promise<Map<string, number>> {
+  const text = await (await fetch(`${h.url}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^ponder_http_server_request_duration_ms_count\{([^}]*)\} (\d+)/gm)) {
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+    const key = `${labels.method} ${labels.path}|${labels.status}`;
+    out.set(key, (out.get(key) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+const delta = (after: Map<string, number>, before: Map<string, number>) =>
+  Object.fromEntries([...after].filter(([k, v]) => v !== (before.get(k) ?? 0)).map(([k, v]) => [k, v - (before.get(k) ?? 0)]));
+
+describe("client faults over HTTP, through ponder's server", () => {
+  it("counts each request once, under the route that answered it", async () => {
+    const before = await requestSamples();
+    for (let i = 0; i < 10; i++) expect((await fetch(`${h.url}/api/v1/health`)).status).toBe(200);
+    expect((await fetch(`${h.url}/api/v1/no-such-route`)).status).toBe(404);
+    const changed = delta(await requestSamples(), before);
+    delete changed["GET /metrics|2XX"];
+    expect(changed).toEqual({ "GET /api/v1/health|2XX": 10 });
+  });
+
+  it("an aborted upload is a client error: never a 5xx, never an error with a stack in the log", async () => {
+    const before = await requestSamples();
+    const logsBefore = h.logs.length;
+    const head = `POST /graphql HTTP/1.1\r\nHost: ${new URL(h.url).host}\r\nContent-Type: application/json\r\nContent-Length: 100`;
+    await raw(head, `{"query":`, "close");
+    await new Promise((r) => setTimeout(r, 500));
+    const changed = delta(await requestSamples(), before);
+    expect(Object.keys(changed).filter((k) => k.endsWith("5XX"))).toEqual([]);
+    expect(changed["POST /graphql|4XX"]).toBe(1);
+    const logs = h.logs.slice(logsBefore).join("\n");
+    expect(logs).not.toMatch(/unexpected error|\n\s+at .+:\d+:\d+/i);
+  });
+
+  it("a body shorter than its Content-Length is answered 408 at the deadline, not held for minutes", async () => {
+    const started = Date.now();
+    const head = `POST /api/v1/tokens/register HTTP/1.1\r\nHost: ${new URL(h.url).host}\r\nAuthorization: Bearer ${OPERATOR_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 100`;
+    const answer = await raw(head, `{"token":`, "wait");
+    const took = Date.now() - started;
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer).toContain('{"error":"request body not received within 2 s"}');
+    expect(took).toBeGreaterThanOrEqual(1_900);
+    expect(took).toBeLessThan(10_000);
+  }, 30_000);
+});
+
