@@ -139,8 +139,18 @@ export function checkShape(document: DocumentNode): void {
 /** graphql-js's `parse` with every check above around it. */
 export function boundedParse(source: string | Source, options?: ParseOptions): DocumentNode {
   const text = typeof source === "string" ? source : source.body;
-  checkSource(text);
-  const document = parse(source, { ...options, maxTokens: MAX_TOKENS });
+  let document: DocumentNode;
+  try {
+    checkSource(text);
+    document = parse(source, { ...options, maxTokens: MAX_TOKENS });
+  } catch (error) {
+    // A syntax error (from the lexer pass or the parser) is the client's: 400, as yoga's own
+    // parse answers it (replacing the parse function leaves out yoga's wrapper that marks it so).
+    if (error instanceof GraphQLError && !error.extensions?.http) {
+      throw new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error, extensions: { ...error.extensions, http: { status: 400 } } });
+    }
+    throw error;
+  }
   checkShape(document);
   return document;
 }

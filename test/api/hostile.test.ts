@@ -80,7 +80,16 @@ describe("hostile GraphQL documents", () => {
     expect(deep.json.errors?.[0]?.message).toMatch(/depth limit of 10 exceeded/i);
   });
 
-  it("still answers what a client really asks: GraphiQL's introspection, a wide page, a few repeats", async () => {
+  it("answers a syntax error, from the lexer or the parser, as the client's: 400", async () => {
+    for (const query of ["'", " ", "{ health {", "{ health(a: \"x) { status } }"]) {
+      const a = await post(query);
+      expect(a.status, `${JSON.stringify(query)}: ${JSON.stringify(a.json)}`).toBe(400);
+      expect(a.json.errors?.[0]?.message).toMatch(/^Syntax Error/);
+    }
+    expect(logged).toEqual([]);
+  });
+
+    it("still answers what a client really asks: GraphiQL's introspection, a wide page, a few repeats", async () => {
     const intro = await post(getIntrospectionQuery());
     expect(intro.status).toBe(200);
     expect(intro.json.errors).toBeUndefined();
