@@ -74,12 +74,14 @@ describe("market simulator", () => {
     const before = await reader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator, c.usdc]);
     const fromBlock = (await reader.publicClient.getBlockNumber()) + 1n;
     let collected = false;
-    for (let i = 0; i < 20 && !collected; i++) {
+    // The simulator trades every launched pool, and earlier suites launch more on the shared
+    // devnet: enough rounds that the protocol token's pool comes up whatever their number.
+    for (let i = 0; i < 200 && !collected; i++) {
       const actions = await market.step();
       collected = actions.some((a) => a.kind === "collect" && a.token === deployments.protocolToken && !a.error);
     }
     await market.stop();
-    expect(collected, "a round swapped the protocol token within 20 rounds").toBe(true);
+    expect(collected, "a round swapped the protocol token within 200 rounds").toBe(true);
 
     const claims = await reader.publicClient.getContractEvents({ address: c.lpLocker!, abi: clankerLpLockerAbi, eventName: "ClaimedRewards", args: { token: deployments.protocolToken }, fromBlock });
     const stored = claims.reduce((sum, log) => sum + log.args.amount0! + log.args.amount1!, 0n);
