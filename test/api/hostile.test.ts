@@ -5,11 +5,14 @@
  * error within a few milliseconds of CPU, and `/health` keeps answering meanwhile.
  */
 import { connect } from "node:net";
+import { drizzle } from "drizzle-orm/node-postgres";
 import { getIntrospectionQuery } from "graphql";
+import pg from "pg";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BREADTH } from "../../api/graphql/builder.js";
 import { MAX_FRAGMENTS, MAX_TOKENS } from "../../api/graphql/limits.js";
+import type { ReadDb } from "../../api/deps.js";
 import { type Harness, OPERATOR_API_KEY, startHarness } from "./harness.js";
 
 let h: Harness;
@@ -171,6 +174,9 @@ describe("the event loop while hostile documents are processed", () => {
           expect(res.status).toBe(400);
           expect(json.errors?.[0]?.extensions?.code).toBe("QUERY_TOO_COMPLEX");
           refused++;
+          // Each client sends again 20 ms after its answer: documents are in flight nearly all the
+          // time, without the flood's own queueing (the rate limits' business) hiding the measure.
+          await new Promise((r) => setTimeout(r, 20));
         }
       }
     };
@@ -262,3 +268,63 @@ describe("client faults over HTTP, through ponder's server", () => {
   }, 30_000);
 });
 
+
+describe("a read that hits a lock timeout", () => {
+  it("is retried once, then answered 503 with a code (REST and GraphQL), never a 500 nor \"Unexpected error.\"", async () => {
+    // The API's reads with a short lock timeout (ponder's own is 500 ms), counting the lock timeouts they hit.
+    const pool = new pg.Pool({ connectionString: h.databaseUrl, max: 4, options: "-c search_path=app -c lock_timeout=300" });
+    let lockTimeouts = 0;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    pool.query = (async (...args: unknown[]) => {
+      try {
+        return await query(...args);
+      } catch (error) {
+        if ((error as { code?: string }).code === "55P03") lockTimeouts++;
+        throw error;
+      }
+    }) as typeof pool.query;
+    const unexpected: unknown[] = [];
+    const busyApp = h.appWith({ db: drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb, logError: (error) => unexpected.push(error) });
+    const call = (path: string, init?: RequestInit) => busyApp.request(`http://api.test${path}`, init);
+    const gql = (query: string) =>
+      call("/graphql", { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query }) });
+    const tokensQuery = "{ tokens(first: 2) { edges { node { address name } } } }";
+
+    // Another session holds the token table exclusively, as a migration or a long writer would.
+    const holder = new pg.Client({ connectionString: h.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE app.token IN ACCESS EXCLUSIVE MODE");
+
+      const rest = await call("/api/v1/tokens?limit=2");
+      const restText = await rest.text();
+      expect(rest.status, restText).toBe(503);
+      expect(JSON.parse(restText)).toEqual({ error: "DATABASE_BUSY: the database is busy (lock timeout); retry" });
+      expect(rest.headers.get("retry-after")).toBe("1");
+      expect(lockTimeouts, "the REST read and its one retry").toBe(2);
+
+      const graphql = await gql(tokensQuery);
+      const graphqlText = await graphql.text();
+      expect(graphql.status, graphqlText).toBe(503);
+      expect(graphqlText).not.toMatch(/Unexpected error/);
+      const errors = (JSON.parse(graphqlText) as { errors: { message: string; extensions?: { code?: string } }[] }).errors;
+      expect(errors[0]).toMatchObject({ message: "the database is busy (lock timeout); retry", extensions: { code: "DATABASE_BUSY" } });
+      expect(lockTimeouts, "the GraphQL read and its one retry").toBe(4);
+
+      // Released just after a read's first lock timeout: its retry answers.
+      const answered = call("/api/v1/tokens?limit=2");
+      while (lockTimeouts < 5) await new Promise((r) => setTimeout(r, 5));
+      await holder.query("COMMIT");
+      const retried = await answered;
+      expect(retried.status, await retried.clone().text()).toBe(200);
+      expect(Array.isArray(((await retried.json()) as { items: unknown[] }).items)).toBe(true);
+      expect(lockTimeouts).toBe(5);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      await holder.end();
+      await pool.end();
+    }
+    expect(unexpected).toEqual([]);
+  });
+});
