@@ -8,10 +8,18 @@
  *    unattributed revenue vs indexed `ClaimTokens` to the operator), tokens burned by
  *    buybacks per token (engine buybacks vs indexed operator burns), USDC returned by the
  *    desks (engine trades vs indexed trades).
- * 3. The chain: the dead address's balance of every token vs the indexed burns of it; the
- *    operator's USDC and WETH vs the ledger legs that hold them (the pending legs plus the
- *    unspent operator share), and no bought token left in the operator wallet. These last
- *    hold when the engine is settled: with work in flight they are reported as such.
+ * 3. The chain: the dead address's balance of every token (read at the block the index has
+ *    reached) vs the indexed burns of it; the operator's USDC and WETH vs the ledger legs that
+ *    hold them (the pending legs plus the unspent operator share), and no bought token left in
+ *    the operator wallet.
+ *
+ * Work in flight explains amounts: a claim collected on chain and not attributed yet, a
+ * transaction broadcast and not mined, a buyback between its swap and its burn, a desk order
+ * the keeper executed and the engine has not applied, blocks the engine acted in that the
+ * index has not reached. A check whose difference such work explains reports it in `pending`
+ * (with the amount and the work), never in `differences`: `ok` is false only for a difference
+ * no unsettled work can explain — one that stays once nothing is in flight and the index has
+ * reached the engine's block (`settled`).
  *
  * Every difference names its check, token, leg and amount. `npm run engine -- audit` prints
  * the report and exits non-zero on any difference; the API serves it to the operator.
@@ -39,13 +47,47 @@ export type AuditDifference = {
   detail?: string;
 };
 
+/** A check's difference explained by work in flight or blocks not indexed yet: not a difference. */
+export type AuditPending = {
+  check: string;
+  token: Address | null;
+  leg: string | null;
+  currency: string | null;
+  expected: string;
+  actual: string;
+  /** actual − expected, base units: what the unsettled work accounts for. */
+  amount: string;
+  /** The unsettled work that explains it (the `inFlight` items and the index's lag that touch this check). */
+  what: string[];
+};
+
+/** One piece of work the engine has not settled, with the amount it moves when known. */
+export type InFlightWork = {
+  what: string;
+  /** Which checks it can move: claims, buybacks, desks, or any (a transaction of another kind). */
+  area: "claims" | "buybacks" | "desks" | "other";
+  amount: string | null;
+  currency: string | null;
+};
+
 export type AuditReport = {
+  /** No difference: every check agrees, or differs only by what `pending` explains. */
   ok: boolean;
   block: number;
   /** The newest block with an indexed event. */
   indexedBlock: number | null;
-  /** Work the engine has not settled: chain holdings are not compared while any exists. */
+  /** The block the indexer has indexed to (its checkpoint); null without an index. */
+  indexedTo: number | null;
+  /** The newest block of any transaction the engine mined (the index must reach it for its checks to be final). */
+  engineBlock: number | null;
+  /** Nothing in flight and the index at or past `engineBlock`: every difference is final. */
+  settled: boolean;
+  /** Work the engine has not settled. */
   inFlight: string[];
+  /** The same work with the amounts it moves (where the engine's tables know them). */
+  inFlightWork: InFlightWork[];
+  /** Differences explained by the work in flight or by blocks not indexed yet, with their amounts. */
+  pending: AuditPending[];
   /** Legs below zero after a reorg deeper than `CONFIRMATIONS` took back spent inflows; repaid by their next inflows (not a difference). */
   deficits: string[];
   differences: AuditDifference[];
@@ -88,114 +130,200 @@ function diff(check: string, expected: bigint, actual: bigint, p: { token?: Addr
 }
 
 /** What the engine has not finished: intents not mined, buybacks, conversions, purchases and desk orders under way. */
-async function inFlightWork(q: Queryable): Promise<string[]> {
+async function inFlightWork(q: Queryable): Promise<InFlightWork[]> {
   const { txIntents, buybacks, wethConversions, assetPurchases, deskTrades, claimCycles, engineState } = tables;
   // The attribution cursor of a claim's currency (`fee-cursor:USDC` / `fee-cursor:WETH`).
   const cursorBlock = sql`(SELECT (${engineState.value}->>'block')::bigint FROM ${engineState}
     WHERE ${engineState.key} = 'fee-cursor:' || CASE WHEN ${txIntents.key} LIKE '%:weth' THEN 'WETH' ELSE 'USDC' END)`;
+  // Which checks an intent can move, from the work its key names.
+  const areaOf = sql<string>`CASE WHEN ${txIntents.key} LIKE 'claim-cycle:%' OR ${txIntents.key} LIKE 'weth-conversion:%' THEN 'claims'
+    WHEN ${txIntents.key} LIKE 'buyback:%' OR ${txIntents.key} LIKE 'legacy-weth%' THEN 'buybacks'
+    WHEN ${txIntents.key} LIKE 'desk%' THEN 'desks' ELSE 'other' END`;
+  const none = sql<string | null>`NULL::text`;
   const rows = await unionAll(
-    q.select({ what: sql<string>`'claim cycle ' || ${claimCycles.id} || ' ' || ${claimCycles.status}` }).from(claimCycles).where(inArray(claimCycles.status, ["collecting", "claiming"])),
+    q
+      .select({ what: sql<string>`'claim cycle ' || ${claimCycles.id} || ' ' || ${claimCycles.status}`, area: sql<string>`'claims'`, amount: none, currency: none })
+      .from(claimCycles)
+      .where(inArray(claimCycles.status, ["collecting", "claiming"])),
     // A claim mined but not yet attributed to tokens (the fee-claimer books it right after).
     q
-      .select({ what: sql<string>`'claim ' || ${txIntents.key} || ' not attributed yet'` })
+      .select({ what: sql<string>`'claim ' || ${txIntents.key} || ' not attributed yet'`, area: sql<string>`'claims'`, amount: none, currency: sql<string>`CASE WHEN ${txIntents.key} LIKE '%:weth' THEN 'WETH' ELSE 'USDC' END` })
       .from(txIntents)
       .where(and(eq(txIntents.kind, "claim-fees"), eq(txIntents.status, "mined"), sql`${txIntents.blockNumber} > COALESCE(${cursorBlock}, -1)`)),
-    q.select({ what: sql<string>`'transaction ' || ${txIntents.key} || ' ' || ${txIntents.status}` }).from(txIntents).where(inArray(txIntents.status, ["pending", "signed", "broadcast"])),
-    q.select({ what: sql<string>`'buyback ' || ${buybacks.id} || ' ' || ${buybacks.status}` }).from(buybacks).where(inArray(buybacks.status, ["swapping", "burning"])),
-    q.select({ what: sql<string>`'weth conversion ' || ${wethConversions.id}` }).from(wethConversions).where(eq(wethConversions.status, "swapping")),
-    q.select({ what: sql<string>`'asset purchase ' || ${assetPurchases.id} || ' ' || ${assetPurchases.status}` }).from(assetPurchases).where(inArray(assetPurchases.status, ["swapping", "staking"])),
     q
-      .select({ what: sql<string>`'desk trade ' || ${deskTrades.id} || ' ' || ${deskTrades.status}` })
+      .select({ what: sql<string>`'transaction ' || ${txIntents.key} || ' ' || ${txIntents.status}`, area: areaOf, amount: none, currency: none })
+      .from(txIntents)
+      .where(inArray(txIntents.status, ["pending", "signed", "broadcast"])),
+    q
+      .select({
+        what: sql<string>`'buyback ' || ${buybacks.id} || ' ' || ${buybacks.status}`,
+        area: sql<string>`'buybacks'`,
+        amount: sql<string>`(CASE WHEN ${buybacks.status} = 'burning' THEN ${buybacks.tokensBought} ELSE ${buybacks.amountIn} END)::text`,
+        currency: sql<string>`CASE WHEN ${buybacks.status} = 'burning' THEN ${buybacks.token} ELSE ${buybacks.currencyIn} END`,
+      })
+      .from(buybacks)
+      .where(inArray(buybacks.status, ["swapping", "burning"])),
+    q
+      .select({ what: sql<string>`'weth conversion ' || ${wethConversions.id}`, area: sql<string>`'claims'`, amount: sql<string>`${wethConversions.wethIn}::text`, currency: sql<string>`'WETH'` })
+      .from(wethConversions)
+      .where(eq(wethConversions.status, "swapping")),
+    q
+      .select({ what: sql<string>`'asset purchase ' || ${assetPurchases.id} || ' ' || ${assetPurchases.status}`, area: sql<string>`'other'`, amount: sql<string>`${assetPurchases.usdcIn}::text`, currency: sql<string>`'USDC'` })
+      .from(assetPurchases)
+      .where(inArray(assetPurchases.status, ["swapping", "staking"])),
+    q
+      .select({
+        what: sql<string>`'desk trade ' || ${deskTrades.id} || ' ' || ${deskTrades.status} || CASE WHEN ${deskTrades.pendingTopup} IS NOT NULL THEN ' (top-up)' ELSE '' END`,
+        area: sql<string>`'desks'`,
+        amount: sql<string>`(CASE WHEN ${deskTrades.pendingTopup} IS NOT NULL THEN ${deskTrades.pendingTopup} WHEN ${deskTrades.status} = 'closing' THEN ${deskTrades.closeAmount} ELSE ${deskTrades.basisUsdc} END)::text`,
+        currency: sql<string>`'USDC'`,
+      })
       .from(deskTrades)
       .where(or(inArray(deskTrades.status, ["opening", "closing"]), isNotNull(deskTrades.pendingTopup))),
   );
-  return rows.map((r) => r.what);
+  return rows.map((r) => ({ what: r.what, area: r.area as InFlightWork["area"], amount: r.amount, currency: r.currency }));
 }
+
+/** Ponder checkpoints are fixed-width decimal strings; the block number is digits 26..42. */
+const blockOfCheckpoint = (checkpoint: string) => Number(checkpoint.slice(26, 42));
+
+/** Which unsettled work can move each check (the index's lag moves every check against the index). */
+const CHECK_AREAS: Record<string, InFlightWork["area"][] | "any"> = {
+  "fees claimed (index vs ledger)": ["claims"],
+  "buyback burns (index vs engine)": ["buybacks"],
+  "desk USDC returned (index vs engine)": ["desks"],
+  "dead address balance (index vs chain)": [],
+  "operator USDC (ledger vs chain)": "any",
+  "operator WETH (ledger vs chain)": "any",
+  "bought tokens left in the operator wallet": ["buybacks"],
+};
+const INDEX_CHECKS = new Set(["fees claimed (index vs ledger)", "buyback burns (index vs engine)", "desk USDC returned (index vs engine)"]);
 
 export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
   const { db, pool, publicClient } = deps;
   const block = await publicClient.getBlockNumber({ cacheTime: 0 });
+  const found: AuditDifference[] = [];
   const differences: AuditDifference[] = [];
   const checks: string[] = [];
-  const push = (d: AuditDifference | undefined) => d && differences.push(d);
+  const push = (d: AuditDifference | undefined) => d && found.push(d);
 
-  // 1. The ledger on its own.
+  // 1. The ledger on its own: an invariant holds whatever is in flight.
   checks.push("ledger invariants");
   for (const v of (await checkLedgerInvariants(db)).violations) differences.push({ check: "ledger", token: null, leg: null, currency: null, expected: "", actual: "", difference: "", detail: v });
 
-  const balanceOf = (token: Address, owner: Address) => publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber: block });
-  const inFlight = await inFlightWork(db);
+  const balanceOf = (token: Address, owner: Address, at = block) => publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber: at });
+  const work = await inFlightWork(db);
+  const inFlight = work.map((w) => w.what);
+  // The engine's block: the newest block of a transaction it mined (its ledger rows derive from those receipts and their logs).
+  const [engineRow] = await db
+    .select({ b: sql<string | null>`MAX(${tables.txIntents.blockNumber})::text` })
+    .from(tables.txIntents)
+    .where(and(inArray(tables.txIntents.status, ["mined", "reverted"]), isNotNull(tables.txIntents.blockHash)));
+  const engineBlock = engineRow?.b ? Number(engineRow.b) : null;
 
   // 2. Ledger vs index, and 3a. the dead address vs the index.
   let indexedBlock: number | null = null;
+  let indexedTo: number | null = null;
+  let indexBehind: string | null = null;
   const schema = deps.indexSchema;
   if (schema && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new Error(`index schema "${schema}" is not a plain identifier`);
   // Raw SQL: a catalog probe, then reads of ponder's indexed tables, whose schema is only known at runtime.
   if (schema && (await pool.query("SELECT to_regclass($1) IS NOT NULL AS ok", [`"${schema}".fee_claim`])).rows[0]?.ok) {
-    const q = (text: string, params: unknown[] = []) => pool.query(text.replaceAll("$schema", `"${schema}"`), params);
-    const head = await q(`SELECT block_number::text AS b FROM $schema.activity ORDER BY block_number DESC LIMIT 1`);
-    indexedBlock = head.rows[0]?.b ? Number(head.rows[0].b) : null;
-    const operator = deps.operator.toLowerCase();
+    // One snapshot of the index: its checkpoint and its rows agree (ponder commits both in one transaction).
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const q = (text: string, params: unknown[] = []) => client.query(text.replaceAll("$schema", `"${schema}"`), params);
+      const head = await q(`SELECT block_number::text AS b FROM $schema.activity ORDER BY block_number DESC LIMIT 1`);
+      indexedBlock = head.rows[0]?.b ? Number(head.rows[0].b) : null;
+      if ((await q("SELECT to_regclass($1) IS NOT NULL AS ok", [`"${schema}"._ponder_checkpoint`])).rows[0]?.ok) {
+        const cp = await q(`SELECT latest_checkpoint AS c FROM $schema._ponder_checkpoint LIMIT 1`);
+        indexedTo = cp.rows[0]?.c ? blockOfCheckpoint(cp.rows[0].c as string) : null;
+      } else {
+        indexedTo = indexedBlock;
+      }
+      if (engineBlock !== null && (indexedTo === null || indexedTo < engineBlock)) {
+        indexBehind = `index at block ${indexedTo ?? "none"}, behind the engine's block ${engineBlock} (${engineBlock - (indexedTo ?? 0)} blocks not indexed yet)`;
+      }
+      const operator = deps.operator.toLowerCase();
 
-    checks.push("fees claimed: ledger vs indexed ClaimTokens");
-    for (const [currency, address] of [["USDC", deps.usdc], ["WETH", deps.weth]] as const) {
-      const [ledger] = await db
-        .select({ s: sumText(tables.ledger.amount) })
-        .from(tables.ledger)
-        .where(and(eq(tables.ledger.currency, currency), inArray(tables.ledger.kind, ["fee-claimed", "unattributed"])));
-      const indexed = await q(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM $schema.fee_claim WHERE owner = $1 AND currency = $2`, [operator, address.toLowerCase()]);
-      push(diff("fees claimed (index vs ledger)", big(indexed.rows[0]?.s), big(ledger?.s), { currency, leg: "claimed", detail: "ledger attributions + unattributed revenue vs the operator's ClaimTokens" }));
-    }
+      checks.push("fees claimed: ledger vs indexed ClaimTokens");
+      for (const [currency, address] of [["USDC", deps.usdc], ["WETH", deps.weth]] as const) {
+        const [ledger] = await db
+          .select({ s: sumText(tables.ledger.amount) })
+          .from(tables.ledger)
+          .where(and(eq(tables.ledger.currency, currency), inArray(tables.ledger.kind, ["fee-claimed", "unattributed"])));
+        const indexed = await q(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM $schema.fee_claim WHERE owner = $1 AND currency = $2`, [operator, address.toLowerCase()]);
+        push(diff("fees claimed (index vs ledger)", big(indexed.rows[0]?.s), big(ledger?.s), { currency, leg: "claimed", detail: "ledger attributions + unattributed revenue vs the operator's ClaimTokens" }));
+      }
 
-    checks.push("buyback burns: engine vs indexed operator burns");
-    const { buybacks } = tables;
-    const burned = await db
-      .select({ token: buybacks.token, kind: buybacks.kind, s: sumText(buybacks.tokensBurned) })
-      .from(buybacks)
-      .where(eq(buybacks.status, "done"))
-      .groupBy(buybacks.token, buybacks.kind);
-    const indexedBurns = await q(`SELECT token, kind, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn WHERE kind IN ('protocol-buyback', 'creator-buyback') GROUP BY token, kind`);
-    const tokens = new Set([...burned.map((r) => getAddress(r.token)), ...indexedBurns.rows.map((r) => getAddress(r.token as string))]);
-    for (const token of tokens) {
-      const ours = burned.filter((r) => getAddress(r.token) === token).reduce((s, r) => s + big(r.s), 0n);
-      const theirs = indexedBurns.rows.filter((r) => getAddress(r.token as string) === token).reduce((s, r) => s + big(r.s), 0n);
-      push(diff("buyback burns (index vs engine)", theirs, ours, { token, leg: token === deps.protocolToken ? "protocol" : "creator-buyback" }));
-    }
+      checks.push("buyback burns: engine vs indexed operator burns");
+      const { buybacks } = tables;
+      const burned = await db
+        .select({ token: buybacks.token, kind: buybacks.kind, s: sumText(buybacks.tokensBurned) })
+        .from(buybacks)
+        .where(eq(buybacks.status, "done"))
+        .groupBy(buybacks.token, buybacks.kind);
+      const indexedBurns = await q(`SELECT token, kind, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn WHERE kind IN ('protocol-buyback', 'creator-buyback') GROUP BY token, kind`);
+      const tokens = new Set([...burned.map((r) => getAddress(r.token)), ...indexedBurns.rows.map((r) => getAddress(r.token as string))]);
+      for (const token of tokens) {
+        const ours = burned.filter((r) => getAddress(r.token) === token).reduce((s, r) => s + big(r.s), 0n);
+        const theirs = indexedBurns.rows.filter((r) => getAddress(r.token as string) === token).reduce((s, r) => s + big(r.s), 0n);
+        push(diff("buyback burns (index vs engine)", theirs, ours, { token, leg: token === deps.protocolToken ? "protocol" : "creator-buyback" }));
+      }
 
-    checks.push("desk USDC returned: engine vs indexed trades");
-    const [desks] = await db.select({ s: sumText(tables.deskTrades.usdcReturned) }).from(tables.deskTrades);
-    const indexedDesks = await q(`SELECT COALESCE(SUM(usdc_returned), 0)::text AS s FROM $schema.desk_trade`);
-    push(diff("desk USDC returned (index vs engine)", big(indexedDesks.rows[0]?.s), big(desks?.s), { leg: "perp", currency: "USDC" }));
+      checks.push("desk USDC returned: engine vs indexed trades");
+      const [desks] = await db.select({ s: sumText(tables.deskTrades.usdcReturned) }).from(tables.deskTrades);
+      const indexedDesks = await q(`SELECT COALESCE(SUM(usdc_returned), 0)::text AS s FROM $schema.desk_trade`);
+      push(diff("desk USDC returned (index vs engine)", big(indexedDesks.rows[0]?.s), big(desks?.s), { leg: "perp", currency: "USDC" }));
 
-    checks.push("dead address: chain vs indexed burns");
-    const perToken = await q(`SELECT token, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn GROUP BY token`);
-    for (const r of perToken.rows) {
-      const token = getAddress(r.token as string);
-      push(diff("dead address balance (index vs chain)", big(r.s), await balanceOf(token, DEAD_ADDRESS), { token, detail: "0x…dEaD's balance vs every indexed burn of the token" }));
+      // The dead address at the block the index reached: every burn up to it is indexed, none after it counts.
+      const deadAt = indexedTo !== null && indexedTo < Number(block) ? BigInt(indexedTo) : block;
+      checks.push(`dead address: chain at block ${deadAt} vs indexed burns`);
+      const perToken = await q(`SELECT token, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn GROUP BY token`);
+      for (const r of perToken.rows) {
+        const token = getAddress(r.token as string);
+        push(diff("dead address balance (index vs chain)", big(r.s), await balanceOf(token, DEAD_ADDRESS, deadAt), { token, detail: "0x…dEaD's balance vs every indexed burn of the token" }));
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
     }
   } else {
     checks.push("index checks skipped: no indexed tables in this database");
   }
 
-  // 3b. The operator's holdings vs the ledger legs that hold them (settled engine only).
-  if (!inFlight.length) {
-    checks.push("operator holdings: chain vs ledger legs");
-    const { ledgerBalances } = tables;
-    const legs = await db
-      .select({ leg: ledgerBalances.leg, currency: ledgerBalances.currency, s: sql<string | null>`SUM(${ledgerBalances.balance})::text` })
-      .from(ledgerBalances)
-      .groupBy(ledgerBalances.leg, ledgerBalances.currency);
-    const held = (names: string[], currency: string) => legs.filter((r) => names.includes(r.leg) && r.currency === currency).reduce((s, r) => s + big(r.s), 0n);
-    push(diff("operator USDC (ledger vs chain)", held(USDC_LEGS, "USDC"), await balanceOf(deps.usdc, deps.operator), { currency: "USDC", leg: USDC_LEGS.join("+") }));
-    push(diff("operator WETH (ledger vs chain)", held(WETH_LEGS, "WETH"), await balanceOf(deps.weth, deps.operator), { currency: "WETH", leg: WETH_LEGS.join("+") }));
-    const bought = await db.selectDistinct({ token: tables.buybacks.token }).from(tables.buybacks).where(eq(tables.buybacks.status, "done"));
-    for (const r of bought) {
-      const token = getAddress(r.token);
-      push(diff("bought tokens left in the operator wallet", 0n, await balanceOf(token, deps.operator), { token, detail: "every completed buyback burns what it bought" }));
-    }
+  // 3b. The operator's holdings vs the ledger legs that hold them.
+  checks.push("operator holdings: chain vs ledger legs");
+  const { ledgerBalances } = tables;
+  const legs = await db
+    .select({ leg: ledgerBalances.leg, currency: ledgerBalances.currency, s: sql<string | null>`SUM(${ledgerBalances.balance})::text` })
+    .from(ledgerBalances)
+    .groupBy(ledgerBalances.leg, ledgerBalances.currency);
+  const held = (names: string[], currency: string) => legs.filter((r) => names.includes(r.leg) && r.currency === currency).reduce((s, r) => s + big(r.s), 0n);
+  push(diff("operator USDC (ledger vs chain)", held(USDC_LEGS, "USDC"), await balanceOf(deps.usdc, deps.operator), { currency: "USDC", leg: USDC_LEGS.join("+") }));
+  push(diff("operator WETH (ledger vs chain)", held(WETH_LEGS, "WETH"), await balanceOf(deps.weth, deps.operator), { currency: "WETH", leg: WETH_LEGS.join("+") }));
+  const bought = await db.selectDistinct({ token: tables.buybacks.token }).from(tables.buybacks).where(eq(tables.buybacks.status, "done"));
+  for (const r of bought) {
+    const token = getAddress(r.token);
+    push(diff("bought tokens left in the operator wallet", 0n, await balanceOf(token, deps.operator), { token, detail: "every completed buyback burns what it bought" }));
+  }
+
+  // Each difference the unsettled work touching its check explains is pending; the rest are differences.
+  const pending: AuditPending[] = [];
+  for (const d of found) {
+    const areas = CHECK_AREAS[d.check] ?? "any";
+    const what = work.filter((w) => areas === "any" || areas.includes(w.area)).map((w) => w.what);
+    if (indexBehind && INDEX_CHECKS.has(d.check)) what.push(indexBehind);
+    if (what.length) pending.push({ check: d.check, token: d.token, leg: d.leg, currency: d.currency, expected: d.expected, actual: d.actual, amount: d.difference, what });
+    else differences.push(d);
   }
   const deficits = (await reorgDeficits(db)).map((d) => `leg ${d.leg}${d.token ? ` of ${d.token}` : ""} is ${-d.balance} ${d.currency} (base units) short after a reorg`);
-  return { ok: differences.length === 0, block: Number(block), indexedBlock, inFlight, deficits, differences, checks };
+  const settled = work.length === 0 && indexBehind === null;
+  return { ok: differences.length === 0, block: Number(block), indexedBlock, indexedTo, engineBlock, settled, inFlight, inFlightWork: work, pending, deficits, differences, checks };
 }
 
 /**

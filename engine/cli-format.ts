@@ -65,13 +65,25 @@ export function formatInvariants(report: InvariantReport): string {
 }
 
 export function formatAudit(report: AuditReport, f: Format): string {
-  const lines = [`Audit at block ${report.block}${report.indexedBlock === null ? " (nothing indexed yet)" : `, index at block ${report.indexedBlock}`}: ${report.ok ? "clean" : "DIFFERENCES"}`];
+  const indexed = (report.indexedTo ?? report.indexedBlock) === null ? " (nothing indexed yet)" : `, index at block ${report.indexedTo ?? report.indexedBlock}`;
+  const state = report.ok ? (report.settled === false ? "clean so far (work in flight)" : "clean") : "DIFFERENCES";
+  const lines = [`Audit at block ${report.block}${indexed}: ${state}`];
+  const where = (d: { token: string | null; leg: string | null }) => {
+    const w = [d.token ? `token ${d.token}` : null, d.leg ? `leg ${d.leg}` : null].filter(Boolean).join(", ");
+    return w ? ` (${w})` : "";
+  };
   for (const d of report.differences) {
-    const where = [d.token ? `token ${d.token}` : null, d.leg ? `leg ${d.leg}` : null].filter(Boolean).join(", ");
     const money = (v: string) => (d.currency ? amount(v, d.currency, f) : v);
-    lines.push(`  - ${d.check}${where ? ` (${where})` : ""}: expected ${money(d.expected)}, found ${money(d.actual)}, difference ${money(d.difference)}${d.detail ? `; ${d.detail}` : ""}`);
+    lines.push(`  - ${d.check}${where(d)}: expected ${money(d.expected)}, found ${money(d.actual)}, difference ${money(d.difference)}${d.detail ? `; ${d.detail}` : ""}`);
   }
-  if (report.inFlight.length) lines.push("  in flight (chain holdings not compared):", ...report.inFlight.map((w) => `    - ${w}`));
+  if (report.pending?.length) {
+    lines.push("  pending (explained by work in flight, not differences):");
+    for (const p of report.pending) {
+      const money = (v: string) => (p.currency ? amount(v, p.currency, f) : v);
+      lines.push(`    - ${p.check}${where(p)}: ${money(p.amount)} until ${p.what.join("; ")}`);
+    }
+  }
+  if (report.inFlight.length) lines.push("  in flight:", ...report.inFlight.map((w) => `    - ${w}`));
   if (report.deficits.length) lines.push("  reorg deficits (repaid by later inflows):", ...report.deficits.map((w) => `    - ${w}`));
   lines.push(`  checks: ${report.checks.join(", ")}`);
   return lines.join("\n");

@@ -9,9 +9,9 @@ export const auditRoute = defineRoute({
   tag: "operator",
   summary: "Three-way audit: the ledger, the indexed facts and the chain balances, to the base unit",
   description:
-    "Every difference names its check, token, leg and amount (base units). The operator's holdings are compared only when the engine has no work in flight (listed in `inFlight`). Needs the operator API key.",
+    "Every difference names its check, token, leg and amount (base units). Amounts explained by work in flight (a claim collected and not attributed yet, a transaction broadcast and not mined, a buyback between swap and burn, a desk order executed and not applied) or by blocks the index has not reached yet are listed in `pending` with their amounts, never in `differences`. `ok` is false only for a difference no unsettled work explains: one that stays once `settled` (nothing in flight, the index at the engine's block). Needs the operator API key.",
   operatorKey: true,
-  responses: { 200: { description: "The audit report (`ok` is false when any difference was found)", schema: auditResponse } },
+  responses: { 200: { description: "The audit report (`ok` is false when a difference was found that no work in flight explains)", schema: auditResponse } },
   handler: async (c, _input, deps) => {
     const report = await deps.engine.audit(deps.config);
     if (!report) throw unavailable("the engine's database is not configured (DATABASE_URL)");

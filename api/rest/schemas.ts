@@ -276,7 +276,38 @@ export const auditResponse = z
     ok: z.boolean(),
     block: int.describe("Chain block the balances were read at"),
     indexedBlock: int.nullable().describe("Newest block with an indexed event"),
-    inFlight: z.array(z.string()).describe("Work the engine has not settled (the holdings checks wait for none)"),
+    indexedTo: int.nullable().describe("Block the indexer has indexed to (its checkpoint); null without an index"),
+    engineBlock: int.nullable().describe("Newest block of a transaction the engine mined: the index checks are final once the index reaches it"),
+    settled: z.boolean().describe("Nothing in flight and the index at or past engineBlock: every check is final"),
+    inFlight: z.array(z.string()).describe("Work the engine has not settled"),
+    inFlightWork: z
+      .array(
+        z
+          .object({
+            what: z.string(),
+            area: z.enum(["claims", "buybacks", "desks", "other"]).describe("Which checks it can move"),
+            amount: baseUnits.nullable().describe("The amount it moves, when the engine's tables know it"),
+            currency: z.string().nullable().describe("USDC, WETH, or the token's address for bought tokens"),
+          })
+          .strict(),
+      )
+      .describe("The same work with its amounts"),
+    pending: z
+      .array(
+        z
+          .object({
+            check: z.string(),
+            token: checksummed.nullable(),
+            leg: z.string().nullable(),
+            currency: z.string().nullable(),
+            expected: baseUnits,
+            actual: baseUnits,
+            amount: baseUnits.describe("actual − expected: what the unsettled work accounts for"),
+            what: z.array(z.string()).describe("The work in flight, or the index's lag, that explains it"),
+          })
+          .strict(),
+      )
+      .describe("Amounts explained by work in flight or blocks not indexed yet: not differences, and `ok` stays true"),
     deficits: z.array(z.string()).describe("Legs a reorg deeper than CONFIRMATIONS left short (inflows already spent were taken back); their next inflows repay them"),
     checks: z.array(z.string()).describe("Checks that ran"),
     differences: z.array(
