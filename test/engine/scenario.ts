@@ -8,7 +8,7 @@ import { expect } from "vitest";
 import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { auditThreeWay } from "../../core/audit.js";
 import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
-import { createLogger } from "../../common/logger.js";
+import { type Logger, createLogger } from "../../common/logger.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
 import type { Faults } from "../../core/faults.js";
 import type { WorkerName } from "../../engine/workers/index.js";
@@ -30,11 +30,11 @@ export type Scenario = {
 };
 
 /** A private devnet and an engine on it, reconciled as at every engine start. */
-export async function startScenario(options: { faults?: Faults; logLevel?: string; confirmations?: number } = {}): Promise<Scenario> {
+export async function startScenario(options: { faults?: Faults; logLevel?: string; log?: Logger; confirmations?: number } = {}): Promise<Scenario> {
   const d = await startPrivateDevnet();
   const config = { ...d.config(), ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }) };
   const operator = config.operator!;
-  const engine = await createEngine({ config, log: createLogger("engine", (options.logLevel ?? "warn") as never), faults: options.faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
+  const engine = await createEngine({ config, log: options.log ?? createLogger("engine", (options.logLevel ?? "warn") as never), faults: options.faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
   await engine.reconcile();
   return {
     d,
