@@ -279,11 +279,11 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
 
       // The dead address at the block the index reached: every burn up to it is indexed, none after it counts.
       const deadAt = indexedTo !== null && indexedTo < Number(block) ? BigInt(indexedTo) : block;
-      checks.push(`dead address: chain at block ${deadAt} vs indexed burns`);
+      checks.push("dead address: chain vs indexed burns");
       const perToken = await q(`SELECT token, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn GROUP BY token`);
       for (const r of perToken.rows) {
         const token = getAddress(r.token as string);
-        push(diff("dead address balance (index vs chain)", big(r.s), await balanceOf(token, DEAD_ADDRESS, deadAt), { token, detail: "0x…dEaD's balance vs every indexed burn of the token" }));
+        push(diff("dead address balance (index vs chain)", big(r.s), await balanceOf(token, DEAD_ADDRESS, deadAt), { token, detail: `0x…dEaD's balance at block ${deadAt} vs every indexed burn of the token` }));
       }
       await client.query("COMMIT");
     } catch (error) {

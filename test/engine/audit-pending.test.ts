@@ -304,7 +304,9 @@ describe("the audit with work in flight", () => {
     });
     expectPendingOnly(r);
     expect(r.indexedTo).toBeLessThan(r.block);
-    expect(r.checks).toContain(`dead address: chain at block ${r.indexedTo} vs indexed burns`);
+    // Read at the head, the dead address would hold the unindexed burn more than the index says.
+    expect(r.checks).toContain("dead address: chain vs indexed burns");
+    expect(r.pending.filter((p) => p.check === "dead address balance (index vs chain)")).toEqual([]);
     expect(r.inFlight).toContain(`transaction buyback:${id}:burn broadcast`);
 
     // 4. The index has the burn, the engine has not seen it: the engine's burns are short by it.

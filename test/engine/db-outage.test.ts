@@ -13,14 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
 import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { readLease } from "../../core/leadership.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { freePort } from "../helpers/ports.js";
-import { lines, rpc, runTs } from "./helpers.js";
+import { attributed as attributedOf, claimedOnchain as claimedOnchainOf, lines, rpc, runTs } from "./helpers.js";
 
 const USDC = 1_000_000n;
 /** How long PostgreSQL stays down (s). */
@@ -59,19 +58,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function claimedOnchain(): Promise<bigint> {
-  const logs = await d.as(1).publicClient.getLogs({
-    address: d.c.feeLocker,
-    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
-    args: { feeOwner: operator, token: d.c.usdc } as never,
-    fromBlock: 0n,
-  });
-  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
-}
-async function attributed(): Promise<bigint> {
-  const { rows } = await db.pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')");
-  return BigInt(rows[0].s);
-}
+const claimedOnchain = () => claimedOnchainOf(d, operator);
+const attributed = () => attributedOf(db.pool);
 
 describe("database outage", () => {
   it(`the engine waits out PostgreSQL down for ${OUTAGE_SECONDS} s in the same process, then resumes its work`, async () => {

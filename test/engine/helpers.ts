@@ -1,10 +1,14 @@
 /** Shared helpers of the engine suites: child processes, private anvils, raw RPC calls. */
 import { type ChildProcess, spawn } from "node:child_process";
+import type pg from "pg";
+import type { Address } from "viem";
+import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { type Server, type Socket, connect, createServer } from "node:net";
 import { join } from "node:path";
 import { ROOT } from "../../devnet/compile.js";
 import { forEachLine } from "../../common/async.js";
 import { freePort } from "../helpers/ports.js";
+import type { PrivateDevnet } from "./devnet.js";
 
 
 export type ChildResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
@@ -101,4 +105,21 @@ export async function startProxy(target: string): Promise<Proxy> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Everything the fee locker paid `operator` in `currency` (USDC by default), from the chain's ClaimTokens logs. */
+export async function claimedOnchain(d: PrivateDevnet, operator: Address, currency: Address = d.c.usdc!): Promise<bigint> {
+  const logs = await d.as(1).publicClient.getLogs({
+    address: d.c.feeLocker,
+    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
+    args: { feeOwner: operator, token: currency } as never,
+    fromBlock: 0n,
+  });
+  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
+}
+
+/** What the ledger attributed of the fees claimed in `currency` (attributions plus unattributed revenue). */
+export async function attributed(pool: pg.Pool, currency: "USDC" | "WETH" = "USDC"): Promise<bigint> {
+  const { rows } = await pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = $1 AND kind IN ('fee-claimed', 'unattributed')", [currency]);
+  return BigInt(rows[0].s);
 }

@@ -7,13 +7,12 @@
  */
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
 import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
-import { type Proxy, rpc, runTs, startProxy } from "./helpers.js";
+import { type Proxy, attributed as attributedOf, claimedOnchain as claimedOnchainOf, rpc, runTs, startProxy } from "./helpers.js";
 
 const USDC = 1_000_000n;
 
@@ -46,19 +45,8 @@ afterAll(async () => {
   await d?.stop();
 });
 
-async function claimedOnchain(): Promise<bigint> {
-  const logs = await d.as(1).publicClient.getLogs({
-    address: d.c.feeLocker,
-    event: clankerFeeLockerAbi.find((e) => e.type === "event" && e.name === "ClaimTokens") as never,
-    args: { feeOwner: operator, token: d.c.usdc } as never,
-    fromBlock: 0n,
-  });
-  return (logs as unknown as { args: { amountClaimed: bigint } }[]).reduce((s, l) => s + l.args.amountClaimed, 0n);
-}
-async function attributed(): Promise<bigint> {
-  const { rows } = await db.pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')");
-  return BigInt(rows[0].s);
-}
+const claimedOnchain = () => claimedOnchainOf(d, operator);
+const attributed = () => attributedOf(db.pool);
 
 describe("RPC outage", () => {
   it("backs off, reports degraded health, loses nothing and resumes", async () => {

@@ -15,90 +15,28 @@
  * - The supervisor itself is SIGKILLed (it cannot stop its children): the engine and ponder
  *   notice their parent is gone and stop; no orphan keeps running, and none keeps leading.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../devnet/compile.js";
 import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
 import { freePort } from "../helpers/ports.js";
+import { ENGINE_MAIN, PONDER_BIN, type Stack, alive, descendants, processes, startStack } from "../helpers/stack.js";
 
 const OUTAGE_SECONDS = Number(process.env.STACK_DB_OUTAGE_SECONDS ?? 90);
 const dir = mkdtempSync(join(tmpdir(), "launchpad-outage-"));
 chmodSync(dir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 let env: Record<string, string>;
-let stack: ChildProcess | undefined;
+let stack: Stack | undefined;
 let postgres: PostgresHandle | undefined;
 let pgPort: number;
-let output = "";
 /** Every process the stack started (anvil included), to clean up whatever happens. */
 const started = new Set<number>();
-const ENGINE_MAIN = join(ROOT, "engine", "main.ts");
-const PONDER_BIN = join(ROOT, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
 
-function start(): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "scripts", "start.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-40_000)));
-  child.stderr!.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-40_000)));
-  return child;
-}
-
-type Proc = { pid: number; ppid: number; args: string };
-function processes(): Proc[] {
-  return execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .map((l) => {
-      const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l)!;
-      return { pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! };
-    });
-}
-function descendants(pid: number, table = processes()): Proc[] {
-  const out: Proc[] = [];
-  const walk = (p: number) => {
-    for (const c of table) if (c.ppid === p) (out.push(c), walk(c.pid));
-  };
-  walk(pid);
-  return out;
-}
 /** Every engine process of this checkout (other checkouts' stacks may run beside this one). */
 const engines = () => processes().filter((p) => p.args.includes(ENGINE_MAIN));
 const ponders = () => processes().filter((p) => p.args.includes(PONDER_BIN) && p.args.includes(`--port ${env.PORT}`));
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-type Health = { status: string; reasons: string[]; since?: string };
-async function health(): Promise<{ code: number; body: Health } | undefined> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${env.PORT}/api/v1/health`, { signal: AbortSignal.timeout(5_000) });
-    return { code: res.status, body: (await res.json()) as Health };
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (stack && stack.exitCode !== null) throw new Error(`npm start exited (${stack.exitCode}) while waiting for ${what}\n${output.slice(-6_000)}`);
-    const v = await probe();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  throw new Error(`${what} not reached in ${ms / 1000} s\n--- npm start output ---\n${output.slice(-8_000)}`);
-}
 
 async function leaseHolder(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: postgres!.url });
@@ -111,8 +49,8 @@ async function leaseHolder(): Promise<string | undefined> {
 }
 
 afterAll(async () => {
-  for (const p of stack?.pid ? descendants(stack.pid) : []) started.add(p.pid);
-  if (stack?.pid && alive(stack.pid)) process.kill(stack.pid, "SIGKILL");
+  for (const p of stack?.child.pid ? descendants(stack.child.pid) : []) started.add(p.pid);
+  if (stack?.child.pid && alive(stack.child.pid)) process.kill(stack.child.pid, "SIGKILL");
   for (const pid of [...started, ...engines().map((p) => p.pid), ...ponders().map((p) => p.pid)]) {
     try {
       process.kill(pid, "SIGKILL");
@@ -139,19 +77,21 @@ describe("npm start through outages", () => {
       LOG_FORMAT: "json",
     };
     delete process.env.RPC_URL;
-    stack = start();
+    stack = startStack(env);
+    const { waitFor, health } = stack;
+    const output = stack.output;
     await waitFor("health ok", 300_000, async () => ((await health())?.body.status === "ok" ? true : undefined));
 
     // 1. The supervised engine is the engine itself: SIGKILL leaves nothing behind.
     const first = await waitFor("one engine under npm start", 30_000, async () => {
-      const mine = descendants(stack!.pid!).filter((p) => p.args.includes(ENGINE_MAIN));
+      const mine = descendants(stack!.child.pid!).filter((p) => p.args.includes(ENGINE_MAIN));
       return mine.length === 1 ? mine[0] : undefined;
     });
-    expect(first.ppid).toBe(stack.pid);
+    expect(first.ppid).toBe(stack.child.pid);
     process.kill(first.pid, "SIGKILL");
     const second = await waitFor("the engine restarted", 60_000, async () => {
       const mine = engines().filter((p) => p.pid !== first.pid);
-      return mine.length === 1 && mine[0]!.ppid === stack!.pid ? mine[0] : undefined;
+      return mine.length === 1 && mine[0]!.ppid === stack!.child.pid ? mine[0] : undefined;
     });
     expect(alive(first.pid)).toBe(false);
     // Only the supervisor's engine runs, and it leads.
@@ -168,8 +108,8 @@ describe("npm start through outages", () => {
       const h = await health();
       if (h) seen.push(h.code);
       if (h?.code === 503) reason ??= h.body.reasons[0];
-      expect(stack.exitCode, output.slice(-4_000)).toBeNull();
-      expect(alive(second.pid), `the engine exited during the outage\n${output.slice(-4_000)}`).toBe(true);
+      expect(stack.child.exitCode, output().slice(-4_000)).toBeNull();
+      expect(alive(second.pid), `the engine exited during the outage\n${output().slice(-4_000)}`).toBe(true);
       await new Promise((r) => setTimeout(r, 2_000));
     }
     expect(seen.filter((c) => c === 500)).toEqual([]);
@@ -184,20 +124,14 @@ describe("npm start through outages", () => {
     expect(alive(second.pid)).toBe(true);
     expect(engines().map((p) => p.pid)).toEqual([second.pid]);
     expect((await leaseHolder())?.split(":")[1]).toBe(String(second.pid));
-    expect(output).not.toMatch(/stopping\b.*\n.*stopped/);
+    expect(output()).not.toMatch(/stopping\b.*\n.*stopped/);
     console.log(`database outage of ${OUTAGE_SECONDS} s: health ok ${recoveredSeconds.toFixed(1)} s after PostgreSQL came back`);
 
     // 3. anvil frozen (SIGSTOP) for 45 s, then resumed: degraded meanwhile, the index back within 10 blocks of the head within 60 s.
-    const anvil = descendants(stack.pid!).find((p) => /anvil/.test(p.args) && p.args.includes(`--port ${env.ANVIL_PORT}`));
-    expect(anvil, JSON.stringify(descendants(stack.pid!))).toBeDefined();
+    const anvil = descendants(stack.child.pid!).find((p) => /anvil/.test(p.args) && p.args.includes(`--port ${env.ANVIL_PORT}`));
+    expect(anvil, JSON.stringify(descendants(stack.child.pid!))).toBeDefined();
     const rpcUrl = `http://127.0.0.1:${env.ANVIL_PORT}`;
-    const lag = async () => {
-      const head = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }), signal: AbortSignal.timeout(3_000) })
-        .then((r) => r.json() as Promise<{ result: string }>)
-        .then((b) => Number(BigInt(b.result)));
-      const status = (await fetch(`http://127.0.0.1:${env.PORT}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.json())) as Record<string, { block: { number: number } }>;
-      return head - Object.values(status)[0]!.block.number;
-    };
+    const lag = () => stack!.indexerLag(rpcUrl);
     process.kill(anvil!.pid, "SIGSTOP");
     const frozenAt = Date.now();
     let degradedSeen = false;
@@ -221,16 +155,16 @@ describe("npm start through outages", () => {
     }
     console.log(`anvil frozen 45 s: the index within 10 blocks of the head ${caughtUpAfter?.toFixed(1)} s after the RPC came back (last lag ${lastLag})`);
     expect(degradedSeen).toBe(true);
-    expect(caughtUpAfter, output.slice(-6_000)).toBeDefined();
+    expect(caughtUpAfter, output().slice(-6_000)).toBeDefined();
     expect(caughtUpAfter!).toBeLessThan(60);
     await waitFor("health ok after the RPC freeze", 120_000, async () => ((await health())?.body.status === "ok" ? true : undefined));
 
     // 4. The supervisor SIGKILLed alone: its engine and ponder stop by themselves.
-    const tree = descendants(stack.pid!);
+    const tree = descendants(stack.child.pid!);
     for (const p of tree) started.add(p.pid);
     const children = tree.filter((p) => p.args.includes(ENGINE_MAIN) || p.args.includes(PONDER_BIN));
     expect(children.length).toBeGreaterThanOrEqual(2);
-    const supervisor = stack;
+    const supervisor = stack.child;
     stack = undefined;
     process.kill(supervisor.pid!, "SIGKILL");
     await new Promise((r) => (supervisor.exitCode !== null || supervisor.signalCode !== null ? r(null) : supervisor.once("exit", r)));

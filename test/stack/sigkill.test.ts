@@ -6,7 +6,7 @@
  * again on the same data, twice, it must come back to health "ok" within 2 minutes, with no
  * transaction left stuck and a clean three-way audit (ledger, index, chain) — no hand edits.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,86 +15,24 @@ import { afterAll, describe, expect, it } from "vitest";
 import { readConnectionFile } from "../../common/connection-file.js";
 import { ROOT } from "../../devnet/compile.js";
 import { freePort } from "../helpers/ports.js";
+import { type Stack, startStack } from "../helpers/stack.js";
 
 const dir = mkdtempSync(join(tmpdir(), "launchpad-stack-"));
 chmodSync(dir, 0o755); // embedded PostgreSQL runs as the `postgres` user when we are root
 let env: Record<string, string>;
-let stack: ChildProcess | undefined;
-let output = "";
-
-function start(): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "scripts", "start.ts")], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-  child.stderr!.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
-  return child;
-}
-
-/** Every process below `pid` (the children `npm start` spawned in their own process groups included). */
-function descendants(pid: number): number[] {
-  const table = execFileSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const [child, parent] of table) {
-      if (parent === p) {
-        out.push(child);
-        walk(child);
-      }
-    }
-  };
-  walk(pid);
-  return out;
-}
-
-/** SIGKILL to the whole tree at once (no process gets to clean up); resolves when every one is gone. */
-async function killAll(child: ChildProcess): Promise<void> {
-  const all = [child.pid!, ...descendants(child.pid!)];
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  for (const pid of all) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  // As after a power cut, the next start finds no process of the old one.
-  for (let i = 0; i < 100 && all.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
-}
-
-type Health = { status: string; reasons: string[]; leader: { holder: string; epoch: string; since: string } | null };
-async function health(): Promise<Health | undefined> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${env.PORT}/api/v1/health`);
-    return res.ok ? ((await res.json()) as Health) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < until) {
-    if (stack && stack.exitCode !== null) throw new Error(`npm start exited (${stack.exitCode}) while waiting for ${what}\n${output.slice(-6_000)}`);
-    last = await probe();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  throw new Error(`${what} not reached in ${ms / 1000} s\n--- npm start output ---\n${output.slice(-6_000)}`);
-}
+let stack: Stack | undefined;
+/** Everything every start printed (each start keeps its own; the last ones are kept here). */
+let earlier = "";
+const output = () => earlier + (stack?.output() ?? "");
+const start = () => {
+  if (stack) earlier = (earlier + stack.output()).slice(-20_000);
+  return startStack(env, { keep: 20_000 });
+};
+const health = async () => {
+  const h = await stack?.health();
+  return h && h.code === 200 ? h.body : undefined;
+};
+const waitFor = <T>(what: string, ms: number, probe: () => Promise<T | undefined>) => stack!.waitFor(what, ms, probe);
 
 async function engineDb<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const url = readConnectionFile(dir)!.DATABASE_URL!;
@@ -122,7 +60,7 @@ function cli(command: string): { code: number; out: string } {
 }
 
 afterAll(async () => {
-  if (stack?.pid) await killAll(stack);
+  await stack?.killAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -144,7 +82,7 @@ describe("npm start killed whole with SIGKILL", () => {
     stack = start();
     await waitFor("health ok on the first start", 240_000, async () => ((await health())?.status === "ok" ? true : undefined));
     // The first link npm start prints is the demo agent's prospectus, launched through the agent flow: it answers.
-    const page = await waitFor("the printed page link", 120_000, async () => /Page +(http:\/\/\S+\/p\/\S+)/.exec(output)?.[1]);
+    const page = await waitFor("the printed page link", 120_000, async () => /Page +(http:\/\/\S+\/p\/\S+)/.exec(output())?.[1]);
     const res = await fetch(page);
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/Demo Agent Coin|DEMO/);
@@ -155,7 +93,7 @@ describe("npm start killed whole with SIGKILL", () => {
       // Let the engine work a little past the devnet's last state save, so the crash forgets some of it.
       await new Promise((r) => setTimeout(r, 8_000));
       const minedBefore = await engineDb(async (c) => Number((await c.query("SELECT COUNT(*)::int AS n FROM engine.tx_intents WHERE status = 'mined'")).rows[0].n));
-      await killAll(stack);
+      await stack.killAll();
       expect(minedBefore).toBeGreaterThan(0);
 
       const restarted = Date.now();
@@ -169,11 +107,11 @@ describe("npm start killed whole with SIGKILL", () => {
       const audit = await waitFor(`a clean audit after SIGKILL ${round}`, 90_000, async () => {
         const run = cli("audit --json");
         lastAudit = run.out;
-        const report = run.out ? (JSON.parse(run.out) as { ok: boolean; checks: string[] }) : undefined;
-        // The holdings are compared only between worker cycles: wait for an audit that compared them.
-        return run.code === 0 && report?.checks.includes("operator holdings: chain vs ledger legs") ? report : undefined;
+        const report = run.out ? (JSON.parse(run.out) as { ok: boolean; settled: boolean; pending: unknown[]; checks: string[] }) : undefined;
+        // Work in flight is pending, not a difference: wait for an audit with nothing in flight and the index at the engine's block.
+        return run.code === 0 && report?.settled ? report : undefined;
       }).catch(async (error) => {
-        if (stack?.exitCode !== null) throw error;
+        if (stack?.child.exitCode !== null) throw error;
         const intents = await engineDb(async (c) => (await c.query("SELECT key, status, nonce, reorgs, left(error, 100) AS error FROM engine.tx_intents WHERE reorgs > 0 OR status NOT IN ('mined', 'failed') ORDER BY id DESC LIMIT 20")).rows);
         const legs = await engineDb(async (c) => (await c.query("SELECT leg, token, currency, balance::text FROM engine.ledger_balances WHERE balance <> 0 ORDER BY leg")).rows);
         // Where the ledger's claims came from, against the chain's blocks.
@@ -187,6 +125,8 @@ describe("npm start killed whole with SIGKILL", () => {
         throw new Error(`${(error as Error).message}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}`);
       });
       expect(audit.ok).toBe(true);
+      expect(audit.pending).toEqual([]);
+      expect(audit.checks).toContain("operator holdings: chain vs ledger legs");
       expect(audit.checks).toContain("dead address: chain vs indexed burns");
       const ledger = cli("ledger");
       expect(ledger.code, ledger.out).toBe(0);
@@ -205,12 +145,12 @@ describe("npm start killed whole with SIGKILL", () => {
       return pid && pid !== before ? pid : undefined;
     });
     expect(back).not.toBe(before);
-    expect(stack!.exitCode).toBeNull();
+    expect(stack!.child.exitCode).toBeNull();
     const after = await waitFor("health ok after the engine restart", 60_000, async () => {
       const h = await health();
       return h?.status === "ok" ? h : undefined;
     });
-    expect(output).toMatch(/the engine exited; restarting it/);
+    expect(output()).toMatch(/the engine exited; restarting it/);
     // Health names the restarted process as the leader, in a later epoch.
     expect(after.leader?.holder.split(":")[1]).toBe(back);
     expect(BigInt(after.leader!.epoch)).toBeGreaterThan(1n);
