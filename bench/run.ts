@@ -198,7 +198,7 @@ async function main() {
     }
     indexed.clear();
     if (runs("soak")) {
-      log(`soak: ${SOAK.seconds} s of mixed load, engine killed and chain rolled back at random moments`);
+      log(`soak: ${SOAK.seconds} s of mixed load; the engine killed, the chain rolled back, the database away and the RPC frozen at random moments`);
       results.soak = await benchSoak(bench, results.histories[0]!, SOAK);
     }
   } finally {
@@ -314,17 +314,26 @@ function finish(results: Results, started: number) {
   if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
   if (results.soak) {
     const s = results.soak;
-    lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (README, \"Finality and reorgs\").", "", table(["requests", "by status", "5xx", "network errors", "engine kills", "chain rollbacks", "ledger rows", "invariants", "reorg deficits"], [[
+    lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (README, \"Finality and reorgs\"). 503s while the database is away are the API's contract and not counted as 5xx.", "", table(["requests", "by status", "5xx", "503 during database outages", "network errors", "engine kills", "chain rollbacks", "database outages", "RPC freezes", "ledger rows", "invariants", "reorg deficits"], [[
       s.requests,
       Object.entries(s.byStatus).map(([k, v]) => `${k}: ${v}`).join(", "),
       s.server5xx,
+      s.outage503,
       s.networkErrors,
       s.engineKills,
       s.rollbacks,
+      s.databaseOutages,
+      s.rpcFreezes,
       s.ledgerRows,
       s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
       `${s.deficits.recorded} recorded, ${s.deficits.open} still short`,
     ]]));
+    if (s.faults.length) {
+      lines.push("", "Recovery after each fault: until `/api/v1/health` answers 200 and the index is within 10 blocks of the head.", "", table(
+        ["fault", "lasted s", "recovered after s", "index lag at its end", "index lag after"],
+        s.faults.map((f) => [f.kind, fmt(f.seconds, 1), f.recoveredSeconds === null ? "**not within 60 s**" : fmt(f.recoveredSeconds, 1), f.lagAtEnd ?? "–", f.lagAfter ?? "–"]),
+      ));
+    }
   }
   const targets = targetRows(results, LOAD.connections);
   if (targets.length) {

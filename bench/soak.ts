@@ -1,10 +1,16 @@
 /**
  * Soak and faults, bounded in time: mixed API load while the engine runs its cycles on a
  * live devnet (the market simulator trading); at random moments the engine is SIGKILLed and
- * restarted, or the chain is rolled back a few blocks (`evm_snapshot` / `evm_revert`: what a
- * reorg or a devnet restored from its last state snapshot does). At the end the engine must
- * have converged (no transaction left in flight, nothing lost that the watcher did not undo),
- * the ledger invariants must hold and no request may have failed with a 5xx.
+ * restarted, the chain is rolled back a few blocks (`evm_snapshot` / `evm_revert`: what a
+ * reorg or a devnet restored from its last state snapshot does), PostgreSQL goes away (every
+ * connection reset, new ones refused, as in a restart or a failover) or the RPC freezes (every
+ * connection held unanswered), each for a few seconds. The engine and ponder reach both
+ * through a fault proxy; the market and the checks reach them directly. After each fault the
+ * soak records how long until the API answers and the index is within 10 blocks of the head
+ * again, and the indexer's lag then. At the end the engine must have converged (no
+ * transaction left in flight, nothing lost that the watcher did not undo), the ledger
+ * invariants must hold and no request may have failed with a 5xx — but the 503s the API
+ * answers while the database is away, which are its contract.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
@@ -15,8 +21,20 @@ import { startPonder, waitForIndexed } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
 import { checkLedgerInvariants, reorgDeficits } from "../core/ledger/ledger.js";
+import { startFaultProxy } from "./fault-proxy.js";
 import type { History } from "./history.js";
 import { BENCH_RATE_LIMIT_SCALE, type Bench, log, logsBlockRange, serveHistory } from "./lib.js";
+
+export type SoakFault = {
+  kind: "engine-kill" | "rollback" | "database-outage" | "rpc-freeze";
+  /** How long the fault lasted (s). */
+  seconds: number;
+  /** From the fault's end until the API answers 200 on /api/v1/health and the index is within 10 blocks of the head (s); null if not within 60 s. */
+  recoveredSeconds: number | null;
+  /** The indexer's lag (blocks behind the head) when the fault ended, and once recovered (or after 60 s). */
+  lagAtEnd: number | null;
+  lagAfter: number | null;
+};
 
 export type SoakResult = {
   seconds: number;
@@ -27,6 +45,11 @@ export type SoakResult = {
   engineKills: number;
   /** Chain rollbacks (a few blocks forgotten at once). */
   rollbacks: number;
+  databaseOutages: number;
+  rpcFreezes: number;
+  /** 503s answered while the database was away (or until the API recovered): expected, not counted in `server5xx`. */
+  outage503: number;
+  faults: SoakFault[];
   invariants: { ok: boolean; violations: string[] };
   ledgerRows: number;
   /** Rollbacks deeper than CONFIRMATIONS that took back fees already spent: recorded per leg, and the legs still short at the end. */
@@ -48,9 +71,12 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   const random = mulberry32(options.seed);
   const anvil = await serveHistory(history);
   const databaseUrl = await bench.createDatabase("soak");
+  // The services reach PostgreSQL and the RPC through proxies the soak can cut.
+  const dbProxy = await startFaultProxy(databaseUrl);
+  const rpcProxy = await startFaultProxy(anvil.rpcUrl);
   const env = {
-    DATABASE_URL: databaseUrl,
-    RPC_URL: anvil.rpcUrl,
+    DATABASE_URL: dbProxy.url,
+    RPC_URL: rpcProxy.url,
     CHAIN_ID: String(DEVNET_CHAIN_ID),
     DEPLOYMENTS_FILE: history.deploymentsFile,
     WORKER_INTERVAL_SCALE: "0.01",
@@ -71,6 +97,12 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   let networkErrors = 0;
   let engineKills = 0;
   let rollbacks = 0;
+  let databaseOutages = 0;
+  let rpcFreezes = 0;
+  let outage503 = 0;
+  /** While the database is away, and until the API answers again after it. */
+  let databaseAway = false;
+  const faults: SoakFault[] = [];
   const rpc = async (method: string, params: unknown[] = []) => {
     const res = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
     const body = (await res.json()) as { result?: unknown; error?: { message: string } };
@@ -89,31 +121,80 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
           const res = await fetch(`${base}${path}`);
           await res.arrayBuffer();
           byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
+          if (res.status === 503 && databaseAway) outage503++;
         } catch {
           networkErrors++;
         }
         requests++;
       }
     };
+    const head = async () => Number(BigInt((await rpc("eth_blockNumber")) as string));
+    const lag = async (): Promise<number | null> => {
+      try {
+        const res = await fetch(`${base}/status`, { signal: AbortSignal.timeout(3_000) });
+        const status = (await res.json()) as Record<string, { block?: { number: number } }>;
+        const indexed = Object.values(status)[0]?.block?.number;
+        return indexed === undefined ? null : (await head()) - indexed;
+      } catch {
+        return null;
+      }
+    };
+    /** Seconds until the API answers health 200 and the index is within 10 blocks of the head (null past 60 s), and the lag then. */
+    const recovery = async (): Promise<{ seconds: number | null; lag: number | null }> => {
+      const from = Date.now();
+      let last: number | null = null;
+      while (Date.now() - from < 60_000) {
+        const up = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status === 200, () => false);
+        last = await lag();
+        if (up && last !== null && last < 10) return { seconds: (Date.now() - from) / 1000, lag: last };
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return { seconds: null, lag: last };
+    };
     const chaos = async () => {
       const margin = Math.min(5_000, options.seconds * 100);
+      // Short soaks (the smoke run) strike every few seconds with 4-s outages, long ones every 5–25 s with 10–20 s outages.
+      const outageMs = () => (options.seconds < 60 ? 4_000 : 10_000 + random() * 10_000);
       while (Date.now() < deadline - margin) {
-        // Half the faults are chain rollbacks: the blocks mined while we wait are forgotten.
-        const snapshot = random() < 0.5 ? ((await rpc("evm_snapshot")) as string) : undefined;
-        // Short soaks (the smoke run) strike every few seconds, long ones every 5–25 s.
+        const roll = random();
+        const kind: SoakFault["kind"] = roll < 0.3 ? "rollback" : roll < 0.55 ? "engine-kill" : roll < 0.8 ? "database-outage" : "rpc-freeze";
+        // A rollback forgets the blocks mined while we wait.
+        const snapshot = kind === "rollback" ? ((await rpc("evm_snapshot")) as string) : undefined;
         await new Promise((r) => setTimeout(r, options.seconds < 60 ? 2_000 + random() * 4_000 : 5_000 + random() * 20_000));
         if (Date.now() >= deadline - margin) break;
-        if (snapshot) {
+        const startedAt = Date.now();
+        if (kind === "rollback") {
           await rpc("evm_revert", [snapshot]);
           rollbacks++;
           log(`soak: chain rolled back (${rollbacks})`);
-          continue;
+        } else if (kind === "engine-kill") {
+          engine?.kill("SIGKILL");
+          engineKills++;
+          log(`soak: engine killed (${engineKills}); restarting`);
+          await new Promise((r) => setTimeout(r, 500 + random() * 2_000));
+          startEngine();
+        } else if (kind === "database-outage") {
+          databaseOutages++;
+          const ms = outageMs();
+          log(`soak: database away for ${(ms / 1000).toFixed(0)} s (${databaseOutages})`);
+          databaseAway = true;
+          await dbProxy.refuse();
+          await new Promise((r) => setTimeout(r, ms));
+          await dbProxy.restore();
+        } else {
+          rpcFreezes++;
+          const ms = outageMs();
+          log(`soak: RPC frozen for ${(ms / 1000).toFixed(0)} s (${rpcFreezes})`);
+          rpcProxy.freeze();
+          await new Promise((r) => setTimeout(r, ms));
+          await rpcProxy.restore();
         }
-        engine?.kill("SIGKILL");
-        engineKills++;
-        log(`soak: engine killed (${engineKills}); restarting`);
-        await new Promise((r) => setTimeout(r, 500 + random() * 2_000));
-        startEngine();
+        const endedAt = Date.now();
+        const lagAtEnd = await lag();
+        const recovered = await recovery();
+        databaseAway = false;
+        faults.push({ kind, seconds: (endedAt - startedAt) / 1000, recoveredSeconds: recovered.seconds, lagAtEnd, lagAfter: recovered.lag });
+        log(`soak: ${kind} over; ${recovered.seconds === null ? "not recovered within 60 s" : `recovered in ${recovered.seconds.toFixed(1)} s`} (lag ${lagAtEnd} → ${recovered.lag} blocks)`);
       }
     };
     await Promise.all([...Array.from({ length: options.concurrency }, worker), chaos()]);
@@ -146,11 +227,13 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     const { rows } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.ledger");
     const { rows: recorded } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.agent_log WHERE decision = 'reorg-deficit'");
     const deficits = { recorded: Number(recorded[0]?.n ?? 0), open: (await reorgDeficits(db.db)).length };
-    const server5xx = Object.entries(byStatus).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0);
-    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, rollbacks, invariants, ledgerRows: Number(rows[0]?.n ?? 0), deficits };
+    const server5xx = Object.entries(byStatus).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0) - outage503;
+    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, rollbacks, databaseOutages, rpcFreezes, outage503, faults, invariants, ledgerRows: Number(rows[0]?.n ?? 0), deficits };
   } finally {
     await db.close();
     await ponder.stop();
+    await dbProxy.close();
+    await rpcProxy.close();
     await anvil.stop();
   }
 }
