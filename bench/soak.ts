@@ -29,9 +29,14 @@ export type SoakFault = {
   kind: "engine-kill" | "rollback" | "database-outage" | "rpc-freeze";
   /** How long the fault lasted (s). */
   seconds: number;
-  /** From the fault's end until the API answers 200 on /api/v1/health and the index is within 10 blocks of the head (s); null if not within 60 s. */
+  /**
+   * From the fault's end until the API answers 200 on /api/v1/health and the index is within
+   * 10 blocks of the head, or no further behind than before the fault when the load already
+   * kept it further (s); null if not within 60 s (20 s in a short soak).
+   */
   recoveredSeconds: number | null;
-  /** The indexer's lag (blocks behind the head) when the fault ended, and once recovered (or after 60 s). */
+  /** The indexer's lag (blocks behind the head) just before the fault, when it ended, and once recovered (or after 60 s). */
+  lagBefore: number | null;
   lagAtEnd: number | null;
   lagAfter: number | null;
 };
@@ -55,6 +60,8 @@ export type SoakResult = {
   /** Rollbacks deeper than CONFIRMATIONS that took back fees already spent: recorded per leg, and the legs still short at the end. */
   deficits: { recorded: number; open: number };
 };
+
+const KINDS: SoakFault["kind"][] = ["database-outage", "rpc-freeze", "engine-kill", "rollback"];
 
 const PATHS = [
   "/api/v1/health",
@@ -139,14 +146,17 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
         return null;
       }
     };
-    /** Seconds until the API answers health 200 and the index is within 10 blocks of the head (null past 60 s), and the lag then. */
-    const recovery = async (): Promise<{ seconds: number | null; lag: number | null }> => {
+    // Short soaks (the smoke run) wait 20 s for a recovery, long ones 60 s.
+    const recoveryCapMs = options.seconds < 60 ? 20_000 : 60_000;
+    /** Seconds until the API answers health 200 and the index is within 10 blocks of the head, or of its lag before the fault (null past 60 s), and the lag then. */
+    const recovery = async (before: number | null): Promise<{ seconds: number | null; lag: number | null }> => {
       const from = Date.now();
+      const target = Math.max(10, before ?? 0);
       let last: number | null = null;
-      while (Date.now() - from < 60_000) {
+      while (Date.now() - from < recoveryCapMs) {
         const up = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status === 200, () => false);
         last = await lag();
-        if (up && last !== null && last < 10) return { seconds: (Date.now() - from) / 1000, lag: last };
+        if (up && last !== null && (last < 10 || last <= target)) return { seconds: (Date.now() - from) / 1000, lag: last };
         await new Promise((r) => setTimeout(r, 250));
       }
       return { seconds: null, lag: last };
@@ -156,12 +166,15 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       // Short soaks (the smoke run) strike every few seconds with 4-s outages, long ones every 5–25 s with 10–20 s outages.
       const outageMs = () => (options.seconds < 60 ? 4_000 : 10_000 + random() * 10_000);
       while (Date.now() < deadline - margin) {
+        // A short soak takes the four faults in turn, outages first (it has room for few); a long one draws them.
         const roll = random();
-        const kind: SoakFault["kind"] = roll < 0.3 ? "rollback" : roll < 0.55 ? "engine-kill" : roll < 0.8 ? "database-outage" : "rpc-freeze";
+        const kind: SoakFault["kind"] =
+          options.seconds < 60 ? KINDS[faults.length % KINDS.length]! : roll < 0.3 ? "rollback" : roll < 0.55 ? "engine-kill" : roll < 0.8 ? "database-outage" : "rpc-freeze";
         // A rollback forgets the blocks mined while we wait.
         const snapshot = kind === "rollback" ? ((await rpc("evm_snapshot")) as string) : undefined;
         await new Promise((r) => setTimeout(r, options.seconds < 60 ? 2_000 + random() * 4_000 : 5_000 + random() * 20_000));
         if (Date.now() >= deadline - margin) break;
+        const lagBefore = await lag();
         const startedAt = Date.now();
         if (kind === "rollback") {
           await rpc("evm_revert", [snapshot]);
@@ -191,10 +204,10 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
         }
         const endedAt = Date.now();
         const lagAtEnd = await lag();
-        const recovered = await recovery();
+        const recovered = await recovery(lagBefore);
         databaseAway = false;
-        faults.push({ kind, seconds: (endedAt - startedAt) / 1000, recoveredSeconds: recovered.seconds, lagAtEnd, lagAfter: recovered.lag });
-        log(`soak: ${kind} over; ${recovered.seconds === null ? "not recovered within 60 s" : `recovered in ${recovered.seconds.toFixed(1)} s`} (lag ${lagAtEnd} → ${recovered.lag} blocks)`);
+        faults.push({ kind, seconds: (endedAt - startedAt) / 1000, recoveredSeconds: recovered.seconds, lagBefore, lagAtEnd, lagAfter: recovered.lag });
+        log(`soak: ${kind} over; ${recovered.seconds === null ? "not recovered within 60 s" : `recovered in ${recovered.seconds.toFixed(1)} s`} (index lag ${lagBefore} before, ${lagAtEnd} at its end, ${recovered.lag} after)`);
       }
     };
     await Promise.all([...Array.from({ length: options.concurrency }, worker), chaos()]);
