@@ -71,6 +71,8 @@ export function startStack(env: Record<string, string>, options: { keep?: number
   child.stdout!.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
   child.stderr!.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-keep)));
   const api = `http://127.0.0.1:${env.PORT}`;
+  /** The last answer of /health, whatever its status: named when a wait fails. */
+  let lastHealth = "";
   return {
     child,
     env,
@@ -78,8 +80,11 @@ export function startStack(env: Record<string, string>, options: { keep?: number
     async health() {
       try {
         const res = await fetch(`${api}/api/v1/health`, { signal: AbortSignal.timeout(5_000) });
-        return { code: res.status, body: (await res.json()) as StackHealth };
-      } catch {
+        const text = await res.text();
+        lastHealth = `${res.status} ${text}`;
+        return { code: res.status, body: JSON.parse(text) as StackHealth };
+      } catch (error) {
+        lastHealth = `unreachable: ${(error as Error).message}`;
         return undefined;
       }
     },
@@ -91,7 +96,7 @@ export function startStack(env: Record<string, string>, options: { keep?: number
         if (v) return v;
         await new Promise((r) => setTimeout(r, 1_000));
       }
-      throw new Error(`${what} not reached in ${ms / 1000} s\n--- npm start output ---\n${output.slice(-8_000)}`);
+      throw new Error(`${what} not reached in ${ms / 1000} s\n--- last /health ---\n${lastHealth.slice(0, 2_000)}\n--- npm start output ---\n${output.slice(-8_000)}`);
     },
     async indexerLag(rpcUrl) {
       const head = await fetch(rpcUrl, {
