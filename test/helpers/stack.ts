@@ -78,13 +78,20 @@ export function startStack(env: Record<string, string>, options: { keep?: number
     env,
     output: () => output,
     async health() {
+      let text: string;
+      let code: number;
       try {
         const res = await fetch(`${api}/api/v1/health`, { signal: AbortSignal.timeout(5_000) });
-        const text = await res.text();
-        lastHealth = `${res.status} ${text}`;
-        return { code: res.status, body: JSON.parse(text) as StackHealth };
+        code = res.status;
+        text = await res.text();
       } catch (error) {
         lastHealth = `unreachable: ${(error as Error).message}`;
+        return undefined;
+      }
+      lastHealth = `${code} ${text}`;
+      try {
+        return { code, body: JSON.parse(text) as StackHealth };
+      } catch {
         return undefined;
       }
     },
