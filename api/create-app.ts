@@ -22,6 +22,7 @@ import { protocolBuybacksRoute, tokenBuybacksRoute } from "./rest/buybacks.js";
 import { healthRoute, readyRoute } from "./rest/health.js";
 import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
+import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
 
@@ -37,6 +38,9 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   protocolBuybacksRoute,
   tokenBuybacksRoute,
   tokensRoute,
+  candlesRoute,
+  marketRoute,
+  tokenBurnsRoute,
   launchRoute,
   registerRoute,
   auditRoute,

@@ -5,12 +5,12 @@
  * WETH into USDC).
  */
 import { type Context, ponder } from "ponder:registry";
-import { buyback, buybackSpend, operatorV3Swap, pool, poolInit, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
+import { buyback, buybackSpend, operatorV3Swap, pool, poolCandle, poolInit, poolPricePoint, poolVolumeUsdc, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
 import type { Hex } from "viem";
 import { indexerConfig, isOperator } from "./config.js";
 import { convertFees } from "./fees.js";
-import { addProtocolTotals, addTokenTotals, applyDeltas, openBuyback, recordActivity } from "./lib.js";
-import { poolPrices } from "./prices.js";
+import { ONE_TOKEN, addProtocolTotals, addTokenTotals, applyDeltas, openBuyback, recordActivity } from "./lib.js";
+import { ethPriceUsdcE18, poolPrices } from "./prices.js";
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
@@ -38,6 +38,8 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
   const tokenDelta = tokenIs0 ? a.amount0 : a.amount1;
   const pairedDelta = tokenIs0 ? a.amount1 : a.amount0;
   const prices = await poolPrices(context.db, a.sqrtPriceX96, p.token, p.currency0, p.pairedToken);
+  // Read before the update: the store's cached row is the object the update changes.
+  const priceBefore = p.pricePairedE18;
   await context.db.update(pool, { poolId: a.id }).set((row) => ({
     sqrtPriceX96: a.sqrtPriceX96,
     tick: a.tick,
@@ -48,6 +50,7 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
     swaps: row.swaps + 1,
     updatedAt: event.block.timestamp,
   }));
+  await recordPriceHistory(context.db, event, p, priceBefore, prices, abs(tokenDelta), abs(pairedDelta));
 
   // A buyback: the operator's own transaction buying the token (not a locker fee conversion).
   if (!isOperator(event.transaction.from) || tokenDelta <= 0n) return;
@@ -100,6 +103,85 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
     tokensBought: tokenDelta,
   });
 });
+
+const PERIODS = [
+  ["hour", 3_600n],
+  ["day", 86_400n],
+] as const;
+
+/**
+ * The swap's USDC value: a USDC leg as it is, a WETH leg at the WETH/USDC price of the moment
+ * (null when none is indexed yet, or the paired currency is neither).
+ */
+async function pairedToUsdc(db: Context["db"], pairedToken: Hex, amount: bigint): Promise<bigint | null> {
+  if (pairedToken === indexerConfig.usdc) return amount;
+  if (pairedToken !== indexerConfig.weth) return null;
+  const eth = await ethPriceUsdcE18(db);
+  // wei × (USDC base units per 1e18 WETH) / (1e18 wei per WETH × 1e18 scale)
+  return eth === 0n ? null : (amount * eth) / (ONE_TOKEN * ONE_TOKEN);
+}
+
+/**
+ * The swap's part in the pool's price history: the price point after it, its hour and day
+ * candles (opened at the pool's price before the swap, `before`) and the pool's USDC volume.
+ */
+async function recordPriceHistory(
+  db: Context["db"],
+  event: { block: { number: bigint; timestamp: bigint }; log: { logIndex: number } },
+  p: typeof pool.$inferSelect,
+  before: bigint,
+  prices: { pricePairedE18: bigint; priceUsdcE18: bigint },
+  tokenVolume: bigint,
+  pairedVolume: bigint,
+): Promise<void> {
+  const usdc = await pairedToUsdc(db, p.pairedToken, pairedVolume);
+  await db.insert(poolPricePoint).values({
+    poolId: p.poolId,
+    blockNumber: event.block.number,
+    logIndex: event.log.logIndex,
+    pricePairedE18: prices.pricePairedE18,
+    priceUsdcE18: usdc === null ? null : prices.priceUsdcE18,
+  });
+  const after = prices.pricePairedE18;
+  const hi = before > after ? before : after;
+  const lo = before < after ? before : after;
+  const volumeUsdc = usdc ?? 0n;
+  const unpriced = usdc === null ? 1 : 0;
+  for (const [period, seconds] of PERIODS) {
+    await db
+      .insert(poolCandle)
+      .values({
+        poolId: p.poolId,
+        period,
+        start: (event.block.timestamp / seconds) * seconds,
+        token: p.token,
+        pairedToken: p.pairedToken,
+        open: before,
+        high: hi,
+        low: lo,
+        close: after,
+        volumeToken: tokenVolume,
+        volumePaired: pairedVolume,
+        volumeUsdc,
+        unpricedSwaps: unpriced,
+        swaps: 1,
+      })
+      .onConflictDoUpdate((row) => ({
+        high: row.high > after ? row.high : after,
+        low: row.low < after ? row.low : after,
+        close: after,
+        volumeToken: row.volumeToken + tokenVolume,
+        volumePaired: row.volumePaired + pairedVolume,
+        volumeUsdc: row.volumeUsdc + volumeUsdc,
+        unpricedSwaps: row.unpricedSwaps + unpriced,
+        swaps: row.swaps + 1,
+      }));
+  }
+  await db
+    .insert(poolVolumeUsdc)
+    .values({ poolId: p.poolId, volumeUsdc, unpricedSwaps: unpriced })
+    .onConflictDoUpdate((row) => ({ volumeUsdc: row.volumeUsdc + volumeUsdc, unpricedSwaps: row.unpricedSwaps + unpriced }));
+}
 
 /**
  * What a buyback paid in and its USDC, from the operator's v3 hop in the same transaction:

@@ -494,3 +494,63 @@ export const tokenTotals = onchainTable("token_totals", (t) => ({
   buybackBurned: t.bigint().notNull(),
   updatedAt: t.bigint().notNull(),
 }));
+
+/**
+ * Price candles of each launched token's pool, by hour and by UTC day, maintained by the swap
+ * handler (one row per pool, period and bucket). Prices are the pool's own: paired-currency base
+ * units per 1e18 whole tokens (as `pool.pricePairedE18`; format with the paired decimals + 18).
+ * `open` is the pool's price when the bucket's first swap arrived (the price at the bucket's
+ * start), `close` its price after the bucket's last swap; `high` and `low` include both.
+ */
+export const poolCandle = onchainTable(
+  "pool_candle",
+  (t) => ({
+    poolId: t.hex().notNull(),
+    /** `hour` | `day` */
+    period: t.text().notNull(),
+    /** Bucket start, unix seconds (UTC). */
+    start: t.bigint().notNull(),
+    token: t.hex().notNull(),
+    pairedToken: t.hex().notNull(),
+    open: t.bigint().notNull(),
+    high: t.bigint().notNull(),
+    low: t.bigint().notNull(),
+    close: t.bigint().notNull(),
+    /** Tokens traded, token base units (18 decimals). */
+    volumeToken: t.bigint().notNull(),
+    /** Paired currency traded, base units of `pairedToken`. */
+    volumePaired: t.bigint().notNull(),
+    /** USDC base units (6 decimals) of the bucket's priced swaps: USDC legs as they are, WETH legs at the WETH/USDC price of their swap. */
+    volumeUsdc: t.bigint().notNull(),
+    /** Swaps whose paired leg had no USDC price (no WETH/USDC price indexed yet): left out of `volumeUsdc`. */
+    unpricedSwaps: t.integer().notNull(),
+    swaps: t.integer().notNull(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.poolId, table.period, table.start] }) }),
+);
+
+/** Per pool, the traded volume in USDC since launch (the same definition as `pool_candle.volumeUsdc`). */
+export const poolVolumeUsdc = onchainTable("pool_volume_usdc", (t) => ({
+  poolId: t.hex().primaryKey(),
+  /** USDC base units (6 decimals). */
+  volumeUsdc: t.bigint().notNull(),
+  unpricedSwaps: t.integer().notNull(),
+}));
+
+/**
+ * The pool's price after each swap, so a fact (a burn) can be valued at the price of its
+ * moment: the last swap at or before it in chain order.
+ */
+export const poolPricePoint = onchainTable(
+  "pool_price_point",
+  (t) => ({
+    poolId: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    /** Paired-currency base units per 1e18 whole tokens. */
+    pricePairedE18: t.bigint().notNull(),
+    /** USDC base units per 1e18 whole tokens (null: no USDC price for the paired currency then). */
+    priceUsdcE18: t.bigint(),
+  }),
+  (table) => ({ pk: primaryKey({ columns: [table.poolId, table.blockNumber, table.logIndex] }) }),
+);

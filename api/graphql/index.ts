@@ -24,6 +24,7 @@ import "./burn-totals.js";
 import "./buyback.js";
 import "./desk.js";
 import "./fees.js";
+import "./market.js";
 import "./stats.js";
 import "./subscriptions.js";
 import "./token.js";

@@ -9,6 +9,7 @@ import type { PendingAmounts } from "../engine-port.js";
 import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
 import { type CurrencyInfo, type FeeCurrencyView, type SpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
 import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
+import { type BurnValue, burnValues, poolVolumes } from "../read/market.js";
 import { type AgentView, agentsOfTokens } from "./agent.js";
 
 export type Loaders = {
@@ -22,6 +23,10 @@ export type Loaders = {
   currency: DataLoader<Hex, CurrencyInfo>;
   latestDesk: DataLoader<Address, DeskView | null>;
   agentByToken: DataLoader<Address, AgentView | null>;
+  /** A burn's value at the price of its moment, by burn id. */
+  burnValue: DataLoader<string, BurnValue | null>;
+  /** A pool's USDC volume, by pool id. */
+  poolVolume: DataLoader<Hex, { volumeUsdc: bigint; unpricedSwaps: number } | null>;
   deskContext: () => Promise<DeskContext>;
   pending: () => Promise<PendingAmounts>;
 };
@@ -60,6 +65,14 @@ export function createLoaders(deps: ApiDeps): Loaders {
       return keys.map((k) => infos.get(k.toLowerCase())!);
     }),
     agentByToken: new DataLoader((keys) => agentsOfTokens(deps.agents, keys)),
+    burnValue: new DataLoader(async (ids) => {
+      const values = await burnValues(deps.db, ids.map((id) => ({ id })));
+      return ids.map((id) => values.get(id) ?? null);
+    }),
+    poolVolume: new DataLoader(async (ids) => {
+      const volumes = await poolVolumes(deps.db, ids);
+      return ids.map((id) => volumes.get(id.toLowerCase()) ?? null);
+    }),
     deskContext: ctx,
     pending: once(() => deps.engine.pending()),
   };

@@ -1,0 +1,150 @@
+/**
+ * What a dashboard charts, under the same names as REST: `Token.candles` (the pool's price
+ * candles by hour or day), `Token.market` (supply, market cap, volume) and the value of each
+ * `Burn` at the price of its moment. `<name>` is an exact decimal in whole units, `<name>Raw`
+ * the integer in base units; each description names the unit.
+ */
+import { getAddress } from "viem";
+import { checksum } from "../read/format.js";
+import {
+  type BurnValueFigures,
+  CANDLE_PERIODS,
+  type CandleFigures,
+  type CurrencyRef,
+  DEFAULT_CANDLES,
+  FIGURE_UNITS,
+  MAX_CANDLES,
+  type MarketFigures,
+  burnValueFigures,
+  candleFigures,
+  listCandles,
+  marketFigures,
+  marketView,
+} from "../read/market.js";
+import { type GraphqlContext, type Types, builder } from "./builder.js";
+import { userError } from "./errors.js";
+import { BurnRef, TokenRef } from "./refs.js";
+
+type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
+
+/** `<name>` (String) and `<name>Raw` (BigInt) read from a figures object, described with the unit. */
+function figure<Row extends Record<string, unknown>, N extends string>(t: FieldBuilder<Row>, name: N, raw: string, nullable = false) {
+  const what = FIGURE_UNITS[name] ?? name;
+  return {
+    [name]: t.string({ nullable, description: `${what} (exact decimal, whole units)`, resolve: (row) => row[name] as string }),
+    [`${name}Raw`]: t.field({ type: "BigInt", nullable, description: `${what} (integer in ${raw})`, resolve: (row) => row[`${name}Raw`] as bigint }),
+  } as Record<N | `${N}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
+}
+
+const PRICE = "paired-currency base units per 1e18 whole tokens";
+const USDC_PRICE = "USDC base units (1e-6) per 1e18 whole tokens";
+const TOKEN = "token base units (1e-18 token)";
+const PAIRED = "base units of the paired currency (USDC 1e-6, WETH wei)";
+const USDC = "USDC base units (1e-6 USDC)";
+
+export const CandlePeriodEnum = builder.enumType("CandlePeriod", {
+  description: "Candle bucket length (UTC): an hour or a day.",
+  values: Object.fromEntries(CANDLE_PERIODS.map((p) => [p.toUpperCase(), { value: p }])) as Record<"HOUR" | "DAY", { value: "hour" | "day" }>,
+});
+
+const Currency = builder.objectRef<CurrencyRef>("Currency").implement({
+  description: "A currency: address (checksummed), symbol and the decimals of its amounts.",
+  fields: (t) => ({
+    address: t.string({ resolve: (c) => getAddress(c.address) }),
+    symbol: t.exposeString("symbol"),
+    decimals: t.exposeInt("decimals"),
+  }),
+});
+
+const Candle = builder.objectRef<CandleFigures>("Candle").implement({
+  description: "One bucket of the pool's price history: prices in the paired currency per whole token, volume in tokens, in the paired currency and in USDC.",
+  fields: (t) => ({
+    start: t.field({ type: "DateTime", description: "Bucket start (UTC)", resolve: (c) => c.start }),
+    ...figure(t, "open", PRICE),
+    ...figure(t, "high", PRICE),
+    ...figure(t, "low", PRICE),
+    ...figure(t, "close", PRICE),
+    ...figure(t, "volumeToken", TOKEN),
+    ...figure(t, "volumePaired", PAIRED),
+    ...figure(t, "volumeUsdc", USDC),
+    unpricedSwaps: t.int({ description: FIGURE_UNITS.unpricedSwaps, resolve: (c) => c.unpricedSwaps }),
+    swaps: t.int({ description: FIGURE_UNITS.swaps, resolve: (c) => c.swaps }),
+  }),
+});
+
+type MarketRow = MarketFigures & { token: string; poolId: string | null; pairedToken: CurrencyRef | null };
+
+const TokenMarket = builder.objectRef<MarketRow>("TokenMarket").implement({
+  description: "The token's supply, price, market cap and volume since launch.",
+  fields: (t) => ({
+    token: t.string({ description: "Checksummed", resolve: (m) => checksum(m.token) }),
+    poolId: t.string({ nullable: true, resolve: (m) => m.poolId }),
+    pairedToken: t.field({ type: Currency, nullable: true, description: "The currency pricePaired, marketCapPaired and volumePaired are in", resolve: (m) => m.pairedToken }),
+    ...figure(t, "totalSupply", TOKEN),
+    ...figure(t, "burned", TOKEN),
+    ...figure(t, "circulating", TOKEN),
+    ...figure(t, "pricePaired", PRICE, true),
+    ...figure(t, "priceUsdc", USDC_PRICE, true),
+    ...figure(t, "marketCapPaired", PAIRED, true),
+    ...figure(t, "marketCapUsdc", USDC, true),
+    ...figure(t, "volumeToken", TOKEN),
+    ...figure(t, "volumePaired", PAIRED),
+    ...figure(t, "volumeUsdc", USDC),
+    unpricedSwaps: t.int({ description: FIGURE_UNITS.unpricedSwaps, resolve: (m) => m.unpricedSwaps }),
+    swaps: t.int({ description: FIGURE_UNITS.swaps, resolve: (m) => m.swaps }),
+  }),
+});
+
+builder.objectFields(TokenRef, (t) => ({
+  candles: t.field({
+    type: [Candle],
+    description: "The token's pool price candles of one period, oldest first: the latest `limit` buckets starting in [from, to). Buckets without a swap have no candle.",
+    args: {
+      period: t.arg({ type: CandlePeriodEnum, required: false, defaultValue: "hour" }),
+      from: t.arg({ type: "DateTime", required: false, description: "Buckets starting at or after this time" }),
+      to: t.arg({ type: "DateTime", required: false, description: "Buckets starting before this time" }),
+      limit: t.arg.int({ required: false, defaultValue: DEFAULT_CANDLES, description: `1 to ${MAX_CANDLES}` }),
+    },
+    complexity: { field: 10, multiplier: 1 },
+    resolve: async (v, args, ctx) => {
+      const limit = args.limit ?? DEFAULT_CANDLES;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CANDLES) throw userError(`limit: expected an integer from 1 to ${MAX_CANDLES}`);
+      if (args.from != null && args.to != null && args.from >= args.to) throw userError("from: must be before to");
+      if (!v.pool) return [];
+      const paired = await ctx.loaders.currency.load(v.pool.pairedToken);
+      const rows = await listCandles(ctx.deps.db, v.pool.poolId, (args.period ?? "hour") as "hour", { from: args.from ?? undefined, to: args.to ?? undefined, limit });
+      return rows.map((r) => candleFigures(r, paired));
+    },
+  }),
+  market: t.field({
+    type: TokenMarket,
+    description: "The token's supply, price, market cap and volume.",
+    resolve: async (v, _a, ctx) => {
+      const paired = v.pool ? await ctx.loaders.currency.load(v.pool.pairedToken) : null;
+      const volume = v.pool ? await ctx.loaders.poolVolume.load(v.pool.poolId) : undefined;
+      const m = marketView(ctx.deps.config, v, volume ?? undefined);
+      return { ...marketFigures(m, paired), token: v.token.address, poolId: m.poolId, pairedToken: paired };
+    },
+  }),
+}));
+
+builder.objectFields(BurnRef, (t) => {
+  const value = async (r: { id: string; token: `0x${string}` }, ctx: GraphqlContext): Promise<BurnValueFigures> => {
+    const [v, view] = await Promise.all([ctx.loaders.burnValue.load(r.id), ctx.loaders.token.load(r.token)]);
+    const paired = view?.pool ? await ctx.loaders.currency.load(view.pool.pairedToken) : null;
+    return burnValueFigures(v, paired);
+  };
+  const fields = (name: keyof BurnValueFigures & string, raw: string) => {
+    const what = FIGURE_UNITS[name] ?? name;
+    return {
+      [name]: t.string({ nullable: true, description: `${what} (exact decimal, whole units)`, resolve: async (r, _a, ctx) => (await value(r, ctx))[name] as string | null }),
+      [`${name}Raw`]: t.field({ type: "BigInt", nullable: true, description: `${what} (integer in ${raw})`, resolve: async (r, _a, ctx) => (await value(r, ctx))[`${name}Raw` as keyof BurnValueFigures] as bigint | null }),
+    };
+  };
+  return {
+    ...fields("pricePairedAtBurn", PRICE),
+    ...fields("priceUsdcAtBurn", USDC_PRICE),
+    ...fields("valuePaired", PAIRED),
+    ...fields("valueUsdc", USDC),
+  };
+});
