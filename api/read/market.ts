@@ -232,7 +232,7 @@ export type BurnValueFigures = ReturnType<typeof burnValueFigures>;
 
 /** The figures' units, for the schema descriptions (REST and GraphQL alike). */
 export const FIGURE_UNITS: Record<string, string> = {
-  open: "Price at the bucket's start (its first swap's price before it), paired currency per whole token",
+  open: "Price at the bucket's start (the pool's price before its first swap), paired currency per whole token",
   high: "Highest price in the bucket, paired currency per whole token",
   low: "Lowest price in the bucket, paired currency per whole token",
   close: "Price after the bucket's last swap, paired currency per whole token",
@@ -244,8 +244,8 @@ export const FIGURE_UNITS: Record<string, string> = {
   totalSupply: "Tokens minted at launch (18 decimals)",
   burned: "Tokens held by the dead address 0x…dEaD (18 decimals)",
   circulating: "totalSupply − burned (18 decimals)",
-  pricePaired: "Current price, paired currency per whole token",
-  priceUsdc: "Current price, USDC per whole token (null: no USDC price for the paired currency yet)",
+  pricePaired: "Price after the pool's last swap, paired currency per whole token",
+  priceUsdc: "The same in USDC per whole token, WETH at the WETH/USDC price of that swap (null: no USDC price for the paired currency)",
   marketCapPaired: "circulating × pricePaired, in the paired currency, rounded down to its base unit",
   marketCapUsdc: "circulating × priceUsdc, USDC (6 decimals), rounded down (null: no USDC price)",
   amount: "Tokens burned (18 decimals)",
