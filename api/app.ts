@@ -9,7 +9,7 @@
 import pg from "pg";
 import { type PublicClient, createPublicClient, http } from "viem";
 import { loadConfigOrExit } from "../common/config.js";
-import { createLogger } from "../common/logger.js";
+import { createLogger, intentOwnerMixin, intentOwnerOf } from "../common/logger.js";
 import { agentApiFromConfig } from "./agents/index.js";
 import { DEFAULT_AGENT_RATE_LIMITS } from "./agents/http.js";
 import { createApp } from "./create-app.js";
@@ -26,7 +26,8 @@ import { pipelineSender } from "../core/launch/sender.js";
 const ENGINE_POOL_SIZE = 6;
 
 const config = loadConfigOrExit();
-const log = createLogger("api", config.logLevel, config.logFormat);
+// The operator's pipeline here also drives the engine's in-flight intents: each transaction line names its owner.
+const log = createLogger("api", config.logLevel, config.logFormat, { mixin: intentOwnerMixin(intentOwnerOf) });
 const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: ENGINE_POOL_SIZE, application_name: "launchpad-api" }) : undefined;
 // An idle client's error (server restart) must not crash the API; the next query reconnects.
 pool?.on("error", (error) => log.warn({ err: error.message }, "engine pool error"));

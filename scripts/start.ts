@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { dataDir, writeConnectionFile } from "../common/connection-file.js";
-import { createLogger, resolveLogFormat } from "../common/logger.js";
+import { createLogger, lineRelay, resolveLogFormat } from "../common/logger.js";
 import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { createDevnetContext } from "../devnet/context.js";
@@ -341,10 +341,13 @@ async function main(): Promise<void> {
   log.info({ schema }, "starting ponder (indexer + API)");
   const childEnv = { ...process.env, ...env };
   // ponder stops itself too if this supervisor dies (the preload, through NODE_OPTIONS).
-  const ponderEnv = { ...env, ...supervisedEnv, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${EXIT_WITH_PARENT}`.trim() };
+  // ponder and the API inside it write JSON; this process relays each line in its own format,
+  // with an ISO time and the name of the process that wrote it (lineRelay).
+  const ponderEnv = { ...env, LOG_FORMAT: "json", ...supervisedEnv, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${EXIT_WITH_PARENT}`.trim() };
+  const relayFormat = resolveLogFormat(config.logFormat);
   supervise(
     "ponder (indexer + API)",
-    () => startPonder({ port: config.port, env: ponderEnv, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: resolveLogFormat(config.logFormat), onLog: (line) => process.stdout.write(`[ponder] ${line}\n`) }),
+    () => startPonder({ port: config.port, env: ponderEnv, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: "json", onLog: lineRelay("ponder", relayFormat) }),
     (handle) => (ponder = handle),
     childEnv,
   );
@@ -369,7 +372,7 @@ async function main(): Promise<void> {
   for (let i = 1; i < API_REPLICAS; i++) {
     const port = config.port + i;
     log.info({ port }, `starting API replica ${i + 1} of ${API_REPLICAS} (ponder serve)`);
-    const replica = startApiReplica({ port, env, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: resolveLogFormat(config.logFormat), onLog: (line) => process.stdout.write(`[api-${i + 1}] ${line}\n`) });
+    const replica = startApiReplica({ port, env: { ...env, LOG_FORMAT: "json" }, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: "json", onLog: lineRelay(`api-${i + 1}`, relayFormat) });
     replica.process.once("exit", (code) => {
       if (!stopping) log.error({ code, port }, `API replica ${i + 1} exited; the other API processes keep serving`);
     });

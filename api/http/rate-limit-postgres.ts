@@ -262,6 +262,21 @@ export class PostgresRateLimitStore implements RateLimitStore {
  * only lets a client through early), and a bound on every take so a stalled database falls
  * back to the insurance instead of holding requests.
  */
+/**
+ * A connection whose session settings are applied before the pool hands it out. Settings of
+ * the session rather than startup options, which connection poolers refuse. (Sent from the
+ * pool's `connect` event instead, the SET was still queued when the pool ran the first take on
+ * the new connection: two queries at once on one client, which pg deprecates.)
+ */
+class SessionClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's overloads (callback or promise)
+  override connect(callback?: (error: Error | undefined) => void): any {
+    const ready = super.connect().then(() => this.query(`SET synchronous_commit = off; SET statement_timeout = ${TAKE_TIMEOUT_MS}`)).then(() => undefined);
+    if (!callback) return ready;
+    ready.then(() => callback(undefined), (error: Error) => callback(error));
+  }
+}
+
 export function rateLimitPool(databaseUrl: string, log?: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -269,10 +284,7 @@ export function rateLimitPool(databaseUrl: string, log?: Logger): pg.Pool {
     application_name: "launchpad-api-limits",
     connectionTimeoutMillis: TAKE_TIMEOUT_MS,
     query_timeout: TAKE_TIMEOUT_MS,
-  });
-  // Settings of the session rather than startup options, which connection poolers refuse.
-  pool.on("connect", (client) => {
-    client.query(`SET synchronous_commit = off; SET statement_timeout = ${TAKE_TIMEOUT_MS}`).catch(() => {});
+    Client: SessionClient,
   });
   pool.on("error", (error) => log?.warn({ err: error.message }, "rate limit pool error"));
   return pool;

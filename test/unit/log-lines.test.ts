@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import type { Address } from "viem";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
-import { resolveLogFormat } from "../../common/logger.js";
+import { intentOwnerMixin, intentOwnerOf, lineRelay, resolveLogFormat } from "../../common/logger.js";
 import { ROOT } from "../../devnet/compile.js";
 import { describeDecision, tokenSymbol } from "../../core/log-lines.js";
 import { devnetAs, testEnv } from "../helpers/env.js";
@@ -82,7 +82,56 @@ createLogger("engine", c.logLevel, c.logFormat).info({ worker: "fee-claimer", da
 
   it("LOG_FORMAT=pretty: a line a person reads, fields kept", async () => {
     const line = await logOnce({ LOG_FORMAT: "pretty" });
-    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\] INFO \(engine\): claimed 2\.15 USDC for UCRT \{"worker":"fee-claimer","data":\{"amount":"2150000"\}\}$/);
+    expect(line).toMatch(/^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] INFO \(engine\): claimed 2\.15 USDC for UCRT \{"worker":"fee-claimer","data":\{"amount":"2150000"\}\}$/);
+  });
+});
+
+describe("relayed lines (npm start's children)", () => {
+  const relayed = (source: string, format: "pretty" | "json", lines: string[]) => {
+    const out: string[] = [];
+    const relay = lineRelay(source, format, (l) => out.push(l));
+    for (const l of lines) relay(l);
+    return out;
+  };
+  const ponderLine = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 2, 3, 4, 5, 678), msg: "Started indexing" });
+  const apiLine = JSON.stringify({ level: 40, time: "2026-01-02T03:04:06.000Z", service: "api", name: "api", msg: "rate limit pool error" });
+  const warning = "(node:123) DeprecationWarning: something old";
+
+  it("JSON: ponder's epoch milliseconds become ISO, each line names its process", () => {
+    const [p, a, w] = relayed("ponder", "json", [ponderLine, apiLine, warning]).map((l) => JSON.parse(l));
+    expect(p).toEqual({ level: 30, time: "2026-01-02T03:04:05.678Z", msg: "Started indexing", service: "ponder", name: "ponder" });
+    expect(a).toMatchObject({ level: 40, time: "2026-01-02T03:04:06.000Z", service: "api", name: "api" });
+    expect(w).toMatchObject({ level: 40, service: "ponder", name: "ponder", msg: warning });
+    expect(new Date(w.time).toISOString()).toBe(w.time);
+  });
+
+  it("pretty: the same ISO time and name as this process's own lines", () => {
+    const [p, a] = relayed("ponder", "pretty", [ponderLine, apiLine]);
+    expect(p).toBe("[2026-01-02T03:04:05.678Z] INFO (ponder): Started indexing");
+    expect(a).toBe("[2026-01-02T03:04:06.000Z] WARN (api): rate limit pool error");
+  });
+
+  it("an API replica names its own lines", () => {
+    const [a] = relayed("api-2", "json", [apiLine]).map((l) => JSON.parse(l));
+    expect(a).toMatchObject({ service: "api", name: "api-2" });
+  });
+});
+
+describe("transaction lines name their owner", () => {
+  it("the API's launches and agents are its own; claims, conversions and buybacks are the engine's", async () => {
+    expect(intentOwnerOf("api:launch:abc")).toBe("api");
+    expect(intentOwnerOf("agent:8260dd39:deploy:1")).toBe("api");
+    expect(intentOwnerOf("claim-cycle:2:claim:usdc")).toBe("engine");
+    expect(intentOwnerOf("weth-conversion:1:swap")).toBe("engine");
+    expect(intentOwnerOf("protocol-token:0x01")).toBe("engine-cli");
+    const lines: string[] = [];
+    const { Writable } = await import("node:stream");
+    const pino = (await import("pino")).default;
+    const log = pino({ base: { service: "api" }, mixin: intentOwnerMixin(intentOwnerOf) as never }, new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) }));
+    log.child({ component: "tx-pipeline" }).info({ intent: "claim-cycle:2:claim:usdc" }, "claim-fees transaction mined");
+    log.info({ intent: "api:launch:x" }, "launch transaction mined");
+    log.info("no transaction");
+    expect(lines.map((l) => JSON.parse(l).intentOwner)).toEqual(["engine", "api", undefined]);
   });
 });
 
