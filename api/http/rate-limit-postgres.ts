@@ -269,11 +269,16 @@ export class PostgresRateLimitStore implements RateLimitStore {
  * the new connection: two queries at once on one client, which pg deprecates.)
  */
 class SessionClient extends pg.Client {
-  // biome-ignore lint/suspicious/noExplicitAny: pg's overloads (callback or promise)
-  override connect(callback?: (error: Error | undefined) => void): any {
-    const ready = super.connect().then(() => this.query(`SET synchronous_commit = off; SET statement_timeout = ${TAKE_TIMEOUT_MS}`)).then(() => undefined);
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+  override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
+    const ready = super
+      .connect()
+      .then(() => this.query(`SET synchronous_commit = off; SET statement_timeout = ${TAKE_TIMEOUT_MS}`))
+      .then(() => this as pg.Client);
     if (!callback) return ready;
-    ready.then(() => callback(undefined), (error: Error) => callback(error));
+    const done = callback as (err: Error | null, c?: pg.Client) => void;
+    ready.then((c) => done(null, c), (error: Error) => done(error));
   }
 }
 

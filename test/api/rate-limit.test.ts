@@ -170,6 +170,27 @@ describe("rate limits in PostgreSQL", () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it("hand out connections with their session settings applied, never two queries at once on one connection", async () => {
+    const pool = rateLimitPool(databaseUrl);
+    // What a connection is busy with when the pool hands it out (pg's own fields): a session
+    // SET still running or queued there would make the pool's query a second one at once.
+    const busyAtHandout: number[] = [];
+    pool.on("acquire", (client) => {
+      const c = client as unknown as { _queryQueue: unknown[]; _activeQuery: unknown };
+      busyAtHandout.push(c._queryQueue.length + (c._activeQuery ? 1 : 0));
+    });
+    try {
+      // Every connection is new: each first query comes right after its session is set up.
+      const rows = await Promise.all(Array.from({ length: 4 }, () => pool.query("SHOW statement_timeout").then((r) => r.rows[0].statement_timeout)));
+      const commit = await pool.query("SHOW synchronous_commit");
+      expect(rows).toEqual(["1s", "1s", "1s", "1s"]);
+      expect(commit.rows[0].synchronous_commit).toBe("off");
+      expect(busyAtHandout).toEqual([0, 0, 0, 0, 0]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("fall back to memory for a take the database refuses, and never throw", async () => {
     const store = await replicaStore();
     const limiter = new RateLimiter({ capacity: 1, refillPerSecond: 0.01 }, { name: "fallback" });
