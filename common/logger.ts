@@ -49,6 +49,22 @@ const PINO_LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, wa
  * lines carry none; the API's lines inside ponder say `api`); any other line (a Node warning on
  * stderr) becomes a warning of `source` with the line as its message.
  */
+/**
+ * Warnings a dependency prints on stderr that are known and harmless, relayed as one info line
+ * that says so. pg warns when a client gets a query while another is running on it; ponder
+ * 0.16.10 does that on purpose inside its own transactions (its per-table checkpoint updates
+ * when it commits a block, its reorg triggers, its sync-store writes: `Promise.all` over one
+ * transaction's connection, traced with a query log on `npm start` and the API suites). Our own
+ * code no longer does (the rate-limit pool applied its session settings that way).
+ */
+const KNOWN_WARNINGS: { match: RegExp; note: string | null }[] = [
+  {
+    match: /DeprecationWarning: Calling client\.query\(\) when the client is already executing a query/,
+    note: "pg's deprecation notice for queries queued on a busy connection: ponder 0.16.10 queues several on its own transactions' connections (upstream, harmless before pg 9)",
+  },
+  { match: /^\(Use `node --trace-deprecation \.\.\.` to show where the warning was created\)$/, note: null },
+];
+
 export function lineRelay(source: string, format: "pretty" | "json", write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): (line: string) => void {
   const prettify = format === "pretty" ? pretty.prettyFactory({ ...PRETTY_OPTIONS, colorize: Boolean(process.stdout.isTTY) }) : undefined;
   return (line: string) => {
@@ -62,7 +78,9 @@ export function lineRelay(source: string, format: "pretty" | "json", write: (lin
         // not JSON after all: relayed as text
       }
     }
-    const record = fields ?? { level: PINO_LEVELS.warn, msg: line.trimEnd() };
+    const known = fields ? undefined : KNOWN_WARNINGS.find((w) => w.match.test(line));
+    if (known && known.note === null) return;
+    const record = fields ?? (known ? { level: PINO_LEVELS.info, msg: known.note } : { level: PINO_LEVELS.warn, msg: line.trimEnd() });
     const time = record.time;
     record.time = typeof time === "number" ? new Date(time).toISOString() : typeof time === "string" ? time : new Date().toISOString();
     if (typeof record.level === "string") record.level = PINO_LEVELS[record.level] ?? PINO_LEVELS.info;

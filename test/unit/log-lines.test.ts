@@ -111,6 +111,16 @@ describe("relayed lines (npm start's children)", () => {
     expect(a).toBe("[2026-01-02T03:04:06.000Z] WARN (api): rate limit pool error");
   });
 
+  it("ponder's known pg deprecation notice becomes one info line that says what it is", () => {
+    const out = relayed("ponder", "json", [
+      "(node:1) DeprecationWarning: Calling client.query() when the client is already executing a query is deprecated and will be removed in pg@9.0. Use async/await or an external async flow control mechanism instead.",
+      "(Use `node --trace-deprecation ...` to show where the warning was created)",
+    ]).map((l) => JSON.parse(l));
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ level: 30, service: "ponder" });
+    expect(out[0].msg).toMatch(/ponder 0\.16\.10 queues several on its own transactions' connections/);
+  });
+
   it("an API replica names its own lines", () => {
     const [a] = relayed("api-2", "json", [apiLine]).map((l) => JSON.parse(l));
     expect(a).toMatchObject({ service: "api", name: "api-2" });
