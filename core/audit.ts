@@ -136,13 +136,19 @@ async function inFlightWork(q: Queryable): Promise<InFlightWork[]> {
   const cursorBlock = sql`(SELECT (${engineState.value}->>'block')::bigint FROM ${engineState}
     WHERE ${engineState.key} = 'fee-cursor:' || CASE WHEN ${txIntents.key} LIKE '%:weth' THEN 'WETH' ELSE 'USDC' END)`;
   // Which checks an intent can move, from the work its key names.
-  const areaOf = sql<string>`CASE WHEN ${txIntents.key} LIKE 'claim-cycle:%' OR ${txIntents.key} LIKE 'weth-conversion:%' THEN 'claims'
+  // A collection moves fees into the fee locker, not to the operator: it explains no claimed amount.
+  const areaOf = sql<string>`CASE WHEN ${txIntents.key} LIKE 'claim-cycle:%:claim:%' OR ${txIntents.key} LIKE 'weth-conversion:%' THEN 'claims'
     WHEN ${txIntents.key} LIKE 'buyback:%' OR ${txIntents.key} LIKE 'legacy-weth%' THEN 'buybacks'
     WHEN ${txIntents.key} LIKE 'desk%' THEN 'desks' ELSE 'other' END`;
   const none = sql<string | null>`NULL::text`;
   const rows = await unionAll(
     q
-      .select({ what: sql<string>`'claim cycle ' || ${claimCycles.id} || ' ' || ${claimCycles.status}`, area: sql<string>`'claims'`, amount: none, currency: none })
+      .select({
+        what: sql<string>`'claim cycle ' || ${claimCycles.id} || ' ' || ${claimCycles.status}`,
+        area: sql<string>`CASE WHEN ${claimCycles.status} = 'claiming' THEN 'claims' ELSE 'other' END`,
+        amount: none,
+        currency: none,
+      })
       .from(claimCycles)
       .where(inArray(claimCycles.status, ["collecting", "claiming"])),
     // A claim mined but not yet attributed to tokens (the fee-claimer books it right after).
