@@ -1,8 +1,27 @@
 /**
  * Thousands of generated malformed requests to REST and GraphQL, in memory and over HTTP
- * through ponder's server, on real indexed data: never a 5xx, always a JSON error.
+ * through ponder's server, on real indexed data: never a 5xx, always a JSON error. And GraphQL
+ * documents generated from the served schema (its introspection): fields with arguments of
+ * their types and selections of their own, valid and mangled — never a 5xx nor an internal error.
  */
 import fc from "fast-check";
+import {
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  buildClientSchema,
+  getIntrospectionQuery,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  isScalarType,
+  isUnionType,
+} from "graphql";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conflict } from "../../api/http/errors.js";
@@ -250,4 +269,91 @@ describe("fuzz", () => {
       { numRuns: 300 },
     );
   });
+});
+
+// ------------------------------------------------------------------ documents from the served schema
+
+/** A literal for an input type: mostly well-typed, sometimes not (null, a wrong scalar). */
+function inputValue(type: GraphQLInputType, depth: number): fc.Arbitrary<string> {
+  const wrong = fc.constantFrom("null", "1", '"x"', "[]", "{}", "true", "-1", '"0x0"');
+  const inner = getNullableType(type) as GraphQLInputType;
+  let good: fc.Arbitrary<string>;
+  if (isListType(inner)) good = depth > 2 ? fc.constant("[]") : fc.array(inputValue(inner.ofType, depth + 1), { maxLength: 3 }).map((xs) => `[${xs.join(", ")}]`);
+  else if (isEnumType(inner)) good = fc.constantFrom(...inner.getValues().map((v) => v.name));
+  else if (isInputObjectType(inner)) {
+    const fields = Object.values(inner.getFields());
+    good = depth > 2 || fields.length === 0 ? fc.constant("{}") : fc.tuple(...fields.map((f) => fc.option(inputValue(f.type, depth + 1), { nil: undefined }))).map(
+      (vs) => `{ ${vs.map((v, i) => (v === undefined ? "" : `${fields[i]!.name}: ${v}`)).filter(Boolean).join(", ")} }`,
+    );
+  } else if (isScalarType(inner) && inner.name === "Int") good = fc.oneof(fc.integer({ min: -5, max: 300 }), fc.integer()).map(String);
+  else if (isScalarType(inner) && inner.name === "Boolean") good = fc.boolean().map(String);
+  else if (isScalarType(inner) && inner.name === "Float") good = fc.double({ noNaN: true, noDefaultInfinity: true }).map(String);
+  else good = fc.oneof(address, fc.string({ maxLength: 12 }), fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), fc.constantFrom("2025-01-01T00:00:00Z", "")).map((v) => JSON.stringify(v));
+  return fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: wrong });
+}
+
+/** A selection of `type`'s fields, each with arguments and, for objects, a selection of their own. */
+function selection(schema: GraphQLSchema, type: GraphQLOutputType, depth: number): fc.Arbitrary<string> {
+  const named = getNamedType(type);
+  if (isUnionType(named) || isInterfaceType(named)) {
+    const members = isUnionType(named) ? named.getTypes() : schema.getPossibleTypes(named);
+    if (members.length === 0 || depth > 3) return fc.constant("{ __typename }");
+    return fc
+      .subarray([...members], { minLength: 1, maxLength: Math.min(2, members.length) })
+      .chain((ms) => fc.tuple(...ms.map((m) => selection(schema, m, depth + 1).map((sel) => `... on ${m.name} ${sel}`))))
+      .map((parts) => `{ __typename ${parts.join(" ")} }`);
+  }
+  if (!isObjectType(named)) return fc.constant("");
+  const fields = Object.values(named.getFields()) as GraphQLField<unknown, unknown>[];
+  if (depth > 3) return fc.constant("{ __typename }");
+  return fc
+    .subarray(fields, { minLength: 1, maxLength: Math.min(4, fields.length) })
+    .chain((fs) => fc.tuple(...fs.map((f) => field(schema, f, depth))))
+    .map((parts) => `{ ${parts.join(" ")} }`);
+}
+
+function field(schema: GraphQLSchema, f: GraphQLField<unknown, unknown>, depth: number): fc.Arbitrary<string> {
+  const args = f.args.length === 0 ? fc.constant("") : fc.tuple(...f.args.map((a) => fc.option(inputValue(a.type, 0), { nil: undefined, freq: 2 }))).map((vs) => {
+    const given = vs.map((v, i) => (v === undefined ? "" : `${f.args[i]!.name}: ${v}`)).filter(Boolean);
+    return given.length ? `(${given.join(", ")})` : "";
+  });
+  const named = getNamedType(f.type);
+  const sub = isObjectType(named) || isInterfaceType(named) || isUnionType(named) ? selection(schema, f.type, depth + 1) : fc.constant("");
+  return fc.tuple(args, sub).map(([a, s2]) => `${f.name}${a} ${s2}`.trim());
+}
+
+/** A valid-looking document, or the same mangled: a span cut out, a character inserted, a brace dropped. */
+function documents(schema: GraphQLSchema): fc.Arbitrary<string> {
+  const valid = selection(schema, schema.getQueryType()!, 0);
+  const mangled = fc.tuple(valid, fc.nat(), fc.nat({ max: 8 }), fc.constantFrom("{", "}", "(", ")", ":", "$", "@", "...", '"', "#", "\\u0000", "query", "fragment")).map(
+    ([d, at, len, ins]) => {
+      const i = at % Math.max(1, d.length);
+      return `${d.slice(0, i)}${ins}${d.slice(i + len)}`;
+    },
+  );
+  return fc.oneof({ weight: 2, arbitrary: valid }, { weight: 1, arbitrary: mangled });
+}
+
+describe("documents generated from the served schema", () => {
+  it("valid and mangled, in memory: never a 5xx nor an internal error", async () => {
+    const intro = await memory(
+      new Request(`${BASE}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query: getIntrospectionQuery() }) }),
+    );
+    const schema = buildClientSchema(((await intro.json()) as { data: never }).data);
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(documents(schema), async (query) => {
+        const res = await memory(
+          new Request(`${BASE}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": "fuzz" }, body: JSON.stringify({ query }) }),
+        );
+        const text = await res.text();
+        expect(res.status, `${query} → ${res.status} ${text}`).toBeLessThan(500);
+        expect(text, query).not.toMatch(/INTERNAL_SERVER_ERROR|Unexpected error/);
+        if (res.status === 200 && !text.includes('"errors"')) answered++;
+      }),
+      { numRuns: 300 },
+    );
+    // The generator reaches real answers, not only refusals.
+    expect(answered).toBeGreaterThan(10);
+  }, 120_000);
 });
