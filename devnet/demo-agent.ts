@@ -4,6 +4,11 @@
  * the default charter, the agent wallet funded, the launch — so the printed prospectus link
  * shows a live agent on the first click. Done once per devnet (remembered in
  * `demo-agent.json` beside the chain's state); a later start reuses it.
+ *
+ * A crash rolls the devnet back to its last saved state, which may predate the demo's
+ * launch: the engine re-sends the agent's signed launch transactions, but the wallet's funding
+ * was not the engine's to re-send. A later start that finds the demo token gone funds the
+ * wallet again, so those transactions can be mined.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -45,9 +50,13 @@ function expectStatus(answer: Answer, status: number, what: string): Record<stri
 /** The demo agent of this devnet, launched through the API on the first call. */
 export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chainId: number; dataDir: string; log: (line: string) => void }): Promise<DemoAgent> {
   const file = join(p.dataDir, "demo-agent.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as DemoAgent;
-
   const key = devnetPrivateKey(DEMO_CREATOR) as Hex;
+  if (existsSync(file)) {
+    const demo = JSON.parse(readFileSync(file, "utf8")) as DemoAgent;
+    await refundAfterRollback(createDevnetContext(p.rpcUrl, p.chainId, key), demo, p.log);
+    return demo;
+  }
+
   const creator = privateKeyToAccount(key);
   const nonce = expectStatus(await call(p.apiBase, "GET", "/auth/nonce"), 200, "sign-in nonce");
   const message = createSiweMessage({
@@ -79,4 +88,15 @@ export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chai
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`);
   p.log(`demo agent ${agentId} launched ${demo.token}`);
   return demo;
+}
+
+/** The demo's launch left with a rollback (its token has no code): the wallet gets its funding back, up to `DEMO_FUNDING`. */
+async function refundAfterRollback(funder: ReturnType<typeof createDevnetContext>, demo: DemoAgent, log: (line: string) => void): Promise<void> {
+  const code = await funder.publicClient.getCode({ address: demo.token });
+  if (code && code !== "0x") return;
+  const balance = await funder.publicClient.getBalance({ address: demo.wallet });
+  if (balance >= DEMO_FUNDING) return;
+  log(`demo agent ${demo.agentId}: its token ${demo.token} left with a devnet rollback; funding its wallet again so its launch is mined again`);
+  const hash = await funder.walletClient.sendTransaction({ to: demo.wallet, value: DEMO_FUNDING - balance, account: funder.account, chain: funder.walletClient.chain });
+  await funder.publicClient.waitForTransactionReceipt({ hash });
 }

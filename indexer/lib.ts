@@ -123,16 +123,30 @@ export async function openBuyback(db: Db, address: Hex, id: string): Promise<voi
     .insert(buybackQueue)
     .values({ token: address, head: 0, tail: 1 })
     .onConflictDoUpdate((row) => ({ tail: row.tail + 1 }));
-  await db.insert(buybackQueueEntry).values({ token: address, seq: queue.tail - 1, buybackId: id });
+  await db
+    .insert(buybackQueueEntry)
+    .values({ token: address, seq: queue.tail - 1, buybackId: id })
+    .onConflictDoUpdate({ buybackId: id });
 }
 
-/** Appends a token (and the amount of the fact it stands for, if any) to a named queue (`token_queue`). */
+/**
+ * Appends a token (and the amount of the fact it stands for, if any) to a named queue (`token_queue`).
+ *
+ * The queue row (`head`, `tail`) is the truth; an entry is a slot, and a slot at or past `tail` is
+ * free whatever it holds. After a whole-stack crash the devnet rolls back and ponder's crash
+ * recovery rewinds the queue row; a slot written in the rewound blocks can survive it (seen as a
+ * duplicate key on `token_queue_entry`), so appending overwrites the slot instead of assuming it
+ * empty. The same holds for the buyback queue.
+ */
 export async function enqueueToken(db: Db, name: string, address: Hex, amount: bigint | null = null): Promise<void> {
   const queue = await db
     .insert(tokenQueue)
     .values({ name, head: 0, tail: 1 })
     .onConflictDoUpdate((row) => ({ tail: row.tail + 1 }));
-  await db.insert(tokenQueueEntry).values({ name, seq: queue.tail - 1, token: address, amount });
+  await db
+    .insert(tokenQueueEntry)
+    .values({ name, seq: queue.tail - 1, token: address, amount })
+    .onConflictDoUpdate({ token: address, amount });
 }
 
 /** Every entry of a named queue, oldest first, and empties it (entries before `head` are read). */

@@ -239,6 +239,12 @@ export class TxPipeline {
    * Settles the intents a reorg sent back to broadcast, of any signer, whose re-sent bytes are
    * mined again (no key needed: the receipt is looked up by every hash the intent had). Those
    * not mined yet stay broadcast; the next call, or the signer's next send, settles them.
+   *
+   * The operator's are re-sent by `resumeInFlight`. Another wallet's (an agent's launch steps)
+   * have no worker to drive them, so their signed bytes are re-sent here, as they are: a node
+   * that lost them (a devnet rolled back by a crash loses its mempool) mines them again. A
+   * wallet whose funding left with the reorg cannot pay until it is funded again: the bytes
+   * wait, and are re-sent on every call.
    */
   async settleReorged(): Promise<string[]> {
     const rows = await this.withRetry("load reorged intents", () =>
@@ -248,11 +254,30 @@ export class TxPipeline {
     for (const r of rows) {
       const row = intentFromRecord(r);
       const receipt = await this.findReceipt(row.txHashes);
-      if (!receipt) continue;
-      await this.settle(row, receipt);
-      settled.push(row.key);
+      if (receipt) {
+        await this.settle(row, receipt);
+        settled.push(row.key);
+      } else if (row.rawTx && row.signer && row.signer !== this.operatorAccount?.address) {
+        await this.resendOthers(row);
+      }
     }
     return settled;
+  }
+
+  private readonly resendWarnedAt = new Map<string, number>();
+
+  /** Re-sends another wallet's signed bytes after a reorg; a refusal is logged, never thrown (the next call tries again). */
+  private async resendOthers(row: IntentRow): Promise<void> {
+    try {
+      await this.rebroadcast(row);
+    } catch (error) {
+      const e = classifyError(error);
+      const why = e.code === "insufficient-funds" ? `wallet ${row.signer} cannot pay for it (its funding may have left with the reorg)` : describeError(error);
+      const last = this.resendWarnedAt.get(row.key) ?? 0;
+      if (Date.now() - last < 60_000) return; // once a minute per intent
+      this.resendWarnedAt.set(row.key, Date.now());
+      this.log.warn({ intent: row.key, signer: row.signer, nonce: row.nonce, why }, `reorged transaction ${row.key} not re-sent yet: ${why}`);
+    }
   }
 
   /** Rows written before intents had a signer belong to the operator. */
