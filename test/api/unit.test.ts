@@ -355,6 +355,7 @@ describe("OpenAPI document", () => {
       "/auth/logout",
       "/auth/nonce",
       "/auth/verify",
+      "/burns/{token}",
       "/buybacks",
       "/buybacks/{token}",
       "/health",
@@ -364,6 +365,8 @@ describe("OpenAPI document", () => {
       "/tokens",
       "/tokens/launch",
       "/tokens/register",
+      "/tokens/{token}/candles",
+      "/tokens/{token}/market",
     ]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["operatorKey", "session"]);
     expect(doc.paths["/agents/{id}/charter/launch"].post.security).toEqual([{ session: [] }]);
