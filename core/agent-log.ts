@@ -13,6 +13,7 @@ import type { Logger } from "../common/logger.js";
 import { agents } from "../schema/agents.js";
 import { type Queryable, dbOf, tables } from "./db/client.js";
 import { describeDecision, shortAddress, tokenSymbol } from "./log-lines.js";
+import { toJsonValue } from "../common/json.js";
 
 export type Decision = { worker: string; token?: Address | null; decision: string; reason: string; data?: Record<string, unknown> };
 
@@ -22,7 +23,7 @@ const QUIET = new Set(["wait", "skip"]);
 /** bigint values become decimal strings (JSON has no bigint). */
 function jsonSafe(data: Record<string, unknown> | undefined): Record<string, unknown> | null {
   if (!data) return null;
-  return JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+  return toJsonValue(data);
 }
 
 /** Personas found per database handle (a launched agent's charter never changes). */

@@ -38,10 +38,11 @@ import { checkLedgerInvariants, ledgerTotals } from "../core/ledger/ledger.js";
 import { awaitWorkerRun, requestWorkerRun } from "./runtime/run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 import { type Format, formatAudit, formatLedger, formatValue } from "./cli-format.js";
+import { stringifyJson } from "../common/json.js";
 
 const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`);
+const print = (value: unknown) => process.stdout.write(`${stringifyJson(value, 2)}\n`);
 
 /** Output flags, taken out of the arguments wherever they stand. */
 function outputFlags(argv: string[]): { rest: string[]; json: boolean; format: Format } {

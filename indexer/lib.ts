@@ -6,6 +6,7 @@ import type { Context } from "ponder:registry";
 import { activity, buybackQueue, buybackQueueEntry, protocolTotals, tokenQueue, tokenQueueEntry, tokenTotals } from "ponder:schema";
 import type { Hex } from "viem";
 import { quoteAtSqrtPrice } from "../common/uniswap.js";
+import { toJsonValue } from "../common/json.js";
 
 type Db = Context["db"];
 type EventLike = { block: { number: bigint; timestamp: bigint }; transaction: { hash: Hex }; log: { logIndex: number } };
@@ -19,7 +20,7 @@ export function activityId(event: EventLike, n = 0): string {
 
 /** JSON-safe copy: bigints become decimal strings (money stays exact). */
 export function jsonSafe(data: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+  return toJsonValue(data);
 }
 
 export async function recordActivity(

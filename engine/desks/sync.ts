@@ -15,6 +15,7 @@ import { Legs, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
 import { getState, setState } from "../runtime/state.js";
 import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
 import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
+import { toJsonValue } from "../../common/json.js";
 
 const CURSOR_KEY = "perps-cursor";
 
@@ -181,7 +182,7 @@ async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
 }
 
 function jsonArgs(args: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+  return toJsonValue(args);
 }
 
 async function findTrade(tx: Tx, where: ReturnType<typeof and>): Promise<DeskTrade | undefined> {

@@ -11,6 +11,7 @@ import { tables } from "../../core/db/client.js";
 import { describeError } from "../../core/errors.js";
 import type { Worker, WorkerName, WorkerResult } from "../workers/types.js";
 import { isWorkerName } from "../workers/types.js";
+import { toJsonValue } from "../../common/json.js";
 
 /** First retry after a failure waits this long (scaled), doubling per consecutive failure. */
 export const FAILURE_BACKOFF_SECONDS = 5;
@@ -48,7 +49,7 @@ export async function registerWorkers(ctx: Pick<EngineContext, "db">, workers: W
 export type CycleOutcome = { ok: true; result: WorkerResult; ms: number } | { ok: false; error: string; ms: number };
 
 function jsonSafe(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value ?? null, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+  return toJsonValue(value ?? null);
 }
 
 /** Told of every finished cycle of an engine (the metrics' runs, failures and durations). */

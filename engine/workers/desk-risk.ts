@@ -18,6 +18,7 @@ import { listDesks, tradesOf } from "../desks/trades.js";
 import { mandateFor } from "../../core/mandate.js";
 import { tokenInfo } from "../../core/tokens.js";
 import type { Worker } from "./types.js";
+import { toJsonValue } from "../../common/json.js";
 
 const WORKER = "desk-risk";
 
@@ -25,7 +26,7 @@ const WORKER = "desk-risk";
 export async function setDeskHalted(ctx: EngineContext, token: Address, halted: boolean, reason: string, data?: Record<string, unknown>): Promise<void> {
   const haltId = await ctx.db.transaction(async (tx) => {
     await tx.update(tables.desks).set({ halted, haltReason: halted ? reason : null, updatedAt: new Date() }).where(eq(tables.desks.token, token));
-    const [row] = await tx.insert(tables.deskHalts).values({ token, halted, reason, data: data ? JSON.parse(JSON.stringify(data, (_k, v) => (typeof v === "bigint" ? v.toString() : v))) : null }).returning({ id: tables.deskHalts.id });
+    const [row] = await tx.insert(tables.deskHalts).values({ token, halted, reason, data: data ? toJsonValue(data) : null }).returning({ id: tables.deskHalts.id });
     return row!.id;
   });
   await logDecision(ctx, { worker: WORKER, token, decision: halted ? "desk-halted" : "desk-unhalted", reason, data });

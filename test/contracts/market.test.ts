@@ -12,6 +12,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketAction, mulberry32, startMarket } from "../../devnet/market.js";
 import { DEVNET_ACCOUNTS, devnetAccount, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
+import { stringifyJson } from "../../common/json.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -108,7 +109,7 @@ describe("market simulator", () => {
     const first = await market.step();
     const execute = first.find((a) => a.kind === "execute");
     expect(execute).toBeDefined();
-    expect(execute!.error, JSON.stringify(execute, (_, v) => (typeof v === "bigint" ? v.toString() : v))).toBeUndefined();
+    expect(execute!.error, stringifyJson(execute)).toBeUndefined();
     expect((execute as { orderIds: bigint[] }).orderIds).toContain(initiated!.args.orderId);
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count + 1n);
     const stored = await reader.read<{ index: bigint; openPrice: bigint; leverage: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, 0n, slot]);
@@ -118,7 +119,7 @@ describe("market simulator", () => {
     await keeper.write(feed, feedAbi, "setAnswer", [(stored.openPrice * 95n) / 100n / 100n]);
     const second = await market.step();
     await market.stop();
-    const shown = JSON.stringify(second, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+    const shown = stringifyJson(second);
     expect(second, shown).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count);
   });
