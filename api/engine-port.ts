@@ -14,6 +14,7 @@ import { type DesksHealth, type WorkerHealth as EngineWorkerHealth, readWorkerHe
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
 import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
+import { PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN } from "../common/pg-errors.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
 export type WorkerHealth = Pick<
@@ -91,7 +92,7 @@ export const idleEngine: EnginePort = {
 };
 
 /** PostgreSQL error codes meaning "the engine has not created this yet". */
-const NOT_YET = new Set(["3F000", "42P01", "42703"]);
+const NOT_YET: ReadonlySet<string> = new Set([...PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN]);
 
 async function tolerant<T>(empty: T, read: () => Promise<T>): Promise<T> {
   try {

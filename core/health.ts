@@ -10,6 +10,7 @@ import { pipelineHealth } from "./chain/pipeline.js";
 import { dbOf, tables } from "./db/client.js";
 import { readLease } from "./leadership.js";
 import { type PerpsVenueId, perpsVenueStatus } from "../common/perps-venues.js";
+import { PG_NOT_MIGRATED } from "../common/pg-errors.js";
 
 /** A heartbeat older than this means the engine is not running. */
 export const HEARTBEAT_STALE_MS = 60_000;
@@ -73,8 +74,6 @@ const NOT_STARTED: EngineHealth = {
   desks: null,
 };
 
-/** PostgreSQL's "schema does not exist" and "table does not exist": the engine never migrated. */
-const NEVER_MIGRATED = new Set(["3F000", "42P01"]);
 
 /**
  * Reads the engine's health from what it persisted (no chain call): its workers, state rows
@@ -93,7 +92,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       readLease(db),
     ]);
   } catch (error) {
-    if (NEVER_MIGRATED.has((error as { code?: string }).code ?? "")) return structuredClone(NOT_STARTED);
+    if (PG_NOT_MIGRATED.has((error as { code?: string }).code ?? "")) return structuredClone(NOT_STARTED);
     throw error;
   }
   const [rows, stateRows, transactions, lease] = read;

@@ -1,0 +1,27 @@
+/**
+ * One set of PostgreSQL error codes (`common/pg-errors.ts`). The HTTP error mapping and the
+ * engine's error classes still hold their own copies; until they read the shared module, these
+ * tests keep the copies equal to it.
+ */
+import { describe, expect, it } from "vitest";
+import { PG_NOT_MIGRATED, PG_SHUTTING_DOWN, PG_TRANSIENT, SOCKET_FAILURES, isDatabaseUnavailableCode } from "../../common/pg-errors.js";
+import { isDatabaseUnavailable } from "../../core/errors.js";
+import { TRANSIENT_DB_CODES, transientDbError } from "../../api/http/errors.js";
+
+describe("PostgreSQL error codes", () => {
+  it("the API's transient codes are the shared set", () => {
+    expect(TRANSIENT_DB_CODES).toEqual(PG_TRANSIENT);
+    for (const [code, reason] of Object.entries(PG_TRANSIENT)) expect(transientDbError(new Error("Failed query", { cause: { code } }))).toBe(reason);
+    expect(transientDbError({ code: "23505" })).toBeUndefined();
+  });
+
+  it("the engine counts the database unavailable for exactly the shared codes", () => {
+    const codes = [...PG_SHUTTING_DOWN, ...SOCKET_FAILURES, "08000", "08001", "08003", "08006", "08P01", ...PG_NOT_MIGRATED, ...Object.keys(PG_TRANSIENT), "23505", "ENOTFOUND", "XX000"];
+    for (const code of codes) expect(isDatabaseUnavailable({ code }), code).toBe(isDatabaseUnavailableCode(code));
+    expect(isDatabaseUnavailableCode("57P01")).toBe(true);
+    expect(isDatabaseUnavailableCode("08006")).toBe(true);
+    expect(isDatabaseUnavailableCode("ECONNREFUSED")).toBe(true);
+    expect(isDatabaseUnavailableCode("40001")).toBe(false);
+    expect(isDatabaseUnavailableCode("42P01")).toBe(false);
+  });
+});
