@@ -27,7 +27,29 @@ export type EngineContext = {
   gate: Gate;
   /** A configured contract address, or MissingConfigError naming its variable. */
   contract: (name: ContractName) => Address;
+  /** This engine's work under way and who is told of it (see `EngineLocal`). */
+  local: EngineLocal;
 };
+
+/** How one worker cycle ended: its result, or the error, and how long it took. */
+export type CycleOutcome = { ok: true; result: Record<string, unknown>; ms: number } | { ok: false; error: string; ms: number };
+
+/**
+ * State that belongs to one engine, kept on its context rather than in a module, so that two
+ * engines in one process (the tests, the CLI beside a running engine) never share it.
+ */
+export type EngineLocal = {
+  /** Desk trades whose order is being sent right now: a second caller leaves them alone (`engine/desks/actions.ts`). */
+  deskTradesSending: Set<number>;
+  /** The desk sync under way, which concurrent callers share (`engine/desks/sync.ts`). */
+  deskSync: Promise<unknown> | undefined;
+  /** Told of every finished worker cycle: the metrics (`engine/runtime/scheduler.ts`). */
+  cycleObserver: ((worker: string, outcome: CycleOutcome) => void) | undefined;
+};
+
+export function newEngineLocal(): EngineLocal {
+  return { deskTradesSending: new Set(), deskSync: undefined, cycleObserver: undefined };
+}
 
 export function contractResolver(config: Config): (name: ContractName) => Address {
   return (name) => requireContract(config, name);

@@ -17,11 +17,9 @@ import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
 
 const openKey = (id: number) => `desk-trade:${id}:open`;
 
-/** Trades whose order is being sent right now, per engine: a second caller leaves them alone. */
-const busy = new WeakMap<EngineContext, Set<number>>();
+/** Runs `fn` unless this engine is already sending an order of the trade (then the trade as it is). */
 async function exclusive(ctx: EngineContext, trade: DeskTrade, fn: () => Promise<DeskTrade>): Promise<DeskTrade> {
-  let set = busy.get(ctx);
-  if (!set) busy.set(ctx, (set = new Set()));
+  const set = ctx.local.deskTradesSending;
   if (set.has(trade.id)) return trade;
   set.add(trade.id);
   try {

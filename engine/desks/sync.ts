@@ -19,19 +19,18 @@ import { toJsonValue } from "../../common/json.js";
 
 const CURSOR_KEY = "perps-cursor";
 
-let running: Promise<SyncReport> | undefined;
-
 export type SyncReport = { events: number; opened: number; closed: number; canceled: number; liquidated: number; orphans: number };
 
 /**
  * `syncDeskTrades`: resumes trades whose order was being sent, then applies every perps
- * event since the cursor. Concurrent callers share one run.
+ * event since the cursor. Concurrent callers with the same engine share one run.
  */
 export function syncDeskTrades(ctx: EngineContext, worker = "desk-sync"): Promise<SyncReport> {
-  running ??= doSync(ctx, worker).finally(() => {
-    running = undefined;
+  const local = ctx.local;
+  local.deskSync ??= doSync(ctx, worker).finally(() => {
+    local.deskSync = undefined;
   });
-  return running;
+  return local.deskSync as Promise<SyncReport>;
 }
 
 async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {

@@ -10,7 +10,7 @@ import { sleep } from "../../common/async.js";
 import { createChainClients } from "../../core/chain/client.js";
 import { type FinalityReport, checkFinality } from "../reorg/finality.js";
 import { type PipelineOptions, TxPipeline } from "../../core/chain/pipeline.js";
-import { contractResolver, type EngineContext } from "../../core/context.js";
+import { contractResolver, type EngineContext, newEngineLocal } from "../../core/context.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { reconcileTokenDesks } from "../desks/reconcile.js";
@@ -84,6 +84,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     faults,
     gate: new Gate(),
     contract: contractResolver(config),
+    local: newEngineLocal(),
   };
   const workers = Object.values(WORKERS);
   const scheduler = new Scheduler(ctx, workers, { scale: config.workerIntervalScale, fence: options.fence });

@@ -6,10 +6,10 @@
  * by the operator endpoint or `npm run engine -- request <worker>`) run a cycle now.
  */
 import { eq, isNull, sql } from "drizzle-orm";
-import type { EngineContext } from "../../core/context.js";
+import type { CycleOutcome, EngineContext, EngineLocal } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { describeError } from "../../core/errors.js";
-import type { Worker, WorkerName, WorkerResult } from "../workers/types.js";
+import type { Worker, WorkerName } from "../workers/types.js";
 import { isWorkerName } from "../workers/types.js";
 import { toJsonValue } from "../../common/json.js";
 
@@ -46,19 +46,18 @@ export async function registerWorkers(ctx: Pick<EngineContext, "db">, workers: W
   }
 }
 
-export type CycleOutcome = { ok: true; result: WorkerResult; ms: number } | { ok: false; error: string; ms: number };
+export type { CycleOutcome };
 
 function jsonSafe(value: unknown): unknown {
   return toJsonValue(value ?? null);
 }
 
 /** Told of every finished cycle of an engine (the metrics' runs, failures and durations). */
-export type CycleObserver = (worker: WorkerName, outcome: CycleOutcome) => void;
-const observers = new WeakMap<EngineContext, CycleObserver>();
+export type CycleObserver = NonNullable<EngineLocal["cycleObserver"]>;
 
 /** Attaches an observer to the cycles run with this engine context (one per context). */
 export function observeCycles(ctx: EngineContext, observer: CycleObserver): void {
-  observers.set(ctx, observer);
+  ctx.local.cycleObserver = observer;
 }
 
 /**
@@ -69,7 +68,7 @@ export function observeCycles(ctx: EngineContext, observer: CycleObserver): void
 export async function runWorkerCycle(ctx: EngineContext, worker: Worker): Promise<CycleOutcome> {
   const outcome = await runWorkerCycleUnobserved(ctx, worker);
   try {
-    observers.get(ctx)?.(worker.name, outcome);
+    ctx.local.cycleObserver?.(worker.name, outcome);
   } catch (error) {
     ctx.log.warn({ worker: worker.name, err: describeError(error) }, "cycle observer failed");
   }
