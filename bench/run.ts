@@ -218,7 +218,7 @@ function table(headers: string[], rows: (string | number)[][]): string {
   return [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
 
-/** Thresholds of DESIGN.md §9, checked on this run's figures (ratios from the same run). */
+/** Thresholds of docs/design.md §9 (listed in docs/benchmarks.md), checked on this run's figures (ratios from the same run). */
 export function targetRows(results: Results, connections: number): [target: string, measured: string, met: boolean][] {
   const rows: [string, string, boolean][] = [];
   if (results.indexing) rows.push([`indexing ≥ 0.9× the bare ponder app (${results.indexing.endpoints} endpoints each)`, `${fmt(results.indexing.ratio, 3)}×`, results.indexing.ratio >= 0.9]);
@@ -314,7 +314,7 @@ function finish(results: Results, started: number) {
   if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
   if (results.soak) {
     const s = results.soak;
-    lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (README, \"Finality and reorgs\"). 503s while the database is away are the API's contract and not counted as 5xx.", "", table(["requests", "by status", "5xx", "503 during database outages", "network errors", "engine kills", "chain rollbacks", "database outages", "RPC freezes", "ledger rows", "invariants", "reorg deficits"], [[
+    lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.", "", table(["requests", "by status", "5xx", "503 during database outages", "network errors", "engine kills", "chain rollbacks", "database outages", "RPC freezes", "ledger rows", "invariants", "reorg deficits"], [[
       s.requests,
       Object.entries(s.byStatus).map(([k, v]) => `${k}: ${v}`).join(", "),
       s.server5xx,

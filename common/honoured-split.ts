@@ -1,5 +1,5 @@
 /**
- * The split a token's fees really follow, from the LP locker's reward slots (DESIGN.md §5).
+ * The split a token's fees really follow, from the LP locker's reward slots (docs/design.md §5.1).
  *
  * The locker divides every fee between its reward slots by `rewardBps`. The slots paying the
  * operator wallet reach the engine, which splits them 500 : assetBps : perpBps into the

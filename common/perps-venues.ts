@@ -2,7 +2,7 @@
  * The perps venues the engine has an adapter for, and what each declares it supports: the
  * protocol, its version and the chains where that version runs. `perpsVenueStatus` decides
  * from the configuration alone whether desks may trade: on a chain the configured adapter does
- * not declare, the engine sends no perps call at all (DESIGN.md §4), and the perp leg keeps
+ * not declare, the engine sends no perps call at all (docs/design.md §4.4), and the perp leg keeps
  * accumulating in the ledger until an adapter for that chain's venue exists.
  *
  * Pure data and one pure function, so the engine (which enforces it) and the API (which shows

@@ -1,6 +1,6 @@
 /**
  * The fee split, as pure integer maths shared by the engine (which allocates the operator's
- * USDC) and the indexer (which keeps per-leg totals). DESIGN.md §5.
+ * USDC) and the indexer (which keeps per-leg totals). docs/design.md §5.1.
  */
 import { CONFIGURABLE_BPS, PROTOCOL_REWARD_BPS } from "./constants.js";
 

@@ -1,5 +1,5 @@
 /**
- * The three-way audit (DESIGN.md §5): the ledger, the indexed facts and the chain's balances
+ * The three-way audit (docs/design.md §5.6): the ledger, the indexed facts and the chain's balances
  * must tell the same story, to the base unit.
  *
  * 1. The ledger on its own: its invariants (claimed = sum of legs, no leg overspent, bought =

@@ -56,7 +56,7 @@ export function contractResolver(config: Config): (name: ContractName) => Addres
 }
 
 /**
- * The newest block a worker may spend from (DESIGN.md §5): `CONFIRMATIONS` below the head.
+ * The newest block a worker may spend from (docs/design.md §5.5): `CONFIRMATIONS` below the head.
  * Inflows from newer blocks stay pending until then. With no confirmations configured every
  * recorded block counts as final (Infinity), and no chain call is made.
  */

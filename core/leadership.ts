@@ -1,5 +1,5 @@
 /**
- * Engine leadership as a lease with a fencing epoch (DESIGN.md §3, §9).
+ * Engine leadership as a lease with a fencing epoch (docs/design.md §3.1).
  *
  * One row, `engine.leadership`, names the engine that leads, the epoch of its term, its lease
  * session and when the term expires. Taking the lease is one statement that succeeds only on

@@ -1,6 +1,6 @@
 /**
  * The operator's LP fees, per token and currency, through the three steps that make them
- * USDC (DESIGN.md §5): collected by the locker (`ClaimedRewards`), claimed from the fee
+ * USDC (docs/design.md §5.2): collected by the locker (`ClaimedRewards`), claimed from the fee
  * locker (`ClaimTokens`, which settles every collection since the previous claim, as the
  * engine's attribution does), and — for WETH — sold by the operator's conversion swap, whose
  * realised USDC is divided among the tokens as the engine divides it. Collected fees wait,

@@ -1,5 +1,5 @@
 /**
- * The edge formats of DESIGN.md §7: checksummed addresses, ISO-8601 timestamps, exact
+ * The edge formats of docs/design.md §7: checksummed addresses, ISO-8601 timestamps, exact
  * decimal strings in whole units (never floats).
  */
 import { type Address, getAddress } from "viem";

@@ -1,5 +1,5 @@
 /**
- * An agent's charter (DESIGN.md §8): engine, persona and mandate. Pure: the zod schema, the
+ * An agent's charter (docs/design.md §8): engine, persona and mandate. Pure: the zod schema, the
  * default charter, the canonical form whose keccak256 the registry stores, and the mandate
  * the token's workers obey.
  *

@@ -1,6 +1,6 @@
 /**
  * Swaps through the UniversalRouter (inputs pulled through Permit2). The route follows the
- * token pool's paired currency (DESIGN.md §4): the paired currency itself is one v4 hop; the
+ * token pool's paired currency (docs/design.md §5.4): the paired currency itself is one v4 hop; the
  * other of USDC/WETH first crosses the v3 USDC/WETH pool, both hops in one atomic `execute`.
  *
  * Every swap the service signs is planned here, from one quoting path: a fresh quote at

@@ -1,5 +1,5 @@
 /**
- * The agent launch (`charter/launch`, DESIGN.md §8): a fund check, then each step as an
+ * The agent launch (`charter/launch`, docs/design.md §8): a fund check, then each step as an
  * intent keyed by the agent (and the attempt of a step that failed before):
  *
  *   1. agent wallet → operator: the platform fee (`agent:<id>:platform-fee`, once ever)

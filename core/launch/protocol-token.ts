@@ -2,7 +2,7 @@
  * Launching the protocol token on any chain (`npm run engine -- launch-protocol-token`): the
  * configured Clanker launcher deploys it into a Uniswap v4 pool paired with USDC, starting at
  * about 10,000 USDC of market cap, with 100% of its LP fees to the operator wallet (paid in
- * USDC), and it is not enrolled in the registry (its fees are operator revenue, DESIGN.md §5).
+ * USDC), and it is not enrolled in the registry (its fees are operator revenue, docs/design.md §5.1).
  * The transaction goes through the engine's pipeline under a key derived from the salt, so a
  * repeated command finds the first launch instead of sending a second one.
  */
@@ -14,7 +14,7 @@ import { buildDeploymentConfig, encodeDeployToken, parseTokenCreated } from "../
 import type { TxPipeline } from "../chain/pipeline.js";
 import { classifyError } from "../errors.js";
 
-/** About 10,000 USDC of starting market cap (DESIGN.md §4). */
+/** About 10,000 USDC of starting market cap (docs/design.md §4.5). */
 export const PROTOCOL_TOKEN_MARKET_CAP_USDC = 10_000n * 10n ** BigInt(USDC_DECIMALS);
 
 export type ProtocolTokenParams = {

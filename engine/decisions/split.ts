@@ -1,5 +1,5 @@
 /**
- * Fee split maths (DESIGN.md §5). Pure and integer-only: legs are bigint base units that
+ * Fee split maths (docs/design.md §5.1). Pure and integer-only: legs are bigint base units that
  * always add up exactly to the input.
  */
 import { splitOperatorShare } from "../../common/split.js";

@@ -1,5 +1,5 @@
 /**
- * Attribution of the operator's pooled fee-locker balance to tokens (DESIGN.md §5).
+ * Attribution of the operator's pooled fee-locker balance to tokens (docs/design.md §5.2).
  *
  * The fee locker pools the operator's fees per currency across every token, and `claim`
  * sweeps the whole pool. Per-token amounts come from the LP locker's

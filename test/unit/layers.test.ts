@@ -1,5 +1,5 @@
 /**
- * The layers of DESIGN.md §2, read from the import graph: arrows between top-level folders
+ * The layers of docs/design.md §2, read from the import graph: arrows between top-level folders
  * point one way, down to `core/`, `schema/` and `common/`. Nothing imports `api/` (but ponder's
  * bridge), and neither `api/` nor `devnet/` imports `engine/`.
  */
