@@ -29,13 +29,13 @@ import { type PrivateDevnet, startPrivateDevnet } from "../engine/devnet.js";
 import { rpc } from "../engine/helpers.js";
 import { freePort } from "../helpers/ports.js";
 import { type Stack, startStack } from "../helpers/stack.js";
-import { type TcpProxy, startTcpProxy } from "../helpers/tcp-proxy.js";
+import { type FaultProxy, startFaultProxy } from "../../bench/fault-proxy.js";
 
 const OUTAGE_SECONDS = 45;
 const dir = mkdtempSync(join(tmpdir(), "launchpad-rpc-refused-"));
 chmodSync(dir, 0o755);
 let d: PrivateDevnet;
-let proxy: TcpProxy;
+let proxy: FaultProxy;
 let stack: Stack | undefined;
 let operator: string;
 let baseNonce: number;
@@ -46,7 +46,7 @@ beforeAll(async () => {
   baseNonce = Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
   // A block every second, like a live chain.
   await rpc(d.rpcUrl, "evm_setIntervalMining", [1]);
-  proxy = await startTcpProxy(d.rpcUrl);
+  proxy = await startFaultProxy(d.rpcUrl);
 }, 240_000);
 
 afterAll(async () => {
@@ -85,7 +85,7 @@ describe("npm start through an RPC refusing connections", () => {
     await s.waitFor("the index at the head", 60_000, async () => ((await s.indexerLag(d.rpcUrl).catch(() => 99)) < 3 ? true : undefined));
 
     // The RPC refuses every connection for 45 s.
-    await proxy.stop();
+    await proxy.refuse();
     const stoppedAt = Date.now();
     const during: { code: number; status: string; reasons: string[] }[] = [];
     while (Date.now() - stoppedAt < OUTAGE_SECONDS * 1000) {
@@ -95,7 +95,7 @@ describe("npm start through an RPC refusing connections", () => {
       await new Promise((r) => setTimeout(r, 2_000));
     }
     const lagAtReturn = await s.indexerLag(d.rpcUrl);
-    await proxy.start();
+    await proxy.restore();
     const resumedAt = Date.now();
 
     // Health told the truth meanwhile: degraded (never a 500), with its reasons.
