@@ -447,7 +447,8 @@ export const activityItem = z
     txHash: hash,
     blockNumber: int,
     timestamp: iso,
-    data: z.record(z.unknown()).describe("The event's facts; amounts as exact decimals in whole units"),
+    // Any JSON value per fact (`{}`): zod-to-openapi would write `{ nullable: true }` without a type, which OpenAPI 3.0 does not allow.
+    data: documented(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts; amounts as exact decimals in whole units"),
   })
   .strict();
 

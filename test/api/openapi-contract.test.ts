@@ -24,6 +24,7 @@ let h: Harness;
 let s: Scenario;
 let api: OpenAPIBackend;
 const { operator, trader } = actors();
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 /** `operationId status` of every answer checked. */
 const checked = new Set<string>();
 
@@ -33,7 +34,14 @@ beforeAll(async () => {
   const served = await h.call("GET", "/api/v1/openapi.json");
   expect(served.status).toBe(200);
   // Strict: a document openapi-backend finds invalid fails here.
-  api = new OpenAPIBackend({ definition: structuredClone(served.json) as Document, apiRoot: "/api/v1", strict: true, quick: false });
+  api = new OpenAPIBackend({
+    definition: structuredClone(served.json) as Document,
+    apiRoot: "/api/v1",
+    strict: true,
+    quick: false,
+    // The formats the document uses (ajv knows none by default): RFC 3339 timestamps, UUIDs, URIs.
+    ajvOpts: { formats: { "date-time": RFC3339, uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, uri: (v: string) => URL.canParse(v) } },
+  });
   await api.init();
 }, 300_000);
 afterAll(async () => {
@@ -230,6 +238,19 @@ describe("the service's own limits and outages", () => {
       await holder.end();
       await pool.end();
     }
+  });
+});
+
+describe("the validator", () => {
+  it("refuses what the document does not allow: another code, a missing one, a status not listed", () => {
+    const audit = api.getOperations().find((o) => o.method === "get" && o.path === "/audit")!;
+    expect(api.validateResponse({ error: "missing Authorization", code: "UNAUTHORIZED" }, audit, 401).valid).toBe(true);
+    expect(api.validateResponse({ error: "missing Authorization", code: "NOT_FOUND" }, audit, 401).valid).toBe(false);
+    expect(api.validateResponse({ error: "missing Authorization" }, audit, 401).valid).toBe(false);
+    expect(api.validateResponse({ error: "x", code: "UNAUTHORIZED", stack: "at x" }, audit, 401).valid).toBe(false);
+    expect(audit.responses?.["404"]).toBeUndefined();
+    const stats = api.getOperations().find((o) => o.method === "get" && o.path === "/stats")!;
+    expect(api.validateResponse({ updatedAt: "yesterday" }, stats, 200).valid).toBe(false);
   });
 });
 
