@@ -8,6 +8,7 @@
 import { type Hex, decodeErrorResult, isHex } from "viem";
 import { knownErrorsAbi } from "../common/abis/errors.js";
 import { ServiceError, type ServiceErrorCode, causeChain } from "../common/errors.js";
+import { PG_NO_SUCH_DATABASE, isDatabaseUnavailableCode } from "../common/pg-errors.js";
 
 export { ServiceError, type ServiceErrorOptions, SERVICE_ERROR_CODES, type ServiceErrorCode, causeChain } from "../common/errors.js";
 
@@ -131,8 +132,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (!e || typeof e !== "object") return false;
     const o = e as { code?: unknown; message?: unknown; errors?: unknown };
     const code = typeof o.code === "string" ? o.code : "";
-    if (/^(57P0[123]|08[0-9A-Z]{3}|3D000)$/.test(code)) return true;
-    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"].includes(code)) return true;
+    if (isDatabaseUnavailableCode(code) || code === PG_NO_SUCH_DATABASE) return true;
     const message = typeof o.message === "string" ? o.message : "";
     if (/Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|Client has encountered a connection error|terminating connection due to administrator command|Query read timeout/i.test(message)) return true;
     // AggregateError (a refused connection tried on IPv4 and IPv6) carries its causes in `errors`.

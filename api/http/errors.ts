@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
 import { WalletKeyError } from "../../core/agents/keys.js";
+import { PG_TRANSIENT } from "../../common/pg-errors.js";
 import { EngineError, ServiceError, type ServiceErrorCode, causeChain, isDatabaseUnavailable } from "../../core/errors.js";
 import { BodyError, formatZodError } from "./validation.js";
 
@@ -69,14 +70,7 @@ export const notConfigured = (message: string) => new ApiError("NOT_CONFIGURED",
  * out of connections or still starting. A read that hits one is retried once, then answered
  * 503 (`DATABASE_BUSY`), never as the server's own error.
  */
-export const TRANSIENT_DB_CODES: Record<string, string> = {
-  "55P03": "lock timeout",
-  "57014": "statement timeout",
-  "40001": "serialization failure",
-  "40P01": "deadlock",
-  "53300": "too many connections",
-  "57P03": "database starting",
-};
+export const TRANSIENT_DB_CODES: Readonly<Record<string, string>> = PG_TRANSIENT;
 
 /** The reason of a transient database error anywhere in `error`'s cause chain, or undefined. */
 export function transientDbError(error: unknown): string | undefined {
