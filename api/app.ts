@@ -59,4 +59,5 @@ export default createApp({
   startedAt: Date.now(),
   logError,
   logClientFault: (message, context) => log.info({ context }, message),
+  logWarn: (message, context) => log.warn({ context }, message),
 });

@@ -2,15 +2,16 @@
  * Assembles the HTTP interface from its dependencies: the REST shim under /api/v1 (routes,
  * OpenAPI document and its reference page at /api/v1/docs, JSON 404) and GraphQL at /graphql,
  * behind per-client rate limits (shared by every replica when a store is given). Every error
- * is `{ "error": "..." }` with a 4xx/5xx status, never a stack trace.
+ * is `{ "error": "...", "code": "..." }` with its code's 4xx/5xx status (api/http/errors.ts),
+ * never a stack trace.
  */
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { agentApi, prospectusPages } from "./agents/index.js";
 import type { ApiDeps } from "./deps.js";
 import { createGraphql } from "./graphql/index.js";
-import { errorResponse, payloadTooLarge, toHttpError } from "./http/errors.js";
-import { BodyError, bodyDeadline, bodyTimeoutOf } from "./http/validation.js";
+import { notFound, onHttpError, payloadTooLarge } from "./http/errors.js";
+import { bodyDeadline, bodyTimeoutOf } from "./http/validation.js";
 import { answeredOnce } from "./http/route-metrics.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit, useRateLimitStore } from "./http/rate-limit.js";
 import { createLiveFeed } from "./push/live-feed.js";
@@ -54,13 +55,7 @@ export function createApp(given: ApiDeps): Hono {
   const read = rateLimit(new RateLimiter(limits.read, { name: "read", overlap: true }));
   const write = rateLimit(new RateLimiter(limits.write, { name: "write" }));
   const document = openApiDocument(REST_ROUTES);
-  const onError = (error: Error, c: Context) => {
-    const http = toHttpError(error);
-    if (http.unexpected) (deps.logError ?? console.error)(error, `${c.req.method} ${c.req.path}`);
-    // A client that stopped sending is the client's fault: a line at info, no stack.
-    else if (error instanceof BodyError && error.clientGone) deps.logClientFault?.(error.message, `${c.req.method} ${c.req.path}`);
-    return errorResponse(c, http);
-  };
+  const onError = onHttpError(deps);
 
   // Error handlers first: `route()` copies a sub-app's routes with the handler it has then.
   const v1 = new Hono().onError(onError);
@@ -72,7 +67,9 @@ export function createApp(given: ApiDeps): Hono {
   // The agent flow (its routes carry their own rate limits).
   if (deps.agents) v1.route("/", agentApi(deps.agents));
   // Mounted inside ponder's server, a sub-app's notFound is not consulted: catch-all instead.
-  v1.all("*", read, (c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  v1.all("*", read, (c) => {
+    throw notFound(`no route ${c.req.method} ${c.req.path}`);
+  });
 
   const graphql = createGraphql(deps);
   const app = new Hono().onError(onError);

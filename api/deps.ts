@@ -34,4 +34,6 @@ export type ApiDeps = {
   logError?: (error: unknown, context: string) => void;
   /** Where a client's own faults (an aborted upload, a body too slow) are noted, at info level. */
   logClientFault?: (message: string, context: string) => void;
+  /** Where expected, handled conditions (a read answered 503 DATABASE_BUSY) are noted, at warn level without a stack. */
+  logWarn?: (message: string, context: string) => void;
 };

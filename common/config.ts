@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { ETH_DECIMALS, USDC_DECIMALS, parseDecimal } from "./money.js";
 import { DEFAULT_PERPS_VENUE, PERPS_VENUE_IDS, type PerpsVenueId } from "./perps-venues.js";
+import { ServiceError } from "./errors.js";
 
 /** anvil's first default account: the devnet operator. Never valid outside the devnet. */
 export const DEVNET_OPERATOR_KEY =
@@ -61,21 +62,21 @@ export type Deployments = {
   protocolToken?: Address;
 };
 
-export class ConfigError extends Error {
+export class ConfigError extends ServiceError {
   override name = "ConfigError";
   constructor(
     readonly variable: string,
     message: string,
   ) {
-    super(`${variable}: ${message}`);
+    super(`${variable}: ${message}`, { code: "NOT_CONFIGURED" });
   }
 }
 
 /** A value the running service needs but was not configured (HTTP 503 at the edge). */
-export class MissingConfigError extends Error {
+export class MissingConfigError extends ServiceError {
   override name = "MissingConfigError";
   constructor(readonly variable: string) {
-    super(`missing configuration: ${variable} is not set`);
+    super(`missing configuration: ${variable} is not set`, { code: "NOT_CONFIGURED" });
   }
 }
 

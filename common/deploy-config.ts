@@ -21,6 +21,7 @@ import {
 import { FeeIn, clankerFactoryAbi } from "./abis/clanker.js";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT, TOTAL_BPS } from "./constants.js";
 import { MAX_TICK, MIN_TICK } from "./uniswap.js";
+import { ServiceError } from "./errors.js";
 
 /** Every Clanker v4 token has 100B supply with 18 decimals, all of it placed in the pool. */
 export const CLANKER_TOKEN_SUPPLY = 100_000_000_000n * 10n ** 18n;
@@ -39,8 +40,12 @@ export type RewardRecipient = { admin: Address; recipient: Address; bps: number;
 /** `deployToken`'s argument, typed from the production ABI. */
 export type DeploymentConfig = ContractFunctionArgs<typeof clankerFactoryAbi, "payable", "deployToken">[0];
 
-export class LaunchConfigError extends Error {
+/** A launch the launcher would refuse (the caller's input). */
+export class LaunchConfigError extends ServiceError {
   override name = "LaunchConfigError";
+  constructor(message: string) {
+    super(message, { code: "BAD_REQUEST" });
+  }
 }
 
 export type BuildDeploymentConfigParameters = {

@@ -2,10 +2,15 @@
  * One error class for the engine, classified by whether retrying can help (ponder's
  * RetryableError vs NonRetryableUserError split): RPC outages, timeouts and nonce races are
  * retryable; reverts are permanent and carry their decoded reason. RPC error texts are mapped
- * by regex, as viem maps them to its own classes.
+ * by regex, as viem maps them to its own classes. Every error class extends `ServiceError`
+ * (common/errors.ts, re-exported here): a stable `code` and `retryable`.
  */
 import { type Hex, decodeErrorResult, isHex } from "viem";
 import { knownErrorsAbi } from "../common/abis/errors.js";
+import { ServiceError, type ServiceErrorCode, causeChain } from "../common/errors.js";
+import { PG_NO_SUCH_DATABASE, isDatabaseUnavailableCode } from "../common/pg-errors.js";
+
+export { ServiceError, type ServiceErrorOptions, SERVICE_ERROR_CODES, type ServiceErrorCode, causeChain } from "../common/errors.js";
 
 export type ErrorCode =
   | "nonce-too-low"
@@ -19,15 +24,12 @@ export type ErrorCode =
   | "database-unavailable"
   | "unknown";
 
-export class EngineError extends Error {
+/** The engine's errors, with its finer codes (the HTTP layer maps them to the service's). */
+export class EngineError extends ServiceError<ErrorCode> {
   override name = "EngineError";
-  readonly code: ErrorCode;
-  readonly retryable: boolean;
   readonly details: string | undefined;
   constructor(shortMessage: string, options: { code: ErrorCode; retryable: boolean; cause?: unknown; details?: string }) {
-    super(shortMessage, { cause: options.cause });
-    this.code = options.code;
-    this.retryable = options.retryable;
+    super(shortMessage, options);
     this.details = options.details;
   }
 }
@@ -56,31 +58,27 @@ export const ERROR_PATTERNS: [RegExp, ErrorCode, boolean][] = [
 /** Every message in an error's cause chain (viem nests the node's text a few levels deep). */
 export function errorText(error: unknown): string {
   const parts: string[] = [];
-  let e: unknown = error;
-  for (let depth = 0; e && depth < 8; depth++) {
-    if (typeof e === "object") {
-      const o = e as { message?: unknown; details?: unknown; shortMessage?: unknown; code?: unknown; cause?: unknown };
-      for (const v of [o.shortMessage, o.details, o.message, o.code]) if (typeof v === "string" && !parts.includes(v)) parts.push(v);
-      e = o.cause;
-    } else {
+  for (const e of causeChain(error)) {
+    if (typeof e !== "object") {
       parts.push(String(e));
       break;
     }
+    const o = e as { message?: unknown; details?: unknown; shortMessage?: unknown; code?: unknown };
+    for (const v of [o.shortMessage, o.details, o.message, o.code]) if (typeof v === "string" && !parts.includes(v)) parts.push(v);
   }
   return parts.join(" | ");
 }
 
 /** Revert data found in an error's cause chain (viem's RawContractError and friends). */
 export function revertDataOf(error: unknown): Hex | undefined {
-  let e: unknown = error;
-  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
-    const o = e as { data?: unknown; cause?: unknown };
+  for (const e of causeChain(error)) {
+    if (typeof e !== "object") break;
+    const o = e as { data?: unknown };
     if (typeof o.data === "string" && isHex(o.data) && o.data.length >= 10) return o.data;
     if (o.data && typeof o.data === "object" && typeof (o.data as { data?: unknown }).data === "string") {
       const d = (o.data as { data: string }).data;
       if (isHex(d) && d.length >= 10) return d;
     }
-    e = o.cause;
   }
   return undefined;
 }
@@ -126,22 +124,20 @@ export function classifyError(error: unknown): EngineError {
  * a failover, a fast shutdown, a full connection table): refused or reset connections, a
  * connection or query that timed out before an answer, the server's admin_shutdown (57P01),
  * crash_shutdown (57P02) and cannot_connect_now (57P03), any connection exception (class 08),
- * and node-postgres's "Connection terminated". Walks the cause chain (drizzle wraps the driver's error).
+ * node-postgres's "Connection terminated", and a database that does not exist (yet): 3D000.
+ * Walks the cause chain (drizzle wraps the driver's error).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  let e: unknown = error;
-  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
-    const o = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  return causeChain(error).some((e) => {
+    if (!e || typeof e !== "object") return false;
+    const o = e as { code?: unknown; message?: unknown; errors?: unknown };
     const code = typeof o.code === "string" ? o.code : "";
-    if (/^(57P0[123]|08[0-9A-Z]{3})$/.test(code)) return true;
-    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"].includes(code)) return true;
+    if (isDatabaseUnavailableCode(code) || code === PG_NO_SUCH_DATABASE) return true;
     const message = typeof o.message === "string" ? o.message : "";
     if (/Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|Client has encountered a connection error|terminating connection due to administrator command|Query read timeout/i.test(message)) return true;
     // AggregateError (a refused connection tried on IPv4 and IPv6) carries its causes in `errors`.
-    if (Array.isArray(o.errors) && o.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
-    e = o.cause;
-  }
-  return false;
+    return Array.isArray(o.errors) && o.errors.some((inner) => isDatabaseUnavailable(inner));
+  });
 }
 
 function firstLine(text: string): string {
@@ -179,12 +175,25 @@ export type RefusalKind =
   /** The chain or database is unavailable, or the service is not configured; retry later (503). */
   | "unavailable";
 
-export class Refusal extends Error {
+/** The service's code of each kind of refusal (its HTTP status follows from the code). */
+export const REFUSAL_CODE = {
+  invalid: "BAD_REQUEST",
+  "not-found": "NOT_FOUND",
+  forbidden: "FORBIDDEN",
+  conflict: "CONFLICT",
+  underfunded: "UNPROCESSABLE",
+  chain: "CHAIN_REFUSED",
+  unavailable: "CHAIN_UNAVAILABLE",
+} as const satisfies Record<RefusalKind, ServiceErrorCode>;
+
+export class Refusal extends ServiceError {
   override name = "Refusal";
   constructor(
     readonly kind: RefusalKind,
     message: string,
+    /** A finer code than the kind's (an "unavailable" refusal that is missing configuration, or the database). */
+    code: ServiceErrorCode = REFUSAL_CODE[kind],
   ) {
-    super(message);
+    super(message, { code, retryable: kind === "unavailable" });
   }
 }

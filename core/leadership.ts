@@ -27,6 +27,7 @@ import type { SQL } from "drizzle-orm";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { type Queryable, tables } from "./db/client.js";
+import { ServiceError } from "./errors.js";
 
 /** The lease of the engine process (one leader per database). */
 export const ENGINE_LEASE = "engine";
@@ -39,8 +40,11 @@ export const DEFAULT_LEASE_RENEW_MS = 2_000;
 const LOCAL_MARGIN_MS = 1_000;
 
 /** Another engine took the lease (or it expired) while this one believed it led: stand down. */
-export class FencedError extends Error {
+export class FencedError extends ServiceError {
   override name = "FencedError";
+  constructor(message: string) {
+    super(message, { code: "CONFLICT" });
+  }
 }
 
 /** The leader's side of the fence: its term, and what its pipeline checks before each step. */

@@ -124,6 +124,6 @@ describe("burn slice: chain → indexer → API", () => {
 
     const missing = await fetch(`${ponder.url}/api/v1/does-not-exist`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: "no route GET /api/v1/does-not-exist" });
+    expect(await missing.json()).toEqual({ error: "no route GET /api/v1/does-not-exist", code: "NOT_FOUND" });
   });
 });

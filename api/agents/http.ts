@@ -1,16 +1,13 @@
 /**
- * HTTP plumbing of the agent routes: the error answer for each domain error (DESIGN.md §7),
- * plain JSON from the exact parser's values, and the dependencies the routes share.
+ * HTTP plumbing of the agent routes: plain JSON from the exact parser's values, and the
+ * dependencies the routes share. Their errors go through the service's one mapper
+ * (`onHttpError`, api/http/errors.ts).
  */
 import type { Context } from "hono";
 import type { ZodTypeAny, z } from "zod";
 import type { ReadDb } from "../deps.js";
-import { InferenceError } from "../../core/agents/inference.js";
-import { WalletKeyError } from "../../core/agents/keys.js";
 import type { AgentServices } from "../../core/agents/services.js";
-import { AgentConflictError } from "../../core/agents/store.js";
-import { EngineError } from "../../core/errors.js";
-import { ApiError, errorResponse, toHttpError } from "../http/errors.js";
+import { ApiError } from "../http/errors.js";
 import { JsonNumber, type JsonValue, exactDecimal } from "../http/json.js";
 import type { RateLimitRule } from "../http/rate-limit.js";
 import { ValidationError, readJsonBody, validate } from "../http/validation.js";
@@ -38,34 +35,7 @@ export type AgentApiDeps = {
 };
 
 export const sessionRealm = 'Bearer realm="agents"';
-export const unauthorizedSession = (message: string) => new ApiError(401, message, { "WWW-Authenticate": sessionRealm });
-
-/** The status and message of any error an agent route may throw. */
-export function agentHttpError(error: unknown) {
-  if (error instanceof AgentConflictError) return { status: 409 as const, message: error.message, headers: {}, unexpected: false };
-  if (error instanceof InferenceError) return { status: 502 as const, message: error.message, headers: {}, unexpected: false };
-  if (error instanceof WalletKeyError) {
-    return { status: 503 as const, message: "agent wallet keys cannot be decrypted: check AGENT_KEY_SECRET", headers: {}, unexpected: true };
-  }
-  if (error instanceof EngineError) {
-    return error.retryable
-      ? { status: 503 as const, message: `the chain or database is unavailable (${error.code}); retry`, headers: {}, unexpected: false }
-      : { status: 502 as const, message: error.message, headers: {}, unexpected: false };
-  }
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code === "string" && /^(ECONNREFUSED|57P0[1-3]|08006|08001|3D000)$/.test(code)) {
-    return { status: 503 as const, message: "the database is unavailable; retry", headers: {}, unexpected: true };
-  }
-  return toHttpError(error);
-}
-
-export function onAgentError(deps: AgentApiDeps) {
-  return (error: Error, c: Context) => {
-    const http = agentHttpError(error);
-    if (http.unexpected) (deps.logError ?? ((e, where) => console.error(where, e)))(error, `${c.req.method} ${c.req.path}`);
-    return errorResponse(c, http);
-  };
-}
+export const unauthorizedSession = (message: string) => new ApiError("UNAUTHORIZED", message, { "WWW-Authenticate": sessionRealm });
 
 /**
  * The exact parser's value as plain JSON: numbers become JS numbers only when the double is

@@ -24,7 +24,8 @@ import { MissingConfigError } from "../../common/config.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { textField, textProblem } from "../../common/text.js";
 import { type SessionEnv, requireSession } from "../auth/routes.js";
-import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError } from "./http.js";
+import { onHttpError } from "../http/errors.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody } from "./http.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -163,7 +164,12 @@ const agentAnswer = z.object({
   updatedAt: iso,
   launchedAt: iso.nullable(),
 });
-const owner = { 401: errorAnswer("No valid session"), 403: errorAnswer("Not the agent's owner"), 404: errorAnswer("No such agent"), 409: errorAnswer("The charter is fixed: the launch has begun") };
+const owner = {
+  401: errorAnswer("No valid session", ["UNAUTHORIZED"]),
+  403: errorAnswer("Not the agent's owner", ["FORBIDDEN"]),
+  404: errorAnswer("No such agent", ["NOT_FOUND"]),
+  409: errorAnswer("The charter is fixed: the launch has begun", ["CONFLICT"]),
+};
 const json = (schema: z.ZodTypeAny) => ({ required: true, content: { "application/json": { schema } } });
 
 /** The OpenAPI entries of these routes (assembled by api/openapi/document.ts). */
@@ -176,8 +182,8 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     auth: "session",
     responses: {
       201: jsonAnswer("Created", z.object({ id: z.string().uuid(), wallet: checksummed, owner: checksummed, status: z.string() })),
-      401: errorAnswer("No valid session"),
-      503: errorAnswer("AGENT_KEY_SECRET is not set"),
+      401: errorAnswer("No valid session", ["UNAUTHORIZED"]),
+      503: errorAnswer("AGENT_KEY_SECRET is not set, or the database is unavailable", ["NOT_CONFIGURED", "DATABASE_UNAVAILABLE"]),
     },
   },
   {
@@ -186,7 +192,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     tags: ["agents"],
     summary: "The public record of an agent",
     request: { params: agentParams },
-    responses: { 200: jsonAnswer("The agent (never its key)", agentAnswer), 400: errorAnswer("Not a UUID"), 404: errorAnswer("No such agent") },
+    responses: { 200: jsonAnswer("The agent (never its key)", agentAnswer), 400: errorAnswer("Not a UUID", ["BAD_REQUEST"]), 404: errorAnswer("No such agent", ["NOT_FOUND"]) },
   },
   {
     method: "post",
@@ -204,7 +210,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     summary: "Submit a custom charter, validated",
     auth: "session",
     request: { params: agentParams, body: json(charterSchema) },
-    responses: { 200: jsonAnswer("The charter", charterAnswer), 400: errorAnswer("Invalid charter"), ...owner },
+    responses: { 200: jsonAnswer("The charter", charterAnswer), 400: errorAnswer("Invalid charter", ["BAD_REQUEST"]), ...owner },
   },
   {
     method: "post",
@@ -219,9 +225,9 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
         "The draft charter",
         charterAnswer.extend({ questions: z.array(z.string()), ready: z.boolean(), understood: z.array(z.string()), source: z.string() }),
       ),
-      400: errorAnswer("Invalid messages"),
+      400: errorAnswer("Invalid messages", ["BAD_REQUEST"]),
       ...owner,
-      502: errorAnswer("The charter compiler failed"),
+      502: errorAnswer("The charter compiler failed", ["UPSTREAM_FAILED"]),
     },
   },
   {
@@ -246,18 +252,18 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
           prospectus: z.string(),
         }),
       ),
-      400: errorAnswer("Invalid launch parameters"),
+      400: errorAnswer("Invalid launch parameters", ["BAD_REQUEST"]),
       ...owner,
-      422: errorAnswer("The wallet is short of funds: names the shortfall"),
-      502: errorAnswer("A launch step reverted: the reason (the agent stays retryable)"),
-      503: errorAnswer("Missing configuration or the chain is unavailable"),
+      422: errorAnswer("The wallet is short of funds: names the shortfall", ["UNPROCESSABLE"]),
+      502: errorAnswer("A launch step reverted: the reason (the agent stays retryable)", ["CHAIN_REFUSED"]),
+      503: errorAnswer("Missing configuration or the chain is unavailable", ["NOT_CONFIGURED", "DATABASE_UNAVAILABLE", "CHAIN_UNAVAILABLE"]),
     },
   },
 ];
 
 export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
   const app = new Hono<SessionEnv>();
-  app.onError(onAgentError(deps));
+  app.onError(onHttpError(deps));
   const limits = { ...DEFAULT_AGENT_RATE_LIMITS, ...deps.rateLimits };
   const write = rateLimit(new RateLimiter(limits.agentWrite, { name: "agent-write" }));
   const launching = rateLimit(new RateLimiter(limits.launch, { name: "agent-launch" }));

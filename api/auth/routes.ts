@@ -16,7 +16,8 @@ import { type Hex, isHex } from "viem";
 import { z } from "zod";
 import { classifyError } from "../../core/errors.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
-import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, onAgentError, unauthorizedSession } from "../agents/http.js";
+import { onHttpError } from "../http/errors.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, unauthorizedSession } from "../agents/http.js";
 import { type Session, consumeNonce, createSession, findSession, issueNonce, nonceState, revokeSession } from "./sessions.js";
 import { checkSiweMessage, expectationsFor, sessionExpiry } from "./siwe.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
@@ -64,8 +65,8 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
       "Crypto-random, single use, valid 5 minutes; with the domain, URI origin and chain id the EIP-4361 message must carry (the service's configured public origin, whatever Host the request came with).",
     responses: {
       200: jsonAnswer("A fresh nonce", z.object({ nonce: z.string(), expiresAt: iso, domain: z.string(), uri: z.string(), chainId: z.number().int() })),
-      429: errorAnswer("Rate limited"),
-      503: errorAnswer("The database is unavailable"),
+      429: errorAnswer("Rate limited", ["RATE_LIMITED"]),
+      503: errorAnswer("The database is unavailable", ["DATABASE_UNAVAILABLE"]),
     },
   },
   {
@@ -77,9 +78,9 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     request: { body: { required: true, content: { "application/json": { schema: verifyBody } } } },
     responses: {
       200: jsonAnswer("Signed in", z.object({ token: z.string().describe("Bearer session token"), address: checksummed, chainId: z.number().int(), expiresAt: iso })),
-      400: errorAnswer("Malformed body"),
-      401: errorAnswer("Rejected: the reason (domain, nonce, expiry, signature …)"),
-      503: errorAnswer("The chain or database is unavailable"),
+      400: errorAnswer("Malformed body", ["BAD_REQUEST"]),
+      401: errorAnswer("Rejected: the reason (domain, nonce, expiry, signature …)", ["UNAUTHORIZED"]),
+      503: errorAnswer("The chain or database is unavailable", ["DATABASE_UNAVAILABLE", "CHAIN_UNAVAILABLE"]),
     },
   },
   {
@@ -88,13 +89,13 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     tags: ["auth"],
     summary: "Sign out: revoke the session",
     auth: "session",
-    responses: { 204: { description: "Session revoked" }, 401: errorAnswer("No valid session") },
+    responses: { 204: { description: "Session revoked" }, 401: errorAnswer("No valid session", ["UNAUTHORIZED"]) },
   },
 ];
 
 export function authRoutes(deps: AgentApiDeps): Hono {
   const app = new Hono();
-  app.onError(onAgentError(deps));
+  app.onError(onHttpError(deps));
   const limits = { ...DEFAULT_AGENT_RATE_LIMITS, ...deps.rateLimits };
   const limited = rateLimit(new RateLimiter(limits.auth, { name: "auth" }));
   const now = () => deps.now?.() ?? new Date();

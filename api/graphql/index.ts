@@ -9,8 +9,9 @@ import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { createRequire } from "node:module";
 import { GraphQLError } from "graphql";
-import { type GraphiQLOptions, createYoga } from "graphql-yoga";
+import { type GraphiQLOptions, type YogaLogger, createLogger, createYoga } from "graphql-yoga";
 import type { ApiDeps } from "../deps.js";
+import { transientDbError } from "../http/errors.js";
 import { readLimited } from "../http/validation.js";
 import { Coalescer } from "../read/coalesce.js";
 import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
@@ -62,6 +63,25 @@ function isClientError(error: unknown): boolean {
   return false;
 }
 
+/**
+ * yoga's logger, except for a read that met a transient database error (a lock timeout …) and
+ * was answered 503 DATABASE_BUSY: an expected, handled condition, noted at warn without a
+ * stack rather than logged as an error.
+ */
+function yogaLogger(deps: ApiDeps): YogaLogger {
+  const base = createLogger();
+  return {
+    ...base,
+    error: (...args: unknown[]) => {
+      const reason = args.length === 1 ? transientDbError(args[0]) : undefined;
+      if (reason === undefined) return base.error(...args);
+      const message = `the database is busy (${reason}): answered 503 DATABASE_BUSY`;
+      if (deps.logWarn) deps.logWarn(message, "graphql");
+      else base.warn(message);
+    },
+  };
+}
+
 export function createGraphql(deps: ApiDeps) {
   const yoga = createYoga<Record<string, unknown>, GraphqlContext>({
     schema,
@@ -69,6 +89,7 @@ export function createGraphql(deps: ApiDeps) {
     graphiql: { title: "Launchpad GraphQL" },
     renderGraphiQL: renderLocalGraphiQL,
     landingPage: false,
+    logging: yogaLogger(deps),
     batching: false,
     // Node's own fetch primitives: SSE responses must be streams ponder's server can pipe.
     fetchAPI: { Request, Response, Headers, ReadableStream, fetch },

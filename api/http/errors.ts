@@ -1,51 +1,68 @@
 /**
- * Errors the HTTP interface answers with: every one is `{ "error": "<message>" }` with the
- * status of DESIGN.md §7. Unknown errors become a bare 500 (logged, never a stack trace).
+ * Errors the HTTP interface answers with: every one is `{ "error": "<message>", "code": "<CODE>" }`
+ * with the status of its code in `ERROR_STATUS`, the one table of codes and statuses
+ * (DESIGN.md §7). REST, sign-in, agent and page routes all map errors with `toHttpError`.
+ * Unknown errors become a bare 500 INTERNAL_ERROR (logged, never a stack trace).
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ZodError } from "zod";
-import { MissingConfigError } from "../../common/config.js";
-import { Refusal, type RefusalKind, isDatabaseUnavailable } from "../../core/errors.js";
-import { JsonSyntaxError } from "./json.js";
-import { BodyError, ValidationError, formatZodError } from "./validation.js";
+import { WalletKeyError } from "../../core/agents/keys.js";
+import { PG_TRANSIENT } from "../../common/pg-errors.js";
+import { EngineError, ServiceError, type ServiceErrorCode, causeChain, isDatabaseUnavailable } from "../../core/errors.js";
+import { BodyError, formatZodError } from "./validation.js";
 
-export class ApiError extends Error {
+/** The HTTP status of every code the service answers with. */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  REQUEST_TIMEOUT: 408,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  CHAIN_REFUSED: 502,
+  UPSTREAM_FAILED: 502,
+  NOT_CONFIGURED: 503,
+  DATABASE_UNAVAILABLE: 503,
+  DATABASE_BUSY: 503,
+  CHAIN_UNAVAILABLE: 503,
+} as const satisfies Record<ServiceErrorCode, ContentfulStatusCode>;
+
+/** An error raised by the HTTP layer itself, with headers for its answer (`WWW-Authenticate`, `Retry-After`). */
+export class ApiError extends ServiceError {
   override name = "ApiError";
   constructor(
-    readonly status: ContentfulStatusCode,
+    code: ServiceErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(message, { code, retryable: code === "RATE_LIMITED" });
+  }
+  get status(): ContentfulStatusCode {
+    return ERROR_STATUS[this.code];
   }
 }
 
-export const badRequest = (message: string) => new ApiError(400, message);
-export const unauthorized = (message: string) => new ApiError(401, message, { "WWW-Authenticate": 'Bearer realm="operator"' });
-export const forbidden = (message: string) => new ApiError(403, message);
-export const notFound = (message: string) => new ApiError(404, message);
-export const conflict = (message: string) => new ApiError(409, message);
-export const payloadTooLarge = (message: string) => new ApiError(413, message);
-export const unsupportedMediaType = (message: string) => new ApiError(415, message);
+export const badRequest = (message: string) => new ApiError("BAD_REQUEST", message);
+export const unauthorized = (message: string) => new ApiError("UNAUTHORIZED", message, { "WWW-Authenticate": 'Bearer realm="operator"' });
+export const forbidden = (message: string) => new ApiError("FORBIDDEN", message);
+export const notFound = (message: string) => new ApiError("NOT_FOUND", message);
+export const conflict = (message: string) => new ApiError("CONFLICT", message);
+export const payloadTooLarge = (message: string) => new ApiError("PAYLOAD_TOO_LARGE", message);
+export const unsupportedMediaType = (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message);
 /** A chain precondition the caller can fix (e.g. insufficient funds). */
-export const unprocessable = (message: string) => new ApiError(422, message);
+export const unprocessable = (message: string) => new ApiError("UNPROCESSABLE", message);
 export const tooManyRequests = (retryAfterSeconds: number) =>
-  new ApiError(429, `rate limit exceeded: retry in ${retryAfterSeconds} s`, { "Retry-After": String(retryAfterSeconds) });
+  new ApiError("RATE_LIMITED", `rate limit exceeded: retry in ${retryAfterSeconds} s`, { "Retry-After": String(retryAfterSeconds) });
 /** A transaction reverted or the chain refused it; the message carries the reason. */
-export const badGateway = (message: string) => new ApiError(502, message);
-export const unavailable = (message: string) => new ApiError(503, message);
-
-/** The status of each kind of service refusal (DESIGN.md §7). */
-export const REFUSAL_STATUS = {
-  invalid: 400,
-  "not-found": 404,
-  forbidden: 403,
-  conflict: 409,
-  underfunded: 422,
-  chain: 502,
-  unavailable: 503,
-} as const satisfies Record<RefusalKind, ContentfulStatusCode>;
+export const badGateway = (message: string) => new ApiError("CHAIN_REFUSED", message);
+/** The service is missing configuration: the message names the variable. */
+export const notConfigured = (message: string) => new ApiError("NOT_CONFIGURED", message);
 
 /**
  * PostgreSQL errors that pass on their own (SQLSTATE): a lock not granted in time (ponder's
@@ -53,21 +70,13 @@ export const REFUSAL_STATUS = {
  * out of connections or still starting. A read that hits one is retried once, then answered
  * 503 (`DATABASE_BUSY`), never as the server's own error.
  */
-export const TRANSIENT_DB_CODES: Record<string, string> = {
-  "55P03": "lock timeout",
-  "57014": "statement timeout",
-  "40001": "serialization failure",
-  "40P01": "deadlock",
-  "53300": "too many connections",
-  "57P03": "database starting",
-};
+export const TRANSIENT_DB_CODES: Readonly<Record<string, string>> = PG_TRANSIENT;
 
 /** The reason of a transient database error anywhere in `error`'s cause chain, or undefined. */
 export function transientDbError(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e && typeof e === "object" && depth < 8; depth++) {
-    const code = (e as { code?: unknown }).code;
+  for (const e of causeChain(error)) {
+    const code = e && typeof e === "object" ? (e as { code?: unknown }).code : undefined;
     if (typeof code === "string" && TRANSIENT_DB_CODES[code]) return TRANSIENT_DB_CODES[code];
-    e = (e as { cause?: unknown; originalError?: unknown }).cause ?? (e as { originalError?: unknown }).originalError;
   }
   return undefined;
 }
@@ -83,25 +92,55 @@ export async function retryTransient<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-export type HttpError = { status: ContentfulStatusCode; message: string; headers: Record<string, string> };
+export type HttpError = {
+  status: ContentfulStatusCode;
+  code: ServiceErrorCode;
+  message: string;
+  headers: Record<string, string>;
+  /** A 500 or a broken deployment: logged (never shown to the client). */
+  unexpected: boolean;
+};
 
-/** The status and message for any thrown value; `unexpected` is true for a 500. */
-export function toHttpError(error: unknown): HttpError & { unexpected: boolean } {
-  if (error instanceof ApiError) return { status: error.status, message: error.message, headers: error.headers, unexpected: false };
-  if (error instanceof Refusal) return { status: REFUSAL_STATUS[error.kind], message: error.message, headers: {}, unexpected: false };
-  if (error instanceof MissingConfigError) return { status: 503, message: error.message, headers: {}, unexpected: false };
-  if (error instanceof ZodError) return { status: 400, message: formatZodError(error), headers: {}, unexpected: false };
-  if (error instanceof ValidationError) return { status: 400, message: error.message, headers: {}, unexpected: false };
-  if (error instanceof BodyError) return { status: error.status, message: error.message, headers: {}, unexpected: false };
-  if (error instanceof JsonSyntaxError) return { status: 400, message: error.message, headers: {}, unexpected: false };
+const answer = (code: ServiceErrorCode, message: string, headers: Record<string, string> = {}, unexpected = false): HttpError => ({
+  status: ERROR_STATUS[code],
+  code,
+  message,
+  headers,
+  unexpected,
+});
+
+/** The status, code and message for any thrown value, on every route. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof ApiError) return answer(error.code, error.message, error.headers);
+  if (error instanceof WalletKeyError) return answer("NOT_CONFIGURED", "agent wallet keys cannot be decrypted: check AGENT_KEY_SECRET", {}, true);
+  // The engine's finer codes: a retryable failure is an outage of the chain or the database, anything else the chain's refusal.
+  if (error instanceof EngineError) {
+    if (!error.retryable) return answer("CHAIN_REFUSED", error.message);
+    return answer(error.code === "database-unavailable" ? "DATABASE_UNAVAILABLE" : "CHAIN_UNAVAILABLE", `the chain or database is unavailable (${error.code}); retry`);
+  }
+  if (error instanceof ServiceError) return answer(error.code as ServiceErrorCode, error.message);
+  if (error instanceof ZodError) return answer("BAD_REQUEST", formatZodError(error));
   // PostgreSQL unreachable or restarting: a temporary outage, never a 500.
-  if (isDatabaseUnavailable(error)) return { status: 503, message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
+  if (isDatabaseUnavailable(error)) return answer("DATABASE_UNAVAILABLE", "database unavailable; retry later", { "Retry-After": "5" });
   const transient = transientDbError(error);
-  if (transient) return { status: 503, message: `DATABASE_BUSY: the database is busy (${transient}); retry`, headers: { "Retry-After": "1" }, unexpected: false };
-  return { status: 500, message: "internal error", headers: {}, unexpected: true };
+  if (transient) return answer("DATABASE_BUSY", `DATABASE_BUSY: the database is busy (${transient}); retry`, { "Retry-After": "1" });
+  return answer("INTERNAL_ERROR", "internal error", {}, true);
 }
 
+/** The `{ error, code }` answer of an error. */
 export function errorResponse(c: Context, error: HttpError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json({ error: error.message }, error.status);
+  return c.json({ error: error.message, code: error.code }, error.status);
+}
+
+/** The error handler of an app (REST, sign-in, agents): logs the unexpected, answers `{ error, code }`. */
+export function onHttpError(log: { logError?: (error: unknown, context: string) => void; logClientFault?: (message: string, context: string) => void }) {
+  return (error: Error, c: Context): Response => {
+    const http = toHttpError(error);
+    const where = `${c.req.method} ${c.req.path}`;
+    if (http.unexpected) (log.logError ?? ((e, at) => console.error(at, e)))(error, where);
+    // A client that stopped sending is the client's fault: a line at info, no stack.
+    else if (error instanceof BodyError && error.clientGone) log.logClientFault?.(error.message, where);
+    return errorResponse(c, http);
+  };
 }

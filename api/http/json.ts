@@ -8,6 +8,7 @@
  * 16 KiB body of brackets), and words its errors differently from the `invalid JSON at
  * position N: …` answers clients and tests rely on — each a loosening or a change of the API.
  */
+import { ServiceError } from "../../core/errors.js";
 
 /** A JSON number as written in the request. */
 export class JsonNumber {
@@ -19,8 +20,11 @@ export class JsonNumber {
 
 export type JsonValue = null | boolean | string | JsonNumber | JsonValue[] | { [key: string]: JsonValue };
 
-export class JsonSyntaxError extends Error {
+export class JsonSyntaxError extends ServiceError {
   override name = "JsonSyntaxError";
+  constructor(message: string) {
+    super(message, { code: "BAD_REQUEST" });
+  }
 }
 
 /** Deeper nesting than any request of this API needs. */

@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import { type ZodError, type ZodErrorMap, type ZodTypeAny, type z, ZodIssueCode } from "zod";
+import { ServiceError } from "../../core/errors.js";
 import { JsonNumber, type JsonValue, JsonSyntaxError, parseJson } from "./json.js";
 
 /** Largest JSON body any REST route accepts. */
@@ -49,8 +50,11 @@ export function formatZodError(error: ZodError, what = "body"): string {
     .join("; ");
 }
 
-export class ValidationError extends Error {
+export class ValidationError extends ServiceError {
   override name = "ValidationError";
+  constructor(message: string) {
+    super(message, { code: "BAD_REQUEST" });
+  }
 }
 
 /** Parses with readable messages; throws ValidationError (→ 400) on failure. */
@@ -140,15 +144,17 @@ export async function readLimited(stream: ReadableStream<Uint8Array>, limit: num
   return out;
 }
 
-export class BodyError extends Error {
+const BODY_ERROR_CODE = { 400: "BAD_REQUEST", 408: "REQUEST_TIMEOUT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" } as const;
+
+export class BodyError extends ServiceError {
   override name = "BodyError";
   constructor(
-    readonly status: 400 | 408 | 413 | 415,
+    readonly status: keyof typeof BODY_ERROR_CODE,
     message: string,
     /** The client stopped sending (aborted, or too slow): logged at info, never as the server's error. */
     readonly clientGone = false,
   ) {
-    super(message);
+    super(message, { code: BODY_ERROR_CODE[status], retryable: status === 408 });
   }
 }
 

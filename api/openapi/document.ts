@@ -8,17 +8,17 @@ import { OpenAPIRegistry, OpenApiGeneratorV3, type RouteConfig } from "@asteasol
 import { z } from "zod";
 import { AGENT_ROUTE_DOCS } from "../agents/routes.js";
 import { AUTH_ROUTE_DOCS } from "../auth/routes.js";
+import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../core/errors.js";
+import { ERROR_STATUS } from "../http/errors.js";
 import { DEFAULT_RATE_LIMITS } from "../http/rate-limit.js";
 import { MAX_BODY_BYTES } from "../http/validation.js";
 import type { AnyRoute } from "../rest/route.js";
 import { errorResponse } from "../rest/schemas.js";
-import { type RouteDoc, errorAnswer, jsonAnswer } from "./route-doc.js";
+import { type RouteDoc, errorAnswer, errorBody, jsonAnswer, withCodes } from "./route-doc.js";
 import "./zod-schema.js";
 
-const tooManyRequests = {
-  ...errorAnswer("Rate limit reached"),
-  headers: { "Retry-After": { description: "Seconds to wait", schema: { type: "integer" as const } } },
-};
+const retryAfter = { "Retry-After": { description: "Seconds to wait", schema: { type: "integer" as const } } };
+const tooManyRequests = { ...errorAnswer("Rate limit reached", ["RATE_LIMITED"]), headers: retryAfter };
 
 const idempotencyHeader = z.object({
   "Idempotency-Key": z
@@ -47,22 +47,57 @@ const PAGE_DOCS: RouteDoc[] = [
 
 const operationId = (method: string, path: string) => `${method}${path.replace(/\/\{?(\w)(\w*)\}?/g, (_m, a: string, b: string) => a.toUpperCase() + b)}`;
 
-/** The library's route config of a REST shim route (`defineRoute`). */
+/** What each error status of a REST route means, unless the route says more. */
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Invalid input: wrong types, missing fields, malformed addresses, bad cursor, invalid split",
+  401: "No operator API key",
+  403: "Wrong operator API key",
+  404: "Not found",
+  408: "The body did not arrive in time",
+  413: `Body larger than ${MAX_BODY_BYTES} bytes`,
+  415: "Content-Type is not application/json",
+  429: "Rate limited: retry after Retry-After seconds",
+  500: "Unexpected error (logged; the answer says nothing more)",
+  503: "The database is busy or unavailable: retry after Retry-After seconds",
+};
+
+/** The only code of `status`, for a route answer that names no codes; several share 502 and 503. */
+function onlyCodeOf(status: number, route: AnyRoute): ServiceErrorCode {
+  const codes = SERVICE_ERROR_CODES.filter((code) => ERROR_STATUS[code] === status);
+  if (codes.length !== 1) throw new Error(`${route.method.toUpperCase()} ${route.path}: answer ${status} must name its codes (one of ${codes.join(", ")})`);
+  return codes[0]!;
+}
+
+/**
+ * Every code a REST route answers: those of its declared error answers, and those every route
+ * of its kind answers — bad input, the operator key (and its configuration), a body too large,
+ * too slow or not JSON, the rate limit, the database busy or down, an unexpected error.
+ */
+export function restRouteCodes(route: AnyRoute): ServiceErrorCode[] {
+  const codes = new Set<ServiceErrorCode>(["RATE_LIMITED", "INTERNAL_ERROR", "DATABASE_BUSY", "DATABASE_UNAVAILABLE"]);
+  if (route.query || route.params || route.body) codes.add("BAD_REQUEST");
+  if (route.operatorKey) for (const code of ["UNAUTHORIZED", "FORBIDDEN", "NOT_CONFIGURED"] as const) codes.add(code);
+  if (route.body) for (const code of ["REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const) codes.add(code);
+  for (const [status, r] of Object.entries(route.responses)) {
+    if (Number(status) >= 400 && !r.schema) for (const code of r.codes ?? [onlyCodeOf(Number(status), route)]) codes.add(code);
+  }
+  return SERVICE_ERROR_CODES.filter((code) => codes.has(code));
+}
+
+/** The library's route config of a REST shim route (`defineRoute`): every status it answers, each error status with its codes. */
 function restRouteDoc(route: AnyRoute): RouteDoc {
+  const byStatus = new Map<number, ServiceErrorCode[]>();
+  for (const code of restRouteCodes(route)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const responses: RouteConfig["responses"] = {};
-  for (const [status, r] of Object.entries(route.responses)) responses[status] = r.schema ? jsonAnswer(r.description, r.schema) : errorAnswer(r.description);
-  if (route.query || route.params || route.body) responses["400"] ??= errorAnswer("Invalid input: wrong types, missing fields, malformed addresses, bad cursor, invalid split");
-  // Every route with the operator key answers 401 without it and 403 with a wrong one; every read may meet a busy database.
-  if (route.operatorKey) {
-    responses["401"] ??= errorAnswer("No operator API key");
-    responses["403"] ??= errorAnswer("Wrong operator API key");
+  for (const [status, r] of Object.entries(route.responses)) {
+    const codes = byStatus.get(Number(status));
+    if (!r.schema) responses[status] = errorAnswer(r.description, codes!);
+    // A status answered with its own body (a health report) or, for another cause, an error.
+    else if (codes) responses[status] = jsonAnswer(withCodes(`${r.description}; or an error`, codes), r.schema.or(errorBody(codes)));
+    else responses[status] = jsonAnswer(r.description, r.schema);
   }
-  responses["429"] ??= errorAnswer("Rate limited: retry after Retry-After seconds");
-  if (route.method === "get") responses["503"] ??= errorAnswer("The database is busy or unavailable (DATABASE_BUSY): retry after Retry-After seconds");
-  if (route.body) {
-    responses["413"] ??= errorAnswer(`Body larger than ${MAX_BODY_BYTES} bytes`);
-    responses["415"] ??= errorAnswer("Content-Type is not application/json");
-  }
+  for (const [status, codes] of byStatus) responses[status] ??= errorAnswer(ERROR_DESCRIPTIONS[status]!, codes);
+  for (const status of ["429", "503"]) if (responses[status]) responses[status] = { ...responses[status], headers: retryAfter };
   return {
     method: route.method,
     path: route.path.replace(/:(\w+)/g, "{$1}"),
@@ -75,7 +110,7 @@ function restRouteDoc(route: AnyRoute): RouteDoc {
       ...(route.operatorKey ? { headers: idempotencyHeader } : {}),
       ...(route.body ? { body: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
     },
-    responses,
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
     ...(route.operatorKey ? { auth: "operatorKey" as const } : {}),
   };
 }
@@ -114,7 +149,7 @@ export function openApiDocument(routes: readonly AnyRoute[]) {
       version: "1",
       description: [
         "Token launches, fee routing, desks, buybacks and burns; Sign-In with Ethereum and the agent launch flow; prospectus pages. Amounts are exact decimal strings in whole units (USDC has 6 decimals, tokens 18), addresses are checksummed, timestamps ISO-8601.",
-        "Lists are `{ items, nextCursor }` with `?limit=` (default 50, max 200) and `?cursor=`. Errors are `{ error }`.",
+        "Lists are `{ items, nextCursor }` with `?limit=` (default 50, max 200) and `?cursor=`. Errors are `{ error, code }`: `error` is for people, `code` a stable machine string (each answer lists the codes it can carry; the `Error` schema lists them all with their statuses).",
         `Rate limits per client: reads ${read.capacity} burst, ${read.refillPerSecond * 60}/min; launch and register ${write.capacity} burst, ${write.refillPerSecond * 60}/min.`,
         "GraphQL with more reach (filters, orderings, aggregates, subscriptions) is at /graphql.",
       ].join("\n\n"),

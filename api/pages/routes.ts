@@ -6,7 +6,8 @@
 import { Hono } from "hono";
 import { getAddress, isAddress } from "viem";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
-import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, agentHttpError } from "../agents/http.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS } from "../agents/http.js";
+import { toHttpError } from "../http/errors.js";
 import { findAgent, loadProspectus, loadTokenProspectus } from "./prospectus-data.js";
 import { PAGE_CSP, renderNotFound, renderProspectus } from "./prospectus.js";
 
@@ -20,7 +21,7 @@ export function prospectusPages(deps: AgentApiDeps): Hono {
     c.header("Cache-Control", "public, max-age=15");
   };
   app.onError((error, c) => {
-    const http = agentHttpError(error);
+    const http = toHttpError(error);
     if (http.unexpected) (deps.logError ?? ((e, where) => console.error(where, e)))(error, `${c.req.method} ${c.req.path}`);
     headers(c);
     return c.html(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Unavailable</title></head><body><h1>${http.status}</h1><p>The prospectus is not available right now.</p></body></html>`, http.status);

@@ -9,7 +9,7 @@ import type { EngineHealth } from "../engine-port.js";
 import { coalescerFor } from "./coalesce.js";
 import { checksumOrNull } from "./format.js";
 import { desksHealth } from "../../core/health.js";
-import { describeError, isDatabaseUnavailable } from "../../core/errors.js";
+import { ServiceError, describeError, isDatabaseUnavailable } from "../../core/errors.js";
 
 /** Ponder checkpoints are fixed-width decimal strings; the block number is digits 26..42. */
 const blockOfCheckpoint = (checkpoint: string) => Number(checkpoint.slice(26, 42));
@@ -107,14 +107,14 @@ function indexerReasons(deps: ApiDeps, p: Progress, indexer: IndexerStatus, now:
 }
 
 /** PostgreSQL cannot be reached: health answers 503 with this reason (since when, and the error). */
-export class HealthUnavailable extends Error {
+export class HealthUnavailable extends ServiceError {
   override name = "HealthUnavailable";
   constructor(
     readonly since: string,
     readonly reason: string,
     cause?: unknown,
   ) {
-    super(reason, { cause });
+    super(reason, { code: "DATABASE_UNAVAILABLE", retryable: true, cause });
   }
 }
 

@@ -6,13 +6,19 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { ZodObject, ZodRawShape, ZodTypeAny, z } from "zod";
 import { requireOperatorKey } from "../auth/operator-key.js";
+import type { ServiceErrorCode } from "../../core/errors.js";
 import type { ApiDeps } from "../deps.js";
 import { retryTransient } from "../http/errors.js";
 import { queryObject, readJsonBody, validate } from "../http/validation.js";
 
 type Output<S> = S extends ZodTypeAny ? z.output<S> : undefined;
 
-export type RouteResponse = { description: string; schema?: ZodTypeAny };
+/**
+ * One answer of a route: a JSON body (`schema`), or an error `{ error, code }` with the codes
+ * the route answers at that status (`codes`, needed only where several codes share the status;
+ * api/http/errors.ts ERROR_STATUS).
+ */
+export type RouteResponse = { description: string; schema?: ZodTypeAny; codes?: readonly ServiceErrorCode[] };
 
 export type RouteDef<Q extends ZodTypeAny | undefined, P extends ZodObject<ZodRawShape> | undefined, B extends ZodTypeAny | undefined> = {
   method: "get" | "post";
@@ -24,7 +30,11 @@ export type RouteDef<Q extends ZodTypeAny | undefined, P extends ZodObject<ZodRa
   query?: Q;
   params?: P;
   body?: B;
-  /** Answers by status; the shared error answers (400, 429, …) are added by the document. */
+  /**
+   * Answers by status; the errors every such route answers (400 for its inputs, 401/403 for
+   * the operator key, 408/413/415 for a body, 429, 500, 503 for the database) are added by
+   * the document (api/openapi/document.ts).
+   */
   responses: Record<number, RouteResponse>;
   operatorKey?: boolean;
   handler: (c: Context, input: { query: Output<Q>; params: Output<P>; body: Output<B> }, deps: ApiDeps) => Promise<Response>;

@@ -7,6 +7,8 @@ import { z } from "zod";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
 import { formatDecimal } from "../../common/money.js";
 import { textField, textProblem } from "../../common/text.js";
+import { SERVICE_ERROR_CODES } from "../../core/errors.js";
+import { ERROR_STATUS } from "../http/errors.js";
 import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
 import { ACTIVITY_KINDS } from "../read/activity.js";
@@ -176,7 +178,13 @@ const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const iso = z.string().datetime().describe("ISO-8601 timestamp");
 const int = z.number().int();
 
-export const errorResponse = z.object({ error: z.string() }).strict();
+/** Every error answer: `error` for people, `code` for programs (each route's answers list the codes they carry). */
+export const errorResponse = z
+  .object({
+    error: z.string().describe("What went wrong, for people (may change: branch on `code`)"),
+    code: z.enum(SERVICE_ERROR_CODES).describe(`Stable machine code; its status: ${SERVICE_ERROR_CODES.map((c) => `${c} ${ERROR_STATUS[c]}`).join(", ")}`),
+  })
+  .strict();
 
 export const splitResponse = z
   .object({ protocolBps: int, assetBps: int, perpBps: int, creatorBps: int })
@@ -439,7 +447,8 @@ export const activityItem = z
     txHash: hash,
     blockNumber: int,
     timestamp: iso,
-    data: z.record(z.unknown()).describe("The event's facts; amounts as exact decimals in whole units"),
+    // Any JSON value per fact (`{}`): zod-to-openapi would write `{ nullable: true }` without a type, which OpenAPI 3.0 does not allow.
+    data: documented(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts; amounts as exact decimals in whole units"),
   })
   .strict();
 

@@ -16,7 +16,7 @@ import { listBody } from "../read/keyset.js";
 import { type HonouredView, type TokenView, honouredView, readEnrolledTokens } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
 import { feeCurrencyJson, spendJson } from "./fee-json.js";
-import { defineRoute } from "./route.js";
+import { type RouteResponse, defineRoute } from "./route.js";
 import { launchBody, launchResponse, pageQuery, registerBody, registerResponse, tokensResponse } from "./schemas.js";
 
 /** The split the locker and the engine really honour, and every reward slot of the locker. */
@@ -127,9 +127,13 @@ function idempotencyKey(header: string | undefined): string | undefined {
 const operatorResponses = {
   401: { description: "No operator API key" },
   403: { description: "Wrong operator API key" },
-  502: { description: "A transaction reverted (the message carries the revert reason) or the chain failed" },
-  503: { description: "Missing environment configuration (the message names the variable), or the chain or database unreachable for now" },
-};
+  422: { description: "The operator wallet cannot pay for gas" },
+  502: { description: "A transaction reverted (the message carries the revert reason) or the chain failed", codes: ["CHAIN_REFUSED"] },
+  503: {
+    description: "Missing environment configuration (the message names the variable), or the chain or database unreachable for now",
+    codes: ["NOT_CONFIGURED", "CHAIN_UNAVAILABLE", "DATABASE_UNAVAILABLE"],
+  },
+} satisfies Record<number, RouteResponse>;
 
 export const launchRoute = defineRoute({
   method: "post",
@@ -169,7 +173,7 @@ export const registerRoute = defineRoute({
     ...operatorResponses,
     404: { description: "Not a token of the launcher" },
     409: { description: "Already enrolled (or the protocol token)" },
-    422: { description: "The token's LP rewards do not pay the operator, or the locker cannot honour the requested split (the message names what differs)" },
+    422: { description: "The token's LP rewards do not pay the operator, the locker cannot honour the requested split (the message names what differs), or the operator wallet cannot pay for gas" },
   },
   handler: async (c, { body }, deps) => {
     const result = await deps.launcher.register({

@@ -6,14 +6,19 @@
  */
 import { canonicalJson, type Charter, charterSchema, MARKET_NAMES, STRATEGIES } from "./charter.js";
 import type { CharterCompiler, ChatMessage, CompiledCharter } from "./compiler.js";
+import { ServiceError } from "../errors.js";
 
 export const INFERENCE_TIMEOUT_MS = 30_000;
 export const DEFAULT_INFERENCE_MODEL = "gpt-4o-mini";
 /** Largest answer read from the endpoint. */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
-export class InferenceError extends Error {
+/** The charter compiler's model failed or answered nonsense (502). */
+export class InferenceError extends ServiceError {
   override name = "InferenceError";
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { code: "UPSTREAM_FAILED", retryable: true, cause: options.cause });
+  }
 }
 
 export type InferenceOptions = {

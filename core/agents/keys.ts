@@ -7,13 +7,18 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { type Address, type Hex, bytesToHex, getAddress } from "viem";
 import { type LocalAccount, privateKeyToAccount } from "viem/accounts";
+import { ServiceError } from "../errors.js";
 
 const VERSION = "v1";
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export class WalletKeyError extends Error {
+/** An agent wallet key that cannot be encrypted or decrypted with AGENT_KEY_SECRET. */
+export class WalletKeyError extends ServiceError {
   override name = "WalletKeyError";
+  constructor(message: string) {
+    super(message, { code: "NOT_CONFIGURED" });
+  }
 }
 
 function encryptionKey(secret: string): Buffer {

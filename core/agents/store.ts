@@ -11,6 +11,7 @@ import { type AgentStatus, agents } from "../../schema/agents.js";
 import { dbOf } from "../db/client.js";
 import { type Charter, charterHash, charterSchema } from "./charter.js";
 import { newAgentWallet } from "./keys.js";
+import { ServiceError } from "../errors.js";
 
 export type CharterSource = "default" | "submit" | "chat";
 
@@ -41,8 +42,11 @@ export type Agent = {
   launchedAt: Date | null;
 };
 
-export class AgentConflictError extends Error {
+export class AgentConflictError extends ServiceError {
   override name = "AgentConflictError";
+  constructor(message: string) {
+    super(message, { code: "CONFLICT" });
+  }
 }
 
 type AgentRow = typeof agents.$inferSelect;

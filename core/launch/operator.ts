@@ -83,9 +83,12 @@ export function revertReason(error: unknown): string | undefined {
 /** Maps a chain failure to the HTTP error the client sees. */
 export function chainError(error: unknown, what: string): Refusal {
   if (error instanceof Refusal) return error;
-  if (error instanceof MissingConfigError) return new Refusal("unavailable", error.message);
+  if (error instanceof MissingConfigError) return new Refusal("unavailable", error.message, "NOT_CONFIGURED");
   // The pipeline keeps an intent resumable when the RPC or the database stays unreachable.
-  if (error instanceof EngineError && error.retryable) return new Refusal("unavailable", `${what}: the chain or database is unavailable (${error.code}); retry`);
+  if (error instanceof EngineError && error.retryable) {
+    const code = error.code === "database-unavailable" ? "DATABASE_UNAVAILABLE" : "CHAIN_UNAVAILABLE";
+    return new Refusal("unavailable", `${what}: the chain or database is unavailable (${error.code}); retry`, code);
+  }
   const reason = revertReason(error);
   if (reason !== undefined) return new Refusal("chain", `${what} reverted: ${reason}`);
   if (error instanceof BaseError && error.walk((e) => e instanceof InsufficientFundsError)) {

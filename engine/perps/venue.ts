@@ -14,6 +14,7 @@ import type { Side } from "../../common/perps-math.js";
 import type { EngineContext } from "../../core/context.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { avantisV1 } from "./avantis-v1.js";
+import { ServiceError } from "../../core/errors.js";
 
 /** One call to the exchange, ready for the intent pipeline. */
 export type VenueCall = { to: Address; data: Hex; value: bigint };
@@ -98,8 +99,11 @@ export function perpsVenue(ctx: Pick<EngineContext, "config">): PerpsVenue | und
 }
 
 /** A perps call was about to be built on a chain the configured adapter does not declare. */
-export class PerpsVenueOffError extends Error {
+export class PerpsVenueOffError extends ServiceError {
   override name = "PerpsVenueOffError";
+  constructor(message: string) {
+    super(message, { code: "NOT_CONFIGURED" });
+  }
 }
 
 /** The engine's perps venue; throws (sending nothing) when desks are off on its chain. */

@@ -11,15 +11,16 @@ import type { EngineContext } from "../../core/context.js";
 import { dbOf, tables } from "../../core/db/client.js";
 import { type CycleOutcome, runWorkerCycle } from "./scheduler.js";
 import { WORKERS, type WorkerName, isWorkerName } from "../workers/index.js";
+import { ServiceError } from "../../core/errors.js";
 
 export function runWorkerOnce(name: WorkerName, ctx: EngineContext): Promise<CycleOutcome> {
   return runWorkerCycle(ctx, WORKERS[name]);
 }
 
-export class UnknownWorkerError extends Error {
+export class UnknownWorkerError extends ServiceError {
   override name = "UnknownWorkerError";
   constructor(readonly worker: string) {
-    super(`unknown worker "${worker}" (known: ${Object.keys(WORKERS).join(", ")})`);
+    super(`unknown worker "${worker}" (known: ${Object.keys(WORKERS).join(", ")})`, { code: "NOT_FOUND" });
   }
 }
 

@@ -87,7 +87,7 @@ describe("PostgreSQL unreachable", () => {
     for (const path of ["/api/v1/tokens", "/api/v1/stats", "/api/v1/activity", "/api/v1/buybacks"]) {
       const res = await call("GET", path);
       expect(res.status, `${path}: ${res.text}`).toBe(503);
-      expect(res.json).toEqual({ error: "database unavailable; retry later" });
+      expect(res.json).toEqual({ error: "database unavailable; retry later", code: "DATABASE_UNAVAILABLE" });
       expect(res.headers.get("retry-after")).toBe("5");
     }
     for (const query of ["{ health { status } }", "{ stats { openDesks { __typename } } }", "{ tokens(first: 1) { edges { node { __typename } } } }"]) {

@@ -24,7 +24,7 @@ import {
 } from "graphql";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conflict } from "../../api/http/errors.js";
+import { ERROR_STATUS, conflict } from "../../api/http/errors.js";
 import type { LaunchPort } from "../../core/launch/operator.js";
 import { type Harness, OPERATOR_API_KEY, startHarness } from "./harness.js";
 
@@ -210,8 +210,10 @@ async function checkRest(res: Response, method: string, where: string) {
   expect(type, `${where} → ${res.status} ${text}`).toMatch(/^application\/json/);
   const json = JSON.parse(text);
   if (res.status >= 400) {
-    expect(Object.keys(json), `${where} → ${text}`).toEqual(["error"]);
+    expect(Object.keys(json), `${where} → ${text}`).toEqual(["error", "code"]);
     expect(typeof json.error).toBe("string");
+    // The code is one of the service's, and its status is the one answered.
+    expect(ERROR_STATUS[json.code as keyof typeof ERROR_STATUS], `${where} → ${res.status} ${text}`).toBe(res.status);
     expect(json.error.length).toBeGreaterThan(0);
   }
 }

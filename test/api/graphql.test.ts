@@ -304,7 +304,7 @@ describe("GraphQL limits and errors", () => {
     for (const over of ["memory", "http"] as const) {
       const a = await (over === "memory" ? h.call : h.fetch)("POST", "/graphql", { body: big, headers: { "content-type": "application/json" } });
       expect(a.status).toBe(413);
-      expect(a.json).toEqual({ error: "body larger than 65536 bytes" });
+      expect(a.json).toEqual({ error: "body larger than 65536 bytes", code: "PAYLOAD_TOO_LARGE" });
     }
   });
 

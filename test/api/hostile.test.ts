@@ -262,7 +262,7 @@ describe("client faults over HTTP, through ponder's server", () => {
     const answer = await raw(head, `{"token":`, "wait");
     const took = Date.now() - started;
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(answer).toContain('{"error":"request body not received within 2 s"}');
+    expect(answer).toContain('{"error":"request body not received within 2 s","code":"REQUEST_TIMEOUT"}');
     expect(took).toBeGreaterThanOrEqual(1_900);
     expect(took).toBeLessThan(10_000);
   }, 30_000);
@@ -284,7 +284,12 @@ describe("a read that hits a lock timeout", () => {
       }
     }) as typeof pool.query;
     const unexpected: unknown[] = [];
-    const busyApp = h.appWith({ db: drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb, logError: (error) => unexpected.push(error) });
+    const warned: string[] = [];
+    const busyApp = h.appWith({
+      db: drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb,
+      logError: (error) => unexpected.push(error),
+      logWarn: (message, context) => warned.push(`${context}: ${message}`),
+    });
     const call = (path: string, init?: RequestInit) => busyApp.request(`http://api.test${path}`, init);
     const gql = (query: string) =>
       call("/graphql", { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query }) });
@@ -300,7 +305,7 @@ describe("a read that hits a lock timeout", () => {
       const rest = await call("/api/v1/tokens?limit=2");
       const restText = await rest.text();
       expect(rest.status, restText).toBe(503);
-      expect(JSON.parse(restText)).toEqual({ error: "DATABASE_BUSY: the database is busy (lock timeout); retry" });
+      expect(JSON.parse(restText)).toEqual({ error: "DATABASE_BUSY: the database is busy (lock timeout); retry", code: "DATABASE_BUSY" });
       expect(rest.headers.get("retry-after")).toBe("1");
       expect(lockTimeouts, "the REST read and its one retry").toBe(2);
 
@@ -311,6 +316,8 @@ describe("a read that hits a lock timeout", () => {
       const errors = (JSON.parse(graphqlText) as { errors: { message: string; extensions?: { code?: string } }[] }).errors;
       expect(errors[0]).toMatchObject({ message: "the database is busy (lock timeout); retry", extensions: { code: "DATABASE_BUSY" } });
       expect(lockTimeouts, "the GraphQL read and its one retry").toBe(4);
+      // An expected, handled condition: one line at warn, no stack, never an error.
+      expect(warned).toEqual(["graphql: the database is busy (lock timeout): answered 503 DATABASE_BUSY"]);
 
       // Released just after a read's first lock timeout: its retry answers.
       const answered = call("/api/v1/tokens?limit=2");

@@ -287,7 +287,8 @@ describe("bad input", () => {
     for (const [path, status] of cases) {
       const a = await get(path);
       expect(a.status, `${path}: ${a.text}`).toBe(status);
-      expect(Object.keys(a.json)).toEqual(["error"]);
+      expect(Object.keys(a.json)).toEqual(["error", "code"]);
+      expect(a.json.code).toBe(status === 404 ? "NOT_FOUND" : "BAD_REQUEST");
     }
     const g = await h.gql(`{ token(address: "${usdcToken.token}") { candles(limit: 0) { start } } }`);
     expect(g.json.errors?.[0]?.message).toMatch(/limit/);

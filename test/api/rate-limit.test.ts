@@ -118,7 +118,7 @@ describe("rate limits in PostgreSQL", () => {
     const refused = await ask(one);
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("10");
-    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s" });
+    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s", code: "RATE_LIMITED" });
   });
 
   it("overlap a read's take with its handler, and give a refused read's answer up for the 429", async () => {
@@ -143,7 +143,7 @@ describe("rate limits in PostgreSQL", () => {
     expect((await ask()).status).toBe(200);
     const refused = await ask();
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s" });
+    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s", code: "RATE_LIMITED" });
     expect(refused.headers.get("retry-after")).toBe("10");
     expect(refused.headers.get("ratelimit-remaining")).toBe("0");
     expect(refused.headers.get("cache-control")).toBeNull();

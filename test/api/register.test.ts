@@ -31,7 +31,8 @@ const post = (path: string, json: unknown) => h.call("POST", `/api/v1${path}`, {
 
 function expectRefused(a: Answer, message: string) {
   expect(a.status, a.text).toBe(422);
-  expect(Object.keys(a.json)).toEqual(["error"]);
+  expect(Object.keys(a.json)).toEqual(["error", "code"]);
+  expect(a.json.code).toBe("UNPROCESSABLE");
   expect(a.json.error).toContain(message);
 }
 

@@ -107,7 +107,7 @@ describe("two API replicas on one database", () => {
     expect(refused.replica).not.toBe(answers[READ_BURST - 1]!.replica);
     expect(refused.status).toBe(429);
     expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(JSON.parse(refused.text)).toEqual({ error: expect.stringMatching(/^rate limit exceeded: retry in \d+ s$/) });
+    expect(JSON.parse(refused.text)).toEqual({ error: expect.stringMatching(/^rate limit exceeded: retry in \d+ s$/), code: "RATE_LIMITED" });
     // And on the first replica too; another client is not affected.
     expect((await get(replicas()[READ_BURST % 2 ? 0 : 1]!, "/api/v1/stats", headers)).status).toBe(429);
     expect((await get(replica.url, "/api/v1/stats")).status).toBe(200);

@@ -7,7 +7,9 @@ import { getAddress, parseAbi, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryAbi } from "../../common/abis/registry.js";
 import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
+import { ERROR_STATUS } from "../../api/http/errors.js";
 import * as schemas from "../../api/rest/schemas.js";
+import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../core/errors.js";
 import * as act from "../helpers/actions.js";
 import { type Answer, type Harness, OPERATOR_API_KEY, actors, startHarness } from "./harness.js";
 import { type Scenario, seedScenario, shapeOf } from "./scenario.js";
@@ -30,12 +32,15 @@ afterAll(async () => {
 const get = (path: string) => h.call("GET", `/api/v1${path}`);
 const post = (path: string, json: unknown, key: string | null = OPERATOR_API_KEY) => h.call("POST", `/api/v1${path}`, { json, key: key ?? undefined });
 
-function expectError(a: Answer, status: number, message?: string | RegExp) {
+/** An error answer: `{ error, code }` with the status of its code; `code` defaults to the status's only code. */
+function expectError(a: Answer, status: number, message?: string | RegExp, code?: ServiceErrorCode) {
   expect(a.status, a.text).toBe(status);
   expect(a.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(Object.keys(a.json)).toEqual(["error"]);
+  expect(Object.keys(a.json)).toEqual(["error", "code"]);
   expect(typeof a.json.error).toBe("string");
   if (message !== undefined) expect(a.json.error).toMatch(message);
+  const only = SERVICE_ERROR_CODES.filter((c) => ERROR_STATUS[c] === status);
+  expect(a.json.code, a.text).toBe(code ?? (only.length === 1 ? only[0] : "a code given for this status"));
 }
 
 describe("REST answers", () => {
@@ -342,7 +347,7 @@ describe("REST operator key", () => {
     const unset = h.appWith({ config: { ...h.deps.config, operatorApiKey: undefined } });
     const b = await unset.request("http://api.test/api/v1/tokens/launch", { method: "POST", headers: { authorization: `Bearer ${OPERATOR_API_KEY}` } });
     expect(b.status).toBe(503);
-    expect(await b.json()).toEqual({ error: "missing configuration: OPERATOR_API_KEY is not set" });
+    expect(await b.json()).toEqual({ error: "missing configuration: OPERATOR_API_KEY is not set", code: "NOT_CONFIGURED" });
   });
 });
 
@@ -354,7 +359,7 @@ describe("REST rate limits", () => {
     const refused = await ask("203.0.113.1");
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(await refused.json()).toEqual({ error: expect.stringMatching(/^rate limit exceeded/) });
+    expect(await refused.json()).toEqual({ error: expect.stringMatching(/^rate limit exceeded/), code: "RATE_LIMITED" });
     // Per client; every route, unknown ones included.
     expect((await ask("203.0.113.2", "GET", "/api/v1/nope")).status).toBe(404);
     expect((await ask("203.0.113.1", "GET", "/api/v1/nope")).status).toBe(429);
@@ -416,7 +421,7 @@ describe("POST /tokens/launch end to end", () => {
     await operator.write(h.contracts.launcher!, clanker, "setDeprecated", [true]);
     try {
       const a = await post("/tokens/launch", { name: "Nope", symbol: "NOPE" });
-      expectError(a, 502, "deploy reverted: Deprecated()");
+      expectError(a, 502, "deploy reverted: Deprecated()", "CHAIN_REFUSED");
     } finally {
       await operator.write(h.contracts.launcher!, clanker, "setDeprecated", [false]);
     }
@@ -433,7 +438,7 @@ describe("POST /tokens/launch end to end", () => {
       body: JSON.stringify({ name: "Cat", symbol: "CAT" }),
     });
     expect(a.status).toBe(503);
-    expect(await a.json()).toEqual({ error: "missing configuration: LAUNCHER_ADDRESS is not set" });
+    expect(await a.json()).toEqual({ error: "missing configuration: LAUNCHER_ADDRESS is not set", code: "NOT_CONFIGURED" });
   });
 });
 

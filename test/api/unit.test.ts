@@ -7,15 +7,24 @@ import fc from "fast-check";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { ZodError, z } from "zod";
-import { MissingConfigError } from "../../common/config.js";
+import { ConfigError, MissingConfigError } from "../../common/config.js";
+import { LaunchConfigError } from "../../common/deploy-config.js";
+import { InferenceError } from "../../core/agents/inference.js";
+import { WalletKeyError } from "../../core/agents/keys.js";
+import { AgentConflictError } from "../../core/agents/store.js";
+import { FencedError } from "../../core/leadership.js";
+import { PerpsVenueOffError } from "../../engine/perps/venue.js";
+import { UnknownWorkerError } from "../../engine/runtime/run-once.js";
+import { HealthUnavailable } from "../../api/read/health.js";
 import { DEFAULT_SPLIT } from "../../common/constants.js";
 import { keysMatch, requireOperatorKey } from "../../api/auth/operator-key.js";
 import { REST_ROUTES } from "../../api/create-app.js";
 import { decodeCursor, encodeCursor } from "../../api/http/cursor.js";
-import { ApiError, errorResponse, toHttpError } from "../../api/http/errors.js";
+import { ApiError, ERROR_STATUS, errorResponse, toHttpError } from "../../api/http/errors.js";
+import { EngineError, Refusal, SERVICE_ERROR_CODES, ServiceError, causeChain } from "../../core/errors.js";
 import { JsonNumber, JsonSyntaxError, MAX_DEPTH, parseJson, toScaledInteger } from "../../api/http/json.js";
 import { RateLimiter, clientAddress, isTrustedProxy, rateLimit } from "../../api/http/rate-limit.js";
-import { ValidationError, validate } from "../../api/http/validation.js";
+import { BodyError, ValidationError, validate } from "../../api/http/validation.js";
 import { openApiDocument } from "../../api/openapi/document.js";
 import { formatActivityData } from "../../api/read/activity.js";
 import { bucketEnd } from "../../api/read/burn-totals.js";
@@ -211,7 +220,7 @@ describe("rate limits", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("10");
     expect(refused.headers.get("ratelimit-remaining")).toBe("0");
-    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s" });
+    expect(await refused.json()).toEqual({ error: "rate limit exceeded: retry in 10 s", code: "RATE_LIMITED" });
   });
 
   it("trusts X-Forwarded-For only from a proxy on a private or loopback address", async () => {
@@ -243,11 +252,11 @@ describe("operator key", () => {
     const missing = await call();
     expect(missing.status).toBe(401);
     expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    expect(await missing.json()).toEqual({ error: "missing Authorization: Bearer <operator API key>" });
+    expect(await missing.json()).toEqual({ error: "missing Authorization: Bearer <operator API key>", code: "UNAUTHORIZED" });
     expect((await call(`Basic ${KEY}`)).status).toBe(401);
     const wrong = await call("Bearer operator-key-0123456788");
     expect(wrong.status).toBe(403);
-    expect(await wrong.json()).toEqual({ error: "invalid operator API key" });
+    expect(await wrong.json()).toEqual({ error: "invalid operator API key", code: "FORBIDDEN" });
     expect((await call(`Bearer ${KEY}`)).status).toBe(200);
     expect((await call(`bearer   ${KEY}  `)).status).toBe(200);
   });
@@ -255,7 +264,7 @@ describe("operator key", () => {
   it("is a 503 naming OPERATOR_API_KEY when unset, and not needed when the legacy routes are open", async () => {
     const unset = await appWith({ operatorApiKey: undefined, legacyLaunchOpen: false })(`Bearer ${KEY}`);
     expect(unset.status).toBe(503);
-    expect(await unset.json()).toEqual({ error: "missing configuration: OPERATOR_API_KEY is not set" });
+    expect(await unset.json()).toEqual({ error: "missing configuration: OPERATOR_API_KEY is not set", code: "NOT_CONFIGURED" });
     expect((await appWith({ operatorApiKey: undefined, legacyLaunchOpen: true })()).status).toBe(200);
   });
 
@@ -268,17 +277,17 @@ describe("operator key", () => {
 
 describe("error mapping", () => {
   it("maps each cause to its status, and hides the unknown", () => {
-    expect(toHttpError(new MissingConfigError("LAUNCHER_ADDRESS"))).toMatchObject({ status: 503, message: "missing configuration: LAUNCHER_ADDRESS is not set" });
-    expect(toHttpError(new ValidationError("limit: bad"))).toMatchObject({ status: 400, message: "limit: bad" });
-    expect(toHttpError(new ApiError(409, "token 0x1 is already enrolled"))).toMatchObject({ status: 409 });
-    expect(toHttpError(new JsonSyntaxError("invalid JSON at position 0"))).toMatchObject({ status: 400 });
+    expect(toHttpError(new MissingConfigError("LAUNCHER_ADDRESS"))).toMatchObject({ status: 503, code: "NOT_CONFIGURED", message: "missing configuration: LAUNCHER_ADDRESS is not set" });
+    expect(toHttpError(new ValidationError("limit: bad"))).toMatchObject({ status: 400, code: "BAD_REQUEST", message: "limit: bad" });
+    expect(toHttpError(new ApiError("CONFLICT", "token 0x1 is already enrolled"))).toMatchObject({ status: 409, code: "CONFLICT" });
+    expect(toHttpError(new JsonSyntaxError("invalid JSON at position 0"))).toMatchObject({ status: 400, code: "BAD_REQUEST" });
     const zod = z.object({ a: z.string() }).safeParse({});
-    expect(toHttpError((zod as { error: ZodError }).error)).toMatchObject({ status: 400 });
-    expect(toHttpError(new Error("connection refused at 10.0.0.1"))).toEqual({ status: 500, message: "internal error", headers: {}, unexpected: true });
+    expect(toHttpError((zod as { error: ZodError }).error)).toMatchObject({ status: 400, code: "BAD_REQUEST" });
+    expect(toHttpError(new Error("connection refused at 10.0.0.1"))).toEqual({ status: 500, code: "INTERNAL_ERROR", message: "internal error", headers: {}, unexpected: true });
   });
 
   it("answers 503 (never 500) when PostgreSQL cannot be reached or is restarting", () => {
-    const unavailable = { status: 503, message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
+    const unavailable = { status: 503, code: "DATABASE_UNAVAILABLE", message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
     const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     for (const error of [
@@ -294,7 +303,68 @@ describe("error mapping", () => {
       expect(toHttpError(error), String(error)).toEqual(unavailable);
     }
     // Other database errors stay unexpected.
-    expect(toHttpError(pgError("42P01", 'relation "x" does not exist'))).toMatchObject({ status: 500, unexpected: true });
+    expect(toHttpError(pgError("42P01", 'relation "x" does not exist'))).toMatchObject({ status: 500, code: "INTERNAL_ERROR", unexpected: true });
+  });
+});
+
+describe("one error vocabulary", () => {
+  it("roots every error class in ServiceError, with a code that has a status", () => {
+    const errors = [
+      new ApiError("NOT_FOUND", "x"),
+      new ValidationError("x"),
+      new BodyError(413, "x"),
+      new JsonSyntaxError("x"),
+      new HealthUnavailable(new Date(0).toISOString(), "x"),
+      new ConfigError("PORT", "x"),
+      new MissingConfigError("X"),
+      new LaunchConfigError("x"),
+      new InferenceError("x"),
+      new WalletKeyError("x"),
+      new AgentConflictError("x"),
+      new FencedError("x"),
+      new PerpsVenueOffError("x"),
+      new UnknownWorkerError("x"),
+      new Refusal("underfunded", "x"),
+      new EngineError("x", { code: "timeout", retryable: true }),
+    ];
+    for (const error of errors) {
+      expect(error, error.name).toBeInstanceOf(ServiceError);
+      expect(typeof error.retryable).toBe("boolean");
+      expect(SERVICE_ERROR_CODES, error.name).toContain(toHttpError(error).code);
+      expect(toHttpError(error).status).toBe(ERROR_STATUS[toHttpError(error).code]);
+    }
+    expect(Object.keys(ERROR_STATUS).sort()).toEqual([...SERVICE_ERROR_CODES].sort());
+  });
+
+  it("answers each refusal, engine error and outage with one code and status, on every route", () => {
+    const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+    const expectAnswer = (error: unknown, status: number, code: string) => expect(toHttpError(error), String(error)).toMatchObject({ status, code });
+    expectAnswer(new Refusal("invalid", "x"), 400, "BAD_REQUEST");
+    expectAnswer(new Refusal("not-found", "x"), 404, "NOT_FOUND");
+    expectAnswer(new Refusal("forbidden", "x"), 403, "FORBIDDEN");
+    expectAnswer(new Refusal("conflict", "x"), 409, "CONFLICT");
+    expectAnswer(new Refusal("underfunded", "x"), 422, "UNPROCESSABLE");
+    expectAnswer(new Refusal("chain", "x"), 502, "CHAIN_REFUSED");
+    expectAnswer(new Refusal("unavailable", "x"), 503, "CHAIN_UNAVAILABLE");
+    expectAnswer(new Refusal("unavailable", "x", "NOT_CONFIGURED"), 503, "NOT_CONFIGURED");
+    expectAnswer(new EngineError("x", { code: "database-unavailable", retryable: true }), 503, "DATABASE_UNAVAILABLE");
+    expectAnswer(new EngineError("x", { code: "rpc-unavailable", retryable: true }), 503, "CHAIN_UNAVAILABLE");
+    expectAnswer(new EngineError("reverted: X()", { code: "revert", retryable: false }), 502, "CHAIN_REFUSED");
+    // A database that does not exist (yet) is an outage too, as on the agent routes before: never a 500.
+    expectAnswer(pgError("3D000", 'database "x" does not exist'), 503, "DATABASE_UNAVAILABLE");
+    expectAnswer(new Error("Failed query", { cause: pgError("55P03", "canceling statement due to lock timeout") }), 503, "DATABASE_BUSY");
+    expect(toHttpError(new WalletKeyError("bad tag"))).toMatchObject({ status: 503, code: "NOT_CONFIGURED", unexpected: true });
+  });
+
+  it("walks a cause chain once, GraphQL's originalError included, at most 8 deep", () => {
+    const inner = Object.assign(new Error("inner"), { code: "57P01" });
+    const outer = new Error("outer", { cause: { originalError: inner } });
+    expect(causeChain(outer)).toEqual([outer, { originalError: inner }, inner]);
+    let deep: Error = inner;
+    for (let i = 0; i < 20; i++) deep = new Error(`wrap ${i}`, { cause: deep });
+    expect(causeChain(deep)).toHaveLength(8);
+    expect(causeChain("text")).toEqual(["text"]);
+    expect(causeChain(undefined)).toEqual([]);
   });
 });
 
@@ -377,8 +447,16 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/audit"].get.security).toEqual([{ operatorKey: [] }]);
     expect(doc.paths["/buybacks/{token}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:token", "query:limit", "query:cursor"]);
     expect(doc.paths["/activity"].get.parameters.find((p: { name: string }) => p.name === "kind").schema.type).toBe("string");
-    expect(Object.keys(doc.paths["/tokens/launch"].post.responses).sort()).toEqual(["201", "400", "401", "403", "413", "415", "429", "502", "503"]);
+    expect(Object.keys(doc.paths["/tokens/launch"].post.responses).sort()).toEqual(["201", "400", "401", "403", "408", "413", "415", "422", "429", "500", "502", "503"]);
     expect(doc.paths["/tokens/launch"].post.security).toEqual([{ operatorKey: [] }]);
+    // The operator-key reads answer 401 and 403 too; each error answer names its codes.
+    expect(Object.keys(doc.paths["/audit"].get.responses).sort()).toEqual(["200", "401", "403", "429", "500", "503"]);
+    const codes = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content["application/json"].schema.properties.code.enum;
+    expect(codes("/audit", "get", 401)).toEqual(["UNAUTHORIZED"]);
+    expect(codes("/audit", "get", 403)).toEqual(["FORBIDDEN"]);
+    expect(codes("/tokens/register", "post", 503)).toEqual(["NOT_CONFIGURED", "DATABASE_UNAVAILABLE", "DATABASE_BUSY", "CHAIN_UNAVAILABLE"]);
+    expect(codes("/buybacks/{token}", "get", 404)).toEqual(["NOT_FOUND"]);
+    expect(doc.paths["/buybacks/{token}"].get.responses["503"].headers["Retry-After"]).toBeDefined();
     expect(doc.paths["/health"].get.security).toBeUndefined();
   });
 
