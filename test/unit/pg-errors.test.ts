@@ -1,7 +1,6 @@
 /**
- * One set of PostgreSQL error codes (`common/pg-errors.ts`). The HTTP error mapping and the
- * engine's error classes still hold their own copies; until they read the shared module, these
- * tests keep the copies equal to it.
+ * One set of PostgreSQL error codes (`common/pg-errors.ts`), which the HTTP error mapping and
+ * the engine's error classes read: these tests pin what each classification answers.
  */
 import { describe, expect, it } from "vitest";
 import { PG_NOT_MIGRATED, PG_SHUTTING_DOWN, PG_TRANSIENT, SOCKET_FAILURES, isDatabaseUnavailableCode } from "../../common/pg-errors.js";
