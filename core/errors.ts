@@ -157,7 +157,7 @@ export function describeError(error: unknown): string {
 
 /**
  * Why a service (agents, launches) refused a request, by what the caller can do about it; the
- * HTTP layer maps each kind to its status (DESIGN.md §7).
+ * HTTP layer maps each kind to its status (docs/design.md §7).
  */
 export type RefusalKind =
   /** Malformed input the launcher would reject (400). */

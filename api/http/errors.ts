@@ -1,7 +1,7 @@
 /**
  * Errors the HTTP interface answers with: every one is `{ "error": "<message>", "code": "<CODE>" }`
  * with the status of its code in `ERROR_STATUS`, the one table of codes and statuses
- * (DESIGN.md §7). REST, sign-in, agent and page routes all map errors with `toHttpError`.
+ * (docs/design.md §7). REST, sign-in, agent and page routes all map errors with `toHttpError`.
  * Unknown errors become a bare 500 INTERNAL_ERROR (logged, never a stack trace).
  */
 import type { Context } from "hono";

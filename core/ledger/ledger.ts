@@ -1,5 +1,5 @@
 /**
- * The durable money ledger (DESIGN.md §5). One row per movement, keyed by the fact or
+ * The durable money ledger (docs/design.md §5.3). One row per movement, keyed by the fact or
  * intent that caused it, so every write is idempotent. The spec's accumulators
  * (`pendingBuybackUsdc`, the perp USDC per token, the creator buyback queue, the legacy
  * WETH balance) are running balances in `engine.ledger_balances`, updated in the same
@@ -382,7 +382,7 @@ export async function consumeCreatorBuybacksAbove(
 export type InvariantReport = { ok: boolean; violations: string[] };
 
 /**
- * The ledger invariants of DESIGN.md §5 that the database alone can check:
+ * The ledger invariants of docs/design.md §5.6 that the database alone can check:
  * - per token, fees attributed (`claimed`) = the sum of its allocations to the legs;
  * - no leg is spent beyond what it received (pooled legs as a whole, per-token legs per token),
  *   save for the reorg deficits recorded for it (see the header);
