@@ -16,6 +16,7 @@ import {
   transferEventAbi,
   v3PoolEventsAbi,
 } from "./common/abis/index.js";
+import { sniperAuctionAbi } from "./common/abis/clanker-hook.js";
 import { loadConfigOrExit, requireContract } from "./common/config.js";
 import { CHAIN_NAME, DEAD_ADDRESS } from "./common/constants.js";
 
@@ -53,6 +54,7 @@ export default createConfig({
     },
     LpLocker: { abi: clankerLpLockerAbi, ...on("lpLocker") },
     FeeLocker: { abi: clankerFeeLockerAbi, ...on("feeLocker") },
+    MevModule: { abi: sniperAuctionAbi, ...on("mevModule") },
     Registry: { abi: registryAbi, ...on("registry") },
     PoolManager: { abi: poolManagerAbi, ...on("v4PoolManager") },
     V3Pool: { abi: v3PoolEventsAbi, chain: CHAIN_NAME, address: v3Pools, startBlock },

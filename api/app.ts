@@ -33,6 +33,8 @@ const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databas
 pool?.on("error", (error) => log.warn({ err: error.message }, "engine pool error"));
 
 const readDb = db as unknown as ReadDb;
+// The API's one RPC client: the launch routes and the burn proofs read the chain through it.
+const publicClient = createPublicClient({ transport: http(config.rpcUrl) }) as PublicClient;
 const logError = (error: unknown, context: string) =>
   log.error({ err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error), context }, "unexpected error");
 // Without DATABASE_URL the agent services answer 503 naming it: intents live in PostgreSQL.
@@ -47,9 +49,10 @@ export default createApp({
   db: readDb,
   config,
   engine: pool ? createEnginePort(pool) : idleEngine,
+  publicClient,
   launcher: createChainLauncher({
     config,
-    publicClient: createPublicClient({ transport: http(config.rpcUrl) }) as PublicClient,
+    publicClient,
     sender: pipelineSender(agents.services),
   }),
   agents,

@@ -25,6 +25,7 @@ import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
+import { burnProofRoute, tokenAuditRoute, tokenFlowRoute } from "./rest/trust.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
 
 /** Largest GraphQL request body (a query of any reasonable size, with its variables). */
@@ -42,6 +43,9 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   candlesRoute,
   marketRoute,
   tokenBurnsRoute,
+  burnProofRoute,
+  tokenFlowRoute,
+  tokenAuditRoute,
   launchRoute,
   registerRoute,
   auditRoute,

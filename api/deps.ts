@@ -4,6 +4,7 @@
  * `api/app.ts` builds them inside ponder; tests build their own.
  */
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import type { PublicClient } from "viem";
 import type { Config } from "../common/config.js";
 import type { AgentApiDeps } from "./agents/http.js";
 import type { EnginePort } from "./engine-port.js";
@@ -19,6 +20,8 @@ export type ApiDeps = {
   config: Config;
   engine: EnginePort;
   launcher: LaunchPort;
+  /** The API's RPC client (burn proofs read the chain through it); one is made from RPC_URL when absent. */
+  publicClient?: PublicClient;
   /** When this API process started (ms since epoch), for `uptimeSeconds`. */
   startedAt: number;
   rateLimits?: Partial<RateLimits>;

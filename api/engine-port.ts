@@ -15,6 +15,9 @@ import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
 import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
 import { PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN } from "../common/pg-errors.js";
+import { type DeskTradeView, type EngineBuyback, type JournalRow, type SourceView, buybackSources, buybacksBurnedBy, deskTradesById, intentTxHashes } from "../core/ledger/lineage.js";
+import { type TokenLedgerFlow, tokenLedgerFlow } from "../core/ledger/flow.js";
+import { type TokenAuditView, tokenAuditView } from "../core/public-audit.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
 export type WorkerHealth = Pick<
@@ -62,6 +65,18 @@ export type DeskBinding = {
   haltReason: string | null;
 };
 
+/** A buyback the engine made, with the ledger spend that paid for it and that spend's sources (first in, first out). */
+export type FundedBuyback = EngineBuyback & {
+  spend: JournalRow | null;
+  sources: SourceView[];
+  /** The part of the spend no inflow covered (a reorg deficit being repaid). */
+  unfunded: bigint;
+  /** Every transaction of its swap and burns, by intent key. */
+  intents: Map<string, string | null>;
+  /** Desk trades named by its sources (desk profits). */
+  deskTrades: Map<number, DeskTradeView>;
+};
+
 export interface EnginePort {
   health(): Promise<EngineHealth>;
   pending(): Promise<PendingAmounts>;
@@ -70,7 +85,15 @@ export interface EnginePort {
   markPrices(): Promise<Map<number, bigint>>;
   /** The three-way audit (ledger, indexed facts, chain balances); undefined without the engine's database. */
   audit(config: Config): Promise<AuditReport | undefined>;
+  /** The engine's buybacks a burn transaction burned for, each with what paid for it. */
+  burnFunding(txHash: string): Promise<FundedBuyback[]>;
+  /** The ledger's side of a token's fee flow (null without the engine's tables). */
+  tokenFlow(token: Address): Promise<TokenLedgerFlow | null>;
+  /** The public audit's stored results for a token. */
+  tokenAudit(token: Address): Promise<TokenAuditView>;
 }
+
+const NO_AUDIT: TokenAuditView = { latest: null, protocol: null, lastClean: null };
 
 export const EMPTY_PENDING: PendingAmounts = {
   protocolBuybackUsdc: 0n,
@@ -89,6 +112,9 @@ export const idleEngine: EnginePort = {
   pending: async () => EMPTY_PENDING,
   deskBindings: async () => [],
   markPrices: async () => new Map(),
+  burnFunding: async () => [],
+  tokenFlow: async () => null,
+  tokenAudit: async () => NO_AUDIT,
 };
 
 /** PostgreSQL error codes meaning "the engine has not created this yet". */
@@ -175,6 +201,23 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
       ),
 
     audit: (config) => auditFromConfig(config, { db: ledgerDb, pool }),
+
+    burnFunding: (txHash) =>
+      tolerant([], async () => {
+        const out: FundedBuyback[] = [];
+        for (const b of await buybacksBurnedBy(ledgerDb, txHash)) {
+          const { spend, sources, unfunded } = await buybackSources(ledgerDb, b.id);
+          const { rows } = await pool.query<{ key: string }>("SELECT key FROM engine.tx_intents WHERE key = $1 OR key LIKE $2 ORDER BY id", [`buyback:${b.id}:swap`, `buyback:${b.id}:burn%`]);
+          const intents = await intentTxHashes(ledgerDb, rows.map((r) => r.key));
+          const deskTrades = await deskTradesById(ledgerDb, sources.map((s) => s.deskTradeId).filter((id): id is number => id !== null));
+          out.push({ ...b, spend, sources, unfunded, intents, deskTrades });
+        }
+        return out;
+      }),
+
+    tokenFlow: (token) => tolerant(null, () => tokenLedgerFlow(ledgerDb, token)),
+
+    tokenAudit: (token) => tolerant(NO_AUDIT, () => tokenAuditView(ledgerDb, token)),
 
     markPrices: () =>
       tolerant(new Map<number, bigint>(), async () => {

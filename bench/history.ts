@@ -54,7 +54,7 @@ import { ROOT, compileProject } from "../devnet/compile.js";
 import { type DevnetContext, createDevnetContext } from "../devnet/context.js";
 import { deployDevnet } from "../devnet/deploy.js";
 import { mulberry32 } from "../devnet/market.js";
-import { devnetPrivateKey } from "../devnet/protocol.js";
+import { advancePastAuction, devnetLaunchFees, devnetPrivateKey } from "../devnet/protocol.js";
 import { checkStateFile, sha256File, writeFileAtomic } from "../devnet/state.js";
 import { permit2Abi } from "../devnet/uniswap.js";
 import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
@@ -527,12 +527,15 @@ export async function ensureHistory(
         locker: c.lpLocker!,
         rewards: launchSplitRewards({ operator: operatorCtx.account.address, creator: creator.ctx.account.address }),
         startingMarketCap: USDC(10_000n),
+        fees: devnetLaunchFees({ clankerHook: c.clankerHook!, mevModule: c.mevModule! }),
       });
       // A launch needs ~2.2M gas (the token, its pool and locked position). Histories below the
       // batched sizes keep sending it with GAS, as their caches were made: those launches revert.
       await creator.send(c.launcher!, encodeFunctionData({ abi: clankerFactoryAbi, functionName: "deployToken", args: [config] }), 0n, batch > 1 ? 4_000_000n : GAS);
     }
     await mine();
+    // Past the launches' no-trade blocks, auction block and sniper fee decay before any trading.
+    await advancePastAuction(operatorCtx.publicClient as never);
     const created = await operatorCtx.publicClient.getLogs({ address: c.launcher!, event: clankerFactoryAbi.find((i) => i.type === "event" && i.name === "TokenCreated") as never, fromBlock: 0n });
     const tokens = created.map((l) => parseTokenCreated({ logs: [l] }).token);
     for (const token of tokens.slice(3)) {

@@ -40,6 +40,8 @@ export const CONTRACT_VARIABLES = {
   LAUNCHER_ADDRESS: "launcher",
   LP_LOCKER_ADDRESS: "lpLocker",
   FEE_LOCKER_ADDRESS: "feeLocker",
+  CLANKER_HOOK_ADDRESS: "clankerHook",
+  MEV_MODULE_ADDRESS: "mevModule",
   REGISTRY_ADDRESS: "registry",
   PERPS_TRADING_ADDRESS: "perpsTrading",
   PERPS_STORAGE_ADDRESS: "perpsStorage",
@@ -50,6 +52,20 @@ export const CONTRACT_VARIABLES = {
 } as const;
 
 export type ContractVariable = keyof typeof CONTRACT_VARIABLES;
+
+export const BASE_CHAIN_ID = 8453;
+/**
+ * Clanker v4 on Base (reference/protocols.md, production.md §1): the defaults when
+ * CHAIN_ID=8453. The hook is the static-fee V2 hook and the MEV module SniperAuctionV2, what
+ * clanker-sdk launches with.
+ */
+export const BASE_CLANKER_CONTRACTS = {
+  launcher: "0xE85A59c628F7d27878ACeB4bf3b35733630083a9",
+  lpLocker: "0x63D2DfEA64b3433F4071A98665bcD7Ca14d93496",
+  feeLocker: "0xF3622742b1E446D92e45E22923Ef11C2fcD55D68",
+  clankerHook: "0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC",
+  mevModule: "0xebB25BB797D82CB78E1bc70406b13233c0854413",
+} as const satisfies Partial<Record<string, Address>>;
 export type ContractName = (typeof CONTRACT_VARIABLES)[ContractVariable];
 
 export type Deployments = {
@@ -187,6 +203,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error"], { message: "expected trace, debug, info, warn or error" }).default("info"),
   LOG_FORMAT: z.enum(["pretty", "json", "auto"], { message: "expected pretty, json or auto" }).default("auto"),
   DEPLOYMENTS_FILE: z.string().default(DEPLOYMENTS_PATH),
+  // Launch fees in Uniswap pips (1_000_000 = 100%); clanker-sdk's defaults.
+  LAUNCH_CLANKER_FEE_PIPS: integer(0, 100_000, 10_000),
+  LAUNCH_PAIRED_FEE_PIPS: integer(0, 100_000, 10_000),
+  SNIPER_STARTING_FEE_PIPS: integer(30_000, 800_000, 666_777),
+  SNIPER_ENDING_FEE_PIPS: integer(30_000, 800_000, 41_673),
+  SNIPER_SECONDS_TO_DECAY: integer(1, 120, 15),
   ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<
     ContractVariable,
     z.ZodOptional<typeof address>
@@ -262,6 +284,8 @@ export type Config = {
   logFormat: "pretty" | "json" | "auto";
   contracts: Partial<Record<ContractName, Address>>;
   priceFeeds: Record<string, Address>;
+  /** The fees every launch sets (the hook and the MEV module are in `contracts`). */
+  launchFees: { clankerFee: number; pairedFee: number; startingFee: number; endingFee: number; secondsToDecay: number };
 };
 
 /** Reads deployments.json if it exists and is for this chain. */
@@ -310,6 +334,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const [variable, name] of Object.entries(CONTRACT_VARIABLES) as [ContractVariable, ContractName][]) {
     const value = e[variable] ?? deployments?.contracts[name];
     if (typeof value === "string") contracts[name] = getAddress(value);
+    else if (e.CHAIN_ID === BASE_CHAIN_ID && name in BASE_CLANKER_CONTRACTS) {
+      contracts[name] = BASE_CLANKER_CONTRACTS[name as keyof typeof BASE_CLANKER_CONTRACTS];
+    }
+  }
+  if (e.SNIPER_ENDING_FEE_PIPS >= e.SNIPER_STARTING_FEE_PIPS) {
+    throw new ConfigError("SNIPER_ENDING_FEE_PIPS", `must be below SNIPER_STARTING_FEE_PIPS (${e.SNIPER_STARTING_FEE_PIPS})`);
   }
 
   return {
@@ -352,7 +382,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT,
     contracts,
     priceFeeds: deployments?.contracts.priceFeeds ?? {},
+    launchFees: {
+      clankerFee: e.LAUNCH_CLANKER_FEE_PIPS,
+      pairedFee: e.LAUNCH_PAIRED_FEE_PIPS,
+      startingFee: e.SNIPER_STARTING_FEE_PIPS,
+      endingFee: e.SNIPER_ENDING_FEE_PIPS,
+      secondsToDecay: e.SNIPER_SECONDS_TO_DECAY,
+    },
   };
+}
+
+/** The hook, the MEV module and the fees every launch sets; throws MissingConfigError without a hook or module. */
+export function requireLaunchFees(config: Config) {
+  return { ...config.launchFees, hook: requireContract(config, "clankerHook"), mevModule: requireContract(config, "mevModule") };
 }
 
 /** Returns a configured contract address or throws MissingConfigError naming its variable. */

@@ -9,6 +9,7 @@ import {
   type ContractFunctionArgs,
   type Hex,
   type Log,
+  decodeAbiParameters,
   encodeAbiParameters,
   encodeFunctionData,
   getAddress,
@@ -20,6 +21,7 @@ import {
 } from "viem";
 import { FeeIn, clankerFactoryAbi } from "./abis/clanker.js";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT, TOTAL_BPS } from "./constants.js";
+import { formatDecimal } from "./money.js";
 import { MAX_TICK, MIN_TICK } from "./uniswap.js";
 import { ServiceError } from "./errors.js";
 
@@ -27,8 +29,8 @@ import { ServiceError } from "./errors.js";
 export const CLANKER_TOKEN_SUPPLY = 100_000_000_000n * 10n ** 18n;
 /** The SDK's default (and Base's usual) tick spacing for Clanker pools. */
 export const DEFAULT_TICK_SPACING = 200;
-/** Width of the single launch position, like the SDK's "Standard" position ([-230400, -120000]). */
-export const STANDARD_POSITION_WIDTH = 110_000;
+/** Width of the single launch position: the SDK's "Standard" position ([-230400, -120000]). */
+export const STANDARD_POSITION_WIDTH = 110_400;
 /** Limits of the locker (ClankerLpLocker `MAX_REWARD_PARTICIPANTS`). */
 export const MAX_REWARD_RECIPIENTS = 7;
 
@@ -67,12 +69,81 @@ export type BuildDeploymentConfigParameters = {
   /** Or the starting tick itself (as if the token were currency0), a multiple of `tickSpacing`. */
   tickIfToken0IsClanker?: number;
   tickSpacing?: number;
-  /** The pool hook (the devnet launcher ignores it). */
-  hook?: Address;
+  /** The pool hook and its fees, and the MEV module that runs the pool's first seconds. */
+  fees: LaunchFees;
 };
 
 /**
- * The exact Clanker v4 `DeploymentConfig`: no extensions, no MEV module, one position holding
+ * What makes a launch acceptable on Base (reference/production.md §1): an enabled V2 hook with
+ * its per-direction LP fees, and an enabled MEV module (SniperAuctionV2) with its decaying fee.
+ * Fees are Uniswap pips (1_000_000 = 100%).
+ */
+export type LaunchFees = {
+  hook: Address;
+  /** LP fee when the launched token is the input (a sell). */
+  clankerFee: number;
+  /** LP fee when the paired token is the input (a buy). */
+  pairedFee: number;
+  mevModule: Address;
+  /** The sniper fee right after the auction, decaying linearly to `endingFee` over `secondsToDecay`. */
+  startingFee: number;
+  endingFee: number;
+  secondsToDecay: number;
+};
+
+/** clanker-sdk's defaults: 1% each way; sniper fee 66.6777% decaying to 4.1673% over 15 s. */
+export const DEFAULT_POOL_FEES = { clankerFee: 10_000, pairedFee: 10_000 } as const;
+export const DEFAULT_SNIPER_FEES = { startingFee: 666_777, endingFee: 41_673, secondsToDecay: 15 } as const;
+/** Most LP fee a V2 hook accepts (10%). */
+export const MAX_V2_HOOK_FEE = 100_000;
+/** The SDK's bounds of the sniper fees and of the decay. */
+export const SNIPER_FEE_BOUNDS = { min: 30_000, max: 800_000 } as const;
+export const SNIPER_DECAY_BOUNDS = { min: 1, max: 120 } as const;
+
+/**
+ * V2 hook pool data: `abi.encode((address extension, bytes extensionData, bytes feeData))` with
+ * `feeData = abi.encode(uint24 clankerFee, uint24 pairedFee)`; no pool extension.
+ */
+export function encodePoolData(clankerFee: number, pairedFee: number): Hex {
+  const feeData = encodeAbiParameters([{ type: "uint24" }, { type: "uint24" }], [clankerFee, pairedFee]);
+  return encodeAbiParameters(
+    [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+    [{ extension: zeroAddress, extensionData: "0x", feeData }],
+  );
+}
+
+/** SniperAuctionV2 data: `abi.encode((uint24 startingFee, uint24 endingFee, uint256 secondsToDecay))`. */
+export function encodeMevModuleData(startingFee: number, endingFee: number, secondsToDecay: number): Hex {
+  return encodeAbiParameters(
+    [{ type: "tuple", components: [{ name: "startingFee", type: "uint24" }, { name: "endingFee", type: "uint24" }, { name: "secondsToDecay", type: "uint256" }] }],
+    [{ startingFee, endingFee, secondsToDecay: BigInt(secondsToDecay) }],
+  );
+}
+
+/** Throws LaunchConfigError for anything a V2 hook or the sniper auction would refuse. */
+export function validateLaunchFees(f: LaunchFees): void {
+  for (const [what, address] of [["hook", f.hook], ["MEV module", f.mevModule]] as const) {
+    if (!isAddress(address, { strict: false }) || BigInt(address) === 0n) {
+      throw new LaunchConfigError(`the ${what} must be a non-zero address (Base reverts ${what === "hook" ? "HookNotEnabled" : "MevModuleNotEnabled"} otherwise)`);
+    }
+  }
+  for (const [what, fee] of [["clankerFee", f.clankerFee], ["pairedFee", f.pairedFee]] as const) {
+    if (!Number.isInteger(fee) || fee < 0 || fee > MAX_V2_HOOK_FEE) throw new LaunchConfigError(`${what} must be an integer from 0 to ${MAX_V2_HOOK_FEE} pips (got ${fee})`);
+  }
+  for (const [what, fee] of [["startingFee", f.startingFee], ["endingFee", f.endingFee]] as const) {
+    if (!Number.isInteger(fee) || fee < SNIPER_FEE_BOUNDS.min || fee > SNIPER_FEE_BOUNDS.max) {
+      throw new LaunchConfigError(`${what} must be an integer from ${SNIPER_FEE_BOUNDS.min} to ${SNIPER_FEE_BOUNDS.max} pips (got ${fee})`);
+    }
+  }
+  if (f.endingFee >= f.startingFee) throw new LaunchConfigError("the sniper endingFee must be below its startingFee");
+  if (!Number.isInteger(f.secondsToDecay) || f.secondsToDecay < SNIPER_DECAY_BOUNDS.min || f.secondsToDecay > SNIPER_DECAY_BOUNDS.max) {
+    throw new LaunchConfigError(`secondsToDecay must be an integer from ${SNIPER_DECAY_BOUNDS.min} to ${SNIPER_DECAY_BOUNDS.max} (got ${f.secondsToDecay})`);
+  }
+}
+
+/**
+ * The exact Clanker v4 `DeploymentConfig`: the hook with its V2 pool data, the MEV module with
+ * its data, no extensions, one position holding
  * the whole supply from the starting tick over `STANDARD_POSITION_WIDTH`, and the reward
  * recipients with their fee preferences as the fee-conversion locker's `lockerData`
  * (`abi.encode((uint8[] feePreference))`). Throws `LaunchConfigError` on anything the
@@ -90,6 +161,7 @@ export function buildDeploymentConfig(p: BuildDeploymentConfigParameters): Deplo
     if (!isAddress(address, { strict: false }) || BigInt(address) === 0n) throw new LaunchConfigError(`${what} must be a non-zero address`);
   }
   validateRewards(p.rewards);
+  validateLaunchFees(p.fees);
 
   const startTick = startingTick(p, tickSpacing);
   const tickUpper = startTick + Math.floor(STANDARD_POSITION_WIDTH / tickSpacing) * tickSpacing;
@@ -110,11 +182,11 @@ export function buildDeploymentConfig(p: BuildDeploymentConfigParameters): Deplo
       originatingChainId: BigInt(p.chainId),
     },
     poolConfig: {
-      hook: p.hook ?? zeroAddress,
+      hook: getAddress(p.fees.hook),
       pairedToken: getAddress(p.pairedToken),
       tickIfToken0IsClanker: startTick,
       tickSpacing,
-      poolData: "0x",
+      poolData: encodePoolData(p.fees.clankerFee, p.fees.pairedFee),
     },
     lockerConfig: {
       locker: getAddress(p.locker),
@@ -126,7 +198,10 @@ export function buildDeploymentConfig(p: BuildDeploymentConfigParameters): Deplo
       positionBps: [TOTAL_BPS],
       lockerData: encodeLockerData(p.rewards.map((r) => r.feeIn)),
     },
-    mevModuleConfig: { mevModule: zeroAddress, mevModuleData: "0x" },
+    mevModuleConfig: {
+      mevModule: getAddress(p.fees.mevModule),
+      mevModuleData: encodeMevModuleData(p.fees.startingFee, p.fees.endingFee, p.fees.secondsToDecay),
+    },
     extensionConfigs: [],
   };
 }
@@ -304,4 +379,73 @@ function tickAtPriceRatio(amount1: bigint, amount0: bigint): number {
 /** Market cap of the whole supply, in paired base units (rounded down), at a tick given as if the token were currency0. */
 export function marketCapAtTick(tickIfToken0IsClanker: number, supply = CLANKER_TOKEN_SUPPLY): bigint {
   return (sqrtPriceAtTick(tickIfToken0IsClanker) ** 2n * supply) >> 192n;
+}
+
+// ------------------------------------------------------------------ the config in words
+
+/** A fee in pips as an exact percentage ("1%", "66.6777%"). */
+export function pipsToPercent(pips: number): string {
+  const whole = Math.floor(pips / 10_000);
+  const fraction = String(pips % 10_000).padStart(4, "0").replace(/0+$/, "");
+  return `${whole}${fraction ? `.${fraction}` : ""}%`;
+}
+
+const FEE_IN_WORDS: Record<number, string> = { 0: "both currencies as earned", 1: "the paired token", 2: "the launched token" };
+
+/**
+ * A launch's whole config in words: the hook and its fees by direction, the MEV module and its
+ * decay, the locker, every reward with its bps and fee preference, the position and the
+ * starting market cap (in the paired token, with `pairedDecimals`).
+ */
+export function describeDeploymentConfig(config: DeploymentConfig, paired: { symbol: string; decimals: number }) {
+  const pool = decodePoolData(config.poolConfig.poolData);
+  const mev = decodeMevModuleData(config.mevModuleConfig.mevModuleData);
+  const preferences = decodeLockerData(config.lockerConfig.lockerData);
+  const cap = marketCapAtTick(config.poolConfig.tickIfToken0IsClanker);
+  return {
+    token: { name: config.tokenConfig.name, symbol: config.tokenConfig.symbol, admin: config.tokenConfig.tokenAdmin, chainId: Number(config.tokenConfig.originatingChainId) },
+    hook: {
+      address: config.poolConfig.hook,
+      buyFee: `${pipsToPercent(pool.pairedFee)} LP fee when ${paired.symbol} is the input (pairedFee)`,
+      sellFee: `${pipsToPercent(pool.clankerFee)} LP fee when the token is the input (clankerFee)`,
+      protocolFee: `20% of the LP fee, in ${paired.symbol}, to the launcher`,
+    },
+    mevModule: {
+      address: config.mevModuleConfig.mevModule,
+      auction: "no swaps for 2 blocks after the launch, then one WETH auction block",
+      decay: `sniper fee ${pipsToPercent(mev.startingFee)} decaying to ${pipsToPercent(mev.endingFee)} over ${mev.secondsToDecay} s`,
+    },
+    locker: config.lockerConfig.locker,
+    rewards: config.lockerConfig.rewardRecipients.map((recipient, i) => ({
+      recipient,
+      admin: config.lockerConfig.rewardAdmins[i],
+      share: `${config.lockerConfig.rewardBps[i]} bps (${pipsToPercent(config.lockerConfig.rewardBps[i]! * 100)})`,
+      paidIn: FEE_IN_WORDS[preferences[i]!] ?? `unknown preference ${preferences[i]}`,
+    })),
+    pairedToken: `${paired.symbol} ${config.poolConfig.pairedToken}`,
+    position: `ticks [${config.lockerConfig.tickLower.join(", ")}] to [${config.lockerConfig.tickUpper.join(", ")}], tick spacing ${config.poolConfig.tickSpacing}`,
+    startingMarketCap: `${formatDecimal(cap, paired.decimals)} ${paired.symbol} (tick ${config.poolConfig.tickIfToken0IsClanker})`,
+  };
+}
+
+export function decodePoolData(poolData: Hex): { clankerFee: number; pairedFee: number; extension: Address } {
+  const [outer] = decodeAbiParameters(
+    [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+    poolData,
+  );
+  const [clankerFee, pairedFee] = decodeAbiParameters([{ type: "uint24" }, { type: "uint24" }], outer.feeData);
+  return { clankerFee, pairedFee, extension: outer.extension };
+}
+
+export function decodeMevModuleData(data: Hex): { startingFee: number; endingFee: number; secondsToDecay: number } {
+  const [d] = decodeAbiParameters(
+    [{ type: "tuple", components: [{ name: "startingFee", type: "uint24" }, { name: "endingFee", type: "uint24" }, { name: "secondsToDecay", type: "uint256" }] }],
+    data,
+  );
+  return { startingFee: d.startingFee, endingFee: d.endingFee, secondsToDecay: Number(d.secondsToDecay) };
+}
+
+function decodeLockerData(data: Hex): number[] {
+  const [d] = decodeAbiParameters([{ type: "tuple", components: [{ name: "feePreference", type: "uint8[]" }] }], data);
+  return [...d.feePreference];
 }

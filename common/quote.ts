@@ -1,6 +1,6 @@
 /**
  * The slippage bound and price impact of a quoted swap. Quotes themselves come from running
- * the swap on the latest block (core/chain/swap.ts), exact through every tick it crosses.
+ * the swap on the latest block (core/chain/swap/quote.ts), exact through every tick it crosses.
  */
 
 /** Pips: Uniswap fee units (1_000_000 = 100%). */

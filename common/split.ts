@@ -13,15 +13,26 @@ export function isValidSplit(split: Split): boolean {
   return parts.every((p) => Number.isInteger(p) && p >= 0) && parts.reduce((a, b) => a + b, 0) === CONFIGURABLE_BPS;
 }
 
+/** The part of a token's split that the operator wallet receives (the creator leg is paid by the locker). */
+export type OperatorSplit = Pick<Split, "assetBps" | "perpBps">;
+
 /**
- * Divides the operator's share of a token's fees into the protocol, asset and perp legs in
- * proportion 500 : assetBps : perpBps. Base units; the rounding remainder goes to the
- * protocol leg, so the legs always sum exactly to `amount`.
+ * `splitProtocolUsdc`: divides the operator's USDC for one token into the protocol, asset and
+ * perp legs in proportion `PROTOCOL_REWARD_BPS : assetBps : perpBps` (500 : assetBps :
+ * perpBps). Base units; the asset and perp legs are rounded down and the remainder goes to
+ * the protocol leg, so the legs always sum exactly to `usdc`. RangeError on a negative amount
+ * or a split whose parts are not non-negative integers.
  */
-export function splitOperatorShare(amount: bigint, split: Pick<Split, "assetBps" | "perpBps">): OperatorLegs {
-  if (amount < 0n) throw new RangeError("cannot split a negative amount");
+export function splitProtocolUsdc(usdc: bigint, split: OperatorSplit): OperatorLegs {
+  if (usdc < 0n) throw new RangeError("cannot split a negative amount");
+  if (!Number.isInteger(split.assetBps) || !Number.isInteger(split.perpBps) || split.assetBps < 0 || split.perpBps < 0) {
+    throw new RangeError(`invalid split ${split.assetBps}/${split.perpBps}`);
+  }
   const weight = BigInt(PROTOCOL_REWARD_BPS + split.assetBps + split.perpBps);
-  const asset = (amount * BigInt(split.assetBps)) / weight;
-  const perp = (amount * BigInt(split.perpBps)) / weight;
-  return { protocol: amount - asset - perp, asset, perp };
+  const asset = (usdc * BigInt(split.assetBps)) / weight;
+  const perp = (usdc * BigInt(split.perpBps)) / weight;
+  return { protocol: usdc - asset - perp, asset, perp };
 }
+
+/** The indexer's name for `splitProtocolUsdc` (indexer/fees.ts), until it imports that name. */
+export const splitOperatorShare = splitProtocolUsdc;

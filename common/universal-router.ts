@@ -66,8 +66,8 @@ const EXACT_INPUT_SINGLE_ABI = [
 ] as const;
 
 /** V4Router ExactInputSingleParams (the 5-field struct of the deployed routers). */
-function exactInputSingle(poolKey: PoolKey, zeroForOne: boolean, amountIn: bigint, amountOutMinimum: bigint): Hex {
-  return encodeAbiParameters(EXACT_INPUT_SINGLE_ABI, [{ poolKey, zeroForOne, amountIn, amountOutMinimum, hookData: "0x" }]);
+function exactInputSingle(poolKey: PoolKey, zeroForOne: boolean, amountIn: bigint, amountOutMinimum: bigint, hookData: Hex = "0x"): Hex {
+  return encodeAbiParameters(EXACT_INPUT_SINGLE_ABI, [{ poolKey, zeroForOne, amountIn, amountOutMinimum, hookData }]);
 }
 
 /**
@@ -80,6 +80,8 @@ export function v4ExactInSingle(params: {
   amountIn: bigint;
   amountOutMin: bigint;
   payerIsUser: boolean;
+  /** Passed to the pool's hook (a sniper-auction bid, for instance); empty by default. */
+  hookData?: Hex;
 }): RouterStep {
   const currencyIn = params.zeroForOne ? params.poolKey.currency0 : params.poolKey.currency1;
   const currencyOut = params.zeroForOne ? params.poolKey.currency1 : params.poolKey.currency0;
@@ -89,7 +91,7 @@ export function v4ExactInSingle(params: {
   if (params.payerIsUser) {
     actions = encodePacked(["uint8", "uint8", "uint8"], [Actions.SWAP_EXACT_IN_SINGLE, Actions.SETTLE_ALL, Actions.TAKE_ALL]);
     actionParams = [
-      exactInputSingle(params.poolKey, params.zeroForOne, params.amountIn, params.amountOutMin),
+      exactInputSingle(params.poolKey, params.zeroForOne, params.amountIn, params.amountOutMin, params.hookData),
       encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [currencyIn, params.amountIn]),
       take,
     ];
@@ -99,7 +101,7 @@ export function v4ExactInSingle(params: {
     actions = encodePacked(["uint8", "uint8", "uint8"], [Actions.SETTLE, Actions.SWAP_EXACT_IN_SINGLE, Actions.TAKE_ALL]);
     actionParams = [
       encodeAbiParameters([{ type: "address" }, { type: "uint256" }, { type: "bool" }], [currencyIn, CONTRACT_BALANCE, false]),
-      exactInputSingle(params.poolKey, params.zeroForOne, OPEN_DELTA, params.amountOutMin),
+      exactInputSingle(params.poolKey, params.zeroForOne, OPEN_DELTA, params.amountOutMin, params.hookData),
       take,
     ];
   }

@@ -33,7 +33,9 @@ import { DEAD_ADDRESS, VIEWS_SCHEMA } from "../common/constants.js";
 import { chainOf } from "./agents/services.js";
 import { RPC_TIMEOUT_MS } from "./chain/client.js";
 import { type Db, type Queryable, tables } from "./db/client.js";
-import { checkLedgerInvariants, recordEntries, reorgDeficits } from "./ledger/ledger.js";
+import { checkLedgerInvariants } from "./ledger/invariants.js";
+import { recordEntries } from "./ledger/journal.js";
+import { reorgDeficits } from "./ledger/reorg.js";
 
 export type AuditDifference = {
   check: string;

@@ -7,7 +7,7 @@ import type { Address, PublicClient } from "viem";
 import { type Config, type ContractName, requireContract } from "../common/config.js";
 import type { Logger } from "../common/logger.js";
 import type { ChainClients } from "./chain/client.js";
-import type { TxPipeline } from "./chain/pipeline.js";
+import type { TxPipeline } from "./chain/pipeline/index.js";
 import type { Db } from "./db/client.js";
 import type { Faults } from "./faults.js";
 import type { Gate } from "./gate.js";

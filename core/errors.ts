@@ -22,6 +22,7 @@ export type ErrorCode =
   | "timeout"
   | "rpc-unavailable"
   | "database-unavailable"
+  | "sniper-auction"
   | "unknown";
 
 /** The engine's errors, with its finer codes (the HTTP layer maps them to the service's). */

@@ -6,7 +6,7 @@
  */
 import { asc, inArray } from "drizzle-orm";
 import type pg from "pg";
-import { pipelineHealth } from "./chain/pipeline.js";
+import { pipelineHealth } from "./chain/pipeline/index.js";
 import { dbOf, tables } from "./db/client.js";
 import { readLease } from "./leadership.js";
 import { type PerpsVenueId, perpsVenueStatus } from "../common/perps-venues.js";

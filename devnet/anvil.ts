@@ -24,8 +24,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import type { Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../common/config.js";
-import { UnloadableStateError, checkStateFile, megabytes, promoteSync, removeQuietly, stateProblemFromAnvil, writeFileAtomic } from "./state.js";
+import { UnloadableStateError, checkStateFile, inconsistentState, megabytes, promoteSync, removeQuietly, stateProblemFromAnvil, writeFileAtomic } from "./state.js";
 
 const require = createRequire(import.meta.url);
 
@@ -97,6 +98,23 @@ async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): P
   return body.result as T;
 }
 
+/**
+ * A loaded chain's next block must not be older than its head. anvil's state keeps the blocks
+ * but not the clock's offset: after `evm_increaseTime` (the devnet skips each launch's sniper
+ * auction so), the reloaded chain would mine blocks with earlier timestamps than the ones
+ * before the reload. Time going backwards breaks anything ordered by block time; ponder's
+ * checkpoints start with it, and a rebuilt index skipped every event of the blocks whose
+ * timestamps later blocks undercut. The clock moves to one second past the head's time.
+ */
+async function keepClockForward(rpcUrl: string, progress: (line: string) => void): Promise<void> {
+  const head = await rpc<{ number: Hex; timestamp: Hex }>(rpcUrl, "eth_getBlockByNumber", ["latest", false]);
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const behind = BigInt(head.timestamp) - now + 1n;
+  if (behind <= 0n) return;
+  await rpc(rpcUrl, "evm_increaseTime", [Number(behind)]);
+  progress(`devnet state: the clock moved ${behind} s forward, past block ${BigInt(head.number)}'s time`);
+}
+
 /** Seconds to wait for anvil's exit dump: a minute, plus a second per 4 MB of state (anvil writes ~70 MB/s here). */
 export function exitDumpTimeoutMs(stateBytes: number): number {
   return 60_000 + Math.ceil(stateBytes / 4e6) * 1_000;
@@ -106,6 +124,7 @@ const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
 export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
   const progress = options.onProgress ?? (() => {});
+  const stateFile = options.stateFile;
   const args = [
     "--port", String(options.port),
     "--host", "127.0.0.1",
@@ -115,9 +134,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     "--accounts", "10",
     "--balance", "1000000",
   ];
-  if (options.blockTime) args.push("--block-time", String(options.blockTime));
 
-  const stateFile = options.stateFile;
   const exitTmp = stateFile && `${stateFile}.exit.tmp`;
   const loadFile = stateFile ?? options.loadStateFile;
   let stateBytes = 0;
@@ -125,14 +142,19 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     // An exit dump left behind (this process died before renaming it): use it if complete and newer.
     if (existsSync(exitTmp)) {
       const newer = !existsSync(stateFile) || statSync(exitTmp).mtimeMs >= statSync(stateFile).mtimeMs;
-      if (newer && !checkStateFile(exitTmp)) {
+      const torn = newer && !checkStateFile(exitTmp) ? inconsistentState(exitTmp) : undefined;
+      if (newer && !checkStateFile(exitTmp) && !torn) {
         promoteSync(exitTmp, stateFile);
         progress(`devnet state: recovered the complete dump ${exitTmp} left by the last stop`);
-      } else removeQuietly(exitTmp);
+      } else {
+        if (torn) progress(`devnet state: the dump ${exitTmp} left by the last stop is not one moment of the chain (${torn}); kept the last saved state`);
+        removeQuietly(exitTmp);
+      }
     }
     removeQuietly(`${stateFile}.save.tmp`);
   }
-  if (loadFile && (options.loadStateFile || existsSync(loadFile))) {
+  const loading = Boolean(loadFile && (options.loadStateFile || existsSync(loadFile)));
+  if (loadFile && loading) {
     const started = performance.now();
     const problem = checkStateFile(loadFile);
     if (problem) throw new UnloadableStateError(loadFile, problem);
@@ -141,6 +163,9 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     progress(`devnet state: loading ${megabytes(stateBytes)} from ${loadFile} (checked in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
   if (exitTmp) args.push("--dump-state", exitTmp);
+  // A loaded chain starts without mining: its clock is set first (`keepClockForward`), then
+  // interval mining begins.
+  if (options.blockTime) args.push(...(loading ? ["--no-mining"] : ["--block-time", String(options.blockTime)]));
 
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
   const recent: string[] = [];
@@ -177,6 +202,16 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     throw error;
   }
 
+  if (loading) {
+    try {
+      await keepClockForward(rpcUrl, progress);
+      if (options.blockTime) await rpc(rpcUrl, "evm_setIntervalMining", [options.blockTime]);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
+
   // After anvil exits (whoever stopped it), its complete exit dump becomes the state file.
   const settled: Promise<void> = exited.then(() => {
     if (!stateFile || !exitTmp || !existsSync(exitTmp)) return;
@@ -206,7 +241,18 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     const head = await rpc<{ hash: string } | null>(rpcUrl, "eth_getBlockByNumber", ["latest", false]);
     if (reason === "periodic" && head && head.hash === lastSavedHead) return;
     const started = performance.now();
-    const gz = await dumpState();
+    // anvil serialises its accounts and its blocks one after the other while the miner runs: a
+    // block mined in between tears the dump (a sender's nonce one off the transactions kept),
+    // and a chain loaded from it has a nonce gap or state without its block. Mining pauses for
+    // the dump (transactions sent meanwhile wait in the pool for the next block).
+    const pause = Boolean(options.blockTime);
+    if (pause) await rpc(rpcUrl, "evm_setIntervalMining", [0]);
+    let gz: Buffer;
+    try {
+      gz = await dumpState();
+    } finally {
+      if (pause && !stopped) await rpc(rpcUrl, "evm_setIntervalMining", [options.blockTime]).catch(() => {});
+    }
     const { bytes } = await writeFileAtomic(stateFile, gz, { gunzip: true, tag: "save" });
     stateBytes = bytes;
     lastSavedHead = head?.hash;
@@ -244,6 +290,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
       await saving.catch(() => {});
       if (child.exitCode === null && child.signalCode === null) {
         const started = performance.now();
+        // No block is mined while anvil writes its exit dump (see `saveNow`).
+        if (options.blockTime) await rpc(rpcUrl, "evm_setIntervalMining", [0]).catch(() => {});
         child.kill("SIGTERM");
         if (!stateFile || !exitTmp) {
           if (!(await settlesWithin(exited, 5_000))) child.kill("SIGKILL");

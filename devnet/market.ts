@@ -379,12 +379,18 @@ export async function ensureRouterApproval(ctx: DevnetContext, c: Pick<MarketCon
  * Buys `pool.token` with `usdcIn` USDC through the UniversalRouter: one v4 hop for a
  * USDC-paired pool, USDC → WETH (v3) → token (v4) in one `execute` for a WETH-paired one.
  */
-export async function buyToken(ctx: DevnetContext, c: Pick<MarketContracts, "usdc" | "weth" | "permit2" | "universalRouter">, pool: MarketPool, usdcIn: bigint): Promise<Hex> {
+export async function buyToken(
+  ctx: DevnetContext,
+  c: Pick<MarketContracts, "usdc" | "weth" | "permit2" | "universalRouter">,
+  pool: MarketPool,
+  usdcIn: bigint,
+  hookData?: Hex,
+): Promise<Hex> {
   await ensureRouterApproval(ctx, c, c.usdc, usdcIn);
   const zeroForOne = pool.poolKey.currency0 === pool.pairedToken;
   const steps =
     pool.pairedToken === c.usdc
-      ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: usdcIn, amountOutMin: 0n, payerIsUser: true })]
+      ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: usdcIn, amountOutMin: 0n, payerIsUser: true, hookData })]
       : [
           v3ExactIn({ recipient: ADDRESS_THIS, amountIn: usdcIn, amountOutMin: 0n, path: { tokens: [c.usdc, c.weth], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
           v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false }),

@@ -5,14 +5,23 @@
  * its v3 USDC pool and ERC-4626 vault; funds the devnet's test and market accounts; and
  * launches the protocol token plus two enrolled creator tokens (one USDC-, one WETH-paired).
  */
-import { type Address, type Hex, type TransactionReceipt, keccak256, parseAbi, toHex, zeroAddress, zeroHash } from "viem";
+import { type Address, type Hex, type TransactionReceipt, concat, encodeDeployData, getAddress, keccak256, numberToHex, parseAbi, slice, toHex, zeroHash } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { registryAbi } from "../common/abis/registry.js";
 import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
 import { PERPS_PRECISION } from "../common/abis/perps.js";
 import { DEFAULT_SPLIT } from "../common/constants.js";
-import { type DeploymentConfig, type TokenCreated, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
-import { type Artifacts, compileProject } from "./compile.js";
+import {
+  DEFAULT_POOL_FEES,
+  DEFAULT_SNIPER_FEES,
+  type DeploymentConfig,
+  type LaunchFees,
+  type TokenCreated,
+  buildDeploymentConfig,
+  launchSplitRewards,
+  parseTokenCreated,
+} from "../common/deploy-config.js";
+import { type Artifact, type Artifacts, compileProject } from "./compile.js";
 import type { DevnetContext } from "./context.js";
 import { type UniswapContracts, createV3Pool } from "./uniswap.js";
 
@@ -69,6 +78,8 @@ export type ProtocolContracts = {
   launcher: Address;
   lpLocker: Address;
   feeLocker: Address;
+  clankerHook: Address;
+  mevModule: Address;
   registry: Address;
   perpsTrading: Address;
   perpsStorage: Address;
@@ -101,9 +112,10 @@ export async function deployProtocol(
   progress("deploying the Clanker launcher, LP locker and fee locker");
   const feeLocker = await ctx.deploy(art("ClankerFeeLocker"), [operator]);
   const launcher = await ctx.deploy(art("Clanker"), [operator, base.v4PoolManager]);
-  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [operator, launcher, feeLocker, base.v4PositionManager, base.permit2, base.v4PoolManager]);
+  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [operator, launcher, feeLocker, base.v4PositionManager, base.permit2, base.universalRouter, base.v4PoolManager]);
   await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [lpLocker]);
-  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, zeroAddress, true]);
+  // Deployments open once the team fee recipient (who `claimTeamFees` pays) is named.
+  await ctx.write(launcher, art("Clanker").abi, "initialize", [operator]);
 
   progress("deploying the protocol registry");
   const registry = await ctx.deploy(art("ProtocolRegistry"), [operator]);
@@ -129,9 +141,17 @@ export async function deployProtocol(
   progress("funding anvil accounts 1..9 with USDC");
   for (let i = 1; i <= 9; i++) await ctx.write(base.usdc, mintAbi, "mint", [devnetAccount(i).address, FUNDED_ACCOUNT_USDC]);
 
+  progress("deploying the static-fee V2 hook (at a mined address) and the sniper auction; enabling them");
+  const clankerHook = await deployHookAt(ctx, art("ClankerHookStaticFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
+  const mevModule = await ctx.deploy(art("ClankerSniperAuctionV2"), [launcher, base.weth, feeLocker]);
+  await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [mevModule]);
+  await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerHook, true]);
+  await ctx.write(launcher, art("Clanker").abi, "setMevModule", [mevModule, true]);
+  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerHook, true]);
+
   progress("launching the protocol token and the devnet creator tokens");
   const launch = async (config: DeploymentConfig) => (await launchToken(ctx, launcher, config)).token;
-  const common = { chainId: ctx.chainId, locker: lpLocker };
+  const common = { chainId: ctx.chainId, locker: lpLocker, fees: devnetLaunchFees({ clankerHook, mevModule }) };
   const protocolToken = await launch(
     buildDeploymentConfig({
       ...common,
@@ -161,11 +181,16 @@ export async function deployProtocol(
   const wethPairedToken = await creatorToken(DEVNET_TOKENS.wethCreator, base.weth, DEVNET_ACCOUNTS.wethCreator);
   const usdcPairedToken = await creatorToken(DEVNET_TOKENS.usdcCreator, base.usdc, DEVNET_ACCOUNTS.usdcCreator);
 
+  progress("mining past the launches' sniper auctions");
+  await advancePastAuction(ctx.publicClient, MEV_MODULE_MAX_SECONDS + 1);
+
   return {
     contracts: {
       launcher,
       lpLocker,
       feeLocker,
+      clankerHook,
+      mevModule,
       registry,
       ...perps,
       secondaryAsset,
@@ -192,6 +217,56 @@ async function deployPerps(ctx: DevnetContext, artifacts: Artifacts, usdc: Addre
   await ctx.write(usdc, mintAbi, "mint", [perpsStorage, PERPS_PROFIT_RESERVE_USDC]);
   // The devnet exchange emits the callback events itself.
   return { perpsTrading, perpsStorage, perpsCallbacks: perpsTrading };
+}
+
+/** The hook's permission bits, which its address must carry in its low 14 bits (as Base's: 0x28CC). */
+export const HOOK_PERMISSIONS = 0x28cc;
+const HOOK_FLAG_MASK = (1n << 14n) - 1n;
+/** The deterministic CREATE2 deployer anvil ships with. */
+export const CREATE2_DEPLOYER: Address = "0x4e59b44847b379578588920ca78fbf26c0b4956c";
+
+/** The first salt whose CREATE2 address through `deployer` carries exactly `flags` in its low 14 bits. */
+export function mineHookSalt(deployer: Address, initCode: Hex, flags: number): { salt: Hex; address: Address } {
+  const initCodeHash = keccak256(initCode);
+  for (let i = 0; i < 1_000_000; i++) {
+    const salt = numberToHex(i, { size: 32 });
+    const address = slice(keccak256(concat(["0xff", deployer, salt, initCodeHash])), 12);
+    if ((BigInt(address) & HOOK_FLAG_MASK) === BigInt(flags)) return { salt, address: getAddress(address) };
+  }
+  throw new Error(`no hook salt found for flags 0x${flags.toString(16)}`);
+}
+
+/** Deploys a hook through the CREATE2 deployer at a mined address carrying its permission flags. */
+export async function deployHookAt(ctx: DevnetContext, artifact: Artifact, args: unknown[], flags: number): Promise<Address> {
+  const initCode = encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args });
+  const { salt, address } = mineHookSalt(CREATE2_DEPLOYER, initCode, flags);
+  const hash = await ctx.walletClient.sendTransaction({ account: ctx.account, chain: ctx.walletClient.chain, to: CREATE2_DEPLOYER, data: concat([salt, initCode]), gas: 10_000_000n });
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  const code = await ctx.publicClient.getCode({ address });
+  if (receipt.status !== "success" || !code || code === "0x") throw new Error(`the hook was not deployed at ${address}`);
+  return address;
+}
+
+/** How long the hook consults a pool's MEV module at most; until then the locker does not collect. */
+export const MEV_MODULE_MAX_SECONDS = 120;
+/** Blocks after a launch's own block in which its pool refuses every swap; the next one is the auction block. */
+export const NO_TRADE_BLOCKS = 2;
+
+/**
+ * Mines past the no-trade blocks and the auction block of a launch just made, and moves the
+ * chain's clock `seconds` ahead (default: past the sniper fee's decay), so the next swap pays
+ * the pool's own fee (and disables the MEV module). anvil only.
+ */
+export async function advancePastAuction(client: { request: (args: never) => Promise<unknown> }, seconds: number = DEFAULT_SNIPER_FEES.secondsToDecay + 1): Promise<void> {
+  const request = client.request as (args: { method: string; params?: unknown[] }) => Promise<unknown>;
+  for (let i = 0; i <= NO_TRADE_BLOCKS; i++) await request({ method: "evm_mine", params: [] });
+  await request({ method: "evm_increaseTime", params: [numberToHex(seconds)] });
+  await request({ method: "evm_mine", params: [] });
+}
+
+/** The launch fees every devnet launch uses: the devnet's hook and module with clanker-sdk's default fees. */
+export function devnetLaunchFees(c: { clankerHook: Address; mevModule: Address }): LaunchFees {
+  return { hook: c.clankerHook, mevModule: c.mevModule, ...DEFAULT_POOL_FEES, ...DEFAULT_SNIPER_FEES };
 }
 
 /** Sends `deployToken(config)` from the context's account; returns its `TokenCreated` and receipt. */

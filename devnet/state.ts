@@ -5,7 +5,7 @@
  * new complete one.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { dirname, relative } from "node:path";
 import { createWriteStream } from "node:fs";
@@ -215,3 +215,31 @@ export function removeQuietly(file: string): void {
 }
 
 export const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 10e6 ? 1 : 0)} MB`;
+
+/**
+ * Why a complete state file is not one moment of the chain, or undefined when it is: every
+ * account that sent transactions has a nonce equal to the number of them the file keeps. anvil
+ * serialises accounts and blocks one after the other, so a dump written while a block was
+ * mined can keep a block's state without the block or the other way round; loaded, the chain
+ * would have a nonce gap or effects no block explains. Reads the whole file (a crash's
+ * leftover exit dump only, not every save).
+ */
+export function inconsistentState(file: string): string | undefined {
+  let state: { accounts?: Record<string, { nonce?: number | string }>; transactions?: { info?: { from?: string } }[] };
+  try {
+    state = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    return `not JSON (${(error as Error).message})`;
+  }
+  const sent = new Map<string, number>();
+  for (const tx of state.transactions ?? []) {
+    const from = tx.info?.from?.toLowerCase();
+    if (from) sent.set(from, (sent.get(from) ?? 0) + 1);
+  }
+  const nonces = new Map(Object.entries(state.accounts ?? {}).map(([address, a]) => [address.toLowerCase(), Number(a.nonce ?? 0)]));
+  for (const [from, count] of sent) {
+    const nonce = nonces.get(from) ?? 0;
+    if (nonce !== count) return `account ${from} has nonce ${nonce} but ${count} transactions in the file`;
+  }
+  return undefined;
+}

@@ -10,7 +10,8 @@
  */
 import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../common/money.js";
 import type { AuditReport } from "../core/audit.js";
-import type { InvariantReport, LedgerTotals } from "../core/ledger/ledger.js";
+import type { InvariantReport } from "../core/ledger/invariants.js";
+import type { LedgerTotals } from "../core/ledger/totals.js";
 
 export type Format = { raw: boolean };
 

@@ -25,8 +25,8 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { auditFromConfig, recordOpeningBalance } from "../core/audit.js";
 import { createChainClients } from "../core/chain/client.js";
-import { TxPipeline } from "../core/chain/pipeline.js";
-import { launchProtocolToken, planProtocolToken } from "../core/launch/protocol-token.js";
+import { TxPipeline } from "../core/chain/pipeline/index.js";
+import { dryRunVerdict, launchProtocolToken, planProtocolToken } from "../core/launch/protocol-token.js";
 import type { Logger } from "../common/logger.js";
 import { USDC_DECIMALS, parseDecimal } from "../common/money.js";
 import { createEngine } from "./runtime/engine.js";
@@ -34,7 +34,8 @@ import { parseFaults } from "../core/faults.js";
 import { readWorkerHealth } from "../core/health.js";
 import { acquireLeadership } from "./runtime/leader.js";
 import { readLease } from "../core/leadership.js";
-import { checkLedgerInvariants, ledgerTotals } from "../core/ledger/ledger.js";
+import { checkLedgerInvariants } from "../core/ledger/invariants.js";
+import { ledgerTotals } from "../core/ledger/totals.js";
 import { awaitWorkerRun, requestWorkerRun } from "./runtime/run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 import { type Format, formatAudit, formatLedger, formatValue } from "./cli-format.js";
@@ -176,8 +177,13 @@ async function launchProtocolTokenCommand(config: Config, log: Logger, args: str
     const deps = { config, pipeline };
     const plan = await planProtocolToken(deps, { name: options.name, symbol: options.symbol, image: options.image, startingMarketCap });
     const summary = { chainId: config.chainId, launcher: plan.launcher, operator: plan.operator, pairedToken: plan.pairedToken, startingMarketCapUsdc: plan.startingMarketCapUsdc, lpFeesToOperator: "100%", enrolled: false, token: plan.token };
-    print({ plan: summary });
-    if (options["dry-run"]) return 0;
+    if (options["dry-run"]) {
+      const verdict = dryRunVerdict(plan, options.symbol);
+      print({ plan: summary, config: plan.description, existing: plan.existing, dryRun: verdict });
+      process.stderr.write(`dry run: ${verdict.message}\n`);
+      return 0;
+    }
+    print({ plan: summary, config: plan.description });
     if (plan.alreadyLaunched) {
       print({ launched: { token: plan.token }, configure: `PROTOCOL_TOKEN_ADDRESS=${plan.token}`, note: "already launched by an earlier run; nothing sent" });
       return 0;

@@ -14,6 +14,7 @@ export const indexerConfig = {
   protocolToken: config.protocolToken ? lower(config.protocolToken) : undefined,
   usdc: lower(requireContract(config, "usdc")),
   weth: lower(requireContract(config, "weth")),
+  mevModule: lower(requireContract(config, "mevModule")),
   wethUsdcPool: config.contracts.v3WethUsdcPool ? lower(config.contracts.v3WethUsdcPool) : undefined,
   secondaryAsset: config.contracts.secondaryAsset ? lower(config.contracts.secondaryAsset) : undefined,
   secondaryAssetPool: config.contracts.secondaryAssetPool ? lower(config.contracts.secondaryAssetPool) : undefined,

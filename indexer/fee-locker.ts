@@ -1,9 +1,9 @@
 /** Fee locker: stored and claimed balances per (owner, currency), and claims (the operator's settle its collected fees). */
 import { ponder } from "ponder:registry";
-import { feeBalance, feeClaim } from "ponder:schema";
+import { auction, enrollment, feeBalance, feeClaim, token } from "ponder:schema";
 import type { Hex } from "viem";
 import { indexerConfig, isOperator } from "./config.js";
-import { settleOperatorClaim } from "./fees.js";
+import { collectCreatorFees, collectOperatorFees, settleOperatorClaim } from "./fees.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 
 ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
@@ -14,6 +14,17 @@ ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
     .insert(feeBalance)
     .values({ owner, currency, stored: balance, claimed: 0n, claimable: balance })
     .onConflictDoUpdate((row) => ({ stored: row.stored + (balance - row.claimable), claimable: balance }));
+
+  // A sniper auction's proceeds, stored by the MEV module for the auctioned token's recipients.
+  if (event.args.sender.toLowerCase() !== indexerConfig.mevModule) return;
+  const won = await context.db.find(auction, { txHash: event.transaction.hash });
+  const t = won ? await context.db.find(token, { address: won.token }) : null;
+  if (!won || !t) return;
+  const amount = event.args.amount;
+  const ts = event.block.timestamp;
+  if (isOperator(owner)) await collectOperatorFees(context.db, t, currency, amount, ts);
+  else if ((await context.db.find(enrollment, { token: t.address }))?.creator === owner) await collectCreatorFees(context.db, t, currency, amount, ts);
+  await recordActivity(context.db, event, "auction-fees", t.address, { recipient: owner, currency, amount });
 });
 
 ponder.on("FeeLocker:ClaimTokens", async ({ event, context }) => {

@@ -3,6 +3,7 @@ import "./launcher.js";
 import "./burns.js";
 import "./locker.js";
 import "./fee-locker.js";
+import "./auction.js";
 import "./registry.js";
 import "./pools.js";
 import "./perps.js";

@@ -6,7 +6,9 @@
  */
 import { type Context, ponder } from "ponder:registry";
 import { buyback, buybackSpend, operatorV3Swap, pool, poolCandle, poolInit, poolPricePoint, poolVolumeUsdc, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
-import type { Hex } from "viem";
+import { type Hex, parseEventLogs } from "viem";
+import { clankerHookAbi } from "../common/abis/clanker-hook.js";
+import { clankerLpLockerAbi } from "../common/abis/index.js";
 import { indexerConfig, isOperator } from "./config.js";
 import { convertFees } from "./fees.js";
 import { ONE_TOKEN, addProtocolTotals, addTokenTotals, applyDeltas, openBuyback, recordActivity } from "./lib.js";
@@ -56,7 +58,12 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
   if (!isOperator(event.transaction.from) || tokenDelta <= 0n) return;
   const t = await context.db.find(token, { address: p.token });
   if (!t || a.sender.toLowerCase() === t.locker) return;
-  const pairedIn = -pairedDelta;
+  // Only the operator's token-buying swaps get here (rare): their receipt tells a buyback from a
+  // fee conversion and gives the hook's protocol fee.
+  const receipt = await context.client.getTransactionReceipt({ hash: event.transaction.hash });
+  if (isLockerConversion(receipt.logs, event.log.logIndex, t.locker, p.token, tokenDelta)) return;
+  // The hook's protocol fee comes off the paired input before the pool sees it: the buyer paid both.
+  const pairedIn = -pairedDelta + protocolFeeBefore(receipt.logs, event.log.logIndex, p.token, p.hooks);
   const spend = await buybackSpendOf(context.db, event.transaction.hash, p.pairedToken, pairedIn);
   const kind = t.isProtocolToken ? "protocol-buyback" : "creator-buyback";
   const id = `${event.transaction.hash}-${event.log.logIndex}`;
@@ -181,6 +188,33 @@ async function recordPriceHistory(
     .insert(poolVolumeUsdc)
     .values({ poolId: p.poolId, volumeUsdc, unpricedSwaps: unpriced })
     .onConflictDoUpdate((row) => ({ volumeUsdc: row.volumeUsdc + volumeUsdc, unpricedSwaps: row.unpricedSwaps + unpriced }));
+}
+
+type ReceiptLog = Parameters<typeof parseEventLogs>[0]["logs"][number];
+
+/**
+ * The protocol fee a Clanker hook took off this swap's paired input in its beforeSwap
+ * (`ClaimProtocolFees` of the pool's hook for the token, the last one before the Swap in the
+ * transaction; production.md §2).
+ */
+function protocolFeeBefore(logs: ReceiptLog[], logIndex: number, token: Hex, hooks: Hex): bigint {
+  if (BigInt(hooks) === 0n) return 0n;
+  const fees = parseEventLogs({ abi: clankerHookAbi, eventName: "ClaimProtocolFees", logs }).filter(
+    (l) => l.address.toLowerCase() === hooks && l.args.token.toLowerCase() === token && l.logIndex < logIndex,
+  );
+  return fees.at(-1)?.args.amount ?? 0n;
+}
+
+/**
+ * Whether this swap is the token's LP locker converting fees into the token through the
+ * UniversalRouter (an explicit `collectRewards` whose recipients take fees in the token): the
+ * swap's sender is the router, not the locker, and the transaction is the operator's when the
+ * fee claimer collects; the locker's `FeesSwapped` after it reports the same output.
+ */
+function isLockerConversion(logs: ReceiptLog[], logIndex: number, locker: Hex, token: Hex, tokenOut: bigint): boolean {
+  return parseEventLogs({ abi: clankerLpLockerAbi, eventName: "FeesSwapped", logs }).some(
+    (l) => l.address.toLowerCase() === locker && l.logIndex > logIndex && l.args.swappedToken.toLowerCase() === token && l.args.amountOut === tokenOut,
+  );
 }
 
 /**

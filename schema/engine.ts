@@ -454,3 +454,32 @@ export const apiRateLimits = engineSchema.table("api_rate_limits", {
   points: integer("points").notNull().default(0),
   expire: bigint("expire", { mode: "bigint" }),
 });
+
+/**
+ * The public reconciliation (docs/api.md "Proofs, fee flow and public audit"): each run of the
+ * three-way audit, one row per token it concerns (`token` = '' for the checks that belong to
+ * no token: fees claimed per currency, the operator's USDC and WETH, the desks' USDC). Only
+ * what the public may see: the checks, each difference by check, leg and amount, and the work
+ * that explains the pending ones; never a key or a balance the chain does not show. The
+ * auditor worker writes one run at a time and keeps the newest runs of each token.
+ */
+export const auditResults = engineSchema.table(
+  "audit_results",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    /** The run this row belongs to: a number drawn from the rows' id sequence, shared by every row of the run. */
+    run: bigint("run", { mode: "number" }).notNull(),
+    token: text("token").notNull(),
+    /** Chain block the balances were read at, and its time. */
+    block: bigint("block", { mode: "number" }).notNull(),
+    blockTime: ts("block_time").notNull(),
+    indexedTo: bigint("indexed_to", { mode: "number" }),
+    settled: boolean("settled").notNull(),
+    ok: boolean("ok").notNull(),
+    differences: jsonb("differences").$type<Record<string, unknown>[]>().notNull(),
+    pending: jsonb("pending").$type<Record<string, unknown>[]>().notNull(),
+    checks: jsonb("checks").$type<string[]>().notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("audit_results_token").on(t.token, t.id), index("audit_results_run").on(t.run)],
+);

@@ -237,6 +237,37 @@ export const pool = onchainTable(
   (table) => ({ tokenIdx: index().on(table.token) }),
 );
 
+/**
+ * Sniper auctions won (`AuctionWon` of the MEV module), one per transaction: the launch whose
+ * first tradable block was auctioned and what the winner paid, in WETH base units. 80% of it
+ * reaches the token's reward recipients through the fee locker (`StoreTokens` in the same
+ * transaction, with no `ClaimedRewards`), 20% the factory.
+ */
+export const auction = onchainTable("auction", (t) => ({
+  txHash: t.hex().primaryKey(),
+  poolId: t.hex().notNull(),
+  token: t.hex().notNull(),
+  payee: t.hex().notNull(),
+  /** The winning bid, WETH base units. */
+  amount: t.bigint().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+}));
+
+/**
+ * Each launch's sniper auction as its MEV module configured it (`FeeConfigSet`,
+ * `AuctionInitialized`): the auctioned block, and the fee that decays from `startingFee` to
+ * `endingFee` (Uniswap pips: 1% = 10,000) until `decayEndsAt` (unix seconds).
+ */
+export const auctionConfig = onchainTable("auction_config", (t) => ({
+  poolId: t.hex().primaryKey(),
+  startingFee: t.integer().notNull(),
+  endingFee: t.integer().notNull(),
+  secondsToDecay: t.bigint().notNull(),
+  decayEndsAt: t.bigint().notNull(),
+  auctionBlock: t.bigint(),
+}));
+
 /** Reference prices from v3 pools the service trades in (WETH/USDC; the secondary asset). */
 export const referencePrice = onchainTable("reference_price", (t) => ({
   pool: t.hex().primaryKey(),

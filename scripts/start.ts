@@ -23,6 +23,7 @@ import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
 import { ensureDemoAgent } from "../devnet/demo-agent.js";
 import { type Market, startMarket } from "../devnet/market.js";
+import { dropIndex, findIndexRollback } from "../devnet/index-rollback.js";
 import { type PonderHandle, ponderSchemaName, startApiReplica, startPonder, waitForReady } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
@@ -338,6 +339,14 @@ async function main(): Promise<void> {
   });
   log.info({ file: connectionFile }, "connection details written for the engine CLI");
   const schema = ponderSchemaName();
+  if (anvil) {
+    // A crash rolled the devnet back: deeper than ponder's finality window, the index is rebuilt.
+    const rollback = await findIndexRollback({ databaseUrl: env.DATABASE_URL!, schema, rpcUrl: env.RPC_URL!, chainId: config.chainId });
+    if (rollback) {
+      log.warn({ ...rollback, finalizedBlock: String(rollback.finalizedBlock), head: String(rollback.head) }, `the devnet rolled back past the index's finalized block (${rollback.reason}): rebuilding the index from the devnet`);
+      await dropIndex({ databaseUrl: env.DATABASE_URL!, schema });
+    }
+  }
   log.info({ schema }, "starting ponder (indexer + API)");
   const childEnv = { ...process.env, ...env };
   // ponder stops itself too if this supervisor dies (the preload, through NODE_OPTIONS).

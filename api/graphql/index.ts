@@ -29,6 +29,7 @@ import "./market.js";
 import "./stats.js";
 import "./subscriptions.js";
 import "./token.js";
+import "./trust.js";
 
 export const schema = builder.toSchema();
 

@@ -63,6 +63,8 @@ export const tooManyRequests = (retryAfterSeconds: number) =>
 export const badGateway = (message: string) => new ApiError("CHAIN_REFUSED", message);
 /** The service is missing configuration: the message names the variable. */
 export const notConfigured = (message: string) => new ApiError("NOT_CONFIGURED", message);
+/** The chain's RPC could not answer (unreachable, timing out): retry later. */
+export const chainUnavailable = (message: string) => new ApiError("CHAIN_UNAVAILABLE", message);
 
 /**
  * PostgreSQL errors that pass on their own (SQLSTATE): a lock not granted in time (ponder's

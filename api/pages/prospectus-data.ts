@@ -9,7 +9,7 @@
  */
 import { and, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
-import { burnDaily, enrollment, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
+import { activity, auction, auctionConfig, burnDaily, enrollment, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import { type Mandate } from "../../core/mandate.js";
 import { type DesksHealth, desksHealth } from "../../core/health.js";
 import { type Strategy, charterMandate } from "../../core/agents/charter.js";
@@ -40,6 +40,20 @@ export type LedgerView = {
   desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[]; status: DesksHealth };
 };
 
+/**
+ * The launch's sniper auction: the auctioned block, the decaying fee (pips: 1% = 10,000) and
+ * when it ends (unix seconds), and the winning bid if anyone bid (WETH base units).
+ */
+export type AuctionView = {
+  auctionBlock: bigint | null;
+  startingFee: number;
+  endingFee: number;
+  decayEndsAt: bigint;
+  won: { payee: Hex; amount: bigint } | null;
+  /** The chain's time as indexed (the newest indexed event's block time): the auction runs on chain time. */
+  chainTime: bigint | null;
+};
+
 export type ProspectusData = {
   /** Null for a token the service knows that no agent launched. */
   agent: Agent | null;
@@ -50,6 +64,8 @@ export type ProspectusData = {
   honoured?: HonouredView;
   /** Null when the indexed tables are not reachable. */
   ledger: LedgerView | null;
+  /** Undefined for a launch without a sniper auction, or not indexed yet. */
+  auction?: AuctionView;
   log: AgentLogEntry[];
   now: Date;
   /** The token's address, for a token without an agent. */
@@ -78,7 +94,7 @@ async function readLedger(
   services: AgentServices,
   token: Address,
   now: Date,
-): Promise<{ ledger: LedgerView; tokenRow: typeof tokenTable.$inferSelect | undefined; enrolled: typeof enrollment.$inferSelect | undefined; honoured: HonouredView }> {
+): Promise<{ ledger: LedgerView; tokenRow: typeof tokenTable.$inferSelect | undefined; enrolled: typeof enrollment.$inferSelect | undefined; honoured: HonouredView; auction?: AuctionView }> {
   const hex = token.toLowerCase() as Hex;
   const since = BigInt(Math.floor(now.getTime() / 1000)) - BigInt(CHART_DAYS) * 86_400n;
   const engine = createEnginePort(services.pool);
@@ -104,6 +120,7 @@ async function readLedger(
   return {
     tokenRow,
     enrolled,
+    auction: tokenRow ? await readAuction(db, tokenRow.poolId) : undefined,
     honoured: honouredView(enrolled ?? null, slots.get(hex), services.config.operator),
     ledger: {
       fees: {
@@ -127,6 +144,23 @@ async function readLedger(
   };
 }
 
+async function readAuction(db: ReadDb, poolId: Hex): Promise<AuctionView | undefined> {
+  const [[config], [won], [newest]] = await Promise.all([
+    db.select().from(auctionConfig).where(eq(auctionConfig.poolId, poolId)),
+    db.select().from(auction).where(eq(auction.poolId, poolId)).limit(1),
+    db.select({ timestamp: activity.timestamp }).from(activity).orderBy(desc(activity.id)).limit(1),
+  ]);
+  if (!config) return undefined;
+  return {
+    auctionBlock: config.auctionBlock,
+    startingFee: config.startingFee,
+    endingFee: config.endingFee,
+    decayEndsAt: config.decayEndsAt,
+    won: won ? { payee: won.payee, amount: won.amount } : null,
+    chainTime: newest?.timestamp ?? null,
+  };
+}
+
 /**
  * The page of a token no agent launched, or undefined when the service does not know the
  * address (neither launched through the launcher nor enrolled, as indexed).
@@ -143,6 +177,7 @@ export async function loadTokenProspectus(services: AgentServices, db: ReadDb, a
     enrollment: e ? { charterHash: e.charterHash, active: e.active, halted: e.halted, protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
     honoured: read.honoured,
     ledger: read.ledger,
+    auction: read.auction,
     log: await agentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
     now,
     address,
@@ -158,11 +193,13 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
   let enrolled: ProspectusData["enrollment"] = null;
   let ledger: LedgerView | null = null;
   let honoured: HonouredView = null;
+  let auctionView: AuctionView | undefined;
   if (agent.token && db) {
     try {
       const read = await readLedger(db, services, agent.token, now);
       ledger = read.ledger;
       honoured = read.honoured;
+      auctionView = read.auction;
       if (read.tokenRow) {
         token = {
           address: getAddress(read.tokenRow.address),
@@ -182,5 +219,5 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
       ledger = null;
     }
   }
-  return { agent, mandate: agent.charter ? charterMandate(agent.charter) : null, token, enrollment: enrolled, honoured, ledger, log, now };
+  return { agent, mandate: agent.charter ? charterMandate(agent.charter) : null, token, enrollment: enrolled, honoured, ledger, auction: auctionView, log, now };
 }

@@ -293,6 +293,32 @@ const Honoured: FC<{ data: ProspectusData }> = ({ data }) => {
   );
 };
 
+/** A fee in Uniswap pips (1% = 10,000) as a percentage. */
+const showPips = (pips: number) => `${formatDecimal(BigInt(pips), 4)}%`;
+const isoTime = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z");
+
+/**
+ * The launch's sniper auction: while its fee decays, "auction until …" (swaps then pay more
+ * than the pool's fee, and the engine waits); afterwards when it ended, and what the auction
+ * paid if anyone bid.
+ */
+const Auction: FC<{ data: ProspectusData }> = ({ data }) => {
+  const a = data.auction;
+  if (!a) return null;
+  // Chain time where the index has moved past the clock (a devnet whose time was advanced).
+  const clock = BigInt(Math.floor(data.now.getTime() / 1000));
+  const now = a.chainTime !== null && a.chainTime > clock ? a.chainTime : clock;
+  const block = a.auctionBlock === null ? "" : ` (block ${a.auctionBlock} auctioned)`;
+  const won = a.won ? `; won for ${formatDecimal(a.won.amount, 18)} WETH, 80% of it to the reward recipients` : "; no bid";
+  return (
+    <p data-field="auction" class={now < a.decayEndsAt ? undefined : "muted"}>
+      {now < a.decayEndsAt
+        ? `Sniper auction until ${isoTime(a.decayEndsAt)}${block}: swaps pay a fee decaying from ${showPips(a.startingFee)} to ${showPips(a.endingFee)}; the engine and the agent's dev buy wait for its end${a.won ? won : ""}.`
+        : `Sniper auction ended ${isoTime(a.decayEndsAt)}${block}${won}.`}
+    </p>
+  );
+};
+
 /** The page of a token the service knows that no agent launched. */
 const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const { token, enrollment } = data;
@@ -324,6 +350,7 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
             <p class="muted" data-field="split">Not enrolled: the service does not split this token's fees.</p>
           )}
           <Honoured data={data} />
+          <Auction data={data} />
 
           <h2>Ledger</h2>
           <Ledger data={data} />
@@ -417,6 +444,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
             <dd>The charter cannot change once the launch has begun; its hash is stored in the registry.</dd>
           </dl>
           <Honoured data={data} />
+          <Auction data={data} />
 
           <h2>Ledger</h2>
           <Ledger data={data} />

@@ -17,6 +17,8 @@ export const ACTIVITY_KINDS = [
   "token-launched",
   "token-enrolled",
   "fees-collected",
+  "auction-won",
+  "auction-fees",
   "fees-swapped",
   "fees-claimed",
   "fees-converted",

@@ -35,4 +35,9 @@ export const knownErrorsAbi = parseAbi([
   "error InvalidSplit(uint16 assetBps, uint16 perpBps, uint16 creatorBps)",
   "error PriceLimitAlreadyExceeded(uint160 sqrtPriceCurrentX96, uint160 sqrtPriceLimitX96)",
   "error PoolNotInitialized()",
+  "error HookNotEnabled()",
+  "error MevModuleNotEnabled()",
+  "error LockerNotEnabled()",
+  "error NotAuctionBlock()",
+  "error WrappedError(address target, bytes4 selector, bytes reason, bytes details)",
 ]);

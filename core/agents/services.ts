@@ -10,7 +10,7 @@ import { type Config, MissingConfigError } from "../../common/config.js";
 import { type Logger, createLogger } from "../../common/logger.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { RPC_TIMEOUT_MS } from "../chain/client.js";
-import { type PipelineOptions, TxPipeline } from "../chain/pipeline.js";
+import { type PipelineOptions, TxPipeline } from "../chain/pipeline/index.js";
 import { openEngineDb } from "../db/client.js";
 import { migrate } from "../db/migrations.js";
 import type { Faults } from "../faults.js";

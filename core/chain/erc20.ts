@@ -1,6 +1,6 @@
-/** ERC20 reads and the approvals the engine needs (ERC20 allowances, Permit2 → UniversalRouter). */
+/** ERC20 reads, transfers read from receipts, and the approvals the engine needs (ERC20 allowances, Permit2 → UniversalRouter). */
 import { and, count, eq, like } from "drizzle-orm";
-import { type Address, encodeFunctionData, erc20Abi, maxUint48, maxUint160, maxUint256 } from "viem";
+import { type Address, type TransactionReceipt, encodeFunctionData, erc20Abi, getAddress, maxUint48, maxUint160, maxUint256, parseEventLogs } from "viem";
 import { permit2AllowanceAbi } from "../../common/abis/engine.js";
 import type { EngineContext } from "../context.js";
 import { tables } from "../db/client.js";
@@ -11,6 +11,22 @@ const ALLOWANCE_FLOOR = 2n ** 128n;
 
 export function balanceOf(ctx: Pick<EngineContext, "publicClient">, token: Address, owner: Address, blockNumber?: bigint): Promise<bigint> {
   return ctx.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber });
+}
+
+/** What `owner` received of `token` in a receipt (sum of its incoming Transfer logs). */
+export function receivedInReceipt(receipt: TransactionReceipt, token: Address, owner: Address): bigint {
+  const logs = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs });
+  return logs
+    .filter((l) => getAddress(l.address) === getAddress(token) && getAddress(l.args.to) === getAddress(owner) && getAddress(l.args.from) !== getAddress(owner))
+    .reduce((sum, l) => sum + l.args.value, 0n);
+}
+
+/** What `owner` sent of `token` to `to` in a receipt. */
+export function sentInReceipt(receipt: TransactionReceipt, token: Address, owner: Address, to: Address): bigint {
+  const logs = parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs });
+  return logs
+    .filter((l) => getAddress(l.address) === getAddress(token) && getAddress(l.args.from) === getAddress(owner) && getAddress(l.args.to) === getAddress(to))
+    .reduce((sum, l) => sum + l.args.value, 0n);
 }
 
 async function approvalKey(ctx: EngineContext, prefix: string): Promise<string> {

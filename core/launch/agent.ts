@@ -31,22 +31,24 @@ import {
 } from "viem";
 import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { registryAbi } from "../../common/abis/registry.js";
-import { type Config, MissingConfigError, requireContract } from "../../common/config.js";
+import { type Config, MissingConfigError, requireContract, requireLaunchFees } from "../../common/config.js";
 import { ETH_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { Logger } from "../../common/logger.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import { LaunchConfigError, buildDeploymentConfig, encodeDeployToken, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
-import type { TxOutcome, TxPipeline } from "../chain/pipeline.js";
-import { type SwapPlan, explainSwapBound, planEthToToken, swapBounds, swapRevertReason } from "../chain/swap.js";
+import type { TxOutcome, TxPipeline } from "../chain/pipeline/index.js";
+import { type SwapPlan, planEthToToken, swapBounds } from "../chain/swap/plan.js";
+import { explainSwapBound, swapRevertReason } from "../chain/swap/revert.js";
+import { waitForSniperAuction } from "../chain/auction.js";
 import { EngineError, Refusal, classifyError, revertDataOf } from "../errors.js";
 import { dbOf, tables } from "../db/client.js";
 import { agentCredits } from "../../schema/agents.js";
-import { setTokenMandate } from "../mandate.js";
+import { setTokenMandate } from "../token-mandate.js";
 import { type Charter, charterMandate, charterSplit } from "../agents/charter.js";
 import { agentAccount } from "../agents/keys.js";
 import { logOnce } from "../agent-log.js";
 import { type Agent, type LaunchParams, getAgent, unfinishedLaunches, updateAgent } from "../agents/store.js";
-import { WalletUnderfundedError } from "../chain/pipeline.js";
+import { WalletUnderfundedError } from "../chain/pipeline/index.js";
 
 /** Starting market cap of an agent's token: 10,000 USDC for the whole supply, like the protocol token. */
 export const AGENT_LAUNCH_MARKET_CAP_USDC = 10_000_000_000n;
@@ -155,6 +157,7 @@ function deployCalldata(s: LaunchServices, agent: Agent, params: LaunchParams): 
         locker: requireContract(config, "lpLocker"),
         rewards: launchSplitRewards({ operator: operatorOf(config), creator: agent.owner, split: charterSplit(agent.charter!) }),
         startingMarketCap: AGENT_LAUNCH_MARKET_CAP_USDC,
+        fees: requireLaunchFees(config),
       }),
     );
   } catch (error) {
@@ -237,6 +240,27 @@ export async function devBuyCalldata(s: Pick<LaunchServices, "config" | "publicC
     poolKey,
     amountInWei: devBuyWei,
     bounds: swapBounds(config),
+    secondsToDecay: config.launchFees.secondsToDecay,
+  });
+}
+
+/**
+ * Waits until the dev buy is clear of the launch's sniper auction: never into the no-trade
+ * blocks or the auction block, and not before the sniper fee has decayed (the default; no
+ * charter allows paying it yet).
+ */
+async function waitForDevBuyWindow(s: LaunchServices, agent: Agent, token: Address): Promise<void> {
+  const { config, publicClient, pool } = s;
+  const rewards = await publicClient.readContract({ address: requireContract(config, "lpLocker"), abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] });
+  const k = rewards.poolKey;
+  const key: PoolKey = { currency0: getAddress(k.currency0), currency1: getAddress(k.currency1), fee: k.fee, tickSpacing: k.tickSpacing, hooks: getAddress(k.hooks) };
+  const deploy = await publicClient.getTransactionReceipt({ hash: agent.deployTx! });
+  await waitForSniperAuction(publicClient, {
+    key,
+    launchBlock: deploy.blockNumber,
+    secondsToDecay: config.launchFees.secondsToDecay,
+    onWait: (reason) =>
+      void logOnce(pool, { agentId: agent.id, token, decision: "dev-buy-waits", reason: `the dev buy waits: ${reason}`, data: { launchBlock: String(deploy.blockNumber) } }).catch(() => {}),
   });
 }
 
@@ -351,6 +375,7 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
     const existing = await s.pipeline.get(key);
     let plan: SwapPlan | undefined;
     try {
+      if (!existing) await waitForDevBuyWindow(s, agent, token);
       plan = existing ? undefined : await devBuyCalldata(s, agent.wallet, token, params.devBuyWei);
     } catch (error) {
       if (error instanceof EngineError && !error.retryable) throw await fail(s, agent, "chain", `dev buy not sent: ${error.message}`);

@@ -27,7 +27,7 @@ import {
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { knownErrorsAbi } from "../../common/abis/errors.js";
 import { registryAbi } from "../../common/abis/registry.js";
-import { type Config, MissingConfigError, requireContract } from "../../common/config.js";
+import { type Config, MissingConfigError, requireContract, requireLaunchFees } from "../../common/config.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import { type RewardSlot, splitDifferences } from "../../common/honoured-split.js";
 import type { Split } from "../../common/split.js";
@@ -180,6 +180,7 @@ export function createChainLauncher({ config, publicClient, sender }: ChainLaunc
         locker,
         rewards: launchSplitRewards({ operator, creator, split: request.split }),
         startingMarketCap: LAUNCH_MARKET_CAP_USDC,
+        fees: requireLaunchFees(config),
       });
       const deployed = await simulateAndSend(
         { key, kind: "launch", to: launcher, abi: [...clankerFactoryAbi, ...knownErrorsAbi], functionName: "deployToken", args: [deployment] },

@@ -6,12 +6,12 @@
  * The transaction goes through the engine's pipeline under a key derived from the salt, so a
  * repeated command finds the first launch instead of sending a second one.
  */
-import { type Address, type Hex, decodeFunctionResult, keccak256, toHex } from "viem";
+import { type Address, type Hex, decodeFunctionResult, erc20Abi, getAddress, keccak256, toHex } from "viem";
 import { FeeIn, clankerFactoryAbi } from "../../common/abis/clanker.js";
-import { type Config, requireContract } from "../../common/config.js";
+import { type Config, requireContract, requireLaunchFees } from "../../common/config.js";
 import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
-import { buildDeploymentConfig, encodeDeployToken, parseTokenCreated } from "../../common/deploy-config.js";
-import type { TxPipeline } from "../chain/pipeline.js";
+import { buildDeploymentConfig, describeDeploymentConfig, encodeDeployToken, parseTokenCreated } from "../../common/deploy-config.js";
+import type { TxPipeline } from "../chain/pipeline/index.js";
 import { classifyError } from "../errors.js";
 
 /** About 10,000 USDC of starting market cap (docs/design.md §4.5). */
@@ -34,11 +34,61 @@ export type ProtocolTokenPlan = {
   startingMarketCapUsdc: string;
   key: string;
   data: Hex;
+  /** The whole launch config in words: hook and fees, MEV module and decay, locker, rewards, market cap. */
+  description: ReturnType<typeof describeDeploymentConfig>;
   /** The address the launcher returns when the launch is simulated now (or the one it created). */
   token: Address;
   /** This launch was already sent and mined (same salt): nothing more to send. */
   alreadyLaunched: boolean;
+  /** The protocol token the config already names (PROTOCOL_TOKEN_ADDRESS or the deployments file), if any. */
+  existing: ExistingProtocolToken | null;
 };
+
+/** The configured protocol token as the chain knows it: deployed (code at the address) and its symbol. */
+export type ExistingProtocolToken = { token: Address; deployed: boolean; symbol: string | null };
+
+/** Reads the configured protocol token's code and symbol (null when none is configured). */
+export async function configuredProtocolToken(deps: ProtocolTokenDeps): Promise<ExistingProtocolToken | null> {
+  const address = deps.config.protocolToken;
+  if (!address) return null;
+  const token = getAddress(address);
+  const code = await deps.pipeline.publicClient.getCode({ address: token });
+  if (!code || code === "0x") return { token, deployed: false, symbol: null };
+  const symbol = await deps.pipeline.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "symbol" }).catch(() => null);
+  return { token, deployed: true, symbol };
+}
+
+/**
+ * What `--dry-run` says the command would do: nothing when this launch already happened or a
+ * deployed protocol token is configured (launching would only add a second token the service
+ * ignores), otherwise launch the planned token and have it configured.
+ */
+export function dryRunVerdict(plan: ProtocolTokenPlan, symbol: string): { wouldSend: boolean; message: string } {
+  const e = plan.existing;
+  if (plan.alreadyLaunched) {
+    return { wouldSend: false, message: `${symbol} was already launched by an earlier run at ${plan.token}: without --dry-run nothing would be sent; configure PROTOCOL_TOKEN_ADDRESS=${plan.token}` };
+  }
+  if (e?.deployed && e.token === getAddress(plan.token)) {
+    return { wouldSend: false, message: `the configured protocol token ${e.symbol ? `${e.symbol} at ` : ""}${e.token} is this one, already deployed: without --dry-run nothing would be sent` };
+  }
+  if (e?.deployed) {
+    const name = e.symbol ? `${e.symbol} at ${e.token}` : e.token;
+    return {
+      wouldSend: false,
+      message:
+        `a protocol token already exists: ${name} (PROTOCOL_TOKEN_ADDRESS), deployed on this chain. ` +
+        `Launching now would deploy a second token, ${symbol} at ${plan.token}, which the service ignores until PROTOCOL_TOKEN_ADDRESS names it ` +
+        `(its buybacks, burns and fees keep going to ${name}). To keep the current one, launch nothing; to replace it, run without --dry-run, then set PROTOCOL_TOKEN_ADDRESS=${plan.token} and restart`,
+    };
+  }
+  if (e) {
+    return {
+      wouldSend: true,
+      message: `PROTOCOL_TOKEN_ADDRESS=${e.token} has no code on this chain: without --dry-run this would launch ${symbol} at ${plan.token} from ${plan.operator}; then set PROTOCOL_TOKEN_ADDRESS=${plan.token}`,
+    };
+  }
+  return { wouldSend: true, message: `no protocol token is configured: without --dry-run this would launch ${symbol} at ${plan.token} from ${plan.operator}; then set PROTOCOL_TOKEN_ADDRESS=${plan.token}` };
+}
 
 export type ProtocolTokenDeps = { config: Config; pipeline: TxPipeline };
 
@@ -50,25 +100,27 @@ export async function planProtocolToken(deps: ProtocolTokenDeps, p: ProtocolToke
   const usdc = requireContract(config, "usdc");
   const salt = p.salt ?? keccak256(toHex(p.symbol));
   const startingMarketCap = p.startingMarketCap ?? PROTOCOL_TOKEN_MARKET_CAP_USDC;
-  const data = encodeDeployToken(
-    buildDeploymentConfig({
-      tokenAdmin: operator,
-      name: p.name,
-      symbol: p.symbol,
-      image: p.image,
-      context: JSON.stringify({ interface: "launchpad", platform: "protocol-token" }),
-      salt,
-      chainId: config.chainId,
-      pairedToken: usdc,
-      locker: requireContract(config, "lpLocker"),
-      rewards: [{ admin: operator, recipient: operator, bps: 10_000, feeIn: FeeIn.Paired }],
-      startingMarketCap,
-    }),
-  );
+  const deploymentConfig = buildDeploymentConfig({
+    tokenAdmin: operator,
+    name: p.name,
+    symbol: p.symbol,
+    image: p.image,
+    context: JSON.stringify({ interface: "launchpad", platform: "protocol-token" }),
+    salt,
+    chainId: config.chainId,
+    pairedToken: usdc,
+    locker: requireContract(config, "lpLocker"),
+    rewards: [{ admin: operator, recipient: operator, bps: 10_000, feeIn: FeeIn.Paired }],
+    startingMarketCap,
+    fees: requireLaunchFees(config),
+  });
+  const data = encodeDeployToken(deploymentConfig);
+  const description = describeDeploymentConfig(deploymentConfig, { symbol: "USDC", decimals: USDC_DECIMALS });
   const key = `protocol-token:${salt}`;
-  const plan = { launcher, operator, pairedToken: usdc, startingMarketCapUsdc: formatDecimal(startingMarketCap, USDC_DECIMALS), key, data };
+  const plan = { launcher, operator, pairedToken: usdc, startingMarketCapUsdc: formatDecimal(startingMarketCap, USDC_DECIMALS), key, data, description };
+  const existing = await configuredProtocolToken(deps);
   const earlier = await pipeline.result(key);
-  if (earlier?.status === "mined") return { ...plan, token: parseTokenCreated(earlier.receipt, launcher).token, alreadyLaunched: true };
+  if (earlier?.status === "mined") return { ...plan, token: parseTokenCreated(earlier.receipt, launcher).token, alreadyLaunched: true, existing };
   let token: Address;
   try {
     const result = await pipeline.publicClient.call({ account: operator, to: launcher, data });
@@ -77,7 +129,7 @@ export async function planProtocolToken(deps: ProtocolTokenDeps, p: ProtocolToke
     const e = classifyError(error);
     throw new Error(`the launcher refuses the protocol token: ${e.message}`);
   }
-  return { ...plan, token, alreadyLaunched: false };
+  return { ...plan, token, alreadyLaunched: false, existing };
 }
 
 /** Sends the planned launch through the pipeline and returns the token it created. */

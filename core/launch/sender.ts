@@ -5,7 +5,7 @@
  * already sent, so a retried request (same Idempotency-Key) never sends twice.
  */
 import type { Address, Hex, TransactionReceipt } from "viem";
-import type { TxOutcome, TxPipeline } from "../chain/pipeline.js";
+import type { TxOutcome, TxPipeline } from "../chain/pipeline/index.js";
 import { Refusal } from "../errors.js";
 
 /** One operator transaction: `key` names what caused it (the idempotency key of its intent). */

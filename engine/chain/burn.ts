@@ -2,9 +2,8 @@
 import { type Address, encodeFunctionData, erc20Abi } from "viem";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import type { EngineContext } from "../../core/context.js";
-import { balanceOf } from "../../core/chain/erc20.js";
-import type { TxOutcome } from "../../core/chain/pipeline.js";
-import { sentInReceipt } from "../../core/chain/swap.js";
+import { balanceOf, sentInReceipt } from "../../core/chain/erc20.js";
+import type { TxOutcome } from "../../core/chain/pipeline/index.js";
 
 export type BurnResult = { outcome: TxOutcome | undefined; burned: bigint };
 

@@ -8,10 +8,10 @@ import { and, asc, count, eq, inArray, like, notLike } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { burnTokens } from "./burn.js";
-import { swapUsdcForToken } from "../../core/chain/swap.js";
+import { swapUsdcForToken } from "../../core/chain/swap/send.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
-import { refundSpend } from "../../core/ledger/ledger.js";
+import { refundSpend } from "../../core/ledger/spend.js";
 
 export type BuybackRow = typeof tables.buybacks.$inferSelect;
 export type BuybackSummary = { id: number; token: Address; status: string; amountIn: string; tokensBought: string | null; tokensBurned: string | null };

@@ -11,7 +11,8 @@ import { ensureAllowance } from "../../core/chain/erc20.js";
 import type { EngineContext } from "../../core/context.js";
 import { type Tx, tables } from "../../core/db/client.js";
 import type { DeskOpen } from "../decisions/desk-entry.js";
-import { consumePerpUsdc, refundSpend } from "../../core/ledger/ledger.js";
+import { consumePerpUsdc } from "../../core/ledger/accumulators.js";
+import { refundSpend } from "../../core/ledger/spend.js";
 import { requirePerpsVenue } from "../perps/venue.js";
 import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
 

@@ -8,10 +8,13 @@
  */
 import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { logDecision } from "../../core/agent-log.js";
-import { type OnchainTrade, perpsVenue } from "../perps/venue.js";
+import type { OnchainTrade } from "../perps/types.js";
+import { perpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { type Tx, tables } from "../../core/db/client.js";
-import { Legs, recordEntries, refundSpend } from "../../core/ledger/ledger.js";
+import { recordEntries } from "../../core/ledger/journal.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { refundSpend } from "../../core/ledger/spend.js";
 import { getState, setState } from "../runtime/state.js";
 import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
 import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";

@@ -4,8 +4,9 @@
  */
 import type { Address } from "viem";
 import type { Queryable } from "../../core/db/client.js";
-import { type OperatorSplit, splitProtocolUsdc } from "../decisions/split.js";
-import { Legs, type LedgerEntry, recordEntries } from "../../core/ledger/ledger.js";
+import { type OperatorSplit, splitProtocolUsdc } from "../../common/split.js";
+import { type LedgerEntry, recordEntries } from "../../core/ledger/journal.js";
+import { Legs } from "../../core/ledger/legs.js";
 
 export type FeeFact = {
   /** Unique key of the fact (e.g. `claimed-rewards:<tx>:<logIndex>`). */

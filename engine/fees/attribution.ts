@@ -13,15 +13,25 @@
  * split into the legs, in one transaction with the cursor, keyed by log position. Anything
  * the claim paid beyond what the logs explain (fees stored before the engine's start block)
  * is recorded as unattributed operator revenue, so ledger totals equal the onchain claims.
+ *
+ * The sniper auction pays the operator too, without a `ClaimedRewards`: the block after a
+ * launch's two no-trade blocks is auctioned for WETH, and the MEV module stores 80% of the
+ * winning bid for the token's reward recipients in the fee locker (`StoreTokens` sent by the
+ * module). Each such `StoreTokens` of the operator's is a fact like a collection: attributed
+ * to the token whose pool held the auction (`AuctionWon` in the same transaction names the
+ * pool) and booked when a claim settles it.
  */
-import { type Address, getAddress } from "viem";
+import { type Address, type Hex, getAddress } from "viem";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
+import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { logDecision } from "../../core/agent-log.js";
 import { getLogsChunked, logPosition } from "../chain/logs.js";
 import type { EngineContext } from "../../core/context.js";
 import { allocateFees } from "./allocate.js";
 import type { Queryable } from "../../core/db/client.js";
-import { type Currency, Legs, recordEntries } from "../../core/ledger/ledger.js";
+import { recordEntries } from "../../core/ledger/journal.js";
+import { type Currency, Legs } from "../../core/ledger/legs.js";
 import { getState, setState } from "../runtime/state.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { refreshTokenCache, tokenInfo } from "../../core/tokens.js";
@@ -94,13 +104,15 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
     })
   ).filter(after) as unknown as RewardLog[];
 
+  const auctionFees = await auctionStores(ctx, currency, BigInt(cursor.block), last.blockNumber, after);
+
   let total = 0n;
   let unattributed = 0n;
   let from = logPosition({ blockNumber: BigInt(cursor.block), logIndex: cursor.logIndex });
   for (const claim of claims) {
     const to = logPosition(claim);
     const window = rewards.filter((r) => logPosition(r) > from && logPosition(r) <= to);
-    const facts: { log: RewardLog; token: Address; amount: bigint; split: { assetBps: number; perpBps: number } | null }[] = [];
+    const facts: { log: LogPosition; token: Address; amount: bigint; split: { assetBps: number; perpBps: number } | null; source: "claimed-rewards" | "auction" }[] = [];
     for (const log of window) {
       let info = await tokenInfo(ctx, log.args.token);
       if (!info.enrolled && (await isEnrolled(ctx, info.token))) {
@@ -114,20 +126,26 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
         if (getAddress(info.poolKey.currency0) === currency) amount += log.args.rewards0[i] ?? 0n;
         if (getAddress(info.poolKey.currency1) === currency) amount += log.args.rewards1[i] ?? 0n;
       });
-      if (amount > 0n) facts.push({ log, token: info.token, amount, split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null });
+      if (amount > 0n) facts.push({ log, token: info.token, amount, split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null, source: "claimed-rewards" });
     }
+    for (const store of auctionFees.filter((a) => logPosition(a.log) > from && logPosition(a.log) <= to)) {
+      const info = await tokenInfo(ctx, store.token);
+      facts.push({ log: store.log, token: info.token, amount: store.amount, split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null, source: "auction" });
+    }
+    facts.sort((a, b) => (logPosition(a.log) < logPosition(b.log) ? -1 : 1));
     const attributed = facts.reduce((s, f) => s + f.amount, 0n);
     const claimed = claim.args.amountClaimed;
     const surplus = claimed - attributed;
     await ctx.db.transaction(async (tx) => {
       for (const f of facts) {
         // Booked when the claim settles them: the claim's block is the fact a reorg can take away.
-        const key = `claimed-rewards:${claim.blockHash}:${f.log.transactionHash}:${f.log.logIndex}:${currencyName}`;
+        const key = `${f.source}:${claim.blockHash}:${f.log.transactionHash}:${f.log.logIndex}:${currencyName}`;
         const common = { txHash: f.log.transactionHash, blockNumber: Number(claim.blockNumber), blockHash: claim.blockHash };
+        const data = { claimTx: claim.transactionHash, rewardBlock: Number(f.log.blockNumber), ...(f.source === "auction" ? { source: "sniper auction" } : {}) };
         if (currencyName === "USDC") {
-          await allocateFees(tx, { key, token: f.token, usdc: f.amount, split: f.split, ...common, data: { claimTx: claim.transactionHash, rewardBlock: Number(f.log.blockNumber) } });
+          await allocateFees(tx, { key, token: f.token, usdc: f.amount, split: f.split, ...common, data });
         } else {
-          await recordEntries(tx, [{ key, kind: "fee-claimed", leg: Legs.wethClaimed, token: f.token, currency: "WETH", amount: f.amount, ...common, data: { claimTx: claim.transactionHash, rewardBlock: Number(f.log.blockNumber) } }]);
+          await recordEntries(tx, [{ key, kind: "fee-claimed", leg: Legs.wethClaimed, token: f.token, currency: "WETH", amount: f.amount, ...common, data }]);
         }
       }
       if (surplus > 0n) {
@@ -171,6 +189,74 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   }
   return report;
 }
+
+/**
+ * The operator's shares of sniper-auction proceeds stored in the fee locker in `currency`
+ * between two blocks, each with the token whose auction paid it. A store whose transaction
+ * names no pool, or a pool no Clanker token was launched into, is left out (a claim then
+ * books it as unattributed revenue).
+ */
+async function auctionStores(
+  ctx: EngineContext,
+  currency: Address,
+  fromBlock: bigint,
+  toBlock: bigint,
+  after: (l: LogPosition) => boolean,
+): Promise<{ log: LogPosition; token: Address; amount: bigint }[]> {
+  const mevModule = ctx.config.contracts.mevModule;
+  if (!mevModule) return [];
+  const stores = (
+    await getLogsChunked(ctx.publicClient, {
+      address: ctx.contract("feeLocker"),
+      event: event(clankerFeeLockerAbi, "StoreTokens"),
+      args: { sender: mevModule, feeOwner: ctx.operator, token: currency },
+      fromBlock,
+      toBlock,
+    })
+  ).filter(after) as unknown as (LogPosition & { args: { amount: bigint } })[];
+  if (!stores.length) return [];
+  const wins = (await getLogsChunked(ctx.publicClient, {
+    address: mevModule,
+    event: event(sniperAuctionAbi, "AuctionWon"),
+    fromBlock: stores[0]!.blockNumber,
+    toBlock: stores[stores.length - 1]!.blockNumber,
+  })) as unknown as (LogPosition & { args: { poolId: Hex } })[];
+  const found: { log: LogPosition; token: Address; amount: bigint }[] = [];
+  for (const store of stores) {
+    const win = wins.find((w) => w.transactionHash === store.transactionHash && w.logIndex < store.logIndex);
+    const token = win && (await tokenOfPool(ctx, win.args.poolId, win.blockNumber));
+    if (!token) {
+      ctx.log.warn({ tx: store.transactionHash, amount: String(store.args.amount) }, "auction proceeds stored for the operator without a launched token's pool");
+      continue;
+    }
+    found.push({ log: store, token, amount: store.args.amount });
+  }
+  return found;
+}
+
+/**
+ * How far before its auction a pool was initialized: the launch, two no-trade blocks, then the
+ * auction block (production.md §3); the margin covers a module with a longer wait.
+ */
+const AUCTION_AFTER_LAUNCH_BLOCKS = 16n;
+
+/** The launched token of a v4 pool auctioned at `auctionBlock`: the side of its `Initialize` that is not USDC or WETH. */
+async function tokenOfPool(ctx: EngineContext, poolId: Hex, auctionBlock: bigint): Promise<Address | undefined> {
+  const fromBlock = auctionBlock > AUCTION_AFTER_LAUNCH_BLOCKS ? auctionBlock - AUCTION_AFTER_LAUNCH_BLOCKS : 0n;
+  const [init] = (await getLogsChunked(ctx.publicClient, {
+    address: ctx.contract("v4PoolManager"),
+    event: event(poolManagerAbi, "Initialize"),
+    args: { id: poolId },
+    fromBlock,
+    toBlock: auctionBlock,
+  })) as unknown as { args: { currency0: Address; currency1: Address } }[];
+  if (!init) return undefined;
+  const paired = new Set([ctx.contract("usdc"), ctx.contract("weth")].map((a) => getAddress(a)));
+  const side = [init.args.currency0, init.args.currency1].find((c) => !paired.has(getAddress(c)));
+  return side && getAddress(side);
+}
+
+type LogPosition = { blockNumber: bigint; logIndex: number; transactionHash: Hex };
 
 type ClaimLog = { blockNumber: bigint; blockHash: `0x${string}`; logIndex: number; transactionHash: `0x${string}`; args: { feeOwner: Address; token: Address; amountClaimed: bigint } };
 type RewardLog = {

@@ -8,12 +8,16 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { balanceOf } from "../../core/chain/erc20.js";
-import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
+import { planV3Swap } from "../../core/chain/swap/plan.js";
+import { sendSwap } from "../../core/chain/swap/send.js";
 import { type EngineContext, finalBlock } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { divideConversion } from "../../common/conversion.js";
 import { allocateFees } from "./allocate.js";
-import { Legs, consumeLeg, legBalance, recordEntries, refundSpend, spendableBalancesByToken } from "../../core/ledger/ledger.js";
+import { recordEntries } from "../../core/ledger/journal.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
+import { consumeLeg, refundSpend } from "../../core/ledger/spend.js";
 import { tokenInfo } from "../../core/tokens.js";
 
 /** WETH fees below this wait for more (0.0001 WETH). */

@@ -12,7 +12,7 @@ import type { EngineContext } from "../../core/context.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { type Side, toPerpsPrice } from "../../common/perps-math.js";
 import { getLogsChunked } from "../chain/logs.js";
-import type { OnchainTrade, PerpsVenue, VenueEvent, VenueLog } from "./venue.js";
+import type { OnchainTrade, PerpsVenue, VenueEvent, VenueLog } from "./types.js";
 
 /** Slippage accepted on a market open (1e10 percent): 1%. */
 export const OPEN_SLIPPAGE_P = 1n * PERPS_PRECISION;

@@ -21,8 +21,8 @@ import type { Hex, PublicClient } from "viem";
 import type { Logger } from "../../common/logger.js";
 import type { Db, Tx } from "../../core/db/client.js";
 import { classifyError } from "../../core/errors.js";
-import { type ReversedRow, reverseBlocks } from "../../core/ledger/ledger.js";
-import { type IntentRow, intentFromRow } from "../../core/chain/intents.js";
+import { reverseBlocks, type ReversedRow } from "../../core/ledger/reorg.js";
+import { type IntentRow, intentFromRow } from "../../core/chain/pipeline/index.js";
 import { type Fence, fenceGuard } from "../../core/leadership.js";
 
 /** Recorded blocks read per page while walking down. */

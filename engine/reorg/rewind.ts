@@ -15,7 +15,7 @@
 import { sql } from "drizzle-orm";
 import type { Tx } from "../../core/db/client.js";
 import { tables } from "../../core/db/client.js";
-import { type Leg, PER_TOKEN_LEGS } from "../../core/ledger/ledger.js";
+import { type Leg, PER_TOKEN_LEGS } from "../../core/ledger/legs.js";
 import type { ReorgEffects, RewindHook } from "./finality.js";
 import { rewindAttributionCursors } from "../fees/attribution.js";
 import { rewindPerpsEvents } from "../desks/sync.js";

@@ -9,7 +9,7 @@ import type { Logger } from "../../common/logger.js";
 import { sleep } from "../../common/async.js";
 import { createChainClients } from "../../core/chain/client.js";
 import { type FinalityReport, checkFinality } from "../reorg/finality.js";
-import { type PipelineOptions, TxPipeline } from "../../core/chain/pipeline.js";
+import { type PipelineOptions, TxPipeline } from "../../core/chain/pipeline/index.js";
 import { contractResolver, type EngineContext, newEngineLocal } from "../../core/context.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";

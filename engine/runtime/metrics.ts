@@ -15,7 +15,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { Address, PublicClient } from "viem";
 import type { Logger } from "../../common/logger.js";
 import { type Db, dbOf, tables } from "../../core/db/client.js";
-import { DEFAULT_PIPELINE_OPTIONS, GAS_RETRY_SUFFIX } from "../../core/chain/pipeline.js";
+import { DEFAULT_PIPELINE_OPTIONS, GAS_RETRY_SUFFIX } from "../../core/chain/pipeline/index.js";
 import { OUT_OF_GAS } from "../../core/chain/revert-cause.js";
 import { describeError } from "../../core/errors.js";
 import type { CycleOutcome } from "./scheduler.js";

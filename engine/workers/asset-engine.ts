@@ -9,10 +9,13 @@ import { encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import { erc4626Abi } from "../../common/abis/engine.js";
 import { logDecision } from "../../core/agent-log.js";
 import { balanceOf, ensureAllowance } from "../../core/chain/erc20.js";
-import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
+import { planV3Swap } from "../../core/chain/swap/plan.js";
+import { sendSwap } from "../../core/chain/swap/send.js";
 import { type EngineContext, finalBlock } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
-import { Legs, consumeLeg, pendingAssetUsdc, refundSpend, spendableBalance } from "../../core/ledger/ledger.js";
+import { pendingAssetUsdc } from "../../core/ledger/accumulators.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { consumeLeg, refundSpend } from "../../core/ledger/spend.js";
 import type { Worker } from "./types.js";
 
 /** Smallest batch: the asset leg accumulates below it. */
@@ -83,7 +86,7 @@ export async function runAssetCycle(ctx: EngineContext) {
   const unfinished = await ctx.db.select({ id: tables.assetPurchases.id }).from(tables.assetPurchases).where(inArray(tables.assetPurchases.status, ["swapping", "staking"]));
   for (const u of unfinished) results.push(await executePurchase(ctx, u.id));
   const final = await finalBlock(ctx);
-  const pending = await spendableBalance(ctx.db, Legs.asset, undefined, final);
+  const pending = await pendingAssetUsdc(ctx.db, final);
   if (pending < ASSET_MIN_BATCH_USDC) {
     if (pending > 0n) await logDecision(ctx, { worker: WORKER, decision: "wait", reason: `asset leg ${pending} below the batch minimum ${ASSET_MIN_BATCH_USDC}` });
     return { purchases: results, pendingUsdc: pending.toString() };
@@ -94,7 +97,7 @@ export async function runAssetCycle(ctx: EngineContext) {
     return row!.id;
   });
   results.push(await executePurchase(ctx, id));
-  return { purchases: results, pendingUsdc: (await pendingAssetUsdc(ctx.db)).toString() };
+  return { purchases: results, pendingUsdc: (await pendingAssetUsdc(ctx.db, Infinity)).toString() };
 }
 
 export const assetEngine: Worker = { name: WORKER, minSeconds: 900, maxSeconds: 1800, run: runAssetCycle };

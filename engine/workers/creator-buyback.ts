@@ -3,10 +3,10 @@
  * per token) above each token's minimum (`CREATOR_BUYBACK_MIN_USDC` or its mandate's), one
  * swap and one burn per creator token, along the token pool's route.
  */
-import { consumeCreatorBuybacksAbove } from "../../core/ledger/ledger.js";
+import { consumeCreatorBuybacksAbove } from "../../core/ledger/accumulators.js";
 import { executeBuyback, unfinishedBuybacks, type BuybackSummary } from "../chain/buyback.js";
 import { type EngineContext, finalBlock } from "../../core/context.js";
-import { mandateFor } from "../../core/mandate.js";
+import { mandateFor } from "../../core/token-mandate.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "creator-buyback";

@@ -13,8 +13,8 @@ import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import { getDesk, tradesOf } from "../desks/trades.js";
-import { Legs, spendableBalance } from "../../core/ledger/ledger.js";
-import { mandateForToken } from "../../core/mandate.js";
+import { peekPerpUsdc } from "../../core/ledger/accumulators.js";
+import { mandateForToken } from "../../core/token-mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import { priceWindowFor } from "../desks/prices.js";
 import { listEnrolledTokens } from "../../core/tokens.js";
@@ -36,7 +36,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
       continue;
     }
     // Only final perp USDC: a reorg within CONFIRMATIONS cannot take back what a desk holds.
-    const perpUsdc = await spendableBalance(ctx.db, Legs.perp, token.token, final);
+    const perpUsdc = await peekPerpUsdc(ctx.db, token.token, final);
     if (perpUsdc <= 0n) continue;
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, token.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
     const live = await tradesOf(ctx.db, token.token);

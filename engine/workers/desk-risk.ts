@@ -15,7 +15,7 @@ import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import { listDesks, tradesOf } from "../desks/trades.js";
-import { mandateFor } from "../../core/mandate.js";
+import { mandateFor } from "../../core/token-mandate.js";
 import { tokenInfo } from "../../core/tokens.js";
 import type { Worker } from "./types.js";
 import { toJsonValue } from "../../common/json.js";

@@ -1,5 +1,6 @@
-/** The eight workers of the spec's schedule, by name. */
+/** The eight workers of the spec's schedule, and the auditor of the public reconciliation, by name. */
 import { assetEngine } from "./asset-engine.js";
+import { auditor } from "./auditor.js";
 import { buybackEngine } from "./buyback-engine.js";
 import { creatorBuyback } from "./creator-buyback.js";
 import { deskManager } from "./desk-manager.js";
@@ -18,6 +19,7 @@ export const WORKERS: Record<WorkerName, Worker> = {
   "buyback-engine": buybackEngine,
   "asset-engine": assetEngine,
   "desk-risk": deskRisk,
+  auditor,
 };
 
 export * from "./types.js";

@@ -12,7 +12,7 @@ import type { EngineContext } from "../../core/context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { tradesWithStatus } from "../desks/trades.js";
-import { mandateForToken } from "../../core/mandate.js";
+import { mandateForToken } from "../../core/token-mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import type { PriceWindow } from "../decisions/window.js";
 import { priceWindowFor } from "../desks/prices.js";

@@ -10,6 +10,7 @@ export const WORKER_NAMES = [
   "buyback-engine",
   "asset-engine",
   "desk-risk",
+  "auditor",
 ] as const;
 export type WorkerName = (typeof WORKER_NAMES)[number];
 

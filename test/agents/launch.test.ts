@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { type Charter, charterHash, charterSchema } from "../../core/agents/charter.js";
-import { mandateForToken } from "../../core/mandate.js";
-import { mandateFor } from "../../core/mandate.js";
+import { mandateFor, mandateForToken } from "../../core/token-mandate.js";
 import { openEngineDb } from "../../core/db/client.js";
 import { parseTokenCreated } from "../../common/deploy-config.js";
 import { createLogger } from "../../common/logger.js";
@@ -19,6 +18,7 @@ import { checkFinality } from "../../engine/reorg/finality.js";
 import { rewindEngine } from "../../engine/reorg/rewind.js";
 import { rpc, runTs } from "../engine/helpers.js";
 import { ANVIL_KEYS, createDatabase, devnetAs, serviceEnv, testEnv } from "../helpers/env.js";
+import { produceBlocksWhile } from "../helpers/actions.js";
 import { AGENT_KEY_SECRET, type TestApi, signIn, testApi } from "./helpers.js";
 
 const CHILD = "test/agents/fixtures/launch-child.ts";
@@ -109,7 +109,13 @@ describe("launch from the agent wallet", () => {
     const agent = await newAgent();
     await fund(agent.wallet, parseEther("0.05"));
     const operatorBefore = await chain().getBalance({ address: OPERATOR });
-    const res = await launch(agent.id, { name: "Agent Coin", symbol: "AGC", image: "https://example.com/agc.png", description: "Run by Ada", devBuyEth: "0.001" });
+    const pending = launch(agent.id, { name: "Agent Coin", symbol: "AGC", image: "https://example.com/agc.png", description: "Run by Ada", devBuyEth: "0.001" });
+    // The fee and the deploy are sent; then the dev buy waits for the sniper auction: nothing
+    // more leaves the agent wallet while the chain does not move.
+    for (let i = 0; i < 200 && (await chain().getTransactionCount({ address: agent.wallet })) < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await chain().getTransactionCount({ address: agent.wallet })).toBe(2);
+    const res = await produceBlocksWhile(testEnv().rpcUrl, pending);
     expect(res.status, res.text).toBe(201);
     const { token, txs } = res.json as { token: Address; txs: Record<string, Hex> };
     expect(res.json).toMatchObject({ status: "running", wallet: agent.wallet, charterHash: charterHash(CHARTER), prospectus: `/p/${agent.id}` });
@@ -130,8 +136,14 @@ describe("launch from the agent wallet", () => {
     expect(rewards.rewardRecipients.map((r) => getAddress(r))).toEqual([OPERATOR, getAddress(devnetAs(1).account.address)]);
     expect(rewards.rewardBps).toEqual([9000, 1000]);
 
-    // Dev buy: the agent wallet holds the token.
+    // Dev buy: after the no-trade blocks and the auction block, once the sniper fee has decayed; the agent wallet holds the token.
     expect(txs.devBuy).toMatch(/^0x/);
+    const devBuy = await chain().getTransactionReceipt({ hash: txs.devBuy! });
+    expect(devBuy.blockNumber).toBeGreaterThan(deploy.blockNumber + 3n);
+    const at = async (blockNumber: bigint) => (await chain().getBlock({ blockNumber })).timestamp;
+    expect((await at(devBuy.blockNumber)) - (await at(deploy.blockNumber))).toBeGreaterThanOrEqual(15n);
+    const { rows: waited } = await api.deps.services.pool.query("SELECT reason FROM engine.agent_log WHERE decision = 'dev-buy-waits' AND data->>'agentId' = $1", [agent.id]);
+    expect(waited.map((r) => r.reason)).toEqual([expect.stringMatching(/^the dev buy waits: the pool refuses swaps until after block \d+ \(its auction block\)$/)]);
     expect(await chain().readContract({ address: token, abi: erc20BalanceAbi, functionName: "balanceOf", args: [agent.wallet] })).toBeGreaterThan(0n);
 
     // Enrolment by the operator, with the charter's split and hash.
@@ -162,7 +174,7 @@ describe("launch from the agent wallet", () => {
     const stored = await pool.query("SELECT * FROM engine.token_mandates WHERE token = $1", [token]);
     expect(stored.rows[0]).toMatchObject({ desk_pair_index: 1, max_drawdown_bps: 1500 });
     const log = await pool.query("SELECT decision FROM engine.agent_log WHERE data->>'agentId' = $1 ORDER BY id", [agent.id]);
-    expect(log.rows.map((r) => r.decision)).toEqual(["charter-locked", "platform-fee-paid", "token-deployed", "dev-buy", "enrolled", "activated"]);
+    expect(log.rows.map((r) => r.decision)).toEqual(["charter-locked", "platform-fee-paid", "token-deployed", "dev-buy-waits", "dev-buy", "enrolled", "activated"]);
 
     const view = await api.call("GET", `/api/v1/agents/${agent.id}`);
     expect(view.json).toMatchObject({ status: "running", token, launch: { name: "Agent Coin", symbol: "AGC", devBuyEth: "0.001", txs } });
@@ -265,11 +277,12 @@ describe("a reorg after the launch", () => {
     const agent = await newAgent();
     await fund(agent.wallet, parseEther("0.05"));
     const snapshot = await rpc<Hex>(testEnv().rpcUrl, "evm_snapshot");
-    const res = await launch(agent.id, { name: "Reorged Coin", symbol: "RGC", devBuyEth: "0.001" });
+    // No dev buy here: replayed right after the deploy, it would land in the pool's no-trade blocks.
+    const res = await launch(agent.id, { name: "Reorged Coin", symbol: "RGC" });
     expect(res.status, res.text).toBe(201);
     const { token, txs } = res.json as { token: Address; txs: Record<string, Hex> };
     const { rows: steps } = await api.deps.services.pool.query("SELECT key, signer, tx_hash FROM engine.tx_intents WHERE agent_id = $1 OR key LIKE $2 ORDER BY id", [agent.id, `%${agent.id}%`]);
-    expect(steps.length).toBeGreaterThanOrEqual(4);
+    expect(steps.length).toBeGreaterThanOrEqual(3); // platform fee, deploy, enrolment
 
     // The chain forgets the launch, then grows past it.
     expect(await rpc<boolean>(testEnv().rpcUrl, "evm_revert", [snapshot])).toBe(true);
@@ -281,7 +294,8 @@ describe("a reorg after the launch", () => {
       const report = await checkFinality({ db: db.db, publicClient: chain(), log: createLogger("finality", "error"), confirmations: 0, rewind: rewindEngine });
       expect(report.reopened).toEqual(expect.arrayContaining(steps.map((s) => s.key)));
       // Same signed bytes, mined again in their order: the same hashes, the same token.
-      for (const hash of Object.values(txs).filter(Boolean)) expect((await chain().getTransactionReceipt({ hash })).status).toBe("success");
+      // (Sent again as they were; under load the node may take a moment to mine them.)
+      for (const hash of Object.values(txs).filter(Boolean)) expect((await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status).toBe("success");
       expect(await api.deps.services.pipeline.settleReorged()).toEqual(expect.arrayContaining(steps.map((s) => s.key)));
       const again = await checkFinality({ db: db.db, publicClient: chain(), log: createLogger("finality", "error"), confirmations: 0, rewind: rewindEngine });
       expect(again.lost).toEqual([]);
@@ -294,7 +308,6 @@ describe("a reorg after the launch", () => {
     expect(await deploymentsBy(agent.wallet)).toHaveLength(1);
     const e = await chain().readContract({ address: contracts().registry, abi: registryAbi, functionName: "enrollment", args: [token] });
     expect(e[5]).toBe(charterHash(CHARTER));
-    expect(await chain().readContract({ address: token, abi: erc20BalanceAbi, functionName: "balanceOf", args: [agent.wallet] })).toBeGreaterThan(0n);
     const record = await api.call("GET", `/api/v1/agents/${agent.id}`);
     expect(record.json).toMatchObject({ status: "running", token });
   });

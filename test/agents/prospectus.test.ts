@@ -94,6 +94,7 @@ describe("prospectus page in a browser", () => {
     });
     expect(launched.status, launched.text).toBe(201);
     s.token = launched.json.token;
+    await act.passAuction(trader); // past the launch's sniper auction
 
     // Market activity: a buy and a sell (LP fees), fee collection (split per leg), an
     // operator buyback burned (as the creator-buyback worker does), and an organic burn.

@@ -16,7 +16,8 @@ import { decideTakeProfit } from "../../engine/decisions/profit.js";
 import { defaultMandate } from "../../core/mandate.js";
 import { tradesOf, tradesWithStatus } from "../../engine/desks/trades.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
-import { checkLedgerInvariants, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { peekPerpUsdc } from "../../core/ledger/accumulators.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type PrivateDevnet, startPrivateDevnet } from "../engine/devnet.js";
 import { ANVIL_KEYS } from "../helpers/env.js";
@@ -75,6 +76,7 @@ beforeAll(async () => {
   session = await signIn(api, ANVIL_KEYS[1]);
   tokens.momentum = await launchAgent(charter("momentum", "Ada", "dry and patient"), "ADA");
   tokens.hold = await launchAgent(charter("hold", "Bo", "calm, long-sighted"), "BO");
+  await d.passAuction();
 }, 240_000);
 
 afterAll(async () => {
@@ -90,7 +92,7 @@ describe("charters obeyed", () => {
       await d.sell(TRADER, token, (await d.balance(token, d.as(TRADER).account.address)) / 3n);
     }
     await run("fee-claimer");
-    for (const token of Object.values(tokens)) expect(await peekPerpUsdc(engine.ctx.db, token)).toBeGreaterThan(20n * USDC); // 5x → ≥ 100 notional
+    for (const token of Object.values(tokens)) expect(await peekPerpUsdc(engine.ctx.db, token, Infinity)).toBeGreaterThan(20n * USDC); // 5x → ≥ 100 notional
 
     // The desk market falls 0.5% per sample.
     let eth = await d.price("ETH_USD");

@@ -122,6 +122,9 @@ const restPath = fc.oneof(
   ),
   address.map((a) => `/api/v1/buybacks/${encodeURIComponent(a)}`),
   address.map((a) => `/api/v1/agents/${encodeURIComponent(a)}`),
+  address.map((a) => `/api/v1/tokens/${encodeURIComponent(a)}/flow`),
+  address.map((a) => `/api/v1/tokens/${encodeURIComponent(a)}/audit`),
+  fc.tuple(weird, weird).map(([tx, log]) => `/api/v1/burns/${encodeURIComponent(tx)}/${encodeURIComponent(log)}`),
   fc.array(weird, { minLength: 1, maxLength: 4 }).map((parts) => `/api/v1/${parts.map(encodeURIComponent).join("/")}`),
 );
 const query = fc
@@ -161,6 +164,8 @@ const gqlQuery = fc.oneof(
   fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ desks(status: ${a}, token: ${b}) { edges { node { id unrealisedPnl } } } }`),
   fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ activity(kinds: ${a}, first: ${b}) { edges { node { kind data } } } }`),
   fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ tokens(first: ${a}, enrolled: ${b}) { edges { node { address } } } }`),
+  fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ burnProof(txHash: ${a}, logIndex: ${b}) }`),
+  gqlValue.map((a) => `{ token(address: ${a}) { feeFlow audit } }`),
   fc.constantFrom("{ stats { feesToOperatorUsdc openDesks { id } } health { status } }", "{ __schema { types { name } } }", "subscription { burnCreated { id } }"),
   fc.string({ maxLength: 120 }),
   fc.integer({ min: 1, max: 60 }).map((n) => `{ ${"token(address: \"0x0\") { burns { edges { node { token { ".repeat(n % 8)} id ${"} } } } }".repeat(n % 8)} }`),

@@ -134,6 +134,21 @@ describe("reads", () => {
     expectCode(await get(`/burns/${unknownToken}`), 404, "NOT_FOUND");
   });
 
+  it("GET /burns/:txHash/:logIndex, /tokens/:token/flow and /tokens/:token/audit: answers, bad input, unknown ones", async () => {
+    const burns = (await get(`/burns/${s.token}?limit=5`)).json as { items: { txHash: string; id: string }[] };
+    const burn = burns.items[0];
+    if (burn) expect((await get(`/burns/${burn.txHash}/${burn.id.split("-")[1]}`)).status).toBe(200);
+    expectCode(await get("/burns/0x12/0"), 400, "BAD_REQUEST");
+    expectCode(await get(`/burns/0x${"ab".repeat(32)}/x`), 400, "BAD_REQUEST");
+    expectCode(await get(`/burns/0x${"ab".repeat(32)}/0`), 404, "NOT_FOUND");
+    expect((await get(`/tokens/${s.token}/flow`)).status).toBe(200);
+    expectCode(await get("/tokens/0x12/flow"), 400, "BAD_REQUEST");
+    expectCode(await get(`/tokens/${unknownToken}/flow`), 404, "NOT_FOUND");
+    expect((await get(`/tokens/${s.token}/audit`)).status).toBe(200);
+    expectCode(await get("/tokens/0x12/audit"), 400, "BAD_REQUEST");
+    expectCode(await get(`/tokens/${unknownToken}/audit`), 404, "NOT_FOUND");
+  });
+
   it("GET /audit: the report with the operator key, 401 without, 403 with a wrong one", async () => {
     expect((await get("/audit", { key: OPERATOR_API_KEY })).status).toBe(200);
     expectCode(await get("/audit"), 401, "UNAUTHORIZED");
@@ -271,6 +286,9 @@ describe("coverage", () => {
       "post /tokens/launch": [201, 400, 401, 403, 413, 415, 429, 502, 503],
       "post /tokens/register": [201, 400, 401, 404, 409, 422, 503],
       "get /audit": [200, 401, 403, 503],
+      "get /burns/:txHash/:logIndex": [400, 404],
+      "get /tokens/:token/flow": [200, 400, 404],
+      "get /tokens/:token/audit": [200, 400, 404],
     };
     expect(Object.keys(expected).sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     for (const [route, statuses] of Object.entries(expected)) {

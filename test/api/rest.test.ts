@@ -224,8 +224,11 @@ describe("REST answers", () => {
     const [tt] = await h.query<Record<string, string>>("SELECT * FROM token_totals WHERE token = $1", [s.token.toLowerCase()]);
     const [fee] = await h.query<Record<string, string>>("SELECT * FROM token_fee WHERE token = $1", [s.token.toLowerCase()]);
     expect(BigInt(fee!.to_operator!)).toBeGreaterThan(0n);
+    // The hook collects on every swap: what the swaps after the operator's claim collected is still unclaimed.
+    const claimed = (BigInt(fee!.to_operator!) - BigInt(fee!.unclaimed!)).toString();
+    expect(fee!.usdc).toBe(claimed);
     expect(mine.totals).toMatchObject({
-      feesToOperatorUsdc: usdc(fee!.to_operator!),
+      feesToOperatorUsdc: usdc(claimed),
       creatorLegUsdc: usdc(fee!.to_creator!),
       legs: { protocolUsdc: usdc(tt!.protocol_leg_usdc!), assetUsdc: usdc(tt!.asset_leg_usdc!), perpUsdc: usdc(tt!.perp_leg_usdc!), operatorUsdc: "0" },
       feesByCurrency: [
@@ -234,11 +237,11 @@ describe("REST answers", () => {
           symbol: "USDC",
           decimals: 6,
           toOperator: usdc(fee!.to_operator!),
-          claimed: usdc(fee!.to_operator!),
-          unclaimed: "0",
+          claimed: usdc(claimed),
+          unclaimed: usdc(fee!.unclaimed!),
           awaitingConversion: "0",
           converted: "0",
-          usdc: usdc(fee!.to_operator!),
+          usdc: usdc(claimed),
           usdcPerUnit: null,
           toCreator: usdc(fee!.to_creator!),
         },

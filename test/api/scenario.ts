@@ -42,6 +42,7 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
   });
   if (launch.status !== 201) throw new Error(`launch answered ${launch.status}: ${launch.text}`);
   const token = launch.json.token as Address;
+  await act.passAuction(trader); // past the launch's sniper auction, as any trader would wait
 
   // Organic trading and an organic burn.
   await act.swapInPool(trader, c, token, c.usdc!, USDC(5_000n));

@@ -426,6 +426,7 @@ describe("OpenAPI document", () => {
       "/auth/nonce",
       "/auth/verify",
       "/burns/{token}",
+      "/burns/{txHash}/{logIndex}",
       "/buybacks",
       "/buybacks/{token}",
       "/health",
@@ -435,7 +436,9 @@ describe("OpenAPI document", () => {
       "/tokens",
       "/tokens/launch",
       "/tokens/register",
+      "/tokens/{token}/audit",
       "/tokens/{token}/candles",
+      "/tokens/{token}/flow",
       "/tokens/{token}/market",
     ]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["operatorKey", "session"]);

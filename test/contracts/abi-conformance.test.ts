@@ -20,6 +20,7 @@ import {
   toEventSelector,
   toFunctionSelector,
 } from "viem";
+import { formatAbiItem } from "viem/utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as productionAbis from "../../common/abis/index.js";
 import { type Artifacts, compileProject } from "../../devnet/compile.js";
@@ -106,6 +107,63 @@ function expectSameEvent(contract: string, productionAbi: Abi, name: string): He
   return toEventSelector(ours);
 }
 
+/**
+ * Items of clanker-sdk's v4 ABIs the devnet leaves out on purpose, keyed as `missingItems` names them, each with
+ * why. Everything else in the four ABIs must exist on the devnet contract with the same selector (functions,
+ * errors) or topic0 (events), the same outputs and mutability class, and the same indexed inputs. A new gap, or a
+ * gap closed without removing its entry here, fails the test.
+ */
+const LEFT_OUT: Record<string, string> = {
+  "ClankerToken error InvalidShortString()":
+    "raised only inside OpenZeppelin's ShortStrings.toString for a malformed 32-byte short string, which production's " +
+    "EIP712 never builds (unreachable there too); the devnet token hashes its EIP-712 name from the string itself, " +
+    "so no code path of it could ever raise this error",
+};
+
+/** The SDK ABI each devnet contract answers for. */
+const SURFACES = [
+  ["Clanker", () => sdk.factory],
+  ["ClankerLpLocker", () => sdk.locker],
+  ["ClankerFeeLocker", () => sdk.feeLocker],
+  ["ClankerToken", () => sdk.token],
+] as const;
+
+type SurfaceItem = AbiFunction | AbiEvent | Extract<Abi[number], { type: "error" }>;
+const surfaceOf = (abi: Abi) =>
+  abi.filter((item): item is SurfaceItem => item.type === "function" || item.type === "event" || item.type === "error");
+const surfaceId = (item: SurfaceItem) =>
+  item.type === "event" ? toEventSelector(item) : toFunctionSelector(formatAbiItem(item).replace(/^error /, ""));
+/** What must agree beyond the id: outputs and mutability class (functions), indexed inputs (events). */
+const surfaceShape = (item: SurfaceItem) =>
+  item.type === "function"
+    ? `${item.outputs.map(canonicalType).join(",")} ${item.stateMutability === "pure" ? "view" : item.stateMutability}`
+    : item.type === "event"
+      ? eventShape(item).join(",")
+      : "";
+
+/** `Contract type signature` of every SDK item with no devnet item of the same id and shape. */
+function missingItems(contract: string, theirs: Abi): string[] {
+  const ours = surfaceOf(abiOf(contract));
+  return surfaceOf(theirs)
+    .filter((item) => !ours.some((o) => o.type === item.type && surfaceId(o) === surfaceId(item) && surfaceShape(o) === surfaceShape(item)))
+    .map((item) => `${contract} ${item.type} ${formatAbiItem(item).replace(/^(function|event|error) /, "")}`);
+}
+
+describe("the devnet Clanker contracts implement clanker-sdk's whole v4 surface", () => {
+  it("every function, event and error exists on the devnet, except the items left out on purpose", () => {
+    const missing = SURFACES.flatMap(([contract, abi]) => missingItems(contract, abi()));
+    expect(missing.sort()).toEqual(Object.keys(LEFT_OUT).sort());
+  });
+
+  it("each item left out says why", () => {
+    for (const [item, reason] of Object.entries(LEFT_OUT)) expect(reason.length, item).toBeGreaterThan(20);
+  });
+
+  it("the four SDK ABIs are not empty (the comparison covers something)", () => {
+    for (const [contract, abi] of SURFACES) expect(surfaceOf(abi()).length, contract).toBeGreaterThan(10);
+  });
+});
+
 describe("Clanker v4 factory (clanker-sdk Clanker_v4_abi)", () => {
   it.each(["deployToken", "tokenDeploymentInfo", "deploymentInfoForToken", "setLocker", "enabledLockers", "TOKEN_SUPPLY"])(
     "function %s",
@@ -128,6 +186,52 @@ describe("Clanker v4 factory (clanker-sdk Clanker_v4_abi)", () => {
     expect(expectSameEvent("Clanker", sdk.factory, "TokenCreated")).toBe(
       "0x9299d1d1a88d8e1abdc591ae7a167a6bc63a8f17d695804e9091ee33aa89fb67",
     );
+  });
+});
+
+describe("Clanker v4 hook and MEV module (production.md §2-3)", () => {
+  const TOPICS: [string, string, Hex][] = [
+    ["ClankerHookStaticFeeV2", "PoolCreatedFactory", "0xc2cc0ae95873d7fa4e50998bc075ab443517931580a05c3f76d9fc983c666a5c"],
+    ["ClankerHookStaticFeeV2", "PoolInitialized", "0xde0cc41485843685947cd8856be361f8038580ba3916da280a9e36d8cc499982"],
+    ["ClankerHookStaticFeeV2", "ClaimProtocolFees", "0x175b790d44599ca70432cc8d1406504cb3a28fc13ff995c06dde6663412b211a"],
+    ["ClankerHookStaticFeeV2", "MevModuleDisabled", "0x5fd57032db0db564bdfe22ff91033c11d319a1e6b3677e723545a7ba3e304b93"],
+    ["ClankerHookStaticFeeV2", "MevModuleSetFee", "0x05275af3b70c3443abf635099e048f0c9808e8553eb2c8d8ba5ba5e827df2095"],
+    ["ClankerSniperAuctionV2", "AuctionInitialized", "0x176cc986e6995c5872fc36534f279215f7d45149c89e3fa68ca7f0cf2b5aa178"],
+    ["ClankerSniperAuctionV2", "AuctionWon", "0xe04531dd1a58ec42a539bacca9922b8dfb9787388d1393fdbe5ecbbcf075ab9f"],
+    ["ClankerSniperAuctionV2", "AuctionRewardsTransferred", "0x2001b9eceb538108ac9eb8e5786be123dfb1374c532063b92e8f6d24ef94877d"],
+    ["ClankerSniperAuctionV2", "AuctionExpired", "0x7e084355d30ee8e5a1599841a0fc9a5d77ab0cf5862a15bdab0064a3d154519c"],
+    ["ClankerSniperAuctionV2", "AuctionEnded", "0x447d0298e6e2716a4343195759c35b277a60b76e628284d93262fa9869db9921"],
+    ["ClankerSniperAuctionV2", "FeeConfigSet", "0xc0515a1e6791bef54bf6f7c7b020e9481b5eab55c06e702ac0c542cb8c993d4c"],
+    ["ClankerSniperAuctionV2", "DecayPeriodOver", "0x9842d4551fd02d8d61f565c7fd8fe7ee93ab1dbd794827138850d94109c6a389"],
+  ];
+  it.each(TOPICS)("%s event %s has production's topic0 %s", (contract, name, topic) => {
+    expect(toEventSelector(eventNamed(abiOf(contract), name))).toBe(topic);
+    const common = contract === "ClankerHookStaticFeeV2" ? productionAbis.clankerHookAbi : productionAbis.sniperAuctionAbi;
+    expect(toEventSelector(eventNamed(common as unknown as Abi, name))).toBe(topic);
+  });
+
+  it.each([
+    ["AuctionWon", [0, 1]],
+    ["AuctionRewardsTransferred", [0]],
+  ] as const)("%s indexes the inputs production indexes", (name, indexed) => {
+    const event = eventNamed(abiOf("ClankerSniperAuctionV2"), name);
+    expect(event.inputs.flatMap((input, i) => (input.indexed ? [i] : []))).toEqual(indexed);
+  });
+
+  it("the factory enables hooks, MEV modules and per-hook lockers with clanker-sdk's functions, events and errors", () => {
+    for (const name of ["setHook", "setMevModule", "setLocker", "claimTeamFees"]) expectSameFunction("Clanker", sdk.factory, name);
+    for (const name of ["SetHook", "SetMevModule", "SetLocker", "ClaimTeamFees"]) expectSameEvent("Clanker", sdk.factory, name);
+    const errors = (abi: Abi) => abi.filter((i) => i.type === "error").map((i) => (i as { name: string }).name);
+    for (const name of ["HookNotEnabled", "MevModuleNotEnabled", "LockerNotEnabled"]) {
+      expect(errors(sdk.factory)).toContain(name);
+      expect(errors(abiOf("Clanker"))).toContain(name);
+    }
+  });
+
+  it("the LP locker has collectRewardsWithoutUnlock(address) as clanker-sdk does", () => {
+    const [theirs] = functionsNamed(sdk.locker, "collectRewardsWithoutUnlock");
+    expect(theirs).toBeDefined();
+    expect(functionsNamed(abiOf("ClankerLpLocker"), "collectRewardsWithoutUnlock").map((f) => toFunctionSelector(f))).toEqual([toFunctionSelector(theirs!)]);
   });
 });
 
@@ -434,6 +538,8 @@ describe("the devnet contracts implement every item of common/abis", () => {
     clankerFactoryAbi: () => [abiOf("Clanker")],
     clankerLpLockerAbi: () => [abiOf("ClankerLpLocker")],
     clankerFeeLockerAbi: () => [abiOf("ClankerFeeLocker")],
+    clankerHookAbi: () => [abiOf("ClankerHookStaticFeeV2")],
+    sniperAuctionAbi: () => [abiOf("ClankerSniperAuctionV2")],
     perpsTradingAbi: () => [abiOf("AvantisTrading")],
     perpsCallbacksAbi: () => [abiOf("AvantisTrading")], // the devnet exchange is its own callbacks contract
     perpsStorageAbi: () => [abiOf("AvantisTradingStorage")],

@@ -28,7 +28,7 @@ import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { type PoolKey, poolIdOf } from "../../common/uniswap.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
-import { DEVNET_ACCOUNTS, DEVNET_TOKENS, devnetAccount, devnetPrivateKey, launchToken } from "../../devnet/protocol.js";
+import { DEVNET_ACCOUNTS, DEVNET_TOKENS, devnetAccount, devnetLaunchFees, devnetPrivateKey, launchToken } from "../../devnet/protocol.js";
 import { v4PoolManagerAbi } from "../../devnet/uniswap.js";
 import {
   CLANKER_TOKEN_SUPPLY,
@@ -38,6 +38,7 @@ import {
   tickFromMarketCap,
 } from "../../common/deploy-config.js";
 import { testEnv } from "../helpers/env.js";
+import { passAuction } from "../helpers/actions.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -67,8 +68,10 @@ async function launch(p: { creator: Address; pairedToken?: Address; startingMark
     locker: c.lpLocker!,
     rewards: p.rewards ?? launchSplitRewards({ operator, creator: p.creator }),
     startingMarketCap: p.startingMarketCap ?? 10_000n * 10n ** 6n,
+    fees: devnetLaunchFees({ clankerHook: c.clankerHook!, mevModule: c.mevModule! }),
   });
   const created = await launchToken(launcherCtx, c.launcher!, config);
+  await passAuction(launcherCtx);
   const { poolKey } = await tokenRewards(created.token);
   return { ...created, pool: { token: created.token, pairedToken: created.pairedToken, poolKey } satisfies MarketPool };
 }
@@ -181,7 +184,10 @@ describe("a fresh launch", () => {
     expect(launched.tokenAdmin).toBe(launcherCtx.account.address);
     expect(launched.msgSender).toBe(launcherCtx.account.address);
     expect(launched.startingTick).toBe(tickFromMarketCap(10_000n * 10n ** 6n, 200));
-    expect(poolKey).toMatchObject({ fee: 10_000, tickSpacing: 200, hooks: zeroAddress });
+    // Dynamic-fee key with the devnet's hook, as on Base.
+    expect(poolKey).toMatchObject({ fee: 0x800000, tickSpacing: 200, hooks: c.clankerHook });
+    expect(launched.hook).toBe(c.clankerHook);
+    expect(launched.mevModule).toBe(c.mevModule);
     expect(await balanceOf(launched.token, launcherCtx.account.address)).toBe(0n);
   });
 
@@ -193,7 +199,7 @@ describe("a fresh launch", () => {
     expect(state.sqrtPriceX96).toBe(sqrtPriceAtTick(tick));
 
     const [modify] = parseEventLogs({ abi: poolManagerAbi, eventName: "ModifyLiquidity", logs: launched.receipt.logs });
-    const [lower, upper] = [launched.startingTick, launched.startingTick + 110_000];
+    const [lower, upper] = [launched.startingTick, launched.startingTick + 110_400];
     expect(modify!.args.id).toBe(launched.poolId);
     expect([modify!.args.tickLower, modify!.args.tickUpper]).toEqual(tokenIsToken0 ? [lower, upper] : [-upper, -lower]);
     expect(modify!.args.liquidityDelta).toBeGreaterThan(0n);
@@ -222,6 +228,7 @@ describe("the launched token", () => {
       locker: c.lpLocker!,
       rewards: launchSplitRewards({ operator, creator: holder.account.address }),
       startingMarketCap: 10_000n * 10n ** 6n,
+      fees: devnetLaunchFees({ clankerHook: c.clankerHook!, mevModule: c.mevModule! }),
     });
     const { token } = await launchToken(holder, c.launcher!, config);
     expect(await trader.read(token, erc20Abi, "name")).toBe(name);
@@ -256,20 +263,30 @@ describe("fees: swaps → collectRewards → fee locker → claim", () => {
     await buyToken(trader, m, pool, usdcIn);
     const bought = await balanceOf(token, trader.account.address);
     const tokensIn = bought / 2n;
-    await sellToken(trader, m, pool, tokensIn);
-
     const before = { op: await availableFees(operator, c.usdc!), creator: await availableFees(creator, c.usdc!), opToken: await availableFees(operator, token) };
+    // The hook collects on every swap, one swap late: the sell moves the buy's USDC fee into the fee locker.
+    const sell = await receipt(await sellToken(trader, m, pool, tokensIn));
     const r = await receipt(await trader.write(c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [token]));
-    const { claimed, swapped, stores } = feeEvents(r);
+    const atSell = feeEvents(sell);
+    const { claimed, swapped } = feeEvents(r);
+    const stores = [...atSell.stores, ...feeEvents(r).stores];
 
     const usdcIs0 = pool.poolKey.currency0 === c.usdc;
-    const rewardsUsdc = usdcIs0 ? claimed.rewards0 : claimed.rewards1;
-    const rewardsToken = usdcIs0 ? claimed.rewards1 : claimed.rewards0;
+    const usdcOf = (e: typeof claimed) => (usdcIs0 ? e.rewards0 : e.rewards1);
+    const tokenOf = (e: typeof claimed) => (usdcIs0 ? e.rewards1 : e.rewards0);
     expect(claimed.token).toBe(token);
-    expect(rewardsToken).toEqual([0n, 0n]);
-    expect(usdcIs0 ? claimed.amount1 : claimed.amount0).toBe(0n);
+    expect(atSell.claimed.token).toBe(token);
+    expect(tokenOf(claimed)).toEqual([0n, 0n]);
+    expect(tokenOf(atSell.claimed)).toEqual([0n, 0n]);
+    expect(atSell.swapped).toHaveLength(0);
 
-    // The token side was swapped to USDC in the token's own pool.
+    // USDC side, stored during the sell: the buy's LP fee, on the input less the 0.2% protocol fee.
+    const protocolFee = (usdcIn * 2_000n) / 1_000_000n;
+    const usdcCollected = usdcOf(atSell.claimed)[0]! + usdcOf(atSell.claimed)[1]!;
+    expect(usdcCollected).toBeLessThanOrEqual(lpFee(usdcIn - protocolFee));
+    expect(usdcCollected).toBeGreaterThanOrEqual(lpFee(usdcIn - protocolFee) - 1n);
+
+    // The token side (the sell's fee) was swapped to USDC in the token's own pool by the explicit collection.
     expect(swapped).toHaveLength(1);
     const conversion = swapped[0]!;
     expect(conversion).toMatchObject({ token, rewardToken: token, swappedToken: c.usdc });
@@ -277,18 +294,14 @@ describe("fees: swaps → collectRewards → fee locker → claim", () => {
     expect(conversion.amountSwapped).toBeLessThanOrEqual(tokenFee);
     expect(conversion.amountSwapped).toBeGreaterThanOrEqual(tokenFee - 1n); // fee growth rounds down by at most a unit
     expect(conversion.amountOut).toBeGreaterThan(0n);
-
-    // USDC side: the buy's LP fee.
-    const usdcCollected = rewardsUsdc[0]! + rewardsUsdc[1]! - conversion.amountOut;
-    expect(usdcCollected).toBeLessThanOrEqual(lpFee(usdcIn));
-    expect(usdcCollected).toBeGreaterThanOrEqual(lpFee(usdcIn) - 1n);
+    expect(usdcOf(claimed)[0]! + usdcOf(claimed)[1]!).toBe(conversion.amountOut);
 
     // Exact split: each part floor(bps × amount / 10000) to the operator, the remainder to the last recipient.
     const share = (amount: bigint) => (amount * 9050n) / 10_000n;
+    expect(usdcOf(atSell.claimed)).toEqual([share(usdcCollected), usdcCollected - share(usdcCollected)]);
+    expect(usdcOf(claimed)).toEqual([share(conversion.amountOut), conversion.amountOut - share(conversion.amountOut)]);
     const expectedOperator = share(usdcCollected) + share(conversion.amountOut);
     const expectedCreator = usdcCollected - share(usdcCollected) + (conversion.amountOut - share(conversion.amountOut));
-    expect(rewardsUsdc).toEqual([expectedOperator, expectedCreator]);
-    expect(usdcIs0 ? claimed.amount0 : claimed.amount1).toBe(expectedOperator + expectedCreator);
 
     // StoreTokens carry exactly the rewards, and the fee locker's balances moved by them.
     const stored = (owner: Address) => stores.filter((s) => s.feeOwner === owner && s.token === c.usdc).reduce((sum, s) => sum + s.amount, 0n);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { type AnvilHandle, anvilBinary, startAnvil, waitForRpc } from "../../devnet/anvil.js";
 import { freePort } from "../../devnet/ports.js";
-import { UnloadableStateError, checkStateFile } from "../../devnet/state.js";
+import { UnloadableStateError, checkStateFile, inconsistentState } from "../../devnet/state.js";
 
 const SLOTS = 1_000_000;
 const PER_TX = 80_000;
@@ -168,6 +168,62 @@ describe("devnet chain state", () => {
       expect(await rpc(restarted.rpcUrl, "eth_blockNumber")).toBe(block);
     } finally {
       await restarted.stop();
+    }
+  });
+
+  it("mines a reloaded chain's blocks later than its head, after the clock was moved forward, and keeps interval mining", async () => {
+    const clockDir = join(dir, "clock");
+    mkdirSync(clockDir);
+    const file = join(clockDir, "state.json");
+    const timeOf = async (url: string, tag: string) => BigInt((await rpc<{ timestamp: string }>(url, "eth_getBlockByNumber", [tag, false])).timestamp);
+    const first = await startAnvil({ port: await freePort(), stateFile: file, blockTime: 1, saveIntervalSeconds: 0 });
+    // The devnet skips a launch's sniper auction so: the clock runs ahead of the wall clock.
+    await rpc(first.rpcUrl, "evm_increaseTime", [600]);
+    await send(first.rpcUrl, { to: OTHER, value: "0x7" });
+    await first.stop();
+    const headTime = await (async () => {
+      const again = await startAnvil({ port: await freePort(), stateFile: file, blockTime: 1, saveIntervalSeconds: 0, onProgress: (m) => progress.push(m) });
+      try {
+        const head = BigInt(await rpc(again.rpcUrl, "eth_blockNumber"));
+        const time = await timeOf(again.rpcUrl, `0x${head.toString(16)}`);
+        expect(time).toBeGreaterThan(BigInt(Math.floor(Date.now() / 1000)) + 500n);
+        // Interval mining resumes, and every new block is later than the head before the reload.
+        const deadline = Date.now() + 15_000;
+        while (BigInt(await rpc(again.rpcUrl, "eth_blockNumber")) < head + 2n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        expect(BigInt(await rpc(again.rpcUrl, "eth_blockNumber"))).toBeGreaterThanOrEqual(head + 2n);
+        expect(await timeOf(again.rpcUrl, `0x${(head + 1n).toString(16)}`)).toBeGreaterThan(time);
+        return time;
+      } finally {
+        await again.stop();
+      }
+    })();
+    expect(headTime).toBeGreaterThan(0n);
+    expect(progress.some((m) => /the clock moved \d+ s forward/.test(m))).toBe(true);
+  });
+
+  it("refuses a leftover exit dump torn by the miner (a nonce without its transaction) and keeps the last saved state", async () => {
+    const tornDir = join(dir, "torn");
+    mkdirSync(tornDir);
+    const file = join(tornDir, "state.json");
+    const first = await startAnvil({ port: await freePort(), stateFile: file, blockTime: 1, saveIntervalSeconds: 0 });
+    await send(first.rpcUrl, { to: OTHER, value: "0x7" });
+    const nonce = await rpc(first.rpcUrl, "eth_getTransactionCount", [FROM, "latest"]);
+    await first.stop();
+    expect(inconsistentState(file)).toBeUndefined();
+    // What a dump written while a block was mined looks like: the sender's nonce one past its transactions.
+    const state = JSON.parse(readFileSync(file, "utf8")) as { accounts: Record<string, { nonce: number }> };
+    const key = Object.keys(state.accounts).find((a) => a.toLowerCase() === FROM.toLowerCase())!;
+    state.accounts[key]!.nonce += 1;
+    writeFileSync(`${file}.exit.tmp`, JSON.stringify(state));
+    expect(inconsistentState(`${file}.exit.tmp`)).toMatch(/has nonce \d+ but \d+ transactions/);
+    const seen: string[] = [];
+    const again = await startAnvil({ port: await freePort(), stateFile: file, blockTime: 1, saveIntervalSeconds: 0, onProgress: (m) => seen.push(m) });
+    try {
+      expect(await rpc(again.rpcUrl, "eth_getTransactionCount", [FROM, "latest"])).toBe(nonce);
+      expect(seen.some((m) => /not one moment of the chain/.test(m))).toBe(true);
+      expect(existsSync(`${file}.exit.tmp`)).toBe(false);
+    } finally {
+      await again.stop();
     }
   });
 

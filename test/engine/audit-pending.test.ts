@@ -18,7 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { perpsCallbacksAbi } from "../../common/abis/perps.js";
 import { type AuditReport, auditThreeWay } from "../../core/audit.js";
 import type { CrashPoint, Faults } from "../../core/faults.js";
-import { Legs, legBalance, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { peekPerpUsdc } from "../../core/ledger/accumulators.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance } from "../../core/ledger/reads.js";
 import { type PonderHandle, waitForIndexed } from "../../devnet/ponder.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
 import type { WorkerName } from "../../engine/workers/index.js";
@@ -209,7 +211,7 @@ describe("the audit with work in flight", () => {
   });
 
   it("a desk order: open broadcast, executed and not applied, open, then a close the keeper executed and the engine has not applied", async () => {
-    expect(await peekPerpUsdc(sc.engine.ctx.db, usdcToken)).toBeGreaterThan(20n * USDC);
+    expect(await peekPerpUsdc(sc.engine.ctx.db, usdcToken, Infinity)).toBeGreaterThan(20n * USDC);
     const usdcBefore = await d.balance(d.c.usdc!, operator);
 
     // 1. The first open order broadcast (mined: its collateral left the wallet), its receipt unseen.

@@ -9,7 +9,9 @@ import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { perpsTradingAbi } from "../../common/abis/perps.js";
 import { createLogger } from "../../common/logger.js";
-import { Legs, checkLedgerInvariants, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { peekPerpUsdc } from "../../core/ledger/accumulators.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
+import { Legs } from "../../core/ledger/legs.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { desksOffReason } from "../../engine/perps/venue.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
@@ -94,7 +96,7 @@ describe("the engine on Base (chain 8453), where the perps exchange is Avantis v
     await d.sell(TRADER, usdcToken, (await d.balance(usdcToken, d.as(TRADER).account.address)) / 3n);
     for (let i = 0; i < 3; i++) await run("price-sampler");
     await run("fee-claimer");
-    const perp = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    const perp = await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity);
     // On the devnet this much perp USDC opens a desk (5x → at least 100 USDC notional).
     expect(perp).toBeGreaterThan(20n * USDC);
 
@@ -113,11 +115,11 @@ describe("the engine on Base (chain 8453), where the perps exchange is Avantis v
     expect((await engine.ctx.pool.query("SELECT count(*)::int AS n FROM engine.desk_trades")).rows[0].n).toBe(0);
     expect((await engine.ctx.pool.query("SELECT count(*)::int AS n FROM engine.desks")).rows[0].n).toBe(0);
     // Nothing lost: the perp leg holds what it did, and grows with the next fees.
-    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(perp);
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity)).toBe(perp);
     await d.buy(TRADER, usdcToken, 2_000n * USDC);
     await run("fee-claimer");
     await run("desk-manager");
-    const grown = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    const grown = await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity);
     expect(grown).toBeGreaterThan(perp);
     const { rows } = await engine.ctx.pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE leg = $1 AND token = $2", [Legs.perp, usdcToken]);
     expect(BigInt(rows[0].s)).toBe(grown);

@@ -13,7 +13,7 @@ import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clank
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
-import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { type ChildResult, rpc, runTs } from "./helpers.js";
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
-import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { readLease } from "../../core/leadership.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";

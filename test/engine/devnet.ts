@@ -13,7 +13,7 @@ import { type AnvilHandle, startAnvil } from "../../devnet/anvil.js";
 import { createDevnetContext, type DevnetContext } from "../../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../../devnet/deploy.js";
 import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
-import { devnetPrivateKey } from "../../devnet/protocol.js";
+import { advancePastAuction, devnetPrivateKey } from "../../devnet/protocol.js";
 import { createDatabase } from "../helpers/env.js";
 import { freePort } from "../helpers/ports.js";
 import { rpc } from "./helpers.js";
@@ -41,6 +41,8 @@ export type PrivateDevnet = {
   price: (feed: string) => Promise<bigint>;
   execute: (orderIds: bigint[]) => Promise<void>;
   balance: (token: Address, owner: Address) => Promise<bigint>;
+  /** Mines past every launch's sniper auction and its decaying fee (`advancePastAuction`). */
+  passAuction: () => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -107,6 +109,7 @@ export async function startPrivateDevnet(options: { port?: number; chainId?: num
       await as(KEEPER).write(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orderIds]);
     },
     balance: (token, owner) => as(1).read<bigint>(token, erc20Abi, "balanceOf", [owner]),
+    passAuction: () => advancePastAuction(operator.publicClient as never),
     stop: async () => {
       await anvil.stop();
       rmSync(dir, { recursive: true, force: true });

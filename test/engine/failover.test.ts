@@ -20,7 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
-import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type LeaseRow, readLease } from "../../core/leadership.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { type ChildResult, type Proxy, rpc, runTs, startProxy } from "./helpers.js";
@@ -201,7 +201,14 @@ describe("engine failover and fencing", () => {
     const thawed = await a;
     expect(thawed.code, thawed.stderr.slice(-2000)).toBe(75);
     expect(engineOut.get(a)).toMatch(/engine leadership lost/);
-    expect(await operatorNonce()).toBe(nonceBefore);
+    // The new leader keeps working meanwhile: every transaction at or past that nonce is one of
+    // its intents, under its epoch (with expectExactlyOnce: none outside an intent).
+    // (Polled: a transaction of the new leader may be mined before it records the receipt.)
+    const since = await waitFor("every transaction since the freeze recorded as an intent", async () => {
+      const { rows } = await db.pool.query("SELECT key, epoch::text AS epoch FROM engine.tx_intents WHERE signer = $1 AND nonce >= $2 AND status IN ('mined', 'reverted')", [operator, nonceBefore]);
+      return (await operatorNonce()) === nonceBefore + rows.length ? rows : undefined;
+    }, 30_000);
+    for (const r of since) expect(r, r.key).toMatchObject({ epoch: leaseB.epoch.toString() });
     await expectNoWritesAfter(leaseA, leaseB);
     expect((await stop(b)).code).toBe(0);
     await expectExactlyOnce();

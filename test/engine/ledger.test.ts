@@ -6,23 +6,14 @@ import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { BASELINE, migrate } from "../../core/db/migrations.js";
-import {
-  checkLedgerInvariants,
-  consumeCreatorBuybacksAbove,
-  consumePerpUsdc,
-  InsufficientLegBalanceError,
-  Legs,
-  legBalance,
-  ledgerTotals,
-  pendingBuybackUsdc,
-  peekPerpUsdc,
-  recordEntries,
-  refundSpend,
-  reorgDeficits,
-  reverseBlocks,
-  spendableBalance,
-  spendableBalancesByToken,
-} from "../../core/ledger/ledger.js";
+import { consumeCreatorBuybacksAbove, consumePerpUsdc, peekPerpUsdc, pendingBuybackUsdc } from "../../core/ledger/accumulators.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
+import { recordEntries } from "../../core/ledger/journal.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance, spendableBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
+import { reorgDeficits, reverseBlocks } from "../../core/ledger/reorg.js";
+import { InsufficientLegBalanceError, refundSpend } from "../../core/ledger/spend.js";
+import { ledgerTotals } from "../../core/ledger/totals.js";
 import { allocateFees } from "../../engine/fees/allocate.js";
 import { createDatabase } from "../helpers/env.js";
 
@@ -46,9 +37,9 @@ describe("ledger", () => {
     expect(await allocateFees(e.db, fact)).toBe(false); // same fact again: nothing new
     await allocateFees(e.db, { key: "claimed-rewards:0xabc:4", token: B, usdc: 9_050n, split: { assetBps: 2850, perpBps: 5700 } });
     expect(await legBalance(e.db, Legs.claimed, A)).toBe(1_000_000n);
-    expect(await pendingBuybackUsdc(e.db)).toBe(55_249n + 500n);
-    expect(await peekPerpUsdc(e.db, A)).toBe(629_834n);
-    expect(await peekPerpUsdc(e.db, B)).toBe(5_700n);
+    expect(await pendingBuybackUsdc(e.db, Infinity)).toBe(55_249n + 500n);
+    expect(await peekPerpUsdc(e.db, A, Infinity)).toBe(629_834n);
+    expect(await peekPerpUsdc(e.db, B, Infinity)).toBe(5_700n);
     expect(await legBalance(e.db, Legs.asset)).toBe(314_917n + 2_850n);
     expect((await checkLedgerInvariants(e.db)).ok).toBe(true);
   });
@@ -56,13 +47,13 @@ describe("ledger", () => {
   it("spends a token's perp USDC only up to its balance, idempotently", async () => {
     await e.db.transaction((tx) => consumePerpUsdc(tx, A, 600_000n, "spend:desk-trade:1", Infinity));
     await e.db.transaction((tx) => consumePerpUsdc(tx, A, 600_000n, "spend:desk-trade:1", Infinity)); // replay: no second spend
-    expect(await peekPerpUsdc(e.db, A)).toBe(29_834n);
+    expect(await peekPerpUsdc(e.db, A, Infinity)).toBe(29_834n);
     await expect(e.db.transaction((tx) => consumePerpUsdc(tx, A, 29_835n, "spend:desk-trade:2", Infinity))).rejects.toBeInstanceOf(InsufficientLegBalanceError);
     // B's perp USDC is not A's.
     await expect(e.db.transaction((tx) => consumePerpUsdc(tx, B, 5_701n, "spend:desk-trade:3", Infinity))).rejects.toThrow(/holds 5700/);
     expect(await refundSpend(e.db, "spend:desk-trade:1", "order canceled")).toBe(600_000n);
     expect(await refundSpend(e.db, "spend:desk-trade:1", "order canceled")).toBe(600_000n); // same row, recorded once
-    expect(await peekPerpUsdc(e.db, A)).toBe(629_834n);
+    expect(await peekPerpUsdc(e.db, A, Infinity)).toBe(629_834n);
     expect((await checkLedgerInvariants(e.db)).ok).toBe(true);
   });
 
@@ -85,7 +76,7 @@ describe("ledger", () => {
     // The operator's 905,000 USDC of fees in block 100 (perp 570,000), 452,500 more in block 103 (perp 285,000).
     await allocateFees(e.db, { key: "claim:c:100", token: C, usdc: 905_000n, split, blockNumber: 100, blockHash: h(100) });
     await allocateFees(e.db, { key: "claim:c:103", token: C, usdc: 452_500n, split, blockNumber: 103, blockHash: h(103) });
-    const perp = await peekPerpUsdc(e.db, C);
+    const perp = await peekPerpUsdc(e.db, C, Infinity);
     expect(perp).toBe(855_000n);
     // Final up to block 101: only the first claim's perp USDC may be spent.
     expect(await spendableBalance(e.db, Legs.perp, C, 101)).toBe(570_000n);
@@ -100,7 +91,7 @@ describe("ledger", () => {
     // (block 103's unspent 285,000 covers the rest), and the reversal says so.
     const reversed = await reverseBlocks(e.db, [h(100)], "test: block 100 left the canonical chain");
     expect(reversed.filter((r) => r.deficit !== undefined)).toEqual([expect.objectContaining({ leg: Legs.perp, token: C, deficit: 285_000n })]);
-    expect(await peekPerpUsdc(e.db, C)).toBe(-285_000n);
+    expect(await peekPerpUsdc(e.db, C, Infinity)).toBe(-285_000n);
     expect(await reorgDeficits(e.db)).toContainEqual({ leg: Legs.perp, token: C, currency: "USDC", balance: -285_000n });
     expect(await checkLedgerInvariants(e.db)).toEqual({ ok: true, violations: [] });
     // Nothing more is spent from it until it is repaid.

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
-import { ledgerTotals } from "../../core/ledger/ledger.js";
+import { ledgerTotals } from "../../core/ledger/totals.js";
 import { type EngineMetrics, type MetricsServer, createEngineMetrics, serveMetrics } from "../../engine/runtime/metrics.js";
 import { observeCycles, runWorkerCycle } from "../../engine/runtime/scheduler.js";
 import { setState } from "../../engine/runtime/state.js";

@@ -16,9 +16,13 @@ import { PERPS_PRECISION, perpsCallbacksAbi, perpsTradingAbi } from "../../commo
 import { registryAbi } from "../../common/abis/registry.js";
 import { DEAD_ADDRESS, DEFAULT_SPLIT } from "../../common/constants.js";
 import type { Engine } from "../../engine/runtime/engine.js";
-import { splitProtocolUsdc } from "../../engine/decisions/split.js";
+import { splitProtocolUsdc } from "../../common/split.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
-import { Legs, checkLedgerInvariants, ledgerTotals, legBalance, legBalancesByToken, pendingBuybackUsdc, peekPerpUsdc } from "../../core/ledger/ledger.js";
+import { peekPerpUsdc, pendingBuybackUsdc } from "../../core/ledger/accumulators.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance, legBalancesByToken } from "../../core/ledger/reads.js";
+import { ledgerTotals } from "../../core/ledger/totals.js";
 import { v3PoolEventsAbi } from "../../common/abis/uniswap.js";
 import { TOKEN_DECIMALS, formatDecimal, formatUsdc, usdc as parseUsdc } from "../../common/money.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
@@ -26,7 +30,7 @@ import { showUsdc } from "../../api/pages/prospectus.js";
 import { startTestPonder } from "../helpers/env.js";
 import { readWorkerHealth } from "../../core/health.js";
 import { auditThreeWay } from "../../core/audit.js";
-import { setTokenMandate } from "../../core/mandate.js";
+import { setTokenMandate } from "../../core/token-mandate.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type Scenario, startScenario } from "./scenario.js";
 
@@ -309,14 +313,14 @@ describe("money path", () => {
   });
 
   it("opens desks above the minimum notional, the keeper executes them", async () => {
-    const perpBefore = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    const perpBefore = await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity);
     expect(perpBefore).toBeGreaterThan(20n * USDC); // 5x → at least 100 USDC notional
     const result = await run("desk-manager");
     const opened = (result.actions as { token: string; action: string }[]).filter((a) => a.action === "open");
     expect(opened.map((a) => a.token)).toContain(usdcToken);
     const orderIds = await orderIdsOf("open");
     expect(orderIds.length).toBe(opened.length);
-    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(0n);
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity)).toBe(0n);
     await d.execute(orderIds);
     await run("profit-checker"); // applies the executions
     const open = await tradesWithStatus(engine.ctx.db, ["open"]);
@@ -332,7 +336,7 @@ describe("money path", () => {
     // A little more perp USDC (below a new trade's minimum) grows the desk by a margin top-up.
     await d.buy(TRADER, usdcToken, 400n * USDC);
     await run("fee-claimer");
-    const extra = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    const extra = await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity);
     expect(extra > 0n && extra * 5n < 100n * USDC).toBe(true);
     const grow = await run("desk-manager");
     expect(grow.actions).toContainEqual(expect.objectContaining({ token: usdcToken, action: "top-up" }));
@@ -342,7 +346,7 @@ describe("money path", () => {
     expect(grown!.collateral).toBe(t.collateral! + extra);
     expect(grown!.leverage).toBeLessThan(t.leverage);
     expect(grown!.pendingTopup).toBeNull();
-    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(0n);
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity)).toBe(0n);
   });
 
   it("takes a desk profit and queues it as a creator buyback, which is bought and burned", async () => {
@@ -362,7 +366,7 @@ describe("money path", () => {
     const profit = usdcTrade.usdcReturned - usdcTrade.basisUsdc;
     expect(profit).toBeGreaterThan(5n * USDC);
     expect(await legBalance(engine.ctx.db, Legs.creatorBuyback, usdcToken)).toBe(profit);
-    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(usdcTrade.basisUsdc); // principal back to the perp leg
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity)).toBe(usdcTrade.basisUsdc); // principal back to the perp leg
 
     // The WETH-paired token's mandate asks for buybacks from 1 USDC (a launch hook of agent charters).
     await setTokenMandate(engine.ctx.db, wethToken, { buybackMinUsdc: USDC });
@@ -390,7 +394,7 @@ describe("money path", () => {
   });
 
   it("buys back and burns the protocol token with the protocol leg", async () => {
-    const pending = await pendingBuybackUsdc(engine.ctx.db);
+    const pending = await pendingBuybackUsdc(engine.ctx.db, Infinity);
     expect(pending).toBeGreaterThanOrEqual(500_000n);
     const dead = await d.balance(d.protocolToken, DEAD_ADDRESS);
     const result = await run("buyback-engine");
@@ -399,7 +403,7 @@ describe("money path", () => {
     expect(b!.tokensBurned).toBe(b!.tokensBought);
     expect((await d.balance(d.protocolToken, DEAD_ADDRESS)) - dead).toBe(BigInt(b!.tokensBurned));
     expect(await d.balance(d.protocolToken, operator)).toBe(0n);
-    expect(await pendingBuybackUsdc(engine.ctx.db)).toBe(0n);
+    expect(await pendingBuybackUsdc(engine.ctx.db, Infinity)).toBe(0n);
   });
 
   it("buys the secondary asset with the asset leg and stakes it in the vault", async () => {

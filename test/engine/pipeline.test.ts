@@ -12,7 +12,7 @@ import { type AnvilHandle, startAnvil } from "../../devnet/anvil.js";
 import { compileProject } from "../../devnet/compile.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { createChainClients } from "../../core/chain/client.js";
-import { TxPipeline } from "../../core/chain/pipeline.js";
+import { TxPipeline } from "../../core/chain/pipeline/index.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { classifyError } from "../../core/errors.js";

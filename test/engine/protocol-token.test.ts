@@ -5,7 +5,7 @@
  * 10,000 USDC of market cap, 100% of LP fees to the operator, not enrolled — and a repeat
  * finds the first launch instead of sending again.
  */
-import { type Abi, type Address, getAddress } from "viem";
+import { type Abi, type Address, getAddress, parseAbi } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { registryAbi } from "../../common/abis/registry.js";
@@ -35,6 +35,31 @@ describe("launch-protocol-token", () => {
     expect(plan).toMatchObject({ operator, pairedToken: d.c.usdc, startingMarketCapUsdc: "10000", lpFeesToOperator: "100%", enrolled: false });
     expect(plan.token).toMatch(/^0x[0-9a-fA-F]{40}$/);
     expect(await nonce()).toBe(before);
+  });
+
+  it("--dry-run says a protocol token already exists, and that launching would only add a second one the service ignores", async () => {
+    const configured = d.protocolToken;
+    const symbol = await d.as(1).read<string>(configured, parseAbi(["function symbol() view returns (string)"]) as Abi, "symbol", []);
+    const before = await nonce();
+    const run = await cli(["--dry-run"]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.existing).toEqual({ token: configured, deployed: true, symbol });
+    expect(out.dryRun.wouldSend).toBe(false);
+    expect(out.dryRun.message).toContain(`a protocol token already exists: ${symbol} at ${configured}`);
+    expect(out.dryRun.message).toContain(`a second token, LAUNCH2 at ${out.plan.token}`);
+    expect(out.dryRun.message).toContain(`PROTOCOL_TOKEN_ADDRESS=${out.plan.token}`);
+    expect(run.stderr).toContain("dry run: a protocol token already exists");
+    expect(await nonce()).toBe(before);
+  });
+
+  it("--dry-run with a configured address that has no code: says it would launch, and what to configure", async () => {
+    const nowhere = getAddress(`0x${"ab".repeat(20)}`);
+    const run = await runTs("engine/cli.ts", { ...d.env(), PROTOCOL_TOKEN_ADDRESS: nowhere, LOG_FORMAT: "json", ARGS: [...args, "--dry-run"].join(" ") }, { timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.existing).toEqual({ token: nowhere, deployed: false, symbol: null });
+    expect(out.dryRun).toEqual({ wouldSend: true, message: `PROTOCOL_TOKEN_ADDRESS=${nowhere} has no code on this chain: without --dry-run this would launch LAUNCH2 at ${out.plan.token} from ${operator}; then set PROTOCOL_TOKEN_ADDRESS=${out.plan.token}` });
   });
 
   it("asks for --yes when there is no terminal to confirm at", async () => {

@@ -9,7 +9,9 @@
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { finalBlock } from "../../core/context.js";
-import { Legs, legBalance, reorgDeficits, spendableBalance } from "../../core/ledger/ledger.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance, spendableBalance } from "../../core/ledger/reads.js";
+import { reorgDeficits } from "../../core/ledger/reorg.js";
 import { rpc } from "./devnet.js";
 import { type Scenario, expectConverged, startScenario } from "./scenario.js";
 

@@ -16,7 +16,9 @@ import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { readWorkerHealth } from "../../core/health.js";
 import type { Engine } from "../../engine/runtime/engine.js";
 import type { CrashPoint, Faults } from "../../core/faults.js";
-import { Legs, legBalance, peekPerpUsdc, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
+import { peekPerpUsdc, pendingBuybackUsdc } from "../../core/ledger/accumulators.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance } from "../../core/ledger/reads.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { ANVIL_KEYS } from "../helpers/env.js";
 import { rpc } from "./devnet.js";
@@ -99,7 +101,7 @@ describe("reorgs and rollbacks", () => {
   });
 
   it("a buyback swap mined but not burned, then reorged away, is swapped again and burned exactly once", async () => {
-    const pending = await pendingBuybackUsdc(engine.ctx.db);
+    const pending = await pendingBuybackUsdc(engine.ctx.db, Infinity);
     expect(pending).toBeGreaterThanOrEqual(500_000n);
     const dead = await d.balance(d.protocolToken, DEAD_ADDRESS);
     const before = await snapshot();
@@ -121,7 +123,7 @@ describe("reorgs and rollbacks", () => {
     expect(b!.tokensBurned).toBe(b!.tokensBought);
     expect((await d.balance(d.protocolToken, DEAD_ADDRESS)) - dead).toBe(BigInt(b!.tokensBurned));
     expect(await d.balance(d.protocolToken, operator)).toBe(0n);
-    expect(await pendingBuybackUsdc(engine.ctx.db)).toBe(0n);
+    expect(await pendingBuybackUsdc(engine.ctx.db, Infinity)).toBe(0n);
     await expectConverged();
   });
 
@@ -131,7 +133,7 @@ describe("reorgs and rollbacks", () => {
     const held = await d.balance(d.protocolToken, d.as(TRADER).account.address);
     await d.buy(TRADER, usdcToken, 3_000n * USDC);
     await run("fee-claimer");
-    expect(await pendingBuybackUsdc(engine.ctx.db)).toBeGreaterThanOrEqual(500_000n);
+    expect(await pendingBuybackUsdc(engine.ctx.db, Infinity)).toBeGreaterThanOrEqual(500_000n);
     const dead = await d.balance(d.protocolToken, DEAD_ADDRESS);
     const before = await snapshot();
     const first = await run("buyback-engine");
@@ -161,7 +163,7 @@ describe("reorgs and rollbacks", () => {
     await d.buy(TRADER, usdcToken, 8_000n * USDC);
     await run("fee-claimer");
     for (let i = 0; i < 6; i++) await run("price-sampler");
-    const perp = await peekPerpUsdc(engine.ctx.db, usdcToken);
+    const perp = await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity);
     expect(perp * 5n).toBeGreaterThanOrEqual(100n * USDC);
     const before = await snapshot();
     const managed = await run("desk-manager");
@@ -179,7 +181,7 @@ describe("reorgs and rollbacks", () => {
     await run("profit-checker");
     const [open] = (await tradesWithStatus(engine.ctx.db, ["open"])).filter((t) => t.id === opening!.id);
     expect(open?.basisUsdc).toBe(perp);
-    expect(await peekPerpUsdc(engine.ctx.db, usdcToken)).toBe(0n);
+    expect(await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity)).toBe(0n);
     expect(await sumRows("key = $1", [`spend:desk-trade:${opening!.id}`])).toBe(-perp);
     // The exchange holds the collateral once.
     expect(await d.balance(d.c.usdc!, operator)).toBeGreaterThanOrEqual(await legBalance(engine.ctx.db, Legs.protocol));

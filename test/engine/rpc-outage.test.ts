@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
-import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { type Proxy, attributed as attributedOf, claimedOnchain as claimedOnchainOf, rpc, runTs, startProxy } from "./helpers.js";
 

@@ -7,7 +7,7 @@ import { type Address, getAddress } from "viem";
 import { expect } from "vitest";
 import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
 import { auditThreeWay } from "../../core/audit.js";
-import { checkLedgerInvariants } from "../../core/ledger/ledger.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type Logger, createLogger } from "../../common/logger.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
 import type { Faults } from "../../core/faults.js";

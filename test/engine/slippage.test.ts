@@ -10,14 +10,18 @@ import { type Abi, type Address, type Hex, decodeAbiParameters, decodeFunctionDa
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
-import { planV3Swap, sendSwap } from "../../core/chain/swap.js";
+import { planV3Swap } from "../../core/chain/swap/plan.js";
+import { sendSwap } from "../../core/chain/swap/send.js";
 import { readV3PoolState } from "../../core/chain/pool-state.js";
 import { devBuyCalldata } from "../../core/launch/agent.js";
 import { Q96 } from "../../common/uniswap.js";
 import { V3_WETH_USDC_FEE, v3PositionManagerAbi } from "../../devnet/uniswap.js";
 import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../../common/universal-router.js";
 import { type Engine, createEngine } from "../../engine/runtime/engine.js";
-import { Legs, checkLedgerInvariants, legBalance, pendingBuybackUsdc } from "../../core/ledger/ledger.js";
+import { pendingBuybackUsdc } from "../../core/ledger/accumulators.js";
+import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
+import { Legs } from "../../core/ledger/legs.js";
+import { legBalance } from "../../core/ledger/reads.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type PrivateDevnet, rpc, startPrivateDevnet } from "./devnet.js";
 
@@ -139,7 +143,7 @@ describe("swap bounds", () => {
   });
 
   it("a buyback undercut in its own block reverts onchain, is reported, refunded to the base unit, and buys again next cycle", async () => {
-    const pending = await pendingBuybackUsdc(engine.ctx.db);
+    const pending = await pendingBuybackUsdc(engine.ctx.db, Infinity);
     expect(pending).toBeGreaterThanOrEqual(d.config().protocolBuybackMinUsdc);
     const burnedBefore = await d.balance(d.protocolToken, "0x000000000000000000000000000000000000dEaD");
 
@@ -175,7 +179,7 @@ describe("swap bounds", () => {
     expect(log[0].reason).toMatch(/swap did not land: .*V4TooLittleReceived.*slippage bound/);
 
     // Nothing lost: the protocol leg holds exactly what it held, nothing was bought or burned.
-    expect(await pendingBuybackUsdc(engine.ctx.db)).toBe(pending);
+    expect(await pendingBuybackUsdc(engine.ctx.db, Infinity)).toBe(pending);
     expect(await legBalance(engine.ctx.db, Legs.protocol)).toBe(pending);
     expect(await d.balance(d.protocolToken, operator)).toBe(0n);
     expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
@@ -186,7 +190,7 @@ describe("swap bounds", () => {
     expect(done).toMatchObject({ status: "done", amountIn: pending.toString() });
     expect(BigInt(done!.tokensBought)).toBeGreaterThan(0n);
     expect(done!.tokensBurned).toBe(done!.tokensBought);
-    expect(await pendingBuybackUsdc(engine.ctx.db)).toBe(0n);
+    expect(await pendingBuybackUsdc(engine.ctx.db, Infinity)).toBe(0n);
     expect((await d.balance(d.protocolToken, "0x000000000000000000000000000000000000dEaD")) - burnedBefore).toBe(BigInt(done!.tokensBurned));
     expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
   });

@@ -22,7 +22,8 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import type { DevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, sellToken } from "../../devnet/market.js";
-import { type RewardRecipient, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
+import { advancePastAuction, devnetLaunchFees } from "../../devnet/protocol.js";
+import { type LaunchFees, type RewardRecipient, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../../common/deploy-config.js";
 
 export type Contracts = Record<string, Address>;
 
@@ -31,11 +32,25 @@ export async function receipt(ctx: DevnetContext, hash: Hex): Promise<Transactio
 }
 
 let salts = 0;
-/** Launches a USDC-paired token with the enrolled-token reward split (operator + creator), or the reward slots given. */
+/**
+ * Moves the devnet past a launch's sniper auction: the two no-trade blocks, the auction block,
+ * and the sniper fee's decay (`seconds`, default its 15 s + 1), so the next swap pays the pool's
+ * own fee and disables the MEV module. Every test that launches then trades goes through this.
+ */
+export async function passAuction(ctx: DevnetContext, seconds?: number): Promise<void> {
+  await advancePastAuction(ctx.publicClient as never, seconds);
+}
+
+/**
+ * Launches a USDC-paired token with the enrolled-token reward split (operator + creator), or the
+ * reward slots given,
+ * through the devnet's hook and sniper auction; then, unless `auction: "keep"`, passes the
+ * auction (`passAuction`).
+ */
 export async function launchToken(
   ctx: DevnetContext,
   c: Contracts,
-  p: { name: string; symbol: string; operator: Address; creator: Address; pairedToken?: Address; startingMarketCap?: bigint; rewards?: RewardRecipient[] },
+  p: { name: string; symbol: string; operator: Address; creator: Address; pairedToken?: Address; startingMarketCap?: bigint; auction?: "keep" | "pass"; fees?: Partial<LaunchFees>; rewards?: RewardRecipient[] },
 ) {
   const config = buildDeploymentConfig({
     tokenAdmin: ctx.account.address,
@@ -48,9 +63,11 @@ export async function launchToken(
     locker: c.lpLocker!,
     rewards: p.rewards ?? launchSplitRewards({ operator: p.operator, creator: p.creator }),
     startingMarketCap: p.startingMarketCap ?? 10_000_000_000n,
+    fees: { ...devnetLaunchFees({ clankerHook: c.clankerHook!, mevModule: c.mevModule! }), ...p.fees },
   });
   const hash = await ctx.write(c.launcher!, clankerFactoryAbi as Abi, "deployToken", [config]);
   const r = await receipt(ctx, hash);
+  if (p.auction !== "keep") await passAuction(ctx);
   return { ...parseTokenCreated(r, c.launcher), receipt: r };
 }
 
@@ -163,4 +180,25 @@ export async function openTradeIndices(ctx: DevnetContext, c: Contracts, trader:
     if (t.leverage !== 0n) found.push(i);
   }
   return found;
+}
+
+/**
+ * Plays Base's block production on the automining devnet while `work` runs: a block every
+ * `intervalMs`, each `secondsPerBlock` after the last (so a launch's no-trade blocks and sniper
+ * decay pass as they would on Base). Returns what `work` returns.
+ */
+export async function produceBlocksWhile<T>(rpcUrl: string, work: Promise<T>, p: { intervalMs?: number; secondsPerBlock?: number } = {}): Promise<T> {
+  let done = false;
+  const settled = work.finally(() => {
+    done = true;
+  });
+  const call = async (method: string, params: unknown[] = []) => {
+    await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  };
+  while (!done) {
+    await call("evm_increaseTime", [p.secondsPerBlock ?? 2]);
+    await call("evm_mine");
+    await Promise.race([settled.catch(() => {}), new Promise((resolve) => setTimeout(resolve, p.intervalMs ?? 200))]);
+  }
+  return settled;
 }

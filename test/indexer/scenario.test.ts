@@ -7,7 +7,7 @@
 import { type Address, type Hex, parseAbi, parseEventLogs } from "viem";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { FeeIn, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { perpsCallbacksAbi, PERPS_PRECISION } from "../../common/abis/perps.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { splitOperatorShare } from "../../common/split.js";
@@ -57,6 +57,10 @@ describe("indexer: scripted scenario", () => {
     liquidationTx: Hex;
     lastBlock: bigint;
     startBlock: bigint;
+    convToken: Address;
+    convCollectTx: Hex;
+    /** The locker's conversions into the token in that collection. */
+    convSwapped: number;
     /** This scenario's desk trades (other suites' trades on the shared devnet are not its business). */
     tradeIds: string[];
   };
@@ -99,6 +103,24 @@ describe("indexer: scripted scenario", () => {
     s.wethBuyTx = (await act.swapInPool(operator, c, c.wethPairedToken!, c.usdc!, USDC(200n))).transactionHash;
     s.wethBought = (await act.balanceOf(operator, c.wethPairedToken!, operator.account.address)) - before;
     s.wethBurnTx = (await act.burnAll(operator, c.wethPairedToken!)).receipt.transactionHash;
+
+    // A token whose creator takes fees in the token: the operator's collection converts the
+    // creator's USDC into the token through the router (not a buyback).
+    const conv = await act.launchToken(operator, c, {
+      name: "Converted",
+      symbol: "CNV",
+      operator: operator.account.address,
+      creator: creator.account.address,
+      rewards: [
+        { admin: operator.account.address, recipient: operator.account.address, bps: 8_000, feeIn: FeeIn.Paired },
+        { admin: creator.account.address, recipient: creator.account.address, bps: 2_000, feeIn: FeeIn.Clanker },
+      ],
+    });
+    s.convToken = conv.token;
+    await act.swapInPool(trader, c, conv.token, c.usdc!, USDC(5_000n));
+    const convCollect = await act.collectRewards(operator, c, conv.token);
+    s.convCollectTx = convCollect.transactionHash;
+    s.convSwapped = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "FeesSwapped", logs: convCollect.logs }).filter((l) => lc(l.args.swappedToken) === lc(conv.token)).length;
 
     // An organic burn.
     const organic = await act.burnAll(trader, s.token);
@@ -182,29 +204,29 @@ describe("indexer: scripted scenario", () => {
     for (const e of expected) {
       expect(rows).toContainEqual({ reward_index: e.i, recipient: e.i === 0 ? lc(operator.account.address) : lc(creator.account.address), currency: e.currency, amount: e.amount.toString() });
     }
-    const operatorUsdc = expected.filter((e) => e.i === 0 && lc(e.currency) === lc(c.usdc!)).reduce((a, e) => a + e.amount, 0n);
-    const creatorUsdc = expected.filter((e) => e.i === 1 && lc(e.currency) === lc(c.usdc!)).reduce((a, e) => a + e.amount, 0n);
+    // The hook collects on every swap: the token's fees arrive over every ClaimedRewards of the scenario.
+    const all = await operator.publicClient.getLogs({ address: c.lpLocker!, event: clankerLpLockerAbi.find((i) => i.type === "event" && i.name === "ClaimedRewards") as never, args: { token: s.token } as never, fromBlock: s.startBlock, toBlock: s.lastBlock });
+    const usdcIs0 = lc(p!.currency0 as string) === lc(c.usdc!);
+    const usdcOf = (l: (typeof all)[number], i: number) => ((l as unknown as { args: { rewards0: bigint[]; rewards1: bigint[] } }).args[usdcIs0 ? "rewards0" : "rewards1"][i] ?? 0n);
+    const operatorUsdc = all.reduce((a, l) => a + usdcOf(l, 0), 0n);
+    const creatorUsdc = all.reduce((a, l) => a + usdcOf(l, 1), 0n);
+    expect(all.length).toBeGreaterThan(1);
     expect(operatorUsdc).toBeGreaterThan(0n);
-    const legs = splitOperatorShare(operatorUsdc, { assetBps: 2850, perpBps: 5700 });
-    const [tt] = await q("SELECT * FROM token_totals WHERE token = $1", [lc(s.token)]);
-    expect(tt).toMatchObject({
-      fees_to_operator_usdc: operatorUsdc.toString(),
-      protocol_leg_usdc: legs.protocol.toString(),
-      asset_leg_usdc: legs.asset.toString(),
-      perp_leg_usdc: legs.perp.toString(),
-      operator_leg_usdc: "0",
-      creator_leg_usdc: creatorUsdc.toString(),
-    });
-    // Per currency: USDC counts as collected; the operator's claim (after the collection) settled it.
+    // USDC counts in the legs once claimed; what the swaps after the claim collected is still unclaimed.
     const [fee] = await q("SELECT * FROM token_fee WHERE token = $1 AND currency = $2", [lc(s.token), lc(c.usdc!)]);
-    expect(fee).toMatchObject({
-      to_operator: operatorUsdc.toString(),
-      unclaimed: "0",
-      awaiting_conversion: "0",
-      converted: "0",
-      usdc: operatorUsdc.toString(),
-      to_creator: creatorUsdc.toString(),
-    });
+    expect(fee).toMatchObject({ to_operator: operatorUsdc.toString(), awaiting_conversion: "0", converted: "0", to_creator: creatorUsdc.toString() });
+    const counted = BigInt(fee!.usdc as string);
+    expect(counted + BigInt(fee!.unclaimed as string)).toBe(operatorUsdc);
+    const [tt] = await q("SELECT * FROM token_totals WHERE token = $1", [lc(s.token)]);
+    expect(tt).toMatchObject({ fees_to_operator_usdc: counted.toString(), operator_leg_usdc: "0", creator_leg_usdc: creatorUsdc.toString() });
+    const leg = (name: string) => BigInt(tt![name] as string);
+    expect(leg("protocol_leg_usdc") + leg("asset_leg_usdc") + leg("perp_leg_usdc")).toBe(counted);
+    // Each leg is its bps of the counted USDC, split per claim (rounding at most a unit per collection).
+    const legs = splitOperatorShare(counted, { assetBps: 2850, perpBps: 5700 });
+    for (const [name, value] of [["protocol_leg_usdc", legs.protocol], ["asset_leg_usdc", legs.asset], ["perp_leg_usdc", legs.perp]] as const) {
+      const diff = leg(name) - value;
+      expect(diff < 0n ? -diff : diff, name).toBeLessThanOrEqual(BigInt(all.length));
+    }
   });
 
   it("tracks fee-locker balances and the operator's claim", async () => {
@@ -234,6 +256,13 @@ describe("indexer: scripted scenario", () => {
       { tx_hash: s.wethBurnTx, kind: "creator-buyback", amount: s.wethBought.toString() },
       { tx_hash: s.organicBurnTx, kind: "organic", amount: s.organicAmount.toString() },
     ]);
+  });
+
+  it("does not take the locker's conversion of fees into the token, collected by the operator, as a buyback", async () => {
+    expect(s.convSwapped).toBe(1);
+    expect(await q("SELECT id FROM buyback WHERE tx_hash = $1", [s.convCollectTx])).toEqual([]);
+    expect(await q("SELECT kind FROM activity WHERE tx_hash = $1 AND kind IN ('creator-buyback', 'protocol-buyback')", [s.convCollectTx])).toEqual([]);
+    expect(await q("SELECT kind FROM activity WHERE tx_hash = $1 AND kind = 'fees-swapped'", [s.convCollectTx])).toEqual([{ kind: "fees-swapped" }]);
   });
 
   it("follows the operator's desk: open, increase, close with profit, liquidation", async () => {
@@ -309,7 +338,7 @@ describe("indexer: scripted scenario", () => {
         FULL JOIN token_fee f ON f.token = c.token AND f.currency = c.currency
         WHERE COALESCE(f.to_operator, 0) <> COALESCE(c.s, 0)
           OR (f.currency = '${lc(c.weth!)}' AND f.to_operator <> f.unclaimed + f.awaiting_conversion + f.converted)
-          OR (f.currency = '${lc(c.usdc!)}' AND (f.usdc <> f.to_operator OR f.awaiting_conversion <> 0 OR f.converted <> 0))
+          OR (f.currency = '${lc(c.usdc!)}' AND (f.usdc + f.unclaimed <> f.to_operator OR f.awaiting_conversion <> 0 OR f.converted <> 0))
       UNION ALL
       SELECT 'token_totals.fees', t.token FROM token_totals t
         LEFT JOIN (SELECT token, SUM(usdc) u, SUM(to_creator) FILTER (WHERE currency = '${lc(c.usdc!)}') cr FROM token_fee GROUP BY token) f ON f.token = t.token

@@ -7,13 +7,16 @@
  * transaction left stuck and a clean three-way audit (ledger, index, chain) — no hand edits.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { type Hex, getAbiItem } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
+import { clankerFeeLockerAbi } from "../../common/abis/index.js";
 import { readConnectionFile } from "../../common/connection-file.js";
 import { ROOT } from "../../devnet/compile.js";
+import { ponderSchemaName } from "../../devnet/ponder.js";
 import { freePort } from "../helpers/ports.js";
 import { type Stack, startStack } from "../helpers/stack.js";
 
@@ -122,7 +125,12 @@ describe("npm start killed whole with SIGKILL", () => {
           FROM engine.ledger l WHERE kind IN ('fee-claimed', 'unattributed') AND key NOT LIKE 'reversal:%' GROUP BY block_number, block_hash, currency ORDER BY block_number`)).rows);
         for (const f of facts) f.canonical = (await client.getBlock({ blockNumber: BigInt(f.block_number) }).catch(() => null))?.hash === f.block_hash;
         const state = await engineDb(async (c) => (await c.query("SELECT key, value FROM engine.state WHERE key LIKE 'fee-cursor%' OR key IN ('last-reorg', 'finality')")).rows);
-        throw new Error(`${(error as Error).message}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}`);
+        // The operator's claims three ways: the chain's ClaimTokens logs, the index's fee_claim rows (by block).
+        const deployments = JSON.parse(readFileSync(env.DEPLOYMENTS_FILE!, "utf8")) as { contracts: Record<string, Hex> };
+        const claimLogs = await client.getLogs({ address: deployments.contracts.feeLocker, event: getAbiItem({ abi: clankerFeeLockerAbi, name: "ClaimTokens" }), fromBlock: 0n, toBlock: "latest" });
+        const onChain = claimLogs.map((l) => `${l.blockNumber}:${l.args.token?.slice(0, 6)}:${l.args.amountClaimed}`);
+        const indexed = await engineDb(async (c) => (await c.query(`SELECT block_number::text AS b, left(currency, 6) AS c, amount::text AS a FROM "${ponderSchemaName()}".fee_claim ORDER BY block_number`)).rows.map((r) => `${r.b}:${r.c}:${r.a}`)).catch((e) => [String(e)]);
+        throw new Error(`${(error as Error).message}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`);
       });
       expect(audit.ok).toBe(true);
       expect(audit.pending).toEqual([]);

@@ -4,14 +4,22 @@
  */
 import { getTickFromMarketCapUSDC } from "clanker-sdk";
 import { Clanker as ClankerSdk } from "clanker-sdk/v4";
-import { type Hex, encodeAbiParameters, keccak256, toHex } from "viem";
+import { type Hex, encodeAbiParameters, encodeFunctionData, keccak256, toHex } from "viem";
 import { describe, expect, it } from "vitest";
 import { FeeIn } from "../../common/abis/clanker.js";
+import { loadConfig, requireContract, requireLaunchFees } from "../../common/config.js";
 import { MAX_TICK, MIN_TICK } from "../../common/uniswap.js";
 import {
   type RewardRecipient,
+  DEFAULT_POOL_FEES,
+  DEFAULT_SNIPER_FEES,
   LaunchConfigError,
   buildDeploymentConfig,
+  decodeMevModuleData,
+  decodePoolData,
+  describeDeploymentConfig,
+  encodeMevModuleData,
+  encodePoolData,
   encodeDeployToken,
   encodeLockerData,
   launchSplitRewards,
@@ -25,6 +33,7 @@ const CREATOR = "0x2222222222222222222222222222222222222222" as const;
 const LOCKER = "0x63D2DfEA64b3433F4071A98665bcD7Ca14d93496" as const; // Base fee-conversion locker
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 const SALT = keccak256(toHex("salt"));
+const FEES = { hook: "0x3333333333333333333333333333333333333333", mevModule: "0x4444444444444444444444444444444444444444", ...DEFAULT_POOL_FEES, ...DEFAULT_SNIPER_FEES } as const;
 
 const base = {
   tokenAdmin: CREATOR,
@@ -38,6 +47,7 @@ const base = {
   pairedToken: BASE_USDC,
   locker: LOCKER,
   rewards: launchSplitRewards({ operator: OPERATOR, creator: CREATOR }),
+  fees: FEES,
 };
 
 describe("launchSplitRewards", () => {
@@ -104,10 +114,9 @@ describe("tick maths", () => {
 });
 
 describe("buildDeploymentConfig", () => {
-  it("builds the SDK's exact DeploymentConfig for the same token, rewards and position", async () => {
-    const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
-    const ours = buildDeploymentConfig({ ...base, startingMarketCap: 10_000n * 10n ** 6n });
-    const sdk = await new ClankerSdk().getDeployTransaction({
+  const baseConfig = loadConfig({ CHAIN_ID: "8453", RPC_URL: "https://base.example" });
+  const sdkTransaction = async (fees: { clankerFee: number; pairedFee: number; startingFee: number; endingFee: number; secondsToDecay: number }, startTick: number) => {
+    const tx = await new ClankerSdk().getDeployTransaction({
       chainId: 8453,
       name: base.name,
       symbol: base.symbol,
@@ -116,12 +125,10 @@ describe("buildDeploymentConfig", () => {
       salt: SALT,
       metadata: {},
       context: { interface: "SDK" },
-      pool: {
-        pairedToken: BASE_USDC,
-        tickIfToken0IsClanker: startTick,
-        tickSpacing: 200,
-        positions: [{ tickLower: startTick, tickUpper: startTick + 110_000, positionBps: 10_000 }],
-      },
+      pool: { pairedToken: BASE_USDC, tickIfToken0IsClanker: startTick, tickSpacing: 200, positions: [{ tickLower: startTick, tickUpper: startTick + 110_400, positionBps: 10_000 }] },
+      // The SDK takes LP fees in bps; the hook and our config take pips.
+      fees: { type: "static", clankerFee: fees.clankerFee / 100, pairedFee: fees.pairedFee / 100 },
+      sniperFees: { startingFee: fees.startingFee, endingFee: fees.endingFee, secondsToDecay: fees.secondsToDecay },
       rewards: {
         recipients: [
           { admin: OPERATOR, recipient: OPERATOR, bps: 9050, token: "Paired" },
@@ -129,26 +136,46 @@ describe("buildDeploymentConfig", () => {
         ],
       },
     } as never);
-    const [expected] = sdk.args as unknown as [typeof ours];
-    expect(ours.tokenConfig).toEqual({ ...expected.tokenConfig, metadata: "{}" });
-    expect(ours.lockerConfig).toEqual(expected.lockerConfig);
-    expect(ours.poolConfig.pairedToken).toBe(expected.poolConfig.pairedToken);
-    expect(ours.poolConfig.tickIfToken0IsClanker).toBe(expected.poolConfig.tickIfToken0IsClanker);
-    expect(ours.poolConfig.tickSpacing).toBe(expected.poolConfig.tickSpacing);
-    // The devnet has no hook and no MEV module: those two differ on purpose.
-    expect(ours.poolConfig.poolData).toBe("0x");
-    expect(ours.mevModuleConfig).toEqual({ mevModule: "0x0000000000000000000000000000000000000000", mevModuleData: "0x" });
-    expect(ours.extensionConfigs).toEqual([]);
+    return { to: tx.address, data: encodeFunctionData({ abi: tx.abi, functionName: tx.functionName, args: tx.args } as never), value: tx.value };
+  };
+
+  it.each([
+    ["the default fees", baseConfig.launchFees],
+    ["other fees", { clankerFee: 5_000, pairedFee: 20_000, startingFee: 500_000, endingFee: 50_000, secondsToDecay: 30 }],
+  ])("builds clanker-sdk's deploy transaction for Base byte for byte with %s", async (_, fees) => {
+    const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
+    const config = { ...baseConfig, launchFees: fees };
+    const ours = buildDeploymentConfig({ ...base, locker: requireContract(config, "lpLocker"), startingMarketCap: 10_000n * 10n ** 6n, fees: requireLaunchFees(config) });
+    const tx = { to: requireContract(config, "launcher"), data: encodeDeployToken(ours), value: 0n };
+    expect(tx).toEqual(await sdkTransaction(fees, startTick));
+    expect(ours.poolConfig.hook).toBe("0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC");
+    expect(ours.mevModuleConfig.mevModule).toBe("0xebB25BB797D82CB78E1bc70406b13233c0854413");
+  });
+
+  it("encodes the 1%/1% V2 pool data as the eight words production expects", () => {
+    const words = [0x20, 0, 0x60, 0x80, 0, 0x40, 0x2710, 0x2710].map((w) => w.toString(16).padStart(64, "0")).join("");
+    expect(encodePoolData(10_000, 10_000)).toBe(`0x${words}`);
+    expect(decodePoolData(encodePoolData(3_000, 70_000))).toMatchObject({ clankerFee: 3_000, pairedFee: 70_000 });
+    expect(decodeMevModuleData(encodeMevModuleData(666_777, 41_673, 15))).toEqual({ startingFee: 666_777, endingFee: 41_673, secondsToDecay: 15 });
+  });
+
+  it("describes the whole launch in words", () => {
+    const config = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_400, fees: FEES });
+    const words = describeDeploymentConfig(config, { symbol: "USDC", decimals: 6 });
+    expect(words.hook.buyFee).toMatch(/^1% LP fee when USDC is the input/);
+    expect(words.mevModule.decay).toBe("sniper fee 66.6777% decaying to 4.1673% over 15 s");
+    expect(words.rewards.map((r) => [r.share, r.paidIn])).toEqual([["9050 bps (90.5%)", "the paired token"], ["950 bps (9.5%)", "the paired token"]]);
+    expect(words.startingMarketCap).toMatch(/^\d+\.\d+ USDC \(tick -230400\)$/);
   });
 
   it("places the whole supply in one standard-width position from the starting tick", () => {
     const config = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_400 });
     expect(config.poolConfig.tickIfToken0IsClanker).toBe(-230_400);
     expect(config.lockerConfig.tickLower).toEqual([-230_400]);
-    expect(config.lockerConfig.tickUpper).toEqual([-120_400]);
+    expect(config.lockerConfig.tickUpper).toEqual([-120_000]);
     expect(config.lockerConfig.positionBps).toEqual([10_000]);
     const odd = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_340, tickSpacing: 60 });
-    expect(odd.lockerConfig.tickUpper).toEqual([-230_340 + 109_980]);
+    expect(odd.lockerConfig.tickUpper).toEqual([-230_340 + 110_400]);
   });
 
   it("encodes lockerData as abi.encode((uint8[] feePreference))", () => {
@@ -180,6 +207,12 @@ describe("buildDeploymentConfig", () => {
     ["a starting tick below the bottom tick", { tickIfToken0IsClanker: MIN_TICK - (MIN_TICK % 200) - 200 }],
     ["a short salt", { salt: "0x01", tickIfToken0IsClanker: 0 }],
     ["an empty symbol", { symbol: " ", tickIfToken0IsClanker: 0 }],
+    ["a zero hook", { tickIfToken0IsClanker: 0, fees: { ...FEES, hook: "0x0000000000000000000000000000000000000000" } }],
+    ["a zero MEV module", { tickIfToken0IsClanker: 0, fees: { ...FEES, mevModule: "0x0000000000000000000000000000000000000000" } }],
+    ["a pool fee above 10%", { tickIfToken0IsClanker: 0, fees: { ...FEES, pairedFee: 100_001 } }],
+    ["a sniper fee below 3%", { tickIfToken0IsClanker: 0, fees: { ...FEES, endingFee: 29_999 } }],
+    ["a sniper fee that rises", { tickIfToken0IsClanker: 0, fees: { ...FEES, startingFee: 40_000, endingFee: 50_000 } }],
+    ["a decay over 120 s", { tickIfToken0IsClanker: 0, fees: { ...FEES, secondsToDecay: 121 } }],
   ] as const)("rejects %s", (_, override) => {
     expect(() => buildDeploymentConfig({ ...base, ...(override as object) } as never)).toThrow(LaunchConfigError);
   });

@@ -31,6 +31,52 @@ function sources(dir: string): string[] {
   return out;
 }
 
+/** The files a file imports by a relative path (type-only imports included), as paths from the root. */
+function importedFiles(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"));
+  return [...new Set(targets)];
+}
+
+/** The import graph of `files`: each file to the files among them it imports. */
+function importGraph(files: string[]): Map<string, string[]> {
+  const known = new Set(files);
+  return new Map(files.map((f) => [f, importedFiles(f).filter((t) => known.has(t))]));
+}
+
+/** Every import circle of a graph (strongly connected components of more than one file, or a file importing itself). */
+function importCircles(edges: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)!) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || edges.get(v)!.includes(v)) circles.push(component.sort());
+  };
+  for (const f of edges.keys()) if (!index.has(f)) visit(f);
+  return circles;
+}
+
 /** Top-level folder of every relative import of a file. */
 function importedFolders(file: string): { spec: string; folder: string }[] {
   const text = readFileSync(join(ROOT, file), "utf8");
@@ -60,6 +106,26 @@ describe("layers", () => {
     });
   }
 
+  it("no import circle between files of core/ and engine/: each file sits above what it imports", () => {
+    const files = ["core", "engine"].flatMap(sources);
+    expect(files.length).toBeGreaterThan(0);
+    expect(importCircles(importGraph(files))).toEqual([]);
+  });
+
+  it("the circle check finds every circle, and only circles", () => {
+    const graph = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts", "d.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", []],
+      ["e.ts", ["e.ts"]],
+      ["f.ts", ["a.ts"]],
+    ]);
+    expect(importCircles(graph)).toEqual([["a.ts", "b.ts", "c.ts"], ["e.ts"]]);
+    // Type-only imports count: the venue adapter imports only types of the venue interface.
+    expect(importGraph(["engine/perps/avantis-v1.ts", "engine/perps/types.ts"]).get("engine/perps/avantis-v1.ts")).toEqual(["engine/perps/types.ts"]);
+  });
+
   it("no table is created by hand in TypeScript: migrations are SQL generated from schema/", () => {
     const offenders = ["common", "schema", "core", "indexer", "api", "engine", "devnet"]
       .flatMap(sources)
@@ -71,6 +137,6 @@ describe("layers", () => {
     const classes = ["core", "engine", "api"]
       .flatMap(sources)
       .filter((file) => /class \w*(Pipeline|Sender)\b/.test(readFileSync(join(ROOT, file), "utf8")));
-    expect(classes).toEqual(["core/chain/pipeline.ts"]);
+    expect(classes).toEqual(["core/chain/pipeline/index.ts"]);
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SPLIT } from "../../common/constants.js";
-import { splitProtocolUsdc } from "../../engine/decisions/split.js";
+import { splitProtocolUsdc } from "../../common/split.js";
 
 const splitArb = fc
   .tuple(fc.integer({ min: 0, max: 9_500 }), fc.integer({ min: 0, max: 9_500 }))

@@ -6,25 +6,15 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IHooks} from "@uniswap/v4-core/src/interfaces/IHooks.sol";
 import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
-import {LPFeeLibrary} from "@uniswap/v4-core/src/libraries/LPFeeLibrary.sol";
-import {TickMath} from "@uniswap/v4-core/src/libraries/TickMath.sol";
+import {IUnlockCallback} from "@uniswap/v4-core/src/interfaces/callback/IUnlockCallback.sol";
 import {Currency} from "@uniswap/v4-core/src/types/Currency.sol";
 import {PoolId, PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
 import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
 
 import {ClankerToken} from "./ClankerToken.sol";
 import {IClanker} from "./IClanker.sol";
-
-/// @notice The LP locker entry point the factory calls (production `IClankerLpLocker.placeLiquidity`).
-interface IClankerLpLockerPlacement {
-    function placeLiquidity(
-        IClanker.LockerConfig memory lockerConfig,
-        IClanker.PoolConfig memory poolConfig,
-        PoolKey memory poolKey,
-        uint256 poolSupply,
-        address token
-    ) external returns (uint256 positionId);
-}
+import {IClankerExtension, IClankerHook, IClankerMevModule} from "./IClankerHook.sol";
+import {IClankerLpLocker} from "./IClankerLpLocker.sol";
 
 /// @title Clanker
 /// @notice Devnet mirror of the Clanker v4 factory (Base `0xE85A59c628F7d27878ACeB4bf3b35733630083a9`,
@@ -32,18 +22,23 @@ interface IClankerLpLockerPlacement {
 ///         (0xdf40224a) and emits the production `TokenCreated`; it CREATE2-deploys a `ClankerToken` with salt
 ///         `keccak256(abi.encode(tokenAdmin, salt))`, initialises a Uniswap v4 pool on the real PoolManager, and has
 ///         the LP locker place the whole supply as single-sided liquidity and register the reward recipients.
-/// @dev Simplifications against production:
-///      - No Clanker hook. The pool key is `{min(token, paired), max(token, paired), poolFee, tickSpacing, hooks: 0}`
-///        with one static LP fee for both directions (`poolFee`, default 10_000 = 1%, owner-settable), instead of the
-///        hook's dynamic-fee flag, per-direction fees and 20% protocol fee. `poolConfig.hook`, `poolData` and the MEV
-///        module config are accepted and ignored; `TokenCreated.poolHook` and `tokenDeploymentInfo.hook` report the
-///        pool's real hook, address(0), and `poolId` is the id of the key actually initialised.
-///      - No extensions: a non-empty `extensionConfigs` reverts `ExtensionNotEnabled()`, any ETH sent reverts
-///        `ExtensionMsgValueMismatch()`, `extensionsSupply` is always 0 and the pool receives the whole supply.
-///      - Lockers are allow-listed per (locker, hook) as in production; enabling a locker for hook address(0) admits
-///        it for any `poolConfig.hook` (the SDK fills in Base hook addresses).
-///      - The paired token must be an ERC20 (as the production hook requires); native ETH pools are rejected.
-contract Clanker is IClanker, Ownable, ReentrancyGuard {
+/// @dev As strict as production where a launch is concerned:
+///      - the hook must be enabled (`setHook`; reverts `HookNotEnabled()`, hook 0 included), the MEV module too
+///        (`setMevModule`; `MevModuleNotEnabled()`), and the locker for that exact hook (`setLocker(locker, hook)`;
+///        `LockerNotEnabled()`);
+///      - the hook creates and initialises the pool (`initializePool`: dynamic-fee key, V2 pool data), the locker
+///        places the liquidity, then the hook hands the MEV module its data (`initializeMevModule`);
+///        `TokenCreated.poolHook` and `mevModule` are the real ones.
+///      - hooks, MEV modules, lockers and extensions are enabled only if they declare their interface
+///        (ERC-165 `supportsInterface`; `InvalidHook()`, `InvalidMevModule()`, `InvalidLocker()`,
+///        `InvalidExtension()`);
+///      - extensions as production: at most `MAX_EXTENSIONS`, together at most `MAX_EXTENSION_BPS` of the supply, each
+///        enabled, their `msgValue`s summing to the ETH sent; each receives its share through `receiveTokens` after
+///        the liquidity is placed (`ExtensionTriggered`), and the pool gets the rest;
+///      - deployments open with `initialize(teamFeeRecipient)`, which also names who `claimTeamFees` pays;
+///        `deployTokenZeroSupply` deploys a token on any chain but its originating one, without supply.
+///      Simplification: the paired token must be an ERC20 (native ETH pools are rejected).
+contract Clanker is IClanker, Ownable, ReentrancyGuard, IUnlockCallback {
     using PoolIdLibrary for PoolKey;
 
     uint256 public constant TOKEN_SUPPLY = 100_000_000_000e18;
@@ -53,22 +48,23 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
 
     /// @notice The Uniswap v4 PoolManager every launched pool lives in.
     IPoolManager public immutable poolManager;
-    /// @notice Static LP fee (pips, 1_000_000 = 100%) of pools launched from now on.
-    uint24 public poolFee = 10_000;
-    /// @notice When true, `deployToken` is disabled (production semantics).
+    /// @notice When true, `deployToken` is disabled (production semantics); true until `initialize`.
     bool public deprecated;
+    /// @notice Who `claimTeamFees` pays (set by `initialize`, changed by `setTeamFeeRecipient`).
+    address public teamFeeRecipient;
+    bool internal _initialized;
 
     mapping(address account => bool enabled) public admins;
     mapping(address locker => mapping(address hook => bool enabled)) public enabledLockers;
+    mapping(address hook => bool enabled) public enabledHooks;
+    mapping(address mevModule => bool enabled) public enabledMevModules;
+    mapping(address extension => bool enabled) public enabledExtensions;
     mapping(address token => DeploymentInfo info) internal _deploymentInfo;
-
-    /// @notice Devnet addition: emitted when the owner changes the static LP fee of future pools.
-    event SetPoolFee(uint24 fee);
 
     /// @notice Devnet addition: the paired token is address(0) (native ETH) or the clanker token itself.
     error InvalidPairedToken();
-    /// @notice Devnet addition: a static fee above 100% or with the dynamic-fee flag.
-    error InvalidPoolFee();
+    /// @notice Devnet addition: `initialize` called a second time.
+    error AlreadyInitialized();
 
     /// @dev `TokenCreated` carries 16 values, more than the legacy code generator can keep on the stack; it is
     ///      emitted from this struct, whose ABI encoding is the event data behind a 32-byte offset word.
@@ -91,6 +87,8 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
 
     constructor(address owner_, address poolManager_) Ownable(owner_) {
         poolManager = IPoolManager(poolManager_);
+        // Deployments open once `initialize` names the team fee recipient (production).
+        deprecated = true;
     }
 
     modifier onlyOwnerOrAdmin() {
@@ -100,13 +98,28 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
 
     // ---------------------------------------------------------------- configuration
 
+    /// @notice Opens deployments and names the team fee recipient (owner, once).
+    function initialize(address teamFeeRecipient_) external onlyOwner {
+        if (_initialized) revert AlreadyInitialized();
+        _initialized = true;
+        teamFeeRecipient = teamFeeRecipient_;
+        deprecated = false;
+    }
+
     function setAdmin(address admin, bool enabled) external onlyOwner {
         admins[admin] = enabled;
         emit SetAdmin(admin, enabled);
     }
 
-    /// @notice Allow `locker` for pools of `pool` (the hook address in production; address(0) = any hook here).
+    function setTeamFeeRecipient(address teamFeeRecipient_) external onlyOwner {
+        address old = teamFeeRecipient;
+        teamFeeRecipient = teamFeeRecipient_;
+        emit SetTeamFeeRecipient(old, teamFeeRecipient_);
+    }
+
+    /// @notice Allow `locker` for pools of the hook `pool` (only that exact hook).
     function setLocker(address locker, address pool, bool enabled) external onlyOwnerOrAdmin {
+        if (!_supports(locker, type(IClankerLpLocker).interfaceId)) revert InvalidLocker();
         enabledLockers[locker][pool] = enabled;
         emit SetLocker(locker, pool, enabled);
     }
@@ -116,10 +129,52 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
         emit SetDeprecated(deprecated_);
     }
 
-    function setPoolFee(uint24 fee) external onlyOwner {
-        if (fee > LPFeeLibrary.MAX_LP_FEE) revert InvalidPoolFee();
-        poolFee = fee;
-        emit SetPoolFee(fee);
+    function setHook(address hook, bool enabled) external onlyOwnerOrAdmin {
+        if (!_supports(hook, type(IClankerHook).interfaceId)) revert InvalidHook();
+        enabledHooks[hook] = enabled;
+        emit SetHook(hook, enabled);
+    }
+
+    function setMevModule(address mevModule, bool enabled) external onlyOwnerOrAdmin {
+        if (!_supports(mevModule, type(IClankerMevModule).interfaceId)) revert InvalidMevModule();
+        enabledMevModules[mevModule] = enabled;
+        emit SetMevModule(mevModule, enabled);
+    }
+
+    /// @notice Enable a launch extension (it may apply its own access control).
+    function setExtension(address extension, bool enabled) external onlyOwnerOrAdmin {
+        if (!_supports(extension, type(IClankerExtension).interfaceId)) revert InvalidExtension();
+        enabledExtensions[extension] = enabled;
+        emit SetExtension(extension, enabled);
+    }
+
+    /// @dev ERC-165 probe; an account without code, or one that reverts, does not support anything.
+    function _supports(address target, bytes4 interfaceId) internal view returns (bool) {
+        if (target.code.length == 0) return false;
+        try IClankerHook(target).supportsInterface(interfaceId) returns (bool ok) {
+            return ok;
+        } catch {
+            return false;
+        }
+    }
+
+    /// @notice Pays the factory's fees in `token` (the hooks' protocol fees, held as PoolManager claims until now,
+    ///         and the auctions' share) to the team fee recipient.
+    function claimTeamFees(address token) external onlyOwnerOrAdmin nonReentrant {
+        uint256 claims = poolManager.balanceOf(address(this), uint256(uint160(token)));
+        if (claims > 0) poolManager.unlock(abi.encode(token, claims));
+        uint256 amount = IERC20(token).balanceOf(address(this));
+        IERC20(token).transfer(teamFeeRecipient, amount);
+        emit ClaimTeamFees(token, teamFeeRecipient, amount);
+    }
+
+    /// @notice PoolManager callback of `claimTeamFees`: burn the claims, take the tokens.
+    function unlockCallback(bytes calldata data) external returns (bytes memory) {
+        if (msg.sender != address(poolManager)) revert Unauthorized();
+        (address token, uint256 amount) = abi.decode(data, (address, uint256));
+        poolManager.burn(address(this), uint256(uint160(token)), amount);
+        poolManager.take(Currency.wrap(token), address(this), amount);
+        return "";
     }
 
     // ---------------------------------------------------------------- views
@@ -150,38 +205,26 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
         address locker = deploymentConfig.lockerConfig.locker;
 
         if (block.chainid != tokenConfig.originatingChainId) revert OnlyOriginatingChain();
-        if (deploymentConfig.extensionConfigs.length != 0) revert ExtensionNotEnabled();
-        if (msg.value != 0) revert ExtensionMsgValueMismatch();
-        if (!enabledLockers[locker][poolConfig.hook] && !enabledLockers[locker][address(0)]) {
-            revert LockerNotEnabled();
-        }
+        uint256 extensionsSupply = _prepareExtensions(deploymentConfig.extensionConfigs);
+        if (!enabledHooks[poolConfig.hook]) revert HookNotEnabled();
+        if (!enabledLockers[locker][poolConfig.hook]) revert LockerNotEnabled();
+        if (!enabledMevModules[deploymentConfig.mevModuleConfig.mevModule]) revert MevModuleNotEnabled();
         if (poolConfig.pairedToken == address(0)) revert InvalidPairedToken();
 
-        tokenAddress = address(
-            new ClankerToken{salt: keccak256(abi.encode(tokenConfig.tokenAdmin, tokenConfig.salt))}(
-                tokenConfig.name,
-                tokenConfig.symbol,
-                TOKEN_SUPPLY,
-                tokenConfig.tokenAdmin,
-                tokenConfig.image,
-                tokenConfig.metadata,
-                tokenConfig.context,
-                tokenConfig.originatingChainId
-            )
-        );
+        tokenAddress = _deployToken(tokenConfig);
         if (tokenAddress == poolConfig.pairedToken) revert InvalidPairedToken();
 
-        PoolKey memory poolKey = _initializePool(poolConfig, tokenAddress);
+        PoolKey memory poolKey = _initializePool(deploymentConfig, tokenAddress);
 
         // The locker pulls the pool supply (production flow: approve, then placeLiquidity).
-        IERC20(tokenAddress).approve(locker, TOKEN_SUPPLY);
-        IClankerLpLockerPlacement(locker).placeLiquidity(
-            deploymentConfig.lockerConfig, poolConfig, poolKey, TOKEN_SUPPLY, tokenAddress
-        );
+        uint256 poolSupply = TOKEN_SUPPLY - extensionsSupply;
+        IERC20(tokenAddress).approve(locker, poolSupply);
+        IClankerLpLocker(locker).placeLiquidity(deploymentConfig.lockerConfig, poolConfig, poolKey, poolSupply, tokenAddress);
 
-        address[] memory extensions = new address[](0);
+        address[] memory extensions = _triggerExtensions(deploymentConfig, poolKey, tokenAddress);
         _deploymentInfo[tokenAddress] =
-            DeploymentInfo({token: tokenAddress, hook: address(0), locker: locker, extensions: extensions});
+            DeploymentInfo({token: tokenAddress, hook: poolConfig.hook, locker: locker, extensions: extensions});
+        IClankerHook(poolConfig.hook).initializeMevModule(poolKey, deploymentConfig.mevModuleConfig.mevModuleData);
 
         _emitTokenCreated(
             tokenAddress,
@@ -194,30 +237,90 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
                 tokenMetadata: tokenConfig.metadata,
                 tokenContext: tokenConfig.context,
                 startingTick: poolConfig.tickIfToken0IsClanker,
-                poolHook: address(0),
+                poolHook: poolConfig.hook,
                 poolId: PoolId.unwrap(poolKey.toId()),
                 pairedToken: poolConfig.pairedToken,
                 locker: locker,
                 mevModule: deploymentConfig.mevModuleConfig.mevModule,
-                extensionsSupply: 0,
+                extensionsSupply: extensionsSupply,
                 extensions: extensions
             })
         );
     }
 
-    /// @dev Production `ClankerHook._initializePool` without the hook: the starting tick is
-    ///      `tickIfToken0IsClanker` when the token sorts first, its negation otherwise.
-    function _initializePool(PoolConfig memory poolConfig, address token) internal returns (PoolKey memory poolKey) {
-        bool tokenIsToken0 = token < poolConfig.pairedToken;
-        poolKey = PoolKey({
-            currency0: Currency.wrap(tokenIsToken0 ? token : poolConfig.pairedToken),
-            currency1: Currency.wrap(tokenIsToken0 ? poolConfig.pairedToken : token),
-            fee: poolFee,
-            tickSpacing: poolConfig.tickSpacing,
-            hooks: IHooks(address(0))
-        });
-        int24 startingTick = tokenIsToken0 ? poolConfig.tickIfToken0IsClanker : -poolConfig.tickIfToken0IsClanker;
-        poolManager.initialize(poolKey, TickMath.getSqrtPriceAtTick(startingTick));
+    /// @notice Deploy the token alone, without supply, on a chain other than its originating one (its supply
+    ///         arrives through the ERC-7802 bridge). Same address as on the originating chain.
+    function deployTokenZeroSupply(TokenConfig memory tokenConfig) external returns (address tokenAddress) {
+        if (block.chainid == tokenConfig.originatingChainId) revert OnlyNonOriginatingChains();
+        tokenAddress = _deployToken(tokenConfig);
+    }
+
+    /// @dev CREATE2 with salt `keccak256(abi.encode(tokenAdmin, salt))`; the supply is minted to this factory only on
+    ///      the originating chain.
+    function _deployToken(TokenConfig memory tokenConfig) internal returns (address) {
+        return address(
+            new ClankerToken{salt: keccak256(abi.encode(tokenConfig.tokenAdmin, tokenConfig.salt))}(
+                tokenConfig.name,
+                tokenConfig.symbol,
+                TOKEN_SUPPLY,
+                tokenConfig.tokenAdmin,
+                tokenConfig.image,
+                tokenConfig.metadata,
+                tokenConfig.context,
+                tokenConfig.originatingChainId
+            )
+        );
+    }
+
+    /// @dev Validates the extensions and returns the supply they take (production rules and order of checks).
+    function _prepareExtensions(ExtensionConfig[] memory configs) internal view returns (uint256) {
+        // Production returns early here: ETH sent without extensions is not checked (it stays in the factory).
+        if (configs.length == 0) return 0;
+        if (configs.length > MAX_EXTENSIONS) revert MaxExtensionsExceeded();
+        uint256 bps = 0;
+        uint256 value = 0;
+        for (uint256 i = 0; i < configs.length; i++) {
+            bps += configs[i].extensionBps;
+            value += configs[i].msgValue;
+        }
+        if (bps > MAX_EXTENSION_BPS) revert MaxExtensionBpsExceeded();
+        if (value != msg.value) revert ExtensionMsgValueMismatch();
+        for (uint256 i = 0; i < configs.length; i++) {
+            if (!enabledExtensions[configs[i].extension]) revert ExtensionNotEnabled();
+        }
+        return bps * TOKEN_SUPPLY / BPS;
+    }
+
+    /// @dev Hands each extension its share of the supply and its ETH, in order; returns their addresses.
+    function _triggerExtensions(DeploymentConfig memory deploymentConfig, PoolKey memory poolKey, address token)
+        internal
+        returns (address[] memory extensions)
+    {
+        ExtensionConfig[] memory configs = deploymentConfig.extensionConfigs;
+        extensions = new address[](configs.length);
+        for (uint256 i = 0; i < configs.length; i++) {
+            uint256 extensionSupply = configs[i].extensionBps * TOKEN_SUPPLY / BPS;
+            IERC20(token).approve(configs[i].extension, extensionSupply);
+            IClankerExtension(configs[i].extension).receiveTokens{value: configs[i].msgValue}(
+                deploymentConfig, poolKey, token, extensionSupply, i
+            );
+            extensions[i] = configs[i].extension;
+            emit ExtensionTriggered(configs[i].extension, extensionSupply, configs[i].msgValue);
+        }
+    }
+
+    /// @dev The hook creates and initialises the pool (production flow).
+    function _initializePool(DeploymentConfig memory deploymentConfig, address token) internal returns (PoolKey memory) {
+        PoolConfig memory poolConfig = deploymentConfig.poolConfig;
+        return IClankerHook(poolConfig.hook).initializePool(
+            token,
+            poolConfig.pairedToken,
+            poolConfig.tickIfToken0IsClanker,
+            poolConfig.tickSpacing,
+            deploymentConfig.lockerConfig.locker,
+            deploymentConfig.mevModuleConfig.mevModule,
+            poolConfig.poolData
+        );
     }
 
     function _emitTokenCreated(address token, address tokenAdmin, TokenCreatedData memory data) private {

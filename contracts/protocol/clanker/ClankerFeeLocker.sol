@@ -11,8 +11,10 @@ import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol
 ///         clanker-devco/v4-contracts `src/ClankerFeeLocker.sol`). Allowed depositors (the LP lockers) store fees
 ///         per (fee owner, currency); balances are pooled across every clanker token that paid that owner in that
 ///         currency. Anyone may `claim(feeOwner, token)`, which pays the whole balance to the fee owner.
-/// @dev Same selectors, events and errors as production. `ClaimTokensPermissioned` is declared (it is in the
-///      production ABI) but, as in the published source, never emitted.
+/// @dev Same selectors, events and errors as production. `ClaimTokensPermissioned`, `ClaimAmountTooHigh()` and
+///      `InvalidRecipient()` are declared (they are in the production ABI, from its interface) but, as in the
+///      published source, no function raises or emits them. A token transfer that returns false reverts
+///      `TransferFailed()` (production); one that reverts or returns nothing on claim reverts through SafeERC20.
 contract ClankerFeeLocker is Ownable, ReentrancyGuard {
     using SafeERC20 for IERC20;
 
@@ -30,6 +32,9 @@ contract ClankerFeeLocker is Ownable, ReentrancyGuard {
 
     error Unauthorized();
     error NoFeesToClaim();
+    error ClaimAmountTooHigh();
+    error InvalidRecipient();
+    error TransferFailed();
 
     constructor(address owner_) Ownable(owner_) {}
 
@@ -43,7 +48,7 @@ contract ClankerFeeLocker is Ownable, ReentrancyGuard {
     function storeFees(address feeOwner, address token, uint256 amount) external nonReentrant {
         if (!allowedDepositors[msg.sender]) revert Unauthorized();
         uint256 balanceBefore = IERC20(token).balanceOf(address(this));
-        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
+        if (!IERC20(token).transferFrom(msg.sender, address(this), amount)) revert TransferFailed();
         uint256 received = IERC20(token).balanceOf(address(this)) - balanceBefore;
         uint256 balance = feesToClaim[feeOwner][token] + received;
         feesToClaim[feeOwner][token] = balance;
@@ -61,5 +66,15 @@ contract ClankerFeeLocker is Ownable, ReentrancyGuard {
 
     function availableFees(address feeOwner, address token) external view returns (uint256) {
         return feesToClaim[feeOwner][token];
+    }
+
+    /// @notice ERC-165 over the fee locker's production interface (`storeFees`, `claim`, `addDepositor`,
+    ///         `availableFees`, `supportsInterface`).
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
+        return interfaceId
+            == (
+                this.storeFees.selector ^ this.claim.selector ^ this.addDepositor.selector ^ this.availableFees.selector
+                    ^ this.supportsInterface.selector
+            );
     }
 }

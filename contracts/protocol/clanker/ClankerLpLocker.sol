@@ -4,13 +4,13 @@ pragma solidity ^0.8.24;
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IERC721Receiver} from "@openzeppelin/contracts/token/ERC721/IERC721Receiver.sol";
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
-import {IUnlockCallback} from "@uniswap/v4-core/src/interfaces/callback/IUnlockCallback.sol";
-import {StateLibrary} from "@uniswap/v4-core/src/libraries/StateLibrary.sol";
 import {TickMath} from "@uniswap/v4-core/src/libraries/TickMath.sol";
 import {BalanceDelta} from "@uniswap/v4-core/src/types/BalanceDelta.sol";
 import {Currency} from "@uniswap/v4-core/src/types/Currency.sol";
-import {PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
+import {PoolId, PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
 import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
 import {SwapParams} from "@uniswap/v4-core/src/types/PoolOperation.sol";
 import {Actions} from "@uniswap/v4-periphery/src/libraries/Actions.sol";
@@ -19,6 +19,16 @@ import {LiquidityAmounts} from "@uniswap/v4-periphery/src/libraries/LiquidityAmo
 import {IPermit2AllowanceLike, IV4PositionManagerLike} from "../interfaces/IUniswapPeriphery.sol";
 import {IClanker} from "./IClanker.sol";
 import {IClankerFeeLockerDeposit, IClankerLpLocker} from "./IClankerLpLocker.sol";
+
+/// @notice The UniversalRouter entry point (Uniswap universal-router `IUniversalRouter.execute`).
+interface IUniversalRouterLike {
+    function execute(bytes calldata commands, bytes[] calldata inputs, uint256 deadline) external payable;
+}
+
+/// @notice Whether a pool's MEV module still runs (the Clanker hook's view).
+interface IClankerHookMevState {
+    function mevModuleOperating(PoolId poolId) external view returns (bool);
+}
 
 /// @title ClankerLpLocker
 /// @notice Devnet mirror of Clanker's LP locker with fee conversion (ClankerLpLockerFeeConversion, Base
@@ -33,43 +43,54 @@ import {IClankerFeeLockerDeposit, IClankerLpLocker} from "./IClankerLpLocker.sol
 ///         (`FeeIn.Paired` converts the token side into the paired token, `FeeIn.Clanker` the reverse) by swapping in
 ///         the token's own pool, deposits everything in the fee locker (`storeFees`), and emits one `ClaimedRewards`.
 ///
-/// @dev Rounding and accounting (what the event reports is exactly what was stored in the fee locker):
+/// @dev Rounding and accounting (production's; what `ClaimedRewards` reports is exactly what was stored in the fee
+///      locker):
 ///      - Per currency, every recipient who keeps that currency receives `rewardBps[i] * amount / 10000`, rounded
-///        down. The rest (the converting recipients' shares plus the rounding dust) is swapped; when nobody converts,
-///        the dust goes to the last recipient who keeps the currency (production behaviour).
-///      - The swap output is split among the converting recipients pro rata to their `rewardBps` (production uses
-///        `rewardBps / 10000` of the output and gives the remainder to the last converting recipient); the last
-///        converting recipient receives the rounding remainder. Nothing is left in the locker.
-///      - The conversion swap never pushes the pool price outside the span of the locked positions (production swaps
-///        down to the global price limit). Input the pool cannot absorb inside that span is not swapped; it is stored
-///        in the original currency for the converting recipients, pro rata, and reported in that currency's array.
-///      Other simplifications: no hook, so no automatic collection on every swap (`collectRewardsWithoutUnlock` is
-///      not provided) and no MEV-module delay; swaps go through `PoolManager.unlock` directly instead of the
-///      UniversalRouter; empty `lockerData` means `FeeIn.Both` for every recipient; out-of-range fee preferences,
-///      zero addresses in updates and unknown reward indexes revert with named errors.
-contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
+///        down. The rest (the converting recipients' shares plus the rounding dust) is converted; when nobody
+///        converts, the last recipient who keeps the currency takes its share plus the dust.
+///      - Each converting recipient but the last receives `rewardBps[i] * amountOut / 10000` of the conversion's
+///        output, and the last converting recipient everything left of it (production: when some recipients keep
+///        the currency, the last converter thus receives more than its bps share).
+///      - The conversion is an exact-input swap of the whole amount in the token's own pool down to the global price
+///        limit, as production. Outside a swap (`collectRewards`) it goes through the UniversalRouter (V4_SWAP:
+///        SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL; paid through Permit2), so the pool's `Swap.sender` is the
+///        router. Inside a swap (the hook's `collectRewardsWithoutUnlock`) the PoolManager is already unlocked and
+///        the locker swaps on it directly. `FeesSwapped(token, rewardToken, amountSwapped, swappedToken, amountOut)`
+///        reports the amount handed to the swap and the output received. Input the pool cannot absorb (it runs out
+///        of liquidity before the limit) is not paid and stays in the locker, credited to nobody: so does
+///        production's router path (SETTLE_ALL pays the debt only); inside a swap production pays the whole input
+///        and the swap would revert on the unsettled credit, where the devnet pays what was consumed.
+///      The pool hook collects on every swap (`collectRewardsWithoutUnlock`, inside the swap's unlock: the fees come
+///      out through `modifyLiquiditiesWithoutUnlock`); nothing is collected while the pool's MEV module operates.
+///      Devnet differences: empty `lockerData` means `FeeIn.Both` for every recipient; out-of-range fee preferences,
+///      zero addresses in updates and unknown reward indexes revert with named errors; a conversion of 0 (nothing
+///      left to convert) is skipped without a swap or `FeesSwapped` (production's swap of 0 would revert).
+contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
     using SafeERC20 for IERC20;
     using PoolIdLibrary for PoolKey;
-    using StateLibrary for IPoolManager;
 
     string public constant version = "1";
     uint256 public constant BASIS_POINTS = 10_000;
     uint256 public constant MAX_REWARD_PARTICIPANTS = 7;
     uint256 public constant MAX_LP_POSITIONS = 7;
+    /// @dev UniversalRouter command: a v4 swap (universal-router `Commands.V4_SWAP`).
+    uint256 internal constant V4_SWAP = 0x10;
 
     IPoolManager public immutable poolManager;
     IV4PositionManagerLike public immutable positionManager;
     IPermit2AllowanceLike public immutable permit2;
     IClankerFeeLockerDeposit public immutable feeLocker;
+    /// @notice The Uniswap UniversalRouter fee conversions go through outside a swap.
+    address public immutable universalRouter;
     address public immutable factory;
 
     /// @dev Guard against recursive collection (production skips silently).
     bool internal _inCollect;
+    /// @dev The collection in progress runs inside a swap (`collectRewardsWithoutUnlock`).
+    bool internal _withoutUnlock;
 
     mapping(address token => TokenRewardInfo info) internal _tokenRewards;
     mapping(address token => FeeIn[] feePreference) public feePreferences;
-    /// @dev Lowest tickLower and highest tickUpper of the token's positions, in pool orientation.
-    mapping(address token => int24[2] range) internal _positionRange;
 
     /// @dev Same encoding as `LpFeeConversionInfo`, decoded as integers so bad values get a named error.
     struct RawFeePreferences {
@@ -81,7 +102,15 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         PoolKey poolKey;
         bool tokenIsToken0;
         uint160 startingPrice;
-        int24[2] range;
+    }
+
+    /// @dev v4-periphery `IV4Router.ExactInputSingleParams`, the UniversalRouter's SWAP_EXACT_IN_SINGLE input.
+    struct ExactInputSingleParams {
+        PoolKey poolKey;
+        bool zeroForOne;
+        uint128 amountIn;
+        uint128 amountOutMinimum;
+        bytes hookData;
     }
 
     /// @dev Working state of one currency's fee handling.
@@ -101,9 +130,11 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         address feeLocker_,
         address positionManager_,
         address permit2_,
+        address universalRouter_,
         address poolManager_
     ) Ownable(owner_) {
         factory = factory_;
+        universalRouter = universalRouter_;
         feeLocker = IClankerFeeLockerDeposit(feeLocker_);
         positionManager = IV4PositionManagerLike(positionManager_);
         permit2 = IPermit2AllowanceLike(permit2_);
@@ -125,7 +156,7 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         PoolKey memory poolKey,
         uint256 poolSupply,
         address token
-    ) external returns (uint256 positionId) {
+    ) external nonReentrant returns (uint256 positionId) {
         if (msg.sender != factory) revert Unauthorized();
         if (_tokenRewards[token].positionId != 0) revert TokenAlreadyHasRewards();
 
@@ -225,7 +256,6 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         ctx.startingPrice = TickMath.getSqrtPriceAtTick(
             ctx.tokenIsToken0 ? poolConfig.tickIfToken0IsClanker : -poolConfig.tickIfToken0IsClanker
         );
-        ctx.range = [TickMath.MAX_TICK, TickMath.MIN_TICK];
 
         bytes memory actions;
         bytes[] memory params = new bytes[](n + 1);
@@ -239,7 +269,6 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         }
         actions = abi.encodePacked(actions, uint8(Actions.SETTLE_PAIR));
         params[n] = abi.encode(poolKey.currency0, poolKey.currency1);
-        _positionRange[token] = ctx.range;
 
         IERC20(token).forceApprove(address(permit2), poolSupply);
         permit2.approve(token, address(positionManager), uint160(poolSupply), uint48(block.timestamp));
@@ -255,8 +284,6 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         returns (bytes memory)
     {
         (int24 lower, int24 upper) = ctx.tokenIsToken0 ? (configLower, configUpper) : (-configUpper, -configLower);
-        if (lower < ctx.range[0]) ctx.range[0] = lower;
-        if (upper > ctx.range[1]) ctx.range[1] = upper;
         uint256 amount0 = ctx.tokenIsToken0 ? amount : 0;
         uint256 amount1 = ctx.tokenIsToken0 ? 0 : amount;
         uint256 liquidity = LiquidityAmounts.getLiquidityForAmounts(
@@ -290,12 +317,29 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
     // ---------------------------------------------------------------- fee collection
 
     /// @notice Collect the LP fees of every position of `token`, convert as requested and store them in the fee
-    ///         locker. Anyone may call; emits `ClaimedRewards` even when nothing accrued.
+    ///         locker. Anyone may call; emits `ClaimedRewards` even when nothing accrued. While the pool's MEV module
+    ///         operates (production: pool younger than two minutes, module not yet disabled) and on re-entry, it
+    ///         returns without doing or emitting anything.
     function collectRewards(address token) external {
+        _collectRewards(token, false);
+    }
+
+    /// @notice The same from inside a swap (the PoolManager already unlocked): only the token's pool hook may call,
+    ///         from its `beforeSwap`.
+    function collectRewardsWithoutUnlock(address token) external {
+        TokenRewardInfo storage info = _tokenRewards[token];
+        if (info.positionId == 0) revert TokenNotFound();
+        if (msg.sender != address(info.poolKey.hooks)) revert Unauthorized();
+        _collectRewards(token, true);
+    }
+
+    function _collectRewards(address token, bool withoutUnlock) internal {
         TokenRewardInfo memory info = _tokenRewards[token];
         if (info.positionId == 0) revert TokenNotFound();
         if (_inCollect) return;
+        if (_mevModuleOperating(info.poolKey)) return;
         _inCollect = true;
+        _withoutUnlock = withoutUnlock;
 
         (uint256 amount0, uint256 amount1) = _bringFeesIntoContract(info.poolKey, info.positionId, info.numPositions);
 
@@ -306,7 +350,13 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         if (amount1 > 0) _handleFees(info, preferences, false, amount1, rewards0, rewards1);
 
         _inCollect = false;
+        _withoutUnlock = false;
         emit ClaimedRewards(token, _sum(rewards0), _sum(rewards1), rewards0, rewards1);
+    }
+
+    function _mevModuleOperating(PoolKey memory poolKey) internal view returns (bool) {
+        if (address(poolKey.hooks) == address(0)) return false;
+        return IClankerHookMevState(address(poolKey.hooks)).mevModuleOperating(poolKey.toId());
     }
 
     function _bringFeesIntoContract(PoolKey memory poolKey, uint256 positionId, uint256 numPositions)
@@ -326,7 +376,8 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         IERC20 token1 = IERC20(Currency.unwrap(poolKey.currency1));
         uint256 before0 = token0.balanceOf(address(this));
         uint256 before1 = token1.balanceOf(address(this));
-        positionManager.modifyLiquidities(abi.encode(actions, params), block.timestamp);
+        if (_withoutUnlock) positionManager.modifyLiquiditiesWithoutUnlock(actions, params);
+        else positionManager.modifyLiquidities(abi.encode(actions, params), block.timestamp);
         amount0 = token0.balanceOf(address(this)) - before0;
         amount1 = token1.balanceOf(address(this)) - before1;
     }
@@ -368,32 +419,32 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
             return;
         }
 
-        (uint256 swapped, uint256 received) = _convert(info, split.rewardToken, split.toConvert);
-        if (swapped > 0) emit FeesSwapped(info.token, split.rewardToken, swapped, split.otherToken, received);
-        _creditConverters(info, preferences, split, split.otherToken, received, split.otherArray);
-        _creditConverters(info, preferences, split, split.rewardToken, split.toConvert - swapped, split.rewardArray);
+        if (split.toConvert == 0) return;
+        uint256 received = _convert(info, split.rewardToken, split.otherToken, split.toConvert);
+        emit FeesSwapped(info.token, split.rewardToken, split.toConvert, split.otherToken, received);
+        _creditConverters(info, preferences, split, received);
     }
 
-    /// @dev Stores `amount` of `currency` among the converting recipients pro rata to their bps; the last one
-    ///      receives the rounding remainder.
+    /// @dev Stores the conversion's output among the converting recipients: `rewardBps[i] / 10000` of it to each but
+    ///      the last, the rest to the last (production).
     function _creditConverters(
         TokenRewardInfo memory info,
         FeeIn[] memory preferences,
         FeeSplit memory split,
-        address currency,
-        uint256 amount,
-        uint256[] memory rewards
+        uint256 amountOut
     ) internal {
-        if (amount == 0) return;
-        uint256 remaining = amount;
-        uint256 bpsLeft = split.convertBps;
+        uint256 last = 0;
         for (uint256 i = 0; i < preferences.length; i++) {
-            if (preferences[i] != split.convertPreference) continue;
-            bpsLeft -= info.rewardBps[i];
-            uint256 share = bpsLeft == 0 ? remaining : amount * info.rewardBps[i] / split.convertBps;
-            remaining -= share;
-            _credit(info.rewardRecipients[i], currency, share, rewards, i);
+            if (preferences[i] == split.convertPreference) last = i;
         }
+        uint256 distributed = 0;
+        for (uint256 i = 0; i < last; i++) {
+            if (preferences[i] != split.convertPreference) continue;
+            uint256 share = info.rewardBps[i] * amountOut / BASIS_POINTS;
+            distributed += share;
+            _credit(info.rewardRecipients[i], split.otherToken, share, split.otherArray, i);
+        }
+        _credit(info.rewardRecipients[last], split.otherToken, amountOut - distributed, split.otherArray, last);
     }
 
     function _credit(address recipient, address currency, uint256 amount, uint256[] memory rewards, uint256 index)
@@ -405,47 +456,68 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         feeLocker.storeFees(recipient, currency, amount);
     }
 
-    /// @dev Exact-input swap of `amountIn` of `tokenIn` in the token's pool, bounded to the locked positions' span.
-    ///      Returns the input actually consumed and the output received.
-    function _convert(TokenRewardInfo memory info, address tokenIn, uint256 amountIn)
+    /// @dev Exact-input swap of `amountIn` of `tokenIn` for `tokenOut` in the token's pool, down to the global price
+    ///      limit: through the UniversalRouter outside a swap, on the unlocked PoolManager inside one. Returns the
+    ///      output received.
+    function _convert(TokenRewardInfo memory info, address tokenIn, address tokenOut, uint256 amountIn)
         internal
-        returns (uint256 swapped, uint256 received)
+        returns (uint256 received)
     {
-        if (amountIn == 0) return (0, 0);
         bool zeroForOne = tokenIn == Currency.unwrap(info.poolKey.currency0);
-        int24[2] memory range = _positionRange[info.token];
-        uint160 limit = TickMath.getSqrtPriceAtTick(zeroForOne ? range[0] : range[1]);
-        if (limit <= TickMath.MIN_SQRT_PRICE) limit = TickMath.MIN_SQRT_PRICE + 1;
-        if (limit >= TickMath.MAX_SQRT_PRICE) limit = TickMath.MAX_SQRT_PRICE - 1;
-        (uint160 sqrtPriceX96,,,) = poolManager.getSlot0(info.poolKey.toId());
-        if (zeroForOne ? sqrtPriceX96 <= limit : sqrtPriceX96 >= limit) return (0, 0);
-        bytes memory result = poolManager.unlock(abi.encode(info.poolKey, zeroForOne, amountIn, limit));
-        (swapped, received) = abi.decode(result, (uint256, uint256));
+        uint256 outBefore = IERC20(tokenOut).balanceOf(address(this));
+        if (_withoutUnlock) _swapUnlocked(info.poolKey, zeroForOne, amountIn);
+        else _swapThroughRouter(info.poolKey, zeroForOne, tokenIn, tokenOut, amountIn);
+        received = IERC20(tokenOut).balanceOf(address(this)) - outBefore;
     }
 
-    /// @notice PoolManager callback of the conversion swap: swap, pay the input, take the output.
-    function unlockCallback(bytes calldata data) external returns (bytes memory) {
-        if (msg.sender != address(poolManager)) revert Unauthorized();
-        (PoolKey memory key, bool zeroForOne, uint256 amountIn, uint160 limit) =
-            abi.decode(data, (PoolKey, bool, uint256, uint160));
+    /// @dev UniversalRouter V4_SWAP: SWAP_EXACT_IN_SINGLE, SETTLE_ALL (pays what the swap consumed, through Permit2),
+    ///      TAKE_ALL (the output to this locker).
+    function _swapThroughRouter(PoolKey memory key, bool zeroForOne, address tokenIn, address tokenOut, uint256 amountIn)
+        internal
+    {
+        bytes memory actions =
+            abi.encodePacked(uint8(Actions.SWAP_EXACT_IN_SINGLE), uint8(Actions.SETTLE_ALL), uint8(Actions.TAKE_ALL));
+        bytes[] memory params = new bytes[](3);
+        params[0] = abi.encode(
+            ExactInputSingleParams({
+                poolKey: key,
+                zeroForOne: zeroForOne,
+                amountIn: uint128(amountIn),
+                amountOutMinimum: 0,
+                hookData: ""
+            })
+        );
+        params[1] = abi.encode(tokenIn, amountIn);
+        params[2] = abi.encode(tokenOut, uint256(0));
+        bytes[] memory inputs = new bytes[](1);
+        inputs[0] = abi.encode(actions, params);
 
+        IERC20(tokenIn).forceApprove(address(permit2), amountIn);
+        permit2.approve(tokenIn, universalRouter, uint160(amountIn), uint48(block.timestamp));
+        IUniversalRouterLike(universalRouter).execute(abi.encodePacked(uint8(V4_SWAP)), inputs, block.timestamp);
+    }
+
+    /// @dev Inside a swap the PoolManager is unlocked: swap, pay what was consumed, take the output.
+    function _swapUnlocked(PoolKey memory key, bool zeroForOne, uint256 amountIn) internal {
         BalanceDelta delta = poolManager.swap(
-            key, SwapParams({zeroForOne: zeroForOne, amountSpecified: -int256(amountIn), sqrtPriceLimitX96: limit}), ""
+            key,
+            SwapParams({
+                zeroForOne: zeroForOne,
+                amountSpecified: -int256(amountIn),
+                sqrtPriceLimitX96: zeroForOne ? TickMath.MIN_SQRT_PRICE + 1 : TickMath.MAX_SQRT_PRICE - 1
+            }),
+            ""
         );
         (int128 inDelta, int128 outDelta) =
             zeroForOne ? (delta.amount0(), delta.amount1()) : (delta.amount1(), delta.amount0());
-        uint256 paid = inDelta < 0 ? uint256(uint128(-inDelta)) : 0;
-        uint256 received = outDelta > 0 ? uint256(uint128(outDelta)) : 0;
-
         Currency currencyIn = zeroForOne ? key.currency0 : key.currency1;
         Currency currencyOut = zeroForOne ? key.currency1 : key.currency0;
-        if (paid > 0) {
+        if (inDelta < 0) {
             poolManager.sync(currencyIn);
-            IERC20(Currency.unwrap(currencyIn)).safeTransfer(address(poolManager), paid);
+            IERC20(Currency.unwrap(currencyIn)).safeTransfer(address(poolManager), uint256(uint128(-inDelta)));
             poolManager.settle();
         }
-        if (received > 0) poolManager.take(currencyOut, address(this), received);
-        return abi.encode(paid, received);
+        if (outDelta > 0) poolManager.take(currencyOut, address(this), uint256(uint128(outDelta)));
     }
 
     function _sum(uint256[] memory values) internal pure returns (uint256 total) {
@@ -501,12 +573,16 @@ contract ClankerLpLocker is IClankerLpLocker, Ownable, IUnlockCallback {
         return this.onERC721Received.selector;
     }
 
-    function withdrawETH(address recipient) external onlyOwner {
+    function withdrawETH(address recipient) external onlyOwner nonReentrant {
         (bool ok,) = payable(recipient).call{value: address(this).balance}("");
         require(ok, "ETH transfer failed");
     }
 
-    function withdrawERC20(address token, address recipient) external onlyOwner {
+    function withdrawERC20(address token, address recipient) external onlyOwner nonReentrant {
         IERC20(token).safeTransfer(recipient, IERC20(token).balanceOf(address(this)));
+    }
+
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
+        return interfaceId == type(IERC721Receiver).interfaceId || interfaceId == type(IClankerLpLocker).interfaceId;
     }
 }

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {IERC5267} from "@openzeppelin/contracts/interfaces/IERC5267.sol";
+import {IERC165} from "@openzeppelin/contracts/interfaces/IERC165.sol";
+import {IERC5805} from "@openzeppelin/contracts/interfaces/IERC5805.sol";
+import {IERC7802} from "@openzeppelin/contracts/interfaces/draft-IERC7802.sol";
 import {ERC20} from "@openzeppelin/contracts/token/ERC20/ERC20.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {ERC20Burnable} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Burnable.sol";
+import {ERC20Votes} from "@openzeppelin/contracts/token/ERC20/extensions/ERC20Votes.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {Nonces} from "@openzeppelin/contracts/utils/Nonces.sol";
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/MessageHashUtils.sol";
 
 /// @title ClankerToken
@@ -14,12 +19,20 @@ import {MessageHashUtils} from "@openzeppelin/contracts/utils/cryptography/Messa
 ///         permit and burn, 18 decimals, the whole supply minted to the deploying factory on the originating chain,
 ///         and an `admin` key that may edit the image and metadata, hand the key over, and (original admin only)
 ///         mark the token verified. Constructor, views and events keep the production names and signatures.
-/// @dev Simplifications: no ERC20Votes checkpoints and no ERC-7802 superchain mint/burn (neither is used by the
-///      service); keeping them out also keeps the factory, which embeds this creation code, under 24 KB.
-///      Permit (EIP-2612, domain version "1") is written out here rather than inherited: OpenZeppelin 5.7's EIP712
-///      rejects names over 31 bytes, while production tokens (built on the earlier EIP712 with a storage fallback)
-///      accept any name. The domain, typehash, errors and `eip712Domain()` are those of OpenZeppelin's ERC20Permit.
-contract ClankerToken is ERC20, ERC20Burnable, IERC20Permit, IERC5267, Nonces {
+///         Like production it is an ERC20Votes token (ERC-5805 delegation and checkpoints, block-number clock, as
+///         OpenZeppelin's `ERC20Votes`, inherited here) and an ERC-7802 token whose `crosschainMint`/`crosschainBurn`
+///         only the OP Stack SuperchainTokenBridge predeploy may call (`Unauthorized()` for anyone else).
+/// @dev One EIP-712 domain `(name, "1", chainid, this)` serves permit (EIP-2612) and `delegateBySig`. OpenZeppelin
+///      5.7's `EIP712` stores the name in a 31-byte immutable and rejects longer names, while production tokens
+///      (built on the earlier `EIP712` with a storage fallback) accept any name; so the inherited `EIP712` gets a
+///      fixed short name and every use of the domain (`_hashTypedDataV4`, `DOMAIN_SEPARATOR()`, `eip712Domain()`) is
+///      overridden to hash the token's real name. Permit is written out for the same reason (OpenZeppelin's
+///      `ERC20Permit.DOMAIN_SEPARATOR()` cannot be overridden); its typehash and errors are OpenZeppelin's.
+///      The factory embeds this creation code and exceeds 24 KB; the devnet's anvil runs without the size limit.
+contract ClankerToken is ERC20, ERC20Votes, ERC20Burnable, IERC20Permit, IERC7802 {
+    /// @notice The OP Stack SuperchainTokenBridge predeploy, the only caller of the ERC-7802 functions.
+    address public constant SUPERCHAIN_TOKEN_BRIDGE = 0x4200000000000000000000000000000000000028;
+
     bytes32 private constant PERMIT_TYPEHASH =
         keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
     bytes32 private constant DOMAIN_TYPEHASH =
@@ -32,6 +45,8 @@ contract ClankerToken is ERC20, ERC20Burnable, IERC20Permit, IERC5267, Nonces {
     error NotAdmin();
     error NotOriginalAdmin();
     error AlreadyVerified();
+    /// @notice A crosschain mint or burn not sent by the SuperchainTokenBridge (production's `CommonErrors`).
+    error Unauthorized();
 
     event UpdateAdmin(address indexed oldAdmin, address indexed newAdmin);
     event UpdateImage(string image);
@@ -54,7 +69,7 @@ contract ClankerToken is ERC20, ERC20Burnable, IERC20Permit, IERC5267, Nonces {
         string memory metadata_,
         string memory context_,
         uint256 initialSupplyChainId_
-    ) ERC20(name_, symbol_) {
+    ) ERC20(name_, symbol_) EIP712("ClankerToken", "1") {
         _hashedName = keccak256(bytes(name_));
         originalAdmin = admin_;
         _admin = admin_;
@@ -116,9 +131,15 @@ contract ClankerToken is ERC20, ERC20Burnable, IERC20Permit, IERC5267, Nonces {
         return keccak256(abi.encode(DOMAIN_TYPEHASH, _hashedName, HASHED_VERSION, block.chainid, address(this)));
     }
 
+    /// @dev The typed-data hash of permit and `delegateBySig`, over the domain with the token's full name.
+    function _hashTypedDataV4(bytes32 structHash) internal view override returns (bytes32) {
+        return MessageHashUtils.toTypedDataHash(DOMAIN_SEPARATOR(), structHash);
+    }
+
     function eip712Domain()
-        external
+        public
         view
+        override
         returns (
             bytes1 fields,
             string memory name_,
@@ -130,6 +151,31 @@ contract ClankerToken is ERC20, ERC20Burnable, IERC20Permit, IERC5267, Nonces {
         )
     {
         return (hex"0f", name(), "1", block.chainid, address(this), bytes32(0), new uint256[](0));
+    }
+
+    // ---------------------------------------------------------------- votes (ERC-5805)
+
+    function _update(address from, address to, uint256 value) internal override(ERC20, ERC20Votes) {
+        super._update(from, to, value);
+    }
+
+    // ---------------------------------------------------------------- crosschain (ERC-7802)
+
+    function crosschainMint(address to, uint256 amount) external {
+        if (msg.sender != SUPERCHAIN_TOKEN_BRIDGE) revert Unauthorized();
+        _mint(to, amount);
+        emit CrosschainMint(to, amount, msg.sender);
+    }
+
+    function crosschainBurn(address from, uint256 amount) external {
+        if (msg.sender != SUPERCHAIN_TOKEN_BRIDGE) revert Unauthorized();
+        _burn(from, amount);
+        emit CrosschainBurn(from, amount, msg.sender);
+    }
+
+    function supportsInterface(bytes4 interfaceId) public pure returns (bool) {
+        return interfaceId == type(IERC7802).interfaceId || interfaceId == type(IERC20).interfaceId
+            || interfaceId == type(IERC165).interfaceId || interfaceId == type(IERC5805).interfaceId;
     }
 
     // ---------------------------------------------------------------- admin

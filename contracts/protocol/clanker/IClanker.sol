@@ -86,13 +86,25 @@ interface IClanker {
     event SetAdmin(address indexed admin, bool enabled);
     event SetDeprecated(bool deprecated);
     event SetLocker(address locker, address pool, bool enabled);
+    event SetHook(address hook, bool enabled);
+    event SetMevModule(address mevModule, bool enabled);
     event SetTeamFeeRecipient(address oldTeamFeeRecipient, address newTeamFeeRecipient);
+    event SetExtension(address extension, bool enabled);
 
     error Deprecated();
     error OnlyOriginatingChain();
     error ExtensionNotEnabled();
     error ExtensionMsgValueMismatch();
     error LockerNotEnabled();
+    error HookNotEnabled();
+    error MevModuleNotEnabled();
     error NotFound();
     error Unauthorized();
+    error OnlyNonOriginatingChains();
+    error InvalidHook();
+    error InvalidLocker();
+    error InvalidMevModule();
+    error InvalidExtension();
+    error MaxExtensionsExceeded();
+    error MaxExtensionBpsExceeded();
 }

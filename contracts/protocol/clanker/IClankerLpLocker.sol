@@ -3,6 +3,8 @@ pragma solidity ^0.8.24;
 
 import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
 
+import {IClanker} from "./IClanker.sol";
+
 /// @title IClankerLpLocker
 /// @notice Types, events and errors of Clanker's ClankerLpLockerFeeConversion as deployed on Base
 ///         (clanker-devco/v4-contracts `src/interfaces/IClankerLpLocker.sol`, `IClankerLpLockerFeeConversion.sol`;
@@ -85,6 +87,24 @@ interface IClankerLpLocker {
     error TokenNotFound();
     /// @notice Devnet addition: a reward index past the end of the recipients array.
     error InvalidRewardIndex();
+
+    /// @notice Lock the pool supply of a freshly launched token (factory only).
+    function placeLiquidity(
+        IClanker.LockerConfig memory lockerConfig,
+        IClanker.PoolConfig memory poolConfig,
+        PoolKey memory poolKey,
+        uint256 poolSupply,
+        address token
+    ) external returns (uint256 positionId);
+
+    function collectRewards(address token) external;
+
+    function collectRewardsWithoutUnlock(address token) external;
+
+    function tokenRewards(address token) external view returns (TokenRewardInfo memory);
+
+    /// @notice ERC-165: true for this interface (the factory's `setLocker` checks it) and for IERC721Receiver.
+    function supportsInterface(bytes4 interfaceId) external pure returns (bool);
 }
 
 /// @notice The fee locker's deposit entry point, as the LP locker calls it.

@@ -5,6 +5,7 @@ pragma solidity ^0.8.24;
 /// @dev Declared locally because v4-periphery's full interface imports `permit2/` sources outside our remappings.
 interface IV4PositionManagerLike {
     function modifyLiquidities(bytes calldata unlockData, uint256 deadline) external payable;
+    function modifyLiquiditiesWithoutUnlock(bytes calldata actions, bytes[] calldata params) external payable;
     function nextTokenId() external view returns (uint256);
     function getPositionLiquidity(uint256 tokenId) external view returns (uint128 liquidity);
 }

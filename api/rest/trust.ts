@@ -1,0 +1,296 @@
+/**
+ * The trust surface: a burn's proof (GET /burns/:txHash/:logIndex), a token's fee flow
+ * (GET /tokens/:token/flow) and its public reconciliation (GET /tokens/:token/audit). Every
+ * amount is `{ amount, amountRaw, currency, symbol, decimals }`: the exact decimal in whole
+ * units, the integer in base units and its currency. See docs/api.md, "Proofs, fee flow and
+ * public audit".
+ */
+import type { Hex } from "viem";
+import { z } from "zod";
+import { eq } from "drizzle-orm";
+import { token as tokenTable } from "../../schema/ponder.js";
+import { notFound } from "../http/errors.js";
+import { tokenFlow } from "../read/flow.js";
+import { checksum } from "../read/format.js";
+import { burnProof, findBurn } from "../read/proofs.js";
+import { tokenAudit } from "../read/public-audit.js";
+import type { ApiDeps } from "../deps.js";
+import { defineRoute } from "./route.js";
+import { tokenParam } from "./schemas.js";
+
+// ------------------------------------------------------------------ schemas
+
+const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const iso = z.string().datetime();
+const int = z.number().int();
+const baseUnits = z.string().regex(/^-?\d*$/).describe("Base units");
+
+export const moneyResponse = z
+  .object({
+    amount: z.string().regex(/^-?\d+(\.\d+)?$/).describe("Exact decimal string in whole units"),
+    amountRaw: z.string().regex(/^-?\d+$/).describe("Integer in base units of the currency"),
+    currency: checksummed.describe("The currency's (token's) address"),
+    symbol: z.string(),
+    decimals: int,
+  })
+  .strict();
+
+export const burnProofParams = z.object({
+  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte transaction hash").transform((v) => v.toLowerCase() as Hex),
+  logIndex: z
+    .string()
+    .regex(/^\d{1,9}$/, "expected a log index: a non-negative integer")
+    .transform(Number),
+});
+
+const deskTrade = z
+  .object({ id: int, status: z.string(), openTx: hash.nullable(), closeTx: hash.nullable(), collateral: moneyResponse, returned: moneyResponse, realisedPnl: moneyResponse })
+  .strict();
+
+export const burnProofResponse = z
+  .object({
+    burn: z
+      .object({
+        id: z.string(),
+        token: checksummed,
+        kind: z.enum(["protocol-buyback", "creator-buyback", "organic"]),
+        from: checksummed,
+        txFrom: checksummed,
+        burned: moneyResponse,
+        txHash: hash,
+        logIndex: int,
+        blockNumber: int,
+        blockHash: hash.nullable().describe("From the chain's receipt (null when the chain no longer has the transaction)"),
+        timestamp: iso,
+      })
+      .strict(),
+    finality: z
+      .object({
+        head: int.describe("The chain's head when answered"),
+        confirmations: int.describe("head − the burn's block"),
+        confirmationsRequired: int.describe("CONFIRMATIONS: how deep a block must be to be final"),
+        final: z.boolean(),
+        canonical: z.boolean().describe("The chain's receipt is in the indexed block and carries the indexed transfer to the dead address"),
+        detail: z.string(),
+      })
+      .strict(),
+    deadAddress: z
+      .object({
+        address: checksummed,
+        before: moneyResponse.nullable().describe("The dead address's balance of the token at the end of the block before (null when the transfer is not canonical)"),
+        after: moneyResponse.nullable().describe("… at the end of the burn's block"),
+        beforeBlock: int,
+        afterBlock: int,
+        delta: moneyResponse.nullable().describe("after − before: every transfer of the token to the dead address in the block"),
+        indexedInBlock: moneyResponse.describe("The burns of the token the index holds in that block"),
+        burnsInBlock: int,
+        matches: z.boolean().nullable().describe("delta = indexedInBlock"),
+        cached: z.boolean().describe("Answered from memory (a final block's balances never change)"),
+      })
+      .strict(),
+    paidBy: z
+      .object({
+        kind: z.enum(["organic", "buyback", "unbooked"]).describe("organic: a holder's own burn; buyback: the engine's; unbooked: from the operator wallet but not in the engine's books"),
+        detail: z.string(),
+        buybacks: z.array(
+          z
+            .object({
+              id: int,
+              kind: z.enum(["protocol-buyback", "creator-buyback"]),
+              status: z.string(),
+              token: checksummed,
+              paidIn: moneyResponse.describe("What the swap paid in (USDC, or WETH for a legacy-WETH buyback)"),
+              usdcIn: moneyResponse.nullable().describe("Its USDC as the index read it from the swap's logs"),
+              route: z.array(z.object({ from: z.string(), to: z.string(), pool: z.string() }).strict()),
+              swapTx: hash.nullable(),
+              burnTxs: z.array(hash),
+              tokensBought: moneyResponse.nullable(),
+              tokensBurned: moneyResponse.nullable(),
+              leg: z.string().nullable().describe("The ledger leg that paid"),
+              sources: z
+                .array(
+                  z
+                    .object({
+                      kind: z.string().describe("fees, fees (WETH converted), desk-profit, legacy-weth-found, unattributed, …"),
+                      leg: z.string(),
+                      token: checksummed.nullable().describe("The token whose fees (or desk) the money came from"),
+                      paid: moneyResponse.describe("The part of the buyback this source paid"),
+                      txHash: hash.nullable().describe("The source's own transaction: the fee collection (ClaimedRewards), the conversion swap, the desk close"),
+                      blockNumber: int.nullable(),
+                      claimTx: hash.nullable().describe("The operator's claim from the fee locker that settled the fee"),
+                      conversionId: int.nullable(),
+                      deskTrade: deskTrade.nullable(),
+                      ledgerKey: z.string(),
+                    })
+                    .strict(),
+                )
+                .describe("The ledger inflows that paid, first in, first out"),
+              unfunded: moneyResponse.describe("The part no inflow covered (a reorg deficit being repaid)"),
+            })
+            .strict(),
+        ),
+      })
+      .strict(),
+  })
+  .strict();
+
+const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ count: int.describe("How many there are (items are capped at 100, newest first)"), items: z.array(item) }).strict();
+
+export const flowResponse = z
+  .object({
+    token: checksummed,
+    identity: z.string().describe("The identity every stage and the totals check"),
+    attribution: z.string(),
+    engine: z.boolean().describe("Whether the engine's books were readable (false: only the index's stages)"),
+    collected: z.array(
+      moneyResponse
+        .extend({
+          toOperator: moneyResponse,
+          toCreator: moneyResponse.describe("Paid to the creator directly by the locker: the creator payments"),
+          toOthers: moneyResponse,
+          claimed: moneyResponse,
+          unclaimed: moneyResponse.describe("Pending: collected, not claimed by the operator yet"),
+          converted: moneyResponse.nullable(),
+          awaitingConversion: moneyResponse.nullable().describe("Pending: WETH claimed, not converted yet"),
+          usdc: moneyResponse,
+          holds: z.object({ collected: z.boolean(), claimed: z.boolean(), converted: z.boolean() }).strict(),
+          collections: listOf(z.object({ txHash: hash, blockNumber: int, timestamp: iso, recipient: checksummed, role: z.enum(["operator", "creator", "other"]), collected: moneyResponse }).strict()),
+        })
+        .strict(),
+    ),
+    claimed: z
+      .object({
+        usdc: moneyResponse.describe("The USDC the token's claimed fees became (the ledger)"),
+        byCurrency: z.array(moneyResponse),
+        indexedUsdc: moneyResponse,
+        indexAgrees: z.boolean(),
+        legsSumToClaimed: z.boolean(),
+        facts: listOf(
+          z
+            .object({ kind: z.string(), amount: moneyResponse, txHash: hash.nullable(), claimTx: hash.nullable(), blockNumber: int.nullable(), conversionId: int.nullable() })
+            .strict(),
+        ),
+      })
+      .strict(),
+    legs: z.array(
+      z
+        .object({
+          leg: z.string(),
+          description: z.string(),
+          allocated: moneyResponse,
+          returned: moneyResponse.describe("Inflows other than fees: desk principal returned, desk profits"),
+          spent: moneyResponse,
+          pending: moneyResponse,
+          holds: z.boolean().describe("allocated + returned = spent + pending"),
+          spends: listOf(
+            z
+              .object({
+                what: z.string(),
+                id: int,
+                paid: moneyResponse.describe("This token's part of the spend"),
+                ofTotal: moneyResponse,
+                status: z.string().nullable(),
+                txHashes: z.array(hash),
+                tokensBurned: moneyResponse.nullable(),
+              })
+              .strict(),
+          ),
+          inflows: listOf(z.object({ kind: z.string(), amount: moneyResponse, txHash: hash.nullable(), deskTradeId: int.nullable() }).strict()),
+        })
+        .strict(),
+    ),
+    outcomes: z
+      .object({
+        tokensBurned: z.array(z.object({ token: checksummed, burned: moneyResponse }).strict()),
+        deskPnl: moneyResponse,
+        desks: z.array(deskTrade),
+        deskCount: int,
+        operatorRevenue: moneyResponse,
+        creatorPaid: z.array(moneyResponse),
+      })
+      .strict(),
+    totals: z.object({ in: moneyResponse, out: moneyResponse, pending: moneyResponse, holds: z.boolean() }).strict(),
+  })
+  .strict();
+
+const finding = {
+  scope: z.enum(["token", "protocol"]).describe("token: this token's check; protocol: a check that belongs to no token (fees claimed per currency, the operator's USDC and WETH)"),
+  check: z.string(),
+  leg: z.string().nullable(),
+  currency: z.string().nullable(),
+  expected: baseUnits,
+  actual: baseUnits,
+};
+const when = z.object({ block: int, blockTime: iso, auditedAt: iso }).strict();
+
+export const tokenAuditResponse = z
+  .object({
+    token: checksummed,
+    status: z.enum(["clean", "clean-so-far", "differences", "not-audited"]),
+    summary: z.string().describe('"clean at block N, time T", or each difference'),
+    ok: z.boolean().nullable(),
+    settled: z.boolean().nullable(),
+    block: int.nullable(),
+    blockTime: iso.nullable(),
+    auditedAt: iso.nullable(),
+    indexedTo: int.nullable(),
+    differences: z.array(z.object({ ...finding, difference: baseUnits.describe("actual − expected"), detail: z.string().nullable() }).strict()),
+    pending: z.array(z.object({ ...finding, amount: baseUnits, what: z.array(z.string()) }).strict()),
+    checks: z.array(z.string()),
+    lastClean: when.nullable().describe("The newest run that found the token and the protocol-wide checks clean and settled"),
+  })
+  .strict();
+
+// ------------------------------------------------------------------ routes
+
+async function knownToken(deps: ApiDeps, token: Hex) {
+  const [known] = await deps.db.select({ address: tokenTable.address }).from(tokenTable).where(eq(tokenTable.address, token));
+  if (!known) throw notFound(`unknown token ${checksum(token)}`);
+}
+
+export const burnProofRoute = defineRoute({
+  method: "get",
+  path: "/burns/:txHash/:logIndex",
+  tag: "trust",
+  summary: "Proof of one burn: the transfer checked against the chain, the dead address's balance around its block, and what paid for it",
+  description:
+    "The transfer (transaction, log index, block number and hash, confirmations, final or not by CONFIRMATIONS); the dead address's balance of the token at the end of the block before and of the burn's block, read from the chain; and what paid for it: the engine's buyback (swap, amount in, route) and the ledger inflows that paid for that (fee claims and legs, or desk profits, each with its transaction), or that an organic burn was nobody's fees.",
+  params: burnProofParams,
+  responses: { 200: { description: "The burn's proof", schema: burnProofResponse }, 404: { description: "No indexed burn at this transaction and log index" }, 503: { description: "The chain's RPC could not answer, or the database is unavailable or busy", codes: ["CHAIN_UNAVAILABLE", "DATABASE_UNAVAILABLE", "DATABASE_BUSY"] } },
+  handler: async (c, { params }, deps) => {
+    const row = await findBurn(deps, params.txHash, params.logIndex);
+    if (!row) throw notFound(`no burn indexed at ${params.txHash} log ${params.logIndex}`);
+    return c.json(await burnProof(deps, row));
+  },
+});
+
+export const tokenFlowRoute = defineRoute({
+  method: "get",
+  path: "/tokens/:token/flow",
+  tag: "trust",
+  summary: "The token's fee flow: collected, claimed, split into legs, spent, and the outcomes, with their transactions",
+  description:
+    "Every stage checks in = out + pending (stated in `identity`). Lists of transactions are the newest 100 with their full `count`. Pooled legs are divided among tokens first in, first out.",
+  params: tokenParam,
+  responses: { 200: { description: "The token's fee flow", schema: flowResponse }, 404: { description: "Not a launched token" } },
+  handler: async (c, { params }, deps) => {
+    await knownToken(deps, params.token);
+    return c.json(await tokenFlow(deps, params.token));
+  },
+});
+
+export const tokenAuditRoute = defineRoute({
+  method: "get",
+  path: "/tokens/:token/audit",
+  tag: "trust",
+  summary: "The token's public reconciliation: the engine's latest three-way audit (ledger, index, chain) for it",
+  description:
+    'Public: "clean at block N, time T", or each difference by check, leg and amount (base units), with the protocol-wide checks beside the token\'s own. The engine\'s auditor runs it every 10 to 15 minutes and keeps the results.',
+  params: tokenParam,
+  responses: { 200: { description: "The token's latest audit", schema: tokenAuditResponse }, 404: { description: "Not a launched token" } },
+  handler: async (c, { params }, deps) => {
+    await knownToken(deps, params.token);
+    return c.json(await tokenAudit(deps, checksum(params.token)));
+  },
+});
