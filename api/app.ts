@@ -21,6 +21,7 @@ import type { ReadDb } from "./deps.js";
 import { createEnginePort, idleEngine } from "./engine-port.js";
 import { createChainLauncher } from "../core/launch/operator.js";
 import { pipelineSender } from "../core/launch/sender.js";
+import { survivePoolErrors } from "../core/db/client.js";
 
 /** Connections of the API's own pool: engine reads, the agent flow, the rare operator transaction. */
 const ENGINE_POOL_SIZE = 6;
@@ -29,8 +30,7 @@ const config = loadConfigOrExit();
 // The operator's pipeline here also drives the engine's in-flight intents: each transaction line names its owner.
 const log = createLogger("api", config.logLevel, config.logFormat, { mixin: intentOwnerMixin(intentOwnerOf) });
 const pool = config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: ENGINE_POOL_SIZE, application_name: "launchpad-api" }) : undefined;
-// An idle client's error (server restart) must not crash the API; the next query reconnects.
-pool?.on("error", (error) => log.warn({ err: error.message }, "engine pool error"));
+if (pool) survivePoolErrors(pool, (error) => log.warn({ err: error.message }, "engine pool error"));
 
 const readDb = db as unknown as ReadDb;
 // The API's one RPC client: the launch routes and the burn proofs read the chain through it.

@@ -5,7 +5,7 @@
  * by regex, as viem maps them to its own classes. Every error class extends `ServiceError`
  * (common/errors.ts, re-exported here): a stable `code` and `retryable`.
  */
-import { type Hex, decodeErrorResult, isHex } from "viem";
+import { BaseError, type Hex, decodeErrorResult, isHex } from "viem";
 import { knownErrorsAbi } from "../common/abis/errors.js";
 import { ServiceError, type ServiceErrorCode, causeChain } from "../common/errors.js";
 import { PG_NO_SUCH_DATABASE, isDatabaseUnavailableCode } from "../common/pg-errors.js";
@@ -104,6 +104,11 @@ export function decodeRevert(data: Hex | undefined, fallback = "unknown reason")
 /** Classifies any thrown value. An EngineError keeps its own class. */
 export function classifyError(error: unknown): EngineError {
   if (error instanceof EngineError) return error;
+  // A refused or reset connection is the database's when the driver threw it, the RPC's when viem did.
+  if (!causeChain(error).some((e) => e instanceof BaseError) && isDatabaseUnavailable(error)) {
+    const text = errorText(error);
+    return new EngineError(firstLine(text), { code: "database-unavailable", retryable: true, cause: error, details: text });
+  }
   const text = errorText(error);
   const data = revertDataOf(error);
   if (data) return new RevertError(decodeRevert(data), error);

@@ -26,6 +26,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { RateLimiterCompatibleAbstract, RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
 import type { Logger } from "../../common/logger.js";
+import { survivePoolErrors } from "../../core/db/client.js";
 import type { RateLimitStore, RateLimiter, TakeResult } from "./rate-limit.js";
 
 /** Where the buckets live: the engine's schema (made by its migrations), a table of the library's. */
@@ -291,6 +292,5 @@ export function rateLimitPool(databaseUrl: string, log?: Logger): pg.Pool {
     query_timeout: TAKE_TIMEOUT_MS,
     Client: SessionClient,
   });
-  pool.on("error", (error) => log?.warn({ err: error.message }, "rate limit pool error"));
-  return pool;
+  return survivePoolErrors(pool, (error) => log?.warn({ err: error.message }, "rate limit pool error"));
 }

@@ -25,12 +25,22 @@ const POOL_SIZE = 10;
  */
 export const IDLE_IN_TRANSACTION_MS = 15_000;
 
+/**
+ * A server restart or outage must not crash the process: pg emits `error` on an idle client
+ * (the pool's) and on a checked-out client that has no query running (a lock or a transaction
+ * held across an await), and an `error` event nobody listens to is an uncaught exception. The
+ * pending or next query rejects instead, and the pool reconnects. Every pool of every process
+ * goes through this.
+ */
+export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void = () => {}): pg.Pool {
+  pool.on("error", onError);
+  pool.on("connect", (client) => client.on("error", onError));
+  return pool;
+}
+
 export function openEngineDb(databaseUrl: string, applicationName = "launchpad-engine"): EngineDb {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, application_name: applicationName, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS });
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  pool.on("error", () => {});
-  // Nor a checked-out client's (a transaction ended by the server, as above): its query rejects.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  survivePoolErrors(pool);
   const db = drizzle(pool, { schema: tables });
   return { pool, db, close: () => pool.end() };
 }

@@ -14,7 +14,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { sleep } from "../../common/async.js";
 import type { Logger } from "../../common/logger.js";
-import { type Db, tables } from "../../core/db/client.js";
+import { type Db, survivePoolErrors, tables } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { LeaseFence, type LeaseRow, holderId, readLease, releaseLease, renewLease, tryAcquireLease } from "../../core/leadership.js";
 
@@ -101,8 +101,7 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
     let lease: LeaseRow | undefined;
     try {
       if (!migrated) {
-        const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, application_name: "launchpad-engine-leader" });
-        pool.on("error", () => {});
+        const pool = survivePoolErrors(new pg.Pool({ connectionString: databaseUrl, max: 1, application_name: "launchpad-engine-leader" }));
         await migrate(pool).finally(() => pool.end().catch(() => {}));
         migrated = true;
       }

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { PG_NOT_MIGRATED, PG_SHUTTING_DOWN, PG_TRANSIENT, SOCKET_FAILURES, isDatabaseUnavailableCode } from "../../common/pg-errors.js";
-import { isDatabaseUnavailable } from "../../core/errors.js";
+import { HttpRequestError } from "viem";
+import { classifyError, describeError, isDatabaseUnavailable } from "../../core/errors.js";
 import { TRANSIENT_DB_CODES, transientDbError } from "../../api/http/errors.js";
 
 describe("PostgreSQL error codes", () => {
@@ -22,5 +23,17 @@ describe("PostgreSQL error codes", () => {
     expect(isDatabaseUnavailableCode("ECONNREFUSED")).toBe(true);
     expect(isDatabaseUnavailableCode("40001")).toBe(false);
     expect(isDatabaseUnavailableCode("42P01")).toBe(false);
+  });
+
+  it("a refused connection is the database's when the driver threw it, the RPC's when viem did", () => {
+    const refused = (port: number) => Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), { code: "ECONNREFUSED", syscall: "connect" });
+    // node-postgres rejects with the socket's error as it is.
+    expect(classifyError(refused(5432)).code).toBe("database-unavailable");
+    expect(describeError(refused(5432))).toBe("database-unavailable: connect ECONNREFUSED 127.0.0.1:5432");
+    expect(classifyError(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" })).code).toBe("database-unavailable");
+    // viem wraps fetch's failure, whose cause is the same socket error.
+    const rpc = new HttpRequestError({ url: "http://127.0.0.1:8545", cause: Object.assign(new TypeError("fetch failed"), { cause: refused(8545) }) });
+    expect(classifyError(rpc).code).toBe("rpc-unavailable");
+    expect(classifyError(rpc).retryable).toBe(true);
   });
 });
