@@ -10,7 +10,7 @@ import { type Address, getAddress } from "viem";
 import { PAIR_FEEDS } from "../common/abis/perps.js";
 import { tables } from "../core/db/client.js";
 import { toPerpsPrice } from "../common/perps-math.js";
-import { type DesksHealth, type WorkerHealth as EngineWorkerHealth, readWorkerHealth } from "../core/health.js";
+import { type DesksHealth, type WorkerHealth as CoreWorkerHealth, readWorkerHealth } from "../core/health.js";
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
 import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
@@ -20,19 +20,19 @@ import { type TokenLedgerFlow, tokenLedgerFlow } from "../core/ledger/flow.js";
 import { type TokenAuditView, tokenAuditView } from "../core/public-audit.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
-export type WorkerHealth = Pick<
-  EngineWorkerHealth,
+export type WorkerHealthView = Pick<
+  CoreWorkerHealth,
   "name" | "minIntervalSeconds" | "maxIntervalSeconds" | "lastRunAt" | "lastSuccessAt" | "lastError" | "runs" | "failures" | "nextRunAt"
 >;
 
 /** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
 /** The engine that leads (its lease) and since when, or null before any engine led. */
-export type LeaderHealth = { holder: string; epoch: string; since: string; renewedAt?: string; expiresAt: string } | null;
-export type EngineHealth = {
-  workers: WorkerHealth[];
+export type LeaderView = { holder: string; epoch: string; since: string; renewedAt?: string; expiresAt: string } | null;
+export type EngineHealthView = {
+  workers: WorkerHealthView[];
   degraded: string[];
   transactions: TransactionsHealth;
-  leader: LeaderHealth;
+  leader: LeaderView;
   /** Whether the engine's desks trade on its chain, as it last reported; null before it ran. */
   desks?: DesksHealth | null;
 };
@@ -78,7 +78,7 @@ export type FundedBuyback = EngineBuyback & {
 };
 
 export interface EnginePort {
-  health(): Promise<EngineHealth>;
+  health(): Promise<EngineHealthView>;
   pending(): Promise<PendingAmounts>;
   deskBindings(): Promise<DeskBinding[]>;
   /** Latest oracle price per perps pair index (the price-sampler's), 1e10 precision (the exchange's). */

@@ -10,5 +10,8 @@ export const DEFAULT_SPLIT = { assetBps: 2_850, perpBps: 5_700, creatorBps: 950 
 /** The single ponder chain name used by the indexer and the API, whatever the chain. */
 export const CHAIN_NAME = "chain" as const;
 
+/** Base's sniper auction: blocks after a launch's own block in which its pool refuses every swap; the next one is the auction block. */
+export const NO_TRADE_BLOCKS = 2n;
+
 /** The schema where ponder keeps stable views of the current build's indexed tables, for other processes. */
 export const VIEWS_SCHEMA = "launchpad";

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROOT } from "./compile.js";
+import { VIEWS_SCHEMA } from "../common/constants.js";
 
 const HASHED = ["indexer", "schema", "src", "common", "ponder.config.ts", "ponder.schema.ts", "package-lock.json"];
 
@@ -30,8 +31,6 @@ export function ponderSchemaName(): string {
   return `lp_${hash.digest("hex").slice(0, 12)}`;
 }
 
-/** The schema holding stable views of the current build's tables, for other processes. */
-export const VIEWS_SCHEMA = "launchpad";
 
 export type PonderHandle = { url: string; process: ChildProcess; stop: () => Promise<void> };
 

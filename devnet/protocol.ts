@@ -10,7 +10,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { registryAbi } from "../common/abis/registry.js";
 import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
 import { PERPS_PRECISION } from "../common/abis/perps.js";
-import { DEFAULT_SPLIT } from "../common/constants.js";
+import { DEFAULT_SPLIT, NO_TRADE_BLOCKS } from "../common/constants.js";
 import {
   DEFAULT_POOL_FEES,
   DEFAULT_SNIPER_FEES,
@@ -249,8 +249,6 @@ export async function deployHookAt(ctx: DevnetContext, artifact: Artifact, args:
 
 /** How long the hook consults a pool's MEV module at most; until then the locker does not collect. */
 export const MEV_MODULE_MAX_SECONDS = 120;
-/** Blocks after a launch's own block in which its pool refuses every swap; the next one is the auction block. */
-export const NO_TRADE_BLOCKS = 2;
 
 /**
  * Mines past the no-trade blocks and the auction block of a launch just made, and moves the
@@ -259,7 +257,7 @@ export const NO_TRADE_BLOCKS = 2;
  */
 export async function advancePastAuction(client: { request: (args: never) => Promise<unknown> }, seconds: number = DEFAULT_SNIPER_FEES.secondsToDecay + 1): Promise<void> {
   const request = client.request as (args: { method: string; params?: unknown[] }) => Promise<unknown>;
-  for (let i = 0; i <= NO_TRADE_BLOCKS; i++) await request({ method: "evm_mine", params: [] });
+  for (let i = 0n; i <= NO_TRADE_BLOCKS; i++) await request({ method: "evm_mine", params: [] });
   await request({ method: "evm_increaseTime", params: [numberToHex(seconds)] });
   await request({ method: "evm_mine", params: [] });
 }

@@ -5,7 +5,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { ApiDeps, ReadDb } from "../deps.js";
-import type { EngineHealth } from "../engine-port.js";
+import type { EngineHealthView } from "../engine-port.js";
 import { coalescerFor } from "./coalesce.js";
 import { checksumOrNull } from "./format.js";
 import { desksHealth } from "../../core/health.js";
@@ -119,12 +119,12 @@ export class HealthUnavailable extends ServiceError {
 }
 
 const healthReads = coalescerFor(
-  async (deps: ApiDeps, _key: "health"): Promise<[IndexerStatus, EngineHealth]> => Promise.all([indexerStatus(deps.db), deps.engine.health()]),
+  async (deps: ApiDeps, _key: "health"): Promise<[IndexerStatus, EngineHealthView]> => Promise.all([indexerStatus(deps.db), deps.engine.health()]),
 );
 
 export async function readHealth(deps: ApiDeps) {
   const p = progressOf(deps);
-  let read: [IndexerStatus, EngineHealth];
+  let read: [IndexerStatus, EngineHealthView];
   try {
     read = await healthReads(deps).get("health");
     p.dbDownSince = null;

@@ -19,9 +19,6 @@ export type CandleRow = typeof poolCandle.$inferSelect;
 export const DEFAULT_CANDLES = 168;
 export const MAX_CANDLES = 1000;
 
-/** The dead address burns are sent to (its balance is the burned supply). */
-export const DEAD_ADDRESS = "0x000000000000000000000000000000000000dead";
-
 const ONE = 10n ** 18n;
 
 /**

@@ -8,6 +8,7 @@
  */
 import { type PublicClient, parseAbi } from "viem";
 import { type PoolKey, poolIdOf } from "../../common/uniswap.js";
+import { NO_TRADE_BLOCKS } from "../../common/constants.js";
 import { EngineError } from "../errors.js";
 
 /** The hook's views of a pool's MEV module (the devnet's hook; Base's static-fee V2 hook keeps the same state). */
@@ -15,9 +16,6 @@ const hookMevAbi = parseAbi([
   "function mevModuleEnabled(bytes32 poolId) view returns (bool)",
   "function poolCreationTimestamp(bytes32 poolId) view returns (uint256)",
 ]);
-
-/** Blocks after the launch block in which the pool refuses every swap; the next block is the auction's. */
-export const NO_TRADE_BLOCKS = 2n;
 
 export type AuctionStatus = { over: true } | { over: false; until: bigint; reason: string };
 
