@@ -41,6 +41,7 @@ export const CONTRACT_VARIABLES = {
   LP_LOCKER_ADDRESS: "lpLocker",
   FEE_LOCKER_ADDRESS: "feeLocker",
   CLANKER_HOOK_ADDRESS: "clankerHook",
+  CLANKER_DYNAMIC_HOOK_ADDRESS: "clankerDynamicHook",
   MEV_MODULE_ADDRESS: "mevModule",
   REGISTRY_ADDRESS: "registry",
   PERPS_TRADING_ADDRESS: "perpsTrading",
@@ -57,13 +58,14 @@ export const BASE_CHAIN_ID = 8453;
 /**
  * Clanker v4 on Base (reference/protocols.md, production.md §1): the defaults when
  * CHAIN_ID=8453. The hook is the static-fee V2 hook and the MEV module SniperAuctionV2, what
- * clanker-sdk launches with.
+ * clanker-sdk launches with; the dynamic-fee V2 hook is there for launches with a dynamic fee.
  */
 export const BASE_CLANKER_CONTRACTS = {
   launcher: "0xE85A59c628F7d27878ACeB4bf3b35733630083a9",
   lpLocker: "0x63D2DfEA64b3433F4071A98665bcD7Ca14d93496",
   feeLocker: "0xF3622742b1E446D92e45E22923Ef11C2fcD55D68",
   clankerHook: "0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC",
+  clankerDynamicHook: "0xd60D6B218116cFd801E28F78d011a203D2b068Cc",
   mevModule: "0xebB25BB797D82CB78E1bc70406b13233c0854413",
 } as const satisfies Partial<Record<string, Address>>;
 export type ContractName = (typeof CONTRACT_VARIABLES)[ContractVariable];

@@ -75,8 +75,10 @@ export type BuildDeploymentConfigParameters = {
 
 /**
  * What makes a launch acceptable on Base (reference/production.md §1): an enabled V2 hook with
- * its per-direction LP fees, and an enabled MEV module (SniperAuctionV2) with its decaying fee.
- * Fees are Uniswap pips (1_000_000 = 100%).
+ * its fee configuration, and an enabled MEV module (SniperAuctionV2) with its decaying fee.
+ * Fees are Uniswap pips (1_000_000 = 100%). Without `dynamic` the hook is the static-fee V2
+ * hook and `clankerFee`/`pairedFee` are its fees; with it, the hook is the dynamic-fee V2 hook
+ * and `dynamic` its fee curve (`clankerFee`/`pairedFee` are then not encoded).
  */
 export type LaunchFees = {
   hook: Address;
@@ -84,6 +86,8 @@ export type LaunchFees = {
   clankerFee: number;
   /** LP fee when the paired token is the input (a buy). */
   pairedFee: number;
+  /** The dynamic-fee V2 hook's curve; absent for the static-fee V2 hook. */
+  dynamic?: DynamicPoolFees;
   mevModule: Address;
   /** The sniper fee right after the auction, decaying linearly to `endingFee` over `secondsToDecay`. */
   startingFee: number;
@@ -91,11 +95,42 @@ export type LaunchFees = {
   secondsToDecay: number;
 };
 
+/**
+ * The dynamic-fee V2 hook's `PoolDynamicConfigVars` (clanker-sdk `fees: { type: "dynamic" }`,
+ * whose `baseFee`/`maxFee` are in bps where these are pips): the LP fee is
+ * `min(baseFee + feeControlNumerator * volatility² / 10^10, maxLpFee)`, the volatility in ticks.
+ */
+export type DynamicPoolFees = {
+  baseFee: number;
+  maxLpFee: number;
+  /** Seconds before the reference tick moves to the current tick (and the volatility decays). */
+  referenceTickFilterPeriod: number;
+  /** Seconds between checks that zero the volatility of a calm pool. */
+  resetPeriod: number;
+  /** Ticks a pool must move within `resetPeriod` to keep its volatility. */
+  resetTickFilter: number;
+  feeControlNumerator: bigint;
+  /** Share of the volatility kept when the reference tick moves (bps). */
+  decayFilterBps: number;
+};
+
 /** clanker-sdk's defaults: 1% each way; sniper fee 66.6777% decaying to 4.1673% over 15 s. */
 export const DEFAULT_POOL_FEES = { clankerFee: 10_000, pairedFee: 10_000 } as const;
 export const DEFAULT_SNIPER_FEES = { startingFee: 666_777, endingFee: 41_673, secondsToDecay: 15 } as const;
 /** Most LP fee a V2 hook accepts (10%). */
 export const MAX_V2_HOOK_FEE = 100_000;
+/** Least base fee of the dynamic-fee V2 hook (0.25%, clanker-sdk's 25 bps). */
+export const MIN_DYNAMIC_BASE_FEE = 2_500;
+/** clanker-sdk's `DynamicBasic` fee config in pips: 1% to 5%, 30 s reference, 2 min reset, 200 ticks, 5e8, 75%. */
+export const DYNAMIC_BASIC_FEES: DynamicPoolFees = {
+  baseFee: 10_000,
+  maxLpFee: 50_000,
+  referenceTickFilterPeriod: 30,
+  resetPeriod: 120,
+  resetTickFilter: 200,
+  feeControlNumerator: 500_000_000n,
+  decayFilterBps: 7_500,
+};
 /** The SDK's bounds of the sniper fees and of the decay. */
 export const SNIPER_FEE_BOUNDS = { min: 30_000, max: 800_000 } as const;
 export const SNIPER_DECAY_BOUNDS = { min: 1, max: 120 } as const;
@@ -112,6 +147,37 @@ export function encodePoolData(clankerFee: number, pairedFee: number): Hex {
   );
 }
 
+/**
+ * Dynamic-fee V2 hook pool data: the same outer tuple, with `feeData = abi.encode(uint24 baseFee,
+ * uint24 maxLpFee, uint256 referenceTickFilterPeriod, uint256 resetPeriod, int24 resetTickFilter,
+ * uint256 feeControlNumerator, uint24 decayFilterBps)`; no pool extension.
+ */
+export function encodeDynamicPoolData(f: DynamicPoolFees): Hex {
+  const feeData = encodeAbiParameters(DYNAMIC_FEE_DATA_ABI, [
+    f.baseFee,
+    f.maxLpFee,
+    BigInt(f.referenceTickFilterPeriod),
+    BigInt(f.resetPeriod),
+    f.resetTickFilter,
+    f.feeControlNumerator,
+    f.decayFilterBps,
+  ]);
+  return encodeAbiParameters(
+    [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+    [{ extension: zeroAddress, extensionData: "0x", feeData }],
+  );
+}
+
+const DYNAMIC_FEE_DATA_ABI = [
+  { type: "uint24", name: "baseFee" },
+  { type: "uint24", name: "maxLpFee" },
+  { type: "uint256", name: "referenceTickFilterPeriod" },
+  { type: "uint256", name: "resetPeriod" },
+  { type: "int24", name: "resetTickFilter" },
+  { type: "uint256", name: "feeControlNumerator" },
+  { type: "uint24", name: "decayFilterBps" },
+] as const;
+
 /** SniperAuctionV2 data: `abi.encode((uint24 startingFee, uint24 endingFee, uint256 secondsToDecay))`. */
 export function encodeMevModuleData(startingFee: number, endingFee: number, secondsToDecay: number): Hex {
   return encodeAbiParameters(
@@ -127,8 +193,11 @@ export function validateLaunchFees(f: LaunchFees): void {
       throw new LaunchConfigError(`the ${what} must be a non-zero address (Base reverts ${what === "hook" ? "HookNotEnabled" : "MevModuleNotEnabled"} otherwise)`);
     }
   }
-  for (const [what, fee] of [["clankerFee", f.clankerFee], ["pairedFee", f.pairedFee]] as const) {
-    if (!Number.isInteger(fee) || fee < 0 || fee > MAX_V2_HOOK_FEE) throw new LaunchConfigError(`${what} must be an integer from 0 to ${MAX_V2_HOOK_FEE} pips (got ${fee})`);
+  if (f.dynamic) validateDynamicFees(f.dynamic);
+  else {
+    for (const [what, fee] of [["clankerFee", f.clankerFee], ["pairedFee", f.pairedFee]] as const) {
+      if (!Number.isInteger(fee) || fee < 0 || fee > MAX_V2_HOOK_FEE) throw new LaunchConfigError(`${what} must be an integer from 0 to ${MAX_V2_HOOK_FEE} pips (got ${fee})`);
+    }
   }
   for (const [what, fee] of [["startingFee", f.startingFee], ["endingFee", f.endingFee]] as const) {
     if (!Number.isInteger(fee) || fee < SNIPER_FEE_BOUNDS.min || fee > SNIPER_FEE_BOUNDS.max) {
@@ -139,6 +208,20 @@ export function validateLaunchFees(f: LaunchFees): void {
   if (!Number.isInteger(f.secondsToDecay) || f.secondsToDecay < SNIPER_DECAY_BOUNDS.min || f.secondsToDecay > SNIPER_DECAY_BOUNDS.max) {
     throw new LaunchConfigError(`secondsToDecay must be an integer from ${SNIPER_DECAY_BOUNDS.min} to ${SNIPER_DECAY_BOUNDS.max} (got ${f.secondsToDecay})`);
   }
+}
+
+/** Throws LaunchConfigError for a curve the dynamic-fee V2 hook would refuse. */
+function validateDynamicFees(d: DynamicPoolFees): void {
+  const integer = (what: string, v: number, lo: number, hi: number) => {
+    if (!Number.isSafeInteger(v) || v < lo || v > hi) throw new LaunchConfigError(`dynamic ${what} must be an integer from ${lo} to ${hi} (got ${v})`);
+  };
+  integer("baseFee", d.baseFee, MIN_DYNAMIC_BASE_FEE, MAX_V2_HOOK_FEE);
+  integer("maxLpFee", d.maxLpFee, d.baseFee, MAX_V2_HOOK_FEE);
+  integer("referenceTickFilterPeriod", d.referenceTickFilterPeriod, 0, Number.MAX_SAFE_INTEGER);
+  integer("resetPeriod", d.resetPeriod, 0, Number.MAX_SAFE_INTEGER);
+  integer("resetTickFilter", d.resetTickFilter, 0, 887_272);
+  integer("decayFilterBps", d.decayFilterBps, 0, TOTAL_BPS);
+  if (d.feeControlNumerator < 0n || d.feeControlNumerator >= 2n ** 128n) throw new LaunchConfigError("dynamic feeControlNumerator must be from 0 to 2^128 - 1");
 }
 
 /**
@@ -186,7 +269,7 @@ export function buildDeploymentConfig(p: BuildDeploymentConfigParameters): Deplo
       pairedToken: getAddress(p.pairedToken),
       tickIfToken0IsClanker: startTick,
       tickSpacing,
-      poolData: encodePoolData(p.fees.clankerFee, p.fees.pairedFee),
+      poolData: p.fees.dynamic ? encodeDynamicPoolData(p.fees.dynamic) : encodePoolData(p.fees.clankerFee, p.fees.pairedFee),
     },
     lockerConfig: {
       locker: getAddress(p.locker),
@@ -406,8 +489,15 @@ export function describeDeploymentConfig(config: DeploymentConfig, paired: { sym
     token: { name: config.tokenConfig.name, symbol: config.tokenConfig.symbol, admin: config.tokenConfig.tokenAdmin, chainId: Number(config.tokenConfig.originatingChainId) },
     hook: {
       address: config.poolConfig.hook,
-      buyFee: `${pipsToPercent(pool.pairedFee)} LP fee when ${paired.symbol} is the input (pairedFee)`,
-      sellFee: `${pipsToPercent(pool.clankerFee)} LP fee when the token is the input (clankerFee)`,
+      ...(pool.dynamic
+        ? {
+            buyFee: `${pipsToPercent(pool.dynamic.baseFee)} to ${pipsToPercent(pool.dynamic.maxLpFee)} LP fee, rising with the pool's volatility (dynamic fee)`,
+            sellFee: `${pipsToPercent(pool.dynamic.baseFee)} to ${pipsToPercent(pool.dynamic.maxLpFee)} LP fee, rising with the pool's volatility (dynamic fee)`,
+          }
+        : {
+            buyFee: `${pipsToPercent(pool.pairedFee)} LP fee when ${paired.symbol} is the input (pairedFee)`,
+            sellFee: `${pipsToPercent(pool.clankerFee)} LP fee when the token is the input (clankerFee)`,
+          }),
       protocolFee: `20% of the LP fee, in ${paired.symbol}, to the launcher`,
     },
     mevModule: {
@@ -428,11 +518,20 @@ export function describeDeploymentConfig(config: DeploymentConfig, paired: { sym
   };
 }
 
-export function decodePoolData(poolData: Hex): { clankerFee: number; pairedFee: number; extension: Address } {
+/**
+ * A V2 hook's pool data: the static hook's two fees, or (feeData of seven words) the dynamic
+ * hook's curve, in which case `clankerFee`/`pairedFee` are its base fee.
+ */
+export function decodePoolData(poolData: Hex): { clankerFee: number; pairedFee: number; extension: Address; dynamic?: DynamicPoolFees } {
   const [outer] = decodeAbiParameters(
     [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
     poolData,
   );
+  if (size(outer.feeData) === 7 * 32) {
+    const [baseFee, maxLpFee, referenceTickFilterPeriod, resetPeriod, resetTickFilter, feeControlNumerator, decayFilterBps] = decodeAbiParameters(DYNAMIC_FEE_DATA_ABI, outer.feeData);
+    const dynamic = { baseFee, maxLpFee, referenceTickFilterPeriod: Number(referenceTickFilterPeriod), resetPeriod: Number(resetPeriod), resetTickFilter, feeControlNumerator, decayFilterBps };
+    return { clankerFee: baseFee, pairedFee: baseFee, extension: outer.extension, dynamic };
+  }
   const [clankerFee, pairedFee] = decodeAbiParameters([{ type: "uint24" }, { type: "uint24" }], outer.feeData);
   return { clankerFee, pairedFee, extension: outer.extension };
 }

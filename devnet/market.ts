@@ -10,9 +10,17 @@
  *   does on every swap, so LP fees land in the fee locker;
  * - the keeper (anvil 9) walks the oracle prices, executes pending perps market orders and
  *   closes trades whose liquidation, take-profit or stop-loss condition holds.
+ * And every new launch's sniper auction gets a bid: the auction bidder (HD account 10, funded
+ * by the deploy) buys the token in the pool's auction block with a WETH bid in the hookData
+ * (`auctionBidWei`, 0.001 WETH by default), so the module's `AuctionWon` pays the reward
+ * recipients through the fee locker. A pool is traded by the rounds only once its auction block
+ * is mined. With `intervalMs` a watcher polls for launches every 100 ms and bids on its own (a
+ * round takes seconds; the auction block comes 3 blocks after the launch); otherwise each
+ * `step()` bids first, mining the no-trade blocks itself when anvil automines.
  * Never signs with the operator (anvil 0): the engine owns the operator's nonces.
  *
- * `npx tsx devnet/market.ts [--seed N] [--interval MS]` runs it against a running devnet.
+ * `npx tsx devnet/market.ts [--seed N] [--interval MS] [--auction-bid ETH]` runs it against a
+ * running devnet.
  */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,13 +28,19 @@ import {
   type Abi,
   type Address,
   type Hex,
+  encodeAbiParameters,
   erc20Abi,
+  formatEther,
   getAddress,
   maxUint48,
   maxUint160,
   maxUint256,
   parseAbi,
+  parseEther,
+  parseEventLogs,
+  zeroAddress,
 } from "viem";
+import { sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
 import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments } from "../common/config.js";
@@ -34,7 +48,7 @@ import { type Logger, createLogger } from "../common/logger.js";
 import type { PoolKey } from "../common/uniswap.js";
 import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../common/universal-router.js";
 import { type DevnetContext, createDevnetContext, withGasMargin } from "./context.js";
-import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
+import { DEVNET_ACCOUNTS, NO_TRADE_BLOCKS, devnetPrivateKey } from "./protocol.js";
 import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
 
 /** Feeds the keeper walks, when the devnet has them. */
@@ -48,6 +62,16 @@ const BUY_USDC: [number, number] = [5_000_000, 200_000_000];
 const SELL_CHANCE = 0.45;
 const SELL_PERCENT: [number, number] = [10, 60];
 const DEADLINE = 2n ** 40n;
+/** The WETH bid in each launch's auction block, unless `auctionBidWei` says otherwise (0 turns bidding off). */
+export const DEFAULT_AUCTION_BID_WEI = parseEther("0.001");
+/** WETH the bidder's auction-block buy swaps in, besides its bid. */
+export const AUCTION_BUY_WETH = parseEther("0.0001");
+/** How often the watcher of `intervalMs` looks for launches and blocks. */
+const AUCTION_POLL_MS = 100;
+/** How long a bid waits for the block before its pool's auction block. */
+const AUCTION_WAIT_MS = 60_000;
+const AUCTION_BID_TYPE = [{ type: "tuple", components: [{ name: "payee", type: "address" }, { name: "amount", type: "uint256" }] }] as const;
+const wethAbi = parseAbi(["function deposit() payable"]);
 
 const feedAbi = parseAbi([
   "function latestAnswer() view returns (int256)",
@@ -72,7 +96,9 @@ export type MarketAction =
   | { kind: "collect"; trader: Address; token: Address; error?: string }
   | { kind: "price"; feed: string; answer: bigint; error?: string }
   | { kind: "execute"; orderIds: bigint[]; error?: string }
-  | { kind: "close"; orderType: number; trader: Address; pairIndex: bigint; index: bigint; error?: string };
+  | { kind: "close"; orderType: number; trader: Address; pairIndex: bigint; index: bigint; error?: string }
+  /** A WETH bid in a launch's auction block (`block`: where the bid landed). */
+  | { kind: "bid"; bidder: Address; token: Address; amount: bigint; block?: bigint; error?: string };
 
 type SwapAction = Extract<MarketAction, { kind: "buy" | "sell" }>;
 type CollectAction = Extract<MarketAction, { kind: "collect" }>;
@@ -84,6 +110,8 @@ export type MarketOptions = {
   seed?: number;
   /** Milliseconds between rounds; without it nothing runs until `step()` is called. */
   intervalMs?: number;
+  /** WETH bid in each new launch's auction block (default `DEFAULT_AUCTION_BID_WEI`; 0n: no bids). */
+  auctionBidWei?: bigint;
   log?: Logger;
 };
 
@@ -137,6 +165,8 @@ export function startMarket(options: MarketOptions): Market {
   });
 
   const pools: MarketPool[] = [];
+  /** A launched token's auction block: its pool is traded by the rounds once that block is mined. */
+  const auctionBlocks = new Map<Address, bigint>();
   const pendingOrders = new Set<bigint>();
   const tradeSlots = new Map<string, { trader: Address; pairIndex: bigint; index: bigint }>();
   let scannedBlock = BigInt(deployments.startBlock ?? 0) - 1n;
@@ -157,6 +187,7 @@ export function startMarket(options: MarketOptions): Market {
       if (pairedToken !== c.usdc && pairedToken !== c.weth) continue;
       const info = await reader.read<{ poolKey: PoolKey }>(c.lpLocker, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
       pools.push({ token, pairedToken, poolKey: info.poolKey });
+      if (BigInt(launch.args.mevModule ?? zeroAddress) !== 0n) auctionBlocks.set(token, launch.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n);
     }
     for (const order of orders) pendingOrders.add(order.args.orderId!);
     for (const execution of executions) {
@@ -169,11 +200,15 @@ export function startMarket(options: MarketOptions): Market {
   /** Chooses this round's swaps from the traders' balances. */
   async function planSwaps(): Promise<SwapAction[]> {
     if (pools.length === 0) return [];
+    // A pool refuses swaps until its auction block; a swap in that block would end the auction unseen.
+    const head = await reader.publicClient.getBlockNumber({ cacheTime: 0 });
+    const tradable = pools.filter((p) => (auctionBlocks.get(p.token) ?? 0n) <= head);
+    if (tradable.length === 0) return [];
     const plan: SwapAction[] = [];
     const count = int(...SWAPS_PER_ROUND);
     for (let i = 0; i < count; i++) {
       const trader = pick(traders).account.address;
-      const { token } = pick(pools);
+      const { token } = pick(tradable);
       const held = await reader.read<bigint>(token, erc20Abi, "balanceOf", [trader]);
       if (held > 0n && random() < SELL_CHANCE) {
         plan.push({ kind: "sell", trader, token, amountIn: (held * BigInt(int(...SELL_PERCENT))) / 100n });
@@ -295,15 +330,121 @@ export function startMarket(options: MarketOptions): Market {
     await Promise.all(sent.map(({ action, hash }) => attempt(action, () => confirmed(ctx, hash))));
   }
 
+  // ---------------------------------------------------------------- sniper auctions
+
+  const bidAmount = options.auctionBidWei ?? DEFAULT_AUCTION_BID_WEI;
+  if (bidAmount < 0n) throw new Error("auctionBidWei must not be negative");
+  const bidder = as(DEVNET_ACCOUNTS.auctionBidder);
+  type Auction = { pool: MarketPool; mevModule: Address; auctionBlock: bigint };
+  const auctions: Auction[] = [];
+  let auctionScanned = BigInt(deployments.startBlock ?? 0) - 1n;
+
+  /** Launches whose auction block is still to come. */
+  async function scanAuctions(): Promise<void> {
+    const head = await reader.publicClient.getBlockNumber({ cacheTime: 0 });
+    if (head <= auctionScanned) return;
+    const launches = await reader.publicClient.getContractEvents({ address: c.launcher, abi: clankerFactoryAbi, eventName: "TokenCreated", fromBlock: auctionScanned + 1n, toBlock: head });
+    for (const launch of launches) {
+      const mevModule = getAddress(launch.args.mevModule ?? zeroAddress);
+      const auctionBlock = launch.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n;
+      if (mevModule === zeroAddress || auctionBlock <= head) continue;
+      const token = getAddress(launch.args.tokenAddress!);
+      const pairedToken = getAddress(launch.args.pairedToken!);
+      if (pairedToken !== c.usdc && pairedToken !== c.weth) continue;
+      const info = await reader.read<{ poolKey: PoolKey }>(c.lpLocker, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+      auctions.push({ pool: { token, pairedToken, poolKey: info.poolKey }, mevModule, auctionBlock });
+    }
+    auctionScanned = head;
+  }
+
+  /** WETH for the bid and the buy, and the approvals (the deploy makes them; topped up when short). */
+  async function ensureBidder(mevModule: Address): Promise<void> {
+    const owner = bidder.account.address;
+    const need = bidAmount + AUCTION_BUY_WETH;
+    const weth = await bidder.read<bigint>(c.weth, erc20Abi, "balanceOf", [owner]);
+    if (weth < need) {
+      const wrap = need * 10n;
+      const eth = await bidder.publicClient.getBalance({ address: owner });
+      if (eth < wrap + parseEther("0.01")) {
+        throw new Error(`the auction bidder ${owner} has ${formatEther(eth)} ETH and ${formatEther(weth)} WETH, too little to bid: redeploy the devnet (the deploy funds it)`);
+      }
+      await bidder.write(c.weth, wethAbi, "deposit", [], wrap);
+    }
+    if ((await bidder.read<bigint>(c.weth, erc20Abi, "allowance", [owner, mevModule])) < bidAmount) {
+      await bidder.write(c.weth, erc20Abi, "approve", [mevModule, maxUint256]);
+    }
+    await ensureRouterApproval(bidder, c, c.weth, AUCTION_BUY_WETH);
+  }
+
+  /**
+   * Until the chain's head is `target` (the block before an auction block): anvil's automine
+   * mines the empty blocks here; interval mining is waited for. Throws when the head is past it.
+   */
+  async function reachBlock(target: bigint): Promise<void> {
+    const client = bidder.publicClient;
+    const request = client.request as unknown as (a: { method: string; params?: unknown[] }) => Promise<unknown>;
+    let head = await client.getBlockNumber({ cacheTime: 0 });
+    const automine = head < target && (await request({ method: "anvil_getAutomine" }).catch(() => false)) === true;
+    const deadline = Date.now() + AUCTION_WAIT_MS;
+    while (head < target) {
+      if (automine) await request({ method: "evm_mine", params: [] });
+      else if (Date.now() > deadline) throw new Error(`block ${target} did not come within ${AUCTION_WAIT_MS / 1000} s`);
+      else await new Promise((resolve) => setTimeout(resolve, AUCTION_POLL_MS / 4));
+      head = await client.getBlockNumber({ cacheTime: 0 });
+    }
+    if (head > target) throw new Error(`too late for the auction block ${target + 1n}: the chain is at block ${head}`);
+  }
+
+  /** Buys in the pool's auction block with the bid in the hookData; resolves with the block the bid won. */
+  async function bid(auction: Auction): Promise<bigint> {
+    await ensureBidder(auction.mevModule);
+    await reachBlock(auction.auctionBlock - 1n);
+    const hookData = encodeAbiParameters(AUCTION_BID_TYPE, [{ payee: bidder.account.address, amount: bidAmount }]);
+    const hash = await auctionBuy(bidder, c, auction.pool, AUCTION_BUY_WETH, hookData);
+    const receipt = await bidder.publicClient.getTransactionReceipt({ hash });
+    const won = parseEventLogs({ abi: sniperAuctionAbi, eventName: "AuctionWon", logs: receipt.logs }).some(
+      (l) => getAddress(l.address) === auction.mevModule && getAddress(l.args.payee) === bidder.account.address,
+    );
+    if (!won) throw new Error(`the bid landed in block ${receipt.blockNumber}, not in the auction block ${auction.auctionBlock}`);
+    log?.info({ token: auction.pool.token, bid: formatEther(bidAmount), block: String(receipt.blockNumber) }, "won a launch's sniper auction");
+    return receipt.blockNumber;
+  }
+
+  let bidding: Promise<unknown> = Promise.resolve();
+  /** Bids in the auction of every launch found since the last call whose auction block is still to come. */
+  const runAuctions = (): Promise<MarketAction[]> => {
+    const run = bidding.then(async () => {
+      if (bidAmount === 0n) return [];
+      await scanAuctions();
+      const actions: MarketAction[] = [];
+      while (auctions.length) {
+        const auction = auctions.shift()!;
+        const action: MarketAction = { kind: "bid", bidder: bidder.account.address, token: auction.pool.token, amount: bidAmount };
+        actions.push(action);
+        await attempt(action, async () => {
+          action.block = await bid(auction);
+        });
+      }
+      return actions;
+    });
+    bidding = run.catch(() => {});
+    return run;
+  };
+
+  // ---------------------------------------------------------------- rounds
+
+  const watching = options.intervalMs !== undefined && options.intervalMs > 0;
   let chain: Promise<unknown> = Promise.resolve();
   let round = 0;
   const step = (): Promise<MarketAction[]> => {
     const run = chain.then(async () => {
+      // Without the watcher, bids go first: nothing else may land in an auction block before them.
+      const bids = watching ? [] : await runAuctions();
       await discover();
       const swaps = await planSwaps();
       const prices = await planPrices();
       const [traded, kept] = await Promise.all([runSwaps(swaps), runKeeper(prices)]);
-      const actions = [...traded, ...kept];
+      const actions = [...bids, ...traded, ...kept];
       round++;
       log?.info(
         { round, swaps: swaps.length, orders: actions.filter((a) => a.kind === "execute").length, closes: actions.filter((a) => a.kind === "close").length, failed: actions.filter((a) => a.error).length },
@@ -316,31 +457,49 @@ export function startMarket(options: MarketOptions): Market {
   };
 
   let stopped = false;
-  let wake: (() => void) | undefined;
-  let loop: Promise<void> = Promise.resolve();
-  if (options.intervalMs !== undefined && options.intervalMs > 0) {
-    const intervalMs = options.intervalMs;
-    loop = (async () => {
-      while (!stopped) {
-        await step().catch((error) => log?.warn({ err: error instanceof Error ? error.message : String(error) }, "market round failed"));
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, intervalMs);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-    })();
+  const wakers = new Set<() => void>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      wakers.add(wake);
+    });
+  const loops: Promise<void>[] = [];
+  if (watching) {
+    const intervalMs = options.intervalMs!;
+    const warn = (what: string) => (error: unknown) => log?.warn({ err: error instanceof Error ? error.message : String(error) }, what);
+    loops.push(
+      (async () => {
+        while (!stopped) {
+          await step().catch(warn("market round failed"));
+          await pause(intervalMs);
+        }
+      })(),
+    );
+    if (bidAmount > 0n) {
+      loops.push(
+        (async () => {
+          while (!stopped) {
+            await runAuctions().catch(warn("auction watch failed"));
+            await pause(AUCTION_POLL_MS);
+          }
+        })(),
+      );
+    }
   }
 
   return {
     step,
     stop: async () => {
       stopped = true;
-      wake?.();
-      await loop;
+      for (const wake of [...wakers]) wake();
+      await Promise.all(loops);
       await chain;
+      await bidding;
     },
   };
 }
@@ -393,7 +552,31 @@ export async function buyToken(
       ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: usdcIn, amountOutMin: 0n, payerIsUser: true, hookData })]
       : [
           v3ExactIn({ recipient: ADDRESS_THIS, amountIn: usdcIn, amountOutMin: 0n, path: { tokens: [c.usdc, c.weth], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
-          v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false }),
+          v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
+        ];
+  const { commands, inputs } = routerPlan(steps);
+  return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+}
+
+/**
+ * Buys `pool.token` with `wethIn` WETH through the UniversalRouter, passing `hookData` to the
+ * pool's hook (a sniper-auction bid): one v4 hop for a WETH-paired pool, WETH → USDC (v3) →
+ * token (v4) for a USDC-paired one. WETH must be approved to Permit2 and Permit2 to the router.
+ */
+export async function auctionBuy(
+  ctx: DevnetContext,
+  c: Pick<MarketContracts, "usdc" | "weth" | "universalRouter">,
+  pool: MarketPool,
+  wethIn: bigint,
+  hookData: Hex,
+): Promise<Hex> {
+  const zeroForOne = getAddress(pool.poolKey.currency0) === getAddress(pool.pairedToken);
+  const steps =
+    pool.pairedToken === c.weth
+      ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: wethIn, amountOutMin: 0n, payerIsUser: true, hookData })]
+      : [
+          v3ExactIn({ recipient: ADDRESS_THIS, amountIn: wethIn, amountOutMin: 0n, path: { tokens: [c.weth, c.usdc], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
+          v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
         ];
   const { commands, inputs } = routerPlan(steps);
   return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
@@ -419,10 +602,12 @@ async function main(): Promise<void> {
   if (!deployments) throw new Error(`no devnet deployments for chain ${config.chainId}: start the devnet first (npm start)`);
   const seed = Number(flag("seed") ?? Date.now() % 2 ** 31);
   const intervalMs = Number(flag("interval") ?? 2_000);
-  if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(intervalMs) || intervalMs < 1) {
-    throw new Error("usage: npx tsx devnet/market.ts [--seed <integer>] [--interval <milliseconds>]");
+  const bid = flag("auction-bid");
+  const auctionBidWei = bid === undefined ? undefined : /^\d+(\.\d{1,18})?$/.test(bid) ? parseEther(bid) : -1n;
+  if (!Number.isSafeInteger(seed) || !Number.isSafeInteger(intervalMs) || intervalMs < 1 || (auctionBidWei !== undefined && auctionBidWei < 0n)) {
+    throw new Error("usage: npx tsx devnet/market.ts [--seed <integer>] [--interval <milliseconds>] [--auction-bid <WETH, e.g. 0.001; 0: no bids>]");
   }
-  const market = startMarket({ rpcUrl: config.rpcUrl, deployments, seed, intervalMs, log });
+  const market = startMarket({ rpcUrl: config.rpcUrl, deployments, seed, intervalMs, auctionBidWei, log });
   log.info({ rpcUrl: config.rpcUrl }, "market simulator running (Ctrl-C stops it)");
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => void market.stop().then(() => process.exit(0)));

@@ -5,7 +5,25 @@
  * its v3 USDC pool and ERC-4626 vault; funds the devnet's test and market accounts; and
  * launches the protocol token plus two enrolled creator tokens (one USDC-, one WETH-paired).
  */
-import { type Address, type Hex, type TransactionReceipt, concat, encodeDeployData, getAddress, keccak256, numberToHex, parseAbi, slice, toHex, zeroHash } from "viem";
+import {
+  type Address,
+  type Hex,
+  type TransactionReceipt,
+  concat,
+  encodeDeployData,
+  erc20Abi,
+  getAddress,
+  keccak256,
+  maxUint48,
+  maxUint160,
+  maxUint256,
+  numberToHex,
+  parseAbi,
+  parseEther,
+  slice,
+  toHex,
+  zeroHash,
+} from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { registryAbi } from "../common/abis/registry.js";
 import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
@@ -14,7 +32,9 @@ import { DEFAULT_SPLIT, NO_TRADE_BLOCKS } from "../common/constants.js";
 import {
   DEFAULT_POOL_FEES,
   DEFAULT_SNIPER_FEES,
+  DYNAMIC_BASIC_FEES,
   type DeploymentConfig,
+  type DynamicPoolFees,
   type LaunchFees,
   type TokenCreated,
   buildDeploymentConfig,
@@ -22,8 +42,8 @@ import {
   parseTokenCreated,
 } from "../common/deploy-config.js";
 import { type Artifact, type Artifacts, compileProject } from "./compile.js";
-import type { DevnetContext } from "./context.js";
-import { type UniswapContracts, createV3Pool } from "./uniswap.js";
+import { type DevnetContext, createDevnetContext } from "./context.js";
+import { type UniswapContracts, createV3Pool, permit2Abi } from "./uniswap.js";
 
 /** anvil's default mnemonic: account i is `m/44'/60'/0'/0/i`; account 0 is the operator. */
 export const DEVNET_MNEMONIC = "test test test test test test test test test test test junk";
@@ -34,6 +54,11 @@ export const DEVNET_ACCOUNTS = {
   traders: [5, 6, 7, 8],
   /** Sets the oracle answers and executes perps orders; never the operator. */
   keeper: 9,
+  /**
+   * Bids in every new launch's sniper auction (the market simulator). Not one of the ten accounts
+   * anvil funds: the deploy gives it ETH, wraps some into WETH and makes its approvals.
+   */
+  auctionBidder: 10,
 } as const;
 
 /** A HD account of anvil's default mnemonic. */
@@ -79,6 +104,8 @@ export type ProtocolContracts = {
   lpLocker: Address;
   feeLocker: Address;
   clankerHook: Address;
+  /** The dynamic-fee V2 hook, enabled beside the static one (with the same locker). */
+  clankerDynamicHook: Address;
   mevModule: Address;
   registry: Address;
   perpsTrading: Address;
@@ -92,7 +119,12 @@ export type ProtocolContracts = {
   usdcPairedToken: Address;
 };
 
+/** ETH the deploy sends the auction bidder, and how much of it the bidder wraps into WETH right away. */
+export const AUCTION_BIDDER_ETH = parseEther("100");
+export const AUCTION_BIDDER_WETH = parseEther("10");
+
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+const wethDepositAbi = parseAbi(["function deposit() payable"]);
 const feedAbi = parseAbi(["function setUpdater(address updater)"]);
 
 export async function deployProtocol(
@@ -149,6 +181,11 @@ export async function deployProtocol(
   await ctx.write(launcher, art("Clanker").abi, "setMevModule", [mevModule, true]);
   await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerHook, true]);
 
+  progress("deploying the dynamic-fee V2 hook (at a mined address); enabling it with the same locker");
+  const clankerDynamicHook = await deployHookAt(ctx, art("ClankerHookDynamicFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
+  await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerDynamicHook, true]);
+  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerDynamicHook, true]);
+
   progress("launching the protocol token and the devnet creator tokens");
   const launch = async (config: DeploymentConfig) => (await launchToken(ctx, launcher, config)).token;
   const common = { chainId: ctx.chainId, locker: lpLocker, fees: devnetLaunchFees({ clankerHook, mevModule }) };
@@ -184,12 +221,16 @@ export async function deployProtocol(
   progress("mining past the launches' sniper auctions");
   await advancePastAuction(ctx.publicClient, MEV_MODULE_MAX_SECONDS + 1);
 
+  progress("funding the auction bidder: ETH, WETH, approvals to the MEV module, Permit2 and the router");
+  await prepareAuctionBidder(ctx, { weth: base.weth, permit2: base.permit2, universalRouter: base.universalRouter, mevModule });
+
   return {
     contracts: {
       launcher,
       lpLocker,
       feeLocker,
       clankerHook,
+      clankerDynamicHook,
       mevModule,
       registry,
       ...perps,
@@ -202,6 +243,23 @@ export async function deployProtocol(
     },
     priceFeeds,
   };
+}
+
+/**
+ * Gives the auction bidder (an account anvil does not fund) ETH from the operator, wraps part
+ * of it into WETH and approves WETH to the MEV module (which pulls the bids) and, through
+ * Permit2, to the UniversalRouter (the auction-block buy pays WETH), so that the first launch's
+ * auction needs no preparation in its no-trade blocks.
+ */
+async function prepareAuctionBidder(ctx: DevnetContext, c: { weth: Address; permit2: Address; universalRouter: Address; mevModule: Address }): Promise<void> {
+  const bidder = createDevnetContext(ctx.rpcUrl, ctx.chainId, devnetPrivateKey(DEVNET_ACCOUNTS.auctionBidder));
+  const hash = await ctx.walletClient.sendTransaction({ account: ctx.account, chain: ctx.walletClient.chain, to: bidder.account.address, value: AUCTION_BIDDER_ETH });
+  const funded = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (funded.status !== "success") throw new Error("funding the auction bidder failed");
+  await bidder.write(c.weth, wethDepositAbi, "deposit", [], AUCTION_BIDDER_WETH);
+  await bidder.write(c.weth, erc20Abi, "approve", [c.mevModule, maxUint256]);
+  await bidder.write(c.weth, erc20Abi, "approve", [c.permit2, maxUint256]);
+  await bidder.write(c.permit2, permit2Abi, "approve", [c.weth, c.universalRouter, maxUint160, maxUint48]);
 }
 
 async function deployPerps(ctx: DevnetContext, artifacts: Artifacts, usdc: Address, priceFeeds: Record<string, Address>) {
@@ -219,7 +277,7 @@ async function deployPerps(ctx: DevnetContext, artifacts: Artifacts, usdc: Addre
   return { perpsTrading, perpsStorage, perpsCallbacks: perpsTrading };
 }
 
-/** The hook's permission bits, which its address must carry in its low 14 bits (as Base's: 0x28CC). */
+/** A V2 hook's permission bits, which its address must carry in its low 14 bits (as Base's static and dynamic V2 hooks: 0x28CC). */
 export const HOOK_PERMISSIONS = 0x28cc;
 const HOOK_FLAG_MASK = (1n << 14n) - 1n;
 /** The deterministic CREATE2 deployer anvil ships with. */
@@ -265,6 +323,11 @@ export async function advancePastAuction(client: { request: (args: never) => Pro
 /** The launch fees every devnet launch uses: the devnet's hook and module with clanker-sdk's default fees. */
 export function devnetLaunchFees(c: { clankerHook: Address; mevModule: Address }): LaunchFees {
   return { hook: c.clankerHook, mevModule: c.mevModule, ...DEFAULT_POOL_FEES, ...DEFAULT_SNIPER_FEES };
+}
+
+/** The same with the devnet's dynamic-fee hook and a fee curve (clanker-sdk's `DynamicBasic` by default). */
+export function devnetDynamicLaunchFees(c: { clankerDynamicHook: Address; mevModule: Address }, dynamic: DynamicPoolFees = DYNAMIC_BASIC_FEES): LaunchFees {
+  return { hook: c.clankerDynamicHook, mevModule: c.mevModule, ...DEFAULT_POOL_FEES, dynamic, ...DEFAULT_SNIPER_FEES };
 }
 
 /** Sends `deployToken(config)` from the context's account; returns its `TokenCreated` and receipt. */

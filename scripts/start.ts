@@ -4,7 +4,8 @@
  *   the anvil devnet (state in .data/anvil), deployed on first start, unless RPC_URL is set;
  *   ponder (indexer + API) and the engine as child processes.
  * API_REPLICAS=N (default 1) adds N−1 API replicas (`ponder serve` on the indexed schema) on
- * the ports after PORT.
+ * the ports after PORT. MARKET_AUCTION_BID_WETH (default 0.001; 0 turns it off) is what the
+ * devnet's market simulator bids in every new launch's sniper auction.
  * Ctrl-C stops everything; the next start resumes on the same data. Where the database, chain
  * and deployments are (and the devnet's secrets) goes to .data/connection.json for the engine CLI.
  */
@@ -14,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
+import { parseEther } from "viem";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { dataDir, writeConnectionFile } from "../common/connection-file.js";
 import { createLogger, lineRelay, resolveLogFormat } from "../common/logger.js";
@@ -36,6 +38,18 @@ const DEPLOYMENTS = process.env.DEPLOYMENTS_FILE || DEPLOYMENTS_PATH;
 
 /** API processes to run: the indexer's own and API_REPLICAS − 1 replicas on the next ports. */
 const API_REPLICAS = integerFromEnv("API_REPLICAS", 1, 1, 16);
+/** The market simulator's WETH bid in each launch's auction block (undefined: its default). */
+const AUCTION_BID_WEI = wethFromEnv("MARKET_AUCTION_BID_WETH");
+
+function wethFromEnv(name: string): bigint | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^\d{1,9}(\.\d{1,18})?$/.test(raw)) {
+    process.stderr.write(`configuration error: ${name}: expected a WETH amount such as 0.001, or 0 (got "${raw}")\n`);
+    process.exit(1);
+  }
+  return parseEther(raw);
+}
 
 function integerFromEnv(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
@@ -367,7 +381,7 @@ async function main(): Promise<void> {
     // The local devnet gets traders, fee collections, oracle moves and a perps keeper.
     const seed = Date.now() % 2 ** 31;
     log.info({ seed }, "starting the market simulator");
-    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat) });
+    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, auctionBidWei: AUCTION_BID_WEI, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat) });
   }
 
   const base = `http://127.0.0.1:${config.port}`;

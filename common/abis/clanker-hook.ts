@@ -1,7 +1,8 @@
 /**
- * Clanker v4's static-fee V2 pool hook and its SniperAuctionV2 MEV module, as Base runs them
- * (reference/production.md §2-3): the events the service may read, with production's
- * signatures (their topic0s are pinned by the ABI conformance test).
+ * Clanker v4's V2 pool hooks (static fee and dynamic fee: the same events) and the
+ * SniperAuctionV2 MEV module, as Base runs them (reference/production.md §2-3): the events the
+ * service may read, with production's signatures (their topic0s are pinned by the ABI
+ * conformance test).
  */
 import { parseAbi } from "viem";
 

@@ -1,6 +1,7 @@
 /**
  * Custom errors the engine may meet when it simulates or sends (Uniswap routers and Permit2,
- * OpenZeppelin ERC20, the Clanker lockers, the registry), so a revert is recorded by name.
+ * OpenZeppelin ERC20, the Clanker lockers and V2 hooks (a launch's fees out of range), the
+ * registry), so a revert is recorded by name.
  * `Error(string)` (Avantis `require` messages) and `Panic(uint256)` are decoded by viem itself.
  */
 import { parseAbi } from "viem";
@@ -39,5 +40,10 @@ export const knownErrorsAbi = parseAbi([
   "error MevModuleNotEnabled()",
   "error LockerNotEnabled()",
   "error NotAuctionBlock()",
+  "error ClankerFeeTooHigh()",
+  "error PairedFeeTooHigh()",
+  "error BaseFeeTooLow()",
+  "error MaxLpFeeTooHigh()",
+  "error BaseFeeGreaterThanMaxLpFee()",
   "error WrappedError(address target, bytes4 selector, bytes reason, bytes details)",
 ]);

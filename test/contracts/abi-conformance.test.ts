@@ -17,6 +17,7 @@ import {
   type AbiFunction,
   type AbiParameter,
   type Hex,
+  decodeAbiParameters,
   toEventSelector,
   toFunctionSelector,
 } from "viem";
@@ -196,6 +197,10 @@ describe("Clanker v4 hook and MEV module (production.md §2-3)", () => {
     ["ClankerHookStaticFeeV2", "ClaimProtocolFees", "0x175b790d44599ca70432cc8d1406504cb3a28fc13ff995c06dde6663412b211a"],
     ["ClankerHookStaticFeeV2", "MevModuleDisabled", "0x5fd57032db0db564bdfe22ff91033c11d319a1e6b3677e723545a7ba3e304b93"],
     ["ClankerHookStaticFeeV2", "MevModuleSetFee", "0x05275af3b70c3443abf635099e048f0c9808e8553eb2c8d8ba5ba5e827df2095"],
+    ["ClankerHookDynamicFeeV2", "PoolCreatedFactory", "0xc2cc0ae95873d7fa4e50998bc075ab443517931580a05c3f76d9fc983c666a5c"],
+    ["ClankerHookDynamicFeeV2", "ClaimProtocolFees", "0x175b790d44599ca70432cc8d1406504cb3a28fc13ff995c06dde6663412b211a"],
+    ["ClankerHookDynamicFeeV2", "MevModuleDisabled", "0x5fd57032db0db564bdfe22ff91033c11d319a1e6b3677e723545a7ba3e304b93"],
+    ["ClankerHookDynamicFeeV2", "MevModuleSetFee", "0x05275af3b70c3443abf635099e048f0c9808e8553eb2c8d8ba5ba5e827df2095"],
     ["ClankerSniperAuctionV2", "AuctionInitialized", "0x176cc986e6995c5872fc36534f279215f7d45149c89e3fa68ca7f0cf2b5aa178"],
     ["ClankerSniperAuctionV2", "AuctionWon", "0xe04531dd1a58ec42a539bacca9922b8dfb9787388d1393fdbe5ecbbcf075ab9f"],
     ["ClankerSniperAuctionV2", "AuctionRewardsTransferred", "0x2001b9eceb538108ac9eb8e5786be123dfb1374c532063b92e8f6d24ef94877d"],
@@ -206,7 +211,7 @@ describe("Clanker v4 hook and MEV module (production.md §2-3)", () => {
   ];
   it.each(TOPICS)("%s event %s has production's topic0 %s", (contract, name, topic) => {
     expect(toEventSelector(eventNamed(abiOf(contract), name))).toBe(topic);
-    const common = contract === "ClankerHookStaticFeeV2" ? productionAbis.clankerHookAbi : productionAbis.sniperAuctionAbi;
+    const common = contract.startsWith("ClankerHook") ? productionAbis.clankerHookAbi : productionAbis.sniperAuctionAbi;
     expect(toEventSelector(eventNamed(common as unknown as Abi, name))).toBe(topic);
   });
 
@@ -232,6 +237,67 @@ describe("Clanker v4 hook and MEV module (production.md §2-3)", () => {
     const [theirs] = functionsNamed(sdk.locker, "collectRewardsWithoutUnlock");
     expect(theirs).toBeDefined();
     expect(functionsNamed(abiOf("ClankerLpLocker"), "collectRewardsWithoutUnlock").map((f) => toFunctionSelector(f))).toEqual([toFunctionSelector(theirs!)]);
+  });
+});
+
+/**
+ * clanker-sdk ships no ABI of the V2 hooks, only the layouts of their `feeData` (what
+ * `getDeployTransaction` encodes for `fees: { type: "static" }` and `{ type: "dynamic" }`): the
+ * devnet hooks must read exactly those bytes, field for field.
+ */
+describe("the V2 hooks read clanker-sdk's fee data (static and dynamic)", () => {
+  const sdkFeeData = async (fees: unknown): Promise<{ hook: string; feeData: Hex }> => {
+    const tx = await new ClankerSdk().getDeployTransaction({
+      chainId: 8453,
+      name: "Fees",
+      symbol: "FEES",
+      tokenAdmin: SOME_ADDRESS,
+      fees,
+      rewards: { recipients: [{ admin: SOME_ADDRESS, recipient: SOME_ADDRESS, bps: 10_000, token: "Paired" }] },
+    } as never);
+    const poolConfig = (tx.args as unknown as [{ poolConfig: { hook: string; poolData: Hex } }])[0].poolConfig;
+    const [outer] = decodeAbiParameters(
+      [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+      poolConfig.poolData,
+    );
+    return { hook: poolConfig.hook, feeData: outer.feeData };
+  };
+  /** Decodes `feeData` with the output type of a devnet hook view that returns its stored fee configuration. */
+  const readAs = (contract: string, view: string, feeData: Hex) => {
+    const [fn] = functionsNamed(abiOf(contract), view);
+    expect(fn, `${contract}.${view}`).toBeDefined();
+    const tuple = fn!.outputs[0]! as AbiParameter & { components: readonly AbiParameter[] };
+    return decodeAbiParameters(tuple.components, feeData);
+  };
+
+  it("static: (uint24 clankerFee, uint24 pairedFee) in pips, as ClankerHookStaticFeeV2.poolFees reads it", async () => {
+    const { hook, feeData } = await sdkFeeData({ type: "static", clankerFee: 500, pairedFee: 125 });
+    expect(hook).toBe("0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC");
+    expect(readAs("ClankerHookStaticFeeV2", "poolFees", feeData)).toEqual([50_000, 12_500]);
+  });
+
+  it("dynamic: PoolDynamicConfigVars, as ClankerHookDynamicFeeV2.poolConfigVars reads it", async () => {
+    const { hook, feeData } = await sdkFeeData({
+      type: "dynamic",
+      baseFee: 100,
+      maxFee: 500,
+      referenceTickFilterPeriod: 30,
+      resetPeriod: 120,
+      resetTickFilter: 200,
+      feeControlNumerator: 500_000_000,
+      decayFilterBps: 7_500,
+    });
+    expect(hook).toBe("0xd60D6B218116cFd801E28F78d011a203D2b068Cc");
+    expect(readAs("ClankerHookDynamicFeeV2", "poolConfigVars", feeData)).toEqual([10_000, 50_000, 30n, 120n, 200, 500_000_000n, 7_500]);
+    const names = (functionsNamed(abiOf("ClankerHookDynamicFeeV2"), "poolConfigVars")[0]!.outputs[0] as { components: readonly AbiParameter[] }).components.map((p) => p.name);
+    expect(names).toEqual(["baseFee", "maxLpFee", "referenceTickFilterPeriod", "resetPeriod", "resetTickFilter", "feeControlNumerator", "decayFilterBps"]);
+  });
+
+  it("both hooks carry Base's V2 permission bits in their mined addresses' low 14 bits (0x28CC)", () => {
+    for (const base of ["0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC", "0xd60D6B218116cFd801E28F78d011a203D2b068Cc"]) expect(BigInt(base) & 0x3fffn).toBe(0x28ccn);
+    for (const contract of ["ClankerHookStaticFeeV2", "ClankerHookDynamicFeeV2"]) {
+      expect(functionsNamed(abiOf(contract), "PERMISSIONS")).toHaveLength(1);
+    }
   });
 });
 
@@ -538,7 +604,7 @@ describe("the devnet contracts implement every item of common/abis", () => {
     clankerFactoryAbi: () => [abiOf("Clanker")],
     clankerLpLockerAbi: () => [abiOf("ClankerLpLocker")],
     clankerFeeLockerAbi: () => [abiOf("ClankerFeeLocker")],
-    clankerHookAbi: () => [abiOf("ClankerHookStaticFeeV2")],
+    clankerHookAbi: () => [abiOf("ClankerHookStaticFeeV2"), abiOf("ClankerHookDynamicFeeV2")],
     sniperAuctionAbi: () => [abiOf("ClankerSniperAuctionV2")],
     perpsTradingAbi: () => [abiOf("AvantisTrading")],
     perpsCallbacksAbi: () => [abiOf("AvantisTrading")], // the devnet exchange is its own callbacks contract

@@ -1,16 +1,19 @@
 /**
  * The market simulator against the test devnet: a seed fixes its actions, its swaps and
  * collections put LP fees in the fee locker, its keeper executes perps orders and liquidates,
- * and it never signs with the operator. Runs inside an anvil snapshot.
+ * it wins every new launch's sniper auction with a WETH bid, and it never signs with the
+ * operator. Runs inside an anvil snapshot.
  */
 import { type Abi, type Address, type Hex, createTestClient, erc20Abi, http, maxUint256, parseAbi, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
 import { LimitOrder, PERPS_PRECISION, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { createDevnetContext } from "../../devnet/context.js";
-import { type MarketAction, mulberry32, startMarket } from "../../devnet/market.js";
-import { DEVNET_ACCOUNTS, devnetAccount, devnetPrivateKey } from "../../devnet/protocol.js";
+import { DEFAULT_AUCTION_BID_WEI, type MarketAction, mulberry32, startMarket } from "../../devnet/market.js";
+import { DEVNET_ACCOUNTS, NO_TRADE_BLOCKS, devnetAccount, devnetPrivateKey } from "../../devnet/protocol.js";
+import { launchToken } from "../helpers/actions.js";
 import { testEnv } from "../helpers/env.js";
 import { stringifyJson } from "../../common/json.js";
 
@@ -122,5 +125,74 @@ describe("market simulator", () => {
     const shown = stringifyJson(second);
     expect(second, shown).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count);
+  });
+
+  it("bids in each new launch's auction block and wins it: the bid's 80% reaches the reward recipients through the fee locker", async () => {
+    const bidder = devnetAccount(DEVNET_ACCOUNTS.auctionBidder).address as Address;
+    const launcher = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(2));
+    const creator = launcher.account.address;
+    const wethBefore = await reader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator, c.weth]);
+    const market = startMarket({ rpcUrl, deployments, seed: 11 });
+    // Two launches, one block apart: a USDC-paired and a WETH-paired token, their auctions still to come.
+    const usdcLaunch = await launchToken(launcher, c, { name: "Bid USDC", symbol: "BIDU", operator, creator, auction: "keep" });
+    const wethLaunch = await launchToken(launcher, c, { name: "Bid WETH", symbol: "BIDW", operator, creator, auction: "keep", pairedToken: c.weth, startingMarketCap: 5n * 10n ** 18n });
+    const actions = await market.step();
+    await market.stop();
+
+    const bids = actions.filter((a) => a.kind === "bid");
+    expect(bids, stringifyJson(bids)).toEqual([
+      { kind: "bid", bidder, token: usdcLaunch.token, amount: DEFAULT_AUCTION_BID_WEI, block: usdcLaunch.receipt.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n },
+      { kind: "bid", bidder, token: wethLaunch.token, amount: DEFAULT_AUCTION_BID_WEI, block: wethLaunch.receipt.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n },
+    ]);
+    expect(actions.filter((a) => a.error), stringifyJson(actions)).toEqual([]);
+
+    const fromBlock = usdcLaunch.receipt.blockNumber;
+    const won = await reader.publicClient.getContractEvents({ address: c.mevModule!, abi: sniperAuctionAbi, eventName: "AuctionWon", fromBlock });
+    expect(won.map((w) => [w.args.poolId, w.args.payee, w.args.paymentAmount, w.blockNumber])).toEqual([
+      [usdcLaunch.poolId, bidder, DEFAULT_AUCTION_BID_WEI, bids[0]!.block],
+      [wethLaunch.poolId, bidder, DEFAULT_AUCTION_BID_WEI, bids[1]!.block],
+    ]);
+    // The operator's 9050 bps of the 80% of each bid, in WETH, claimable in the fee locker.
+    const lp = (DEFAULT_AUCTION_BID_WEI * 8_000n) / 10_000n;
+    const after = await reader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator, c.weth]);
+    expect(after - wethBefore).toBeGreaterThanOrEqual(2n * ((lp * 9_050n) / 10_000n));
+  });
+
+  it("bids nothing with a zero bid, and trades no pool before its auction block", async () => {
+    const launcher = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(2));
+    const market = startMarket({ rpcUrl, deployments, seed: 11, auctionBidWei: 0n });
+    const launched = await launchToken(launcher, c, { name: "No Bid", symbol: "NOBID", operator, creator: launcher.account.address, auction: "keep" });
+    const first = await market.step(); // planned at the launch's own block: its pool is not tradable yet
+    const actions = [...first];
+    for (let i = 0; i < 3; i++) actions.push(...(await market.step()));
+    await market.stop();
+    expect(actions.filter((a) => a.kind === "bid")).toEqual([]);
+    expect(first.some((a) => a.kind === "buy" || a.kind === "sell"), "the round traded other pools").toBe(true);
+    expect(first.filter((a) => "token" in a && a.token === launched.token)).toEqual([]);
+    expect(actions.filter((a) => a.error), stringifyJson(actions)).toEqual([]);
+    const won = await reader.publicClient.getContractEvents({ address: c.mevModule!, abi: sniperAuctionAbi, eventName: "AuctionWon", fromBlock: launched.receipt.blockNumber });
+    expect(won).toEqual([]);
+  });
+
+  it("with interval mining (npm start's 1 s blocks), its watcher lands the bid in the auction block while rounds run", async () => {
+    const bidder = devnetAccount(DEVNET_ACCOUNTS.auctionBidder).address as Address;
+    const launcher = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(2));
+    await anvil.setIntervalMining({ interval: 1 });
+    const market = startMarket({ rpcUrl, deployments, seed: 13, intervalMs: 2_000 });
+    try {
+      const launched = await launchToken(launcher, c, { name: "Watched", symbol: "WATCH", operator, creator: launcher.account.address, auction: "keep" });
+      const auctionBlock = launched.receipt.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n;
+      const auctionsWon = () => reader.publicClient.getContractEvents({ address: c.mevModule!, abi: sniperAuctionAbi, eventName: "AuctionWon", fromBlock: launched.receipt.blockNumber });
+      let won: Awaited<ReturnType<typeof auctionsWon>> = [];
+      for (let i = 0; i < 100 && won.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        won = await auctionsWon();
+      }
+      expect(won.map((w) => [w.blockNumber, w.args.payee])).toEqual([[auctionBlock, bidder]]);
+    } finally {
+      await market.stop();
+      await anvil.setIntervalMining({ interval: 0 });
+      await anvil.setAutomine(true);
+    }
   });
 });

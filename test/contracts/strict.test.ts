@@ -1,8 +1,9 @@
 /**
  * The devnet is as strict as Base (reference/production.md §1-3): the launcher refuses a hook,
  * MEV module or locker that is not enabled with production's errors; every pool runs through
- * the static-fee V2 hook (fee by direction, 20% protocol fee to the factory) and opens with the
- * sniper auction (two no-trade blocks, a WETH auction block, a decaying fee).
+ * a V2 hook (the static-fee hook: fee by direction, of any size up to 10%; or the dynamic-fee
+ * hook: a fee that rises with volatility), with a 20% protocol fee to the factory, and opens with
+ * the sniper auction (two no-trade blocks, a WETH auction block, a decaying fee).
  */
 import {
   type Abi,
@@ -26,12 +27,20 @@ import { clankerHookAbi, sniperAuctionAbi } from "../../common/abis/clanker-hook
 import { knownErrorsAbi } from "../../common/abis/errors.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY } from "../../common/config.js";
-import { type DeploymentConfig, buildDeploymentConfig, launchSplitRewards } from "../../common/deploy-config.js";
+import {
+  DYNAMIC_BASIC_FEES,
+  type DeploymentConfig,
+  type DynamicPoolFees,
+  buildDeploymentConfig,
+  encodeDynamicPoolData,
+  encodePoolData,
+  launchSplitRewards,
+} from "../../common/deploy-config.js";
 import { type PoolKey } from "../../common/uniswap.js";
 import { compileProject } from "../../devnet/compile.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, ensureRouterApproval, marketContracts, sellToken } from "../../devnet/market.js";
-import { HOOK_PERMISSIONS, deployHookAt, devnetLaunchFees, devnetPrivateKey } from "../../devnet/protocol.js";
+import { HOOK_PERMISSIONS, deployHookAt, devnetDynamicLaunchFees, devnetLaunchFees, devnetPrivateKey } from "../../devnet/protocol.js";
 import { launchToken } from "../helpers/actions.js";
 import { testEnv } from "../helpers/env.js";
 
@@ -119,6 +128,28 @@ describe("the launcher refuses what Base refuses, with production's errors", () 
       const refused = await rejection(simulateLaunch(config((d) => ({ ...d, mevModuleConfig: { ...d.mevModuleConfig, mevModule } }))));
       expect(refused.name).toBe("MevModuleNotEnabled");
     }
+  });
+
+  it("accepts static fees of any size up to 10% each way; above it the hook's ClankerFeeTooHigh() / PairedFeeTooHigh()", async () => {
+    const withFees = (clankerFee: number, pairedFee: number) => config((d) => ({ ...d, poolConfig: { ...d.poolConfig, poolData: encodePoolData(clankerFee, pairedFee) } }));
+    for (const [clankerFee, pairedFee] of [[0, 0], [50_000, 50_000], [100_000, 3_000], [1, 100_000]]) {
+      await expect(simulateLaunch(withFees(clankerFee!, pairedFee!)), `${clankerFee}/${pairedFee}`).resolves.toBeDefined();
+    }
+    expect((await rejection(simulateLaunch(withFees(100_001, 10_000)))).name).toBe("ClankerFeeTooHigh");
+    expect((await rejection(simulateLaunch(withFees(10_000, 100_001)))).name).toBe("PairedFeeTooHigh");
+  });
+
+  it("accepts the dynamic-fee V2 hook (enabled, with the same locker); refuses a curve out of its bounds", async () => {
+    const dynamic = (d: DynamicPoolFees) =>
+      config((cfg) => ({ ...cfg, poolConfig: { ...cfg.poolConfig, hook: c.clankerDynamicHook!, poolData: encodeDynamicPoolData(d) } }));
+    expect(BigInt(c.clankerDynamicHook!) & 0x3fffn).toBe(BigInt(HOOK_PERMISSIONS));
+    await expect(simulateLaunch(dynamic(DYNAMIC_BASIC_FEES))).resolves.toBeDefined();
+    await expect(simulateLaunch(dynamic({ ...DYNAMIC_BASIC_FEES, baseFee: 2_500, maxLpFee: 100_000 }))).resolves.toBeDefined();
+    expect((await rejection(simulateLaunch(dynamic({ ...DYNAMIC_BASIC_FEES, baseFee: 2_499 })))).name).toBe("BaseFeeTooLow");
+    expect((await rejection(simulateLaunch(dynamic({ ...DYNAMIC_BASIC_FEES, maxLpFee: 100_001 })))).name).toBe("MaxLpFeeTooHigh");
+    expect((await rejection(simulateLaunch(dynamic({ ...DYNAMIC_BASIC_FEES, baseFee: 60_000 })))).name).toBe("BaseFeeGreaterThanMaxLpFee");
+    // The dynamic hook cannot read the static hook's two-fee data.
+    await expect(simulateLaunch(config((cfg) => ({ ...cfg, poolConfig: { ...cfg.poolConfig, hook: c.clankerDynamicHook! } })))).rejects.toThrow();
   });
 
   it("a locker not enabled for that exact hook: LockerNotEnabled()", async () => {
@@ -269,3 +300,123 @@ describe("the static-fee V2 hook", () => {
     expect((await factoryClaims(c.usdc!)) - claimsBefore).toBe(buyProtocol + sellProtocol);
   });
 });
+
+describe("static fees of any allowed size", () => {
+  it("a 5% pool charges 5% each way, and 20% of it (1%) on top for the factory", async () => {
+    const fees = { pairedFee: 50_000, clankerFee: 50_000 };
+    const launched = await launchToken(trader, c, { name: "Five", symbol: "FIVE", operator, creator, fees });
+    expect(parseEventLogs({ abi: clankerHookAbi, eventName: "PoolInitialized", logs: launched.receipt.logs })[0]!.args).toEqual({ poolId: launched.poolId, clankerFee: 50_000, pairedFee: 50_000 });
+    const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
+    const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
+    const usdcIs0 = info.poolKey.currency0 === c.usdc;
+
+    const usdcIn = 10_000_000n;
+    const buy = await receipt(await buyToken(trader, m, pool, usdcIn));
+    const buySwap = swapOf(buy, launched.poolId);
+    expect(buySwap.fee).toBe(50_000);
+    const protocol = (usdcIn * 10_000n) / 1_000_000n;
+    expect(hookEvents(buy).find((e) => e.eventName === "ClaimProtocolFees")!.args).toEqual({ token: launched.token, amount: protocol });
+    expect(-(usdcIs0 ? buySwap.amount0 : buySwap.amount1)).toBe(usdcIn - protocol);
+
+    const sell = await receipt(await sellToken(trader, m, pool, (await balanceOf(launched.token, trader.account.address)) / 2n));
+    expect(swapOf(sell, launched.poolId).fee).toBe(50_000);
+    // The next collection stores the buy's 5% LP fee (of the USDC the pool received), to the base unit.
+    const claimed = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "ClaimedRewards", logs: sell.logs })[0]!.args;
+    const lpFee = ((usdcIn - protocol) * 50_000n + 999_999n) / 1_000_000n;
+    const usdcFee = usdcIs0 ? claimed.amount0 : claimed.amount1;
+    expect(usdcFee).toBeGreaterThanOrEqual(lpFee - 1n);
+    expect(usdcFee).toBeLessThanOrEqual(lpFee);
+  });
+});
+
+/** The dynamic-fee hook's curve, as its doc comment states it, replayed off-chain from the pool's ticks and times. */
+function dynamicFeeModel(cfg: DynamicPoolFees) {
+  const s = { referenceTick: 0, resetTick: 0, referenceAt: 0n, resetAt: 0n, volatilityReference: 0n, accumulator: 0n };
+  const distance = (a: number, b: number) => BigInt(Math.abs(a - b));
+  const feeAt = (va: bigint) => {
+    const fee = BigInt(cfg.baseFee) + (cfg.feeControlNumerator * va * va) / 10_000_000_000n;
+    return Number(fee > BigInt(cfg.maxLpFee) ? BigInt(cfg.maxLpFee) : fee);
+  };
+  return {
+    state: s,
+    feeAt,
+    /** The fee of a swap starting at `tick` in a block of time `now`. */
+    swap(tick: number, now: bigint): number {
+      if (now >= s.referenceAt + BigInt(cfg.referenceTickFilterPeriod)) {
+        s.volatilityReference = (s.accumulator * BigInt(cfg.decayFilterBps)) / 10_000n;
+        s.referenceTick = tick;
+        s.referenceAt = now;
+      }
+      if (now >= s.resetAt + BigInt(cfg.resetPeriod)) {
+        if (s.resetAt !== 0n && distance(tick, s.resetTick) < BigInt(cfg.resetTickFilter)) s.volatilityReference = 0n;
+        s.resetTick = tick;
+        s.resetAt = now;
+      }
+      s.accumulator = s.volatilityReference + distance(tick, s.referenceTick);
+      return feeAt(s.accumulator);
+    },
+  };
+}
+
+describe("the dynamic-fee V2 hook", () => {
+  const curve: DynamicPoolFees = { ...DYNAMIC_BASIC_FEES, maxLpFee: 100_000 };
+
+  it("charges its base fee when calm, more after the price moves (baseFee + k·volatility²), less as the volatility decays, the base fee again after a calm reset period", async () => {
+    const launched = await launchToken(trader, c, {
+      name: "Dynamic",
+      symbol: "DYN",
+      operator,
+      creator,
+      fees: devnetDynamicLaunchFees({ clankerDynamicHook: c.clankerDynamicHook!, mevModule: c.mevModule! }, curve),
+    });
+    expect(launched.hook).toBe(c.clankerDynamicHook);
+    const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
+    expect(info.poolKey.hooks).toBe(c.clankerDynamicHook);
+    const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
+    const clankerIs0 = info.poolKey.currency0 === launched.token;
+    const model = dynamicFeeModel(curve);
+    let tick = clankerIs0 ? launched.startingTick : -launched.startingTick;
+
+    // Buys only: their fees are USDC, which the locker stores without a conversion swap of its own.
+    const buy = async (usdc: bigint, waitSeconds = 0) => {
+      if (waitSeconds) await rpc("evm_increaseTime", [waitSeconds]);
+      const r = await receipt(await buyToken(trader, m, pool, usdc * 1_000_000n));
+      const swap = swapOf(r, launched.poolId);
+      const expected = model.swap(tick, await blockTime(r));
+      expect(swap.fee, `fee of a swap from tick ${tick}`).toBe(expected);
+      const dynamicEvents = parseEventLogs({ abi: clankerHookAbi, eventName: "ClaimProtocolFees", logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerDynamicHook!.toLowerCase()) });
+      expect(dynamicEvents[0]!.args.amount, "20% of the dynamic fee on the USDC input").toBe((usdc * 1_000_000n * BigInt(Math.floor(expected / 5))) / 1_000_000n);
+      tick = swap.tick;
+      return expected;
+    };
+
+    const calm = await buy(300n); // the first swap sets the reference tick: nothing moved yet
+    expect(calm).toBe(curve.baseFee);
+    const moved = await buy(1n); // right after 300 USDC moved the price: volatility = the ticks moved
+    expect(model.state.accumulator).toBeGreaterThan(300n);
+    expect(moved).toBeGreaterThan(curve.baseFee + 5_000);
+    expect(moved).toBeLessThan(curve.maxLpFee);
+    const decayed = await buy(1n, curve.referenceTickFilterPeriod + 1); // new reference tick: 75% of the volatility carried over
+    expect(decayed).toBeLessThan(moved);
+    expect(decayed).toBeGreaterThan(curve.baseFee);
+    await buy(1n, curve.resetPeriod + 1); // moved since the last reset check: the volatility stays (decayed again)
+    const reset = await buy(1n, curve.resetPeriod + 1); // calm for a whole reset period: the volatility is zeroed
+    expect(reset).toBe(curve.baseFee);
+  });
+
+  it("caps the fee at maxLpFee", async () => {
+    const tight = { ...curve, maxLpFee: 20_000 };
+    const launched = await launchToken(trader, c, {
+      name: "Capped",
+      symbol: "CAP",
+      operator,
+      creator,
+      fees: devnetDynamicLaunchFees({ clankerDynamicHook: c.clankerDynamicHook!, mevModule: c.mevModule! }, tight),
+    });
+    const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
+    const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
+    expect(swapOf(await receipt(await buyToken(trader, m, pool, 2_000n * 1_000_000n)), launched.poolId).fee).toBe(tight.baseFee);
+    expect(swapOf(await receipt(await buyToken(trader, m, pool, 1_000_000n)), launched.poolId).fee).toBe(tight.maxLpFee);
+  });
+});
+

@@ -13,6 +13,7 @@ import {
   type RewardRecipient,
   DEFAULT_POOL_FEES,
   DEFAULT_SNIPER_FEES,
+  DYNAMIC_BASIC_FEES,
   LaunchConfigError,
   buildDeploymentConfig,
   decodeMevModuleData,
@@ -152,6 +153,36 @@ describe("buildDeploymentConfig", () => {
     expect(ours.mevModuleConfig.mevModule).toBe("0xebB25BB797D82CB78E1bc70406b13233c0854413");
   });
 
+  it("builds clanker-sdk's deploy transaction for Base byte for byte with a dynamic fee (the dynamic-fee V2 hook)", async () => {
+    const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
+    const fees = { ...requireLaunchFees(baseConfig), hook: requireContract(baseConfig, "clankerDynamicHook"), dynamic: { ...DYNAMIC_BASIC_FEES, maxLpFee: 80_000, feeControlNumerator: 123_456_789n, resetTickFilter: 150 } };
+    const ours = buildDeploymentConfig({ ...base, locker: requireContract(baseConfig, "lpLocker"), startingMarketCap: 10_000n * 10n ** 6n, fees });
+    const tx = await new ClankerSdk().getDeployTransaction({
+      chainId: 8453,
+      name: base.name,
+      symbol: base.symbol,
+      image: base.image,
+      tokenAdmin: CREATOR,
+      salt: SALT,
+      metadata: {},
+      context: { interface: "SDK" },
+      pool: { pairedToken: BASE_USDC, tickIfToken0IsClanker: startTick, tickSpacing: 200, positions: [{ tickLower: startTick, tickUpper: startTick + 110_400, positionBps: 10_000 }] },
+      // The SDK takes the base and maximum fees in bps; the hook and our config take pips.
+      fees: { type: "dynamic", baseFee: 100, maxFee: 800, referenceTickFilterPeriod: 30, resetPeriod: 120, resetTickFilter: 150, feeControlNumerator: 123_456_789, decayFilterBps: 7_500 },
+      rewards: {
+        recipients: [
+          { admin: OPERATOR, recipient: OPERATOR, bps: 9050, token: "Paired" },
+          { admin: CREATOR, recipient: CREATOR, bps: 950, token: "Paired" },
+        ],
+      },
+    } as never);
+    const theirs = { to: tx.address, data: encodeFunctionData({ abi: tx.abi, functionName: tx.functionName, args: tx.args } as never), value: tx.value };
+    expect({ to: requireContract(baseConfig, "launcher"), data: encodeDeployToken(ours), value: 0n }).toEqual(theirs);
+    expect(ours.poolConfig.hook).toBe("0xd60D6B218116cFd801E28F78d011a203D2b068Cc");
+    expect(decodePoolData(ours.poolConfig.poolData).dynamic).toEqual(fees.dynamic);
+    expect(describeDeploymentConfig(ours, { symbol: "USDC", decimals: 6 }).hook.buyFee).toMatch(/^1% to 8% LP fee, rising with the pool's volatility/);
+  });
+
   it("encodes the 1%/1% V2 pool data as the eight words production expects", () => {
     const words = [0x20, 0, 0x60, 0x80, 0, 0x40, 0x2710, 0x2710].map((w) => w.toString(16).padStart(64, "0")).join("");
     expect(encodePoolData(10_000, 10_000)).toBe(`0x${words}`);
@@ -210,6 +241,10 @@ describe("buildDeploymentConfig", () => {
     ["a zero hook", { tickIfToken0IsClanker: 0, fees: { ...FEES, hook: "0x0000000000000000000000000000000000000000" } }],
     ["a zero MEV module", { tickIfToken0IsClanker: 0, fees: { ...FEES, mevModule: "0x0000000000000000000000000000000000000000" } }],
     ["a pool fee above 10%", { tickIfToken0IsClanker: 0, fees: { ...FEES, pairedFee: 100_001 } }],
+    ["a dynamic base fee below 0.25%", { tickIfToken0IsClanker: 0, fees: { ...FEES, dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: 2_499 } } }],
+    ["a dynamic maximum fee above 10%", { tickIfToken0IsClanker: 0, fees: { ...FEES, dynamic: { ...DYNAMIC_BASIC_FEES, maxLpFee: 100_001 } } }],
+    ["a dynamic base fee above its maximum", { tickIfToken0IsClanker: 0, fees: { ...FEES, dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: 60_000 } } }],
+    ["a dynamic decay above 100%", { tickIfToken0IsClanker: 0, fees: { ...FEES, dynamic: { ...DYNAMIC_BASIC_FEES, decayFilterBps: 10_001 } } }],
     ["a sniper fee below 3%", { tickIfToken0IsClanker: 0, fees: { ...FEES, endingFee: 29_999 } }],
     ["a sniper fee that rises", { tickIfToken0IsClanker: 0, fees: { ...FEES, startingFee: 40_000, endingFee: 50_000 } }],
     ["a decay over 120 s", { tickIfToken0IsClanker: 0, fees: { ...FEES, secondsToDecay: 121 } }],

@@ -1,326 +1,47 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {IHooks} from "@uniswap/v4-core/src/interfaces/IHooks.sol";
-import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
-import {Hooks} from "@uniswap/v4-core/src/libraries/Hooks.sol";
-import {LPFeeLibrary} from "@uniswap/v4-core/src/libraries/LPFeeLibrary.sol";
-import {TickMath} from "@uniswap/v4-core/src/libraries/TickMath.sol";
-import {BalanceDelta} from "@uniswap/v4-core/src/types/BalanceDelta.sol";
-import {BeforeSwapDelta, BeforeSwapDeltaLibrary, toBeforeSwapDelta} from "@uniswap/v4-core/src/types/BeforeSwapDelta.sol";
-import {Currency} from "@uniswap/v4-core/src/types/Currency.sol";
-import {PoolId, PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
+import {PoolId} from "@uniswap/v4-core/src/types/PoolId.sol";
 import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
-import {ModifyLiquidityParams, SwapParams} from "@uniswap/v4-core/src/types/PoolOperation.sol";
+import {SwapParams} from "@uniswap/v4-core/src/types/PoolOperation.sol";
 
-import {IClankerHook, IClankerLpLockerCollect, IClankerMevModule} from "./IClankerHook.sol";
+import {ClankerHookV2} from "./ClankerHookV2.sol";
 
 /// @title ClankerHookStaticFeeV2
 /// @notice Devnet counterpart of Clanker's static-fee V2 hook (Base `0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC`),
-///         written from reference/production.md §2. Deployed at a CREATE2 address whose low 14 bits carry exactly its
-///         permissions (0x28CC, as on Base): beforeInitialize, beforeAddLiquidity, beforeSwap, afterSwap,
-///         beforeSwapReturnDelta, afterSwapReturnDelta.
-///
-///         - Pools exist only through the factory (`initializePool`); any other `initialize` reverts. The pool key
-///           has the dynamic-fee flag, and `beforeSwap` sets the LP fee by direction: `pairedFee` when the paired
-///           token is the input (a buy), `clankerFee` when the launched token is the input (a sell).
-///         - On top of the LP fee it takes a protocol fee of 20% of the current LP fee, always in the paired token,
-///           for the factory (`ClaimProtocolFees`); LP positions keep 100% of the LP fee. The fee is taken from the
-///           specified amount in `beforeSwap` when the paired token is the specified currency, from the unspecified
-///           amount in `afterSwap` otherwise. It is credited to the factory as PoolManager ERC-6909 claims (no token
-///           moves inside the swap, so the first buy of a fresh pool works), which the factory redeems.
-///         - `beforeSwap` first calls the locker's `collectRewardsWithoutUnlock(token)` (fees reach the fee locker on
-///           every swap, one swap late), then consults the pool's MEV module while it runs: for at most two minutes
-///           after the launch, until the module says it is done (`MevModuleDisabled`). A fee the module imposes
-///           (`MevModuleSetFee`) replaces the direction's fee when higher.
-contract ClankerHookStaticFeeV2 is IHooks, IClankerHook {
-    using PoolIdLibrary for PoolKey;
-
-    uint160 public constant PERMISSIONS = Hooks.BEFORE_INITIALIZE_FLAG | Hooks.BEFORE_ADD_LIQUIDITY_FLAG
-        | Hooks.BEFORE_SWAP_FLAG | Hooks.AFTER_SWAP_FLAG | Hooks.BEFORE_SWAP_RETURNS_DELTA_FLAG
-        | Hooks.AFTER_SWAP_RETURNS_DELTA_FLAG;
-    /// @notice Protocol fee: 20% of the LP fee (Uniswap pips over 1_000_000).
-    uint256 public constant PROTOCOL_FEE_NUMERATOR = 200_000;
-    uint256 public constant FEE_DENOMINATOR = 1_000_000;
-    /// @notice Most LP fee a V2 hook accepts, each direction (10%).
-    uint24 public constant MAX_LP_FEE = 100_000;
-    uint256 public constant MAX_MEV_MODULE_DELAY = 2 minutes;
-
-    IPoolManager public immutable poolManager;
-    address public immutable factory;
-
-    struct PoolInfo {
-        bool clankerIsToken0;
-        bool mevModuleEnabled;
+///         written from reference/production.md §2 (what every V2 hook does: ClankerHookV2).
+///         `feeData` is `abi.encode(uint24 clankerFee, uint24 pairedFee)` in Uniswap pips, each at most `MAX_LP_FEE`
+///         (10%; above it `ClankerFeeTooHigh()` / `PairedFeeTooHigh()`). `beforeSwap` sets the LP fee by direction:
+///         `pairedFee` when the paired token is the input (a buy), `clankerFee` when the launched token is the input
+///         (a sell).
+contract ClankerHookStaticFeeV2 is ClankerHookV2 {
+    struct PoolFees {
         uint24 clankerFee;
         uint24 pairedFee;
-        uint64 poolCreationTimestamp;
-        address locker;
-        address mevModule;
     }
 
-    mapping(PoolId => PoolInfo) internal _pools;
-    /// @dev Protocol fee rate (pips) of the swap between its `beforeSwap` and `afterSwap` when it is taken from the
-    ///      unspecified amount; 0 otherwise. A nested swap (the locker's conversion) completes inside `beforeSwap`
-    ///      before this is written.
-    uint256 internal _pendingProtocolFee;
+    mapping(PoolId => PoolFees) internal _fees;
 
-    error NotPoolManager();
-    error HookNotImplemented();
+    constructor(address poolManager_, address factory_) ClankerHookV2(poolManager_, factory_) {}
 
-    constructor(address poolManager_, address factory_) {
-        poolManager = IPoolManager(poolManager_);
-        factory = factory_;
-        Hooks.validateHookPermissions(
-            IHooks(address(this)),
-            Hooks.Permissions({
-                beforeInitialize: true,
-                afterInitialize: false,
-                beforeAddLiquidity: true,
-                afterAddLiquidity: false,
-                beforeRemoveLiquidity: false,
-                afterRemoveLiquidity: false,
-                beforeSwap: true,
-                afterSwap: true,
-                beforeDonate: false,
-                afterDonate: false,
-                beforeSwapReturnDelta: true,
-                afterSwapReturnDelta: true,
-                afterAddLiquidityReturnDelta: false,
-                afterRemoveLiquidityReturnDelta: false
-            })
-        );
+    /// @notice The pool's LP fee on sells (`clankerFee`) and on buys (`pairedFee`), in pips.
+    function poolFees(PoolId poolId) external view returns (PoolFees memory) {
+        return _fees[poolId];
     }
 
-    modifier onlyPoolManager() {
-        if (msg.sender != address(poolManager)) revert NotPoolManager();
-        _;
-    }
-
-    modifier onlyFactory() {
-        if (msg.sender != factory) revert OnlyFactory();
-        _;
-    }
-
-    // ---------------------------------------------------------------- views
-
-    function poolInfo(PoolId poolId) external view returns (PoolInfo memory) {
-        return _pools[poolId];
-    }
-
-    function mevModuleEnabled(PoolId poolId) external view returns (bool) {
-        return _pools[poolId].mevModuleEnabled;
-    }
-
-    function poolCreationTimestamp(PoolId poolId) external view returns (uint256) {
-        return _pools[poolId].poolCreationTimestamp;
-    }
-
-    function mevModuleOperating(PoolId poolId) public view returns (bool) {
-        PoolInfo storage info = _pools[poolId];
-        return info.mevModuleEnabled && block.timestamp < uint256(info.poolCreationTimestamp) + MAX_MEV_MODULE_DELAY;
-    }
-
-    // ---------------------------------------------------------------- launch (factory)
-
-    function initializePool(
-        address clanker,
-        address pairedToken,
-        int24 tickIfToken0IsClanker,
-        int24 tickSpacing,
-        address locker,
-        address mevModule,
-        bytes calldata poolData
-    ) external onlyFactory returns (PoolKey memory poolKey) {
-        bool clankerIsToken0 = clanker < pairedToken;
-        poolKey = PoolKey({
-            currency0: Currency.wrap(clankerIsToken0 ? clanker : pairedToken),
-            currency1: Currency.wrap(clankerIsToken0 ? pairedToken : clanker),
-            fee: LPFeeLibrary.DYNAMIC_FEE_FLAG,
-            tickSpacing: tickSpacing,
-            hooks: IHooks(address(this))
-        });
-        PoolId poolId = poolKey.toId();
-        (uint24 clankerFee, uint24 pairedFee) = _decodeFees(poolData);
-        _pools[poolId] = PoolInfo({
-            clankerIsToken0: clankerIsToken0,
-            mevModuleEnabled: mevModule != address(0),
-            clankerFee: clankerFee,
-            pairedFee: pairedFee,
-            poolCreationTimestamp: uint64(block.timestamp),
-            locker: locker,
-            mevModule: mevModule
-        });
-        // The PoolManager skips this hook's own beforeInitialize when the hook itself initialises.
-        poolManager.initialize(
-            poolKey, TickMath.getSqrtPriceAtTick(clankerIsToken0 ? tickIfToken0IsClanker : -tickIfToken0IsClanker)
-        );
-
-        emit PoolCreatedFactory(pairedToken, clanker, poolId, tickIfToken0IsClanker, tickSpacing, locker, mevModule);
-        emit PoolInitialized(poolId, clankerFee, pairedFee);
-    }
-
-    function _decodeFees(bytes calldata poolData) internal pure returns (uint24 clankerFee, uint24 pairedFee) {
-        PoolInitializationData memory data = abi.decode(poolData, (PoolInitializationData));
-        if (data.extension != address(0)) revert PoolExtensionNotEnabled();
-        (clankerFee, pairedFee) = abi.decode(data.feeData, (uint24, uint24));
+    function _setFeeData(PoolId poolId, bytes memory feeData) internal override {
+        (uint24 clankerFee, uint24 pairedFee) = abi.decode(feeData, (uint24, uint24));
         if (clankerFee > MAX_LP_FEE) revert ClankerFeeTooHigh();
         if (pairedFee > MAX_LP_FEE) revert PairedFeeTooHigh();
+        _fees[poolId] = PoolFees({clankerFee: clankerFee, pairedFee: pairedFee});
     }
 
-    function initializeMevModule(PoolKey calldata poolKey, bytes calldata mevModuleData) external onlyFactory {
-        PoolInfo storage info = _pools[poolKey.toId()];
-        if (info.mevModule == address(0)) return;
-        IClankerMevModule(info.mevModule).initialize(poolKey, mevModuleData);
+    function _emitPoolInitialized(PoolId poolId) internal override {
+        PoolFees storage f = _fees[poolId];
+        emit PoolInitialized(poolId, f.clankerFee, f.pairedFee);
     }
 
-    // ---------------------------------------------------------------- hook callbacks
-
-    function beforeInitialize(address, PoolKey calldata, uint160) external view onlyPoolManager returns (bytes4) {
-        revert UnsupportedInitializePath();
-    }
-
-    function beforeAddLiquidity(address, PoolKey calldata, ModifyLiquidityParams calldata, bytes calldata)
-        external
-        view
-        onlyPoolManager
-        returns (bytes4)
-    {
-        return IHooks.beforeAddLiquidity.selector;
-    }
-
-    function beforeSwap(address, PoolKey calldata key, SwapParams calldata params, bytes calldata hookData)
-        external
-        onlyPoolManager
-        returns (bytes4, BeforeSwapDelta, uint24)
-    {
-        PoolInfo storage info = _pools[key.toId()];
-
-        // Fees of the swaps so far into the fee locker (a no-op while the MEV module runs or on re-entry).
-        IClankerLpLockerCollect(info.locker).collectRewardsWithoutUnlock(
-            Currency.unwrap(info.clankerIsToken0 ? key.currency0 : key.currency1)
-        );
-
-        uint24 mevFee = _runMevModule(key, params, hookData);
-        uint24 lpFee = params.zeroForOne != info.clankerIsToken0 ? info.pairedFee : info.clankerFee;
-        if (mevFee > lpFee) lpFee = mevFee;
-        BeforeSwapDelta delta = _protocolFeeBeforeSwap(key, params, info.clankerIsToken0, lpFee);
-        return (IHooks.beforeSwap.selector, delta, lpFee | LPFeeLibrary.OVERRIDE_FEE_FLAG);
-    }
-
-    /// @dev The protocol fee from the specified amount when that is the paired token; otherwise left for afterSwap.
-    function _protocolFeeBeforeSwap(PoolKey calldata key, SwapParams calldata params, bool clankerIsToken0, uint24 lpFee)
-        internal
-        returns (BeforeSwapDelta)
-    {
-        uint256 rate = uint256(lpFee) * PROTOCOL_FEE_NUMERATOR / FEE_DENOMINATOR;
-        // The specified currency is the input of an exact-input swap, the output of an exact-output one.
-        bool specifiedIsToken0 = (params.amountSpecified < 0) == params.zeroForOne;
-        if (specifiedIsToken0 == clankerIsToken0) {
-            _pendingProtocolFee = rate;
-            return BeforeSwapDeltaLibrary.ZERO_DELTA;
-        }
-        _pendingProtocolFee = 0;
-        uint256 amount = params.amountSpecified < 0 ? uint256(-params.amountSpecified) : uint256(params.amountSpecified);
-        uint256 fee = amount * rate / FEE_DENOMINATOR;
-        if (fee == 0) return BeforeSwapDeltaLibrary.ZERO_DELTA;
-        _creditFactory(
-            clankerIsToken0 ? key.currency1 : key.currency0, Currency.unwrap(clankerIsToken0 ? key.currency0 : key.currency1), fee
-        );
-        return toBeforeSwapDelta(int128(int256(fee)), 0);
-    }
-
-    function afterSwap(address, PoolKey calldata key, SwapParams calldata, BalanceDelta delta, bytes calldata)
-        external
-        onlyPoolManager
-        returns (bytes4, int128)
-    {
-        return (IHooks.afterSwap.selector, _protocolFeeAfterSwap(key, delta));
-    }
-
-    /// @dev The protocol fee from the unspecified amount (the paired token) when beforeSwap left it pending.
-    function _protocolFeeAfterSwap(PoolKey calldata key, BalanceDelta delta) internal returns (int128) {
-        uint256 rate = _pendingProtocolFee;
-        if (rate == 0) return 0;
-        _pendingProtocolFee = 0;
-        bool clankerIsToken0 = _pools[key.toId()].clankerIsToken0;
-        int128 pairedDelta = clankerIsToken0 ? delta.amount1() : delta.amount0();
-        uint256 fee = (pairedDelta < 0 ? uint256(uint128(-pairedDelta)) : uint256(uint128(pairedDelta))) * rate / FEE_DENOMINATOR;
-        if (fee == 0) return 0;
-        _creditFactory(
-            clankerIsToken0 ? key.currency1 : key.currency0, Currency.unwrap(clankerIsToken0 ? key.currency0 : key.currency1), fee
-        );
-        return int128(int256(fee));
-    }
-
-    /// @dev The hook's positive delta (returned to the PoolManager) becomes the factory's ERC-6909 claims.
-    function _creditFactory(Currency paired, address token, uint256 fee) internal {
-        poolManager.mint(factory, paired.toId(), fee);
-        emit ClaimProtocolFees(token, fee);
-    }
-
-    function _runMevModule(PoolKey calldata key, SwapParams calldata params, bytes calldata hookData)
-        internal
-        returns (uint24)
-    {
-        PoolId poolId = key.toId();
-        PoolInfo storage info = _pools[poolId];
-        if (!info.mevModuleEnabled) return 0;
-        if (block.timestamp >= uint256(info.poolCreationTimestamp) + MAX_MEV_MODULE_DELAY) {
-            info.mevModuleEnabled = false;
-            emit MevModuleDisabled(poolId);
-            return 0;
-        }
-        (bool disable, uint24 moduleFee) =
-            IClankerMevModule(info.mevModule).beforeSwap(key, params, info.clankerIsToken0, hookData);
-        if (disable) {
-            info.mevModuleEnabled = false;
-            emit MevModuleDisabled(poolId);
-            return 0;
-        }
-        if (moduleFee > 0) emit MevModuleSetFee(poolId, moduleFee);
-        return moduleFee;
-    }
-
-    // ---------------------------------------------------------------- callbacks this hook does not use
-
-    function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == type(IClankerHook).interfaceId || interfaceId == 0x01ffc9a7; // IERC165
-    }
-
-    function afterInitialize(address, PoolKey calldata, uint160, int24) external pure returns (bytes4) {
-        revert HookNotImplemented();
-    }
-
-    function afterAddLiquidity(address, PoolKey calldata, ModifyLiquidityParams calldata, BalanceDelta, BalanceDelta, bytes calldata)
-        external
-        pure
-        returns (bytes4, BalanceDelta)
-    {
-        revert HookNotImplemented();
-    }
-
-    function beforeRemoveLiquidity(address, PoolKey calldata, ModifyLiquidityParams calldata, bytes calldata)
-        external
-        pure
-        returns (bytes4)
-    {
-        revert HookNotImplemented();
-    }
-
-    function afterRemoveLiquidity(address, PoolKey calldata, ModifyLiquidityParams calldata, BalanceDelta, BalanceDelta, bytes calldata)
-        external
-        pure
-        returns (bytes4, BalanceDelta)
-    {
-        revert HookNotImplemented();
-    }
-
-    function beforeDonate(address, PoolKey calldata, uint256, uint256, bytes calldata) external pure returns (bytes4) {
-        revert HookNotImplemented();
-    }
-
-    function afterDonate(address, PoolKey calldata, uint256, uint256, bytes calldata) external pure returns (bytes4) {
-        revert HookNotImplemented();
+    function _lpFee(PoolKey calldata, PoolId poolId, SwapParams calldata, bool paired) internal view override returns (uint24) {
+        return paired ? _fees[poolId].pairedFee : _fees[poolId].clankerFee;
     }
 }
