@@ -48,7 +48,8 @@ import { type Logger, createLogger } from "../common/logger.js";
 import type { PoolKey } from "../common/uniswap.js";
 import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../common/universal-router.js";
 import { type DevnetContext, createDevnetContext, withGasMargin } from "./context.js";
-import { DEVNET_ACCOUNTS, NO_TRADE_BLOCKS, devnetPrivateKey } from "./protocol.js";
+import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
+import { NO_TRADE_BLOCKS } from "../common/constants.js";
 import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
 
 /** Feeds the keeper walks, when the devnet has them. */
@@ -187,7 +188,7 @@ export function startMarket(options: MarketOptions): Market {
       if (pairedToken !== c.usdc && pairedToken !== c.weth) continue;
       const info = await reader.read<{ poolKey: PoolKey }>(c.lpLocker, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
       pools.push({ token, pairedToken, poolKey: info.poolKey });
-      if (BigInt(launch.args.mevModule ?? zeroAddress) !== 0n) auctionBlocks.set(token, launch.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n);
+      if (BigInt(launch.args.mevModule ?? zeroAddress) !== 0n) auctionBlocks.set(token, launch.blockNumber + NO_TRADE_BLOCKS + 1n);
     }
     for (const order of orders) pendingOrders.add(order.args.orderId!);
     for (const execution of executions) {
@@ -346,7 +347,7 @@ export function startMarket(options: MarketOptions): Market {
     const launches = await reader.publicClient.getContractEvents({ address: c.launcher, abi: clankerFactoryAbi, eventName: "TokenCreated", fromBlock: auctionScanned + 1n, toBlock: head });
     for (const launch of launches) {
       const mevModule = getAddress(launch.args.mevModule ?? zeroAddress);
-      const auctionBlock = launch.blockNumber + BigInt(NO_TRADE_BLOCKS) + 1n;
+      const auctionBlock = launch.blockNumber + NO_TRADE_BLOCKS + 1n;
       if (mevModule === zeroAddress || auctionBlock <= head) continue;
       const token = getAddress(launch.args.tokenAddress!);
       const pairedToken = getAddress(launch.args.pairedToken!);
