@@ -79,9 +79,15 @@ export function restRouteCodes(route: AnyRoute): ServiceErrorCode[] {
   if (route.operatorKey) for (const code of ["UNAUTHORIZED", "FORBIDDEN", "NOT_CONFIGURED"] as const) codes.add(code);
   if (route.body) for (const code of ["REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const) codes.add(code);
   for (const [status, r] of Object.entries(route.responses)) {
-    if (Number(status) >= 400 && !r.schema) for (const code of r.codes ?? [onlyCodeOf(Number(status), route)]) codes.add(code);
+    if (Number(status) >= 400 && !r.schema && !r.stream) for (const code of r.codes ?? [onlyCodeOf(Number(status), route)]) codes.add(code);
   }
   return SERVICE_ERROR_CODES.filter((code) => codes.has(code));
+}
+
+/** A streamed answer (an export): its media type with its schema, and the headers it sets. */
+function streamAnswer(description: string, stream: NonNullable<AnyRoute["responses"][number]["stream"]>) {
+  const headers = Object.fromEntries(Object.entries(stream.headers ?? {}).map(([name, doc]) => [name, { description: doc, schema: { type: "string" as const } }]));
+  return { description, content: { [stream.mediaType]: { schema: stream.schema } }, ...(stream.headers ? { headers } : {}) };
 }
 
 /** The library's route config of a REST shim route (`defineRoute`): every status it answers, each error status with its codes. */
@@ -91,7 +97,8 @@ function restRouteDoc(route: AnyRoute): RouteDoc {
   const responses: RouteConfig["responses"] = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const codes = byStatus.get(Number(status));
-    if (!r.schema) responses[status] = errorAnswer(r.description, codes!);
+    if (r.stream) responses[status] = streamAnswer(r.description, r.stream);
+    else if (!r.schema) responses[status] = errorAnswer(r.description, codes!);
     // A status answered with its own body (a health report) or, for another cause, an error.
     else if (codes) responses[status] = jsonAnswer(withCodes(`${r.description}; or an error`, codes), r.schema.or(errorBody(codes)));
     else responses[status] = jsonAnswer(r.description, r.schema);
