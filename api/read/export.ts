@@ -52,9 +52,12 @@ const checksums = new Map<string, Hex>();
 const utf8 = new TextEncoder();
 
 export function fastChecksum(address: string): Hex {
-  const lower = address.toLowerCase();
-  const known = checksums.get(lower);
+  // The tables store lowercase addresses: look the given text up before lowercasing it.
+  const known = checksums.get(address);
   if (known) return known;
+  const lower = address.toLowerCase();
+  const knownLower = checksums.get(lower);
+  if (knownLower) return knownLower;
   const hex = lower.slice(2);
   const hash = keccak256(utf8.encode(hex), "bytes");
   let out = "0x";
