@@ -14,6 +14,7 @@ import { DEFAULT_RATE_LIMITS } from "../http/rate-limit.js";
 import { MAX_BODY_BYTES } from "../http/validation.js";
 import type { AnyRoute } from "../rest/route.js";
 import { errorResponse } from "../rest/schemas.js";
+import { SQL_ROUTE_DOCS } from "../sql/index.js";
 import { type RouteDoc, errorAnswer, errorBody, jsonAnswer, withCodes } from "./route-doc.js";
 import "./zod-schema.js";
 
@@ -122,9 +123,9 @@ function restRouteDoc(route: AnyRoute): RouteDoc {
   };
 }
 
-/** Every documented route: the REST shim's, then sign-in, agents and the page. */
+/** Every documented route: the REST shim's, then sign-in, agents, the page and SQL over HTTP. */
 export function routeDocs(routes: readonly AnyRoute[]): RouteDoc[] {
-  return [...routes.map(restRouteDoc), ...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...PAGE_DOCS];
+  return [...routes.map(restRouteDoc), ...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...PAGE_DOCS, ...SQL_ROUTE_DOCS];
 }
 
 export function openApiDocument(routes: readonly AnyRoute[]) {
