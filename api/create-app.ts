@@ -16,10 +16,12 @@ import { answeredOnce } from "./http/route-metrics.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit, useRateLimitStore } from "./http/rate-limit.js";
 import { createLiveFeed } from "./push/live-feed.js";
 import { docsPage } from "./openapi/docs-page.js";
+import { sqlOverHttp } from "./sql/index.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
 import { auditRoute } from "./rest/audit.js";
 import { protocolBuybacksRoute, tokenBuybacksRoute } from "./rest/buybacks.js";
+import { EXPORT_ROUTES } from "./rest/export.js";
 import { healthRoute, readyRoute } from "./rest/health.js";
 import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
@@ -49,6 +51,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   launchRoute,
   registerRoute,
   auditRoute,
+  ...EXPORT_ROUTES,
 ];
 
 export function createApp(given: ApiDeps): Hono {
@@ -96,6 +99,9 @@ export function createApp(given: ApiDeps): Hono {
   );
   app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw, { maxBytes: MAX_GRAPHQL_BODY_BYTES, timeoutMs: bodyTimeoutOf(c) }));
   if (deps.agents) app.route("/", prospectusPages(deps.agents));
+  // SQL over HTTP (@ponder/client) on the views schema, read-only, with its own bucket.
+  const sql = sqlOverHttp(deps.config.databaseUrl, rateLimit(new RateLimiter(limits.sql, { name: "sql" })), deps.sql);
+  app.route("/", sql.app);
   // One route per answered path in front: request metrics count each request once (route-metrics.ts).
   return answeredOnce(app);
 }

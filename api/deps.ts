@@ -10,6 +10,7 @@ import type { AgentApiDeps } from "./agents/http.js";
 import type { EnginePort } from "./engine-port.js";
 import type { RateLimitStore, RateLimits } from "./http/rate-limit.js";
 import type { LiveFeed } from "./push/live-feed.js";
+import type { SqlOverHttpOptions } from "./sql/index.js";
 import type { LaunchPort } from "../core/launch/operator.js";
 
 /** Read access to the indexed tables (ponder's `db`, or a drizzle client on the same schema). */
@@ -31,6 +32,8 @@ export type ApiDeps = {
   live?: LiveFeed;
   /** How often the live feed looks for new rows without a notification (0: never; see api/push/live-feed.ts). */
   pollIntervalMs?: number;
+  /** SQL over HTTP's limits (api/sql/index.ts; defaults there). */
+  sql?: SqlOverHttpOptions;
   /** The agent flow (Sign-In with Ethereum, agents, prospectus pages), when served. */
   agents?: AgentApiDeps;
   /** Where unexpected errors are reported (never to the client). */

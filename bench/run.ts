@@ -5,7 +5,8 @@
  *   npm run bench                       full run (histories of 1k, 10k, 100k events, and 1M for the growth table; 5-minute soak)
  *   npm run bench -- --no-1m            without the million-event history in the growth table (see GROWTH_ONLY_SIZES)
  *   npm run bench:smoke                 the same harness, tiny and short (CI keeps it working)
- *   npm run bench -- --part indexing    one part: history | indexing | api | growth | replicas | soak
+ *   npm run bench -- --part indexing    one part: history | indexing | api | growth | replicas | export | soak
+ *   npm run bench -- --part export      the export row alone, on the smallest history (1M synthetic burns; smoke 100k)
  *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 100k)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { ROOT } from "../devnet/compile.js";
 import { freePort } from "../devnet/ports.js";
 import { type ApiResult, HEALTH, OURS_BURNS, STATS, TOKENS, apiTarget, apiTargets, assertAnswers, benchApi } from "./api.js";
 import { type EngineState, seedEngineState } from "./engine-state.js";
+import { type ExportResult, benchExport } from "./export.js";
 import { type LedgerGrowthResult, benchLedgerGrowth } from "./growth.js";
 import { type History, ensureHistory } from "./history.js";
 import { INDEXER_ENDPOINTS, type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
@@ -27,7 +29,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const partIndex = args.indexOf("--part");
 const only = partIndex >= 0 ? args[partIndex + 1] : undefined;
-const PARTS = ["history", "indexing", "api", "growth", "replicas", "soak"] as const;
+const PARTS = ["history", "indexing", "api", "growth", "replicas", "export", "soak"] as const;
 if (only && !PARTS.includes(only as never)) {
   process.stderr.write(`unknown part "${only}"; choose one of ${PARTS.join(", ")}\n`);
   process.exit(2);
@@ -55,6 +57,8 @@ const LEDGER_GROWTH_ROWS = ledgerRowsIndex >= 0 ? Number(args[ledgerRowsIndex + 
 const ENGINE_SEED = smoke ? { claimsPerToken: 100, intents: 1_000, priceSamples: 1_000 } : { claimsPerToken: 1_000, intents: 20_000, priceSamples: 30_000 };
 /** API replicas: one against two under the API load; SSE subscribers (half per replica) and burns for the fan-out. */
 const REPLICAS = smoke ? { subscribers: 100, burns: 2, requests: [STATS] } : { subscribers: 1_000, burns: 5, requests: undefined };
+/** Synthetic burns the export row adds to the indexed history before downloading them all. */
+const EXPORT_ROWS = smoke ? 100_000 : 1_000_000;
 const SOAK = smoke ? { seconds: 20, seed: SEED, concurrency: 4 } : { seconds: 300, seed: SEED, concurrency: 8 };
 
 type Throughput = { events: number; seconds: number; eventsPerSecond: number };
@@ -73,6 +77,7 @@ type Results = {
   growth?: { size: number; stats: LoadResult; burns: LoadResult; indexSeconds: number; loadSeconds?: number }[];
   ledgerGrowth?: LedgerGrowthResult;
   replicas?: ReplicasResult;
+  export?: ExportResult;
   soak?: SoakResult;
 };
 
@@ -82,7 +87,9 @@ const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(" ");
 async function main() {
   const started = Date.now();
   const results: Results = { histories: [] };
-  for (const size of runs("growth") || runs("history") ? [...SIZES, ...GROWTH_ONLY_SIZES] : SIZES) {
+  // The export row alone needs only an indexed history to add its rows to: the smallest.
+  const sizes = only === "export" ? SIZES.slice(0, 1) : runs("growth") || runs("history") ? [...SIZES, ...GROWTH_ONLY_SIZES] : SIZES;
+  for (const size of sizes) {
     log(`history of ${size} events`);
     results.histories.push(await ensureHistory(size, SEED, await freePort(), (m) => log(`  ${m}`)));
   }
@@ -93,7 +100,7 @@ async function main() {
   try {
     const mainHistories = results.histories.filter((h) => SIZES.includes(h.events));
     const largest = mainHistories.at(-1)!;
-    const needsIndex = runs("indexing") || runs("api") || runs("growth") || runs("replicas");
+    const needsIndex = runs("indexing") || runs("api") || runs("growth") || runs("replicas") || runs("export");
     if (needsIndex) {
       for (const history of runs("growth") ? mainHistories : [largest]) {
         const anvil = await serveHistory(history);
@@ -191,6 +198,11 @@ async function main() {
       log(`API replicas: one against two on ${largest.name}, and ${REPLICAS.subscribers} subscribers' fan-out`);
       results.replicas = await benchReplicas(largest, ours.rpcUrl, ours.databaseUrl, { load: LOAD, ...REPLICAS, log });
     }
+    if (runs("export")) {
+      const ours = indexed.get(largest.events)!;
+      log(`export: ${EXPORT_ROWS.toLocaleString("en")} synthetic burns added to ${largest.name}, then GET /export/burns.csv whole`);
+      results.export = await benchExport(ours.ponder, ours.databaseUrl, EXPORT_ROWS, log);
+    }
     await engineState?.stop();
     for (const i of indexed.values()) {
       await i.ponder.stop();
@@ -234,6 +246,14 @@ export function targetRows(results: Results, connections: number): [target: stri
   if (results.replicas) {
     const f = results.replicas.fanout;
     rows.push([`fan-out: each of ${f.subscribers} subscribers on ${f.replicas} replicas receives every burn`, `${f.delivered} / ${f.expected}`, f.delivered === f.expected]);
+  }
+  if (results.export) {
+    const e = results.export;
+    rows.push([
+      `export of ${e.rowsAdded.toLocaleString("en")} burn rows (CSV): ≥ 50,000 rows/s, < 50 MB RSS growth of the API process`,
+      `${fmt(e.rowsPerSecond, 0)} rows/s, ${fmt(e.rssGrowthMb, 1)} MB`,
+      e.rowsPerSecond >= 50_000 && e.rssGrowthMb < 50,
+    ]);
   }
   if (results.ledgerGrowth) {
     for (const r of results.ledgerGrowth.routes) {
@@ -312,6 +332,13 @@ function finish(results: Results, started: number) {
     ));
   }
   if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
+  if (results.export) {
+    const e = results.export;
+    lines.push("", `## Export (${e.rowsAdded.toLocaleString("en")} synthetic burns added to the indexed history)`, "", table(
+      ["export", "rows", "MB", "seconds", "rows/s", "API RSS before MB", "peak MB", "growth MB"],
+      [["GET /api/v1/export/burns.csv", e.rows, fmt(e.bytes / 1e6, 1), fmt(e.seconds, 1), fmt(e.rowsPerSecond, 0), fmt(e.rssBeforeMb, 0), fmt(e.rssPeakMb, 0), fmt(e.rssGrowthMb, 1)]],
+    ), "", "The ponder process (indexer and API in one) downloaded from over HTTP by one client; its resident memory sampled every 50 ms during the download, after a warm-up export of 20,000 rows.");
+  }
   if (results.soak) {
     const s = results.soak;
     lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.", "", table(["requests", "by status", "5xx", "503 during database outages", "network errors", "engine kills", "chain rollbacks", "database outages", "RPC freezes", "ledger rows", "invariants", "reorg deficits"], [[

@@ -29,6 +29,8 @@ export type RateLimitRule = {
 export const DEFAULT_RATE_LIMITS = {
   read: { capacity: 120, refillPerSecond: 2 },
   graphql: { capacity: 60, refillPerSecond: 1 },
+  /** SQL over HTTP (/sql/db): each query may scan a table, so fewer than reads. */
+  sql: { capacity: 30, refillPerSecond: 0.5 },
   write: { capacity: 5, refillPerSecond: 5 / 60 },
 } satisfies Record<string, RateLimitRule>;
 

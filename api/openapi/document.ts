@@ -14,6 +14,7 @@ import { DEFAULT_RATE_LIMITS } from "../http/rate-limit.js";
 import { MAX_BODY_BYTES } from "../http/validation.js";
 import type { AnyRoute } from "../rest/route.js";
 import { errorResponse } from "../rest/schemas.js";
+import { SQL_ROUTE_DOCS } from "../sql/index.js";
 import { type RouteDoc, errorAnswer, errorBody, jsonAnswer, withCodes } from "./route-doc.js";
 import "./zod-schema.js";
 
@@ -79,9 +80,15 @@ export function restRouteCodes(route: AnyRoute): ServiceErrorCode[] {
   if (route.operatorKey) for (const code of ["UNAUTHORIZED", "FORBIDDEN", "NOT_CONFIGURED"] as const) codes.add(code);
   if (route.body) for (const code of ["REQUEST_TIMEOUT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] as const) codes.add(code);
   for (const [status, r] of Object.entries(route.responses)) {
-    if (Number(status) >= 400 && !r.schema) for (const code of r.codes ?? [onlyCodeOf(Number(status), route)]) codes.add(code);
+    if (Number(status) >= 400 && !r.schema && !r.stream) for (const code of r.codes ?? [onlyCodeOf(Number(status), route)]) codes.add(code);
   }
   return SERVICE_ERROR_CODES.filter((code) => codes.has(code));
+}
+
+/** A streamed answer (an export): its media type with its schema, and the headers it sets. */
+function streamAnswer(description: string, stream: NonNullable<AnyRoute["responses"][number]["stream"]>) {
+  const headers = Object.fromEntries(Object.entries(stream.headers ?? {}).map(([name, doc]) => [name, { description: doc, schema: { type: "string" as const } }]));
+  return { description, content: { [stream.mediaType]: { schema: stream.schema } }, ...(stream.headers ? { headers } : {}) };
 }
 
 /** The library's route config of a REST shim route (`defineRoute`): every status it answers, each error status with its codes. */
@@ -91,7 +98,8 @@ function restRouteDoc(route: AnyRoute): RouteDoc {
   const responses: RouteConfig["responses"] = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const codes = byStatus.get(Number(status));
-    if (!r.schema) responses[status] = errorAnswer(r.description, codes!);
+    if (r.stream) responses[status] = streamAnswer(r.description, r.stream);
+    else if (!r.schema) responses[status] = errorAnswer(r.description, codes!);
     // A status answered with its own body (a health report) or, for another cause, an error.
     else if (codes) responses[status] = jsonAnswer(withCodes(`${r.description}; or an error`, codes), r.schema.or(errorBody(codes)));
     else responses[status] = jsonAnswer(r.description, r.schema);
@@ -115,9 +123,9 @@ function restRouteDoc(route: AnyRoute): RouteDoc {
   };
 }
 
-/** Every documented route: the REST shim's, then sign-in, agents and the page. */
+/** Every documented route: the REST shim's, then sign-in, agents, the page and SQL over HTTP. */
 export function routeDocs(routes: readonly AnyRoute[]): RouteDoc[] {
-  return [...routes.map(restRouteDoc), ...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...PAGE_DOCS];
+  return [...routes.map(restRouteDoc), ...AUTH_ROUTE_DOCS, ...AGENT_ROUTE_DOCS, ...PAGE_DOCS, ...SQL_ROUTE_DOCS];
 }
 
 export function openApiDocument(routes: readonly AnyRoute[]) {

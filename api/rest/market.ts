@@ -114,7 +114,7 @@ export const burnItem = z
 export const burnsResponse = z.object({ pairedToken: currency.nullable(), items: z.array(burnItem), nextCursor: z.string().nullable() }).strict();
 
 /** Unix seconds from an ISO-8601 time or a count of seconds. */
-const time = z
+export const time = z
   .string()
   .max(40)
   .transform((v, ctx) => {

@@ -18,7 +18,16 @@ type Output<S> = S extends ZodTypeAny ? z.output<S> : undefined;
  * the route answers at that status (`codes`, needed only where several codes share the status;
  * api/http/errors.ts ERROR_STATUS).
  */
-export type RouteResponse = { description: string; schema?: ZodTypeAny; codes?: readonly ServiceErrorCode[] };
+export type RouteResponse = {
+  description: string;
+  schema?: ZodTypeAny;
+  codes?: readonly ServiceErrorCode[];
+  /**
+   * A streamed answer that is not one JSON body (an export): its media type and the schema of
+   * what it carries (for NDJSON, one line), and the headers it sets.
+   */
+  stream?: { mediaType: string; schema: ZodTypeAny; headers?: Record<string, string> };
+};
 
 export type RouteDef<Q extends ZodTypeAny | undefined, P extends ZodObject<ZodRawShape> | undefined, B extends ZodTypeAny | undefined> = {
   method: "get" | "post";

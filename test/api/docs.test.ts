@@ -21,7 +21,8 @@ describe("OpenAPI document", () => {
     expect(operations(validated)).toEqual(operations(doc));
     expect(operations(doc)).toContain("POST /auth/verify");
     expect(operations(doc)).toContain("GET /p/{idOrToken}");
-    expect(operations(doc).length).toBe(REST_ROUTES.length + 3 + 6 + 1);
+    expect(operations(doc)).toContain("GET /sql/db");
+    expect(operations(doc).length).toBe(REST_ROUTES.length + 3 + 6 + 1 + 1);
   });
 
   it("refuses a broken document (the validator is not a rubber stamp)", async () => {

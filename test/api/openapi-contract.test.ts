@@ -15,6 +15,7 @@ import { getAddress, parseAbi } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReadDb } from "../../api/deps.js";
 import { REST_ROUTES } from "../../api/create-app.js";
+import { EXPORT_ROUTES } from "../../api/rest/export.js";
 import * as act from "../helpers/actions.js";
 import { type Answer, answer } from "../helpers/http.js";
 import { type Harness, OPERATOR_API_KEY, actors, startHarness } from "./harness.js";
@@ -59,9 +60,19 @@ function conforms(method: string, path: string, a: Answer): Answer {
   expect(documented, `${where}: status documented`).toBeDefined();
   const type = (a.headers.get("content-type") ?? "").split(";")[0]!.trim();
   expect(Object.keys(documented!.content ?? {}), `${where}: content type`).toContain(type);
-  expect(a.json, `${where}: a JSON body`).toBeDefined();
-  const body = api.validateResponse(a.json, operation!, a.status);
-  expect(body.errors, `${where}: body`).toBeNull();
+  if (type === "application/x-ndjson") {
+    // A stream of records: each line matches the documented record.
+    const lines = a.text.split("\n").filter(Boolean);
+    for (const line of lines) expect(api.validateResponse(JSON.parse(line), operation!, a.status).errors, `${where}: line ${line.slice(0, 200)}`).toBeNull();
+  } else if (type === "text/csv") {
+    // A header row, then rows, each CRLF-terminated.
+    expect(a.text, `${where}: CSV`).toMatch(/^id,[^\r\n]*,cursor\r\n/);
+    expect(a.text.endsWith("\r\n"), `${where}: CSV ends with a line end`).toBe(true);
+  } else {
+    expect(a.json, `${where}: a JSON body`).toBeDefined();
+    const body = api.validateResponse(a.json, operation!, a.status);
+    expect(body.errors, `${where}: body`).toBeNull();
+  }
   const headers = api.validateResponseHeaders(Object.fromEntries(a.headers), operation!, { statusCode: a.status });
   expect(headers.errors, `${where}: headers`).toBeNull();
   checked.add(`${operation!.operationId} ${a.status}`);
@@ -149,6 +160,18 @@ describe("reads", () => {
     expectCode(await get(`/tokens/${unknownToken}/audit`), 404, "NOT_FOUND");
   });
 
+  it("GET /export/*: every dataset in both formats, with filters, and their refusals", async () => {
+    for (const route of EXPORT_ROUTES) {
+      const a = await get(route.path);
+      expect(a.status, `${route.path}: ${a.text.slice(0, 200)}`).toBe(200);
+      expect(a.text.length).toBeGreaterThan(0);
+      expect((await get(`${route.path}?token=${s.token}&from=2020-01-01T00:00:00Z&fromBlock=0&order=newest&limit=3`)).status).toBe(200);
+      expectCode(await get(`${route.path}?colour=blue`), 400, "BAD_REQUEST");
+      expectCode(await get(`${route.path}?after=!!!`), 400, "BAD_REQUEST");
+    }
+    expectCode(await get("/export/burns.ndjson?kind=rugpull"), 400, "BAD_REQUEST");
+  });
+
   it("GET /audit: the report with the operator key, 401 without, 403 with a wrong one", async () => {
     expect((await get("/audit", { key: OPERATOR_API_KEY })).status).toBe(200);
     expectCode(await get("/audit"), 401, "UNAUTHORIZED");
@@ -222,7 +245,7 @@ describe("the service's own limits and outages", () => {
     down.on("error", () => {});
     try {
       const app = h.appWith({ db: drizzle(down, { casing: "snake_case" }) as unknown as ReadDb });
-      for (const path of ["/stats", "/activity", "/buybacks", `/buybacks/${s.token}`, "/tokens", `/tokens/${s.token}/market`, `/tokens/${s.token}/candles`, `/burns/${s.token}`]) {
+      for (const path of ["/stats", "/activity", "/buybacks", `/buybacks/${s.token}`, "/tokens", `/tokens/${s.token}/market`, `/tokens/${s.token}/candles`, `/burns/${s.token}`, ...EXPORT_ROUTES.map((r) => r.path)]) {
         const a = await get(path, { app });
         expectCode(a, 503, "DATABASE_UNAVAILABLE");
         expect(a.headers.get("retry-after")).toBe("5");
@@ -289,6 +312,7 @@ describe("coverage", () => {
       "get /burns/:txHash/:logIndex": [400, 404],
       "get /tokens/:token/flow": [200, 400, 404],
       "get /tokens/:token/audit": [200, 400, 404],
+      ...Object.fromEntries(EXPORT_ROUTES.map((r) => [`get ${r.path}`, [200, 400, 503]])),
     };
     expect(Object.keys(expected).sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     for (const [route, statuses] of Object.entries(expected)) {

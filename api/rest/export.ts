@@ -1,0 +1,287 @@
+/**
+ * GET /export/{burns|buybacks|fees|activity}.{csv,ndjson}: a dataset in full, streamed. The
+ * filters are GraphQL's (token, kinds, time and block ranges); rows come oldest first (or
+ * `order=newest`), in keyset pages of EXPORT_PAGE rows, each page read when the client has
+ * taken the previous one (the response stream's backpressure), so memory holds a page or two
+ * whatever the export's length. Every row ends with its cursor: `after=<cursor>` resumes after
+ * it (a broken download, or the next day's new rows). docs/api.md, "Exports".
+ */
+import { type ZodTypeAny, z } from "zod";
+import { ACTIVITY_KINDS } from "../read/activity.js";
+import { BURN_KINDS } from "../read/burns.js";
+import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder } from "../read/export.js";
+import type { ApiDeps } from "../deps.js";
+import { badRequest, retryTransient } from "../http/errors.js";
+import { cursorOf } from "../read/keyset.js";
+import { time } from "./market.js";
+import { type AnyRoute, defineRoute } from "./route.js";
+import { address } from "./schemas.js";
+
+/** Rows per keyset page (one query each). */
+export const EXPORT_PAGE = 2_000;
+/** Most rows one export may be asked for with `limit` (an export without `limit` has no bound). */
+const MAX_EXPORT_LIMIT = 1_000_000_000;
+
+export const EXPORT_FORMATS = ["csv", "ndjson"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+const MEDIA_TYPE: Record<ExportFormat, string> = { csv: "text/csv", ndjson: "application/x-ndjson" };
+
+// ------------------------------------------------------------------ query
+
+const kindList = (kinds: readonly string[]) =>
+  z
+    .string()
+    .max(1000)
+    .transform((v, ctx) => {
+      const given = v.split(",").map((k) => k.trim());
+      const unknown = given.filter((k) => !kinds.includes(k));
+      if (unknown.length) {
+        ctx.addIssue({ code: "custom", message: `unknown kind ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${kinds.join(", ")}` });
+        return z.NEVER;
+      }
+      return given;
+    })
+    .optional()
+    .describe(`Only these kinds, comma-separated: ${kinds.join(", ")}`);
+
+const block = z
+  .string()
+  .regex(/^\d{1,20}$/, "expected a block number (an integer ≥ 0)")
+  .transform(BigInt);
+
+function exportQuery(kinds: readonly string[] | undefined) {
+  return z
+    .object({
+      token: address.optional().describe("Only rows of this token"),
+      ...(kinds ? { kind: kindList(kinds) } : {}),
+      from: time.optional().describe("From this time (inclusive; ISO-8601 or unix seconds)"),
+      to: time.optional().describe("Before this time (exclusive; ISO-8601 or unix seconds)"),
+      fromBlock: block.optional().describe("From this block (inclusive)"),
+      toBlock: block.optional().describe("To this block (inclusive)"),
+      order: z.enum(["oldest", "newest"]).default("oldest").describe("Chain order, oldest first (default) or newest first"),
+      after: z.string().max(512).optional().describe("Resume after this row: the `cursor` of the last row received (with the same `order`)"),
+      limit: z
+        .string()
+        .regex(/^\d{1,10}$/, `expected an integer from 1 to ${MAX_EXPORT_LIMIT}`)
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= MAX_EXPORT_LIMIT, `expected an integer from 1 to ${MAX_EXPORT_LIMIT}`)
+        .optional()
+        .describe("At most this many rows (default: every row)"),
+    })
+    .strict();
+}
+
+type ExportQuery = {
+  token?: `0x${string}`;
+  kind?: string[];
+  from?: bigint;
+  to?: bigint;
+  fromBlock?: bigint;
+  toBlock?: bigint;
+  order: ExportOrder;
+  after?: string;
+  limit?: number;
+};
+
+// ------------------------------------------------------------------ rows, as documented
+
+const text = z.string();
+const int = z.number().int();
+const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+const decimal = z.string().regex(/^-?\d+(\.\d+)?$/).describe("Exact decimal string in whole units");
+const raw = z.string().regex(/^-?\d+$/).describe("Base units");
+const iso = z.string().datetime().describe("ISO-8601 timestamp");
+const cursor = z.string().describe("This row's cursor: `after=<cursor>` resumes after it");
+
+const ROW_SCHEMAS: Record<ExportDatasetName, z.AnyZodObject> = {
+  burns: z.object({
+    id: text,
+    token: checksummed,
+    kind: z.enum(BURN_KINDS),
+    from: checksummed,
+    txFrom: checksummed,
+    amount: decimal,
+    amountRaw: raw,
+    txHash: hash,
+    blockNumber: int,
+    logIndex: int,
+    timestamp: iso,
+    cursor,
+  }),
+  buybacks: z.object({
+    id: text,
+    token: checksummed,
+    kind: z.enum(["protocol-buyback", "creator-buyback"]),
+    usdcIn: decimal,
+    usdcInRaw: raw,
+    pairedIn: decimal,
+    pairedInRaw: raw,
+    spentCurrency: checksummed,
+    spentSymbol: text,
+    spent: decimal,
+    spentRaw: raw,
+    tokensBought: decimal,
+    tokensBoughtRaw: raw,
+    tokensBurned: decimal,
+    tokensBurnedRaw: raw,
+    txHash: hash,
+    blockNumber: int,
+    logIndex: int,
+    timestamp: iso,
+    cursor,
+  }),
+  fees: z.object({
+    id: text,
+    token: checksummed,
+    rewardIndex: int,
+    recipient: text.describe("The reward slot's recipient (checksummed)"),
+    role: z.enum(["operator", "creator", "other"]),
+    currency: checksummed,
+    symbol: text,
+    decimals: int,
+    amount: decimal,
+    amountRaw: raw,
+    txHash: hash,
+    blockNumber: int,
+    timestamp: iso,
+    cursor,
+  }),
+  activity: z.object({
+    id: text.describe("Sorts in chain order"),
+    kind: z.enum(ACTIVITY_KINDS),
+    token: checksummed.nullable(),
+    txHash: hash,
+    blockNumber: int,
+    logIndex: int,
+    timestamp: iso,
+    data: z.record(z.unknown()).describe("The event's facts, amounts as exact decimals in whole units"),
+    rawData: z.record(z.unknown()).describe("The event's facts as indexed (amounts in base units)"),
+    cursor,
+  }),
+};
+
+for (const [name, schema] of Object.entries(ROW_SCHEMAS)) {
+  const documented = Object.keys(schema.shape).join(",");
+  if (documented !== DATASETS[name as ExportDatasetName].columns.join(",")) throw new Error(`export ${name}: documented columns ${documented} differ from the dataset's`);
+}
+
+// ------------------------------------------------------------------ encoding
+
+function csvCell(value: Cell): string {
+  if (value === null) return "";
+  if (typeof value === "number") return String(value);
+  const s = typeof value === "string" ? value : JSON.stringify(value);
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** Each record as one line of the format (CSV: RFC 4180 with CRLF; NDJSON: one JSON object). */
+function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: Cell[]) => string {
+  if (format === "csv") return (cells) => `${cells.map(csvCell).join(",")}\r\n`;
+  const keys = columns.map((c) => `${JSON.stringify(c)}:`);
+  return (cells) => {
+    let line = "{";
+    for (let i = 0; i < cells.length; i++) line += `${i ? "," : ""}${keys[i]}${JSON.stringify(cells[i])}`;
+    return `${line}}\n`;
+  };
+}
+
+/**
+ * The export's body: the CSV header, then page after page. Each page is read on the stream's
+ * pull (when the client has taken the one before), retried once on a transient database error;
+ * a failure after the first page ends the response early (the client sees an incomplete
+ * transfer and resumes after the last row it has).
+ */
+function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, filter: ExportFilter, q: ExportQuery, first: unknown[]): ReadableStream<Uint8Array> {
+  const dataset = DATASETS[name];
+  const ordering = dataset.orderings[q.order];
+  const encode = lineEncoder(format, dataset.columns);
+  const utf8 = new TextEncoder();
+  const ctx = { db: deps.db, config: deps.config };
+  let remaining = q.limit ?? Number.POSITIVE_INFINITY;
+  let pending: unknown[] | undefined = first;
+  let cursorAfter = q.after;
+  let header = format === "csv";
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          let out = "";
+          if (header) {
+            out += `${dataset.columns.join(",")}\r\n`;
+            header = false;
+          }
+          const size = Math.min(EXPORT_PAGE, remaining);
+          const rows = pending ?? (await retryTransient(() => dataset.page(deps.db, filter, ordering, cursorAfter, size)));
+          pending = undefined;
+          for (const record of await dataset.records(rows, ordering, ctx)) out += encode(record);
+          remaining -= rows.length;
+          const last = rows.at(-1);
+          if (last) cursorAfter = cursorOf(ordering, last);
+          if (out) controller.enqueue(utf8.encode(out));
+          if (rows.length < size || remaining <= 0) controller.close();
+        } catch (error) {
+          deps.logError?.(error, `export ${name}.${format}: ended early`);
+          controller.error(error);
+        }
+      },
+      // A client gone: nothing more is read (the pending page, if any, is dropped).
+      cancel() {
+        pending = undefined;
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+// ------------------------------------------------------------------ routes
+
+function exportRoute(name: ExportDatasetName, format: ExportFormat) {
+  const dataset = DATASETS[name];
+  const media = MEDIA_TYPE[format];
+  const row = ROW_SCHEMAS[name];
+  const schema: ZodTypeAny =
+    format === "csv"
+      ? z.string().describe(`CSV (RFC 4180, CRLF line ends): a header row \`${dataset.columns.join(",")}\`, then one row per record (activity's \`data\` and \`rawData\` as quoted JSON)`)
+      : row.describe("One JSON object per line, one line per record");
+  return defineRoute({
+    method: "get",
+    path: `/export/${name}.${format}`,
+    tag: "exports",
+    summary: `${dataset.description.split(":")[0]}, every row, streamed as ${format === "csv" ? "CSV" : "NDJSON"}`,
+    description: [
+      `${dataset.description}. Oldest first unless \`order=newest\`; filters as in GraphQL${dataset.kinds ? "" : " (no kinds)"}. Streamed in pages of ${EXPORT_PAGE} rows, in constant memory.`,
+      "Amounts are exact decimal strings in whole units beside their raw base units (`…Raw`). Every row ends with its `cursor`: to resume an interrupted download (or fetch only newer rows later), ask again with `after=<the last row's cursor>` and the same filters and order.",
+      "A transfer that ends without its final chunk (the connection closed early) is incomplete: resume it from the last complete row.",
+    ].join("\n\n"),
+    query: exportQuery(dataset.kinds),
+    responses: {
+      200: {
+        description: `The rows, as ${media}`,
+        stream: {
+          mediaType: media,
+          schema,
+          headers: { "Content-Disposition": `attachment; filename="${name}.${format}"` },
+        },
+      },
+    },
+    handler: async (c, { query }, deps) => {
+      const q = query as unknown as ExportQuery;
+      if (q.from !== undefined && q.to !== undefined && q.from >= q.to) throw badRequest("from must be before to");
+      if (q.fromBlock !== undefined && q.toBlock !== undefined && q.fromBlock > q.toBlock) throw badRequest("fromBlock must not be after toBlock");
+      const filter: ExportFilter = { token: q.token, kinds: q.kind, fromTime: q.from, toTime: q.to, fromBlock: q.fromBlock, toBlock: q.toBlock };
+      // The first page before the answer: a bad cursor is a 400, an unreachable database a 503.
+      const ordering = dataset.orderings[q.order];
+      const first = await dataset.page(deps.db, filter, ordering, q.after, Math.min(EXPORT_PAGE, q.limit ?? EXPORT_PAGE));
+      return c.body(exportBody(deps, name, format, filter, q, first), 200, {
+        "Content-Type": `${media}; charset=utf-8`,
+        "Content-Disposition": `attachment; filename="${name}.${format}"`,
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+      });
+    },
+  });
+}
+
+/** Every export route: each dataset in each format. */
+export const EXPORT_ROUTES: readonly AnyRoute[] = (Object.keys(DATASETS) as ExportDatasetName[]).flatMap((name) => EXPORT_FORMATS.map((format) => exportRoute(name, format)));

@@ -1,0 +1,113 @@
+/**
+ * The export row: a million synthetic burns added to an indexed history's `burn` table, then
+ * `GET /api/v1/export/burns.csv` downloaded whole from the ponder process (indexer + API) while
+ * its resident memory is sampled. Reports rows per second and the API process's RSS growth
+ * (targets: ≥ 50,000 rows/s, < 50 MB). The synthetic rows are removed afterwards.
+ */
+import { readFileSync } from "node:fs";
+import pg from "pg";
+import type { PonderHandle } from "../devnet/ponder.js";
+
+export type ExportResult = {
+  rowsAdded: number;
+  rows: number;
+  bytes: number;
+  seconds: number;
+  rowsPerSecond: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssGrowthMb: number;
+};
+
+/** Resident memory of a process (Linux), in MB. */
+function rssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return line ? Number(line.replace(/\D+/g, "")) / 1024 : Number.NaN;
+}
+
+const SYNTHETIC = "synthetic-";
+/** Distinct burners among the synthetic rows (each also the transaction's sender). */
+const HOLDERS = 10_000;
+
+/** Adds `rows` burns after the history's last block, spread over its tokens and HOLDERS holders (triggers off: ponder's live-query notices are not needed). */
+async function addBurns(databaseUrl: string, rows: number, log: (msg: string) => void): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=app" });
+  await client.connect();
+  try {
+    const tokens = (await client.query<{ address: string }>("SELECT address FROM token ORDER BY address")).rows.map((r) => r.address);
+    if (!tokens.length) throw new Error("the history has no token");
+    const [{ head }] = (await client.query<{ head: string }>("SELECT coalesce(max(block_number), 0)::text AS head FROM burn")).rows as [{ head: string }];
+    await client.query("SET session_replication_role = replica");
+    const batch = 100_000;
+    for (let start = 1; start <= rows; start += batch) {
+      const end = Math.min(rows, start + batch - 1);
+      await client.query(
+        `INSERT INTO burn (id, token, "from", amount, kind, tx_hash, tx_from, block_number, log_index, timestamp)
+         SELECT $1 || g, ($2::text[])[1 + g % cardinality($2::text[])],
+                '0x' || lpad(to_hex(g % ${HOLDERS} + 65536), 40, '0'),
+                (g::numeric * 1000000000000000 + g % 997), CASE WHEN g % 10 = 0 THEN 'creator-buyback' ELSE 'organic' END,
+                '0x' || lpad(to_hex(g), 64, '0'), '0x' || lpad(to_hex(g % ${HOLDERS} + 65536), 40, '0'),
+                $3::numeric + 1 + g / 100, g % 100, 1800000000 + g
+         FROM generate_series($4::int, $5::int) AS g`,
+        [SYNTHETIC, tokens, head, start, end],
+      );
+      log(`  ${end.toLocaleString("en")} / ${rows.toLocaleString("en")} synthetic burns`);
+    }
+    await client.query("ANALYZE burn");
+  } finally {
+    await client.end();
+  }
+}
+
+async function removeBurns(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=app" });
+  await client.connect();
+  try {
+    await client.query("SET session_replication_role = replica");
+    await client.query(`DELETE FROM burn WHERE id LIKE '${SYNTHETIC}%'`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Downloads `path` whole, counting lines and bytes. */
+async function download(url: string): Promise<{ lines: number; bytes: number }> {
+  const res = await fetch(url);
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++;
+  }
+  return { lines, bytes };
+}
+
+export async function benchExport(ponder: PonderHandle, databaseUrl: string, rows: number, log: (msg: string) => void): Promise<ExportResult> {
+  const pid = ponder.process.pid!;
+  await addBurns(databaseUrl, rows, log);
+  try {
+    // Warm: the route, its queries and the JIT.
+    await download(`${ponder.url}/api/v1/export/burns.csv?limit=20000`);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const rssBeforeMb = rssMb(pid);
+    let rssPeakMb = rssBeforeMb;
+    const sampler = setInterval(() => {
+      rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+    }, 50);
+    const started = performance.now();
+    let got: { lines: number; bytes: number };
+    try {
+      got = await download(`${ponder.url}/api/v1/export/burns.csv`);
+    } finally {
+      clearInterval(sampler);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+    const exported = got.lines - 1;
+    if (exported < rows) throw new Error(`the export had ${exported} rows, fewer than the ${rows} synthetic ones`);
+    return { rowsAdded: rows, rows: exported, bytes: got.bytes, seconds, rowsPerSecond: exported / seconds, rssBeforeMb, rssPeakMb, rssGrowthMb: rssPeakMb - rssBeforeMb };
+  } finally {
+    await removeBurns(databaseUrl);
+  }
+}
