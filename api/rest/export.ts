@@ -16,6 +16,7 @@ import { cursorOf } from "../read/keyset.js";
 import { time } from "./market.js";
 import { type AnyRoute, defineRoute } from "./route.js";
 import { address } from "./schemas.js";
+import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 
 /** Rows per keyset page (one query each). */
 export const EXPORT_PAGE = 2_000;
@@ -155,8 +156,8 @@ const ROW_SCHEMAS: Record<ExportDatasetName, z.AnyZodObject> = {
     blockNumber: int,
     logIndex: int,
     timestamp: iso,
-    data: z.record(z.unknown()).describe("The event's facts, amounts as exact decimals in whole units"),
-    rawData: z.record(z.unknown()).describe("The event's facts as indexed (amounts in base units)"),
+    data: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts, amounts as exact decimals in whole units"),
+    rawData: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts as indexed (amounts in base units)"),
     cursor,
   }),
 };

@@ -27,6 +27,7 @@ import * as ponderSchema from "../../schema/ponder.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
 import { z } from "zod";
+import { documented } from "../openapi/zod-schema.js";
 
 /** Longest a query may run. */
 export const SQL_STATEMENT_TIMEOUT_MS = 5_000;
@@ -188,7 +189,7 @@ export const SQL_ROUTE_DOCS: RouteDoc[] = [
         z.object({
           command: z.literal("SELECT"),
           rowCount: z.number().int(),
-          rows: z.array(z.record(z.unknown())),
+          rows: z.array(documented(z.record(z.unknown()), { additionalProperties: {} })),
           fields: z.array(z.object({ name: z.string(), dataTypeID: z.number().int() })),
         }),
       ),
