@@ -1,6 +1,7 @@
 /**
  * Assembles the HTTP interface from its dependencies: the REST shim under /api/v1 (routes,
- * OpenAPI document and its reference page at /api/v1/docs, JSON 404) and GraphQL at /graphql,
+ * OpenAPI document and its reference page at /api/v1/docs, JSON 404), GraphQL at /graphql and
+ * the MCP server at /mcp,
  * behind per-client rate limits (shared by every replica when a store is given). Every error
  * is `{ "error": "...", "code": "..." }` with its code's 4xx/5xx status (api/http/errors.ts),
  * never a stack trace.
@@ -15,6 +16,7 @@ import { bodyDeadline, bodyTimeoutOf } from "./http/validation.js";
 import { answeredOnce } from "./http/route-metrics.js";
 import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit, useRateLimitStore } from "./http/rate-limit.js";
 import { createLiveFeed } from "./push/live-feed.js";
+import { MAX_MCP_BODY_BYTES, mcpHandler } from "./mcp/server.js";
 import { docsPage } from "./openapi/docs-page.js";
 import { sqlOverHttp } from "./sql/index.js";
 import { openApiDocument } from "./openapi/document.js";
@@ -29,6 +31,7 @@ import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
 import { burnProofRoute, tokenAuditRoute, tokenFlowRoute } from "./rest/trust.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
+import { WEBHOOK_ROUTES } from "./rest/webhooks.js";
 
 /** Largest GraphQL request body (a query of any reasonable size, with its variables). */
 export const MAX_GRAPHQL_BODY_BYTES = 64 * 1024;
@@ -52,6 +55,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   registerRoute,
   auditRoute,
   ...EXPORT_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 export function createApp(given: ApiDeps): Hono {
@@ -98,6 +102,19 @@ export function createApp(given: ApiDeps): Hono {
     }),
   );
   app.on(["GET", "POST", "OPTIONS"], "/graphql", (c) => graphql.handle(c.req.raw, { maxBytes: MAX_GRAPHQL_BODY_BYTES, timeoutMs: bodyTimeoutOf(c) }));
+  // The MCP server (Streamable HTTP, stateless): read tools for anyone, the agent flow for a signed-in creator.
+  app.use("/mcp", rateLimit(new RateLimiter(limits.read, { name: "mcp", overlap: true })));
+  const mcpTooLarge = payloadTooLarge(`body larger than ${MAX_MCP_BODY_BYTES} bytes`);
+  app.use(
+    "/mcp",
+    bodyLimit({
+      maxSize: MAX_MCP_BODY_BYTES,
+      onError: () => {
+        throw mcpTooLarge;
+      },
+    }),
+  );
+  app.all("/mcp", mcpHandler(deps));
   if (deps.agents) app.route("/", prospectusPages(deps.agents));
   // SQL over HTTP (@ponder/client) on the views schema, read-only, with its own bucket.
   const sql = sqlOverHttp(deps.config.databaseUrl, rateLimit(new RateLimiter(limits.sql, { name: "sql" })), deps.sql);

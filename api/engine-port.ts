@@ -18,6 +18,18 @@ import { PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN } from "../common/pg-errors.js";
 import { type DeskTradeView, type EngineBuyback, type JournalRow, type SourceView, buybackSources, buybacksBurnedBy, deskTradesById, intentTxHashes } from "../core/ledger/lineage.js";
 import { type TokenLedgerFlow, tokenLedgerFlow } from "../core/ledger/flow.js";
 import { type TokenAuditView, tokenAuditView } from "../core/public-audit.js";
+import {
+  type DeadLetter,
+  type WebhookBacklog,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listDeadLetters,
+  listWebhookEndpoints,
+  readWebhookBacklog,
+  redriveDeadLetter,
+} from "../core/webhooks/store.js";
 
 /** Per-worker schedule and outcome (times ISO-8601), as `GET /health` shows it. */
 export type WorkerHealthView = Pick<
@@ -35,6 +47,8 @@ export type EngineHealthView = {
   leader: LeaderView;
   /** Whether the engine's desks trade on its chain, as it last reported; null before it ran. */
   desks?: DesksHealth | null;
+  /** The webhook outbox's backlog (docs/design.md §7.1); null before the engine's tables exist. */
+  webhooks?: WebhookBacklog | null;
 };
 
 /** Transactions not final yet (pending, in flight, or mined under `CONFIRMATIONS`), and the last reorg. */
@@ -91,7 +105,18 @@ export interface EnginePort {
   tokenFlow(token: Address): Promise<TokenLedgerFlow | null>;
   /** The public audit's stored results for a token. */
   tokenAudit(token: Address): Promise<TokenAuditView>;
+  /** The operator's webhook endpoints and dead letters (absent without the engine's database). */
+  webhooks?: WebhookPort;
 }
+
+/** The webhook endpoints and the outbox's dead letters (core/webhooks/store.ts). */
+export type WebhookPort = {
+  create(input: WebhookEndpointInput, sinceBlock: number): Promise<WebhookEndpoint & { secret: string }>;
+  list(): ReturnType<typeof listWebhookEndpoints>;
+  remove(id: string): Promise<boolean>;
+  deadLetters(p: { endpointId?: string; limit: number; before?: number }): Promise<{ items: DeadLetter[]; next: number | null }>;
+  redrive(id: number, giveUpSeconds: number): Promise<boolean>;
+};
 
 const NO_AUDIT: TokenAuditView = { latest: null, protocol: null, lastClean: null };
 
@@ -140,8 +165,8 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
   const ledgerDb = drizzle(pool, { schema: tables });
   return {
     health: () =>
-      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null, desks: null }, async () => {
-        const h = await readWorkerHealth(pool);
+      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null, desks: null, webhooks: null }, async () => {
+        const [h, webhooks] = await Promise.all([readWorkerHealth(pool), tolerant(null, () => readWebhookBacklog(pool))]);
         return {
           workers: h.workers.map((w) => ({
             name: w.name,
@@ -163,6 +188,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
             notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({ key, kind, status, nonce, ageSeconds, reorgs, error })),
             lastReorg: h.transactions.lastReorg,
           },
+          webhooks,
         };
       }),
 
@@ -218,6 +244,14 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
     tokenFlow: (token) => tolerant(null, () => tokenLedgerFlow(ledgerDb, token)),
 
     tokenAudit: (token) => tolerant(NO_AUDIT, () => tokenAuditView(ledgerDb, token)),
+
+    webhooks: {
+      create: (input, sinceBlock) => createWebhookEndpoint(pool, input, sinceBlock),
+      list: () => listWebhookEndpoints(pool),
+      remove: (id) => deleteWebhookEndpoint(pool, id),
+      deadLetters: (p) => listDeadLetters(pool, p),
+      redrive: (id, giveUpSeconds) => redriveDeadLetter(pool, id, giveUpSeconds),
+    },
 
     markPrices: () =>
       tolerant(new Map<number, bigint>(), async () => {

@@ -186,6 +186,10 @@ const envSchema = z.object({
   START_BLOCK: integer(0, Number.MAX_SAFE_INTEGER, 0).optional(),
   CONFIRMATIONS: integer(0, 100_000, 0).optional(),
   LEADER_LEASE_SECONDS: integer(2, 600, 10),
+  WEBHOOK_RETRY_BASE_MS: integer(10, 3_600_000, 10_000),
+  WEBHOOK_RETRY_MAX_MS: integer(10, 86_400_000, 3_600_000),
+  WEBHOOK_GIVE_UP_SECONDS: integer(1, 30 * 86_400, 86_400),
+  WEBHOOK_TIMEOUT_MS: integer(100, 120_000, 10_000),
   INDEXER_MAX_LAG_BLOCKS: integer(1, 1_000_000, 10),
   INDEXER_STALL_SECONDS: integer(5, 86_400, 60),
   ETH_GET_LOGS_BLOCK_RANGE: integer(1, 1_000_000, 1).optional(),
@@ -267,6 +271,12 @@ export type Config = {
    * cut off from PostgreSQL) is replaced by a standby this long after its last renewal.
    */
   leaderLeaseSeconds: number;
+  /**
+   * Webhook deliveries (docs/design.md §7.1): the first retry waits `retryBaseMs`, doubling
+   * (with jitter) up to `retryMaxMs`; a delivery still failing `giveUpSeconds` after it was
+   * queued is dead-lettered; each attempt waits at most `timeoutMs` for an answer.
+   */
+  webhooks: { retryBaseMs: number; retryMaxMs: number; giveUpSeconds: number; timeoutMs: number };
   /** Health is degraded while the indexer is more than this many blocks behind the chain's head. */
   indexerMaxLagBlocks: number;
   /** Health is degraded while the indexer has not advanced for this long (s) though the head has. */
@@ -370,6 +380,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
     leaderLeaseSeconds: e.LEADER_LEASE_SECONDS,
+    webhooks: { retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS), giveUpSeconds: e.WEBHOOK_GIVE_UP_SECONDS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     indexerMaxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
     indexerStallSeconds: e.INDEXER_STALL_SECONDS,
     ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,

@@ -19,6 +19,8 @@ export const SERVICE_ERROR_CODES = [
   "FORBIDDEN",
   /** No such route, token, pool or agent (404). */
   "NOT_FOUND",
+  /** The route exists but not with this method (405; `Allow` names the ones it takes). */
+  "METHOD_NOT_ALLOWED",
   /** The request body did not arrive in time (408). */
   "REQUEST_TIMEOUT",
   /** The state does not allow it: already enrolled, already launched, a launch in progress (409). */

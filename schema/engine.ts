@@ -483,3 +483,76 @@ export const auditResults = engineSchema.table(
   },
   (t) => [index("audit_results_token").on(t.token, t.id), index("audit_results_run").on(t.run)],
 );
+
+/**
+ * Webhook endpoints the operator registered (`POST /api/v1/webhooks`, docs/design.md §7.1):
+ * where to send, which activity kinds, an optional token filter, whether pending (not yet
+ * final) facts are sent too. `secret` signs every delivery (HMAC-SHA256); it is shown once, at
+ * registration, and never returned again. `sinceBlock` is the indexed block at registration:
+ * only facts of later blocks are sent.
+ */
+export const webhookEndpoints = engineSchema.table("webhook_endpoints", {
+  id: text("id").primaryKey(),
+  url: text("url").notNull(),
+  events: jsonb("events").$type<string[]>().notNull(),
+  /** Lowercase token address, or null for every token. */
+  token: text("token"),
+  pending: boolean("pending").notNull().default(false),
+  secret: text("secret").notNull(),
+  description: text("description"),
+  sinceBlock: bigint("since_block", { mode: "number" }).notNull().default(0),
+  createdAt: ts("created_at").notNull().defaultNow(),
+});
+
+/** The phases of a webhook delivery: a fact pending (not yet final), final, or retracted by a reorg. */
+export const WEBHOOK_PHASES = ["pending", "final", "retracted"] as const;
+/** The statuses of a webhook delivery (the outbox row). */
+export const WEBHOOK_DELIVERY_STATUSES = ["queued", "delivered", "dead"] as const;
+
+/**
+ * The webhook outbox (docs/design.md §7.1): one row per (endpoint, fact, phase), written by the
+ * engine's webhooks worker in the transaction that reads the fact, and sent from here at least
+ * once. `body` is the exact JSON sent on every attempt; `id` is the delivery id the receiver
+ * dedupes on. A queued row is retried with exponential backoff (`nextAttemptAt`) until
+ * `expiresAt` (24 h after it was queued), then dead-lettered. `afterId` is the delivery that
+ * must be delivered (or dead) first: a retraction or a final after the pending delivery of the
+ * same fact. `open` marks a pending delivery whose fact is neither final nor retracted yet.
+ */
+export const webhookDeliveries = engineSchema.table(
+  "webhook_deliveries",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    endpointId: text("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    /** The fact: the activity row's id and its transaction (`<activity id>:<tx hash>`). */
+    factKey: text("fact_key").notNull(),
+    kind: text("kind").notNull(),
+    token: text("token"),
+    blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+    phase: text("phase").notNull(),
+    body: text("body").notNull(),
+    status: text("status").notNull().default("queued"),
+    open: boolean("open").notNull().default(false),
+    afterId: bigint("after_id", { mode: "number" }),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ts("next_attempt_at").notNull().defaultNow(),
+    lastAttemptAt: ts("last_attempt_at"),
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    deliveredAt: ts("delivered_at"),
+    deadAt: ts("dead_at"),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_fact").on(t.endpointId, t.factKey, t.phase),
+    // The backlog, due first.
+    index("webhook_deliveries_due").on(t.nextAttemptAt).where(sql`status = 'queued'`),
+    // Pending deliveries whose fact may still be retracted.
+    index("webhook_deliveries_open").on(t.endpointId).where(sql`open`),
+    index("webhook_deliveries_dead").on(t.deadAt, t.id).where(sql`status = 'dead'`),
+    check("webhook_deliveries_phase_check", oneOf("phase", WEBHOOK_PHASES)),
+    check("webhook_deliveries_status_check", oneOf("status", WEBHOOK_DELIVERY_STATUSES)),
+  ],
+);

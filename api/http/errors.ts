@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -53,6 +54,7 @@ export const unauthorized = (message: string) => new ApiError("UNAUTHORIZED", me
 export const forbidden = (message: string) => new ApiError("FORBIDDEN", message);
 export const notFound = (message: string) => new ApiError("NOT_FOUND", message);
 export const conflict = (message: string) => new ApiError("CONFLICT", message);
+export const methodNotAllowed = (message: string, allow: string) => new ApiError("METHOD_NOT_ALLOWED", message, { Allow: allow });
 export const payloadTooLarge = (message: string) => new ApiError("PAYLOAD_TOO_LARGE", message);
 export const unsupportedMediaType = (message: string) => new ApiError("UNSUPPORTED_MEDIA_TYPE", message);
 /** A chain precondition the caller can fix (e.g. insufficient funds). */

@@ -2,7 +2,7 @@
  * The service's health as Prometheus metrics (prom-client), at `GET /api/v1/metrics` on every
  * API process: the indexer's lag behind the chain's head and the time since it last advanced,
  * the engine lease's age (time since its last renewal) and whether it is live, and whether
- * PostgreSQL answers. Read from the same coalesced health read as `/health`, so a scrape costs
+ * PostgreSQL answers, and the webhook outbox's backlog. Read from the same coalesced health read as `/health`, so a scrape costs
  * what one health request does. (ponder's own metrics stay at `/metrics`; the engine's at
  * `ENGINE_METRICS_PORT`.)
  */
@@ -20,6 +20,10 @@ type Metrics = {
   leaseAge: Gauge;
   leaseLive: Gauge;
   degraded: Gauge;
+  webhooksQueued: Gauge;
+  webhooksRetrying: Gauge;
+  webhooksDead: Gauge;
+  webhooksOldest: Gauge;
 };
 
 const byDeps = new WeakMap<object, Metrics>();
@@ -39,6 +43,10 @@ function metricsOf(deps: ApiDeps): Metrics {
       leaseAge: gauge("launchpad_engine_lease_age_seconds", "Seconds since the engine's leadership lease was last renewed (NaN before any engine led)"),
       leaseLive: gauge("launchpad_engine_lease_live", "1 while an engine holds a live (unexpired) leadership lease"),
       degraded: gauge("launchpad_health_degraded", "1 while /health is degraded or unavailable"),
+      webhooksQueued: gauge("launchpad_webhook_deliveries_queued", "Webhook deliveries waiting to be sent (never tried, or retrying)"),
+      webhooksRetrying: gauge("launchpad_webhook_deliveries_retrying", "Queued webhook deliveries that failed at least once"),
+      webhooksDead: gauge("launchpad_webhook_deliveries_dead", "Dead-lettered webhook deliveries"),
+      webhooksOldest: gauge("launchpad_webhook_oldest_queued_seconds", "Age of the oldest queued webhook delivery (0 when none)"),
     };
     byDeps.set(deps.config, m);
   }
@@ -59,6 +67,10 @@ export async function metricsText(deps: ApiDeps): Promise<string> {
     m.leaseAge.set(leader?.renewedAt ? Math.max(0, (now - Date.parse(leader.renewedAt)) / 1000) : Number.NaN);
     m.leaseLive.set(leader && Date.parse(leader.expiresAt) > now ? 1 : 0);
     m.degraded.set(h.status === "ok" ? 0 : 1);
+    m.webhooksQueued.set(h.webhooks?.queued ?? Number.NaN);
+    m.webhooksRetrying.set(h.webhooks?.retrying ?? Number.NaN);
+    m.webhooksDead.set(h.webhooks?.dead ?? Number.NaN);
+    m.webhooksOldest.set(h.webhooks?.oldestQueuedSeconds ?? Number.NaN);
   } catch (error) {
     if (!(error instanceof HealthUnavailable)) throw error;
     m.databaseUp.set(0);

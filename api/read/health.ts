@@ -152,5 +152,7 @@ export async function readHealth(deps: ApiDeps) {
     leader: engine.leader,
     /** Whether desks trade on this chain, and why not: as the engine reported, else from this configuration. */
     desks: engine.desks ?? desksHealth(deps.config),
+    /** The webhook outbox's backlog (docs/design.md §7.1), null before the engine's tables exist. */
+    webhooks: engine.webhooks ?? null,
   } as const;
 }

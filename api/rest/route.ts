@@ -30,7 +30,7 @@ export type RouteResponse = {
 };
 
 export type RouteDef<Q extends ZodTypeAny | undefined, P extends ZodObject<ZodRawShape> | undefined, B extends ZodTypeAny | undefined> = {
-  method: "get" | "post";
+  method: "get" | "post" | "delete";
   /** Hono path relative to /api/v1, e.g. `/buybacks/:token`. */
   path: string;
   summary: string;
@@ -66,7 +66,7 @@ export function mountRoutes(app: Hono, routes: readonly AnyRoute[], deps: ApiDep
   const auth = requireOperatorKey(deps.config);
   for (const route of routes) {
     const handlers = [
-      route.method === "post" ? limits.write : limits.read,
+      route.method === "get" ? limits.read : limits.write,
       ...(route.operatorKey ? [auth] : []),
       async (c: Context) => {
         const params = route.params ? validate(route.params, c.req.param(), "path") : undefined;

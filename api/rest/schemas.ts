@@ -275,6 +275,16 @@ export const healthResponse = z
       })
       .strict()
       .describe("The perps desks: on only on a chain the configured adapter declares"),
+    webhooks: z
+      .object({
+        queued: int.describe("Deliveries waiting to be sent (never tried, or retrying)"),
+        retrying: int.describe("Queued deliveries that failed at least once"),
+        dead: int.describe("Dead letters: deliveries still failing 24 h after they were queued (GET /webhooks/dead-letters)"),
+        oldestQueuedSeconds: int.describe("Age of the oldest queued delivery (0 when none)"),
+      })
+      .strict()
+      .nullable()
+      .describe("The webhook outbox's backlog (null before the engine's tables exist)"),
   })
   .strict();
 

@@ -244,7 +244,7 @@ export const tokenAuditResponse = z
 
 // ------------------------------------------------------------------ routes
 
-async function knownToken(deps: ApiDeps, token: Hex) {
+export async function knownToken(deps: ApiDeps, token: Hex) {
   const [known] = await deps.db.select({ address: tokenTable.address }).from(tokenTable).where(eq(tokenTable.address, token));
   if (!known) throw notFound(`unknown token ${checksum(token)}`);
 }

@@ -1,4 +1,4 @@
-/** The eight workers of the spec's schedule, and the auditor of the public reconciliation, by name. */
+/** The eight workers of the spec's schedule, the auditor of the public reconciliation and the webhook sender, by name. */
 import { assetEngine } from "./asset-engine.js";
 import { auditor } from "./auditor.js";
 import { buybackEngine } from "./buyback-engine.js";
@@ -9,6 +9,7 @@ import { feeClaimer } from "./fee-claimer.js";
 import { priceSampler } from "./price-sampler.js";
 import { profitChecker } from "./profit-checker.js";
 import type { Worker, WorkerName } from "./types.js";
+import { webhooks } from "./webhooks.js";
 
 export const WORKERS: Record<WorkerName, Worker> = {
   "price-sampler": priceSampler,
@@ -20,6 +21,7 @@ export const WORKERS: Record<WorkerName, Worker> = {
   "asset-engine": assetEngine,
   "desk-risk": deskRisk,
   auditor,
+  webhooks,
 };
 
 export * from "./types.js";

@@ -11,6 +11,7 @@ export const WORKER_NAMES = [
   "asset-engine",
   "desk-risk",
   "auditor",
+  "webhooks",
 ] as const;
 export type WorkerName = (typeof WORKER_NAMES)[number];
 

@@ -279,6 +279,49 @@ describe("the service's own limits and outages", () => {
   });
 });
 
+describe("webhooks", () => {
+  it("POST, GET and DELETE /webhooks, the dead letters and their retry: answers and refusals", async () => {
+    const key = OPERATOR_API_KEY;
+    const body = { url: "https://hooks.example/launchpad", events: ["burn", "protocol-buyback"], token: s.token, pending: true };
+    const created = await post("/webhooks", body);
+    expect(created.status, created.text).toBe(201);
+    expectCode(await post("/webhooks", { ...body, url: "nope" }), 400, "BAD_REQUEST");
+    expectCode(await post("/webhooks", { ...body, events: ["rugpull"] }), 400, "BAD_REQUEST");
+    expectCode(await post("/webhooks", body, { key: "" }), 401, "UNAUTHORIZED");
+    expectCode(await post("/webhooks", body, { key: "wrong-key-wrong-key-wrong" }), 403, "FORBIDDEN");
+    expect((await get("/webhooks", { key })).status).toBe(200);
+    expectCode(await get("/webhooks"), 401, "UNAUTHORIZED");
+
+    // A dead letter, as the engine leaves one after 24 h of failures.
+    const pool = new pg.Pool({ connectionString: h.databaseUrl, max: 1 });
+    let dead: string;
+    try {
+      const { rows } = await pool.query(
+        `INSERT INTO engine.webhook_deliveries (endpoint_id, fact_key, kind, block_number, phase, body, status, attempts, last_status, last_error, expires_at, dead_at)
+         VALUES ($1, 'x:0x00', 'burn', 1, 'final', '{"id":"0","event":"burn.final"}', 'dead', 40, 500, 'HTTP 500', now(), now()) RETURNING id::text`,
+        [created.json.id],
+      );
+      dead = rows[0].id;
+    } finally {
+      await pool.end();
+    }
+    const letters = await get(`/webhooks/dead-letters?endpoint=${created.json.id}&limit=1`, { key });
+    expect(letters.status).toBe(200);
+    expect(letters.json.items).toHaveLength(1);
+    expectCode(await get("/webhooks/dead-letters?cursor=abc", { key }), 400, "BAD_REQUEST");
+    expect((await call("POST", `/webhooks/dead-letters/${dead}/retry`, { key })).status).toBe(200);
+    expectCode(await call("POST", `/webhooks/dead-letters/${dead}/retry`, { key }), 404, "NOT_FOUND");
+
+    expect((await call("DELETE", `/webhooks/${created.json.id}`, { key })).status).toBe(200);
+    expectCode(await call("DELETE", `/webhooks/${created.json.id}`, { key }), 404, "NOT_FOUND");
+    expectCode(await call("DELETE", "/webhooks/not-an-id", { key }), 400, "BAD_REQUEST");
+
+    // Without the engine's database: 503 naming it.
+    const idle = h.appWith({ engine: { ...h.deps.engine, webhooks: undefined } });
+    expectCode(await post("/webhooks", body, { app: idle }), 503, "NOT_CONFIGURED");
+  });
+});
+
 describe("the validator", () => {
   it("refuses what the document does not allow: another code, a missing one, a status not listed", () => {
     const audit = api.getOperations().find((o) => o.method === "get" && o.path === "/audit")!;
@@ -313,6 +356,11 @@ describe("coverage", () => {
       "get /tokens/:token/flow": [200, 400, 404],
       "get /tokens/:token/audit": [200, 400, 404],
       ...Object.fromEntries(EXPORT_ROUTES.map((r) => [`get ${r.path}`, [200, 400, 503]])),
+      "post /webhooks": [201, 400, 401, 403, 503],
+      "get /webhooks": [200, 401],
+      "get /webhooks/dead-letters": [200, 400],
+      "delete /webhooks/:id": [200, 400, 404],
+      "post /webhooks/dead-letters/:id/retry": [200, 404],
     };
     expect(Object.keys(expected).sort()).toEqual(REST_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
     for (const [route, statuses] of Object.entries(expected)) {

@@ -449,6 +449,10 @@ describe("OpenAPI document", () => {
       "/tokens/{token}/candles",
       "/tokens/{token}/flow",
       "/tokens/{token}/market",
+      "/webhooks",
+      "/webhooks/dead-letters",
+      "/webhooks/dead-letters/{id}/retry",
+      "/webhooks/{id}",
     ]);
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["operatorKey", "session"]);
     expect(doc.paths["/agents/{id}/charter/launch"].post.security).toEqual([{ session: [] }]);

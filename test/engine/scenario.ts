@@ -30,9 +30,9 @@ export type Scenario = {
 };
 
 /** A private devnet and an engine on it, reconciled as at every engine start. */
-export async function startScenario(options: { faults?: Faults; logLevel?: string; log?: Logger; confirmations?: number } = {}): Promise<Scenario> {
+export async function startScenario(options: { faults?: Faults; logLevel?: string; log?: Logger; confirmations?: number; env?: Record<string, string> } = {}): Promise<Scenario> {
   const d = await startPrivateDevnet();
-  const config = { ...d.config(), ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }) };
+  const config = { ...d.config(options.env), ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }) };
   const operator = config.operator!;
   const engine = await createEngine({ config, log: options.log ?? createLogger("engine", (options.logLevel ?? "warn") as never), faults: options.faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
   await engine.reconcile();
