@@ -169,7 +169,7 @@ describe("charters obeyed", () => {
     const take = await run("profit-checker");
     expect((take.closes as { tradeId: number }[]).map((c) => c.tradeId)).toContain(held!.id);
     const [close] = await agentLog(tokens.hold, "desk-close");
-    expect(close!.reason).toMatch(/^Bo \(calm, long-sighted\): take profit: unrealised profit \d+ ≥ \d+ \(1000 bps/);
+    expect(close!.reason).toMatch(/^Bo \(calm, long-sighted\): take profit: unrealised profit [\d,.]+ USDC ≥ [\d,.]+ USDC \(1000 bps/);
     expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
   });
 });
