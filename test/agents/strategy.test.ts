@@ -162,7 +162,7 @@ describe("charters obeyed", () => {
       window,
     };
     expect(decideTakeProfit({ ...input, strategy: "hold" }).action).toBe("hold");
-    expect(decideTakeProfit({ ...input, strategy: "momentum" })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the long; taking profit \d+ early/) });
+    expect(decideTakeProfit({ ...input, strategy: "momentum" })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the long; taking profit [\d,.]+ USDC early \(threshold [\d,.]+ USDC\)$/) });
 
     // +6% more: past the threshold, the hold desk takes its profit.
     await d.setPrice("ETH_USD", (eth * 107n) / 100n);
