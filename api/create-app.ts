@@ -17,6 +17,7 @@ import { DEFAULT_RATE_LIMITS, RateLimiter, rateLimit, useRateLimitStore } from "
 import { createLiveFeed } from "./push/live-feed.js";
 import { docsPage } from "./openapi/docs-page.js";
 import { sqlOverHttp } from "./sql/index.js";
+import { dashboardPage } from "./pages/dashboard.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
 import { auditRoute } from "./rest/audit.js";
@@ -27,7 +28,7 @@ import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
-import { burnProofRoute, tokenAuditRoute, tokenFlowRoute } from "./rest/trust.js";
+import { burnProofRoute, tokenAuditRoute, tokenDeskStatementRoute, tokenFlowRoute } from "./rest/trust.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
 
 /** Largest GraphQL request body (a query of any reasonable size, with its variables). */
@@ -48,6 +49,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   burnProofRoute,
   tokenFlowRoute,
   tokenAuditRoute,
+  tokenDeskStatementRoute,
   launchRoute,
   registerRoute,
   auditRoute,
@@ -102,6 +104,7 @@ export function createApp(given: ApiDeps): Hono {
   // SQL over HTTP (@ponder/client) on the views schema, read-only, with its own bucket.
   const sql = sqlOverHttp(deps.config.databaseUrl, rateLimit(new RateLimiter(limits.sql, { name: "sql" })), deps.sql);
   app.route("/", sql.app);
+  app.route("/", dashboardPage(deps));
   // One route per answered path in front: request metrics count each request once (route-metrics.ts).
   return answeredOnce(app);
 }
