@@ -19,6 +19,7 @@ import { createLiveFeed } from "./push/live-feed.js";
 import { MAX_MCP_BODY_BYTES, mcpHandler } from "./mcp/server.js";
 import { docsPage } from "./openapi/docs-page.js";
 import { sqlOverHttp } from "./sql/index.js";
+import { dashboardPage } from "./pages/dashboard.js";
 import { openApiDocument } from "./openapi/document.js";
 import { activityRoute } from "./rest/activity.js";
 import { auditRoute } from "./rest/audit.js";
@@ -29,7 +30,7 @@ import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
-import { burnProofRoute, tokenAuditRoute, tokenFlowRoute } from "./rest/trust.js";
+import { burnProofRoute, tokenAuditRoute, tokenDeskStatementRoute, tokenFlowRoute } from "./rest/trust.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
 import { WEBHOOK_ROUTES } from "./rest/webhooks.js";
 
@@ -51,6 +52,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   burnProofRoute,
   tokenFlowRoute,
   tokenAuditRoute,
+  tokenDeskStatementRoute,
   launchRoute,
   registerRoute,
   auditRoute,
@@ -119,6 +121,7 @@ export function createApp(given: ApiDeps): Hono {
   // SQL over HTTP (@ponder/client) on the views schema, read-only, with its own bucket.
   const sql = sqlOverHttp(deps.config.databaseUrl, rateLimit(new RateLimiter(limits.sql, { name: "sql" })), deps.sql);
   app.route("/", sql.app);
+  app.route("/", dashboardPage(deps));
   // One route per answered path in front: request metrics count each request once (route-metrics.ts).
   return answeredOnce(app);
 }

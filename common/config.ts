@@ -12,6 +12,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { ETH_DECIMALS, USDC_DECIMALS, parseDecimal } from "./money.js";
 import { DEFAULT_PERPS_VENUE, PERPS_VENUE_IDS, type PerpsVenueId } from "./perps-venues.js";
+import { DYNAMIC_BASIC_FEES, type LaunchFees, MAX_V2_HOOK_FEE, MIN_DYNAMIC_BASE_FEE } from "./deploy-config.js";
 import { ServiceError } from "./errors.js";
 
 /** anvil's first default account: the devnet operator. Never valid outside the devnet. */
@@ -212,6 +213,11 @@ const envSchema = z.object({
   // Launch fees in Uniswap pips (1_000_000 = 100%); clanker-sdk's defaults.
   LAUNCH_CLANKER_FEE_PIPS: integer(0, 100_000, 10_000),
   LAUNCH_PAIRED_FEE_PIPS: integer(0, 100_000, 10_000),
+  // static: the static-fee V2 hook with the two fees above; dynamic: the dynamic-fee V2 hook, whose
+  // LP fee moves from its base fee up to its maximum with the pool's volatility (clanker-sdk's DynamicBasic curve).
+  LAUNCH_FEE_TYPE: z.enum(["static", "dynamic"], { message: "expected static or dynamic" }).default("static"),
+  LAUNCH_DYNAMIC_BASE_FEE_PIPS: integer(MIN_DYNAMIC_BASE_FEE, MAX_V2_HOOK_FEE, DYNAMIC_BASIC_FEES.baseFee),
+  LAUNCH_DYNAMIC_MAX_FEE_PIPS: integer(MIN_DYNAMIC_BASE_FEE, MAX_V2_HOOK_FEE, DYNAMIC_BASIC_FEES.maxLpFee),
   SNIPER_STARTING_FEE_PIPS: integer(30_000, 800_000, 666_777),
   SNIPER_ENDING_FEE_PIPS: integer(30_000, 800_000, 41_673),
   SNIPER_SECONDS_TO_DECAY: integer(1, 120, 15),
@@ -297,7 +303,17 @@ export type Config = {
   contracts: Partial<Record<ContractName, Address>>;
   priceFeeds: Record<string, Address>;
   /** The fees every launch sets (the hook and the MEV module are in `contracts`). */
-  launchFees: { clankerFee: number; pairedFee: number; startingFee: number; endingFee: number; secondsToDecay: number };
+  launchFees: {
+    type: "static" | "dynamic";
+    clankerFee: number;
+    pairedFee: number;
+    /** With `type` dynamic: the curve's base and most LP fee (the rest is clanker-sdk's DynamicBasic). */
+    dynamicBaseFee: number;
+    dynamicMaxFee: number;
+    startingFee: number;
+    endingFee: number;
+    secondsToDecay: number;
+  };
 };
 
 /** Reads deployments.json if it exists and is for this chain. */
@@ -350,6 +366,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       contracts[name] = BASE_CLANKER_CONTRACTS[name as keyof typeof BASE_CLANKER_CONTRACTS];
     }
   }
+  if (e.LAUNCH_DYNAMIC_MAX_FEE_PIPS < e.LAUNCH_DYNAMIC_BASE_FEE_PIPS) {
+    throw new ConfigError("LAUNCH_DYNAMIC_MAX_FEE_PIPS", `must be at least LAUNCH_DYNAMIC_BASE_FEE_PIPS (${e.LAUNCH_DYNAMIC_BASE_FEE_PIPS})`);
+  }
   if (e.SNIPER_ENDING_FEE_PIPS >= e.SNIPER_STARTING_FEE_PIPS) {
     throw new ConfigError("SNIPER_ENDING_FEE_PIPS", `must be below SNIPER_STARTING_FEE_PIPS (${e.SNIPER_STARTING_FEE_PIPS})`);
   }
@@ -396,8 +415,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     contracts,
     priceFeeds: deployments?.contracts.priceFeeds ?? {},
     launchFees: {
+      type: e.LAUNCH_FEE_TYPE,
       clankerFee: e.LAUNCH_CLANKER_FEE_PIPS,
       pairedFee: e.LAUNCH_PAIRED_FEE_PIPS,
+      dynamicBaseFee: e.LAUNCH_DYNAMIC_BASE_FEE_PIPS,
+      dynamicMaxFee: e.LAUNCH_DYNAMIC_MAX_FEE_PIPS,
       startingFee: e.SNIPER_STARTING_FEE_PIPS,
       endingFee: e.SNIPER_ENDING_FEE_PIPS,
       secondsToDecay: e.SNIPER_SECONDS_TO_DECAY,
@@ -405,9 +427,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/** The hook, the MEV module and the fees every launch sets; throws MissingConfigError without a hook or module. */
-export function requireLaunchFees(config: Config) {
-  return { ...config.launchFees, hook: requireContract(config, "clankerHook"), mevModule: requireContract(config, "mevModule") };
+/**
+ * The hook, the MEV module and the fees every launch sets (`LAUNCH_FEE_TYPE` picks the static- or
+ * the dynamic-fee V2 hook); throws MissingConfigError without the hook or module it needs.
+ */
+export function requireLaunchFees(config: Config): LaunchFees {
+  const { type, dynamicBaseFee, dynamicMaxFee, ...fees } = config.launchFees;
+  const mevModule = requireContract(config, "mevModule");
+  if (type === "static") return { ...fees, hook: requireContract(config, "clankerHook"), mevModule };
+  return { ...fees, hook: requireContract(config, "clankerDynamicHook"), dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: dynamicBaseFee, maxLpFee: dynamicMaxFee }, mevModule };
 }
 
 /** Returns a configured contract address or throws MissingConfigError naming its variable. */

@@ -4,7 +4,7 @@
  * UCRT"). The structured fields stay on the line beside the sentence.
  */
 import { type Address, type PublicClient, erc20Abi } from "viem";
-import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../common/money.js";
+import { formatUnits, showAmountOf } from "../common/units.js";
 
 /** How long a log line waits for a token's symbol before naming the token by its address. */
 const SYMBOL_WAIT_MS = 1_000;
@@ -56,14 +56,13 @@ const asBigint = (v: unknown): bigint | undefined => {
   return undefined;
 };
 
-/** Base units of a currency the engine handles, as an exact decimal with its symbol. */
+/** Base units of a currency the engine handles, in whole units with its symbol (common/units.ts). */
 export function showAmount(amount: bigint, currency: string): string {
-  const decimals = currency === "USDC" ? USDC_DECIMALS : currency === "WETH" || currency === "ETH" ? ETH_DECIMALS : TOKEN_DECIMALS;
-  return `${formatDecimal(amount, decimals)} ${currency}`;
+  return showAmountOf(amount, currency);
 }
 
 /** 1e10-precision leverage as "4x" / "2.5x". */
-const showLeverage = (leverage: bigint) => `${formatDecimal(leverage, 10)}x`;
+const showLeverage = (leverage: bigint) => `${formatUnits(leverage, 10, { exact: true })}x`;
 
 export type DecisionLine = { worker: string; decision: string; reason: string; data?: Record<string, unknown> };
 
@@ -90,7 +89,7 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const token = symbol ?? "tokens";
       if (amountIn !== undefined && bought !== undefined && burned !== undefined && typeof data.currencyIn === "string") {
         const kind = d.decision === "protocol-buyback" ? "protocol buyback" : "creator buyback";
-        return `${kind}: swapped ${showAmount(amountIn, data.currencyIn)} for ${formatDecimal(bought, TOKEN_DECIMALS)} ${token}, burned ${formatDecimal(burned, TOKEN_DECIMALS)} ${token}`;
+        return `${kind}: swapped ${showAmount(amountIn, data.currencyIn)} for ${formatUnits(bought, 18)} ${token}, burned ${formatUnits(burned, 18)} ${token}`;
       }
       break;
     }
@@ -99,7 +98,7 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const bought = n("assetBought");
       const staked = n("staked");
       if (usdcIn !== undefined && bought !== undefined && staked !== undefined) {
-        return `bought ${formatDecimal(bought, TOKEN_DECIMALS)} of the secondary asset with ${showAmount(usdcIn, "USDC")}, staked ${formatDecimal(staked, TOKEN_DECIMALS)} in the vault`;
+        return `bought ${formatUnits(bought, 18)} of the secondary asset with ${showAmount(usdcIn, "USDC")}, staked ${formatUnits(staked, 18)} in the vault`;
       }
       break;
     }

@@ -9,6 +9,7 @@
  * says it, and a field with no currency in its name is printed as it is.
  */
 import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../common/money.js";
+import { formatUnits } from "../common/units.js";
 import type { AuditReport } from "../core/audit.js";
 import type { InvariantReport } from "../core/ledger/invariants.js";
 import type { LedgerTotals } from "../core/ledger/totals.js";
@@ -17,20 +18,12 @@ export type Format = { raw: boolean };
 
 const DECIMALS: Record<string, number> = { USDC: USDC_DECIMALS, WETH: ETH_DECIMALS, ETH: ETH_DECIMALS };
 
-/** `1234567.5` → `1,234,567.5` (the integer part grouped by thousands). */
-function group(decimal: string): string {
-  const [whole, fraction] = decimal.split(".");
-  const sign = whole!.startsWith("-") ? "-" : "";
-  const digits = sign ? whole!.slice(1) : whole!;
-  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${sign}${grouped}${fraction ? `.${fraction}` : ""}`;
-}
 
 /** An amount of `currency` (USDC, WETH, or a launched token's symbol: 18 decimals) in whole units. */
 export function amount(baseUnits: bigint | string, currency: string, f: Format = { raw: false }): string {
   const value = typeof baseUnits === "bigint" ? baseUnits : BigInt(baseUnits);
   const decimals = DECIMALS[currency.toUpperCase()] ?? TOKEN_DECIMALS;
-  const words = `${group(formatDecimal(value, decimals))} ${currency}`;
+  const words = `${formatUnits(value, decimals, { exact: true })} ${currency}`;
   return f.raw ? `${words} (${value} base units)` : words;
 }
 

@@ -37,8 +37,8 @@ ponder.on("LaunchedToken:Transfer", async ({ event, context }) => {
     .onConflictDoUpdate((row) => ({ burned: row.burned + amount, burns: row.burns + 1 }));
 
   const settled = byOperator ? await settleBuybacks(context.db, address, amount) : 0n;
-  await addTokenTotals(context.db, address, event.block.timestamp, { burned: amount, burns: 1, buybackBurned: settled });
-  if (isProtocolToken) await addProtocolTotals(context.db, event.block.timestamp, { protocolTokensBurned: amount });
+  await addTokenTotals(context.db, address, event.block, { burned: amount, burns: 1, buybackBurned: settled });
+  if (isProtocolToken) await addProtocolTotals(context.db, event.block, { protocolTokensBurned: amount });
   await recordActivity(context.db, event, "burn", address, { amount, kind, from: event.args.from });
 });
 

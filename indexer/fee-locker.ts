@@ -22,8 +22,8 @@ ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
   if (!won || !t) return;
   const amount = event.args.amount;
   const ts = event.block.timestamp;
-  if (isOperator(owner)) await collectOperatorFees(context.db, t, currency, amount, ts);
-  else if ((await context.db.find(enrollment, { token: t.address }))?.creator === owner) await collectCreatorFees(context.db, t, currency, amount, ts);
+  if (isOperator(owner)) await collectOperatorFees(context.db, t, currency, amount, event.block);
+  else if ((await context.db.find(enrollment, { token: t.address }))?.creator === owner) await collectCreatorFees(context.db, t, currency, amount, event.block);
   await recordActivity(context.db, event, "auction-fees", t.address, { recipient: owner, currency, amount });
 });
 
@@ -47,7 +47,7 @@ ponder.on("FeeLocker:ClaimTokens", async ({ event, context }) => {
   if (isOperator(owner)) {
     // The claim settles every collection of the operator's fees in this currency since the last one.
     await settleOperatorClaim(context.db, event, currency, amount);
-    if (currency === indexerConfig.usdc) await addProtocolTotals(context.db, event.block.timestamp, { feesClaimedUsdc: amount });
+    if (currency === indexerConfig.usdc) await addProtocolTotals(context.db, event.block, { feesClaimedUsdc: amount });
   }
   await recordActivity(context.db, event, "fees-claimed", null, { owner, currency, amount });
 });

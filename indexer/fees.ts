@@ -14,7 +14,7 @@ import type { Hex } from "viem";
 import { splitOperatorShare } from "../common/split.js";
 import { indexerConfig } from "./config.js";
 import { divideConversion } from "../common/conversion.js";
-import { addProtocolTotals, addTokenTotals, applyDeltas, drainQueue, enqueueToken, recordActivity } from "./lib.js";
+import { type BlockAt, addProtocolTotals, addTokenTotals, applyDeltas, drainQueue, enqueueToken, recordActivity } from "./lib.js";
 
 type Db = Context["db"];
 type TokenRow = typeof tokenTable.$inferSelect;
@@ -44,17 +44,17 @@ async function addFees(db: Db, address: Hex, currency: Hex, deltas: FeeDeltas): 
  * the ledger splits it: an enrolled token's into the protocol, asset and perp legs; the protocol
  * token's and a token not enrolled all to the operator leg.
  */
-async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, timestamp: bigint): Promise<LegAmounts> {
+async function bookOperatorUsdc(db: Db, t: TokenRow, usdc: bigint, block: BlockAt): Promise<LegAmounts> {
   const enrolled = t.isProtocolToken ? undefined : await db.find(enrollment, { token: t.address });
   if (enrolled) {
     const legs = splitOperatorShare(usdc, enrolled);
     const deltas = { feesToOperatorUsdc: usdc, protocolLegUsdc: legs.protocol, assetLegUsdc: legs.asset, perpLegUsdc: legs.perp };
-    await addProtocolTotals(db, timestamp, deltas);
-    await addTokenTotals(db, t.address, timestamp, deltas);
+    await addProtocolTotals(db, block, deltas);
+    await addTokenTotals(db, t.address, block, deltas);
     return { protocolUsdc: legs.protocol, assetUsdc: legs.asset, perpUsdc: legs.perp, operatorUsdc: 0n };
   }
-  await addProtocolTotals(db, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc, ...(t.isProtocolToken ? { protocolTokenFeesUsdc: usdc } : {}) });
-  await addTokenTotals(db, t.address, timestamp, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc });
+  await addProtocolTotals(db, block, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc, ...(t.isProtocolToken ? { protocolTokenFeesUsdc: usdc } : {}) });
+  await addTokenTotals(db, t.address, block, { feesToOperatorUsdc: usdc, operatorLegUsdc: usdc });
   return { protocolUsdc: 0n, assetUsdc: 0n, perpUsdc: 0n, operatorUsdc: usdc };
 }
 
@@ -65,18 +65,18 @@ type LegAmounts = { protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; o
  * Fees a `ClaimedRewards` paid the token's operator slots in `currency` (summed over the slots,
  * as the ledger books them): collected, not the operator's USDC until a claim settles them.
  */
-export async function collectOperatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, timestamp: bigint): Promise<void> {
+export async function collectOperatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, block: BlockAt): Promise<void> {
   await addFees(db, t.address, currency, { toOperator: amount, unclaimed: amount });
   await enqueueToken(db, unclaimedQueue(currency), t.address, amount);
-  await addTokenTotals(db, t.address, timestamp, {}); // the token has fees: its totals row exists
+  await addTokenTotals(db, t.address, block, {}); // the token has fees: its totals row exists
 }
 
 /** Fees a `ClaimedRewards` paid the token's enrolled creator in `currency`. */
-export async function collectCreatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, timestamp: bigint): Promise<void> {
+export async function collectCreatorFees(db: Db, t: TokenRow, currency: Hex, amount: bigint, block: BlockAt): Promise<void> {
   await addFees(db, t.address, currency, { toCreator: amount });
   const usdc = currency === indexerConfig.usdc ? amount : 0n;
-  await addProtocolTotals(db, timestamp, { creatorLegUsdc: usdc });
-  await addTokenTotals(db, t.address, timestamp, { creatorLegUsdc: usdc });
+  await addProtocolTotals(db, block, { creatorLegUsdc: usdc });
+  await addTokenTotals(db, t.address, block, { creatorLegUsdc: usdc });
 }
 
 /**
@@ -86,7 +86,7 @@ export async function collectCreatorFees(db: Db, t: TokenRow, currency: Hex, amo
  * goes to the operator leg, as the ledger's unattributed row does.
  */
 export async function settleOperatorClaim(db: Db, event: EventLike, currency: Hex, claimed: bigint): Promise<void> {
-  const timestamp = event.block.timestamp;
+  const block = event.block;
   const isUsdc = currency === indexerConfig.usdc;
   const convertible = currency === indexerConfig.weth;
   let settled = 0n;
@@ -100,11 +100,11 @@ export async function settleOperatorClaim(db: Db, event: EventLike, currency: He
       ...(convertible ? { awaitingConversion: amount } : {}),
     });
     if (convertible && row.awaitingConversion === amount) await enqueueToken(db, unconvertedQueue(currency), address);
-    const legs = isUsdc ? await bookOperatorUsdc(db, (await db.find(tokenTable, { address }))!, amount, timestamp) : undefined;
+    const legs = isUsdc ? await bookOperatorUsdc(db, (await db.find(tokenTable, { address }))!, amount, block) : undefined;
     // The token's own line in the feed: what this claim settled for it, and its legs (WETH gets them at its conversion).
     await recordActivity(db, event, "fees-attributed", address, { currency, amount, ...(legs ? { legs } : { awaitingConversion: convertible }) }, ++n);
   }
-  if (isUsdc && claimed > settled) await addProtocolTotals(db, timestamp, { feesToOperatorUsdc: claimed - settled, operatorLegUsdc: claimed - settled });
+  if (isUsdc && claimed > settled) await addProtocolTotals(db, block, { feesToOperatorUsdc: claimed - settled, operatorLegUsdc: claimed - settled });
 }
 
 /**
@@ -125,7 +125,7 @@ export async function convertFees(db: Db, event: EventLike, currency: Hex, amoun
     const row = await addFees(db, address, currency, { awaitingConversion: -share.sold, converted: share.sold, usdc: share.usdc });
     if (row.awaitingConversion > 0n) await enqueueToken(db, unconvertedQueue(currency), address);
     const t = (await db.find(tokenTable, { address }))!;
-    const legs = await bookOperatorUsdc(db, t, share.usdc, ts);
+    const legs = await bookOperatorUsdc(db, t, share.usdc, event.block);
     await recordActivity(db, event, "fees-attributed", address, { currency, amount: share.sold, usdc: share.usdc, legs }, shares.indexOf(share) + 1);
   }
   const attributed = shares.reduce((a, s) => a + s.sold, 0n);

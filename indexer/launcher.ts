@@ -53,7 +53,7 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
     });
   }
 
-  await addProtocolTotals(context.db, event.block.timestamp, { tokensLaunched: 1 });
+  await addProtocolTotals(context.db, event.block, { tokensLaunched: 1 });
   await recordActivity(context.db, event, "token-launched", address, {
     name: a.tokenName,
     symbol: a.tokenSymbol,

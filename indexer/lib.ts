@@ -3,7 +3,7 @@
  * prices. Pure functions of the event and the tables; no network, no side effects.
  */
 import type { Context } from "ponder:registry";
-import { activity, buybackQueue, buybackQueueEntry, protocolTotals, tokenQueue, tokenQueueEntry, tokenTotals } from "ponder:schema";
+import { activity, buybackQueue, buybackQueueEntry, protocolTotals, tokenQueue, tokenQueueEntry, tokenTotals, totalsDelta } from "ponder:schema";
 import type { Hex } from "viem";
 import { quoteAtSqrtPrice } from "../common/uniswap.js";
 import { toJsonValue } from "../common/json.js";
@@ -94,8 +94,30 @@ export function applyDeltas<Row extends Record<string, unknown>>(row: Row, delta
   return next as Partial<Row>;
 }
 
+/** The block of an event: its number (for the totals' per-block deltas) and its time. */
+export type BlockAt = { number: bigint; timestamp: bigint };
+
+/**
+ * Each total's change in one block (`totals_delta`): what the API subtracts from a total for its
+ * part not final yet (the blocks above the head less CONFIRMATIONS; docs/api.md, "Final and
+ * pending"). Numbers (counts) are kept as bigint too.
+ */
+async function recordDeltas(db: Db, scope: string, block: bigint, deltas: Record<string, bigint | number | undefined>): Promise<void> {
+  for (const [field, value] of Object.entries(deltas)) {
+    if (value === undefined) continue;
+    const delta = BigInt(value);
+    if (delta === 0n) continue;
+    await db
+      .insert(totalsDelta)
+      .values({ id: `${scope}-${block}-${field}`, scope, blockNumber: block, field, delta })
+      .onConflictDoUpdate((row) => ({ delta: row.delta + delta }));
+  }
+}
+
 /** Adds to the protocol-wide totals (one row, created on first use). */
-export async function addProtocolTotals(db: Db, timestamp: bigint, deltas: Deltas<ProtocolRow>): Promise<void> {
+export async function addProtocolTotals(db: Db, at: BlockAt, deltas: Deltas<ProtocolRow>): Promise<void> {
+  const timestamp = at.timestamp;
+  await recordDeltas(db, "protocol", at.number, deltas as Record<string, bigint | number | undefined>);
   const initial = { ...PROTOCOL_ZERO, ...applyDeltas(PROTOCOL_ZERO as Record<string, unknown>, deltas) };
   await db
     .insert(protocolTotals)
@@ -104,7 +126,9 @@ export async function addProtocolTotals(db: Db, timestamp: bigint, deltas: Delta
 }
 
 /** Adds to one token's totals. */
-export async function addTokenTotals(db: Db, token: Hex, timestamp: bigint, deltas: Deltas<TokenRow>): Promise<void> {
+export async function addTokenTotals(db: Db, token: Hex, at: BlockAt, deltas: Deltas<TokenRow>): Promise<void> {
+  const timestamp = at.timestamp;
+  await recordDeltas(db, token.toLowerCase(), at.number, deltas as Record<string, bigint | number | undefined>);
   const initial = { ...TOKEN_ZERO, ...applyDeltas(TOKEN_ZERO as Record<string, unknown>, deltas) };
   await db
     .insert(tokenTotals)

@@ -89,8 +89,8 @@ ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {
       else if (enrolled && recipient === enrolled.creator) toCreator += amount;
     }
     // The operator's slots of one log count as one fact, as the ledger books it.
-    if (toOperator > 0n) await collectOperatorFees(context.db, t, currency, toOperator, ts);
-    if (toCreator > 0n) await collectCreatorFees(context.db, t, currency, toCreator, ts);
+    if (toOperator > 0n) await collectOperatorFees(context.db, t, currency, toOperator, event.block);
+    if (toCreator > 0n) await collectCreatorFees(context.db, t, currency, toCreator, event.block);
   }
   if (collected.length) await recordActivity(context.db, event, "fees-collected", address, { collected });
 });

@@ -54,7 +54,7 @@ async function closeTrade(db: Context["db"], event: Event, t: Trade, closed: big
     closedAt: full ? event.block.timestamp : null,
   });
   if (full) await db.delete(deskSlot, { pairIndex: t.pairIndex, tradeIndex: t.index });
-  await addProtocolTotals(db, event.block.timestamp, { deskRealisedPnl: pnl, desksOpen: full ? -1 : 0 });
+  await addProtocolTotals(db, event.block, { deskRealisedPnl: pnl, desksOpen: full ? -1 : 0 });
   await recordDeskEvent(db, event, trade.id, liquidated ? "desk-liquidated" : "desk-closed", {
     collateralDelta: -amount,
     price,
@@ -114,7 +114,7 @@ ponder.on("PerpsCallbacks:MarketExecuted", async ({ event, context }) => {
     .insert(deskSlot)
     .values({ pairIndex: t.pairIndex, tradeIndex: t.index, tradeId: id })
     .onConflictDoUpdate({ tradeId: id });
-  await addProtocolTotals(context.db, event.block.timestamp, { desksOpened: 1, desksOpen: 1 });
+  await addProtocolTotals(context.db, event.block, { desksOpened: 1, desksOpen: 1 });
   await recordDeskEvent(context.db, event, id, "desk-opened", {
     collateralDelta: t.initialPosToken,
     price,

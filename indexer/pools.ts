@@ -84,10 +84,10 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
     timestamp: ts,
   });
   await openBuyback(context.db, p.token, id);
-  await addTokenTotals(context.db, p.token, ts, { buybacks: 1, buybackUsdc: spend.usdcIn, tokensBought: tokenDelta });
+  await addTokenTotals(context.db, p.token, event.block, { buybacks: 1, buybackUsdc: spend.usdcIn, tokensBought: tokenDelta });
   await addProtocolTotals(
     context.db,
-    ts,
+    event.block,
     t.isProtocolToken
       ? { protocolBuybacks: 1, protocolBuybackUsdc: spend.usdcIn, protocolTokensBought: tokenDelta }
       : { creatorBuybacks: 1, creatorBuybackUsdc: spend.usdcIn },
@@ -261,7 +261,7 @@ ponder.on("V3Pool:Swap", async ({ event, context }) => {
       .values({ ...row, usdcIn: usdcDelta, amountOut: -otherDelta })
       .onConflictDoUpdate((r) => ({ usdcIn: r.usdcIn + usdcDelta, amountOut: r.amountOut - otherDelta }));
     if (poolAddress === indexerConfig.secondaryAssetPool) {
-      await addProtocolTotals(context.db, event.block.timestamp, { assetPurchaseUsdc: usdcDelta });
+      await addProtocolTotals(context.db, event.block, { assetPurchaseUsdc: usdcDelta });
       await recordActivity(context.db, event, "asset-purchased", null, { usdcIn: usdcDelta, assetBought: -otherDelta });
     }
     return;

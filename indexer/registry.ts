@@ -33,7 +33,7 @@ ponder.on("Registry:TokenEnrolled", async ({ event, context }) => {
     updatedAt: event.block.timestamp,
   });
   await context.db.insert(enrollmentEvent).values(history(event, token, "enrolled"));
-  await addProtocolTotals(context.db, event.block.timestamp, { tokensEnrolled: 1 });
+  await addProtocolTotals(context.db, event.block, { tokensEnrolled: 1 });
   await recordActivity(context.db, event, "token-enrolled", token, {
     creator: a.creator,
     split: { protocolBps: a.protocolBps, assetBps: a.assetBps, perpBps: a.perpBps, creatorBps: a.creatorBps },

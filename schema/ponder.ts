@@ -527,6 +527,23 @@ export const tokenTotals = onchainTable("token_totals", (t) => ({
 }));
 
 /**
+ * Each total's change per block (`protocol_totals` under scope "protocol", `token_totals` under
+ * the token's lower-case address): the API subtracts the changes of blocks not final yet (above
+ * the indexed head less CONFIRMATIONS) to serve each total as a final and a pending part.
+ */
+export const totalsDelta = onchainTable(
+  "totals_delta",
+  (t) => ({
+    id: t.text().primaryKey(), // `${scope}-${blockNumber}-${field}`
+    scope: t.text().notNull(),
+    blockNumber: t.bigint().notNull(),
+    field: t.text().notNull(),
+    delta: t.bigint().notNull(),
+  }),
+  (table) => ({ scopeBlockIdx: index().on(table.scope, table.blockNumber) }),
+);
+
+/**
  * Price candles of each launched token's pool, by hour and by UTC day, maintained by the swap
  * handler (one row per pool, period and bucket). Prices are the pool's own: paired-currency base
  * units per 1e18 whole tokens (as `pool.pricePairedE18`; format with the paired decimals + 18).

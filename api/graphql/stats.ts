@@ -7,6 +7,7 @@ import { HealthStatusEnum } from "./enums.js";
 import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
+import { protocolFinalityJson } from "../read/finality.js";
 
 type Totals = NonNullable<Stats["totals"]>;
 const total = (s: Stats, key: keyof Totals) => (s.totals?.[key] as bigint | undefined) ?? 0n;
@@ -49,6 +50,11 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     ...moneyFields(t, "pendingCreatorBuybackUsdc", USDC_DECIMALS, (s) => s.pending.creatorBuybackUsdc, "Creator buyback queue"),
     ...moneyFields(t, "legacyWeth", ETH_DECIMALS, (s) => s.pending.legacyWeth, "Legacy WETH accumulator"),
     openDesks: t.field({ type: [DeskRef], resolve: (s) => s.desks }),
+    finality: t.field({
+      type: "JSON",
+      description: "The totals as a final part and a pending part by CONFIRMATIONS, as `finality` of GET /api/v1/stats: { confirmations, indexedBlock, finalBlock, final, pending }",
+      resolve: (s) => protocolFinalityJson(s.finality, s.totals),
+    }),
     updatedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.totals?.updatedAt ?? null }),
   }),
 });

@@ -16,6 +16,7 @@ import { addressArg, asUserErrors } from "./errors.js";
 import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
+import { readFinality, tokenFinalityJson } from "../read/finality.js";
 
 const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" | "perpBps" | "creatorBps">>("Split").implement({
   description: "Fee split in basis points of total LP fees (sums to 10000), and the same in percent.",
@@ -116,6 +117,11 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
     ...moneyFields(t, "burned", TOKEN_DECIMALS, (r) => r.burned, "Tokens burned (all burns)"),
     burns: t.exposeInt("burns"),
     ...moneyFields(t, "buybackBurned", TOKEN_DECIMALS, (r) => r.buybackBurned, "Bought-back tokens burned"),
+    finality: t.field({
+      type: "JSON",
+      description: "The totals as a final part and a pending part by CONFIRMATIONS, as `totals.finality` of GET /api/v1/tokens: { confirmations, indexedBlock, finalBlock, final, pending }",
+      resolve: async (r, _a, ctx) => tokenFinalityJson(await readFinality(ctx.deps.db, ctx.deps.config, [r.token.toLowerCase()]), r.token, r),
+    }),
   }),
 });
 

@@ -12,6 +12,7 @@ import { tokenFlow } from "../read/flow.js";
 import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
 import { tokenAudit } from "../read/public-audit.js";
+import { deskStatement } from "../read/desk-statement.js";
 import { builder } from "./builder.js";
 import { asUserErrors, userError } from "./errors.js";
 import { BurnRef, TokenRef } from "./refs.js";
@@ -54,6 +55,13 @@ builder.objectFields(TokenRef, (t) => ({
     complexity: COST,
     description: 'The token\'s public reconciliation, as GET /api/v1/tokens/{address}/audit: "clean at block N, time T", or each difference by check, leg and amount.',
     resolve: (view, _args, ctx) => exposed(() => tokenAudit(ctx.deps, checksum(view.token.address))),
+  }),
+  deskStatement: t.field({
+    type: "JSON",
+    complexity: COST,
+    description:
+      "The token's desk accountability statement, as GET /api/v1/tokens/{address}/desk-statement: collateral in from fees, realised and open PnL, funding, liquidations, profit → creator buybacks → tokens burned, tokens burned per USDC of fees.",
+    resolve: (view, _args, ctx) => exposed(() => deskStatement(ctx.deps, view.token.address)),
   }),
 }));
 

@@ -9,7 +9,7 @@
  */
 import { and, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
-import { activity, auction, auctionConfig, burnDaily, enrollment, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
+import { activity, auction, auctionConfig, burnDaily, enrollment, pool as poolTable, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import { type Mandate } from "../../core/mandate.js";
 import { type DesksHealth, desksHealth } from "../../core/health.js";
 import { type Strategy, charterMandate } from "../../core/agents/charter.js";
@@ -23,6 +23,10 @@ import { type BuybackRow, listBuybacks } from "../read/buybacks.js";
 import { type DeskView, deskContext, listDesks } from "../read/desks.js";
 import { type FeeCurrencyView, tokenFeeCurrencies } from "../read/fees.js";
 import { type HonouredView, honouredView, rewardSlotsOf } from "../read/tokens.js";
+import { type TokenMarketView, marketView } from "../read/market.js";
+import { tokenAudit } from "../read/public-audit.js";
+import { type Series, burnSeries } from "./series.js";
+import { type DeskStatementView, readDeskStatement } from "../read/desk-statement.js";
 
 export const LOG_ENTRIES = 50;
 export const RECENT_ROWS = 10;
@@ -38,6 +42,16 @@ export type LedgerView = {
   burns: { count: number; burned: bigint; recent: BurnRow[]; daily: { day: bigint; burned: bigint }[] };
   /** `status`: whether desks trade on this chain (off where the perps adapter does not declare it). */
   desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[]; status: DesksHealth };
+  /** Burns per bucket on an axis that fits them (api/pages/series.ts). */
+  burnSeries: Series | null;
+  /** Supply, burned, circulating, price and market cap, from the indexed pool and totals. */
+  market: TokenMarketView | null;
+  /** Where the price comes from: the pool, its paired currency, its last swap's time. */
+  price: { paired: "USDC" | "WETH" | "other"; swaps: number; updatedAt: bigint } | null;
+  /** The public audit of the token (GET /tokens/{token}/audit). */
+  audit: Awaited<ReturnType<typeof tokenAudit>> | null;
+  /** The desk accountability statement (GET /tokens/{token}/desk-statement). */
+  deskStatement: DeskStatementView | null;
 };
 
 /**
@@ -98,7 +112,8 @@ async function readLedger(
   const hex = token.toLowerCase() as Hex;
   const since = BigInt(Math.floor(now.getTime() / 1000)) - BigInt(CHART_DAYS) * 86_400n;
   const engine = createEnginePort(services.pool);
-  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx, fees, slots] = await Promise.all([
+  const chainNow = BigInt(Math.floor(now.getTime() / 1000));
+  const [[tokenRow], [enrolled], [totals], buybacks, burns, daily, ctx, fees, slots, [poolRow], series, audit] = await Promise.all([
     db.select().from(tokenTable).where(eq(tokenTable.address, hex)),
     db.select().from(enrollment).where(eq(enrollment.token, hex)),
     db.select().from(tokenTotals).where(eq(tokenTotals.token, hex)),
@@ -113,7 +128,11 @@ async function readLedger(
     deskContext(db, engine),
     tokenFeeCurrencies(db, services.config, [hex]),
     rewardSlotsOf(db, [hex]),
+    db.select().from(poolTable).where(eq(poolTable.token, hex)).limit(1),
+    burnSeries(db, hex, chainNow),
+    tokenAudit({ engine }, token).catch(() => null),
   ]);
+  const statement = await readDeskStatement({ db, engine }, hex).catch(() => null);
   const desks = await listDesks(db, ctx, { filter: { token }, limit: RECENT_ROWS });
   const views: DeskView[] = desks.rows;
   const unrealised = views.filter((v) => v.status === "open");
@@ -140,6 +159,22 @@ async function readLedger(
         trades: views,
         status: desksHealth(services.config),
       },
+      burnSeries: series,
+      market: tokenRow ? marketView(services.config, { token: tokenRow, enrollment: enrolled ?? null, pool: poolRow ?? null, totals: totals ?? null }, undefined) : null,
+      price: poolRow
+        ? {
+            paired:
+              poolRow.pairedToken.toLowerCase() === services.config.contracts.usdc?.toLowerCase()
+                ? "USDC"
+                : poolRow.pairedToken.toLowerCase() === services.config.contracts.weth?.toLowerCase()
+                  ? "WETH"
+                  : "other",
+            swaps: poolRow.swaps,
+            updatedAt: poolRow.updatedAt,
+          }
+        : null,
+      audit,
+      deskStatement: statement,
     },
   };
 }

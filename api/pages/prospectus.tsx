@@ -8,31 +8,26 @@
  */
 import type { Child, FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
+import { USDC_UNIT, WETH_UNIT, formatUnits, groupThousands, showUnits } from "../../common/units.js";
+import { describeDecision } from "../../core/log-lines.js";
+import { TimeChart } from "./chart.js";
+import { FUNDING_NOTE, deskStatementText } from "../read/desk-statement.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import { canonicalJson } from "../../core/agents/charter.js";
-import { CHART_DAYS, type ProspectusData } from "./prospectus-data.js";
+import type { ProspectusData } from "./prospectus-data.js";
 
 /** Content-Security-Policy of the page: no scripts, no frames, no forms. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-/** Thousands separators on the whole part of an exact decimal string. */
-function group(decimal: string): string {
-  const [whole, fraction] = decimal.split(".");
-  const sign = whole!.startsWith("-") ? "-" : "";
-  const digits = whole!.replace("-", "").replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${sign}${digits}${fraction ? `.${fraction}` : ""}`;
-}
-
-/** USDC, exact, grouped: "1,234.5". */
-export const showUsdc = (v: bigint) => group(formatDecimal(v, 6));
-/** Token amounts (18 decimals) rounded down to 2 decimals, grouped. */
-export const showTokens = (v: bigint) => group(formatDecimal((v / 10n ** 16n) * 10n ** 16n, 18));
+/** USDC, exact, grouped: "1,234.5" (common/units.ts, the one formatter of amounts for people). */
+export const showUsdc = (v: bigint) => formatUnits(v, 6);
+/** Token amounts (18 decimals), grouped, cut to 2 decimals (4 significant digits below one token). */
+export const showTokens = (v: bigint) => formatUnits(v, 18);
 export const showPct = (bps: number) => `${formatDecimal(BigInt(bps), 2)}%`;
-const showLeverage = (v: bigint) => `${formatDecimal(v, 10)}x`;
+const showLeverage = (v: bigint) => `${formatUnits(v, 10, { exact: true })}x`;
 const shortHex = (h: string) => `${h.slice(0, 10)}…${h.slice(-8)}`;
-const isoDay = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString().slice(0, 10);
 
-const STYLE = `
+export const STYLE = `
 body{font:15px/1.5 system-ui,sans-serif;margin:0;background:#0f1115;color:#e6e6e6}
 main{max-width:960px;margin:0 auto;padding:24px}
 h1{margin:0 0 4px;font-size:28px;word-break:break-word}h2{margin:32px 0 8px;font-size:19px;border-bottom:1px solid #2a2f3a;padding-bottom:4px}
@@ -44,6 +39,9 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{c
 code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{white-space:pre-wrap;word-break:break-all;background:#161a21;padding:12px;border-radius:6px}
 .cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px}.card{background:#161a21;border-radius:8px;padding:12px}
 .card .v{font-size:20px;font-variant-numeric:tabular-nums}img.logo{width:64px;height:64px;border-radius:12px;object-fit:cover;float:right}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}figure.chart{margin:0}details summary{cursor:pointer;color:#9aa3b2}
+a{color:#7fb3ff}nav{margin-bottom:12px}
+@media (max-width:600px){main{padding:12px}h1{font-size:22px}dl{grid-template-columns:1fr}dt{margin-top:6px}.cols{grid-template-columns:repeat(2,minmax(0,1fr))}.card .v{font-size:16px;word-break:break-word}td,th{padding:4px}}
 `;
 
 const Figure: FC<{ label: string; id: string; value: string; unit?: string }> = ({ label, id, value, unit }) => (
@@ -56,41 +54,14 @@ const Figure: FC<{ label: string; id: string; value: string; unit?: string }> = 
   </div>
 );
 
-/** Bars of tokens burned per UTC day over the last CHART_DAYS days (inline SVG). */
-export const BurnChart: FC<{ daily: { day: bigint; burned: bigint }[]; now: Date }> = ({ daily, now }) => {
-  const today = BigInt(Math.floor(now.getTime() / 86_400_000)) * 86_400n;
-  const byDay = new Map(daily.map((d) => [d.day, d.burned]));
-  const days = Array.from({ length: CHART_DAYS }, (_, i) => today - BigInt(CHART_DAYS - 1 - i) * 86_400n);
-  const max = days.reduce((m, d) => ((byDay.get(d) ?? 0n) > m ? byDay.get(d)! : m), 0n);
-  const width = 600;
-  const height = 120;
-  const slot = width / CHART_DAYS;
-  return (
-    <svg role="img" aria-label={`Tokens burned per day, last ${CHART_DAYS} days`} viewBox={`0 0 ${width} ${height + 18}`} width="100%" data-chart="burns">
-      <line x1="0" y1={height} x2={width} y2={height} stroke="#2a2f3a" />
-      {days.map((day, i) => {
-        const burned = byDay.get(day) ?? 0n;
-        const h = max === 0n ? 0 : Math.max(burned > 0n ? 2 : 0, (Number((burned * 10_000n) / max) / 10_000) * (height - 4));
-        return (
-          <rect x={(i * slot + 1).toFixed(1)} y={(height - h).toFixed(1)} width={(slot - 2).toFixed(1)} height={h.toFixed(1)} fill="#e0663a" data-day={isoDay(day)}>
-            <title>{`${isoDay(day)}: ${showTokens(burned)} burned`}</title>
-          </rect>
-        );
-      })}
-      <text x="0" y={height + 14} fill="#9aa3b2" font-size="11">{isoDay(days[0]!)}</text>
-      <text x={width} y={height + 14} fill="#9aa3b2" font-size="11" text-anchor="end">{isoDay(days[days.length - 1]!)}</text>
-    </svg>
-  );
-};
-
-/** An amount in whole units of its currency, exact, grouped. */
-export const showAmount = (v: bigint, decimals: number) => group(formatDecimal(v, decimals));
+/** An amount in whole units of its currency, grouped (common/units.ts). */
+export const showAmount = (v: bigint, decimals: number) => formatUnits(v, decimals);
 
 /** Fees per currency: collected, claimed (and not yet), converted, and the USDC they became at the realised rate. */
 const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["byCurrency"] }> = ({ fees }) => (
   <div>
     <h3>Fees in, by currency</h3>
-    <table data-table="fee-currencies">
+    <div class="scroll"><table data-table="fee-currencies">
       <tr>
         <th>Currency</th>
         <th class="num">To the operator</th>
@@ -115,9 +86,98 @@ const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["
           <td class="num" data-field="to-creator">{showAmount(f.toCreator, f.currency.decimals)}</td>
         </tr>
       ))}
-    </table>
+    </table></div>
   </div>
 );
+
+/** Burned as a share of the supply, a percentage to 4 decimals (bigint). */
+const sharePct = (part: bigint, whole: bigint) => (whole === 0n ? "0%" : `${formatUnits((part * 1_000_000n) / whole, 4, { exact: true })}%`);
+
+/**
+ * Supply, burned (and its share), circulating, price and market cap, from the indexed pool and
+ * the token's totals, with where the price comes from.
+ */
+const MarketFigures: FC<{ data: ProspectusData }> = ({ data }) => {
+  const m = data.ledger?.market;
+  if (!m) return <p class="muted">Not indexed yet: supply and price appear once the indexer has seen the launch.</p>;
+  const symbol = data.token?.symbol ?? "tokens";
+  const price = data.ledger?.price;
+  // Price per whole token: USDC base units per 1e18 whole tokens = 6 + 18 decimals.
+  const perToken = m.priceUsdcE18 === null ? "—" : formatUnits(m.priceUsdcE18, 24);
+  const source = !price
+    ? "No pool indexed yet: no price."
+    : price.swaps === 0
+      ? "The pool has not traded yet: the price is its starting price."
+      : `Price: the token's Uniswap v4 pool after its last indexed swap (${new Date(Number(price.updatedAt) * 1000).toISOString().replace(".000Z", "Z")}, ${groupThousands(String(price.swaps))} swaps)${
+          price.paired === "WETH" ? ", in WETH, turned into USDC at the indexed WETH/USDC pool price" : price.paired === "USDC" ? ", paired with USDC" : ""
+        }. Market cap = circulating supply × price. Supply: every launcher token mints 100 billion once; burned = what holders and buybacks sent to the dead address.`;
+  return (
+    <div>
+      <div class="cols" data-section="market">
+        <Figure label="Supply" id="supply" value={formatUnits(m.totalSupply, 18)} unit={symbol} />
+        <Figure label="Burned" id="supply-burned" value={formatUnits(m.burned, 18)} unit={`${symbol} (${sharePct(m.burned, m.totalSupply)} of supply)`} />
+        <Figure label="Circulating" id="circulating" value={formatUnits(m.circulating, 18)} unit={symbol} />
+        <Figure label="Price" id="price" value={perToken} unit={`USDC per ${symbol}`} />
+        <Figure label="Market cap" id="market-cap" value={m.marketCapUsdc === null ? "—" : showUsdc(m.marketCapUsdc)} unit="USDC" />
+      </div>
+      <p class="muted" data-field="price-source">{source}</p>
+    </div>
+  );
+};
+
+/** The public audit's result as a badge with its block (GET /api/v1/tokens/{token}/audit). */
+const AuditBadge: FC<{ data: ProspectusData }> = ({ data }) => {
+  const a = data.ledger?.audit;
+  if (!a) return null;
+  const cls = a.status === "clean" ? "ok" : a.status === "differences" ? "bad" : "warn";
+  const label =
+    a.status === "clean"
+      ? `Books clean at block ${groupThousands(String(a.block))}`
+      : a.status === "clean-so-far"
+        ? `Books clean so far at block ${groupThousands(String(a.block))}`
+        : a.status === "differences"
+          ? `${a.differences.length} difference${a.differences.length === 1 ? "" : "s"} at block ${groupThousands(String(a.block))}`
+          : "Not audited yet";
+  return (
+    <p data-section="audit">
+      <span class={`badge ${cls}`} data-field="audit-badge" data-status={a.status} data-block={a.block === null ? undefined : String(a.block)}>{label}</span>
+      <span class="muted">{a.blockTime ? ` ${a.blockTime.replace(".000Z", "Z")} · ` : " "}the engine checks this token's books against the index and the chain on a schedule (public audit).</span>
+    </p>
+  );
+};
+
+/** The desk accountability statement: what the desk did with the fees it was given. */
+const DeskStatement: FC<{ data: ProspectusData }> = ({ data }) => {
+  const s = data.ledger?.deskStatement;
+  if (!s) return null;
+  const usdc = (v: bigint) => showUnits(v, USDC_UNIT);
+  const tokens = (v: bigint) => showUnits(v, { symbol: s.symbol, decimals: 18 });
+  const rows: [string, string, string][] = [
+    ["collateral-in", "Collateral in from fees (perp leg)", usdc(s.collateral.fromFees)],
+    ["deployed", `Put on ${s.trades.total} trade${s.trades.total === 1 ? "" : "s"} (${s.trades.open} open, ${s.trades.closed} closed, ${s.trades.liquidated} liquidated)`, usdc(s.collateral.deployed)],
+    ["principal-back", "Principal back from closed trades", usdc(s.collateral.returned)],
+    ["waiting", "Waiting in the perp leg", usdc(s.collateral.waiting)],
+    ["realised", "Realised PnL", usdc(s.realisedPnl)],
+    ["open", "Open PnL (latest mark price)", s.openPnl === null ? "unknown" : usdc(s.openPnl)],
+    ["funding", "Funding and venue fees", "inside realised PnL"],
+    ["liquidations", `Liquidations (${s.liquidations.count})`, usdc(s.liquidations.lost)],
+    ["profit", "Profit to creator buybacks", usdc(s.profit.toCreatorBuybacks)],
+    ["buybacks", `Creator buybacks (${s.profit.buybacks})`, usdc(s.profit.usdcIn)],
+    ["burned", "Tokens burned by them", tokens(s.profit.tokensBurned)],
+    ["per-usdc", "Tokens burned per USDC of fees", s.burnedPerUsdc === null ? "—" : tokens(s.burnedPerUsdc)],
+  ];
+  return (
+    <div data-section="desk-statement">
+      <p data-field="desk-statement">{deskStatementText(s)}</p>
+      <div class="scroll"><table data-table="desk-statement">
+        {rows.map(([id, label, value]) => (
+          <tr data-row={id}><td>{label}</td><td class="num">{value}</td></tr>
+        ))}
+      </table></div>
+      <p class="muted">{`${FUNDING_NOTE} From the engine's ledger and desk trades, and the buybacks as indexed.`}</p>
+    </div>
+  );
+};
 
 const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
   const l = data.ledger;
@@ -127,7 +187,7 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
   return (
     <div>
       <h3>Fees in, by leg</h3>
-      <table data-table="fees">
+      <div class="scroll"><table data-table="fees">
         <tr>
           <th>Leg</th>
           <th class="num">USDC</th>
@@ -141,7 +201,7 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
           <th>Total</th>
           <th class="num">{showUsdc(l.fees.protocolUsdc + l.fees.assetUsdc + l.fees.perpUsdc + l.fees.operatorUsdc + l.fees.creatorUsdc)}</th>
         </tr>
-      </table>
+      </table></div>
       <p class="muted">
         The operator's USDC once it claims it from the fee locker; WETH at the rate its conversion swap realised, once claimed and converted; the
         creator's share as collected. Fees collected and not claimed yet, and a creator paid in WETH, are shown by currency below.
@@ -161,12 +221,12 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
         <Figure label="Desk PnL (open)" id="desk-unrealised" value={l.desk.unrealisedPnlUsdc === null ? "—" : showUsdc(l.desk.unrealisedPnlUsdc)} unit="USDC" />
       </div>
       <h3>Burns over time</h3>
-      <BurnChart daily={l.burns.daily} now={data.now} />
+      <TimeChart id="burns" series={l.burnSeries} unit={{ symbol, decimals: 18 }} what="tokens burned" />
       <h3>Recent burns</h3>
       {l.burns.recent.length === 0 ? (
         <p class="muted">No burns yet.</p>
       ) : (
-        <table data-table="burns">
+        <div class="scroll"><table data-table="burns">
           <tr><th>Time</th><th>Kind</th><th class="num">{symbol}</th><th>Transaction</th></tr>
           {l.burns.recent.map((b) => (
             <tr>
@@ -176,13 +236,13 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
               <td><code>{shortHex(b.txHash)}</code></td>
             </tr>
           ))}
-        </table>
+        </table></div>
       )}
       <h3>Recent buybacks</h3>
       {l.buybacks.recent.length === 0 ? (
         <p class="muted">No buybacks yet.</p>
       ) : (
-        <table data-table="buybacks">
+        <div class="scroll"><table data-table="buybacks">
           <tr><th>Time</th><th>Kind</th><th class="num">USDC in</th><th class="num">{symbol} bought</th><th>Transaction</th></tr>
           {l.buybacks.recent.map((b) => (
             <tr>
@@ -193,12 +253,12 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
               <td><code>{shortHex(b.txHash)}</code></td>
             </tr>
           ))}
-        </table>
+        </table></div>
       )}
       {l.desk.trades.length ? (
         <div>
           <h3>Desk</h3>
-          <table data-table="desk">
+          <div class="scroll"><table data-table="desk">
             <tr><th>Side</th><th>Status</th><th class="num">Collateral</th><th class="num">Leverage</th><th class="num">Realised PnL</th><th class="num">Open PnL</th></tr>
             {l.desk.trades.map((t) => (
               <tr>
@@ -210,28 +270,37 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
                 <td class="num">{t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}</td>
               </tr>
             ))}
-          </table>
+          </table></div>
         </div>
       ) : null}
     </div>
   );
 };
 
-const LogTable: FC<{ log: ProspectusData["log"] }> = ({ log }) =>
+/**
+ * A log entry as a person reads it: the sentence of a known decision, from its structured data,
+ * with amounts in whole units and the token's symbol (core/log-lines.ts); otherwise its reason.
+ */
+export function logSentence(e: ProspectusData["log"][number], symbol: string | undefined): string {
+  const sentence = describeDecision({ worker: e.worker, decision: e.decision, reason: e.reason, data: e.data ?? undefined }, symbol);
+  return sentence.startsWith(`${e.worker}: ${e.decision}`) ? e.reason : sentence;
+}
+
+const LogTable: FC<{ log: ProspectusData["log"]; symbol?: string }> = ({ log, symbol }) =>
   log.length === 0 ? (
     <p class="muted">No entries yet.</p>
   ) : (
-    <table data-table="log">
+    <div class="scroll"><table data-table="log">
       <tr><th>Time</th><th>Worker</th><th>Decision</th><th>Reason</th></tr>
       {log.map((e) => (
         <tr data-decision={e.decision}>
           <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
           <td>{e.worker}</td>
           <td>{e.decision}</td>
-          <td>{e.reason}</td>
+          <td>{logSentence(e, symbol)}</td>
         </tr>
       ))}
-    </table>
+    </table></div>
   );
 
 /** The document around a prospectus: head, logo and title, then the page's sections, then the footnote. */
@@ -272,7 +341,7 @@ const Honoured: FC<{ data: ProspectusData }> = ({ data }) => {
         <dt>Operator's fees</dt>
         <dd data-field="operator-fees-routed">{h.operatorFeesRouted ? `routed by the engine (${showPct(s.operatorBps)} of all LP fees)` : `not routed: ${h.reason}`}</dd>
       </dl>
-      <table data-section="locker-shares">
+      <div class="scroll"><table data-section="locker-shares">
         <thead>
           <tr><th>Slot</th><th>Recipient</th><th>Share</th><th>Paid in</th><th>Admin</th><th>Pays</th></tr>
         </thead>
@@ -288,7 +357,7 @@ const Honoured: FC<{ data: ProspectusData }> = ({ data }) => {
             </tr>
           ))}
         </tbody>
-      </table>
+      </table></div>
     </>
   );
 };
@@ -309,7 +378,7 @@ const Auction: FC<{ data: ProspectusData }> = ({ data }) => {
   const clock = BigInt(Math.floor(data.now.getTime() / 1000));
   const now = a.chainTime !== null && a.chainTime > clock ? a.chainTime : clock;
   const block = a.auctionBlock === null ? "" : ` (block ${a.auctionBlock} auctioned)`;
-  const won = a.won ? `; won for ${formatDecimal(a.won.amount, 18)} WETH, 80% of it to the reward recipients` : "; no bid";
+  const won = a.won ? `; won for ${showUnits(a.won.amount, WETH_UNIT)}, 80% of it to the reward recipients` : "; no bid";
   return (
     <p data-field="auction" class={now < a.decayEndsAt ? undefined : "muted"}>
       {now < a.decayEndsAt
@@ -333,6 +402,7 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
             <dt>Token</dt>
             <dd><code data-field="token">{address}</code></dd>
           </dl>
+          <AuditBadge data={data} />
 
           <h2>Fee split</h2>
           {enrollment ? (
@@ -352,11 +422,17 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
           <Honoured data={data} />
           <Auction data={data} />
 
+          <h2>Supply and price</h2>
+          <MarketFigures data={data} />
+
           <h2>Ledger</h2>
           <Ledger data={data} />
 
+          <h2>Desk accountability</h2>
+          <DeskStatement data={data} />
+
           <h2>Engine log</h2>
-          <LogTable log={data.log} />
+          <LogTable log={data.log} symbol={data.token?.symbol} />
     </Shell>
   );
 };
@@ -386,6 +462,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
             <dt>Creator</dt>
             <dd><code data-field="owner">{agent.owner}</code></dd>
           </dl>
+          <AuditBadge data={data} />
 
           <h2>Persona</h2>
           {charter ? (
@@ -402,6 +479,11 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
           )}
 
           <h2>Mandate</h2>
+          {charter && mandate ? (
+            <p data-field="mandate-text">
+              {`Of every fee ${token?.symbol ?? "the token"} earns for the operator: ${showPct(PROTOCOL_REWARD_BPS)} buys back and burns the protocol token; ${showPct(Math.round(charter.mandate.split.assetPct * 100))} buys the secondary asset; ${showPct(Math.round(charter.mandate.split.perpPct * 100))} funds a ${charter.mandate.desk.market} perp desk run by the ${charter.engine.strategy} strategy, at most ${showLeverage(mandate.maxLeverage)} leverage, halted at a ${showPct(mandate.maxDrawdownBps)} drawdown, profit taken at ${showPct(mandate.takeProfitBps)}; the desk's profits buy back and burn ${token?.symbol ?? "the token"} once at least ${showUnits(mandate.buybackMinUsdc, USDC_UNIT)} is waiting. The creator's ${showPct(Math.round(charter.mandate.split.creatorPct * 100))} is paid by the fee locker directly.`}
+            </p>
+          ) : null}
           {charter && mandate ? (
             <dl data-section="mandate">
               <dt>Fee split</dt>
@@ -446,16 +528,26 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
           <Honoured data={data} />
           <Auction data={data} />
 
+          <h2>Supply and price</h2>
+          <MarketFigures data={data} />
+
           <h2>Ledger</h2>
           <Ledger data={data} />
 
+          <h2>Desk accountability</h2>
+          <DeskStatement data={data} />
+
           <h2>Agent log</h2>
-          <LogTable log={data.log} />
+          <LogTable log={data.log} symbol={data.token?.symbol} />
 
           {charter ? (
             <div>
               <h2>Charter</h2>
-              <pre data-field="charter-json">{canonicalJson(charter)}</pre>
+              <p>{`The charter above, as the agent submitted it: its hash ${agent.charterHash ?? "—"} is what the registry stores.`}</p>
+              <details data-section="charter-raw">
+                <summary>Raw charter (JSON)</summary>
+                <pre data-field="charter-json">{canonicalJson(charter)}</pre>
+              </details>
             </div>
           ) : null}
     </Shell>

@@ -14,7 +14,7 @@ const scoped = <T>(scope: "token" | "protocol", rows: T[]) => rows.map((r) => ({
 const differenceJson = (d: PublicDifference) => ({ check: d.check, leg: d.leg, currency: d.currency, expected: d.expected, actual: d.actual, difference: d.difference, detail: d.detail });
 const pendingJson = (p: PublicPending) => ({ check: p.check, leg: p.leg, currency: p.currency, expected: p.expected, actual: p.actual, amount: p.amount, what: p.what });
 
-export async function tokenAudit(deps: ApiDeps, token: Address) {
+export async function tokenAudit(deps: Pick<ApiDeps, "engine">, token: Address) {
   const view = await deps.engine.tokenAudit(token);
   const at = (s: StoredAudit | null) => (s ? { block: s.block, blockTime: s.blockTime.toISOString(), auditedAt: s.createdAt.toISOString() } : null);
   const lastClean = at(view.lastClean);

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import { enrollment, protocolTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
 import { coalescerFor } from "./coalesce.js";
+import { type Finality, readFinality } from "./finality.js";
 import { type DeskView, deskContextOf, deskView, openDeskRows } from "./desks.js";
 import { type BuybackKind, type FeeCurrencyView, type SpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
 
@@ -24,11 +25,13 @@ export type Stats = {
   feeCurrencies: FeeCurrencyView[];
   /** Buybacks per kind and currency paid in. */
   buybackSpend: Record<BuybackKind, SpendView[]>;
+  /** The totals' parts not final yet (by CONFIRMATIONS). */
+  finality: Finality;
 };
 
 async function loadStats(deps: ApiDeps): Promise<Stats> {
   const { db, engine } = deps;
-  const [totalsRows, enrollments, pending, bindings, marks, openRows, feeCurrencies, buybackSpend] = await Promise.all([
+  const [totalsRows, enrollments, pending, bindings, marks, openRows, feeCurrencies, buybackSpend, finality] = await Promise.all([
     db.select().from(protocolTotals).where(eq(protocolTotals.id, "protocol")),
     // One row per enrolled token: the counts and the halted set in one read.
     db.select({ token: enrollment.token, active: enrollment.active, halted: enrollment.halted }).from(enrollment),
@@ -38,6 +41,7 @@ async function loadStats(deps: ApiDeps): Promise<Stats> {
     openDeskRows(db),
     protocolFeeCurrencies(db, deps.config),
     buybackSpendByKind(db, deps.config),
+    readFinality(db, deps.config, ["protocol"]),
   ]);
   const ctx = deskContextOf(bindings, marks, enrollments.filter((e) => e.halted).map((e) => e.token));
   return {
@@ -48,6 +52,7 @@ async function loadStats(deps: ApiDeps): Promise<Stats> {
     desks: openRows.map((r) => deskView(r, ctx)),
     feeCurrencies,
     buybackSpend,
+    finality,
   };
 }
 

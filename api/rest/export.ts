@@ -188,8 +188,9 @@ function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: 
 }
 
 /**
- * The export's body: the CSV header, then page after page. Each page is read on the stream's
- * pull (when the client has taken the one before), retried once on a transient database error;
+ * The export's body: the CSV header, then page after page. Each page is encoded on the stream's
+ * pull (when the client has taken the one before) while the database reads the next one (so
+ * memory holds two pages at most); a read is retried once on a transient database error;
  * a failure after the first page ends the response early (the client sees an incomplete
  * transfer and resumes after the last row it has).
  */
@@ -200,35 +201,42 @@ function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat
   const utf8 = new TextEncoder();
   const ctx = { db: deps.db, config: deps.config };
   let remaining = q.limit ?? Number.POSITIVE_INFINITY;
-  let pending: unknown[] | undefined = first;
-  let cursorAfter = q.after;
   let header = format === "csv";
+  /** The next page, read while the current one is encoded and sent (its error kept for the next pull). */
+  let next: Promise<{ rows: unknown[] } | { error: unknown }> | undefined = Promise.resolve({ rows: first });
+  const read = (cursor: string | undefined, size: number) =>
+    retryTransient(() => dataset.page(deps.db, filter, ordering, cursor, size)).then(
+      (rows) => ({ rows: rows as unknown[] }),
+      (error: unknown) => ({ error }),
+    );
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
+          const size = Math.min(EXPORT_PAGE, remaining);
+          const page = await next!;
+          if ("error" in page) throw page.error;
+          const rows = page.rows;
+          remaining -= rows.length;
+          const done = rows.length < size || remaining <= 0;
+          // Read ahead: the database works on the next page while this one is encoded.
+          next = done ? undefined : read(cursorOf(ordering, rows.at(-1) as never), Math.min(EXPORT_PAGE, remaining));
           let out = "";
           if (header) {
             out += `${dataset.columns.join(",")}\r\n`;
             header = false;
           }
-          const size = Math.min(EXPORT_PAGE, remaining);
-          const rows = pending ?? (await retryTransient(() => dataset.page(deps.db, filter, ordering, cursorAfter, size)));
-          pending = undefined;
-          for (const record of await dataset.records(rows, ordering, ctx)) out += encode(record);
-          remaining -= rows.length;
-          const last = rows.at(-1);
-          if (last) cursorAfter = cursorOf(ordering, last);
+          for (const record of await dataset.records(rows as never[], ordering, ctx)) out += encode(record);
           if (out) controller.enqueue(utf8.encode(out));
-          if (rows.length < size || remaining <= 0) controller.close();
+          if (done) controller.close();
         } catch (error) {
           deps.logError?.(error, `export ${name}.${format}: ended early`);
           controller.error(error);
         }
       },
-      // A client gone: nothing more is read (the pending page, if any, is dropped).
+      // A client gone: nothing more is sent (a page being read ahead is dropped).
       cancel() {
-        pending = undefined;
+        next = undefined;
       },
     },
     { highWaterMark: 1 },

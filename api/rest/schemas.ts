@@ -400,6 +400,55 @@ export const spendResponse = z
   .strict()
   .describe("Buybacks paid in one currency");
 
+/** A total's final and pending parts (docs/api.md, "Final and pending"). */
+const graded = <T extends z.ZodTypeAny>(figures: T) =>
+  z
+    .object({
+      confirmations: int.describe("CONFIRMATIONS: how deep a block must be to be final"),
+      indexedBlock: int.nullable().describe("The block the index has reached"),
+      finalBlock: int.nullable().describe("indexedBlock − CONFIRMATIONS: the newest final block"),
+      final: figures.describe("The part from blocks at or below finalBlock"),
+      pending: figures.describe("The part from blocks above finalBlock: a reorg may still change it"),
+    })
+    .strict();
+
+const protocolFigures = z
+  .object({
+    tokens: z.object({ launched: int, enrolled: int }).strict(),
+    fees: z
+      .object({
+        toOperatorUsdc: usdc("Fees to the operator"),
+        claimedUsdc: usdc("Claimed"),
+        protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
+        legs: z.object({ protocolUsdc: usdc("Protocol leg"), assetUsdc: usdc("Asset leg"), perpUsdc: usdc("Perp leg"), creatorUsdc: usdc("Creator leg"), operatorUsdc: usdc("Operator leg") }).strict(),
+      })
+      .strict(),
+    buybacks: z
+      .object({
+        protocol: z.object({ count: int, usdcIn: usdc("Spent"), tokensBought: decimal("Bought"), tokensBurned: decimal("Burned") }).strict(),
+        creator: z.object({ count: int, usdcIn: usdc("Spent") }).strict(),
+      })
+      .strict(),
+    assetPurchasesUsdc: usdc("Spent on the secondary asset"),
+    desks: z.object({ opened: int, open: int, realisedPnlUsdc: usdc("Realised PnL") }).strict(),
+  })
+  .strict();
+
+const tokenFigures = z
+  .object({
+    feesToOperatorUsdc: usdc("Fees to the operator"),
+    creatorLegUsdc: usdc("Creator leg"),
+    buybacks: int,
+    buybackUsdc: usdc("Spent on buybacks"),
+    burned: decimal("Tokens burned"),
+    burns: int,
+    legs: z.object({ protocolUsdc: usdc("Protocol leg"), assetUsdc: usdc("Asset leg"), perpUsdc: usdc("Perp leg"), operatorUsdc: usdc("Operator leg") }).strict(),
+  })
+  .strict();
+
+export const protocolFinalityResponse = graded(protocolFigures);
+export const tokenFinalityResponse = graded(tokenFigures);
+
 export const statsResponse = z
   .object({
     tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
@@ -445,6 +494,7 @@ export const statsResponse = z
       })
       .strict(),
     desks: z.object({ opened: int, open: int, realisedPnlUsdc: usdc("Realised PnL of all desks"), items: z.array(deskResponse) }).strict(),
+    finality: protocolFinalityResponse.describe("The totals above as a final part and a pending part, by CONFIRMATIONS"),
     updatedAt: iso.nullable(),
   })
   .strict();
@@ -570,6 +620,7 @@ export const tokenItem = z
           .describe("The operator's fees split into legs, as the ledger allocates them"),
         feesByCurrency: z.array(feeCurrencyResponse).describe("The token's fees per currency (USDC first)"),
         buybackSpent: z.array(spendResponse).describe("The token's buybacks per currency paid in"),
+        finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),
       })
       .strict(),
     pending: z.object({ perpUsdc: usdc("Awaiting the desk"), creatorBuybackUsdc: usdc("Queued creator buyback") }).strict(),

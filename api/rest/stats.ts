@@ -10,6 +10,7 @@ import { isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { defineRoute } from "./route.js";
 import { statsResponse } from "./schemas.js";
 import { deskJson } from "./desk-json.js";
+import { protocolFinalityJson } from "../read/finality.js";
 import { feeCurrencyJson, spendJson } from "./fee-json.js";
 import { ETH_DECIMALS, formatDecimal } from "../../common/money.js";
 
@@ -56,6 +57,7 @@ export function statsJson(s: Stats) {
       realisedPnlUsdc: usdcAmount(t?.deskRealisedPnl ?? zero),
       items: s.desks.map(deskJson),
     },
+    finality: protocolFinalityJson(s.finality, t),
     updatedAt: t ? isoTime(t.updatedAt) : null,
   };
 }

@@ -18,6 +18,7 @@ import { deskJson } from "./desk-json.js";
 import { feeCurrencyJson, spendJson } from "./fee-json.js";
 import { type RouteResponse, defineRoute } from "./route.js";
 import { launchBody, launchResponse, pageQuery, registerBody, registerResponse, tokensResponse } from "./schemas.js";
+import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
 
 /** The split the locker and the engine really honour, and every reward slot of the locker. */
 export function honouredJson(h: HonouredView) {
@@ -44,6 +45,7 @@ export function tokenJson(
   fees: FeeCurrencyView[] | undefined,
   spend: SpendView[] | undefined,
   honoured: HonouredView = null,
+  finality: Finality | null = null,
 ) {
   const e = v.enrollment!;
   const key = v.token.address.toLowerCase();
@@ -76,6 +78,7 @@ export function tokenJson(
       },
       feesByCurrency: (fees ?? []).map(feeCurrencyJson),
       buybackSpent: (spend ?? []).map(spendJson),
+      finality: finality ? tokenFinalityJson(finality, key, v.totals) : null,
     },
     pending: {
       perpUsdc: usdcAmount(pending.perpUsdcByToken.get(key) ?? 0n),
@@ -92,11 +95,12 @@ export function tokenJson(
 const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
   const [limit, after] = JSON.parse(key) as [number, string | null];
   const { page, pending, desks, fees, spend, slots } = await readEnrolledTokens(deps, { limit, after });
+  const finality = await readFinality(deps.db, deps.config, page.rows.map((v) => v.token.address.toLowerCase()));
   return JSON.stringify(
     listBody(page, (v) => {
       const key = v.token.address.toLowerCase();
       const honoured = honouredView(v.enrollment, slots.get(key), deps.config.operator);
-      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key), honoured);
+      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key), honoured, finality);
     }),
   );
 });

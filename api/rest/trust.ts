@@ -14,6 +14,7 @@ import { tokenFlow } from "../read/flow.js";
 import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
 import { tokenAudit } from "../read/public-audit.js";
+import { deskStatement } from "../read/desk-statement.js";
 import type { ApiDeps } from "../deps.js";
 import { defineRoute } from "./route.js";
 import { tokenParam } from "./schemas.js";
@@ -242,6 +243,39 @@ export const tokenAuditResponse = z
   })
   .strict();
 
+const usdcMoney = moneyResponse;
+export const deskStatementResponse = z
+  .object({
+    token: checksummed,
+    engine: z.boolean().describe("Whether the engine's ledger was readable (false: the ledger figures are zero)"),
+    fees: z.object({ claimedUsdc: usdcMoney.describe("USDC the token's fees became (USDC as claimed, WETH at its conversion)") }).strict(),
+    collateral: z
+      .object({
+        fromFees: usdcMoney.describe("Fees allocated to the token's perp leg: the desk's collateral in"),
+        deployed: usdcMoney.describe("Put on desk trades (openings and top-ups)"),
+        returned: usdcMoney.describe("Principal back from closed trades"),
+        waiting: usdcMoney.describe("Held by the perp leg, not on a trade yet"),
+      })
+      .strict(),
+    trades: z.object({ total: int, open: int, closed: int, liquidated: int }).strict(),
+    pnl: z.object({ realised: usdcMoney.describe("USDC returned − USDC put in, over every trade"), open: usdcMoney.nullable().describe("Open trades at the venue's latest mark price (null: no mark price)") }).strict(),
+    funding: z.object({ separate: z.boolean(), note: z.string() }).strict().describe("Where the venue's funding and fees are: inside realised PnL"),
+    liquidations: z.object({ count: int, collateralLost: usdcMoney }).strict(),
+    profit: z
+      .object({
+        toCreatorBuybacks: usdcMoney.describe("Desk profits the creator-buyback queue received"),
+        spent: usdcMoney.describe("Spent by the queue on buybacks"),
+        waiting: usdcMoney.describe("Held by the queue"),
+        buybacks: int.describe("Creator buybacks of the token, as indexed"),
+        buybackUsdc: usdcMoney,
+        tokensBurned: moneyResponse.describe("Tokens those buybacks burned, as indexed"),
+      })
+      .strict(),
+    burnedPerUsdcOfFees: moneyResponse.nullable().describe("Tokens burned by creator buybacks per whole USDC of the token's fees (null: no fees yet)"),
+    statement: z.string().describe("The statement in one paragraph, amounts in whole units"),
+  })
+  .strict();
+
 // ------------------------------------------------------------------ routes
 
 export async function knownToken(deps: ApiDeps, token: Hex) {
@@ -292,5 +326,20 @@ export const tokenAuditRoute = defineRoute({
   handler: async (c, { params }, deps) => {
     await knownToken(deps, params.token);
     return c.json(await tokenAudit(deps, checksum(params.token)));
+  },
+});
+
+export const tokenDeskStatementRoute = defineRoute({
+  method: "get",
+  path: "/tokens/:token/desk-statement",
+  tag: "trust",
+  summary: "The token's desk accountability statement: collateral in from fees, PnL, funding, liquidations, profit → creator buybacks → tokens burned",
+  description:
+    "From the engine's ledger and desk trades and the indexed buybacks: the perp leg's fees in, put on trades, returned and waiting; realised and open PnL; liquidations; the desk profits that paid creator buybacks and the tokens they burned; and tokens burned per USDC of the token's fees.",
+  params: tokenParam,
+  responses: { 200: { description: "The token's desk statement", schema: deskStatementResponse }, 404: { description: "Not a launched token" } },
+  handler: async (c, { params }, deps) => {
+    await knownToken(deps, params.token);
+    return c.json(await deskStatement(deps, params.token));
   },
 });

@@ -12,6 +12,8 @@ import { swapUsdcForToken } from "../../core/chain/swap/send.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { refundSpend } from "../../core/ledger/spend.js";
+import { showAmountOf, showUnits } from "../../common/units.js";
+import { tokenSymbol } from "../../core/log-lines.js";
 
 export type BuybackRow = typeof tables.buybacks.$inferSelect;
 export type BuybackSummary = { id: number; token: Address; status: string; amountIn: string; tokensBought: string | null; tokensBurned: string | null };
@@ -76,11 +78,12 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
         error: null,
       })
       .where(eq(tables.buybacks.id, id));
+    const symbol = { symbol: await tokenSymbol(ctx.publicClient, token), decimals: 18 };
     await logDecision(ctx, {
       worker,
       token,
       decision: b!.kind === "protocol" ? "protocol-buyback" : "creator-buyback",
-      reason: `bought ${b!.tokensBought} with ${b!.amountIn} ${b!.currencyIn} base units and burned ${burned} to 0x…dEaD`,
+      reason: `bought ${showUnits(BigInt(b!.tokensBought ?? 0), symbol)} for ${showAmountOf(BigInt(b!.amountIn), b!.currencyIn)} and burned ${showUnits(burned, symbol)} to 0x…dEaD`,
       data: { buybackId: id, burnTx: last?.receipt.transactionHash, currencyIn: b!.currencyIn, amountIn: b!.amountIn, bought: b!.tokensBought, burned },
     });
   }

@@ -10,6 +10,11 @@ import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import type { Mandate } from "../../core/mandate.js";
 import { type Side, notionalOf } from "../../common/perps-math.js";
 import { MIN_WINDOW_SAMPLES, type PriceWindow } from "./window.js";
+import { USDC_UNIT, formatUnits, showUnits } from "../../common/units.js";
+
+const usdc = (v: bigint) => showUnits(v, USDC_UNIT);
+/** Leverage (1e10 precision) as "4x". */
+const times = (v: bigint) => `${formatUnits(v, 10, { exact: true })}x`;
 
 /** A desk strategy (`Strategy` of the agent charter); null for a token without an agent: momentum. */
 export type DeskStrategy = "momentum" | "hold" | null;
@@ -91,7 +96,7 @@ export function decideDeskEntry(input: DeskEntryInput): DeskOpen | DeskWait {
   const notional = notionalOf(collateral, leverage);
   const required = requiredNotional(input.minNotionalUsdc, input.pair);
   if (notional < required) {
-    return { action: "wait", reason: `notional ${notional} below the minimum ${required} (collateral ${collateral} at ${leverage} leverage)` };
+    return { action: "wait", reason: `notional ${usdc(notional)} below the minimum ${usdc(required)} (collateral ${usdc(collateral)} at ${times(leverage)} leverage)` };
   }
   const { side, why } = entrySide(input.strategy, w.momentum);
   return {
@@ -100,7 +105,7 @@ export function decideDeskEntry(input: DeskEntryInput): DeskOpen | DeskWait {
     leverage,
     collateral,
     notional,
-    reason: `${side}: ${why}, volatility ${(w.volatility * 100).toFixed(3)}%/sample, leverage ${Number(leverage) / 1e10}x`,
+    reason: `${side}: ${why}, volatility ${(w.volatility * 100).toFixed(3)}%/sample, leverage ${times(leverage)}`,
   };
 }
 
@@ -124,16 +129,16 @@ export function decideDeskIncrease(
     const leverage = leverageCap(input.window, input.pair, input.mandate);
     const notional = notionalOf(collateral, leverage);
     if (leverage > 0n && notional >= required) {
-      return { action: "open", side: input.side, leverage, collateral, notional, reason: `increase ${input.side} desk by ${notional} notional (${input.strategy ?? "momentum"} mandate)` };
+      return { action: "open", side: input.side, leverage, collateral, notional, reason: `increase ${input.side} desk by ${usdc(notional)} notional (${input.strategy ?? "momentum"} mandate)` };
     }
   }
   const target = [...input.trades].sort((a, b) => (a.leverage > b.leverage ? -1 : a.leverage < b.leverage ? 1 : 0))[0];
-  if (!target) return { action: "wait", reason: `notional below the minimum ${required} and no trade to top up` };
+  if (!target) return { action: "wait", reason: `notional below the minimum ${usdc(required)} and no trade to top up` };
   // size = collateral × leverage stays fixed; the new leverage must stay ≥ the pair minimum.
   const size = target.collateral * target.leverage;
   const maxTopUp = input.pair.minLeverage > 0n ? size / input.pair.minLeverage - target.collateral : collateral;
   const amount = collateral < maxTopUp ? collateral : maxTopUp;
   if (amount <= 0n) return { action: "wait", reason: "trades at the pair's minimum leverage; waiting for a new trade's minimum" };
   const newLeverage = size / (target.collateral + amount);
-  return { action: "top-up", tradeId: target.id, amount, newLeverage, reason: `add ${amount} margin to trade ${target.id}` };
+  return { action: "top-up", tradeId: target.id, amount, newLeverage, reason: `add ${usdc(amount)} margin to trade ${target.id}` };
 }

@@ -14,6 +14,9 @@ import type { DeskStrategy } from "./desk-entry.js";
 import type { Mandate } from "../../core/mandate.js";
 import { type Side, closeValue, percentProfit } from "../../common/perps-math.js";
 import { MIN_WINDOW_SAMPLES, type PriceWindow } from "./window.js";
+import { USDC_UNIT, showUnits } from "../../common/units.js";
+
+const usdc = (v: bigint) => showUnits(v, USDC_UNIT);
 
 export type ProfitDecision = { action: "close"; profit: bigint; value: bigint; reason: string } | { action: "hold"; profit: bigint; value: bigint; reason: string };
 
@@ -32,7 +35,7 @@ export function decideTakeProfit(input: {
   const profit = value - t.basisUsdc;
   const threshold = (t.basisUsdc * BigInt(input.mandate.takeProfitBps)) / 10_000n;
   if (profit > 0n && profit >= threshold && profit >= input.minProfitUsdc) {
-    return { action: "close", profit, value, reason: `unrealised profit ${profit} ≥ ${threshold} (${input.mandate.takeProfitBps} bps of ${t.basisUsdc})` };
+    return { action: "close", profit, value, reason: `unrealised profit ${usdc(profit)} ≥ ${usdc(threshold)} (${input.mandate.takeProfitBps} bps of ${usdc(t.basisUsdc)})` };
   }
   const w = input.window;
   if (input.strategy === "momentum" && w && w.samples >= MIN_WINDOW_SAMPLES && profit > 0n && profit >= input.minProfitUsdc) {
@@ -42,10 +45,10 @@ export function decideTakeProfit(input: {
         action: "close",
         profit,
         value,
-        reason: `momentum mandate: momentum ${(w.momentum * 100).toFixed(3)}% turned against the ${t.side}; taking profit ${profit} early (threshold ${threshold})`,
+        reason: `momentum mandate: momentum ${(w.momentum * 100).toFixed(3)}% turned against the ${t.side}; taking profit ${usdc(profit)} early (threshold ${usdc(threshold)})`,
       };
     }
   }
-  const below = input.strategy === "hold" ? `hold mandate: profit ${profit} below the take-profit threshold ${threshold}; held` : `profit ${profit} below the threshold ${threshold}`;
+  const below = input.strategy === "hold" ? `hold mandate: profit ${usdc(profit)} below the take-profit threshold ${usdc(threshold)}; held` : `profit ${usdc(profit)} below the threshold ${usdc(threshold)}`;
   return { action: "hold", profit, value, reason: profit > 0n ? below : "no profit" };
 }

@@ -19,6 +19,7 @@ import { getState, setState } from "../runtime/state.js";
 import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
 import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
 import { toJsonValue } from "../../common/json.js";
+import { USDC_UNIT, formatUnits, showUnits } from "../../common/units.js";
 
 const CURSOR_KEY = "perps-cursor";
 
@@ -204,7 +205,7 @@ async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade): Promise<Ap
     openedTimestamp: Number(t.timestamp),
     leverage: t.leverage.toString(),
   });
-  return { kind: "opened", trade, before, reason: `executed at ${t.openPrice} (slot ${t.index}), net collateral ${t.collateral}`, amounts: { collateral: t.collateral } };
+  return { kind: "opened", trade, before, reason: `executed at ${formatUnits(t.openPrice, 10, { exact: true })} (slot ${t.index}), net collateral ${showUnits(t.collateral, USDC_UNIT)}`, amounts: { collateral: t.collateral } };
 }
 
 async function applyCanceled(tx: Tx, orderId: bigint, fact: Fact): Promise<Applied> {
@@ -278,7 +279,7 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
     kind: kind === "liquidated" ? "liquidated" : "closed",
     trade,
     before,
-    reason: `${what}: ${closed} collateral returned ${sent} USDC (basis ${basisPart}, ${pnl >= 0n ? "profit" : "loss"} ${pnl < 0n ? -pnl : pnl})`,
+    reason: `${what}: ${showUnits(closed, USDC_UNIT)} of collateral returned ${showUnits(sent, USDC_UNIT)} (basis ${showUnits(basisPart, USDC_UNIT)}, ${pnl >= 0n ? "profit" : "loss"} ${showUnits(pnl < 0n ? -pnl : pnl, USDC_UNIT)})`,
     amounts: { closed, returned: sent, pnl, full },
   };
 }

@@ -35,6 +35,7 @@ import { type Currency, Legs } from "../../core/ledger/legs.js";
 import { getState, setState } from "../runtime/state.js";
 import { registryAbi } from "../../common/abis/registry.js";
 import { refreshTokenCache, tokenInfo } from "../../core/tokens.js";
+import { showAmountOf } from "../../common/units.js";
 
 async function isEnrolled(ctx: EngineContext, token: Address): Promise<boolean> {
   return ctx.publicClient.readContract({ address: ctx.contract("registry"), abi: registryAbi, functionName: "isEnrolled", args: [token] });
@@ -172,7 +173,7 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
     });
     if (surplus < 0n) {
       ctx.log.error({ claim: claim.transactionHash, claimed: String(claimed), attributed: String(attributed) }, "attributed more than was claimed");
-      await logDecision(ctx, { worker: "fee-claimer", decision: "attribution-mismatch", reason: `claim ${claim.transactionHash} paid ${claimed} but logs attribute ${attributed}` });
+      await logDecision(ctx, { worker: "fee-claimer", decision: "attribution-mismatch", reason: `claim ${claim.transactionHash} paid ${showAmountOf(claimed, currencyName)} but logs attribute ${showAmountOf(attributed, currencyName)}` });
     }
     for (const f of facts) {
       report.attributed[f.token] = (BigInt(report.attributed[f.token] ?? "0") + f.amount).toString();
@@ -185,7 +186,7 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   report.claimedTotal = total.toString();
   report.unattributed = unattributed.toString();
   for (const [token, amount] of Object.entries(report.attributed)) {
-    await logDecision(ctx, { worker: "fee-claimer", token: token as Address, decision: "fees-claimed", reason: `${amount} ${currencyName} base units attributed from ClaimedRewards`, data: { currency: currencyName, amount } });
+    await logDecision(ctx, { worker: "fee-claimer", token: token as Address, decision: "fees-claimed", reason: `${showAmountOf(BigInt(amount), currencyName)} attributed from ClaimedRewards`, data: { currency: currencyName, amount } });
   }
   return report;
 }

@@ -19,6 +19,7 @@ import { Legs } from "../../core/ledger/legs.js";
 import { legBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { consumeLeg, refundSpend } from "../../core/ledger/spend.js";
 import { tokenInfo } from "../../core/tokens.js";
+import { WETH_UNIT, showUnits } from "../../common/units.js";
 
 /** WETH fees below this wait for more (0.0001 WETH). */
 export const WETH_CONVERT_MIN = 100_000_000_000_000n;
@@ -133,7 +134,7 @@ export async function recognizeLegacyWeth(ctx: EngineContext, block: bigint): Pr
   ]);
   if (added) {
     ctx.log.info({ amount: String(surplus), block: Number(block) }, "legacy WETH recognised; the buyback engine drains it");
-    await logDecision(ctx, { worker: "reconcile", decision: "legacy-weth", reason: `${surplus} wei of WETH in the operator wallet beyond the ledger: queued for protocol buybacks` });
+    await logDecision(ctx, { worker: "reconcile", decision: "legacy-weth", reason: `${showUnits(surplus, WETH_UNIT)} in the operator wallet beyond the ledger: queued for protocol buybacks` });
   }
   return surplus;
 }

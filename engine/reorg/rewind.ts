@@ -19,6 +19,7 @@ import { type Leg, PER_TOKEN_LEGS } from "../../core/ledger/legs.js";
 import type { ReorgEffects, RewindHook } from "./finality.js";
 import { rewindAttributionCursors } from "../fees/attribution.js";
 import { rewindPerpsEvents } from "../desks/sync.js";
+import { showAmountOf } from "../../common/units.js";
 
 /** The work an intent's key belongs to, put back to the step that waits for that intent. */
 async function rewindWork(tx: Tx, key: string): Promise<string | undefined> {
@@ -93,7 +94,7 @@ export const rewindEngine: RewindHook = async (tx: Tx, effects: ReorgEffects) =>
       token: PER_TOKEN_LEGS.includes(r.leg as Leg) ? r.token || null : null,
       worker: "finality",
       decision: "reorg-deficit",
-      reason: `leg ${r.leg} is ${r.deficit} ${r.currency} (base units) short: blocks ≥ ${effects.forkBlock} that paid it were spent from before the reorg took them; its next inflows repay it before anything more is spent`,
+      reason: `leg ${r.leg} is ${showAmountOf(BigInt(r.deficit), r.currency)} short: blocks ≥ ${effects.forkBlock} that paid it were spent from before the reorg took them; its next inflows repay it before anything more is spent`,
       data: { leg: r.leg, currency: r.currency, deficit: r.deficit.toString(), forkBlock: effects.forkBlock },
     });
   }

@@ -17,6 +17,7 @@ import { pendingAssetUsdc } from "../../core/ledger/accumulators.js";
 import { Legs } from "../../core/ledger/legs.js";
 import { consumeLeg, refundSpend } from "../../core/ledger/spend.js";
 import type { Worker } from "./types.js";
+import { USDC_UNIT, formatUnits, showUnits } from "../../common/units.js";
 
 /** Smallest batch: the asset leg accumulates below it. */
 export const ASSET_MIN_BATCH_USDC = 1_000_000n;
@@ -74,7 +75,7 @@ async function executePurchase(ctx: EngineContext, id: number) {
     await logDecision(ctx, {
       worker: WORKER,
       decision: "asset-purchased",
-      reason: `bought ${p!.assetBought} of the secondary asset with ${p!.usdcIn} USDC base units and staked ${deposit?.args.assets ?? 0n} for ${deposit?.args.shares ?? 0n} vault shares`,
+      reason: `bought ${formatUnits(BigInt(p!.assetBought ?? 0), 18)} of the secondary asset for ${showUnits(BigInt(p!.usdcIn), USDC_UNIT)} and staked ${formatUnits(deposit?.args.assets ?? 0n, 18)} for ${formatUnits(deposit?.args.shares ?? 0n, 18)} vault shares`,
       data: { purchaseId: id, tx: outcome.receipt.transactionHash, usdcIn: p!.usdcIn, assetBought: p!.assetBought, staked: deposit?.args.assets ?? 0n, shares: deposit?.args.shares ?? 0n },
     });
   }
@@ -88,7 +89,7 @@ export async function runAssetCycle(ctx: EngineContext) {
   const final = await finalBlock(ctx);
   const pending = await pendingAssetUsdc(ctx.db, final);
   if (pending < ASSET_MIN_BATCH_USDC) {
-    if (pending > 0n) await logDecision(ctx, { worker: WORKER, decision: "wait", reason: `asset leg ${pending} below the batch minimum ${ASSET_MIN_BATCH_USDC}` });
+    if (pending > 0n) await logDecision(ctx, { worker: WORKER, decision: "wait", reason: `asset leg ${showUnits(pending, USDC_UNIT)} below the batch minimum ${showUnits(ASSET_MIN_BATCH_USDC, USDC_UNIT)}` });
     return { purchases: results, pendingUsdc: pending.toString() };
   }
   const id = await ctx.db.transaction(async (tx) => {

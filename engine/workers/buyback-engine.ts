@@ -13,6 +13,7 @@ import { legacyWethBalance, pendingBuybackUsdc } from "../../core/ledger/accumul
 import { startBuyback } from "../../core/ledger/buybacks.js";
 import { Legs } from "../../core/ledger/legs.js";
 import type { Worker } from "./types.js";
+import { USDC_UNIT, showUnits } from "../../common/units.js";
 
 const WORKER = "buyback-engine";
 
@@ -31,7 +32,7 @@ export async function runBuybackCycle(ctx: EngineContext) {
     const id = await startBuyback(ctx.db, { kind: "protocol", token, leg: Legs.protocol, currency: "USDC", amount: pending, finalBlock: final });
     done.push(await executeBuyback(ctx, id, WORKER));
   } else if (pending > 0n) {
-    await logDecision(ctx, { worker: WORKER, token, decision: "wait", reason: `pending ${pending} below the protocol buyback minimum ${ctx.config.protocolBuybackMinUsdc}` });
+    await logDecision(ctx, { worker: WORKER, token, decision: "wait", reason: `pending ${showUnits(pending, USDC_UNIT)} below the protocol buyback minimum ${showUnits(ctx.config.protocolBuybackMinUsdc, USDC_UNIT)}` });
   }
   const legacy = await legacyWethBalance(ctx.db, final);
   if (legacy >= LEGACY_WETH_MIN) {

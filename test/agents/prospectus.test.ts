@@ -188,11 +188,10 @@ describe("prospectus page in a browser", () => {
     expect(await page.locator('[data-table="burns"] tr').count()).toBe(3); // header + two burns
     expect(await text('[data-table="burns"]')).toMatch(/creator-buyback[\s\S]*organic|organic[\s\S]*creator-buyback/);
 
-    // The chart: today's bar is the tallest (all burns happened today).
-    const today = new Date().toISOString().slice(0, 10);
-    const bar = page.locator(`svg[data-chart="burns"] rect[data-day="${today}"]`);
-    expect(Number(await bar.getAttribute("height"))).toBeGreaterThan(100);
-    expect(await page.locator('svg[data-chart="burns"] rect').count()).toBe(30);
+    // The chart's axis fits its data: hours (all burns happened within the hour or two of the test), bars and points.
+    expect(await page.locator('svg[data-chart="burns"]').getAttribute("data-bucket")).toBe("hour");
+    expect(await page.locator('svg[data-chart="burns"] rect').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg[data-chart="burns"] circle[data-point]').count()).toBeGreaterThan(0);
 
     // Agent log: the launch steps and the worker's decision, newest first; its markup is text.
     const log = await text('[data-table="log"]');
@@ -238,7 +237,7 @@ describe("prospectus page in a browser", () => {
     expect(await text('[data-figure="burned"] .v')).toBe(`${showTokens(BigInt(totals.burned))} ${row.symbol}`);
     expect(await text('[data-table="burns"]')).toContain("organic");
     expect(await text('[data-table="burns"]')).toContain(showTokens(s.demoBurn));
-    expect(await page.locator('svg[data-chart="burns"] rect').count()).toBe(30);
+    expect(await page.locator('svg[data-chart="burns"] circle[data-point]').count()).toBeGreaterThan(0);
     // No agent's parts: no persona, mandate or charter.
     expect(await page.locator('[data-section="mandate"], [data-field="persona-name"], [data-field="charter-json"]').count()).toBe(0);
     expect(await page.locator("script").count()).toBe(0);

@@ -162,14 +162,14 @@ describe("charters obeyed", () => {
       window,
     };
     expect(decideTakeProfit({ ...input, strategy: "hold" }).action).toBe("hold");
-    expect(decideTakeProfit({ ...input, strategy: "momentum" })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the long; taking profit \d+ early/) });
+    expect(decideTakeProfit({ ...input, strategy: "momentum" })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the long; taking profit [\d,.]+ USDC early \(threshold [\d,.]+ USDC\)$/) });
 
     // +6% more: past the threshold, the hold desk takes its profit.
     await d.setPrice("ETH_USD", (eth * 107n) / 100n);
     const take = await run("profit-checker");
     expect((take.closes as { tradeId: number }[]).map((c) => c.tradeId)).toContain(held!.id);
     const [close] = await agentLog(tokens.hold, "desk-close");
-    expect(close!.reason).toMatch(/^Bo \(calm, long-sighted\): take profit: unrealised profit \d+ ≥ \d+ \(1000 bps/);
+    expect(close!.reason).toMatch(/^Bo \(calm, long-sighted\): take profit: unrealised profit [\d,.]+ USDC ≥ [\d,.]+ USDC \(1000 bps/);
     expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
   });
 });

@@ -145,7 +145,7 @@ describe("reads", () => {
     expectCode(await get(`/burns/${unknownToken}`), 404, "NOT_FOUND");
   });
 
-  it("GET /burns/:txHash/:logIndex, /tokens/:token/flow and /tokens/:token/audit: answers, bad input, unknown ones", async () => {
+  it("GET /burns/:txHash/:logIndex, /tokens/:token/flow, /tokens/:token/audit and /tokens/:token/desk-statement: answers, bad input, unknown ones", async () => {
     const burns = (await get(`/burns/${s.token}?limit=5`)).json as { items: { txHash: string; id: string }[] };
     const burn = burns.items[0];
     if (burn) expect((await get(`/burns/${burn.txHash}/${burn.id.split("-")[1]}`)).status).toBe(200);
@@ -158,6 +158,9 @@ describe("reads", () => {
     expect((await get(`/tokens/${s.token}/audit`)).status).toBe(200);
     expectCode(await get("/tokens/0x12/audit"), 400, "BAD_REQUEST");
     expectCode(await get(`/tokens/${unknownToken}/audit`), 404, "NOT_FOUND");
+    expect((await get(`/tokens/${s.token}/desk-statement`)).status).toBe(200);
+    expectCode(await get("/tokens/0x12/desk-statement"), 400, "BAD_REQUEST");
+    expectCode(await get(`/tokens/${unknownToken}/desk-statement`), 404, "NOT_FOUND");
   });
 
   it("GET /export/*: every dataset in both formats, with filters, and their refusals", async () => {
@@ -355,6 +358,7 @@ describe("coverage", () => {
       "get /burns/:txHash/:logIndex": [400, 404],
       "get /tokens/:token/flow": [200, 400, 404],
       "get /tokens/:token/audit": [200, 400, 404],
+      "get /tokens/:token/desk-statement": [200, 400, 404],
       ...Object.fromEntries(EXPORT_ROUTES.map((r) => [`get ${r.path}`, [200, 400, 503]])),
       "post /webhooks": [201, 400, 401, 403, 503],
       "get /webhooks": [200, 401],

@@ -447,6 +447,7 @@ describe("OpenAPI document", () => {
       "/tokens/register",
       "/tokens/{token}/audit",
       "/tokens/{token}/candles",
+      "/tokens/{token}/desk-statement",
       "/tokens/{token}/flow",
       "/tokens/{token}/market",
       "/webhooks",

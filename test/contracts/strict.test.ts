@@ -27,6 +27,9 @@ import { clankerHookAbi, sniperAuctionAbi } from "../../common/abis/clanker-hook
 import { knownErrorsAbi } from "../../common/abis/errors.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY } from "../../common/config.js";
+import { DEFAULT_SPLIT } from "../../common/constants.js";
+import type { OperatorSender } from "../../core/launch/sender.js";
+import { createChainLauncher } from "../../core/launch/operator.js";
 import {
   DYNAMIC_BASIC_FEES,
   type DeploymentConfig,
@@ -42,7 +45,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, ensureRouterApproval, marketContracts, sellToken } from "../../devnet/market.js";
 import { HOOK_PERMISSIONS, deployHookAt, devnetDynamicLaunchFees, devnetLaunchFees, devnetPrivateKey } from "../../devnet/protocol.js";
 import { launchToken } from "../helpers/actions.js";
-import { testEnv } from "../helpers/env.js";
+import { testConfig, testEnv } from "../helpers/env.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -360,6 +363,28 @@ function dynamicFeeModel(cfg: DynamicPoolFees) {
 
 describe("the dynamic-fee V2 hook", () => {
   const curve: DynamicPoolFees = { ...DYNAMIC_BASIC_FEES, maxLpFee: 100_000 };
+
+  it("is the hook of the operator's launches when LAUNCH_FEE_TYPE=dynamic, with the configured fee range", async () => {
+    // The operator's launch route as the API runs it, sending with the operator's key directly.
+    const sender: OperatorSender = {
+      operator: async () => operatorCtx.account.address,
+      previous: async () => undefined,
+      async send(tx) {
+        const hash = await operatorCtx.walletClient.sendTransaction({ to: tx.to, data: tx.data, account: operatorCtx.account, chain: null });
+        return operatorCtx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      },
+    };
+    const config = testConfig("postgres://unused", { LAUNCH_FEE_TYPE: "dynamic", LAUNCH_DYNAMIC_BASE_FEE_PIPS: "5000", LAUNCH_DYNAMIC_MAX_FEE_PIPS: "60000" });
+    const launcher = createChainLauncher({ config, publicClient: operatorCtx.publicClient, sender });
+    const launched = await launcher.launch({ name: "Dynamic route", symbol: "DYNR", image: "", creator, split: DEFAULT_SPLIT });
+    const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
+    expect(info.poolKey.hooks).toBe(c.clankerDynamicHook);
+    const initialized = parseEventLogs({ abi: clankerHookAbi, eventName: "PoolInitialized", logs: (await receipt(launched.txHash)).logs });
+    expect(initialized.length).toBe(1);
+    expect(initialized[0]!.address.toLowerCase()).toBe(c.clankerDynamicHook!.toLowerCase());
+    // The dynamic hook reports its curve's base and most fee in the static hook's two fee fields.
+    expect(initialized[0]!.args).toMatchObject({ poolId: launched.poolId, clankerFee: 5_000, pairedFee: 60_000 });
+  });
 
   it("charges its base fee when calm, more after the price moves (baseFee + k·volatility²), less as the volatility decays, the base fee again after a calm reset period", async () => {
     const launched = await launchToken(trader, c, {

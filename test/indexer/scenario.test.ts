@@ -326,15 +326,23 @@ describe("indexer: scripted scenario", () => {
         OR p.tokens_enrolled <> (SELECT COUNT(*) FROM enrollment)
         OR p.desks_open <> (SELECT COUNT(*) FROM desk_trade WHERE status = 'open')
         OR p.desk_realised_pnl <> (SELECT COALESCE(SUM(realised_pnl), 0) FROM desk_trade)
-        OR p.fees_to_operator_usdc + p.operator_leg_usdc <> (SELECT COALESCE(SUM(fees_to_operator_usdc), 0) FROM token_totals)
-        OR p.protocol_leg_usdc + p.asset_leg_usdc + p.perp_leg_usdc <> p.fees_to_operator_usdc
-        OR p.operator_leg_usdc <> (SELECT COALESCE(SUM(operator_leg_usdc), 0) FROM token_totals)
+        -- docs/api.md: the protocol's fees are its four legs, and every token's plus what a claim
+        -- brought beyond the collections (no token's: it sits in the operator leg alone)
+        OR p.protocol_leg_usdc + p.asset_leg_usdc + p.perp_leg_usdc + p.operator_leg_usdc <> p.fees_to_operator_usdc
+        OR p.fees_to_operator_usdc - (SELECT COALESCE(SUM(fees_to_operator_usdc), 0) FROM token_totals)
+          <> p.operator_leg_usdc - (SELECT COALESCE(SUM(operator_leg_usdc), 0) FROM token_totals)
+        OR p.operator_leg_usdc < (SELECT COALESCE(SUM(operator_leg_usdc), 0) FROM token_totals)
         OR p.creator_leg_usdc <> (SELECT COALESCE(SUM(creator_leg_usdc), 0) FROM token_totals)
       UNION ALL
       SELECT 'token_totals.legs', t.token FROM token_totals t
         WHERE t.protocol_leg_usdc + t.asset_leg_usdc + t.perp_leg_usdc + t.operator_leg_usdc <> t.fees_to_operator_usdc
       UNION ALL
-      SELECT 'token_fee', f.token FROM (SELECT token, currency, SUM(amount) s FROM fee_collection WHERE recipient = '${lc(operator.account.address)}' GROUP BY token, currency) c
+      -- The operator's fees of a token: its collections, and its share of a sniper auction's proceeds.
+      SELECT 'token_fee', f.token FROM (SELECT token, currency, SUM(amount) s FROM (
+          SELECT token, currency, amount FROM fee_collection WHERE recipient = '${lc(operator.account.address)}'
+          UNION ALL
+          SELECT token, data->>'currency', (data->>'amount')::numeric FROM activity WHERE kind = 'auction-fees' AND data->>'recipient' = '${lc(operator.account.address)}'
+        ) x GROUP BY token, currency) c
         FULL JOIN token_fee f ON f.token = c.token AND f.currency = c.currency
         WHERE COALESCE(f.to_operator, 0) <> COALESCE(c.s, 0)
           OR (f.currency = '${lc(c.weth!)}' AND f.to_operator <> f.unclaimed + f.awaiting_conversion + f.converted)

@@ -40,7 +40,7 @@ describe("decideDeskEntry", () => {
     const strictPair = { ...pair, minLevPosUsdc: 150n * USDC };
     const d = decideDeskEntry({ ...base, pair: strictPair, perpUsdc: 25n * USDC, window: rising });
     expect(d.action).toBe("wait");
-    expect(d.reason).toContain("150000000");
+    expect(d.reason).toContain("the minimum 150 USDC");
   });
 
   it("waits without perp USDC or while the price window warms up", () => {

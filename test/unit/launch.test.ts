@@ -142,7 +142,7 @@ describe("buildDeploymentConfig", () => {
 
   it.each([
     ["the default fees", baseConfig.launchFees],
-    ["other fees", { clankerFee: 5_000, pairedFee: 20_000, startingFee: 500_000, endingFee: 50_000, secondsToDecay: 30 }],
+    ["other fees", { ...baseConfig.launchFees, clankerFee: 5_000, pairedFee: 20_000, startingFee: 500_000, endingFee: 50_000, secondsToDecay: 30 }],
   ])("builds clanker-sdk's deploy transaction for Base byte for byte with %s", async (_, fees) => {
     const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
     const config = { ...baseConfig, launchFees: fees };
@@ -155,7 +155,11 @@ describe("buildDeploymentConfig", () => {
 
   it("builds clanker-sdk's deploy transaction for Base byte for byte with a dynamic fee (the dynamic-fee V2 hook)", async () => {
     const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
-    const fees = { ...requireLaunchFees(baseConfig), hook: requireContract(baseConfig, "clankerDynamicHook"), dynamic: { ...DYNAMIC_BASIC_FEES, maxLpFee: 80_000, feeControlNumerator: 123_456_789n, resetTickFilter: 150 } };
+    // The operator picks the dynamic-fee V2 hook and its fee range by config; the curve's other knobs are the SDK's.
+    const dynamicConfig = loadConfig({ CHAIN_ID: "8453", RPC_URL: "https://base.example", LAUNCH_FEE_TYPE: "dynamic", LAUNCH_DYNAMIC_MAX_FEE_PIPS: "80000" });
+    const configured = requireLaunchFees(dynamicConfig);
+    expect(configured).toMatchObject({ hook: "0xd60D6B218116cFd801E28F78d011a203D2b068Cc", dynamic: { ...DYNAMIC_BASIC_FEES, maxLpFee: 80_000 } });
+    const fees = { ...configured, dynamic: { ...configured.dynamic!, feeControlNumerator: 123_456_789n, resetTickFilter: 150 } };
     const ours = buildDeploymentConfig({ ...base, locker: requireContract(baseConfig, "lpLocker"), startingMarketCap: 10_000n * 10n ** 6n, fees });
     const tx = await new ClankerSdk().getDeployTransaction({
       chainId: 8453,
@@ -181,6 +185,14 @@ describe("buildDeploymentConfig", () => {
     expect(ours.poolConfig.hook).toBe("0xd60D6B218116cFd801E28F78d011a203D2b068Cc");
     expect(decodePoolData(ours.poolConfig.poolData).dynamic).toEqual(fees.dynamic);
     expect(describeDeploymentConfig(ours, { symbol: "USDC", decimals: 6 }).hook.buyFee).toMatch(/^1% to 8% LP fee, rising with the pool's volatility/);
+  });
+
+  it("refuses a dynamic fee range the hook would refuse, naming the variable", () => {
+    const env = { CHAIN_ID: "8453", RPC_URL: "https://base.example", LAUNCH_FEE_TYPE: "dynamic" };
+    expect(() => loadConfig({ ...env, LAUNCH_FEE_TYPE: "curvy" })).toThrow(/LAUNCH_FEE_TYPE.*static or dynamic/);
+    expect(() => loadConfig({ ...env, LAUNCH_DYNAMIC_BASE_FEE_PIPS: "1000" })).toThrow(/LAUNCH_DYNAMIC_BASE_FEE_PIPS/);
+    expect(() => loadConfig({ ...env, LAUNCH_DYNAMIC_BASE_FEE_PIPS: "30000", LAUNCH_DYNAMIC_MAX_FEE_PIPS: "20000" })).toThrow(/LAUNCH_DYNAMIC_MAX_FEE_PIPS.*at least/);
+    expect(requireLaunchFees(loadConfig({ CHAIN_ID: "8453", RPC_URL: "https://base.example" })).dynamic).toBeUndefined();
   });
 
   it("encodes the 1%/1% V2 pool data as the eight words production expects", () => {

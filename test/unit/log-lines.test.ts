@@ -22,7 +22,7 @@ describe("decision sentences", () => {
     [
       { worker: "buyback-engine", decision: "protocol-buyback", reason: "", data: { currencyIn: "USDC", amountIn: "25000000", bought: "1234500000000000000000", burned: "1234500000000000000001" } },
       "TITHE",
-      "protocol buyback: swapped 25 USDC for 1234.5 TITHE, burned 1234.500000000000000001 TITHE",
+      "protocol buyback: swapped 25 USDC for 1,234.5 TITHE, burned 1,234.5 TITHE",
     ],
     [
       { worker: "desk-manager", decision: "desk-open", reason: "long: momentum", data: { side: "long", leverage: 40_000_000_000n, collateral: 120_000_000n } },
@@ -37,7 +37,7 @@ describe("decision sentences", () => {
     [
       { worker: "asset-engine", decision: "asset-purchased", reason: "", data: { usdcIn: "2304288", assetBought: "1148684861040117367", staked: 1148684861040117367n, shares: 1n } },
       undefined,
-      "bought 1.148684861040117367 of the secondary asset with 2.304288 USDC, staked 1.148684861040117367 in the vault",
+      "bought 1.14 of the secondary asset with 2.304288 USDC, staked 1.14 in the vault",
     ],
     [{ worker: "desk-risk", decision: "desk-halted", reason: "drawdown 16% above 15%" }, "UCRT", "desk-risk: desk-halted for UCRT — drawdown 16% above 15%"],
     [{ worker: "fee-claimer", decision: "fees-claimed", reason: "odd data", data: { amount: 1.5 } }, undefined, "fee-claimer: fees-claimed — odd data"],

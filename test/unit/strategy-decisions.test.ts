@@ -45,7 +45,7 @@ describe("take profit by strategy", () => {
   const input = { mandate, minProfitUsdc: 500_000n };
 
   it("hold never takes profit before the threshold, even with momentum against it; takes it at the threshold", () => {
-    expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "hold", window: falling })).toMatchObject({ action: "hold", reason: expect.stringMatching(/^hold mandate: profit \d+ below/) });
+    expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "hold", window: falling })).toMatchObject({ action: "hold", reason: expect.stringMatching(/^hold mandate: profit 1 USDC below the take-profit threshold 2 USDC; held$/) });
     expect(decideTakeProfit({ ...input, trade: long, price: 3060n * X, strategy: "hold", window: falling })).toMatchObject({ action: "close" });
   });
 
