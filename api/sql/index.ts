@@ -22,6 +22,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import pg from "pg";
 import superjson from "superjson";
 import { VIEWS_SCHEMA } from "../../common/constants.js";
+import { survivePoolErrors } from "../../core/db/client.js";
 import { causeChain } from "../../core/errors.js";
 import * as ponderSchema from "../../schema/ponder.js";
 import { badRequest, notFound } from "../http/errors.js";
@@ -125,9 +126,8 @@ export function sqlOverHttp(databaseUrl: string | undefined, limit: MiddlewareHa
   const schema = options.schema ?? VIEWS_SCHEMA;
   const timeoutMs = options.statementTimeoutMs ?? SQL_STATEMENT_TIMEOUT_MS;
   const maxRows = options.maxRows ?? SQL_MAX_ROWS;
-  const pool = databaseUrl ? new pg.Pool({ connectionString: databaseUrl, max: SQL_POOL_SIZE, application_name: "launchpad-sql", allowExitOnIdle: true }) : undefined;
-  // An idle client's error (server restart) must not crash the API; the next query reconnects.
-  pool?.on("error", () => {});
+  // A client's error (a server restart, idle or checked out) must not crash the API; the next query reconnects.
+  const pool = databaseUrl ? survivePoolErrors(new pg.Pool({ connectionString: databaseUrl, max: SQL_POOL_SIZE, application_name: "launchpad-sql", allowExitOnIdle: true })) : undefined;
   const app = new Hono();
 
   app.get("/sql/db", limit, async (c) => {
