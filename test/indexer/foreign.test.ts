@@ -192,4 +192,45 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
       await ponder.stop();
     }
   }, 600_000);
+
+  // A stranger's token enrolled after its launch (docs/base.md, "What stays off on Base"): its
+  // launch was not ours, so the launch's facts (token row, pool, reward slots) were never
+  // written, and ponder handlers cannot read past logs to recover them. What it has is what its
+  // enrolment starts following: the enrolment itself and its burns from then on; its swaps find
+  // no pool row and its admin's updates no token row, so neither shows.
+  it("a foreign token enrolled later: its enrolment and later burns show, no token or pool row", async () => {
+    const operator = devnet.as(OPERATOR);
+    const strangeTrader = devnet.as(STRANGE_TRADER);
+    const f = foreign[0]!; // bought, sold and burned by strangers before (the first test's rounds)
+    const client = operator.publicClient;
+    const burnedBefore = await act.balanceOf(operator, f.token, DEAD_ADDRESS);
+    expect(burnedBefore).toBeGreaterThan(0n);
+    const enrolled = await act.enroll(operator, c, f.token, devnet.as(STRANGER).account.address);
+    await act.swapInPool(strangeTrader, c, f.token, c.usdc!, USDC(500n));
+    const held = await act.balanceOf(strangeTrader, f.token, strangeTrader.account.address);
+    expect(held).toBeGreaterThan(0n);
+    await act.burnAll(strangeTrader, f.token);
+    await devnet.as(STRANGER).write(f.token, tokenAdminAbi, "updateImage", ["https://example.com/theirs-enrolled.png"]);
+
+    const dump = await freshDump();
+    const token = f.token.toLowerCase();
+    const rows = (table: string) => (dump[table] ?? []).map((r) => JSON.parse(r) as Record<string, unknown>);
+    // The enrolment shows, and counts.
+    expect(rows("enrollment").filter((r) => r.token === token).map((r) => BigInt(r.enrolled_block as string))).toEqual([enrolled.blockNumber]);
+    expect(rows("activity").filter((r) => r.token === token).map((r) => r.kind).sort()).toEqual(["burn", "token-enrolled"]);
+    // Its burns from the enrolment on, not before.
+    const burns = rows("burn").filter((r) => r.token === token);
+    expect(burns.map((r) => BigInt(r.amount as string))).toEqual([held]);
+    expect(burns.every((r) => BigInt(r.block_number as string) > enrolled.blockNumber)).toBe(true);
+    expect(await act.balanceOf(operator, f.token, DEAD_ADDRESS)).toBe(burnedBefore + held);
+    // No launch facts: no token row (so no image update), no pool (so its swap is not counted).
+    expect(rows("token").some((r) => r.address === token)).toBe(false);
+    expect(rows("pool").some((r) => r.pool_id === f.poolId.toLowerCase() || r.token === token)).toBe(false);
+    expect(rows("reward_recipient").some((r) => r.token === token)).toBe(false);
+    expect(text(dump)).not.toContain("theirs-enrolled");
+    const totals = rows("protocol_totals")[0]!;
+    expect(totals.tokens_launched).toBe(4);
+    expect(totals.tokens_enrolled).toBe(rows("enrollment").length);
+    expect(await client.getBlockNumber()).toBeGreaterThan(enrolled.blockNumber);
+  }, 600_000);
 });
