@@ -1,17 +1,29 @@
 /**
  * Ponder sources. Addresses come from the typed config (environment, or the devnet's
  * deployments.json); the same file indexes Base when the production addresses are given
- * (see README, "Indexing Base").
+ * (docs/base.md, "Indexing Base").
+ *
+ * Every source is keyed to our tokens (common/ours.ts, docs/design.md §4.6), at a cost that
+ * grows with our activity, not with Base's:
+ * - launches (`TokenCreated`, the locker's launch events, the MEV module's): one log per
+ *   Clanker launch, the only per-launch facts that name agent wallets' launches; the handlers
+ *   keep ours and write nothing for the others;
+ * - the fee locker: only the operator's balances (`feeOwner` is an indexed topic); the LP
+ *   locker's `ClaimedRewards`/`FeesSwapped` come from the receipts of the operator's stores;
+ * - our tokens' own transfers: to the dead address (burns) and to or from the v4 PoolManager,
+ *   whose receipts hold our pools' `Swap`s. The set of our tokens is a factory keyed on our
+ *   registry's `TokenEnrolled` (an event only ours emit), plus the protocol token.
+ * Nothing follows the PoolManager's `Swap`/`Initialize` of every v4 pool.
  */
 import { createConfig, factory } from "ponder";
-import { getAbiItem } from "viem";
+import { getAbiItem, zeroAddress } from "viem";
 import {
   clankerFactoryAbi,
   clankerFeeLockerAbi,
   clankerLpLockerAbi,
+  clankerTokenEventsAbi,
   perpsCallbacksAbi,
   perpsTradingAbi,
-  poolManagerAbi,
   registryAbi,
   transferEventAbi,
   v3PoolEventsAbi,
@@ -23,7 +35,28 @@ import { CHAIN_NAME, DEAD_ADDRESS } from "./common/constants.js";
 const config = loadConfigOrExit();
 const startBlock = config.startBlock;
 const on = (name: Parameters<typeof requireContract>[1]) => ({ chain: CHAIN_NAME as typeof CHAIN_NAME, address: requireContract(config, name), startBlock });
+const poolManager = requireContract(config, "v4PoolManager");
+const operator = config.operator ?? zeroAddress; // without an operator, its filters match nothing
 const v3Pools = [requireContract(config, "v3WethUsdcPool"), config.contracts.secondaryAssetPool].filter((a) => a !== undefined);
+
+/** Our enrolled tokens: every token our registry enrols (an event only our operator can cause). */
+const enrolledTokens = factory({ address: requireContract(config, "registry"), event: getAbiItem({ abi: registryAbi, name: "TokenEnrolled" }), parameter: "token" });
+
+/**
+ * One of our tokens' transfers that matter: into the dead address (burns) or the v4 PoolManager
+ * ("in"), or out of the PoolManager ("out"); a swap in our pool moves our token one way or the
+ * other. ponder allows one topic filter per event and source, hence two sources per set.
+ */
+function ourTokenSource<A>(address: A, direction: "in" | "out") {
+  return {
+    // The "in" sources also carry the token's own updates (image, metadata, admin).
+    abi: direction === "in" ? clankerTokenEventsAbi : transferEventAbi,
+    chain: CHAIN_NAME as typeof CHAIN_NAME,
+    address,
+    filter: direction === "in" ? { event: "Transfer" as const, args: { to: [DEAD_ADDRESS, poolManager] } } : { event: "Transfer" as const, args: { from: poolManager } },
+    startBlock,
+  };
+}
 
 export default createConfig({
   database: config.databaseUrl ? { kind: "postgres", connectionString: config.databaseUrl } : undefined,
@@ -41,22 +74,23 @@ export default createConfig({
   },
   contracts: {
     Launcher: { abi: clankerFactoryAbi, ...on("launcher") },
-    LaunchedToken: {
-      abi: transferEventAbi,
-      chain: CHAIN_NAME,
-      address: factory({
-        address: requireContract(config, "launcher"),
-        event: getAbiItem({ abi: clankerFactoryAbi, name: "TokenCreated" }),
-        parameter: "tokenAddress",
-      }),
-      filter: { event: "Transfer", args: { to: DEAD_ADDRESS } },
-      startBlock,
-    },
+    // Our enrolled tokens: children of our registry's enrolments (followed from the enrolment on).
+    OurTokenIn: ourTokenSource(enrolledTokens, "in"),
+    OurTokenOut: ourTokenSource(enrolledTokens, "out"),
+    // The protocol token (never enrolled), from its launch on.
+    ProtocolTokenIn: ourTokenSource(config.protocolToken ?? zeroAddress, "in"),
+    ProtocolTokenOut: ourTokenSource(config.protocolToken ?? zeroAddress, "out"),
     LpLocker: { abi: clankerLpLockerAbi, ...on("lpLocker") },
-    FeeLocker: { abi: clankerFeeLockerAbi, ...on("feeLocker") },
+    FeeLocker: {
+      abi: clankerFeeLockerAbi,
+      ...on("feeLocker"),
+      filter: [
+        { event: "StoreTokens", args: { feeOwner: operator } },
+        { event: "ClaimTokens", args: { feeOwner: operator } },
+      ],
+    },
     MevModule: { abi: sniperAuctionAbi, ...on("mevModule") },
     Registry: { abi: registryAbi, ...on("registry") },
-    PoolManager: { abi: poolManagerAbi, ...on("v4PoolManager") },
     V3Pool: { abi: v3PoolEventsAbi, chain: CHAIN_NAME, address: v3Pools, startBlock },
     PerpsTrading: { abi: perpsTradingAbi, ...on("perpsTrading") },
     PerpsCallbacks: { abi: perpsCallbacksAbi, ...on("perpsCallbacks") },

@@ -1,10 +1,15 @@
-/** Fee locker: stored and claimed balances per (owner, currency), and claims (the operator's settle its collected fees). */
+/**
+ * Fee locker: the operator's stored and claimed balances per currency, and its claims (which
+ * settle its collected fees). The sources are filtered to `feeOwner` = the operator
+ * (ponder.config.ts): other owners' balances are not ours to follow.
+ */
 import { ponder } from "ponder:registry";
-import { auction, enrollment, feeBalance, feeClaim, token } from "ponder:schema";
+import { auction, feeBalance, feeClaim, token } from "ponder:schema";
 import type { Hex } from "viem";
-import { indexerConfig, isOperator } from "./config.js";
-import { collectCreatorFees, collectOperatorFees, settleOperatorClaim } from "./fees.js";
+import { indexerConfig, isOperator, receiptOf } from "./config.js";
+import { collectOperatorFees, settleOperatorClaim } from "./fees.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
+import { lockerEventsOf } from "./locker.js";
 
 ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
   const owner = event.args.feeOwner.toLowerCase() as Hex;
@@ -15,15 +20,21 @@ ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
     .values({ owner, currency, stored: balance, claimed: 0n, claimable: balance })
     .onConflictDoUpdate((row) => ({ stored: row.stored + (balance - row.claimable), claimable: balance }));
 
-  // A sniper auction's proceeds, stored by the MEV module for the auctioned token's recipients.
-  if (event.args.sender.toLowerCase() !== indexerConfig.mevModule) return;
+  // A collection paying the operator: the LP locker's `ClaimedRewards` (and `FeesSwapped`) of
+  // this transaction, read from its receipt (docs/design.md §4.6).
+  const sender = event.args.sender.toLowerCase();
+  if (sender === indexerConfig.lpLocker) {
+    await lockerEventsOf(context, await receiptOf(context.client, event), event.block);
+    return;
+  }
+  // A sniper auction's proceeds, stored by the MEV module for the auctioned token's recipients:
+  // the operator's share here (the creator's is read from the auction's receipt, auction.ts).
+  if (sender !== indexerConfig.mevModule || !isOperator(owner)) return;
   const won = await context.db.find(auction, { txHash: event.transaction.hash });
   const t = won ? await context.db.find(token, { address: won.token }) : null;
   if (!won || !t) return;
   const amount = event.args.amount;
-  const ts = event.block.timestamp;
-  if (isOperator(owner)) await collectOperatorFees(context.db, t, currency, amount, event.block);
-  else if ((await context.db.find(enrollment, { token: t.address }))?.creator === owner) await collectCreatorFees(context.db, t, currency, amount, event.block);
+  await collectOperatorFees(context.db, t, currency, amount, event.block);
   await recordActivity(context.db, event, "auction-fees", t.address, { recipient: owner, currency, amount });
 });
 

@@ -4,16 +4,20 @@
  * and the creator's fees per currency go to fees.ts (the operator's USDC split into legs when
  * its claim settles them; WETH once converted).
  */
-import { ponder } from "ponder:registry";
-import { enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";
-import { type Hex, zeroAddress } from "viem";
-import { FeeIn } from "../common/abis/clanker.js";
-import { isOperator } from "./config.js";
+import { type Context, ponder } from "ponder:registry";
+import { activity, enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";
+import { type Hex, type TransactionReceipt, parseEventLogs, zeroAddress } from "viem";
+import { FeeIn, clankerLpLockerAbi } from "../common/abis/clanker.js";
+import { isOurLaunch } from "../common/ours.js";
+import { indexerConfig, isOperator, oursContext } from "./config.js";
 import { collectCreatorFees, collectOperatorFees } from "./fees.js";
-import { recordActivity } from "./lib.js";
+import { activityId, recordActivity } from "./lib.js";
 
 ponder.on("LpLocker:TokenRewardAdded", async ({ event, context }) => {
   const a = event.args;
+  // Every Clanker launch has one; only ours leave slots (launcher.ts reads them to tell ours).
+  const enrolled = await context.db.find(enrollment, { token: a.token.toLowerCase() as Hex });
+  if (!enrolled && !isOurLaunch(oursContext, { token: a.token, rewardRecipients: a.rewardRecipients })) return;
   for (let i = 0; i < a.rewardRecipients.length; i++) {
     const slot = { recipient: a.rewardRecipients[i]!.toLowerCase() as Hex, admin: a.rewardAdmins[i]!.toLowerCase() as Hex, bps: a.rewardBps[i]! };
     // Both until `InitialFeePreferences` says otherwise (a locker without preferences pays each
@@ -27,6 +31,7 @@ ponder.on("LpLocker:TokenRewardAdded", async ({ event, context }) => {
 
 ponder.on("LpLocker:InitialFeePreferences", async ({ event, context }) => {
   const token = event.args.token.toLowerCase() as Hex;
+  if (!(await context.db.find(rewardRecipient, { token, rewardIndex: 0 }))) return; // not ours
   for (const [i, feeIn] of event.args.feePreference.entries()) {
     await context.db
       .insert(rewardRecipient)
@@ -36,9 +41,9 @@ ponder.on("LpLocker:InitialFeePreferences", async ({ event, context }) => {
 });
 
 ponder.on("LpLocker:RewardRecipientUpdated", async ({ event, context }) => {
-  await context.db
-    .update(rewardRecipient, { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) })
-    .set({ recipient: event.args.newRecipient.toLowerCase() as Hex });
+  const key = { token: event.args.token.toLowerCase() as Hex, rewardIndex: Number(event.args.rewardIndex) };
+  if (!(await context.db.find(rewardRecipient, key))) return; // not ours
+  await context.db.update(rewardRecipient, key).set({ recipient: event.args.newRecipient.toLowerCase() as Hex });
 });
 
 ponder.on("LpLocker:FeePreferenceUpdated", async ({ event, context }) => {
@@ -53,7 +58,29 @@ ponder.on("LpLocker:RewardAdminUpdated", async ({ event, context }) => {
   await context.db.update(rewardRecipient, key).set({ admin: event.args.newAdmin.toLowerCase() as Hex, updatedBlock: event.block.number });
 });
 
-ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {
+type Db = Context["db"];
+type LogEvent<Args> = { args: Args; block: { number: bigint; timestamp: bigint }; transaction: { hash: Hex }; log: { logIndex: number } };
+type ClaimedRewardsArgs = { token: Hex; rewards0: readonly bigint[]; rewards1: readonly bigint[] };
+
+/**
+ * The LP locker's `ClaimedRewards` and `FeesSwapped` of one transaction, for our tokens, once:
+ * read from the receipt of the operator's `StoreTokens` (every collection that pays the operator
+ * stores its share in the fee locker first), not from every Clanker token's collections.
+ */
+export async function lockerEventsOf(context: { db: Db }, receipt: TransactionReceipt, block: { number: bigint; timestamp: bigint }): Promise<void> {
+  const logs = receipt.logs.filter((l) => l.address.toLowerCase() === indexerConfig.lpLocker);
+  const tx = { hash: receipt.transactionHash };
+  for (const l of parseEventLogs({ abi: clankerLpLockerAbi, logs })) {
+    const ev = { block, transaction: tx, log: { logIndex: l.logIndex } };
+    // Once per log: its activity row is the mark (a transaction may store several times for the operator).
+    if (await context.db.find(activity, { id: activityId(ev) })) continue;
+    if (l.eventName === "ClaimedRewards") await onClaimedRewards(context.db, { ...ev, args: l.args });
+    else if (l.eventName === "FeesSwapped") await onFeesSwapped(context.db, { ...ev, args: l.args });
+  }
+}
+
+async function onClaimedRewards(db: Db, event: LogEvent<ClaimedRewardsArgs>): Promise<void> {
+  const context = { db };
   const address = event.args.token.toLowerCase() as Hex;
   const t = await context.db.find(token, { address });
   const p = t ? await context.db.find(pool, { poolId: t.poolId }) : null;
@@ -93,14 +120,15 @@ ponder.on("LpLocker:ClaimedRewards", async ({ event, context }) => {
     if (toCreator > 0n) await collectCreatorFees(context.db, t, currency, toCreator, event.block);
   }
   if (collected.length) await recordActivity(context.db, event, "fees-collected", address, { collected });
-});
+}
 
-ponder.on("LpLocker:FeesSwapped", async ({ event, context }) => {
+async function onFeesSwapped(db: Db, event: LogEvent<{ token: Hex; rewardToken: Hex; amountSwapped: bigint; swappedToken: Hex; amountOut: bigint }>): Promise<void> {
   const a = event.args;
-  await recordActivity(context.db, event, "fees-swapped", a.token, {
+  if (!(await db.find(token, { address: a.token.toLowerCase() as Hex }))) return; // not ours
+  await recordActivity(db, event, "fees-swapped", a.token, {
     rewardToken: a.rewardToken,
     amountSwapped: a.amountSwapped,
     swappedToken: a.swappedToken,
     amountOut: a.amountOut,
   });
-});
+}

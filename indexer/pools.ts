@@ -1,39 +1,45 @@
 /**
- * Uniswap pools: v4 `Initialize`/`Swap` of launched tokens' pools (state, volume, price, and
+ * Uniswap pools: v4 `Swap`s of our tokens' pools (read from the receipts of our tokens'
+ * transfers to and from the PoolManager; the pools themselves come from our launches) (state, volume, price, and
  * the operator's buybacks), and the v3 pools the service trades in (reference prices, the
  * USDC or WETH leg of two-hop buybacks, secondary-asset purchases, the conversions of fee
  * WETH into USDC).
  */
 import { type Context, ponder } from "ponder:registry";
-import { buyback, buybackSpend, operatorV3Swap, pool, poolCandle, poolInit, poolPricePoint, poolVolumeUsdc, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
+import { buyback, buybackSpend, operatorV3Swap, pool, poolCandle, poolPricePoint, swapTx, poolVolumeUsdc, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
 import { type Hex, parseEventLogs } from "viem";
 import { clankerHookAbi } from "../common/abis/clanker-hook.js";
-import { clankerLpLockerAbi } from "../common/abis/index.js";
-import { indexerConfig, isOperator } from "./config.js";
+import { clankerLpLockerAbi, poolManagerAbi } from "../common/abis/index.js";
+import { indexerConfig, isOperator, receiptOf } from "./config.js";
 import { convertFees } from "./fees.js";
 import { ONE_TOKEN, addProtocolTotals, addTokenTotals, applyDeltas, openBuyback, recordActivity } from "./lib.js";
 import { ethPriceUsdcE18, poolPrices } from "./prices.js";
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
-ponder.on("PoolManager:Initialize", async ({ event, context }) => {
-  const a = event.args;
-  await context.db.insert(poolInit).values({
-    poolId: a.id,
-    currency0: a.currency0.toLowerCase() as Hex,
-    currency1: a.currency1.toLowerCase() as Hex,
-    fee: a.fee,
-    tickSpacing: a.tickSpacing,
-    hooks: a.hooks.toLowerCase() as Hex,
-    sqrtPriceX96: a.sqrtPriceX96,
-    tick: a.tick,
-  });
-});
+type SwapArgs = { id: Hex; sender: Hex; amount0: bigint; amount1: bigint; sqrtPriceX96: bigint; liquidity: bigint; tick: number };
+type TxEvent = { block: { number: bigint; timestamp: bigint; hash: Hex }; transaction: { hash: Hex; from: Hex }; log: { logIndex: number } };
 
-ponder.on("PoolManager:Swap", async ({ event, context }) => {
+/**
+ * One of our tokens moved into or out of the v4 PoolManager: the transaction's receipt holds
+ * the `Swap`s of our pools (docs/design.md §4.6). The receipt is read at the transaction's first
+ * such transfer (`swap_tx` is the mark), and each swap handled at its own log position.
+ */
+export async function followSwaps(context: Pick<Context, "db" | "client">, event: TxEvent): Promise<void> {
+  if (await context.db.find(swapTx, { txHash: event.transaction.hash })) return; // read at an earlier transfer
+  await context.db.insert(swapTx).values({ txHash: event.transaction.hash });
+  const receipt = await receiptOf(context.client, event);
+  for (const l of parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: receipt.logs })) {
+    if (l.address.toLowerCase() !== indexerConfig.poolManager) continue;
+    const p = await context.db.find(pool, { poolId: l.args.id });
+    if (!p) continue; // not one of our pools
+    await onSwap(context.db, { ...event, log: { logIndex: l.logIndex }, args: l.args }, p, receipt.logs);
+  }
+}
+
+async function onSwap(db: Context["db"], event: TxEvent & { args: SwapArgs }, p: typeof pool.$inferSelect, logs: ReceiptLog[]): Promise<void> {
+  const context = { db };
   const a = event.args;
-  const p = await context.db.find(pool, { poolId: a.id });
-  if (!p) return; // not a launched token's pool
 
   // v4 amounts are from the swapper's view: negative paid in, positive received.
   const tokenIs0 = p.currency0 === p.token;
@@ -42,6 +48,7 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
   const prices = await poolPrices(context.db, a.sqrtPriceX96, p.token, p.currency0, p.pairedToken);
   // Read before the update: the store's cached row is the object the update changes.
   const priceBefore = p.pricePairedE18;
+  const protocolFee = protocolFeeBefore(logs, event.log.logIndex, p.token, p.hooks);
   await context.db.update(pool, { poolId: a.id }).set((row) => ({
     sqrtPriceX96: a.sqrtPriceX96,
     tick: a.tick,
@@ -50,6 +57,7 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
     volumeToken: row.volumeToken + abs(tokenDelta),
     volumePaired: row.volumePaired + abs(pairedDelta),
     swaps: row.swaps + 1,
+    protocolFees: row.protocolFees + protocolFee,
     updatedAt: event.block.timestamp,
   }));
   await recordPriceHistory(context.db, event, p, priceBefore, prices, abs(tokenDelta), abs(pairedDelta));
@@ -60,10 +68,9 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
   if (!t || a.sender.toLowerCase() === t.locker) return;
   // Only the operator's token-buying swaps get here (rare): their receipt tells a buyback from a
   // fee conversion and gives the hook's protocol fee.
-  const receipt = await context.client.getTransactionReceipt({ hash: event.transaction.hash });
-  if (isLockerConversion(receipt.logs, event.log.logIndex, t.locker, p.token, tokenDelta)) return;
+  if (isLockerConversion(logs, event.log.logIndex, t.locker, p.token, tokenDelta)) return;
   // The hook's protocol fee comes off the paired input before the pool sees it: the buyer paid both.
-  const pairedIn = -pairedDelta + protocolFeeBefore(receipt.logs, event.log.logIndex, p.token, p.hooks);
+  const pairedIn = -pairedDelta + protocolFee;
   const spend = await buybackSpendOf(context.db, event.transaction.hash, p.pairedToken, pairedIn);
   const kind = t.isProtocolToken ? "protocol-buyback" : "creator-buyback";
   const id = `${event.transaction.hash}-${event.log.logIndex}`;
@@ -109,7 +116,7 @@ ponder.on("PoolManager:Swap", async ({ event, context }) => {
     currencyIn: spend.currencyIn,
     tokensBought: tokenDelta,
   });
-});
+}
 
 const PERIODS = [
   ["hour", 3_600n],

@@ -195,19 +195,15 @@ export const enrollmentEvent = onchainTable(
   (table) => ({ tokenIdx: index().on(table.token, table.blockNumber) }),
 );
 
-/** Every v4 pool initialised on the PoolManager (so a launch can find its pool's key and start price). */
-export const poolInit = onchainTable("pool_init", (t) => ({
-  poolId: t.hex().primaryKey(),
-  currency0: t.hex().notNull(),
-  currency1: t.hex().notNull(),
-  fee: t.integer().notNull(),
-  tickSpacing: t.integer().notNull(),
-  hooks: t.hex().notNull(),
-  sqrtPriceX96: t.bigint().notNull(),
-  tick: t.integer().notNull(),
+/**
+ * Transactions whose receipt was read for our pools' swaps (indexer/pools.ts): a swap moves our
+ * token more than once (the trade, the hook's fee collection), and the receipt is read once.
+ */
+export const swapTx = onchainTable("swap_tx", (t) => ({
+  txHash: t.hex().primaryKey(),
 }));
 
-/** State and volume of each launched token's pool. */
+/** State and volume of each of our tokens' pools's pool. */
 export const pool = onchainTable(
   "pool",
   (t) => ({
@@ -232,6 +228,11 @@ export const pool = onchainTable(
     volumeToken: t.bigint().notNull(),
     volumePaired: t.bigint().notNull(),
     swaps: t.integer().notNull(),
+    /** The Clanker hook's LP fees by direction, in pips (its `PoolInitialized`; null: a hook without it). */
+    clankerFee: t.integer(),
+    pairedFee: t.integer(),
+    /** The hook's protocol fee taken off this pool's swaps, paired-currency base units (its `ClaimProtocolFees`, production.md §2). */
+    protocolFees: t.bigint().notNull(),
     updatedAt: t.bigint().notNull(),
   }),
   (table) => ({ tokenIdx: index().on(table.token) }),

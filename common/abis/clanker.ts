@@ -51,3 +51,11 @@ export const FeeIn = { Both: 0, Paired: 1, Clanker: 2 } as const;
 export function feeInName(value: number): "Both" | "Paired" | "Clanker" | "unknown" {
   return value === FeeIn.Both ? "Both" : value === FeeIn.Paired ? "Paired" : value === FeeIn.Clanker ? "Clanker" : "unknown";
 }
+
+/** A Clanker token's own events beside ERC-20 `Transfer`: its admin's updates (production.md §4). */
+export const clankerTokenEventsAbi = parseAbi([
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
+  "event UpdateAdmin(address indexed oldAdmin, address indexed newAdmin)",
+  "event UpdateImage(string image)",
+  "event UpdateMetadata(string metadata)",
+]);

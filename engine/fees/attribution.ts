@@ -6,7 +6,9 @@
  * `ClaimedRewards(token, amount0, amount1, rewards0[], rewards1[])`: `rewardsX[i]` for each
  * reward index `i` whose recipient is the operator, in currency X. Collections by anyone
  * count (traders and keepers call `collectRewards` too; on Base the hook does on every swap),
- * so the engine reads every `ClaimedRewards` log, not only its own receipts.
+ * so the engine reads every `ClaimedRewards` log of our tokens, not only its own receipts —
+ * and only of ours: the scan is filtered by token (common/ours.ts, docs/design.md §4.6), never
+ * every Clanker token's collections.
  *
  * Each `ClaimTokens(operator, currency, amount)` — whoever sent the claim — settles the
  * `ClaimedRewards` stored since the previous one: those are attributed to their tokens and
@@ -21,7 +23,9 @@
  * to the token whose pool held the auction (`AuctionWon` in the same transaction names the
  * pool) and booked when a claim settles it.
  */
-import { type Address, type Hex, getAddress } from "viem";
+import { type Address, type Hex, getAddress, parseEventLogs } from "viem";
+import { isOurToken } from "../../common/ours.js";
+import { tables } from "../../core/db/client.js";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
@@ -96,16 +100,8 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   ).filter(after) as unknown as ClaimLog[];
   if (!claims.length) return report;
   const last = claims[claims.length - 1]!;
-  const rewards = (
-    await getLogsChunked(ctx.publicClient, {
-      address: ctx.contract("lpLocker"),
-      event: event(clankerLpLockerAbi, "ClaimedRewards"),
-      fromBlock: BigInt(cursor.block),
-      toBlock: last.blockNumber,
-    })
-  ).filter(after) as unknown as RewardLog[];
-
   const auctionFees = await auctionStores(ctx, currency, BigInt(cursor.block), last.blockNumber, after);
+  const rewards = (await operatorCollections(ctx, currency, BigInt(cursor.block), last.blockNumber)).filter(after);
 
   let total = 0n;
   let unattributed = 0n;
@@ -216,12 +212,12 @@ async function auctionStores(
     })
   ).filter(after) as unknown as (LogPosition & { args: { amount: bigint } })[];
   if (!stores.length) return [];
-  const wins = (await getLogsChunked(ctx.publicClient, {
-    address: mevModule,
-    event: event(sniperAuctionAbi, "AuctionWon"),
-    fromBlock: stores[0]!.blockNumber,
-    toBlock: stores[stores.length - 1]!.blockNumber,
-  })) as unknown as (LogPosition & { args: { poolId: Hex } })[];
+  // The auctions of the stores' own blocks only: every Clanker launch has an auction on Base.
+  const wins: (LogPosition & { args: { poolId: Hex } })[] = [];
+  for (const block of new Set(stores.map((s) => s.blockNumber))) {
+    const logs = await getLogsChunked(ctx.publicClient, { address: mevModule, event: event(sniperAuctionAbi, "AuctionWon"), fromBlock: block, toBlock: block });
+    wins.push(...(logs as unknown as (LogPosition & { args: { poolId: Hex } })[]));
+  }
   const found: { log: LogPosition; token: Address; amount: bigint }[] = [];
   for (const store of stores) {
     const win = wins.find((w) => w.transactionHash === store.transactionHash && w.logIndex < store.logIndex);
@@ -233,6 +229,64 @@ async function auctionStores(
     found.push({ log: store, token, amount: store.args.amount });
   }
   return found;
+}
+
+/** Tokens per `ClaimedRewards` request: the token topic is a list (an OR), kept to a size every provider takes. */
+const TOKENS_PER_SCAN = 100;
+
+/**
+ * The `ClaimedRewards` that paid the operator between two blocks, of our tokens only. Two
+ * exact filters: `ClaimedRewards` whose token topic is one of the tokens the engine knows
+ * (enrolled, the protocol token, and every token whose fees it met before), and the fee
+ * locker's `StoreTokens(sender = LP locker, feeOwner = operator, token = currency)`, the
+ * stores every collection that pays the operator makes. A store whose transaction holds no
+ * known token's collection (a token that pays the operator and that the engine has not met:
+ * launched by a third party, not enrolled yet) is read from its receipt, and its token is
+ * cached, so the next scan's filter names it.
+ */
+async function operatorCollections(ctx: EngineContext, currency: Address, fromBlock: bigint, toBlock: bigint): Promise<RewardLog[]> {
+  const lpLocker = ctx.contract("lpLocker");
+  const known = await knownTokens(ctx);
+  const rewards: RewardLog[] = [];
+  for (let i = 0; i < known.length; i += TOKENS_PER_SCAN) {
+    const logs = await getLogsChunked(ctx.publicClient, {
+      address: lpLocker,
+      event: event(clankerLpLockerAbi, "ClaimedRewards"),
+      args: { token: known.slice(i, i + TOKENS_PER_SCAN) },
+      fromBlock,
+      toBlock,
+    });
+    rewards.push(...(logs as unknown as RewardLog[]));
+  }
+  const stores = (await getLogsChunked(ctx.publicClient, {
+    address: ctx.contract("feeLocker"),
+    event: event(clankerFeeLockerAbi, "StoreTokens"),
+    args: { sender: lpLocker, feeOwner: ctx.operator, token: currency },
+    fromBlock,
+    toBlock,
+  })) as unknown as LogPosition[];
+  const explained = new Set(rewards.map((r) => r.transactionHash));
+  for (const hash of new Set(stores.map((s) => s.transactionHash))) {
+    if (explained.has(hash)) continue;
+    const receipt = await ctx.publicClient.getTransactionReceipt({ hash });
+    const logs = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "ClaimedRewards", logs: receipt.logs }).filter((l) => getAddress(l.address) === getAddress(lpLocker));
+    for (const l of logs) {
+      await tokenInfo(ctx, l.args.token); // met: cached for the next scans
+      rewards.push(l as unknown as RewardLog);
+    }
+  }
+  return rewards.sort((a, b) => (logPosition(a) < logPosition(b) ? -1 : 1));
+}
+
+/** Our tokens the engine knows: the protocol token, enrolled tokens, and cached tokens that pay the operator. */
+async function knownTokens(ctx: EngineContext): Promise<Address[]> {
+  const rows = await ctx.db.select({ token: tables.tokens.token, enrolled: tables.tokens.enrolled, rewardRecipients: tables.tokens.rewardRecipients }).from(tables.tokens);
+  const ours = { operator: ctx.operator, protocolToken: ctx.config.protocolToken };
+  const list = rows
+    .filter((r) => isOurToken(ours, { token: r.token, enrolled: r.enrolled, rewardRecipients: (r.rewardRecipients ?? []) as string[] }))
+    .map((r) => getAddress(r.token));
+  if (ctx.config.protocolToken && !list.includes(getAddress(ctx.config.protocolToken))) list.push(getAddress(ctx.config.protocolToken));
+  return list;
 }
 
 /**
