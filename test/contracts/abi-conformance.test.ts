@@ -605,6 +605,7 @@ describe("the devnet contracts implement every item of common/abis", () => {
     clankerLpLockerAbi: () => [abiOf("ClankerLpLocker")],
     clankerFeeLockerAbi: () => [abiOf("ClankerFeeLocker")],
     clankerHookAbi: () => [abiOf("ClankerHookStaticFeeV2"), abiOf("ClankerHookDynamicFeeV2")],
+    clankerTokenEventsAbi: () => [abiOf("ClankerToken")],
     sniperAuctionAbi: () => [abiOf("ClankerSniperAuctionV2")],
     perpsTradingAbi: () => [abiOf("AvantisTrading")],
     perpsCallbacksAbi: () => [abiOf("AvantisTrading")], // the devnet exchange is its own callbacks contract
