@@ -6,20 +6,20 @@
  * readable on a phone.
  */
 import { desc, eq, inArray } from "drizzle-orm";
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { type Address, type Hex, getAddress } from "viem";
 import { USDC_UNIT, type Unit, formatUnits, groupThousands, showUnits } from "../../common/units.js";
 import { activity, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
-import { toHttpError } from "../http/errors.js";
 import { RateLimiter, DEFAULT_RATE_LIMITS, rateLimit } from "../http/rate-limit.js";
 import type { ActivityRow } from "../read/activity.js";
 import type { DeskView } from "../read/desks.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { TimeChart } from "./chart.js";
-import { PAGE_CSP, STYLE } from "./prospectus.js";
+import { pageApp, pageHeaders } from "./page-app.js";
+import { STYLE } from "./prospectus.js";
 import { type Series, burnSeries } from "./series.js";
 
 /** Tokens on the dashboard (newest first), and activity lines. */
@@ -299,22 +299,10 @@ export async function renderDashboard(data: DashboardData): Promise<string> {
 
 /** `GET /`: the dashboard, with the page's no-script policy. */
 export function dashboardPage(deps: ApiDeps): Hono {
-  const app = new Hono();
+  const app = pageApp("dashboard", deps.logError);
   const limits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
-  const headers = (c: { header: (k: string, v: string) => void }) => {
-    c.header("Content-Security-Policy", PAGE_CSP);
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Referrer-Policy", "no-referrer");
-    c.header("Cache-Control", "public, max-age=15");
-  };
-  app.onError((error, c) => {
-    const http = toHttpError(error);
-    if (http.unexpected) (deps.logError ?? ((e, where) => console.error(where, e)))(error, `${c.req.method} ${c.req.path}`);
-    headers(c);
-    return c.html(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Unavailable</title></head><body><h1>${http.status}</h1><p>The dashboard is not available right now.</p></body></html>`, http.status);
-  });
   app.get("/", rateLimit(new RateLimiter(limits.read, { name: "page", overlap: true })), async (c) => {
-    headers(c);
+    pageHeaders(c);
     return c.html(await renderDashboard(await loadDashboard(deps, new Date())));
   });
   return app;
