@@ -44,6 +44,8 @@ async function launch(symbol: string, paired: "usdc" | "weth"): Promise<Launched
   const c = h.contracts;
   const created = await act.launchToken(operator, c, { name: `Chart ${symbol}`, symbol, operator: operator.account.address, creator: trader.account.address, pairedToken: paired === "weth" ? c.weth! : c.usdc!, ...(paired === "weth" ? { startingMarketCap: 5n * 10n ** 18n } : {}) });
   const token = created.token as Address;
+  // The index follows a launch's swaps and burns from its enrolment (docs/design.md §4.6), as every flow of ours enrols at launch.
+  await act.enroll(operator, c, token, trader.account.address);
   const [init] = await client.getLogs({ address: c.v4PoolManager!, event: poolManagerAbi[0], args: { id: created.poolId as Hex }, fromBlock: created.receipt.blockNumber, toBlock: created.receipt.blockNumber });
   return { token, poolId: created.poolId as Hex, tokenIs0: init!.args.currency0!.toLowerCase() === token.toLowerCase(), initial: priceE18(init!.args.sqrtPriceX96!, init!.args.currency0!.toLowerCase() === token.toLowerCase()), paired, burns: [] };
 }
