@@ -33,6 +33,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Well-formed Unicode without control characters, at most `maxBytes` UTF-8 bytes (as the launcher stores it). */
 const text = (field: string, maxBytes: number) => textField(field, { min: 1, maxBytes });
 
+/** The answer to an agent's launch (REST and MCP alike). */
+export function launchedJson(result: Awaited<ReturnType<typeof launchAgent>>) {
+  return {
+    id: result.agent.id,
+    status: result.agent.status,
+    wallet: result.agent.wallet,
+    token: result.token,
+    poolId: result.poolId,
+    charterHash: result.agent.charterHash,
+    txs: result.txs,
+    prospectus: `/p/${result.agent.id}`,
+  };
+}
+
 export const launchBody = z
   .object({
     name: text("name", 64),
@@ -329,19 +343,7 @@ export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
       description: body.description,
       devBuyWei: body.devBuyEth,
     });
-    return c.json(
-      {
-        id: result.agent.id,
-        status: result.agent.status,
-        wallet: result.agent.wallet,
-        token: result.token,
-        poolId: result.poolId,
-        charterHash: result.agent.charterHash,
-        txs: result.txs,
-        prospectus: `/p/${result.agent.id}`,
-      },
-      201,
-    );
+    return c.json(launchedJson(result), 201);
   });
   return app;
 }

@@ -14,12 +14,13 @@ import { activity, token as tokenTable, tokenTotals } from "../../schema/ponder.
 import type { ApiDeps } from "../deps.js";
 import { RateLimiter, DEFAULT_RATE_LIMITS, rateLimit } from "../http/rate-limit.js";
 import type { ActivityRow } from "../read/activity.js";
+import { isoSeconds } from "../read/format.js";
 import type { DeskView } from "../read/desks.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { TimeChart } from "./chart.js";
 import { pageApp, pageHeaders } from "./page-app.js";
-import { STYLE } from "./prospectus.js";
+import { Figure, STYLE } from "./prospectus.js";
 import { type Series, burnSeries } from "./series.js";
 
 /** Tokens on the dashboard (newest first), and activity lines. */
@@ -144,18 +145,6 @@ export function activitySentence(row: ActivityRow, units: Map<string, Unit>): st
   return `${row.kind.replaceAll("-", " ")}${sym ? ` (${sym})` : ""}`;
 }
 
-const time = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z");
-
-const Card: FC<{ label: string; id: string; value: string; unit?: string }> = ({ label, id, value, unit }) => (
-  <div class="card" data-figure={id}>
-    <div class="muted">{label}</div>
-    <div class="v">
-      {value}
-      {unit ? <span class="muted"> {unit}</span> : null}
-    </div>
-  </div>
-);
-
 const AuditCell: FC<{ t: TokenLine }> = ({ t }) => {
   const a = t.audit;
   const cls = a.status === "clean" ? "ok" : a.status === "differences" ? "bad" : "warn";
@@ -196,12 +185,12 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           <h1 data-field="title">Launchpad</h1>
           <p class="muted">Every token's fees split, bought back and burned in public; the books checked against the index and the chain.</p>
           <div class="cols">
-            <Card label="Tokens launched" id="tokens" value={groupThousands(String(t?.tokensLaunched ?? 0))} />
-            <Card label="Enrolled" id="enrolled" value={groupThousands(String(data.stats.enrolled))} />
-            <Card label="Fees to the operator" id="fees" value={formatUnits(t?.feesToOperatorUsdc ?? 0n, 6)} unit="USDC" />
-            <Card label="Spent on buybacks" id="buybacks" value={formatUnits((t?.protocolBuybackUsdc ?? 0n) + (t?.creatorBuybackUsdc ?? 0n), 6)} unit="USDC" />
-            <Card label="Open desks" id="open-desks" value={groupThousands(String(data.stats.desks.length))} />
-            <Card label="Desk PnL (realised)" id="desk-pnl" value={formatUnits(t?.deskRealisedPnl ?? 0n, 6)} unit="USDC" />
+            <Figure label="Tokens launched" id="tokens" value={groupThousands(String(t?.tokensLaunched ?? 0))} />
+            <Figure label="Enrolled" id="enrolled" value={groupThousands(String(data.stats.enrolled))} />
+            <Figure label="Fees to the operator" id="fees" value={formatUnits(t?.feesToOperatorUsdc ?? 0n, 6)} unit="USDC" />
+            <Figure label="Spent on buybacks" id="buybacks" value={formatUnits((t?.protocolBuybackUsdc ?? 0n) + (t?.creatorBuybackUsdc ?? 0n), 6)} unit="USDC" />
+            <Figure label="Open desks" id="open-desks" value={groupThousands(String(data.stats.desks.length))} />
+            <Figure label="Desk PnL (realised)" id="desk-pnl" value={formatUnits(t?.deskRealisedPnl ?? 0n, 6)} unit="USDC" />
           </div>
 
           <h2>Burns over time</h2>
@@ -276,7 +265,7 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
                 <tr><th>Time</th><th>What</th><th>Transaction</th></tr>
                 {data.activity.map((r) => (
                   <tr data-kind={r.kind}>
-                    <td>{time(r.timestamp)}</td>
+                    <td>{isoSeconds(r.timestamp)}</td>
                     <td>{r.token ? <a href={`/p/${getAddress(r.token)}`}>{activitySentence(r, data.units)}</a> : activitySentence(r, data.units)}</td>
                     <td><code>{shortHex(r.txHash)}</code></td>
                   </tr>

@@ -8,6 +8,7 @@
  */
 import type { Child, FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
+import { isoSeconds } from "../read/format.js";
 import { USDC_UNIT, WETH_UNIT, formatUnits, groupThousands, showUnits } from "../../common/units.js";
 import { describeDecision } from "../../core/log-lines.js";
 import { TimeChart } from "./chart.js";
@@ -44,7 +45,7 @@ a{color:#7fb3ff}nav{margin-bottom:12px}
 @media (max-width:600px){main{padding:12px}h1{font-size:22px}dl{grid-template-columns:1fr}dt{margin-top:6px}.cols{grid-template-columns:repeat(2,minmax(0,1fr))}.card .v{font-size:16px;word-break:break-word}td,th{padding:4px}}
 `;
 
-const Figure: FC<{ label: string; id: string; value: string; unit?: string }> = ({ label, id, value, unit }) => (
+export const Figure: FC<{ label: string; id: string; value: string; unit?: string }> = ({ label, id, value, unit }) => (
   <div class="card" data-figure={id}>
     <div class="muted">{label}</div>
     <div class="v">
@@ -108,7 +109,7 @@ const MarketFigures: FC<{ data: ProspectusData }> = ({ data }) => {
     ? "No pool indexed yet: no price."
     : price.swaps === 0
       ? "The pool has not traded yet: the price is its starting price."
-      : `Price: the token's Uniswap v4 pool after its last indexed swap (${new Date(Number(price.updatedAt) * 1000).toISOString().replace(".000Z", "Z")}, ${groupThousands(String(price.swaps))} swaps)${
+      : `Price: the token's Uniswap v4 pool after its last indexed swap (${isoSeconds(price.updatedAt)}, ${groupThousands(String(price.swaps))} swaps)${
           price.paired === "WETH" ? ", in WETH, turned into USDC at the indexed WETH/USDC pool price" : price.paired === "USDC" ? ", paired with USDC" : ""
         }. Market cap = circulating supply × price. Supply: every launcher token mints 100 billion once; burned = what holders and buybacks sent to the dead address.`;
   return (
@@ -230,7 +231,7 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
           <tr><th>Time</th><th>Kind</th><th class="num">{symbol}</th><th>Transaction</th></tr>
           {l.burns.recent.map((b) => (
             <tr>
-              <td>{new Date(Number(b.timestamp) * 1000).toISOString().replace(".000Z", "Z")}</td>
+              <td>{isoSeconds(b.timestamp)}</td>
               <td>{b.kind}</td>
               <td class="num">{showTokens(b.amount)}</td>
               <td><code>{shortHex(b.txHash)}</code></td>
@@ -246,7 +247,7 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
           <tr><th>Time</th><th>Kind</th><th class="num">USDC in</th><th class="num">{symbol} bought</th><th>Transaction</th></tr>
           {l.buybacks.recent.map((b) => (
             <tr>
-              <td>{new Date(Number(b.timestamp) * 1000).toISOString().replace(".000Z", "Z")}</td>
+              <td>{isoSeconds(b.timestamp)}</td>
               <td>{b.kind}</td>
               <td class="num">{showUsdc(b.usdcIn)}</td>
               <td class="num">{showTokens(b.tokensBought)}</td>
@@ -364,7 +365,6 @@ const Honoured: FC<{ data: ProspectusData }> = ({ data }) => {
 
 /** A fee in Uniswap pips (1% = 10,000) as a percentage. */
 const showPips = (pips: number) => `${formatDecimal(BigInt(pips), 4)}%`;
-const isoTime = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z");
 
 /**
  * The launch's sniper auction: while its fee decays, "auction until …" (swaps then pay more
@@ -382,8 +382,8 @@ const Auction: FC<{ data: ProspectusData }> = ({ data }) => {
   return (
     <p data-field="auction" class={now < a.decayEndsAt ? undefined : "muted"}>
       {now < a.decayEndsAt
-        ? `Sniper auction until ${isoTime(a.decayEndsAt)}${block}: swaps pay a fee decaying from ${showPips(a.startingFee)} to ${showPips(a.endingFee)}; the engine and the agent's dev buy wait for its end${a.won ? won : ""}.`
-        : `Sniper auction ended ${isoTime(a.decayEndsAt)}${block}${won}.`}
+        ? `Sniper auction until ${isoSeconds(a.decayEndsAt)}${block}: swaps pay a fee decaying from ${showPips(a.startingFee)} to ${showPips(a.endingFee)}; the engine and the agent's dev buy wait for its end${a.won ? won : ""}.`
+        : `Sniper auction ended ${isoSeconds(a.decayEndsAt)}${block}${won}.`}
     </p>
   );
 };

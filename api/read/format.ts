@@ -10,6 +10,8 @@ export const checksumOrNull = (address: string | null | undefined): Address | nu
 
 /** Unix seconds → ISO-8601. */
 export const isoTime = (seconds: bigint | number): string => new Date(Number(seconds) * 1000).toISOString();
+/** The same to the second, as pages show it ("2026-11-24T18:34:43Z"). */
+export const isoSeconds = (seconds: bigint | number): string => isoTime(seconds).replace(".000Z", "Z");
 
 export const usdcAmount = (value: bigint) => formatDecimal(value, USDC_DECIMALS);
 export const tokenAmount = (value: bigint) => formatDecimal(value, TOKEN_DECIMALS);
