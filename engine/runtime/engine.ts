@@ -97,13 +97,17 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     watching ??= ctx.gate
       .exclusive(async () => {
         const report = await checkFinality({ db: ctx.db, fence: options.fence, publicClient: ctx.publicClient, log, confirmations: config.confirmations, rewind: rewindEngine });
-        // Re-sent bytes mined again are settled for every signer; the operator's others are driven.
+        // Re-sent bytes mined again are settled for every signer.
         await pipeline.settleReorged();
-        if (report.reopened.length) await pipeline.resumeInFlight();
         await setState(ctx.db, "finality", { head: report.head, checkedAt: new Date().toISOString(), confirmations: config.confirmations });
         if (report.lost.length) {
           await setState(ctx.db, "last-reorg", { at: new Date().toISOString(), forkBlock: Math.min(...report.lost.map((b) => b.number)), lost: report.lost, reopened: report.reopened, reversed: report.reversed });
         }
+        // Every operator intent holding a nonce is driven on every tick, not only after a
+        // reopening: one whose last drive gave up (the RPC away, a timeout, the chain behind)
+        // may belong to a cycle that is done and will never send it again. Nothing in flight
+        // costs one query; a drive that fails again is retried on the next tick.
+        await pipeline.resumeInFlight().catch((error) => log.warn({ err: describeError(error) }, "transactions in flight not settled yet; driving them again on the next tick"));
         return report;
       })
       .finally(() => {

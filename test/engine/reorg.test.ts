@@ -284,6 +284,28 @@ describe("reorgs and rollbacks", () => {
     expect(next.status).toBe("mined");
     await expectConverged();
   });
+
+  it("an operator transaction whose drive gave up, and whose bytes the node lost, is driven again by the next watcher tick", async () => {
+    // Sent with automining off, the drive stops right after the broadcast (a cycle that gave
+    // up); then the node loses its mempool (a devnet restarted from its state file does).
+    // No worker will send this key again: only the watcher's tick can settle it.
+    await rpc(d.rpcUrl, "evm_setAutomine", [false]);
+    const request = { key: "test:stranded:approve", kind: "approve", to: d.c.usdc!, data: encodeApprove(DEAD_ADDRESS, 2n) };
+    try {
+      stops.add("after-broadcast");
+      await expect(engine.ctx.pipeline.send(request)).rejects.toThrow(/after-broadcast/);
+      expect((await engine.ctx.pipeline.get(request.key))?.status).toBe("broadcast");
+      await rpc(d.rpcUrl, "anvil_dropAllTransactions");
+    } finally {
+      await rpc(d.rpcUrl, "evm_setAutomine", [true]);
+    }
+    await engine.checkFinality();
+    const row = await engine.ctx.pipeline.get(request.key);
+    expect(row?.status).toBe("mined");
+    const onchain = await rpc<{ status: string } | null>(d.rpcUrl, "eth_getTransactionReceipt", [row!.txHash]);
+    expect(onchain?.status).toBe("0x1");
+    await expectConverged();
+  });
 });
 
 const encodeTransfer = (to: Address, amount: bigint): Hex => encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, amount] });
