@@ -5,12 +5,15 @@
  *   reconcile          the startup reconciliation alone
  *   health             worker health, RPC status, failed transactions
  *   ledger             totals per leg and the invariant audit
- *   audit              the three-way audit: ledger vs indexed facts vs chain balances
+ *   audit [--settle S] the three-way audit: ledger vs indexed facts vs chain balances; with
+ *                      `--settle`, audited again (every quarter second, up to S seconds) until
+ *                      nothing is in flight: a busy engine is idle only between its cycles
  *   launch-protocol-token --name N --symbol S [--market-cap-usdc 10000] [--image URL] [--dry-run] [--yes]
  *                      launches the protocol token through the configured launcher (asks first)
  * Prints words, every amount in whole units with its currency (`--raw` adds base units beside
  * them); `--json` prints the exact JSON in base units for scripts. Exits 1 when the cycle
- * failed, an invariant is violated or the audit finds a difference.
+ * failed, an invariant is violated or the audit finds a difference; 3 when `audit --settle`
+ * found no moment with nothing in flight (the last report is printed).
  *
  * With DATABASE_URL unset it reads the connection file `npm start` writes (`.data/connection.json`),
  * so the commands work beside a running `npm start` with no variables set.
@@ -23,7 +26,8 @@ import { openEngineDb } from "../core/db/client.js";
 import { migrate } from "../core/db/migrations.js";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { auditFromConfig, recordOpeningBalance } from "../core/audit.js";
+import { type AuditReport, auditFromConfig, recordOpeningBalance } from "../core/audit.js";
+import { sleep } from "../common/async.js";
 import { createChainClients } from "../core/chain/client.js";
 import { TxPipeline } from "../core/chain/pipeline/index.js";
 import { dryRunVerdict, launchProtocolToken, planProtocolToken } from "../core/launch/protocol-token.js";
@@ -41,7 +45,7 @@ import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 import { type Format, formatAudit, formatLedger, formatValue } from "./cli-format.js";
 import { stringifyJson } from "../common/json.js";
 
-const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
+const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit [--settle SECONDS] | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
 
 const print = (value: unknown) => process.stdout.write(`${stringifyJson(value, 2)}\n`);
 
@@ -50,6 +54,28 @@ function outputFlags(argv: string[]): { rest: string[]; json: boolean; format: F
   const json = argv.includes("--json");
   const raw = argv.includes("--raw");
   return { rest: argv.filter((a) => a !== "--json" && a !== "--raw"), json, format: { raw } };
+}
+
+/** `--settle S`: how long `audit` may wait for a moment with nothing in flight (NaN: not a number of seconds). */
+function settleSeconds(argv: string[]): number | undefined {
+  const i = argv.indexOf("--settle");
+  if (i < 0) return undefined;
+  const value = Number(argv[i + 1]);
+  return Number.isFinite(value) && value >= 0 && argv[i + 1] !== "" ? value : Number.NaN;
+}
+
+/**
+ * The audit, repeated until it is settled (nothing in flight, the index at the engine's
+ * block) or `seconds` have passed; a difference ends the wait at once. Without `seconds`,
+ * one audit.
+ */
+async function auditUntilSettled(audit: () => Promise<AuditReport>, seconds: number | undefined): Promise<AuditReport> {
+  const until = Date.now() + (seconds ?? 0) * 1_000;
+  for (;;) {
+    const report = await audit();
+    if (seconds === undefined || report.settled || !report.ok || Date.now() >= until) return report;
+    await sleep(250);
+  }
 }
 
 async function main(allArgs: string[]): Promise<number> {
@@ -67,14 +93,20 @@ async function main(allArgs: string[]): Promise<number> {
   }
 
   if (command === "health" || command === "ledger" || command === "request" || command === "audit") {
+    if (command === "audit" && Number.isNaN(settleSeconds(argv))) {
+      process.stderr.write(`--settle takes a number of seconds\n${USAGE}\n`);
+      return 2;
+    }
     const db = openEngineDb(config.databaseUrl, "launchpad-engine-cli");
     try {
       await migrate(db.pool);
       if (command === "health") show(await readWorkerHealth(db.pool));
       else if (command === "audit") {
-        const report = await auditFromConfig(config, db);
+        const settle = settleSeconds(argv);
+        const report = await auditUntilSettled(() => auditFromConfig(config, db), settle);
         show(report, () => formatAudit(report, format));
-        return report.ok ? 0 : 1;
+        if (!report.ok) return 1;
+        return settle !== undefined && !report.settled ? 3 : 0;
       } else if (command === "ledger") {
         const report = await checkLedgerInvariants(db.db);
         const totals = await ledgerTotals(db.db);

@@ -61,8 +61,10 @@ async function expectNothingLost(): Promise<void> {
   const report = await checkLedgerInvariants(db.db);
   expect(report).toEqual({ ok: true, violations: [] });
   // The three-way audit (ledger and chain here: no indexer runs in this suite) finds no difference.
-  const audit = await cli("audit");
+  // Settled: nothing left in flight (`--settle` waits for such a moment, here at once).
+  const audit = await cli("audit --json --settle 30");
   expect(audit.code, audit.stdout).toBe(0);
+  expect(JSON.parse(audit.stdout)).toMatchObject({ ok: true, settled: true, differences: [] });
   // Per token, what the locker's logs say the operator earned in USDC (claimed so far).
   const logs = await d.as(1).publicClient.getLogs({ address: d.c.lpLocker, fromBlock: 0n });
   const lastClaim = claimLogs.at(-1) as unknown as { blockNumber: bigint; logIndex: number } | undefined;
@@ -214,5 +216,11 @@ describe("crash injection (SIGKILL) and restart", () => {
     expect(await d.balance(d.protocolToken, operator)).toBe(0n);
     await expectExactlyOnce();
     await expectNothingLost();
+  });
+
+  it("audit --settle without a number of seconds is a usage error, not an audit", async () => {
+    const run = await cli("audit --settle soon");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--settle takes a number of seconds/);
   });
 });
