@@ -2,7 +2,7 @@
  * Uniswap v3/v4 primitives shared by the devnet, the indexer and the engine: pool keys,
  * pool ids, and exact integer price maths (no floats).
  */
-import { type Address, type Hex, encodeAbiParameters, keccak256 } from "viem";
+import { type Address, type Hex, encodeAbiParameters, hexToBigInt, keccak256 } from "viem";
 
 export type PoolKey = {
   currency0: Address;
@@ -72,4 +72,31 @@ export function fullRangeTicks(tickSpacing: number): [number, number] {
   const lower = Math.ceil(MIN_TICK / tickSpacing) * tickSpacing;
   const upper = Math.floor(MAX_TICK / tickSpacing) * tickSpacing;
   return [lower, upper];
+}
+
+/** `PoolManager._pools` is at storage slot 6 (StateLibrary.POOLS_SLOT); liquidity is 3 slots into a pool's state. */
+const POOLS_SLOT = 6n;
+export const LIQUIDITY_OFFSET = 3n;
+
+export type V4PoolState = { sqrtPriceX96: bigint; tick: number; protocolFee: number; lpFee: number; liquidity: bigint };
+
+function toInt24(value: bigint): number {
+  const v = Number(value & 0xffffffn);
+  return v >= 0x800000 ? v - 0x1000000 : v;
+}
+
+/** Decodes the packed slot0 word: sqrtPriceX96 (160) | tick (24) | protocolFee (24) | lpFee (24). */
+export function decodeV4Slot0(word: Hex): Omit<V4PoolState, "liquidity"> {
+  const v = hexToBigInt(word);
+  return {
+    sqrtPriceX96: v & ((1n << 160n) - 1n),
+    tick: toInt24(v >> 160n),
+    protocolFee: Number((v >> 184n) & 0xffffffn),
+    lpFee: Number((v >> 208n) & 0xffffffn),
+  };
+}
+
+/** The storage slot of a pool's state in the PoolManager. */
+export function v4PoolStateSlot(key: PoolKey): Hex {
+  return keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [poolIdOf(key), POOLS_SLOT]));
 }

@@ -16,6 +16,7 @@ export const indexerConfig = {
   usdc: lower(requireContract(config, "usdc")),
   weth: lower(requireContract(config, "weth")),
   mevModule: lower(requireContract(config, "mevModule")),
+  launcher: lower(requireContract(config, "launcher")),
   lpLocker: lower(requireContract(config, "lpLocker")),
   feeLocker: lower(requireContract(config, "feeLocker")),
   poolManager: lower(requireContract(config, "v4PoolManager")),

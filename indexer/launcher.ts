@@ -3,20 +3,33 @@
  * docs/design.md §4.6). The launcher serves every Clanker deployer: a stranger's launch writes
  * nothing. The pool's `Initialize`, the hook's `PoolInitialized` (its fees by direction) and the
  * MEV module's launch configuration come from the launch's own receipt (one read per launch of ours), not from following every v4 pool.
+ *
+ * A token launched by someone else and enrolled later is adopted at its enrolment
+ * (`adoptLaunch`): its launch is found by its code's first block, and the same facts are written
+ * from that launch's receipt, brought up to the enrolment block by reading its current state.
  */
-import { ponder } from "ponder:registry";
+import { type Context, ponder } from "ponder:registry";
 import { enrollment, pool, rewardRecipient, token } from "ponder:schema";
-import { type Hex, parseEventLogs } from "viem";
+import { type Address, type Hex, type TransactionReceipt, parseEventLogs } from "viem";
+import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import { clankerHookAbi, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
+import { extsloadAbi } from "../common/abis/engine.js";
 import { poolManagerAbi } from "../common/abis/uniswap.js";
+import { decodeV4Slot0, v4PoolStateSlot } from "../common/uniswap.js";
 import { applyAuctionInitialized, applyFeeConfig } from "./auction.js";
 import { indexerConfig, receiptOf } from "./config.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 import { poolPrices } from "./prices.js";
 
+type Db = Context["db"];
+type Client = Context["client"];
+type TokenCreatedArgs = Extract<ReturnType<typeof parseEventLogs<typeof clankerFactoryAbi, true, "TokenCreated">>[number], { eventName: "TokenCreated" }>["args"];
+type BlockAt = { number: bigint; timestamp: bigint; hash: Hex };
+/** One launch: its `TokenCreated`, where it is, and the receipt of its transaction. */
+type Launch = { args: TokenCreatedArgs; txHash: Hex; block: BlockAt; logIndex: number; receipt: TransactionReceipt };
+
 ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
-  const a = event.args;
-  const address = a.tokenAddress.toLowerCase() as Hex;
+  const address = event.args.tokenAddress.toLowerCase() as Hex;
   const isProtocolToken = address === indexerConfig.protocolToken;
   // Ours: the protocol token, a launch that pays the operator (the locker's `TokenRewardAdded`
   // earlier in this transaction kept its reward slots only then), or a token enrolled before it
@@ -26,8 +39,90 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
     !!(await context.db.find(rewardRecipient, { token: address, rewardIndex: 0 })) ||
     !!(await context.db.find(enrollment, { token: address }));
   if (!ours) return;
+  const receipt = await receiptOf(context.client, event);
+  await writeLaunch(context.db, { args: event.args, txHash: event.transaction.hash, block: event.block, logIndex: event.log.logIndex, receipt });
+  await addProtocolTotals(context.db, event.block, { tokensLaunched: 1 });
+});
 
-  await context.db.insert(token).values({
+/**
+ * A token enrolled after someone else launched it: its launch facts, written at its enrolment.
+ * The launch is found without logs (ponder's handlers have none): the first block holding the
+ * token's code, by bisection (about log2(head) `eth_getCode` calls, once per such token), then
+ * the transaction of that block whose receipt has the launcher's `TokenCreated` for it. What
+ * changed since (admin, image, metadata, reward slots and preferences, the pool's price) is
+ * read as of the enrolment block. Its swaps, fees and burns before the enrolment are not
+ * indexed (docs/base.md). Returns false when the token is not a launch of this launcher.
+ */
+export async function adoptLaunch(context: { db: Db; client: Client }, address: Address, at: BlockAt): Promise<boolean> {
+  const launch = await findLaunch(context.client, address, at.number);
+  if (!launch) return false;
+  await writeLaunch(context.db, launch);
+  const lower = address.toLowerCase() as Hex;
+  const blockNumber = at.number;
+  const [admin, image, metadata] = await Promise.all(
+    (["admin", "imageUrl", "metadata"] as const).map((functionName) => context.client.readContract({ address, abi: tokenStateAbi, functionName, blockNumber })),
+  );
+  await context.db.update(token, { address: lower }).set({ admin: String(admin).toLowerCase() as Hex, image: String(image), metadata: String(metadata) });
+  // Reward slots as they stand (updated recipients and admins, preferences).
+  const rewards = await context.client.readContract({ address: indexerConfig.lpLocker, abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [address], blockNumber });
+  for (let i = 0; i < rewards.rewardRecipients.length; i++) {
+    const feeIn = await context.client
+      .readContract({ address: indexerConfig.lpLocker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [address, BigInt(i)], blockNumber })
+      .catch(() => 0);
+    const slot = { recipient: rewards.rewardRecipients[i]!.toLowerCase() as Hex, admin: rewards.rewardAdmins[i]!.toLowerCase() as Hex, bps: rewards.rewardBps[i]!, feeIn, updatedBlock: blockNumber };
+    await context.db.insert(rewardRecipient).values({ token: lower, rewardIndex: i, ...slot }).onConflictDoUpdate(slot);
+  }
+  // The pool's price at the enrolment (its swaps until then are not counted).
+  const row = await context.db.find(pool, { poolId: launch.args.poolId });
+  if (row) {
+    const word = await context.client.readContract({ address: indexerConfig.poolManager, abi: extsloadAbi, functionName: "extsload", args: [v4PoolStateSlot(rewards.poolKey)], blockNumber });
+    const slot0 = decodeV4Slot0(word);
+    const prices = await poolPrices(context.db, slot0.sqrtPriceX96, lower, row.currency0, row.pairedToken);
+    await context.db.update(pool, { poolId: launch.args.poolId }).set({ sqrtPriceX96: slot0.sqrtPriceX96, tick: slot0.tick, ...prices, updatedAt: at.timestamp });
+  }
+  await addProtocolTotals(context.db, at, { tokensLaunched: 1 });
+  return true;
+}
+
+const tokenStateAbi = [
+  { type: "function", name: "admin", stateMutability: "view", inputs: [], outputs: [{ type: "address" }] },
+  { type: "function", name: "imageUrl", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
+  { type: "function", name: "metadata", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
+] as const;
+
+/** The launch of `address` at or before block `before`: its code's first block, then that block's `TokenCreated` for it. */
+async function findLaunch(client: Client, address: Address, before: bigint): Promise<Launch | undefined> {
+  const hasCode = async (blockNumber: bigint) => {
+    const code = await client.getCode({ address, blockNumber });
+    return !!code && code !== "0x";
+  };
+  if (!(await hasCode(before))) return undefined;
+  let lo = 0n; // no code at lo (or lo = 0)
+  let hi = before; // code at hi
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    if (await hasCode(mid)) hi = mid;
+    else lo = mid;
+  }
+  const block = await client.getBlock({ blockNumber: hi, includeTransactions: true });
+  // The launcher's own transactions first; a launch through another contract is found too.
+  const txs = [...block.transactions].sort((a, b) => Number(b.to?.toLowerCase() === indexerConfig.launcher) - Number(a.to?.toLowerCase() === indexerConfig.launcher));
+  for (const tx of txs) {
+    const receipt = await client.getTransactionReceipt({ hash: tx.hash });
+    const created = parseEventLogs({ abi: clankerFactoryAbi, eventName: "TokenCreated", logs: receipt.logs }).find(
+      (l) => l.address.toLowerCase() === indexerConfig.launcher && l.args.tokenAddress.toLowerCase() === address.toLowerCase(),
+    );
+    if (created) return { args: created.args, txHash: tx.hash, block: { number: block.number!, timestamp: block.timestamp, hash: block.hash! }, logIndex: created.logIndex, receipt };
+  }
+  return undefined;
+}
+
+/** The facts of one launch of ours: the token, its pool, the MEV module's configuration, its activity. */
+async function writeLaunch(db: Db, launch: Launch): Promise<void> {
+  const { args: a, receipt } = launch;
+  const address = a.tokenAddress.toLowerCase() as Hex;
+  const isProtocolToken = address === indexerConfig.protocolToken;
+  await db.insert(token).values({
     address,
     name: a.tokenName,
     symbol: a.tokenSymbol,
@@ -41,13 +136,12 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
     locker: a.locker.toLowerCase() as Hex,
     startingTick: a.startingTick,
     isProtocolToken,
-    launchTx: event.transaction.hash,
-    createdBlock: event.block.number,
-    createdAt: event.block.timestamp,
+    launchTx: launch.txHash,
+    createdBlock: launch.block.number,
+    createdAt: launch.block.timestamp,
   });
 
   // The pool was initialised earlier in the same transaction, and the MEV module configured.
-  const receipt = await receiptOf(context.client, event);
   const init = parseEventLogs({ abi: poolManagerAbi, eventName: "Initialize", logs: receipt.logs }).find(
     (l) => l.address.toLowerCase() === indexerConfig.poolManager && l.args.id === a.poolId,
   );
@@ -57,8 +151,8 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
   if (init) {
     const i = init.args;
     const currency0 = i.currency0.toLowerCase() as Hex;
-    const prices = await poolPrices(context.db, i.sqrtPriceX96, address, currency0, a.pairedToken.toLowerCase() as Hex);
-    await context.db.insert(pool).values({
+    const prices = await poolPrices(db, i.sqrtPriceX96, address, currency0, a.pairedToken.toLowerCase() as Hex);
+    await db.insert(pool).values({
       poolId: a.poolId,
       token: address,
       pairedToken: a.pairedToken.toLowerCase() as Hex,
@@ -77,19 +171,19 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
       clankerFee: hookInit?.args.clankerFee ?? null,
       pairedFee: hookInit?.args.pairedFee ?? null,
       protocolFees: 0n,
-      updatedAt: event.block.timestamp,
+      updatedAt: launch.block.timestamp,
     });
   }
   const mev = receipt.logs.filter((l) => l.address.toLowerCase() === indexerConfig.mevModule);
   for (const l of parseEventLogs({ abi: sniperAuctionAbi, eventName: "FeeConfigSet", logs: mev })) {
-    if (l.args.poolId === a.poolId) await applyFeeConfig(context.db, l.args, event.block.timestamp);
+    if (l.args.poolId === a.poolId) await applyFeeConfig(db, l.args, launch.block.timestamp);
   }
   for (const l of parseEventLogs({ abi: sniperAuctionAbi, eventName: "AuctionInitialized", logs: mev })) {
-    if (l.args.poolId === a.poolId) await applyAuctionInitialized(context.db, l.args, event.block.timestamp);
+    if (l.args.poolId === a.poolId) await applyAuctionInitialized(db, l.args, launch.block.timestamp);
   }
 
-  await addProtocolTotals(context.db, event.block, { tokensLaunched: 1 });
-  await recordActivity(context.db, event, "token-launched", address, {
+  const at = { block: launch.block, transaction: { hash: launch.txHash }, log: { logIndex: launch.logIndex } };
+  await recordActivity(db, at, "token-launched", address, {
     name: a.tokenName,
     symbol: a.tokenSymbol,
     admin: a.tokenAdmin,
@@ -97,4 +191,4 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
     pairedToken: a.pairedToken,
     isProtocolToken,
   });
-});
+}

@@ -1,7 +1,8 @@
 /** Protocol registry: current enrolment per token and its full history. */
 import { ponder } from "ponder:registry";
-import { enrollment, enrollmentEvent } from "ponder:schema";
+import { enrollment, enrollmentEvent, token as tokenTable } from "ponder:schema";
 import type { Hex } from "viem";
+import { adoptLaunch } from "./launcher.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 
 type Event = { transaction: { hash: Hex }; block: { number: bigint; timestamp: bigint }; log: { logIndex: number } };
@@ -34,6 +35,8 @@ ponder.on("Registry:TokenEnrolled", async ({ event, context }) => {
   });
   await context.db.insert(enrollmentEvent).values(history(event, token, "enrolled"));
   await addProtocolTotals(context.db, event.block, { tokensEnrolled: 1 });
+  // Launched by someone else before its enrolment: its launch facts are written now (launcher.ts).
+  if (!(await context.db.find(tokenTable, { address: token }))) await adoptLaunch(context, a.token, event.block);
   await recordActivity(context.db, event, "token-enrolled", token, {
     creator: a.creator,
     split: { protocolBps: a.protocolBps, assetBps: a.assetBps, perpBps: a.perpBps, creatorBps: a.creatorBps },

@@ -40,7 +40,7 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
   };
   let c: Record<string, Address>;
   let ours: Address;
-  const foreign: { token: Address; poolId: Hex }[] = [];
+  const foreign: { token: Address; poolId: Hex; launchTx: Hex }[] = [];
 
   beforeAll(async () => {
     chain = await startPrivateDevnet();
@@ -52,7 +52,7 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     const stranger = devnet.as(STRANGER);
     for (const symbol of ["FRN1", "FRN2"]) {
       const launched = await act.launchToken(stranger, c, { name: `Foreign ${symbol}`, symbol, operator: stranger.account.address, creator: devnet.as(STRANGE_TRADER).account.address });
-      foreign.push({ token: launched.token, poolId: launched.poolId });
+      foreign.push({ token: launched.token, poolId: launched.poolId, launchTx: launched.receipt.transactionHash });
     }
     // Ours: launched paying the operator, and enrolled.
     const operator = devnet.as(OPERATOR);
@@ -193,44 +193,62 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     }
   }, 600_000);
 
-  // A stranger's token enrolled after its launch (docs/base.md, "What stays off on Base"): its
-  // launch was not ours, so the launch's facts (token row, pool, reward slots) were never
-  // written, and ponder handlers cannot read past logs to recover them. What it has is what its
-  // enrolment starts following: the enrolment itself and its burns from then on; its swaps find
-  // no pool row and its admin's updates no token row, so neither shows.
-  it("a foreign token enrolled later: its enrolment and later burns show, no token or pool row", async () => {
+  // A stranger's token enrolled after its launch (docs/base.md, "What stays off on Base"): it
+  // becomes ours at its enrolment, and its launch facts are written then (indexer/launcher.ts,
+  // `adoptLaunch`): the token and its pool as launched, brought up to the enrolment block (its
+  // admin's updates, its reward slots, its pool's price). What happened before the enrolment —
+  // its swaps, fees and burns — is not indexed; from the enrolment on, all of it is.
+  it("a foreign token enrolled later: its launch facts written at the enrolment, its activity followed from then", async () => {
     const operator = devnet.as(OPERATOR);
     const strangeTrader = devnet.as(STRANGE_TRADER);
     const f = foreign[0]!; // bought, sold and burned by strangers before (the first test's rounds)
     const client = operator.publicClient;
     const burnedBefore = await act.balanceOf(operator, f.token, DEAD_ADDRESS);
     expect(burnedBefore).toBeGreaterThan(0n);
+    // Before the enrolment its admin changes the image: the enrolment must see the new one.
+    await devnet.as(STRANGER).write(f.token, tokenAdminAbi, "updateImage", ["https://example.com/theirs-before.png"]);
     const enrolled = await act.enroll(operator, c, f.token, devnet.as(STRANGER).account.address);
     await act.swapInPool(strangeTrader, c, f.token, c.usdc!, USDC(500n));
     const held = await act.balanceOf(strangeTrader, f.token, strangeTrader.account.address);
     expect(held).toBeGreaterThan(0n);
     await act.burnAll(strangeTrader, f.token);
-    await devnet.as(STRANGER).write(f.token, tokenAdminAbi, "updateImage", ["https://example.com/theirs-enrolled.png"]);
+    await devnet.as(STRANGER).write(f.token, tokenAdminAbi, "updateMetadata", ["theirs-enrolled"]);
 
     const dump = await freshDump();
     const token = f.token.toLowerCase();
     const rows = (table: string) => (dump[table] ?? []).map((r) => JSON.parse(r) as Record<string, unknown>);
     // The enrolment shows, and counts.
     expect(rows("enrollment").filter((r) => r.token === token).map((r) => BigInt(r.enrolled_block as string))).toEqual([enrolled.blockNumber]);
-    expect(rows("activity").filter((r) => r.token === token).map((r) => r.kind).sort()).toEqual(["burn", "token-enrolled"]);
+    // Its launch, found by its code's first block: the launch transaction and block, as launched.
+    const launch = await client.getTransactionReceipt({ hash: f.launchTx });
+    const [tokenRow] = rows("token").filter((r) => r.address === token);
+    expect(tokenRow).toMatchObject({ name: "Foreign FRN1", symbol: "FRN1", launch_tx: f.launchTx, pool_id: f.poolId.toLowerCase() });
+    expect(BigInt(tokenRow!.created_block as string)).toBe(launch.blockNumber);
+    // Its state at the enrolment (the image changed before it), then its admin's later updates.
+    expect(tokenRow).toMatchObject({ image: "https://example.com/theirs-before.png", metadata: "theirs-enrolled" });
+    // Its reward slots as they stand: the stranger's, not ours.
+    const slots = rows("reward_recipient").filter((r) => r.token === token);
+    expect(slots.length).toBeGreaterThan(0);
+    expect(slots.map((r) => r.recipient)).toEqual(expect.arrayContaining([devnet.as(STRANGER).account.address.toLowerCase()]));
+    // Its pool, counting the swaps after the enrolment only (the trader's, and the locker's fee
+    // conversion its hook's collection runs in the same pool), priced as of the last of them.
+    const poolSwaps = parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: await client.getLogs({ address: c.v4PoolManager!, fromBlock: 0n }) }).filter((l) => l.args.id === f.poolId);
+    const swapsSince = poolSwaps.filter((l) => l.blockNumber > enrolled.blockNumber);
+    expect(poolSwaps.length).toBeGreaterThan(swapsSince.length);
+    const [poolRow] = rows("pool").filter((r) => r.pool_id === f.poolId.toLowerCase());
+    expect(poolRow).toMatchObject({ token, swaps: swapsSince.length });
+    expect(BigInt(poolRow!.sqrt_price_x_96 as string)).toBe(swapsSince.at(-1)!.args.sqrtPriceX96);
+    expect(rows("activity").filter((r) => r.token === token).map((r) => r.kind)).toEqual(expect.arrayContaining(["burn", "token-enrolled", "token-launched"]));
     // Its burns from the enrolment on, not before.
     const burns = rows("burn").filter((r) => r.token === token);
     expect(burns.map((r) => BigInt(r.amount as string))).toEqual([held]);
     expect(burns.every((r) => BigInt(r.block_number as string) > enrolled.blockNumber)).toBe(true);
     expect(await act.balanceOf(operator, f.token, DEAD_ADDRESS)).toBe(burnedBefore + held);
-    // No launch facts: no token row (so no image update), no pool (so its swap is not counted).
-    expect(rows("token").some((r) => r.address === token)).toBe(false);
-    expect(rows("pool").some((r) => r.pool_id === f.poolId.toLowerCase() || r.token === token)).toBe(false);
-    expect(rows("reward_recipient").some((r) => r.token === token)).toBe(false);
-    expect(text(dump)).not.toContain("theirs-enrolled");
+    // Counted as launched once it is ours; the other stranger's token still is not.
     const totals = rows("protocol_totals")[0]!;
-    expect(totals.tokens_launched).toBe(4);
+    expect(totals.tokens_launched).toBe(5);
     expect(totals.tokens_enrolled).toBe(rows("enrollment").length);
+    expect(rows("token").some((r) => r.address === foreign[1]!.token.toLowerCase())).toBe(false);
     expect(await client.getBlockNumber()).toBeGreaterThan(enrolled.blockNumber);
   }, 600_000);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Q96 } from "../../common/uniswap.js";
 import { minimumOut, priceImpactBps } from "../../common/quote.js";
-import { decodeV4Slot0 } from "../../core/chain/pool-state.js";
+import { decodeV4Slot0 } from "../../common/uniswap.js";
 
 describe("swap bounds", () => {
   it("derives the slippage bound and the impact", () => {
