@@ -9,17 +9,17 @@
 import { type ZodTypeAny, z } from "zod";
 import { ACTIVITY_KINDS } from "../read/activity.js";
 import { BURN_KINDS } from "../read/burns.js";
-import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder } from "../read/export.js";
+import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
+import { FETCH_ROWS, RowCursor } from "../read/export-stream.js";
 import type { ApiDeps } from "../deps.js";
 import { badRequest, retryTransient } from "../http/errors.js";
-import { cursorOf } from "../read/keyset.js";
 import { time } from "./market.js";
 import { type AnyRoute, defineRoute } from "./route.js";
 import { address } from "./schemas.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 
-/** Rows per keyset page (one query each). */
-export const EXPORT_PAGE = 2_000;
+/** Rows per batch read from the export's cursor (one chunk of the response each). */
+export const EXPORT_PAGE = FETCH_ROWS;
 /** Most rows one export may be asked for with `limit` (an export without `limit` has no bound). */
 const MAX_EXPORT_LIMIT = 1_000_000_000;
 
@@ -188,55 +188,68 @@ function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: 
 }
 
 /**
- * The export's body: the CSV header, then page after page. Each page is encoded on the stream's
- * pull (when the client has taken the one before) while the database reads the next one (so
- * memory holds two pages at most); a read is retried once on a transient database error;
- * a failure after the first page ends the response early (the client sees an incomplete
- * transfer and resumes after the last row it has).
+ * The export's body: the CSV header, then batch after batch of the cursor's rows. Each batch is
+ * encoded on the stream's pull (when the client has taken the chunk before: backpressure) while
+ * the database sends the next one (so memory holds two batches at most), one chunk of a few
+ * hundred KB per batch. When the rows end, the limit is reached, the client goes away or a read
+ * fails, the cursor is closed and its connection given back. A failure after the first batch
+ * ends the response early (the client sees an incomplete transfer and resumes after the last
+ * row it has).
  */
-function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, filter: ExportFilter, q: ExportQuery, first: unknown[]): ReadableStream<Uint8Array> {
+function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, q: ExportQuery, cursor: RowCursor, first: TextRow[], firstSize: number): ReadableStream<Uint8Array> {
   const dataset = DATASETS[name];
   const ordering = dataset.orderings[q.order];
   const encode = lineEncoder(format, dataset.columns);
-  const utf8 = new TextEncoder();
   const ctx = { db: deps.db, config: deps.config };
   let remaining = q.limit ?? Number.POSITIVE_INFINITY;
   let header = format === "csv";
-  /** The next page, read while the current one is encoded and sent (its error kept for the next pull). */
-  let next: Promise<{ rows: unknown[] } | { error: unknown }> | undefined = Promise.resolve({ rows: first });
-  const read = (cursor: string | undefined, size: number) =>
-    retryTransient(() => dataset.page(deps.db, filter, ordering, cursor, size)).then(
-      (rows) => ({ rows: rows as unknown[] }),
+  let cancelled = false;
+  type Batch = { rows: TextRow[]; size: number } | { error: unknown };
+  /** The next batch, fetched while the current one is encoded and sent (its error kept for the next pull). */
+  let next: Promise<Batch> | undefined = Promise.resolve({ rows: first, size: firstSize });
+  const read = (size: number): Promise<Batch> =>
+    cursor.fetch(size).then(
+      (rows) => ({ rows, size }),
       (error: unknown) => ({ error }),
     );
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          const size = Math.min(EXPORT_PAGE, remaining);
-          const page = await next!;
-          if ("error" in page) throw page.error;
-          const rows = page.rows;
+          const batch = await next!;
+          if (cancelled) return;
+          if ("error" in batch) throw batch.error;
+          const rows = batch.rows;
           remaining -= rows.length;
-          const done = rows.length < size || remaining <= 0;
-          // Read ahead: the database works on the next page while this one is encoded.
-          next = done ? undefined : read(cursorOf(ordering, rows.at(-1) as never), Math.min(EXPORT_PAGE, remaining));
+          const done = rows.length < batch.size || remaining <= 0;
+          // Read ahead: the database sends the next batch while this one is encoded.
+          next = done ? undefined : read(Math.min(FETCH_ROWS, remaining));
           let out = "";
           if (header) {
             out += `${dataset.columns.join(",")}\r\n`;
             header = false;
           }
-          for (const record of await dataset.records(rows as never[], ordering, ctx)) out += encode(record);
-          if (out) controller.enqueue(utf8.encode(out));
-          if (done) controller.close();
+          for (const record of await dataset.records(rows, ordering, ctx)) out += encode(record);
+          if (cancelled) return;
+          if (out) controller.enqueue(Buffer.from(out, "utf8"));
+          if (done) {
+            await cursor.close();
+            controller.close();
+          }
         } catch (error) {
+          await cursor.close(error);
+          if (cancelled) return;
           deps.logError?.(error, `export ${name}.${format}: ended early`);
           controller.error(error);
         }
       },
-      // A client gone: nothing more is sent (a page being read ahead is dropped).
-      cancel() {
+      // A client gone: nothing more is read; the cursor is closed (after a batch in flight) and its connection given back.
+      async cancel() {
+        cancelled = true;
+        const pending = next;
         next = undefined;
+        await pending;
+        await cursor.close();
       },
     },
     { highWaterMark: 1 },
@@ -279,10 +292,20 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
       if (q.from !== undefined && q.to !== undefined && q.from >= q.to) throw badRequest("from must be before to");
       if (q.fromBlock !== undefined && q.toBlock !== undefined && q.fromBlock > q.toBlock) throw badRequest("fromBlock must not be after toBlock");
       const filter: ExportFilter = { token: q.token, kinds: q.kind, fromTime: q.from, toTime: q.to, fromBlock: q.fromBlock, toBlock: q.toBlock };
-      // The first page before the answer: a bad cursor is a 400, an unreachable database a 503.
-      const ordering = dataset.orderings[q.order];
-      const first = await dataset.page(deps.db, filter, ordering, q.after, Math.min(EXPORT_PAGE, q.limit ?? EXPORT_PAGE));
-      return c.body(exportBody(deps, name, format, filter, q, first), 200, {
+      // A bad cursor is a 400 here, before a connection is taken.
+      const rowsSql = dataset.query(deps.db, filter, dataset.orderings[q.order], q.after);
+      // The first batch before the answer: an unreachable or busy database is a 503, not a truncated 200.
+      const firstSize = Math.min(FETCH_ROWS, q.limit ?? FETCH_ROWS);
+      const { cursor, first } = await retryTransient(async () => {
+        const opened = await RowCursor.open(deps.db, rowsSql);
+        try {
+          return { cursor: opened, first: await opened.fetch(firstSize) };
+        } catch (error) {
+          await opened.close(error);
+          throw error;
+        }
+      });
+      return c.body(exportBody(deps, name, format, q, cursor, first, firstSize), 200, {
         "Content-Type": `${media}; charset=utf-8`,
         "Content-Disposition": `attachment; filename="${name}.${format}"`,
         "Cache-Control": "no-store",
