@@ -60,8 +60,22 @@ function textOrdering(ordering: Ordering<never>, keyFields: readonly number[]): 
   return { ...ordering, key: (r) => keyFields.map((i) => r[i]!) };
 }
 
-/** A row's cursor: as `cursorOf`, from the key fields' text (the digits `toString()` gives, the text itself). */
-const cursorOfText = (ordering: Ordering<TextRow>, row: TextRow) => encodeCursor(ordering.name, ordering.key(row));
+/** Key text that JSON writes as itself between quotes (digits, ids of hex, dashes and dots). */
+const PLAIN_KEY = /^[\w.:-]*$/;
+
+/**
+ * A row's cursor: `encodeCursor` of the key fields' text (the digits `toString()` gives, the
+ * text itself), its JSON written directly when every key is plain.
+ */
+function cursorOfText(ordering: Ordering<TextRow>, row: TextRow): string {
+  const keys = ordering.key(row) as string[];
+  let json = `[${JSON.stringify(ordering.name)}`;
+  for (const key of keys) {
+    if (!PLAIN_KEY.test(key)) return encodeCursor(ordering.name, keys);
+    json += `,"${key}"`;
+  }
+  return Buffer.from(`${json}]`, "latin1").toString("base64url");
+}
 
 /** Unix seconds (their digits) → ISO-8601, as `isoTime`. */
 const isoOfText = (seconds: string) => new Date(Number(seconds) * 1000).toISOString();
@@ -155,7 +169,8 @@ const burns: ExportDataset = {
       r[B.kind]!,
       fastChecksum(r[B.from]!),
       fastChecksum(r[B.txFrom]!),
-      ...amount(r[B.amount]!, TOKEN_DECIMALS),
+      decimalOfDigits(r[B.amount]!, TOKEN_DECIMALS),
+      r[B.amount]!,
       r[B.txHash]!,
       num(r[B.blockNumber]),
       num(r[B.logIndex]),

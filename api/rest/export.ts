@@ -176,15 +176,80 @@ function csvCell(value: Cell): string {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** Each record as one line of the format (CSV: RFC 4180 with CRLF; NDJSON: one JSON object). */
-function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: Cell[]) => string {
-  if (format === "csv") return (cells) => `${cells.map(csvCell).join(",")}\r\n`;
-  const keys = columns.map((c) => `${JSON.stringify(c)}:`);
-  return (cells) => {
-    let line = "{";
-    for (let i = 0; i < cells.length; i++) line += `${i ? "," : ""}${keys[i]}${JSON.stringify(cells[i])}`;
-    return `${line}}\n`;
+/**
+ * Writes each record as one line of the format (CSV: RFC 4180 with CRLF; NDJSON: one JSON
+ * object) into the writer, cell by cell (no line string in between).
+ */
+export function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: Cell[], out: ChunkWriter) => void {
+  if (format === "csv")
+    return (cells, out) => {
+      out.reserve(LINE_BYTES);
+      out.text(csvCell(cells[0]!));
+      for (let i = 1; i < cells.length; i++) {
+        out.byte(0x2c);
+        out.text(csvCell(cells[i]!));
+      }
+      out.byte(0x0d);
+      out.byte(0x0a);
+    };
+  const keys = columns.map((c, i) => `${i ? "," : "{"}${JSON.stringify(c)}:`);
+  return (cells, out) => {
+    out.reserve(LINE_BYTES);
+    for (let i = 0; i < cells.length; i++) {
+      out.text(keys[i]!);
+      out.text(JSON.stringify(cells[i]));
+    }
+    out.byte(0x7d);
+    out.byte(0x0a);
   };
+}
+
+/** Bytes of one chunk of the response (a batch's lines fill one or two). */
+const CHUNK_BYTES = 256 * 1024;
+/** Room a line usually needs: reserved up front so that most lines do not straddle two chunks. */
+const LINE_BYTES = 1024;
+
+/**
+ * Lines written straight into chunk buffers (one `write` per line: no batch-long string to build
+ * and encode at once), each chunk handed on when full.
+ */
+export class ChunkWriter {
+  private buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  readonly chunks: Buffer[] = [];
+
+  /** Starts a new chunk unless `bytes` more fit in this one (a line begins in the chunk it ends in, mostly). */
+  reserve(bytes: number): void {
+    if (this.used + bytes > this.buf.length) this.flush();
+  }
+
+  text(text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a text longer than a chunk gets its own.
+    const most = text.length * 3;
+    if (this.used + most > this.buf.length) {
+      this.flush();
+      if (most > this.buf.length) this.buf = Buffer.allocUnsafe(most);
+    }
+    this.used += this.buf.write(text, this.used, "utf8");
+  }
+
+  byte(value: number): void {
+    if (this.used === this.buf.length) this.flush();
+    this.buf[this.used++] = value;
+  }
+
+  /** The chunks so far (the current one cut to its length); the writer starts a new one. */
+  take(): Buffer[] {
+    this.flush();
+    return this.chunks.splice(0);
+  }
+
+  private flush(): void {
+    if (this.used === 0) return;
+    this.chunks.push(this.buf.subarray(0, this.used));
+    this.buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.used = 0;
+  }
 }
 
 /**
@@ -204,6 +269,7 @@ function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat
   let remaining = q.limit ?? Number.POSITIVE_INFINITY;
   let header = format === "csv";
   let cancelled = false;
+  const writer = new ChunkWriter();
   type Batch = { rows: TextRow[]; size: number } | { error: unknown };
   /** The next batch, fetched while the current one is encoded and sent (its error kept for the next pull). */
   let next: Promise<Batch> | undefined = Promise.resolve({ rows: first, size: firstSize });
@@ -224,14 +290,13 @@ function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat
           const done = rows.length < batch.size || remaining <= 0;
           // Read ahead: the database sends the next batch while this one is encoded.
           next = done ? undefined : read(Math.min(FETCH_ROWS, remaining));
-          let out = "";
           if (header) {
-            out += `${dataset.columns.join(",")}\r\n`;
+            writer.text(`${dataset.columns.join(",")}\r\n`);
             header = false;
           }
-          for (const record of await dataset.records(rows, ordering, ctx)) out += encode(record);
+          for (const record of await dataset.records(rows, ordering, ctx)) encode(record, writer);
           if (cancelled) return;
-          if (out) controller.enqueue(Buffer.from(out, "utf8"));
+          for (const chunk of writer.take()) controller.enqueue(chunk);
           if (done) {
             await cursor.close();
             controller.close();
