@@ -1,10 +1,11 @@
 /**
  * GET /export/{burns|buybacks|fees|activity}.{csv,ndjson}: a dataset in full, streamed. The
  * filters are GraphQL's (token, kinds, time and block ranges); rows come oldest first (or
- * `order=newest`), in keyset pages of EXPORT_PAGE rows, each page read when the client has
- * taken the previous one (the response stream's backpressure), so memory holds a page or two
- * whatever the export's length. Every row ends with its cursor: `after=<cursor>` resumes after
- * it (a broken download, or the next day's new rows). docs/api.md, "Exports".
+ * `order=newest`) from one server-side cursor (api/read/export-stream.ts), a batch of
+ * EXPORT_PAGE rows fetched when the client has taken the chunk before (the response stream's
+ * backpressure), so memory holds two batches whatever the export's length. Every row ends with
+ * its cursor: `after=<cursor>` resumes after it (a broken download, or the next day's new
+ * rows). docs/api.md, "Exports"; docs/design.md §7.
  */
 import { type ZodTypeAny, z } from "zod";
 import { ACTIVITY_KINDS } from "../read/activity.js";
@@ -337,7 +338,7 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
     tag: "exports",
     summary: `${dataset.description.split(":")[0]}, every row, streamed as ${format === "csv" ? "CSV" : "NDJSON"}`,
     description: [
-      `${dataset.description}. Oldest first unless \`order=newest\`; filters as in GraphQL${dataset.kinds ? "" : " (no kinds)"}. Streamed in pages of ${EXPORT_PAGE} rows, in constant memory.`,
+      `${dataset.description}. Oldest first unless \`order=newest\`; filters as in GraphQL${dataset.kinds ? "" : " (no kinds)"}. Streamed from one snapshot in batches of ${EXPORT_PAGE} rows, in constant memory; at most 2 exports stream at once per server (503 \`DATABASE_BUSY\` with \`Retry-After\` beyond).`,
       "Amounts are exact decimal strings in whole units beside their raw base units (`…Raw`). Every row ends with its `cursor`: to resume an interrupted download (or fetch only newer rows later), ask again with `after=<the last row's cursor>` and the same filters and order.",
       "A transfer that ends without its final chunk (the connection closed early) is incomplete: resume it from the last complete row.",
     ].join("\n\n"),
