@@ -4,7 +4,7 @@
  * its resident memory is sampled. Reports rows per second and the API process's RSS growth
  * (targets: ≥ 50,000 rows/s, < 50 MB). The synthetic rows are removed afterwards.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import pg from "pg";
 import type { PonderHandle } from "../devnet/ponder.js";
 
@@ -83,6 +83,18 @@ async function download(url: string): Promise<{ lines: number; bytes: number }> 
   return { lines, bytes };
 }
 
+/**
+ * With `CPU_PROFILE_FILE` set (and `NODE_OPTIONS=--import bench/cpu-profile.mjs` so the ponder
+ * child samples its CPU), asks the child for its profile once the download is done.
+ */
+async function writeCpuProfile(pid: number): Promise<void> {
+  const file = process.env.CPU_PROFILE_FILE;
+  if (!file) return;
+  const before = existsSync(file) ? readFileSync(file).length : -1;
+  process.kill(pid, "SIGUSR2");
+  for (let i = 0; i < 100 && (!existsSync(file) || readFileSync(file).length === before); i++) await new Promise((r) => setTimeout(r, 200));
+}
+
 export async function benchExport(ponder: PonderHandle, databaseUrl: string, rows: number, log: (msg: string) => void): Promise<ExportResult> {
   const pid = ponder.process.pid!;
   await addBurns(databaseUrl, rows, log);
@@ -103,6 +115,7 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
       clearInterval(sampler);
     }
     const seconds = (performance.now() - started) / 1000;
+    await writeCpuProfile(pid);
     rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
     const exported = got.lines - 1;
     if (exported < rows) throw new Error(`the export had ${exported} rows, fewer than the ${rows} synthetic ones`);

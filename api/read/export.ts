@@ -3,7 +3,9 @@
  * reads, in which keyset order, and the record each row becomes — the same facts and edge
  * formats as GraphQL (checksummed addresses, ISO-8601 times, exact decimals in whole units),
  * with every amount also in raw base units, and the row's cursor last (docs/api.md, "Exports").
- * A dataset is read in keyset pages, so memory holds one page whatever the export's length.
+ * A dataset is one query, read through a server-side cursor (api/read/export-stream.ts): its
+ * fields come as the database's own text (no drizzle row objects, no bigint per amount), and
+ * each row becomes its cells from those strings.
  */
 import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import { type Hex, keccak256 } from "viem";
@@ -11,12 +13,12 @@ import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { activity, burn, buyback, enrollment, feeCollection, pool, token as tokenTable } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
-import { ACTIVITY_KINDS, ACTIVITY_ORDERING, type ActivityRow, formatActivityData } from "./activity.js";
-import { BURN_KINDS, BURN_ORDERINGS, type BurnRow, type EventFilter, burnConditions } from "./burns.js";
-import { BUYBACK_ORDERINGS, type BuybackRow, buybackConditions } from "./buybacks.js";
+import { encodeCursor } from "../http/cursor.js";
+import { ACTIVITY_KINDS, ACTIVITY_ORDERING, formatActivityData } from "./activity.js";
+import { BURN_KINDS, BURN_ORDERINGS, type EventFilter, burnConditions } from "./burns.js";
+import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
 import { currencyInfos } from "./fees.js";
-import { isoTime } from "./format.js";
-import { type Ordering, after, cursorOf, orderBy } from "./keyset.js";
+import { type Ordering, after, orderBy } from "./keyset.js";
 
 export const EXPORT_DATASETS = ["burns", "buybacks", "fees", "activity"] as const;
 export type ExportDatasetName = (typeof EXPORT_DATASETS)[number];
@@ -26,19 +28,59 @@ export type ExportFilter = EventFilter & { kinds?: readonly string[] };
 /** A cell: text, a number (block numbers, log indexes), null, or JSON (activity data; a quoted cell in CSV). */
 export type Cell = string | number | null | Record<string, unknown>;
 
-export type ExportDataset<Row> = {
+/**
+ * A row as the database sends it: every field in its text form (numeric as its digits, json as
+ * its text), in the order of the dataset's `fields`; null for SQL NULL.
+ */
+export type TextRow = (string | null)[];
+
+/** The query of an export: its SQL and parameters (drizzle's `toSQL()`). */
+export type ExportSql = { sql: string; params: unknown[] };
+
+export type ExportDataset = {
   name: ExportDatasetName;
   description: string;
   /** Column names, in order; the last is always `cursor`. */
   columns: readonly string[];
   /** The kinds `kind=` accepts (none: the dataset has no kinds). */
   kinds?: readonly string[];
-  orderings: Record<ExportOrder, Ordering<Row>>;
-  /** Up to `limit` rows after `cursor` (or from the start), in the ordering's order. */
-  page: (db: ReadDb, filter: ExportFilter, ordering: Ordering<Row>, cursor: string | undefined, limit: number) => Promise<Row[]>;
-  /** The page's records (cells in column order, the row's cursor last): one lookup per page for what rows share. */
-  records: (rows: Row[], ordering: Ordering<Row>, ctx: { db: ReadDb; config: Config }) => Promise<Cell[][]>;
+  /** The keyset orderings (their names and columns are GraphQL's, so cursors are shared); `key` reads a TextRow. */
+  orderings: Record<ExportOrder, Ordering<TextRow>>;
+  /**
+   * Every row after `cursor` (or from the start), in the ordering's order, as one query: only the
+   * fields the records need. A bad cursor throws (400) here, before anything is read.
+   */
+  query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined) => ExportSql;
+  /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
+  records: (rows: TextRow[], ordering: Ordering<TextRow>, ctx: { db: ReadDb; config: Config }) => Promise<Cell[][]>;
 };
+
+/** An ordering of GraphQL's (same name, columns and key types) whose key is read from a TextRow's fields. */
+function textOrdering(ordering: Ordering<never>, keyFields: readonly number[]): Ordering<TextRow> {
+  return { ...ordering, key: (r) => keyFields.map((i) => r[i]!) };
+}
+
+/** Key text that JSON writes as itself between quotes (digits, ids of hex, dashes and dots). */
+const PLAIN_KEY = /^[\w.:-]*$/;
+
+/**
+ * A row's cursor: `encodeCursor` of the key fields' text (the digits `toString()` gives, the
+ * text itself), its JSON written directly when every key is plain.
+ */
+function cursorOfText(ordering: Ordering<TextRow>, row: TextRow): string {
+  const keys = ordering.key(row) as string[];
+  let json = `[${JSON.stringify(ordering.name)}`;
+  for (const key of keys) {
+    if (!PLAIN_KEY.test(key)) return encodeCursor(ordering.name, keys);
+    json += `,"${key}"`;
+  }
+  return Buffer.from(`${json}]`, "latin1").toString("base64url");
+}
+
+/** Unix seconds (their digits) → ISO-8601, as `isoTime`. */
+const isoOfText = (seconds: string) => new Date(Number(seconds) * 1000).toISOString();
+
+const num = (text: string | null) => Number(text);
 
 // ------------------------------------------------------------------ addresses
 
@@ -86,48 +128,77 @@ export function decimalOfDigits(digits: string, decimals: number): string {
   return negative && text !== "0" ? `-${text}` : text;
 }
 
-/** An amount as its exact decimal and its raw base units. */
-function amount(value: bigint, decimals: number): [string, string] {
-  const raw = value.toString();
-  return [decimalOfDigits(raw, decimals), raw];
+/** An amount (its digits) as its exact decimal and its raw base units. */
+function amount(raw: string | null, decimals: number): [string, string] {
+  return [decimalOfDigits(raw!, decimals), raw!];
 }
 
 // ------------------------------------------------------------------ burns
 
-const burns: ExportDataset<BurnRow> = {
+// Fields of a burn row, by index.
+const B = { id: 0, token: 1, kind: 2, from: 3, txFrom: 4, amount: 5, txHash: 6, blockNumber: 7, logIndex: 8, timestamp: 9 } as const;
+
+const burns: ExportDataset = {
   name: "burns",
   description: "Burns: transfers of launched tokens to the dead address",
   columns: ["id", "token", "kind", "from", "txFrom", "amount", "amountRaw", "txHash", "blockNumber", "logIndex", "timestamp", "cursor"],
   kinds: BURN_KINDS,
-  orderings: { oldest: BURN_ORDERINGS.OLDEST, newest: BURN_ORDERINGS.NEWEST },
-  page: (db, filter, ordering, cursor, limit) =>
+  orderings: { oldest: textOrdering(BURN_ORDERINGS.OLDEST as never, [B.blockNumber, B.logIndex]), newest: textOrdering(BURN_ORDERINGS.NEWEST as never, [B.blockNumber, B.logIndex]) },
+  query: (db, filter, ordering, cursor) =>
     db
-      .select()
+      .select({
+        id: burn.id,
+        token: burn.token,
+        kind: burn.kind,
+        from: burn.from,
+        txFrom: burn.txFrom,
+        amount: burn.amount,
+        txHash: burn.txHash,
+        blockNumber: burn.blockNumber,
+        logIndex: burn.logIndex,
+        timestamp: burn.timestamp,
+      })
       .from(burn)
       .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
-      .limit(limit),
+      .toSQL(),
   records: async (rows, ordering) =>
     rows.map((r) => [
-      r.id,
-      fastChecksum(r.token),
-      r.kind,
-      fastChecksum(r.from),
-      fastChecksum(r.txFrom),
-      ...amount(r.amount, TOKEN_DECIMALS),
-      r.txHash,
-      Number(r.blockNumber),
-      r.logIndex,
-      isoTime(r.timestamp),
-      cursorOf(ordering, r),
+      r[B.id]!,
+      fastChecksum(r[B.token]!),
+      r[B.kind]!,
+      fastChecksum(r[B.from]!),
+      fastChecksum(r[B.txFrom]!),
+      decimalOfDigits(r[B.amount]!, TOKEN_DECIMALS),
+      r[B.amount]!,
+      r[B.txHash]!,
+      num(r[B.blockNumber]),
+      num(r[B.logIndex]),
+      isoOfText(r[B.timestamp]!),
+      cursorOfText(ordering, r),
     ]),
 };
 
 // ------------------------------------------------------------------ buybacks
 
-type BuybackExportRow = BuybackRow & { pairedToken: Hex | null };
+const Y = {
+  id: 0,
+  token: 1,
+  kind: 2,
+  usdcIn: 3,
+  pairedIn: 4,
+  currencyIn: 5,
+  amountIn: 6,
+  tokensBought: 7,
+  tokensBurned: 8,
+  txHash: 9,
+  blockNumber: 10,
+  logIndex: 11,
+  timestamp: 12,
+  pairedToken: 13,
+} as const;
 
-const buybacks: ExportDataset<BuybackExportRow> = {
+const buybacks: ExportDataset = {
   name: "buybacks",
   description: "Buybacks: the operator's swaps into a launched token (protocol and creator buybacks)",
   columns: [
@@ -153,41 +224,57 @@ const buybacks: ExportDataset<BuybackExportRow> = {
     "cursor",
   ],
   kinds: BURN_KINDS.filter((k) => k !== "organic"),
-  orderings: { oldest: BUYBACK_ORDERINGS.OLDEST, newest: BUYBACK_ORDERINGS.NEWEST } as Record<ExportOrder, Ordering<BuybackExportRow>>,
-  page: async (db, filter, ordering, cursor, limit) => {
-    const rows = await db
-      .select({ row: buyback, pairedToken: pool.pairedToken })
+  orderings: {
+    oldest: textOrdering(BUYBACK_ORDERINGS.OLDEST as never, [Y.blockNumber, Y.logIndex]),
+    newest: textOrdering(BUYBACK_ORDERINGS.NEWEST as never, [Y.blockNumber, Y.logIndex]),
+  },
+  query: (db, filter, ordering, cursor) =>
+    db
+      .select({
+        id: buyback.id,
+        token: buyback.token,
+        kind: buyback.kind,
+        usdcIn: buyback.usdcIn,
+        pairedIn: buyback.pairedIn,
+        currencyIn: buyback.currencyIn,
+        amountIn: buyback.amountIn,
+        tokensBought: buyback.tokensBought,
+        tokensBurned: buyback.tokensBurned,
+        txHash: buyback.txHash,
+        blockNumber: buyback.blockNumber,
+        logIndex: buyback.logIndex,
+        timestamp: buyback.timestamp,
+        pairedToken: pool.pairedToken,
+      })
       .from(buyback)
       .leftJoin(tokenTable, eq(tokenTable.address, buyback.token))
       .leftJoin(pool, eq(pool.poolId, tokenTable.poolId))
       .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
-      .limit(limit);
-    return rows.map((r) => ({ ...r.row, pairedToken: r.pairedToken }));
-  },
+      .toSQL(),
   records: async (rows, ordering, { db, config }) => {
-    const currencies = await currencyInfos(db, config, rows.map((r) => r.currencyIn));
+    const currencies = await currencyInfos(db, config, rows.map((r) => r[Y.currencyIn]!));
     const usdc = config.contracts.usdc?.toLowerCase();
     return rows.map((r) => {
-      const spent = currencies.get(r.currencyIn.toLowerCase())!;
+      const spent = currencies.get(r[Y.currencyIn]!.toLowerCase())!;
       // As GraphQL: the pool's paired currency's decimals (USDC 6, otherwise 18).
-      const pairedDecimals = r.pairedToken?.toLowerCase() === usdc ? USDC_DECIMALS : TOKEN_DECIMALS;
+      const pairedDecimals = r[Y.pairedToken]?.toLowerCase() === usdc ? USDC_DECIMALS : TOKEN_DECIMALS;
       return [
-        r.id,
-        fastChecksum(r.token),
-        r.kind,
-        ...amount(r.usdcIn, USDC_DECIMALS),
-        ...amount(r.pairedIn, pairedDecimals),
+        r[Y.id]!,
+        fastChecksum(r[Y.token]!),
+        r[Y.kind]!,
+        ...amount(r[Y.usdcIn]!, USDC_DECIMALS),
+        ...amount(r[Y.pairedIn]!, pairedDecimals),
         spent.address,
         spent.symbol,
-        ...amount(r.amountIn, spent.decimals),
-        ...amount(r.tokensBought, TOKEN_DECIMALS),
-        ...amount(r.tokensBurned, TOKEN_DECIMALS),
-        r.txHash,
-        Number(r.blockNumber),
-        r.logIndex,
-        isoTime(r.timestamp),
-        cursorOf(ordering, r),
+        ...amount(r[Y.amountIn]!, spent.decimals),
+        ...amount(r[Y.tokensBought]!, TOKEN_DECIMALS),
+        ...amount(r[Y.tokensBurned]!, TOKEN_DECIMALS),
+        r[Y.txHash]!,
+        num(r[Y.blockNumber]),
+        num(r[Y.logIndex]),
+        isoOfText(r[Y.timestamp]!),
+        cursorOfText(ordering, r),
       ];
     });
   },
@@ -195,12 +282,12 @@ const buybacks: ExportDataset<BuybackExportRow> = {
 
 // ------------------------------------------------------------------ fees
 
-type FeeRow = typeof feeCollection.$inferSelect & { creator: Hex | null };
+const F = { id: 0, token: 1, rewardIndex: 2, recipient: 3, currency: 4, amount: 5, txHash: 6, blockNumber: 7, timestamp: 8, creator: 9 } as const;
 
 /** Chain order of collections: by block, then by id (`txHash-logIndex-rewardIndex-side`, unique). */
-const FEE_ORDERINGS: Record<ExportOrder, Ordering<FeeRow>> = {
-  oldest: { name: "fee-oldest", direction: "asc", columns: [feeCollection.blockNumber, feeCollection.id], types: ["int", "text"], key: (r) => [r.blockNumber, r.id] },
-  newest: { name: "fee-newest", direction: "desc", columns: [feeCollection.blockNumber, feeCollection.id], types: ["int", "text"], key: (r) => [r.blockNumber, r.id] },
+const FEE_ORDERINGS: Record<ExportOrder, Ordering<TextRow>> = {
+  oldest: { name: "fee-oldest", direction: "asc", columns: [feeCollection.blockNumber, feeCollection.id], types: ["int", "text"], key: (r) => [r[F.blockNumber]!, r[F.id]!] },
+  newest: { name: "fee-newest", direction: "desc", columns: [feeCollection.blockNumber, feeCollection.id], types: ["int", "text"], key: (r) => [r[F.blockNumber]!, r[F.id]!] },
 };
 
 function feeConditions(filter: ExportFilter): SQL[] {
@@ -213,43 +300,53 @@ function feeConditions(filter: ExportFilter): SQL[] {
   return c;
 }
 
-const fees: ExportDataset<FeeRow> = {
+const fees: ExportDataset = {
   name: "fees",
   description:
     "LP fees collected: one row per collection (the LP locker's ClaimedRewards), reward slot and currency, with the slot's recipient and its role (operator, creator or other)",
   columns: ["id", "token", "rewardIndex", "recipient", "role", "currency", "symbol", "decimals", "amount", "amountRaw", "txHash", "blockNumber", "timestamp", "cursor"],
   orderings: FEE_ORDERINGS,
-  page: async (db, filter, ordering, cursor, limit) => {
-    const rows = await db
-      .select({ row: feeCollection, creator: enrollment.creator })
+  query: (db, filter, ordering, cursor) =>
+    db
+      .select({
+        id: feeCollection.id,
+        token: feeCollection.token,
+        rewardIndex: feeCollection.rewardIndex,
+        recipient: feeCollection.recipient,
+        currency: feeCollection.currency,
+        amount: feeCollection.amount,
+        txHash: feeCollection.txHash,
+        blockNumber: feeCollection.blockNumber,
+        timestamp: feeCollection.timestamp,
+        creator: enrollment.creator,
+      })
       .from(feeCollection)
       .leftJoin(enrollment, eq(enrollment.token, feeCollection.token))
       .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
-      .limit(limit);
-    return rows.map((r) => ({ ...r.row, creator: r.creator }));
-  },
+      .toSQL(),
   records: async (rows, ordering, { db, config }) => {
-    const currencies = await currencyInfos(db, config, rows.map((r) => r.currency));
+    const currencies = await currencyInfos(db, config, rows.map((r) => r[F.currency]!));
     const operator = config.operator?.toLowerCase();
     return rows.map((r) => {
-      const currency = currencies.get(r.currency.toLowerCase())!;
-      const recipient = r.recipient.toLowerCase();
-      const role = recipient === operator ? "operator" : recipient === r.creator?.toLowerCase() ? "creator" : "other";
+      const currency = currencies.get(r[F.currency]!.toLowerCase())!;
+      const recipientText = r[F.recipient]!;
+      const recipient = recipientText.toLowerCase();
+      const role = recipient === operator ? "operator" : recipient === r[F.creator]?.toLowerCase() ? "creator" : "other";
       return [
-        r.id,
-        fastChecksum(r.token),
-        r.rewardIndex,
-        /^0x[0-9a-fA-F]{40}$/.test(r.recipient) ? fastChecksum(r.recipient) : r.recipient,
+        r[F.id]!,
+        fastChecksum(r[F.token]!),
+        num(r[F.rewardIndex]),
+        /^0x[0-9a-fA-F]{40}$/.test(recipientText) ? fastChecksum(recipientText) : recipientText,
         role,
         currency.address,
         currency.symbol,
         currency.decimals,
-        ...amount(r.amount, currency.decimals),
-        r.txHash,
-        Number(r.blockNumber),
-        isoTime(r.timestamp),
-        cursorOf(ordering, r),
+        ...amount(r[F.amount]!, currency.decimals),
+        r[F.txHash]!,
+        num(r[F.blockNumber]),
+        isoOfText(r[F.timestamp]!),
+        cursorOfText(ordering, r),
       ];
     });
   },
@@ -257,7 +354,10 @@ const fees: ExportDataset<FeeRow> = {
 
 // ------------------------------------------------------------------ activity
 
-const ACTIVITY_OLDEST: Ordering<ActivityRow> = { ...ACTIVITY_ORDERING, name: "activity-oldest", direction: "asc" };
+const A = { id: 0, kind: 1, token: 2, txHash: 3, blockNumber: 4, logIndex: 5, timestamp: 6, data: 7 } as const;
+
+const ACTIVITY_NEWEST = textOrdering(ACTIVITY_ORDERING as never, [A.id]);
+const ACTIVITY_OLDEST: Ordering<TextRow> = { ...ACTIVITY_NEWEST, name: "activity-oldest", direction: "asc" };
 
 function activityConditions(filter: ExportFilter): SQL[] {
   const c: SQL[] = [];
@@ -270,34 +370,46 @@ function activityConditions(filter: ExportFilter): SQL[] {
   return c;
 }
 
-const activityDataset: ExportDataset<ActivityRow> = {
+const activityDataset: ExportDataset = {
   name: "activity",
   description: "The activity feed: one row per event of every kind, its facts as JSON (exact decimals in `data`, base units in `rawData`)",
   columns: ["id", "kind", "token", "txHash", "blockNumber", "logIndex", "timestamp", "data", "rawData", "cursor"],
   kinds: ACTIVITY_KINDS,
   // Newest first shares GraphQL's and GET /activity's ordering (and so their cursors).
-  orderings: { oldest: ACTIVITY_OLDEST, newest: ACTIVITY_ORDERING },
-  page: (db, filter, ordering, cursor, limit) =>
+  orderings: { oldest: ACTIVITY_OLDEST, newest: ACTIVITY_NEWEST },
+  query: (db, filter, ordering, cursor) =>
     db
-      .select()
+      .select({
+        id: activity.id,
+        kind: activity.kind,
+        token: activity.token,
+        txHash: activity.txHash,
+        blockNumber: activity.blockNumber,
+        logIndex: activity.logIndex,
+        timestamp: activity.timestamp,
+        data: activity.data,
+      })
       .from(activity)
       .where(and(...activityConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
-      .limit(limit),
+      .toSQL(),
   records: async (rows, ordering, { config }) =>
-    rows.map((r) => [
-      r.id,
-      r.kind,
-      r.token ? fastChecksum(r.token) : null,
-      r.txHash,
-      Number(r.blockNumber),
-      r.logIndex,
-      isoTime(r.timestamp),
-      formatActivityData(r.data, config.contracts.usdc) as Record<string, unknown>,
-      r.data as Record<string, unknown>,
-      cursorOf(ordering, r),
-    ]),
+    rows.map((r) => {
+      // The json column's text, parsed as drizzle's json column parses it.
+      const data = JSON.parse(r[A.data]!) as Record<string, unknown>;
+      return [
+        r[A.id]!,
+        r[A.kind]!,
+        r[A.token] ? fastChecksum(r[A.token]!) : null,
+        r[A.txHash]!,
+        num(r[A.blockNumber]),
+        num(r[A.logIndex]),
+        isoOfText(r[A.timestamp]!),
+        formatActivityData(data as never, config.contracts.usdc) as Record<string, unknown>,
+        data,
+        cursorOfText(ordering, r),
+      ];
+    }),
 };
 
-// biome-ignore lint/suspicious/noExplicitAny: datasets of different row types, used through their own functions
-export const DATASETS: Record<ExportDatasetName, ExportDataset<any>> = { burns, buybacks, fees, activity: activityDataset };
+export const DATASETS: Record<ExportDatasetName, ExportDataset> = { burns, buybacks, fees, activity: activityDataset };

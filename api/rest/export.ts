@@ -1,25 +1,26 @@
 /**
  * GET /export/{burns|buybacks|fees|activity}.{csv,ndjson}: a dataset in full, streamed. The
  * filters are GraphQL's (token, kinds, time and block ranges); rows come oldest first (or
- * `order=newest`), in keyset pages of EXPORT_PAGE rows, each page read when the client has
- * taken the previous one (the response stream's backpressure), so memory holds a page or two
- * whatever the export's length. Every row ends with its cursor: `after=<cursor>` resumes after
- * it (a broken download, or the next day's new rows). docs/api.md, "Exports".
+ * `order=newest`) from one server-side cursor (api/read/export-stream.ts), a batch of
+ * EXPORT_PAGE rows fetched when the client has taken the chunk before (the response stream's
+ * backpressure), so memory holds two batches whatever the export's length. Every row ends with
+ * its cursor: `after=<cursor>` resumes after it (a broken download, or the next day's new
+ * rows). docs/api.md, "Exports"; docs/design.md §7.
  */
 import { type ZodTypeAny, z } from "zod";
 import { ACTIVITY_KINDS } from "../read/activity.js";
 import { BURN_KINDS } from "../read/burns.js";
-import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder } from "../read/export.js";
+import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
+import { FETCH_ROWS, RowCursor } from "../read/export-stream.js";
 import type { ApiDeps } from "../deps.js";
 import { badRequest, retryTransient } from "../http/errors.js";
-import { cursorOf } from "../read/keyset.js";
 import { time } from "./market.js";
 import { type AnyRoute, defineRoute } from "./route.js";
 import { address } from "./schemas.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 
-/** Rows per keyset page (one query each). */
-export const EXPORT_PAGE = 2_000;
+/** Rows per batch read from the export's cursor (one chunk of the response each). */
+export const EXPORT_PAGE = FETCH_ROWS;
 /** Most rows one export may be asked for with `limit` (an export without `limit` has no bound). */
 const MAX_EXPORT_LIMIT = 1_000_000_000;
 
@@ -176,67 +177,145 @@ function csvCell(value: Cell): string {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** Each record as one line of the format (CSV: RFC 4180 with CRLF; NDJSON: one JSON object). */
-function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: Cell[]) => string {
-  if (format === "csv") return (cells) => `${cells.map(csvCell).join(",")}\r\n`;
-  const keys = columns.map((c) => `${JSON.stringify(c)}:`);
-  return (cells) => {
-    let line = "{";
-    for (let i = 0; i < cells.length; i++) line += `${i ? "," : ""}${keys[i]}${JSON.stringify(cells[i])}`;
-    return `${line}}\n`;
+/**
+ * Writes each record as one line of the format (CSV: RFC 4180 with CRLF; NDJSON: one JSON
+ * object) into the writer, cell by cell (no line string in between).
+ */
+export function lineEncoder(format: ExportFormat, columns: readonly string[]): (cells: Cell[], out: ChunkWriter) => void {
+  if (format === "csv")
+    return (cells, out) => {
+      out.reserve(LINE_BYTES);
+      out.text(csvCell(cells[0]!));
+      for (let i = 1; i < cells.length; i++) {
+        out.byte(0x2c);
+        out.text(csvCell(cells[i]!));
+      }
+      out.byte(0x0d);
+      out.byte(0x0a);
+    };
+  const keys = columns.map((c, i) => `${i ? "," : "{"}${JSON.stringify(c)}:`);
+  return (cells, out) => {
+    out.reserve(LINE_BYTES);
+    for (let i = 0; i < cells.length; i++) {
+      out.text(keys[i]!);
+      out.text(JSON.stringify(cells[i]));
+    }
+    out.byte(0x7d);
+    out.byte(0x0a);
   };
 }
 
+/** Bytes of one chunk of the response (a batch's lines fill one or two). */
+const CHUNK_BYTES = 256 * 1024;
+/** Room a line usually needs: reserved up front so that most lines do not straddle two chunks. */
+const LINE_BYTES = 1024;
+
 /**
- * The export's body: the CSV header, then page after page. Each page is encoded on the stream's
- * pull (when the client has taken the one before) while the database reads the next one (so
- * memory holds two pages at most); a read is retried once on a transient database error;
- * a failure after the first page ends the response early (the client sees an incomplete
- * transfer and resumes after the last row it has).
+ * Lines written straight into chunk buffers (one `write` per line: no batch-long string to build
+ * and encode at once), each chunk handed on when full.
  */
-function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, filter: ExportFilter, q: ExportQuery, first: unknown[]): ReadableStream<Uint8Array> {
+export class ChunkWriter {
+  private buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+  readonly chunks: Buffer[] = [];
+
+  /** Starts a new chunk unless `bytes` more fit in this one (a line begins in the chunk it ends in, mostly). */
+  reserve(bytes: number): void {
+    if (this.used + bytes > this.buf.length) this.flush();
+  }
+
+  text(text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a text longer than a chunk gets its own.
+    const most = text.length * 3;
+    if (this.used + most > this.buf.length) {
+      this.flush();
+      if (most > this.buf.length) this.buf = Buffer.allocUnsafe(most);
+    }
+    this.used += this.buf.write(text, this.used, "utf8");
+  }
+
+  byte(value: number): void {
+    if (this.used === this.buf.length) this.flush();
+    this.buf[this.used++] = value;
+  }
+
+  /** The chunks so far (the current one cut to its length); the writer starts a new one. */
+  take(): Buffer[] {
+    this.flush();
+    return this.chunks.splice(0);
+  }
+
+  private flush(): void {
+    if (this.used === 0) return;
+    this.chunks.push(this.buf.subarray(0, this.used));
+    this.buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.used = 0;
+  }
+}
+
+/**
+ * The export's body: the CSV header, then batch after batch of the cursor's rows. Each batch is
+ * encoded on the stream's pull (when the client has taken the chunk before: backpressure) while
+ * the database sends the next one (so memory holds two batches at most), one chunk of a few
+ * hundred KB per batch. When the rows end, the limit is reached, the client goes away or a read
+ * fails, the cursor is closed and its connection given back. A failure after the first batch
+ * ends the response early (the client sees an incomplete transfer and resumes after the last
+ * row it has).
+ */
+function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, q: ExportQuery, cursor: RowCursor, first: TextRow[], firstSize: number): ReadableStream<Uint8Array> {
   const dataset = DATASETS[name];
   const ordering = dataset.orderings[q.order];
   const encode = lineEncoder(format, dataset.columns);
-  const utf8 = new TextEncoder();
   const ctx = { db: deps.db, config: deps.config };
   let remaining = q.limit ?? Number.POSITIVE_INFINITY;
   let header = format === "csv";
-  /** The next page, read while the current one is encoded and sent (its error kept for the next pull). */
-  let next: Promise<{ rows: unknown[] } | { error: unknown }> | undefined = Promise.resolve({ rows: first });
-  const read = (cursor: string | undefined, size: number) =>
-    retryTransient(() => dataset.page(deps.db, filter, ordering, cursor, size)).then(
-      (rows) => ({ rows: rows as unknown[] }),
+  let cancelled = false;
+  const writer = new ChunkWriter();
+  type Batch = { rows: TextRow[]; size: number } | { error: unknown };
+  /** The next batch, fetched while the current one is encoded and sent (its error kept for the next pull). */
+  let next: Promise<Batch> | undefined = Promise.resolve({ rows: first, size: firstSize });
+  const read = (size: number): Promise<Batch> =>
+    cursor.fetch(size).then(
+      (rows) => ({ rows, size }),
       (error: unknown) => ({ error }),
     );
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          const size = Math.min(EXPORT_PAGE, remaining);
-          const page = await next!;
-          if ("error" in page) throw page.error;
-          const rows = page.rows;
+          const batch = await next!;
+          if (cancelled) return;
+          if ("error" in batch) throw batch.error;
+          const rows = batch.rows;
           remaining -= rows.length;
-          const done = rows.length < size || remaining <= 0;
-          // Read ahead: the database works on the next page while this one is encoded.
-          next = done ? undefined : read(cursorOf(ordering, rows.at(-1) as never), Math.min(EXPORT_PAGE, remaining));
-          let out = "";
+          const done = rows.length < batch.size || remaining <= 0;
+          // Read ahead: the database sends the next batch while this one is encoded.
+          next = done ? undefined : read(Math.min(FETCH_ROWS, remaining));
           if (header) {
-            out += `${dataset.columns.join(",")}\r\n`;
+            writer.text(`${dataset.columns.join(",")}\r\n`);
             header = false;
           }
-          for (const record of await dataset.records(rows as never[], ordering, ctx)) out += encode(record);
-          if (out) controller.enqueue(utf8.encode(out));
-          if (done) controller.close();
+          for (const record of await dataset.records(rows, ordering, ctx)) encode(record, writer);
+          if (cancelled) return;
+          for (const chunk of writer.take()) controller.enqueue(chunk);
+          if (done) {
+            await cursor.close();
+            controller.close();
+          }
         } catch (error) {
+          await cursor.close(error);
+          if (cancelled) return;
           deps.logError?.(error, `export ${name}.${format}: ended early`);
           controller.error(error);
         }
       },
-      // A client gone: nothing more is sent (a page being read ahead is dropped).
-      cancel() {
+      // A client gone: nothing more is read; the cursor is closed (after a batch in flight) and its connection given back.
+      async cancel() {
+        cancelled = true;
+        const pending = next;
         next = undefined;
+        await pending;
+        await cursor.close();
       },
     },
     { highWaterMark: 1 },
@@ -259,7 +338,7 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
     tag: "exports",
     summary: `${dataset.description.split(":")[0]}, every row, streamed as ${format === "csv" ? "CSV" : "NDJSON"}`,
     description: [
-      `${dataset.description}. Oldest first unless \`order=newest\`; filters as in GraphQL${dataset.kinds ? "" : " (no kinds)"}. Streamed in pages of ${EXPORT_PAGE} rows, in constant memory.`,
+      `${dataset.description}. Oldest first unless \`order=newest\`; filters as in GraphQL${dataset.kinds ? "" : " (no kinds)"}. Streamed from one snapshot in batches of ${EXPORT_PAGE} rows, in constant memory; at most 2 exports stream at once per server (503 \`DATABASE_BUSY\` with \`Retry-After\` beyond).`,
       "Amounts are exact decimal strings in whole units beside their raw base units (`…Raw`). Every row ends with its `cursor`: to resume an interrupted download (or fetch only newer rows later), ask again with `after=<the last row's cursor>` and the same filters and order.",
       "A transfer that ends without its final chunk (the connection closed early) is incomplete: resume it from the last complete row.",
     ].join("\n\n"),
@@ -279,10 +358,20 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
       if (q.from !== undefined && q.to !== undefined && q.from >= q.to) throw badRequest("from must be before to");
       if (q.fromBlock !== undefined && q.toBlock !== undefined && q.fromBlock > q.toBlock) throw badRequest("fromBlock must not be after toBlock");
       const filter: ExportFilter = { token: q.token, kinds: q.kind, fromTime: q.from, toTime: q.to, fromBlock: q.fromBlock, toBlock: q.toBlock };
-      // The first page before the answer: a bad cursor is a 400, an unreachable database a 503.
-      const ordering = dataset.orderings[q.order];
-      const first = await dataset.page(deps.db, filter, ordering, q.after, Math.min(EXPORT_PAGE, q.limit ?? EXPORT_PAGE));
-      return c.body(exportBody(deps, name, format, filter, q, first), 200, {
+      // A bad cursor is a 400 here, before a connection is taken.
+      const rowsSql = dataset.query(deps.db, filter, dataset.orderings[q.order], q.after);
+      // The first batch before the answer: an unreachable or busy database is a 503, not a truncated 200.
+      const firstSize = Math.min(FETCH_ROWS, q.limit ?? FETCH_ROWS);
+      const { cursor, first } = await retryTransient(async () => {
+        const opened = await RowCursor.open(deps.db, rowsSql);
+        try {
+          return { cursor: opened, first: await opened.fetch(firstSize) };
+        } catch (error) {
+          await opened.close(error);
+          throw error;
+        }
+      });
+      return c.body(exportBody(deps, name, format, q, cursor, first, firstSize), 200, {
         "Content-Type": `${media}; charset=utf-8`,
         "Content-Disposition": `attachment; filename="${name}.${format}"`,
         "Cache-Control": "no-store",

@@ -12,6 +12,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReadDb } from "../../api/deps.js";
 import { EXPORT_PAGE } from "../../api/rest/export.js";
+import { exportStreams } from "../../api/read/export-stream.js";
 import { type Harness, startHarness } from "./harness.js";
 import { type Scenario, seedScenario } from "./scenario.js";
 
@@ -314,12 +315,25 @@ describe("a large table", () => {
     await h.query("ANALYZE synth.burn");
     pool = new pg.Pool({ connectionString: h.databaseUrl, max: 2, options: "-c search_path=synth,app" });
     const inner = drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb;
-    // Counts the reads: each page is one select.
-    db = new Proxy(inner, {
-      get: (target, key, receiver) => {
-        if (key === "select") selects++;
-        return Reflect.get(target, key, receiver);
+    // Counts the reads: each batch is one FETCH from the export's cursor, on a connection of the db's pool.
+    const counted = new WeakSet<pg.PoolClient>();
+    const connector = {
+      connect: async () => {
+        const client = await pool.connect();
+        if (!counted.has(client)) {
+          counted.add(client);
+          const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+          (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+            const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+            if (text?.startsWith("FETCH")) selects++;
+            return query(...args);
+          };
+        }
+        return client;
       },
+    };
+    db = new Proxy(inner, {
+      get: (target, key, receiver) => (key === "$client" ? connector : Reflect.get(target, key, receiver)),
     });
   }, 240_000);
   afterAll(async () => {
@@ -374,9 +388,102 @@ describe("a large table", () => {
     const reader = res.body!.getReader();
     await reader.read();
     await new Promise((r) => setTimeout(r, 1_000));
-    // The first page, and at most one or two read ahead: not the table's 75 pages.
+    // The first batch, and at most one or two read ahead: not the table's 150 batches.
+    expect(selects).toBeGreaterThanOrEqual(1);
     expect(selects).toBeLessThanOrEqual(3);
     expect(ROWS / EXPORT_PAGE).toBeGreaterThan(20);
+    expect(exportStreams()).toBe(1);
     await reader.cancel();
+    // Cancelled: the cursor is closed and its connection back in the pool.
+    expect(exportStreams()).toBe(0);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+    expect(pool.waitingCount).toBe(0);
   }, 60_000);
+
+  it("a cancelled download leaves no transaction open, and the next export reads every row", async () => {
+    const app = h.appWith({ db });
+    for (let i = 0; i < 3; i++) {
+      const res = await app.request("http://api.test/api/v1/export/burns.ndjson");
+      const reader = res.body!.getReader();
+      await reader.read();
+      await reader.read();
+      await reader.cancel();
+    }
+    expect(exportStreams()).toBe(0);
+    const open = await h.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'FETCH FORWARD % FROM export_rows' AND state <> 'idle'");
+    expect(open[0]!.n).toBe(0);
+    const res = await app.request("http://api.test/api/v1/export/burns.csv?fromBlock=14000");
+    const lines = (await res.text()).split("\r\n").filter(Boolean);
+    // The header, then block 14000 (rows 140000..140009) to the end.
+    expect(lines.length).toBe(1 + ROWS - 140_000 + 1);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  }, 120_000);
+
+  it("more exports at once than the server streams is a 503 DATABASE_BUSY, and a slot frees when one ends", async () => {
+    const app = h.appWith({ db });
+    const a = await app.request("http://api.test/api/v1/export/burns.csv");
+    const b = await app.request("http://api.test/api/v1/export/burns.csv");
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const busy = await app.request("http://api.test/api/v1/export/burns.csv");
+    expect(busy.status).toBe(503);
+    expect(await busy.json()).toEqual({ error: expect.stringContaining("exports are streaming"), code: "DATABASE_BUSY" });
+    expect(busy.headers.get("retry-after")).toBe("10");
+    await a.body!.cancel();
+    const c = await app.request("http://api.test/api/v1/export/burns.csv?limit=5");
+    expect((await c.text()).split("\r\n").filter(Boolean).length).toBe(6);
+    await b.body!.cancel();
+    expect(exportStreams()).toBe(0);
+  }, 60_000);
+});
+
+describe("a client that disconnects over HTTP", () => {
+  const ROWS = 60_000;
+  const PREFIX = "synthetic-disconnect-";
+
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: h.databaseUrl, options: "-c search_path=app" });
+    await client.connect();
+    await client.query("SET session_replication_role = replica");
+    await client.query(`DELETE FROM burn WHERE id LIKE '${PREFIX}%'`);
+    await client.end();
+  });
+
+  it("closes the export's cursor in the ponder process, and a second export there reads every row", async () => {
+    // Rows in the indexed table itself, after the history (triggers off: ponder's live notices are not wanted).
+    const client = new pg.Client({ connectionString: h.databaseUrl, options: "-c search_path=app" });
+    await client.connect();
+    await client.query("SET session_replication_role = replica");
+    await client.query(
+      `INSERT INTO burn (id, token, "from", amount, kind, tx_hash, tx_from, block_number, log_index, timestamp)
+       SELECT $1 || g, $2, '0x' || lpad(to_hex(g % 500 + 4096), 40, '0'), (g::numeric * 1000000000000000000 + 7), 'organic',
+              '0x' || lpad(to_hex(g), 64, '0'), '0x' || lpad(to_hex(g % 500 + 4096), 40, '0'), 10000000000 + g, 0, 1900000000 + g
+       FROM generate_series(1, $3) AS g`,
+      [PREFIX, s.token.toLowerCase(), ROWS],
+    );
+    await client.end();
+    const streaming = async () =>
+      (await h.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'FETCH FORWARD % FROM export_rows' AND state <> 'idle'"))[0]!.n as number;
+
+    const abort = new AbortController();
+    const res = await fetch(`${h.url}/api/v1/export/burns.csv?fromBlock=10000000000`, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    // Mid-way: the server holds the cursor open in its transaction, waiting for the client.
+    expect(await streaming()).toBe(1);
+    abort.abort();
+    await reader.cancel().catch(() => {});
+    let open = 1;
+    for (let i = 0; i < 50 && open > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      open = await streaming();
+    }
+    expect(open, "the cursor's transaction ended after the disconnect").toBe(0);
+
+    const whole = await fetch(`${h.url}/api/v1/export/burns.csv?fromBlock=10000000000`);
+    expect(whole.status).toBe(200);
+    const lines = (await whole.text()).split("\r\n").filter(Boolean);
+    expect(lines.length).toBe(ROWS + 1);
+    expect(await streaming()).toBe(0);
+  }, 120_000);
 });
