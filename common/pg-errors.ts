@@ -13,11 +13,16 @@ export const SOCKET_FAILURES: ReadonlySet<string> = new Set(["ECONNREFUSED", "EC
 /** Class 08, connection exception (08000, 08001, 08003, 08006, …). */
 export const isConnectionException = (code: string): boolean => /^08[0-9A-Z]{3}$/.test(code);
 
+/** disk_full: the server could not extend a file or write its WAL (a full disk, until space is freed). */
+export const PG_DISK_FULL = "53100";
+
 /**
  * PostgreSQL cannot be reached or is not serving right now (a restart, a failover, a fast
- * shutdown): the server stopping or starting, any connection exception, a socket failure.
+ * shutdown, a full disk): the server stopping or starting, any connection exception, a socket
+ * failure, or disk_full (it cannot write until space is freed; waited out like an outage).
  */
-export const isDatabaseUnavailableCode = (code: string): boolean => PG_SHUTTING_DOWN.has(code) || isConnectionException(code) || SOCKET_FAILURES.has(code);
+export const isDatabaseUnavailableCode = (code: string): boolean =>
+  PG_SHUTTING_DOWN.has(code) || isConnectionException(code) || SOCKET_FAILURES.has(code) || code === PG_DISK_FULL;
 
 /**
  * Errors that pass on their own, with the reason each is reported under: a lock not granted in

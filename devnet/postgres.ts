@@ -13,7 +13,14 @@ import pg from "pg";
 
 const require = createRequire(import.meta.url);
 
-export type PostgresHandle = { url: string; stop: () => Promise<void> };
+export type PostgresHandle = {
+  url: string;
+  stop: () => Promise<void>;
+  /** The postmaster. It exits by itself when its crash recovery fails (e.g. a full disk): `npm start` starts it again. */
+  process: ChildProcess;
+  /** Resolves when the postmaster has exited, whoever stopped it. */
+  exited: Promise<void>;
+};
 
 /**
  * The platform package ships its shared-library symlinks as a JSON list and restores them
@@ -82,9 +89,17 @@ async function spawnServer(options: { dataDir: string; port: number; binary: str
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  forEachLine(child.stdout!, (line) => options.onLog?.(line));
-  forEachLine(child.stderr!, (line) => options.onLog?.(line));
-  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`postgres exited during start (code ${code}; port ${options.port} in use?)`))));
+  // The server's last FATAL or PANIC line names why a start failed (a full disk, a port in use).
+  let fatal: string | undefined;
+  const onLine = (line: string) => {
+    if (/\b(FATAL|PANIC):/.test(line) && !/the database system is (starting up|shutting down)/.test(line)) fatal = line.replace(/^.*?\b(FATAL|PANIC):\s*/, "");
+    options.onLog?.(line);
+  };
+  forEachLine(child.stdout!, onLine);
+  forEachLine(child.stderr!, onLine);
+  const exited = new Promise<never>((_, reject) =>
+    child.once("exit", (code) => reject(new Error(`postgres exited during start (code ${code}${fatal ? `: ${fatal}` : `; port ${options.port} in use?`})`))),
+  );
   exited.catch(() => {});
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -117,13 +132,23 @@ export async function startPostgres(options: {
   const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
 
   const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres` });
-  await admin.connect();
-  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(database)}`);
-  await admin.end();
+  admin.on("error", () => {});
+  try {
+    await admin.connect();
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(database)}`);
+  } catch (error) {
+    // A server that crashed or cannot write right after its start is not left running.
+    server.kill("SIGKILL");
+    throw error;
+  } finally {
+    await admin.end().catch(() => {});
+  }
 
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${options.port}/${database}`,
+    process: server,
+    exited,
     stop: async () => {
       if (server.exitCode !== null || server.signalCode !== null) return;
       server.kill("SIGINT"); // fast shutdown: roll back open transactions, checkpoint, exit

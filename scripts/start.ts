@@ -18,6 +18,7 @@ import pg from "pg";
 import { parseEther } from "viem";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { dataDir, writeConnectionFile } from "../common/connection-file.js";
+import { diskFull } from "../common/disk.js";
 import { createLogger, lineRelay, resolveLogFormat } from "../common/logger.js";
 import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
@@ -87,6 +88,8 @@ const replicas: PonderHandle[] = [];
 let engine: ChildProcess | undefined;
 let market: Market | undefined;
 let stopping = false;
+/** An embedded PostgreSQL being started again after it exited (stopAll waits for it, then stops it). */
+let postgresStarting: Promise<unknown> | undefined;
 
 async function stopAll(code: number): Promise<never> {
   // Ctrl-C reaches this process more than once (terminal and tsx both forward it).
@@ -99,6 +102,7 @@ async function stopAll(code: number): Promise<never> {
   await Promise.all(replicas.map((r) => r.stop().catch(() => {})));
   await ponder?.stop().catch(() => {});
   await anvil?.stop().catch(() => {});
+  await postgresStarting?.catch(() => {});
   await postgres?.stop().catch(() => {});
   log.info("stopped");
   process.exit(code);
@@ -134,6 +138,15 @@ async function dependenciesUp(childEnv: NodeJS.ProcessEnv): Promise<{ up: boolea
   return { up: down.length === 0, down };
 }
 
+/** "; disk full: … on the filesystem of DATA_DIR" while that disk is full (PostgreSQL and the devnet write there), else "". */
+const diskNote = () => {
+  const full = diskFull(DATA);
+  return full ? `; ${full}` : "";
+};
+
+/** Components waiting out their restart backoff: started at once when the embedded PostgreSQL is back. */
+const waitingRestarts = new Set<() => void>();
+
 /**
  * Runs a component and restarts it whenever it exits (a crash, an OOM kill, ponder giving up
  * after its database retries, exit 75), with backoff, while the rest of the stack stays up.
@@ -159,20 +172,73 @@ function supervise<T extends { process: ChildProcess }>(name: string, start: () 
         if (stopping) return;
         let delay = Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failures - 1));
         if (down.length) {
-          log.error({ code, signal, down, restartInMs: delay }, `${name} exited while ${down.join(" and ")} ${down.length > 1 ? "are" : "is"} unreachable; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
+          log.error({ code, signal, down, restartInMs: delay }, `${name} exited while ${down.join(" and ")} ${down.length > 1 ? "are" : "is"} unreachable${diskNote()}; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
         } else if (exits.length >= FAST_FAILURES) {
           delay = RESTART_MAX_MS;
           log.error({ code, signal, exits: exits.length, restartInMs: delay }, `${name} exited ${exits.length} times within a minute with its dependencies up (a crash loop: see its last lines above); restarting it in ${delay / 1000} s`);
         } else {
           log.error({ code, signal, restartInMs: delay }, `${name} exited; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
         }
-        setTimeout(() => {
+        // Started after the backoff, or as soon as the embedded PostgreSQL is back (whichever is first).
+        const restart = () => {
+          if (!waitingRestarts.delete(restart)) return;
+          clearTimeout(timer);
           if (!stopping) run();
-        }, delay);
+        };
+        const timer = setTimeout(restart, delay);
+        waitingRestarts.add(restart);
       });
     });
   };
   run();
+}
+
+/** The embedded PostgreSQL's restarts: backoff doubling from 1 s to 10 s (it cannot start again while its disk is full). */
+const POSTGRES_RESTART_MAX_MS = 10_000;
+
+/** The embedded PostgreSQL's own lines worth the operator's eye: a PANIC, and a crash recovery that could not finish. */
+const postgresLog = (line: string) => {
+  if (/\bPANIC:|shutting down due to startup process failure|startup process .* exited with exit code/.test(line)) log.warn({ line }, `postgres: ${line.replace(/^\S+ \S+ \S+ \[\d+\] /, "")}`);
+};
+
+/**
+ * Keeps the embedded PostgreSQL running. PostgreSQL restarts its own backends after a crash,
+ * but when its crash recovery cannot finish (on a full disk it PANICs as soon as it cannot add
+ * a WAL segment, and its recovery cannot write either) the postmaster exits. It is started
+ * again, with backoff, until it starts (once space is freed); the components then restart at
+ * once rather than at the end of their own backoff. Meanwhile the API answers 503 with the
+ * reason, and the engine waits in the same process (docs/operations.md, "Full disk").
+ */
+function superviseEmbeddedPostgres(first: PostgresHandle, start: () => Promise<PostgresHandle>): void {
+  const watch = (handle: PostgresHandle) => {
+    void handle.exited.then(async () => {
+      if (stopping || postgres !== handle) return;
+      const stoppedAt = Date.now();
+      log.error({ code: handle.process.exitCode, signal: handle.process.signalCode }, `embedded PostgreSQL exited${diskNote()}; starting it again (the rest of the stack waits for it)`);
+      for (let attempt = 1; !stopping; attempt++) {
+        await new Promise((r) => setTimeout(r, Math.min(POSTGRES_RESTART_MAX_MS, 1_000 * 2 ** (attempt - 1))));
+        if (stopping) return;
+        const starting = start();
+        postgresStarting = starting;
+        try {
+          const next = await starting;
+          postgres = next;
+          log.warn({ attempts: attempt, downSeconds: Math.round((Date.now() - stoppedAt) / 1000) }, `embedded PostgreSQL is back after ${Math.round((Date.now() - stoppedAt) / 1000)} s; restarting the components that wait for it`);
+          for (const restart of [...waitingRestarts]) restart();
+          watch(next);
+          return;
+        } catch (error) {
+          // Told at the first failure and every minute or so after it, not at every try.
+          if (attempt === 1 || attempt % 6 === 0) {
+            log.error({ attempt, err: error instanceof Error ? error.message : String(error) }, `embedded PostgreSQL could not start again${diskNote()}; retrying every ${POSTGRES_RESTART_MAX_MS / 1000} s`);
+          }
+        } finally {
+          if (postgresStarting === starting) postgresStarting = undefined;
+        }
+      }
+    });
+  };
+  watch(first);
 }
 
 /** The engine as one node process (tsx as a loader, no wrapper process), which stops if this supervisor dies. */
@@ -307,8 +373,10 @@ async function main(): Promise<void> {
     env.DATABASE_URL = initial.databaseUrl;
   } else {
     log.info("starting embedded PostgreSQL");
-    postgres = await startPostgres({ dataDir: join(DATA, "postgres"), port: POSTGRES_PORT });
+    const startEmbedded = () => startPostgres({ dataDir: join(DATA, "postgres"), port: POSTGRES_PORT, onLog: postgresLog });
+    postgres = await startEmbedded();
     env.DATABASE_URL = postgres.url;
+    superviseEmbeddedPostgres(postgres, startEmbedded);
   }
 
   if (!process.env.RPC_URL) {

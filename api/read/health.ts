@@ -10,6 +10,8 @@ import { coalescerFor } from "./coalesce.js";
 import { checksumOrNull } from "./format.js";
 import { desksHealth } from "../../core/health.js";
 import { ServiceError, describeError, isDatabaseUnavailable } from "../../core/errors.js";
+import { dataDir } from "../../common/connection-file.js";
+import { diskFull } from "../../common/disk.js";
 
 /** Ponder checkpoints are fixed-width decimal strings; the block number is digits 26..42. */
 const blockOfCheckpoint = (checkpoint: string) => Number(checkpoint.slice(26, 42));
@@ -41,6 +43,8 @@ type Progress = {
   advancedAt: number;
   lagSince: number | null;
   dbDownSince: number | null;
+  /** Since when the data directory's disk has been full (docs/operations.md, "Full disk"). */
+  diskFullSince: number | null;
   polling: boolean;
 };
 const progressByConfig = new WeakMap<object, Progress>();
@@ -48,7 +52,7 @@ const progressByConfig = new WeakMap<object, Progress>();
 function progressOf(deps: ApiDeps): Progress {
   let p = progressByConfig.get(deps.config);
   if (!p) {
-    p = { head: null, headAt: null, indexed: null, advancedAt: Date.now(), lagSince: null, dbDownSince: null, polling: false };
+    p = { head: null, headAt: null, indexed: null, advancedAt: Date.now(), lagSince: null, dbDownSince: null, diskFullSince: null, polling: false };
     progressByConfig.set(deps.config, p);
   }
   if (!p.polling && deps.config.rpcUrl) {
@@ -122,6 +126,21 @@ const healthReads = coalescerFor(
   async (deps: ApiDeps, _key: "health"): Promise<[IndexerStatus, EngineHealthView]> => Promise.all([indexerStatus(deps.db), deps.engine.health()]),
 );
 
+/**
+ * The data directory's disk, when full: by how much and since when. The data directory
+ * (DATA_DIR, `.data/` by default) holds `npm start`'s PostgreSQL and devnet state; a service
+ * whose directory does not exist on this host has no reason here.
+ */
+function diskReason(p: Progress, now: number): string | undefined {
+  const full = diskFull(dataDir(process.env));
+  if (!full) {
+    p.diskFullSince = null;
+    return undefined;
+  }
+  p.diskFullSince ??= now;
+  return `${full} since ${new Date(p.diskFullSince).toISOString()} (PostgreSQL cannot write; back by itself once space is freed)`;
+}
+
 export async function readHealth(deps: ApiDeps) {
   const p = progressOf(deps);
   let read: [IndexerStatus, EngineHealthView];
@@ -132,11 +151,14 @@ export async function readHealth(deps: ApiDeps) {
     if (!isDatabaseUnavailable(error)) throw error;
     p.dbDownSince ??= Date.now();
     const since = new Date(p.dbDownSince).toISOString();
-    throw new HealthUnavailable(since, `database unreachable since ${since} (${Math.round((Date.now() - p.dbDownSince) / 1000)} s): ${describeError(error)}`, error);
+    const disk = diskReason(p, Date.now());
+    throw new HealthUnavailable(since, `database unreachable since ${since} (${Math.round((Date.now() - p.dbDownSince) / 1000)} s): ${describeError(error)}${disk ? `; ${disk}` : ""}`, error);
   }
   const [indexerStatusNow, engine] = read;
-  const { progress: indexer, reasons: behind } = indexerReasons(deps, p, indexerStatusNow, Date.now());
-  const reasons = [...behind, ...engine.degraded];
+  const now = Date.now();
+  const { progress: indexer, reasons: behind } = indexerReasons(deps, p, indexerStatusNow, now);
+  const disk = diskReason(p, now);
+  const reasons = [...(disk ? [disk] : []), ...behind, ...engine.degraded];
   return {
     status: !indexer.ready ? "starting" : reasons.length ? "degraded" : "ok",
     uptimeSeconds: Math.floor((Date.now() - deps.startedAt) / 1000),

@@ -3,7 +3,7 @@
  * (its ports, data directory, database and RPC), its output kept, its health polled, its
  * process tree listed and killed. Every suite that drives the whole stack starts it here.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { ROOT } from "../../devnet/compile.js";
 
@@ -131,4 +131,79 @@ export function startStack(env: Record<string, string>, options: { keep?: number
       for (let i = 0; i < 100 && all.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
     },
   };
+}
+
+/** What the engine's CLI audit (`engine/cli.ts audit --json`) reported, with its exit code. */
+export type AuditRun = { code: number; out: string; report?: { ok: boolean; settled: boolean; pending: unknown[]; checks: string[]; differences?: unknown[] } };
+
+/** How long one audit run waits for a moment with nothing in flight (`audit --settle`). */
+export const AUDIT_SETTLE_SECONDS = 20;
+
+/**
+ * Runs the three-way audit through the engine CLI, which finds the stack in DATA_DIR's
+ * connection file (`env` overrides its variables), with `--settle`: the stack's workers run at
+ * a hundredth of their intervals beside a trading market, so the engine is idle only between
+ * cycles. Asynchronous: a fault proxy in this process keeps forwarding while the CLI runs.
+ */
+export async function cliAudit(dataDir: string, env: Record<string, string> = {}): Promise<AuditRun> {
+  const args = ["--import", "tsx/esm", join(ROOT, "engine", "cli.ts"), "audit", "--json", "--settle", String(AUDIT_SETTLE_SECONDS)];
+  const run = await new Promise<{ code: number; out: string }>((resolve) => {
+    execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", DATABASE_URL: "", RPC_URL: "", ...env }, encoding: "utf8", maxBuffer: 64 << 20 }, (error, stdout) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout ?? "" });
+    });
+  });
+  let report: AuditRun["report"];
+  try {
+    report = run.out ? JSON.parse(run.out) : undefined;
+  } catch {
+    report = undefined;
+  }
+  return { ...run, report };
+}
+
+/**
+ * Every operator transaction is one mined intent: the operator's nonce on chain equals its
+ * deployment (the transactions it sent in the blocks before the engine's first intent) plus the intents mined or
+ * reverted, whose nonces run without gap or repeat from there, and no intent still holding a
+ * nonce below it. Read while the stack runs, so a transaction mined between the two reads
+ * makes it wrong for a moment: call it until it holds (`ok`), `detail` says why not.
+ */
+export async function operatorNonceAccounting(databaseUrl: string, rpcUrl: string, operator: string): Promise<{ ok: boolean; detail: string; deployment?: number; chainNonce?: number; mined?: number }> {
+  const call = async <T>(method: string, params: unknown[]): Promise<T> => {
+    const res = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), signal: AbortSignal.timeout(5_000) });
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    const mine = "lower(coalesce(signer, $1)) = lower($1)";
+    const { rows } = await client.query(`SELECT nonce, status, block_number::text AS block FROM engine.tx_intents WHERE ${mine} AND nonce IS NOT NULL AND status IN ('mined', 'reverted', 'signed', 'broadcast') ORDER BY nonce`, [operator]);
+    const chainNonce = Number(BigInt(await call<string>("eth_getTransactionCount", [operator, "latest"])));
+    const done = rows.filter((r) => r.status === "mined" || r.status === "reverted");
+    if (!done.length) return { ok: false, detail: "no operator intent mined yet", chainNonce };
+    const first = done.reduce((a, r) => (Number(r.block) < Number(a.block) ? r : a));
+    // The operator's transactions in the blocks before it (a devnet loaded from its saved state
+    // keeps its blocks, not the state at each: no eth_getTransactionCount at an old block).
+    let deployment = 0;
+    for (let b = 0; b < Number(first.block); b += 20) {
+      const blocks = await Promise.all(
+        Array.from({ length: Math.min(20, Number(first.block) - b) }, (_, i) => call<{ transactions: { from: string }[] } | null>("eth_getBlockByNumber", [`0x${(b + i).toString(16)}`, true])),
+      );
+      for (const block of blocks) deployment += (block?.transactions ?? []).filter((t) => t.from.toLowerCase() === operator.toLowerCase()).length;
+    }
+    const nonces = done.map((r) => Number(r.nonce));
+    const expected = Array.from({ length: chainNonce - deployment }, (_, i) => deployment + i);
+    const inFlightBelow = rows.filter((r) => (r.status === "signed" || r.status === "broadcast") && Number(r.nonce) < chainNonce);
+    const ok = JSON.stringify(nonces) === JSON.stringify(expected) && inFlightBelow.length === 0;
+    const detail = ok
+      ? `operator nonce ${chainNonce} = deployment ${deployment} + ${done.length} mined intents`
+      : `operator nonce ${chainNonce}, deployment ${deployment}, ${done.length} mined or reverted intents (nonces ${nonces.slice(0, 3).join(",")}…${nonces.slice(-5).join(",")}; missing ${expected.filter((n) => !nonces.includes(n)).slice(0, 10).join(",") || "none"}; repeated ${nonces.filter((n, i) => nonces.indexOf(n) !== i).slice(0, 10).join(",") || "none"}; beyond the chain ${nonces.filter((n) => n >= chainNonce).slice(0, 10).join(",") || "none"}); in flight below it: ${inFlightBelow.map((r) => `${r.nonce}:${r.status}`).join(",") || "none"}`;
+    return { ok, detail, deployment, chainNonce, mined: done.length };
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

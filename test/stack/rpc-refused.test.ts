@@ -18,7 +18,6 @@
  * realtime sync fetches the missing blocks 50 at a time.
  */
 import type { Hex } from "viem";
-import { execFileSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +27,7 @@ import { ROOT } from "../../devnet/compile.js";
 import { type PrivateDevnet, startPrivateDevnet } from "../engine/devnet.js";
 import { rpc } from "../engine/helpers.js";
 import { freePort } from "../helpers/ports.js";
-import { type Stack, startStack } from "../helpers/stack.js";
+import { type AuditRun, type Stack, cliAudit, startStack } from "../helpers/stack.js";
 import { type FaultProxy, startFaultProxy } from "../../bench/fault-proxy.js";
 
 const OUTAGE_SECONDS = 45;
@@ -55,17 +54,6 @@ afterAll(async () => {
   await d?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function cliAudit(): { code: number; report?: { ok: boolean; settled: boolean; pending: unknown[]; differences: unknown[] } } {
-  const env = { ...process.env, DATA_DIR: join(dir, "data"), LOG_LEVEL: "error", ...d.env(), RPC_URL: d.rpcUrl };
-  try {
-    const out = execFileSync(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "cli.ts"), "audit", "--json"], { cwd: ROOT, env, encoding: "utf8" });
-    return { code: 0, report: JSON.parse(out) };
-  } catch (error) {
-    const e = error as { status: number; stdout: string };
-    return { code: e.status, report: e.stdout ? JSON.parse(e.stdout) : undefined };
-  }
-}
 
 describe("npm start through an RPC refusing connections", () => {
   it(`the index is back within 10 blocks of the head within 60 s of the RPC's return, health degraded meanwhile`, async () => {
@@ -141,9 +129,9 @@ describe("npm start through an RPC refusing connections", () => {
     expect(s.child.exitCode).toBeNull();
 
     // The audit settles clean, and every operator transaction is one mined intent.
-    let last: ReturnType<typeof cliAudit> | undefined;
+    let last: AuditRun | undefined;
     await s.waitFor("a settled clean audit", 90_000, async () => {
-      last = cliAudit();
+      last = await cliAudit(join(dir, "data"), { ...d.env(), RPC_URL: d.rpcUrl });
       return last.code === 0 && last.report?.settled ? true : undefined;
     }).catch((error) => {
       throw new Error(`${(error as Error).message}\n${JSON.stringify(last?.report)}`);
