@@ -12,6 +12,7 @@ import { ERROR_STATUS } from "../http/errors.js";
 import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
 import { ACTIVITY_KINDS } from "../read/activity.js";
+import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { documented } from "../openapi/zod-schema.js";
 
 // ------------------------------------------------------------------ scalars
@@ -362,8 +363,10 @@ export const deskResponse = z
     markPrice: decimal("Oracle price").nullable(),
     unrealisedPnl: usdc("Unrealised PnL at the mark").nullable(),
     realisedPnl: usdc("Realised PnL"),
+    usdcReturned: usdc("USDC paid back by closes"),
     openedAt: iso,
     closedAt: iso.nullable(),
+    openTx: hash.describe("The transaction that opened it"),
   })
   .strict();
 
@@ -493,7 +496,20 @@ export const statsResponse = z
         legacyWeth: decimal("Legacy WETH accumulator (WETH)"),
       })
       .strict(),
-    desks: z.object({ opened: int, open: int, realisedPnlUsdc: usdc("Realised PnL of all desks"), items: z.array(deskResponse) }).strict(),
+    desks: z
+      .object({
+        opened: int.describe("Desks ever opened"),
+        open: int.describe("Desks open now"),
+        realisedPnlUsdc: usdc("Realised PnL of all desks"),
+        halted: int.describe("Open desks halted by the engine or the registry"),
+        openCollateralUsdc: usdc("Collateral of the open desks"),
+        openNotionalUsdc: usdc("Collateral × leverage of the open desks"),
+        openUnrealisedPnlUsdc: usdc("Unrealised PnL of the open desks with an oracle mark, at that mark"),
+        unpriced: int.describe("Open desks without an oracle mark (not in openUnrealisedPnlUsdc)"),
+        largest: z.array(deskResponse).max(LARGEST_OPEN_DESKS).describe(`The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first; GET /desks lists every desk, paged`),
+      })
+      .strict()
+      .describe("A fixed-size summary of the desks: its size does not grow with their number"),
     finality: protocolFinalityResponse.describe("The totals above as a final part and a pending part, by CONFIRMATIONS"),
     updatedAt: iso.nullable(),
   })
