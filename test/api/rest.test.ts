@@ -7,7 +7,11 @@ import { getAddress, parseAbi, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryAbi } from "../../common/abis/registry.js";
 import { TOKEN_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
-import { LARGEST_OPEN_DESKS } from "../../api/read/desks.js";
+import { LARGEST_OPEN_DESKS, deskContextOf, openDeskSummary, unrealisedPnl } from "../../api/read/desks.js";
+import type { ReadDb } from "../../api/deps.js";
+import { PERPS_PRECISION } from "../../common/abis/perps.js";
+import { notionalOf } from "../../common/perps-math.js";
+import { deskTrade } from "../../schema/ponder.js";
 import { ERROR_STATUS } from "../../api/http/errors.js";
 import * as schemas from "../../api/rest/schemas.js";
 import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../core/errors.js";
@@ -125,6 +129,58 @@ describe("REST answers", () => {
       expect(parseUsdc(stats.desks.openUnrealisedPnlUsdc)).toBe(open.reduce((a, d) => a + parseUsdc(d.unrealisedPnl!), 0n));
     } finally {
       await engine.query("DELETE FROM engine.price_samples WHERE feed = 'ETH_USD'");
+    }
+  });
+
+  it("the desk summary's sums, computed in SQL, equal the TypeScript formulas integer for integer", async () => {
+    const pg = await import("pg");
+    const { drizzle } = await import("drizzle-orm/node-postgres");
+    const client = new pg.default.Client({ connectionString: h.databaseUrl, options: "-c search_path=app" });
+    await client.connect();
+    // Deterministic pseudo-random values (a 64-bit LCG), in a transaction rolled back after.
+    let seed = 42n;
+    const next = (below: bigint) => {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+      return (seed >> 16n) % below;
+    };
+    try {
+      await client.query("BEGIN");
+      // A temporary desk_trade of the same columns shadows the indexed one for this connection only.
+      await client.query("CREATE TEMP TABLE desk_trade (LIKE app.desk_trade INCLUDING ALL) ON COMMIT DROP");
+      const writable = drizzle(client, { casing: "snake_case" });
+      const db = writable as unknown as ReadDb;
+      const rows = Array.from({ length: 300 }, (_, i) => ({
+        id: `t-${i}`,
+        openOrderId: BigInt(1_000_000 + i),
+        pairIndex: next(3n),
+        tradeIndex: BigInt(i),
+        buy: next(2n) === 0n,
+        collateral: 1n + next(10n ** 12n),
+        leverage: PERPS_PRECISION + next(100n * PERPS_PRECISION),
+        openPrice: i % 50 === 0 ? 0n : 1n + next(10n ** 14n),
+        status: "open",
+        realisedPnl: 0n,
+        usdcReturned: 0n,
+        openedAt: BigInt(i),
+        closedAt: null,
+        openTx: `0x${i.toString(16).padStart(64, "0")}` as `0x${string}`,
+      }));
+      await writable.insert(deskTrade).values(rows);
+      // Pair 2 has no mark; pair 0's is far from most entries (losses floored at the collateral).
+      const marks = new Map<number, bigint>([[0, 1n + next(10n ** 12n)], [1, 1n + next(10n ** 14n)]]);
+      const ctx = deskContextOf([], marks, []);
+      const summary = await openDeskSummary(db, ctx);
+      const priced = rows.filter((r) => marks.has(Number(r.pairIndex)));
+      expect(priced.some((r) => unrealisedPnl(r, marks.get(Number(r.pairIndex))!) === -r.collateral)).toBe(true);
+      expect(summary.openCollateral).toBe(rows.reduce((a, r) => a + r.collateral, 0n));
+      expect(summary.openNotional).toBe(rows.reduce((a, r) => a + notionalOf(r.collateral, r.leverage), 0n));
+      expect(summary.openUnrealisedPnl).toBe(priced.reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!), 0n));
+      expect(summary.unpriced).toBe(rows.length - priced.length);
+      const bySize = [...rows].sort((a, b) => Number(notionalOf(b.collateral, b.leverage) - notionalOf(a.collateral, a.leverage)) || (a.id < b.id ? 1 : -1));
+      expect(summary.largest.map((d) => d.id)).toEqual(bySize.slice(0, LARGEST_OPEN_DESKS).map((r) => r.id));
+    } finally {
+      await client.query("ROLLBACK");
+      await client.end();
     }
   });
 
