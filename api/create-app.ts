@@ -30,6 +30,7 @@ import { metricsText } from "./read/health-metrics.js";
 import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
+import { desksRoute } from "./rest/desks.js";
 import { burnProofRoute, tokenAuditRoute, tokenDeskStatementRoute, tokenFlowRoute } from "./rest/trust.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
 import { WEBHOOK_ROUTES } from "./rest/webhooks.js";
@@ -42,6 +43,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   healthRoute,
   readyRoute,
   statsRoute,
+  desksRoute,
   activityRoute,
   protocolBuybacksRoute,
   tokenBuybacksRoute,

@@ -7,14 +7,27 @@ import { HealthStatusEnum } from "./enums.js";
 import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
+import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
 
 type Totals = NonNullable<Stats["totals"]>;
+
+const DeskSummaryType = builder.objectRef<DeskSummary>("DeskSummary").implement({
+  description: "The open desks in a fixed size (its size does not grow with their number): aggregates over the open desks and the largest few. `desks` pages every desk.",
+  fields: (t) => ({
+    halted: t.int({ description: "Open desks halted by the engine or the registry", resolve: (d) => d.halted }),
+    ...moneyFields(t, "openCollateralUsdc", USDC_DECIMALS, (d) => d.openCollateral, "Collateral of the open desks"),
+    ...moneyFields(t, "openNotionalUsdc", USDC_DECIMALS, (d) => d.openNotional, "Collateral × leverage of the open desks"),
+    ...moneyFields(t, "openUnrealisedPnlUsdc", USDC_DECIMALS, (d) => d.openUnrealisedPnl, "Unrealised PnL of the open desks with an oracle mark, at that mark"),
+    unpriced: t.int({ description: "Open desks without an oracle mark (not in openUnrealisedPnlUsdc)", resolve: (d) => d.unpriced }),
+    largest: t.field({ type: [DeskRef], description: `The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first`, resolve: (d) => d.largest }),
+  }),
+});
 const total = (s: Stats, key: keyof Totals) => (s.totals?.[key] as bigint | undefined) ?? 0n;
 const count = (s: Stats, key: keyof Totals) => (s.totals?.[key] as number | undefined) ?? 0;
 
 const StatsType = builder.objectRef<Stats>("Stats").implement({
-  description: "Protocol totals (incremental aggregates), the engine's pending accumulators and the open desks.",
+  description: "Protocol totals (incremental aggregates), the engine's pending accumulators and a fixed-size summary of the open desks.",
   fields: (t) => ({
     tokensLaunched: t.int({ resolve: (s) => count(s, "tokensLaunched") }),
     tokensEnrolled: t.int({ resolve: (s) => s.enrolled }),
@@ -49,7 +62,13 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     ...moneyFields(t, "pendingPerpUsdc", USDC_DECIMALS, (s) => s.pending.perpUsdc, "Waiting for the desk manager"),
     ...moneyFields(t, "pendingCreatorBuybackUsdc", USDC_DECIMALS, (s) => s.pending.creatorBuybackUsdc, "Creator buyback queue"),
     ...moneyFields(t, "legacyWeth", ETH_DECIMALS, (s) => s.pending.legacyWeth, "Legacy WETH accumulator"),
-    openDesks: t.field({ type: [DeskRef], resolve: (s) => s.desks }),
+    openDesks: t.field({
+      type: [DeskRef],
+      deprecationReason: "Bounded: only the largest open desks (as deskSummary.largest). Page every desk with desks(status: [OPEN]).",
+      description: `The ${LARGEST_OPEN_DESKS} largest open desks by notional (no longer every open desk)`,
+      resolve: (s) => s.desks.largest,
+    }),
+    deskSummary: t.field({ type: DeskSummaryType, description: "The open desks in a fixed size: aggregates and the largest few", resolve: (s) => s.desks }),
     finality: t.field({
       type: "JSON",
       description: "The totals as a final part and a pending part by CONFIRMATIONS, as `finality` of GET /api/v1/stats: { confirmations, indexedBlock, finalBlock, final, pending }",

@@ -3,9 +3,7 @@ import { getAddress } from "viem";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { checksum } from "../read/format.js";
 import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
-import { type HonouredView, type LockerShareView, type TokenOrder, countTokens, honouredView, listTokens } from "../read/tokens.js";
-import { feeInName } from "../../common/abis/clanker.js";
-import { slotRole } from "../../common/honoured-split.js";
+import { type HonouredView, type LockerShareView, type TokenOrder, countTokens, honouredView, listTokens, lockerSharesOf } from "../read/tokens.js";
 import { builder } from "./builder.js";
 import { burnConnectionArgs, resolveBurns } from "./burn.js";
 import { burnTotalsArgs, resolveBurnTotals } from "./burn-totals.js";
@@ -96,6 +94,16 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
   }),
 });
 
+const TokenLegs = builder.objectRef<TokenTotalsRow>("TokenLegs").implement({
+  description: "The operator's fees of the token split into legs, as the ledger allocates them (REST `totals.legs`, the same names).",
+  fields: (t) => ({
+    ...moneyFields(t, "protocolUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
+    ...moneyFields(t, "assetUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
+    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
+    ...moneyFields(t, "operatorUsdc", USDC_DECIMALS, (r) => r.operatorLegUsdc, "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)"),
+  }),
+});
+
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
@@ -105,6 +113,7 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
     ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
     ...moneyFields(t, "operatorLegUsdc", USDC_DECIMALS, (r) => r.operatorLegUsdc, "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)"),
     ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
+    legs: t.field({ type: TokenLegs, description: "The four legs under REST's names (`totals.legs`): the same figures as the *LegUsdc fields", resolve: (r) => r }),
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],
       description: "The token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
@@ -134,7 +143,7 @@ const TokenPending = builder.objectRef<{ perp: bigint; creatorBuyback: bigint }>
 });
 
 TokenRef.implement({
-  description: "A token launched through the launcher.",
+  description: "A token of ours: the protocol token, a launch that pays the operator, or a token enrolled in the registry (docs/design.md §4.6).",
   fields: (t) => ({
     address: t.string({ description: "Checksummed", resolve: (v) => checksum(v.token.address) }),
     name: t.string({ resolve: (v) => v.token.name }),
@@ -158,14 +167,7 @@ TokenRef.implement({
     lockerShares: t.field({
       type: [LockerShare],
       description: "The LP locker's reward slots for the token, with their current fee preference and admin",
-      resolve: async (v, _a, ctx) => {
-        const rows = await ctx.loaders.rewardSlots.load(v.token.address);
-        const creator = v.enrollment?.creator ?? null;
-        return rows.map((r) => {
-          const slot = { rewardIndex: r.rewardIndex, recipient: getAddress(r.recipient), admin: getAddress(r.admin), bps: r.bps, feeIn: r.feeIn };
-          return { ...slot, feeInName: feeInName(r.feeIn), role: slotRole(slot, ctx.deps.config.operator, creator), updatedBlock: r.updatedBlock ?? null };
-        });
-      },
+      resolve: async (v, _a, ctx) => lockerSharesOf(await ctx.loaders.rewardSlots.load(v.token.address), ctx.deps.config.operator, v.enrollment?.creator ?? null),
     }),
     totals: t.field({ type: TokenTotals, nullable: true, description: "Null until the token has had a fee, buyback or burn", resolve: (v) => v.totals }),
     pending: t.field({
@@ -218,7 +220,7 @@ builder.queryField("token", (t) =>
 builder.queryField("tokens", (t) =>
   t.connection({
     type: TokenRef,
-    description: "Launched tokens, newest first by default; `enrolled` keeps only enrolled (or only not enrolled) tokens.",
+    description: "Every token of ours (the protocol token, launches that pay the operator, enrolled tokens), newest launch first by default: the same set as REST GET /tokens. `enrolled: true` keeps only enrolled tokens, `enrolled: false` only the others.",
     args: {
       enrolled: t.arg.boolean({ required: false }),
       protocolToken: t.arg.boolean({ required: false }),

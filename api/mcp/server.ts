@@ -91,7 +91,7 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
 
   // ------------------------------------------------------------------ read tools
 
-  tool("stats", "Protocol totals: fees per currency and in USDC, the legs, buybacks, burns, pending accumulators, open desks (exact decimals).", {}, async () =>
+  tool("stats", "Protocol totals: fees per currency and in USDC, the legs, buybacks, burns, pending accumulators, a fixed-size summary of the open desks (exact decimals; every desk: GET /api/v1/desks).", {}, async () =>
     statsJson(await readStats(deps)),
   );
 

@@ -189,7 +189,7 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
             <Figure label="Enrolled" id="enrolled" value={groupThousands(String(data.stats.enrolled))} />
             <Figure label="Fees to the operator" id="fees" value={formatUnits(t?.feesToOperatorUsdc ?? 0n, 6)} unit="USDC" />
             <Figure label="Spent on buybacks" id="buybacks" value={formatUnits((t?.protocolBuybackUsdc ?? 0n) + (t?.creatorBuybackUsdc ?? 0n), 6)} unit="USDC" />
-            <Figure label="Open desks" id="open-desks" value={groupThousands(String(data.stats.desks.length))} />
+            <Figure label="Open desks" id="open-desks" value={groupThousands(String(t?.desksOpen ?? 0))} />
             <Figure label="Desk PnL (realised)" id="desk-pnl" value={formatUnits(t?.deskRealisedPnl ?? 0n, 6)} unit="USDC" />
           </div>
 
@@ -217,14 +217,14 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
             </table>
           </div>
 
-          <h2>Open desks</h2>
-          {data.stats.desks.length === 0 ? (
+          <h2>Largest open desks</h2>
+          {data.stats.desks.largest.length === 0 ? (
             <p class="muted">No desk is open.</p>
           ) : (
             <div class="scroll">
               <table data-table="open-desks">
                 <tr><th>Token</th><th>Side</th><th class="num">Collateral (USDC)</th><th class="num">Leverage</th><th class="num">Open PnL (USDC)</th></tr>
-                {data.stats.desks.map((d: DeskView) => (
+                {data.stats.desks.largest.map((d: DeskView) => (
                   <tr>
                     <td>{d.token ? <a href={`/p/${d.token}`}>{symbolOf(d.token)}</a> : "—"}</td>
                     <td>{d.halted ? `${d.side} (halted)` : d.side}</td>
@@ -234,6 +234,7 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
                   </tr>
                 ))}
               </table>
+              <p class="muted" data-field="open-desks-note">{`The ${data.stats.desks.largest.length} largest by notional of ${groupThousands(String(t?.desksOpen ?? 0))} open desks; every desk at /api/v1/desks?status=open.`}</p>
             </div>
           )}
 

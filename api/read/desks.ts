@@ -2,9 +2,10 @@
  * Desks: the operator's perps trades (indexed) bound to their tokens (the engine's binding by
  * open order id), with notional and, when an oracle mark is known, unrealised PnL.
  */
-import { type SQL, and, eq, inArray, not, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, inArray, not, sql } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
-import { closeValue, notionalOf, percentProfit } from "../../common/perps-math.js";
+import { HUNDRED_PERCENT, closeValue, notionalOf, percentProfit } from "../../common/perps-math.js";
+import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { deskTrade, enrollment } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";
@@ -130,14 +131,78 @@ export async function listDesks(db: ReadDb, ctx: DeskContext, p: PageWindow & { 
   return w.finish(rows.map((r) => deskView(r, ctx)));
 }
 
-/** The open desks, for `/stats` (bounded by the number of desks, not by history). */
-export async function openDesks(db: ReadDb, ctx: DeskContext): Promise<DeskView[]> {
-  return (await openDeskRows(db)).map((r) => deskView(r, ctx));
+/** How many of the largest open desks `/stats` shows; every desk is paged by `/desks` and GraphQL `desks`. */
+export const LARGEST_OPEN_DESKS = 5;
+
+/**
+ * The open desks in a fixed size, for `/stats`: aggregates over the open trades computed in
+ * SQL (one row) and the `largest` open desks by notional. Its size does not grow with the
+ * number of desks; every desk is listed, paged, by `/desks` (docs/api.md, "Desks").
+ */
+export type DeskSummary = {
+  /** Open desks halted by the engine or the registry. */
+  halted: number;
+  /** USDC base units, summed over the open trades. */
+  openCollateral: bigint;
+  /** Σ collateral × leverage of each open trade (each rounded down as `notionalOf`). */
+  openNotional: bigint;
+  /** Σ unrealised PnL of the open trades with an oracle mark (each as `unrealisedPnl`). */
+  openUnrealisedPnl: bigint;
+  /** Open trades without a mark: not in `openUnrealisedPnl`. */
+  unpriced: number;
+  /** The largest open desks by notional (at most `LARGEST_OPEN_DESKS`), largest first. */
+  largest: DeskView[];
+};
+
+const PRECISION = sql.raw(PERPS_PRECISION.toString());
+const HUNDRED = sql.raw(HUNDRED_PERCENT.toString());
+
+/** The oracle mark of a trade's pair (null when unknown), as a SQL CASE over the known marks. */
+function markOf(marks: Map<number, bigint>): SQL {
+  if (!marks.size) return sql`NULL::numeric`;
+  const cases = [...marks].map(([pair, mark]) => sql`WHEN ${sql.raw(String(Math.trunc(pair)))} THEN ${sql.raw(mark.toString())}::numeric`);
+  return sql`(CASE ${deskTrade.pairIndex} ${sql.join(cases, sql` `)} ELSE NULL END)`;
 }
 
-/** The open desk trades, newest first (bounded by the number of desks, not by history). */
-export function openDeskRows(db: ReadDb): Promise<DeskTradeRow[]> {
-  return db.select().from(deskTrade).where(eq(deskTrade.status, "open")).orderBy(...orderBy(DESK_ORDERING));
+/**
+ * `unrealisedPnl` in SQL, integer for integer: `div` truncates toward zero as bigint
+ * division does (common/perps-math.ts percentProfit and closeValue).
+ */
+function unrealisedPnlSql(mark: SQL): SQL {
+  const open = sql`${deskTrade.openPrice}::numeric`;
+  const diff = sql`(CASE WHEN ${deskTrade.buy} THEN ${mark} - ${open} ELSE ${open} - ${mark} END)`;
+  const pct = sql`(CASE WHEN ${open} = 0 THEN 0 ELSE greatest(div(${diff} * 100 * ${deskTrade.leverage}::numeric, ${open}), -${HUNDRED}) END)`;
+  return sql`(greatest(div(${deskTrade.collateral}::numeric * (${HUNDRED} + ${pct}), ${HUNDRED}), 0) - ${deskTrade.collateral}::numeric)`;
+}
+
+/** The open desks' summary: one aggregate row and the largest few rows, both over the open trades only. */
+export async function openDeskSummary(db: ReadDb, ctx: DeskContext, largest = LARGEST_OPEN_DESKS): Promise<DeskSummary> {
+  const open = eq(deskTrade.status, "open");
+  const haltedIds = [...ctx.bindings.values()].filter((b) => b.halted || ctx.haltedTokens.has(b.token.toLowerCase())).map((b) => b.openOrderId);
+  const mark = markOf(ctx.marks);
+  const notional = sql`div(${deskTrade.collateral}::numeric * ${deskTrade.leverage}::numeric, ${PRECISION})`;
+  const [aggregates, rows] = await Promise.all([
+    db
+      .select({
+        halted: haltedIds.length ? sql<string>`count(*) FILTER (WHERE ${inArray(deskTrade.openOrderId, haltedIds)})` : sql<string>`0`,
+        collateral: sql<string | null>`sum(${deskTrade.collateral})`,
+        notional: sql<string | null>`sum(${notional})`,
+        unrealisedPnl: sql<string | null>`sum(${unrealisedPnlSql(mark)}) FILTER (WHERE ${mark} IS NOT NULL)`,
+        unpriced: sql<string>`count(*) FILTER (WHERE ${mark} IS NULL)`,
+      })
+      .from(deskTrade)
+      .where(open),
+    db.select().from(deskTrade).where(open).orderBy(desc(notional), desc(deskTrade.id)).limit(largest),
+  ]);
+  const a = aggregates[0];
+  return {
+    halted: Number(a?.halted ?? 0),
+    openCollateral: BigInt(a?.collateral ?? 0),
+    openNotional: BigInt(a?.notional ?? 0),
+    openUnrealisedPnl: BigInt(a?.unrealisedPnl ?? 0),
+    unpriced: Number(a?.unpriced ?? 0),
+    largest: rows.map((r) => deskView(r, ctx)),
+  };
 }
 
 /** Each token's latest desk (open or not), for token listings. */

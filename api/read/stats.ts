@@ -1,16 +1,16 @@
 /**
  * `/stats`: protocol totals from the indexer's incremental aggregates (one row, and one row per
  * fee currency and per buyback currency), the engine's pending accumulators (running balances)
- * and the open desks. No query scans history; every
+ * and a fixed-size summary of the open desks (every desk is paged by `/desks`). No query scans history; every
  * query of a read runs at once (one round trip of latency), and concurrent callers share one
  * read (see coalesce.ts).
  */
-import { eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { enrollment, protocolTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
 import { coalescerFor } from "./coalesce.js";
 import { type Finality, readFinality } from "./finality.js";
-import { type DeskView, deskContextOf, deskView, openDeskRows } from "./desks.js";
+import { type DeskSummary, deskContextOf, openDeskSummary } from "./desks.js";
 import { type BuybackKind, type FeeCurrencyView, type SpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
 
 export type ProtocolTotalsRow = typeof protocolTotals.$inferSelect;
@@ -20,7 +20,8 @@ export type Stats = {
   enrolled: number;
   active: number;
   pending: Awaited<ReturnType<ApiDeps["engine"]["pending"]>>;
-  desks: DeskView[];
+  /** The open desks' aggregates and the largest few: its size does not grow with the number of desks. */
+  desks: DeskSummary;
   /** Every token's fees per currency: the amount in its currency and its USDC at the realised rate. */
   feeCurrencies: FeeCurrencyView[];
   /** Buybacks per kind and currency paid in. */
@@ -31,25 +32,28 @@ export type Stats = {
 
 async function loadStats(deps: ApiDeps): Promise<Stats> {
   const { db, engine } = deps;
-  const [totalsRows, enrollments, pending, bindings, marks, openRows, feeCurrencies, buybackSpend, finality] = await Promise.all([
+  // The enrolments' counts in one row, and the halted tokens (few): neither grows the answer with the tokens.
+  const counts = db.select({ enrolled: count(), active: sql<number>`count(*) FILTER (WHERE ${enrollment.active})`.mapWith(Number) }).from(enrollment).then((rows) => rows[0]);
+  const halted = db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)).then((rows) => rows.map((r) => r.token));
+  const bindings = engine.deskBindings();
+  const marks = engine.markPrices();
+  // The desk summary starts as soon as the desks' context (bindings, marks, halted tokens) is in.
+  const desks = Promise.all([bindings, marks, halted]).then(([b, m, h]) => openDeskSummary(db, deskContextOf(b, m, h)));
+  const [totalsRows, enrolled, pending, summary, feeCurrencies, buybackSpend, finality] = await Promise.all([
     db.select().from(protocolTotals).where(eq(protocolTotals.id, "protocol")),
-    // One row per enrolled token: the counts and the halted set in one read.
-    db.select({ token: enrollment.token, active: enrollment.active, halted: enrollment.halted }).from(enrollment),
+    counts,
     engine.pending(),
-    engine.deskBindings(),
-    engine.markPrices(),
-    openDeskRows(db),
+    desks,
     protocolFeeCurrencies(db, deps.config),
     buybackSpendByKind(db, deps.config),
     readFinality(db, deps.config, ["protocol"]),
   ]);
-  const ctx = deskContextOf(bindings, marks, enrollments.filter((e) => e.halted).map((e) => e.token));
   return {
     totals: totalsRows[0],
-    enrolled: enrollments.length,
-    active: enrollments.filter((e) => e.active).length,
+    enrolled: enrolled?.enrolled ?? 0,
+    active: enrolled?.active ?? 0,
     pending,
-    desks: openRows.map((r) => deskView(r, ctx)),
+    desks: summary,
     feeCurrencies,
     buybackSpend,
     finality,

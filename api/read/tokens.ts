@@ -46,15 +46,6 @@ export const TOKEN_ORDERINGS = {
 } satisfies Record<string, Ordering<TokenView>>;
 export type TokenOrder = keyof typeof TOKEN_ORDERINGS;
 
-/** Enrolled tokens, most recently enrolled first (`GET /tokens`). */
-export const ENROLLED_ORDERING: Ordering<TokenView> = {
-  name: "enrolled",
-  direction: "desc",
-  columns: [enrollment.enrolledBlock, enrollment.token],
-  types: ["int", "hex"],
-  key: (v) => [v.enrollment!.enrolledBlock, v.enrollment!.token],
-};
-
 export type TokenFilter = { enrolled?: boolean | null; protocolToken?: boolean | null };
 
 function tokenConditions(p: TokenFilter): SQL[] {
@@ -83,13 +74,7 @@ export async function listTokens(db: ReadDb, p: PageWindow & TokenFilter & { ord
   return w.finish(rows);
 }
 
-export async function listEnrolledTokens(db: ReadDb, p: PageWindow) {
-  const w = keysetWindow(ENROLLED_ORDERING, p);
-  const rows = await joined(db).where(and(isNotNull(enrollment.token), ...w.conditions)).orderBy(...w.order).limit(w.fetch);
-  return w.finish(rows);
-}
-
-export type EnrolledTokensPage = {
+export type TokenPage = {
   page: Page<TokenView>;
   pending: PendingAmounts;
   desks: Map<string, DeskView>;
@@ -141,12 +126,14 @@ export function honouredView(e: EnrollmentRow | null, rows: readonly RewardSlotR
 }
 
 /**
- * A page of enrolled tokens with the engine's pending amounts, each token's latest desk and its
- * fees per currency (`GET /tokens`). Each read starts as soon as what it needs is known: the
- * page's fees as soon as the page, its desks once the page and the desk context are both in.
+ * A page of tokens (`GET /tokens`: every token of ours by default, newest launch first, as
+ * GraphQL `tokens`; `enrolled` keeps only enrolled or only not enrolled tokens) with the
+ * engine's pending amounts, each token's latest desk and its fees per currency. Each read
+ * starts as soon as what it needs is known: the page's fees as soon as the page, its desks once
+ * the page and the desk context are both in.
  */
-export async function readEnrolledTokens(deps: ApiDeps, p: { limit: number; after?: string | null }): Promise<EnrolledTokensPage> {
-  const addresses = listEnrolledTokens(deps.db, p).then((page) => ({ page, addresses: page.rows.map((v) => v.token.address) }));
+export async function readTokenPage(deps: ApiDeps, p: { limit: number; after?: string | null; enrolled?: boolean | null }): Promise<TokenPage> {
+  const addresses = listTokens(deps.db, { limit: p.limit, after: p.after, enrolled: p.enrolled, order: "NEWEST" }).then((page) => ({ page, addresses: page.rows.map((v) => v.token.address) }));
   const ctx = deskContext(deps.db, deps.engine);
   const [{ page }, pending, desks, fees, spend, slots] = await Promise.all([
     addresses,
@@ -157,6 +144,14 @@ export async function readEnrolledTokens(deps: ApiDeps, p: { limit: number; afte
     addresses.then((a) => rewardSlotsOf(deps.db, a.addresses)),
   ]);
   return { page, pending, desks, fees, spend, slots };
+}
+
+/** A token's reward slots as the views show them, enrolled or not (a slot pays the creator only once the token is enrolled with one). */
+export function lockerSharesOf(rows: readonly RewardSlotRow[], operator: Address | undefined, creator: Address | null): LockerShareView[] {
+  return rows.map((r) => {
+    const slot: RewardSlot = { rewardIndex: r.rewardIndex, recipient: getAddress(r.recipient), admin: getAddress(r.admin), bps: r.bps, feeIn: r.feeIn };
+    return { ...slot, feeInName: feeInName(r.feeIn), role: slotRole(slot, operator, creator), updatedBlock: r.updatedBlock ?? null };
+  });
 }
 
 export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<TokenView[]> {

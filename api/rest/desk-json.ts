@@ -18,6 +18,8 @@ export const deskJson = (d: DeskView) => ({
   markPrice: d.markPrice === null ? null : perpsDecimal(d.markPrice),
   unrealisedPnl: d.unrealisedPnl === null ? null : usdcAmount(d.unrealisedPnl),
   realisedPnl: usdcAmount(d.realisedPnl),
+  usdcReturned: usdcAmount(d.usdcReturned),
   openedAt: isoTime(d.openedAt),
   closedAt: d.closedAt === null ? null : isoTime(d.closedAt),
+  openTx: d.openTx,
 });

@@ -12,6 +12,7 @@ import { ERROR_STATUS } from "../http/errors.js";
 import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
 import { ACTIVITY_KINDS } from "../read/activity.js";
+import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { documented } from "../openapi/zod-schema.js";
 
 // ------------------------------------------------------------------ scalars
@@ -168,6 +169,41 @@ export const activityQuery = z.object({
 });
 
 export const tokenParam = z.object({ token: address });
+
+/** `true` or `false` in a query string. */
+const booleanQuery = (what: string) =>
+  z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional()
+    .describe(what);
+
+export const desksQuery = z.object({
+  limit,
+  cursor,
+  status: z
+    .string()
+    .max(100)
+    .transform((v, ctx) => {
+      const statuses = v.split(",").map((k) => k.trim());
+      const unknown = statuses.filter((k) => !(DESK_STATUSES as readonly string[]).includes(k));
+      if (unknown.length) {
+        ctx.addIssue({ code: "custom", message: `unknown status ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${DESK_STATUSES.join(", ")}` });
+        return z.NEVER;
+      }
+      return statuses as (typeof DESK_STATUSES)[number][];
+    })
+    .optional()
+    .describe(`Only desks in these states, comma-separated: ${DESK_STATUSES.join(", ")}`),
+  token: address.optional().describe("Only the desks of this token"),
+  halted: booleanQuery("true: only open desks halted by the engine or the registry; false: every other desk"),
+});
+
+export const tokensQuery = z.object({
+  limit,
+  cursor,
+  enrolled: booleanQuery("true: only tokens enrolled in the registry; false: only tokens not enrolled (ours by launch: the protocol token, launches paying the operator). Default: every token of ours, as GraphQL `tokens`"),
+});
 
 // ------------------------------------------------------------------ responses
 
@@ -362,8 +398,10 @@ export const deskResponse = z
     markPrice: decimal("Oracle price").nullable(),
     unrealisedPnl: usdc("Unrealised PnL at the mark").nullable(),
     realisedPnl: usdc("Realised PnL"),
+    usdcReturned: usdc("USDC paid back by closes"),
     openedAt: iso,
     closedAt: iso.nullable(),
+    openTx: hash.describe("The transaction that opened it"),
   })
   .strict();
 
@@ -493,7 +531,20 @@ export const statsResponse = z
         legacyWeth: decimal("Legacy WETH accumulator (WETH)"),
       })
       .strict(),
-    desks: z.object({ opened: int, open: int, realisedPnlUsdc: usdc("Realised PnL of all desks"), items: z.array(deskResponse) }).strict(),
+    desks: z
+      .object({
+        opened: int.describe("Desks ever opened"),
+        open: int.describe("Desks open now"),
+        realisedPnlUsdc: usdc("Realised PnL of all desks"),
+        halted: int.describe("Open desks halted by the engine or the registry"),
+        openCollateralUsdc: usdc("Collateral of the open desks"),
+        openNotionalUsdc: usdc("Collateral × leverage of the open desks"),
+        openUnrealisedPnlUsdc: usdc("Unrealised PnL of the open desks with an oracle mark, at that mark"),
+        unpriced: int.describe("Open desks without an oracle mark (not in openUnrealisedPnlUsdc)"),
+        largest: z.array(deskResponse).max(LARGEST_OPEN_DESKS).describe(`The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first; GET /desks lists every desk, paged`),
+      })
+      .strict()
+      .describe("A fixed-size summary of the desks: its size does not grow with their number"),
     finality: protocolFinalityResponse.describe("The totals above as a final part and a pending part, by CONFIRMATIONS"),
     updatedAt: iso.nullable(),
   })
@@ -590,31 +641,37 @@ export const tokenItem = z
     name: z.string(),
     symbol: z.string(),
     image: z.string(),
-    creator: checksummed,
+    isProtocolToken: z.boolean().describe("The configured protocol token"),
+    createdAt: iso.describe("When it was launched"),
+    enrolled: z.boolean().describe("Enrolled in the registry (the enrolment fields below are null otherwise)"),
+    creator: checksummed.nullable().describe("Receives the creator leg (null when not enrolled)"),
     admin: checksummed,
-    split: splitResponse,
+    split: splitResponse.nullable().describe("The enrolment's split (null when not enrolled)"),
     honouredSplit: honouredSplitResponse,
     lockerShares: lockerSharesResponse,
     pool: z
       .object({ poolId: hash, pairedToken: checksummed, fee: int, tickSpacing: int, priceUsdc: usdc("Price of one token") })
       .strict()
       .nullable(),
-    enrolledAt: iso,
-    active: z.boolean(),
-    halted: z.boolean(),
+    enrolledAt: iso.nullable().describe("null when not enrolled"),
+    active: z.boolean().describe("Enrolled and active (false when not enrolled)"),
+    halted: z.boolean().describe("Enrolled and halted in the registry"),
     totals: z
       .object({
         feesToOperatorUsdc: usdc("LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of legs)"),
         creatorLegUsdc: usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"),
         buybacks: int,
         buybackUsdc: usdc("Spent on buybacks"),
-        burned: decimal("Tokens burned"),
+        tokensBought: decimal("Tokens bought back"),
+        burned: decimal("Tokens burned (all burns)"),
+        burns: int.describe("Burns indexed"),
+        buybackBurned: decimal("Bought-back tokens burned"),
         legs: z
           .object({
             protocolUsdc: usdc("Protocol-token leg"),
             assetUsdc: usdc("Secondary-asset leg"),
             perpUsdc: usdc("Perp leg"),
-            operatorUsdc: usdc("Operator leg (fees before the token was enrolled)"),
+            operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
           })
           .strict()
           .describe("The operator's fees split into legs, as the ledger allocates them"),
@@ -629,6 +686,8 @@ export const tokenItem = z
   .strict();
 
 export const tokensResponse = list(tokenItem);
+
+export const desksResponse = list(deskResponse);
 
 export const launchResponse = z
   .object({ token: checksummed, txHash: hash, poolId: hash, split: splitResponse, creator: checksummed, enrollTxHash: hash })

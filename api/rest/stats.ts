@@ -1,5 +1,5 @@
 /**
- * GET /stats: totals, pending accumulators, desks snapshot. The body is formatted and
+ * GET /stats: totals, pending accumulators, a fixed-size summary of the open desks. The body is formatted and
  * serialised once per read and shared by the requests that read shares, and not even that
  * while reads return what the previous one did (see coalesce.ts).
  */
@@ -55,7 +55,12 @@ export function statsJson(s: Stats) {
       opened: t?.desksOpened ?? 0,
       open: t?.desksOpen ?? 0,
       realisedPnlUsdc: usdcAmount(t?.deskRealisedPnl ?? zero),
-      items: s.desks.map(deskJson),
+      halted: s.desks.halted,
+      openCollateralUsdc: usdcAmount(s.desks.openCollateral),
+      openNotionalUsdc: usdcAmount(s.desks.openNotional),
+      openUnrealisedPnlUsdc: usdcAmount(s.desks.openUnrealisedPnl),
+      unpriced: s.desks.unpriced,
+      largest: s.desks.largest.map(deskJson),
     },
     finality: protocolFinalityJson(s.finality, t),
     updatedAt: t ? isoTime(t.updatedAt) : null,
@@ -70,9 +75,9 @@ export const statsRoute = defineRoute({
   method: "get",
   path: "/stats",
   tag: "service",
-  summary: "Fee, buyback and burn totals, pending accumulators, open desks",
+  summary: "Fee, buyback and burn totals, pending accumulators, a summary of the open desks",
   description:
-    "Totals come from the indexer's incremental aggregates; the answer time does not grow with history. Fees are shown per currency (the amount in its own currency) and in USDC: USDC as claimed, WETH at the realised rate of the operator's conversion swap. The per-leg totals are the ledger's allocations, fact by fact.",
+    "Totals come from the indexer's incremental aggregates; the answer time does not grow with history. Fees are shown per currency (the amount in its own currency) and in USDC: USDC as claimed, WETH at the realised rate of the operator's conversion swap. The per-leg totals are the ledger's allocations, fact by fact. Desks are summarised in a fixed size (aggregates of the open desks and the largest few): GET /desks lists every desk, paged.",
   responses: { 200: { description: "Stats", schema: statsResponse } },
   handler: async (c, _input, deps) => c.body(await bodies(deps).get("stats"), 200, { "content-type": "application/json" }),
 });

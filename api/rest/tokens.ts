@@ -1,5 +1,5 @@
 /**
- * GET /tokens (enrolled tokens), POST /tokens/launch (deploy through the launcher and enrol)
+ * GET /tokens (every token of ours, as GraphQL `tokens`; `?enrolled=` filters), POST /tokens/launch (deploy through the launcher and enrol)
  * and POST /tokens/register (enrol an existing launcher token). The POSTs spend operator gas:
  * they need the operator API key and have the strictest rate limit.
  */
@@ -13,20 +13,20 @@ import type { DeskView } from "../read/desks.js";
 import type { FeeCurrencyView, SpendView } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
-import { type HonouredView, type TokenView, honouredView, readEnrolledTokens } from "../read/tokens.js";
+import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
 import { feeCurrencyJson, spendJson } from "./fee-json.js";
 import { type RouteResponse, defineRoute } from "./route.js";
-import { launchBody, launchResponse, pageQuery, registerBody, registerResponse, tokensResponse } from "./schemas.js";
+import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
 
-/** The split the locker and the engine really honour, and every reward slot of the locker. */
-export function honouredJson(h: HonouredView) {
+/** The split the locker and the engine really honour (null when not enrolled), and every reward slot of the locker. */
+export function honouredJson(h: HonouredView, shares: readonly LockerShareView[]) {
   return {
     honouredSplit: h
       ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason }
       : null,
-    lockerShares: (h?.shares ?? []).map((s) => ({
+    lockerShares: shares.map((s) => ({
       rewardIndex: s.rewardIndex,
       recipient: checksum(s.recipient),
       admin: checksum(s.admin),
@@ -38,6 +38,11 @@ export function honouredJson(h: HonouredView) {
   };
 }
 
+/**
+ * One token as REST JSON, enrolled or not (docs/api.md, "Tokens"): the enrolment's fields
+ * (`creator`, `split`, `enrolledAt`) are null and `active`/`halted` false for a token that is
+ * ours by launch and not enrolled (the protocol token, a launch paying the operator).
+ */
 export function tokenJson(
   v: TokenView,
   pending: PendingAmounts,
@@ -46,30 +51,37 @@ export function tokenJson(
   spend: SpendView[] | undefined,
   honoured: HonouredView = null,
   finality: Finality | null = null,
+  shares: readonly LockerShareView[] = honoured?.shares ?? [],
 ) {
-  const e = v.enrollment!;
+  const e = v.enrollment;
   const key = v.token.address.toLowerCase();
   return {
     address: checksum(v.token.address),
     name: v.token.name,
     symbol: v.token.symbol,
     image: v.token.image,
-    creator: checksum(e.creator),
+    isProtocolToken: v.token.isProtocolToken,
+    createdAt: isoTime(v.token.createdAt),
+    enrolled: e !== null,
+    creator: e ? checksum(e.creator) : null,
     admin: checksum(v.token.admin),
-    split: { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps },
-    ...honouredJson(honoured),
+    split: e ? { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
+    ...honouredJson(honoured, shares),
     pool: v.pool
       ? { poolId: v.pool.poolId, pairedToken: checksum(v.pool.pairedToken), fee: v.pool.fee, tickSpacing: v.pool.tickSpacing, priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18) }
       : null,
-    enrolledAt: isoTime(e.enrolledAt),
-    active: e.active,
-    halted: e.halted,
+    enrolledAt: e ? isoTime(e.enrolledAt) : null,
+    active: e?.active ?? false,
+    halted: e?.halted ?? false,
     totals: {
       feesToOperatorUsdc: usdcAmount(v.totals?.feesToOperatorUsdc ?? 0n),
       creatorLegUsdc: usdcAmount(v.totals?.creatorLegUsdc ?? 0n),
       buybacks: v.totals?.buybacks ?? 0,
       buybackUsdc: usdcAmount(v.totals?.buybackUsdc ?? 0n),
+      tokensBought: tokenAmount(v.totals?.tokensBought ?? 0n),
       burned: tokenAmount(v.totals?.burned ?? 0n),
+      burns: v.totals?.burns ?? 0,
+      buybackBurned: tokenAmount(v.totals?.buybackBurned ?? 0n),
       legs: {
         protocolUsdc: usdcAmount(v.totals?.protocolLegUsdc ?? 0n),
         assetUsdc: usdcAmount(v.totals?.assetLegUsdc ?? 0n),
@@ -93,14 +105,16 @@ export function tokenJson(
  * page share the read (see coalesce.ts).
  */
 const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
-  const [limit, after] = JSON.parse(key) as [number, string | null];
-  const { page, pending, desks, fees, spend, slots } = await readEnrolledTokens(deps, { limit, after });
+  const [limit, after, enrolled] = JSON.parse(key) as [number, string | null, boolean | null];
+  const { page, pending, desks, fees, spend, slots } = await readTokenPage(deps, { limit, after, enrolled });
   const finality = await readFinality(deps.db, deps.config, page.rows.map((v) => v.token.address.toLowerCase()));
   return JSON.stringify(
     listBody(page, (v) => {
       const key = v.token.address.toLowerCase();
-      const honoured = honouredView(v.enrollment, slots.get(key), deps.config.operator);
-      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key), honoured, finality);
+      const rows = slots.get(key);
+      const honoured = honouredView(v.enrollment, rows, deps.config.operator);
+      const shares = lockerSharesOf(rows ?? [], deps.config.operator, v.enrollment?.creator ?? null);
+      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key), honoured, finality, shares);
     }),
   );
 });
@@ -109,11 +123,13 @@ export const tokensRoute = defineRoute({
   method: "get",
   path: "/tokens",
   tag: "tokens",
-  summary: "Enrolled tokens with split, creator, pool, flags and desk, most recently enrolled first",
-  query: pageQuery,
-  responses: { 200: { description: "A page of enrolled tokens", schema: tokensResponse } },
+  summary: "Every token of ours (as GraphQL `tokens`), newest launch first, with split, creator, pool, flags, totals and desk",
+  description:
+    "Ours: the protocol token, every launch that pays the operator and every token enrolled in the registry (docs/design.md §4.6), the same set GraphQL `tokens` lists. `enrolled=true` keeps only enrolled tokens, `enrolled=false` only the others (their enrolment fields are null).",
+  query: tokensQuery,
+  responses: { 200: { description: "A page of tokens", schema: tokensResponse } },
   handler: async (c, { query }, deps) => {
-    const key = JSON.stringify([query.limit, query.cursor ?? null]);
+    const key = JSON.stringify([query.limit, query.cursor ?? null, query.enrolled ?? null]);
     return c.body(await tokenPages(deps).get(key), 200, { "content-type": "application/json" });
   },
 });

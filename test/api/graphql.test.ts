@@ -11,6 +11,7 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { ReadDb } from "../../api/deps.js";
 import { bucketEnd } from "../../api/read/burn-totals.js";
+import { LARGEST_OPEN_DESKS } from "../../api/read/desks.js";
 import * as act from "../helpers/actions.js";
 import { sseEvents } from "../helpers/http.js";
 import { type Harness, actors, startHarness } from "./harness.js";
@@ -194,10 +195,24 @@ describe("GraphQL queries", () => {
   it("serves the activity feed by kinds and token, and the stats", async () => {
     const d = await data(`{ activity(first: 50, kinds: [TOKEN_LAUNCHED, TOKEN_ENROLLED], token: "${s.token}") { edges { node { kind tokenAddress data rawData } } } }`);
     expect(d.activity.edges.map((e: { node: { kind: string } }) => e.node.kind).sort()).toEqual(["TOKEN_ENROLLED", "TOKEN_LAUNCHED"]);
-    const stats = await data(`{ stats { tokensLaunched tokensEnrolled protocolBuybacks protocolBuybackUsdc protocolBuybackUsdcRaw pendingBuybackUsdc openDesks { tokenAddress } } }`);
+    const stats = await data(
+      `{ stats { tokensLaunched tokensEnrolled protocolBuybacks protocolBuybackUsdc protocolBuybackUsdcRaw pendingBuybackUsdc desksOpen openDesks { tokenAddress }
+         deskSummary { halted openCollateralUsdc openCollateralUsdcRaw openNotionalUsdcRaw openUnrealisedPnlUsdc unpriced largest { id tokenAddress collateralRaw notionalRaw } } } }`,
+    );
     expect(stats.stats.protocolBuybacks).toBeGreaterThanOrEqual(1);
     expect(stats.stats.protocolBuybackUsdc).toBe(formatDecimal(BigInt(stats.stats.protocolBuybackUsdcRaw), 6));
-    expect(stats.stats.openDesks.map((x: { tokenAddress: string }) => x.tokenAddress)).toContain(s.token);
+    // A fixed-size summary of the open desks (the inline list is gone: `desks` pages them), as the desks add up.
+    const summary = stats.stats.deskSummary;
+    expect(summary.largest.map((x: { tokenAddress: string }) => x.tokenAddress)).toContain(s.token);
+    expect(summary.largest.length).toBeLessThanOrEqual(LARGEST_OPEN_DESKS);
+    const open = (await data(`{ desks(first: 200, status: [OPEN]) { edges { node { id collateralRaw notionalRaw halted } } } }`)).desks.edges.map((e: { node: any }) => e.node);
+    expect(open.length).toBe(stats.stats.desksOpen);
+    expect(BigInt(summary.openCollateralUsdcRaw)).toBe(open.reduce((a: bigint, d: { collateralRaw: string }) => a + BigInt(d.collateralRaw), 0n));
+    expect(BigInt(summary.openNotionalUsdcRaw)).toBe(open.reduce((a: bigint, d: { notionalRaw: string }) => a + BigInt(d.notionalRaw), 0n));
+    expect(summary.openCollateralUsdc).toBe(formatDecimal(BigInt(summary.openCollateralUsdcRaw), 6));
+    expect(summary.halted).toBe(open.filter((d: { halted: boolean }) => d.halted).length);
+    // The deprecated openDesks is bounded: the same largest desks.
+    expect(stats.stats.openDesks.map((x: { tokenAddress: string }) => x.tokenAddress)).toEqual(summary.largest.map((x: { tokenAddress: string }) => x.tokenAddress));
   });
 
   it("lists tokens, enrolled or not, in pages", async () => {

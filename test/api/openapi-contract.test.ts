@@ -127,9 +127,22 @@ describe("reads", () => {
     expectCode(await get(`/buybacks/${unknownToken}`), 404, "NOT_FOUND");
   });
 
-  it("GET /tokens: a page and a bad cursor", async () => {
+  it("GET /tokens: a page, each filter and bad input", async () => {
     expect((await get("/tokens?limit=5")).status).toBe(200);
+    expect((await get("/tokens?limit=200&enrolled=true")).status).toBe(200);
+    expect((await get("/tokens?limit=200&enrolled=false")).status).toBe(200);
     expectCode(await get("/tokens?cursor=eyJhIjoxfQ"), 400, "BAD_REQUEST");
+    expectCode(await get("/tokens?enrolled=maybe"), 400, "BAD_REQUEST");
+  });
+
+  it("GET /desks: pages, each filter and bad filters", async () => {
+    expect((await get("/desks?limit=1")).status).toBe(200);
+    expect((await get(`/desks?status=open,closed&token=${s.token}&halted=false`)).status).toBe(200);
+    expect((await get("/desks?halted=true")).status).toBe(200);
+    expectCode(await get("/desks?status=rekt"), 400, "BAD_REQUEST");
+    expectCode(await get("/desks?token=0x1234"), 400, "BAD_REQUEST");
+    expectCode(await get("/desks?halted=1"), 400, "BAD_REQUEST");
+    expectCode(await get("/desks?cursor=!!!"), 400, "BAD_REQUEST");
   });
 
   it("GET /tokens/:token/candles, /tokens/:token/market and /burns/:token: answers, bad input, unknown tokens", async () => {
@@ -248,7 +261,7 @@ describe("the service's own limits and outages", () => {
     down.on("error", () => {});
     try {
       const app = h.appWith({ db: drizzle(down, { casing: "snake_case" }) as unknown as ReadDb });
-      for (const path of ["/stats", "/activity", "/buybacks", `/buybacks/${s.token}`, "/tokens", `/tokens/${s.token}/market`, `/tokens/${s.token}/candles`, `/burns/${s.token}`, ...EXPORT_ROUTES.map((r) => r.path)]) {
+      for (const path of ["/stats", "/desks", "/activity", "/buybacks", `/buybacks/${s.token}`, "/tokens", `/tokens/${s.token}/market`, `/tokens/${s.token}/candles`, `/burns/${s.token}`, ...EXPORT_ROUTES.map((r) => r.path)]) {
         const a = await get(path, { app });
         expectCode(a, 503, "DATABASE_UNAVAILABLE");
         expect(a.headers.get("retry-after")).toBe("5");
@@ -345,6 +358,7 @@ describe("coverage", () => {
       "get /health": [200, 503],
       "get /ready": [503],
       "get /stats": [200, 429, 503],
+      "get /desks": [200, 400, 503],
       "get /activity": [200, 400, 503],
       "get /buybacks": [200, 400, 503],
       "get /buybacks/:token": [200, 400, 404, 429, 503],

@@ -6,7 +6,12 @@
 import { getAddress, parseAbi, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryAbi } from "../../common/abis/registry.js";
-import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
+import { TOKEN_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
+import { LARGEST_OPEN_DESKS, deskContextOf, openDeskSummary, unrealisedPnl } from "../../api/read/desks.js";
+import type { ReadDb } from "../../api/deps.js";
+import { PERPS_PRECISION } from "../../common/abis/perps.js";
+import { notionalOf } from "../../common/perps-math.js";
+import { deskTrade } from "../../schema/ponder.js";
 import { ERROR_STATUS } from "../../api/http/errors.js";
 import * as schemas from "../../api/rest/schemas.js";
 import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../core/errors.js";
@@ -15,6 +20,8 @@ import { type Answer, type Harness, OPERATOR_API_KEY, actors, startHarness } fro
 import { type Scenario, seedScenario, shapeOf } from "./scenario.js";
 
 const formatTokens = (units: bigint) => formatDecimal(units, TOKEN_DECIMALS);
+/** A signed USDC decimal in base units. */
+const parseUsdc = (v: string) => (v.startsWith("-") ? -parseDecimal(v.slice(1), 6) : parseDecimal(v, 6));
 
 let h: Harness;
 let s: Scenario;
@@ -92,8 +99,12 @@ describe("REST answers", () => {
       const tables = new Set(queries.flatMap((q) => [...q.matchAll(/from "(\w+)"/gi)].map((m) => m[1])));
       // One-row aggregates (protocol totals; one row per fee currency and per buyback kind and currency), the enrolments, open desks.
       expect([...tables].sort()).toEqual(["buyback_spend", "desk_trade", "enrollment", "fee_currency_totals", "protocol_totals"]);
-      // The desk query reads open desks only (an index on status), never the closed history.
-      expect(queries.find((q) => /from "desk_trade"/i.test(q))).toMatch(/"status" = \$1/);
+      // The desk queries read open desks only (an index on status), never the closed history.
+      const deskQueries = queries.filter((q) => /from "desk_trade"/i.test(q));
+      expect(deskQueries.length).toBeGreaterThan(0);
+      for (const q of deskQueries) expect(q).toMatch(/"status" = \$1/);
+      // Fixed size: the desks are aggregated in SQL and at most a few rows come back.
+      expect(deskQueries.some((q) => /limit \$\d+/i.test(q))).toBe(true);
     } finally {
       await pool.end();
     }
@@ -103,13 +114,73 @@ describe("REST answers", () => {
     const engine = h.deps.agents!.services.pool;
     await engine.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', 330000000000, 8, '1', 0)");
     try {
-      const mine = (await get("/stats")).json.desks.items.find((d: { token: string }) => d.token === s.token);
+      // /stats shows the largest open desks; /desks every desk, marked alike.
+      const stats = (await get("/stats")).json;
+      const [mine] = (await get(`/desks?token=${s.token}&status=open`)).json.items;
+      expect(stats.desks.largest.find((d: { token: string }) => d.token === s.token)).toEqual(mine);
       const collateral = Number(mine.collateral);
       expect(mine.markPrice).toBe("3300");
       // +10% on a 5x long: +50% of the collateral, less the exchange's rounding.
       expect(Number(mine.unrealisedPnl)).toBeCloseTo(collateral * 0.5, 5);
+      // The summary's PnL, computed in SQL, is the exact sum of every open desk's, computed in TypeScript.
+      const open = (await get("/desks?status=open&limit=200")).json.items as { unrealisedPnl: string | null }[];
+      expect(open.every((d) => d.unrealisedPnl !== null)).toBe(true);
+      expect(stats.desks.unpriced).toBe(0);
+      expect(parseUsdc(stats.desks.openUnrealisedPnlUsdc)).toBe(open.reduce((a, d) => a + parseUsdc(d.unrealisedPnl!), 0n));
     } finally {
       await engine.query("DELETE FROM engine.price_samples WHERE feed = 'ETH_USD'");
+    }
+  });
+
+  it("the desk summary's sums, computed in SQL, equal the TypeScript formulas integer for integer", async () => {
+    const pg = await import("pg");
+    const { drizzle } = await import("drizzle-orm/node-postgres");
+    const client = new pg.default.Client({ connectionString: h.databaseUrl, options: "-c search_path=app" });
+    await client.connect();
+    // Deterministic pseudo-random values (a 64-bit LCG), in a transaction rolled back after.
+    let seed = 42n;
+    const next = (below: bigint) => {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
+      return (seed >> 16n) % below;
+    };
+    try {
+      await client.query("BEGIN");
+      // A temporary desk_trade of the same columns shadows the indexed one for this connection only.
+      await client.query("CREATE TEMP TABLE desk_trade (LIKE app.desk_trade INCLUDING ALL) ON COMMIT DROP");
+      const writable = drizzle(client, { casing: "snake_case" });
+      const db = writable as unknown as ReadDb;
+      const rows = Array.from({ length: 300 }, (_, i) => ({
+        id: `t-${i}`,
+        openOrderId: BigInt(1_000_000 + i),
+        pairIndex: next(3n),
+        tradeIndex: BigInt(i),
+        buy: next(2n) === 0n,
+        collateral: 1n + next(10n ** 12n),
+        leverage: PERPS_PRECISION + next(100n * PERPS_PRECISION),
+        openPrice: i % 50 === 0 ? 0n : 1n + next(10n ** 14n),
+        status: "open",
+        realisedPnl: 0n,
+        usdcReturned: 0n,
+        openedAt: BigInt(i),
+        closedAt: null,
+        openTx: `0x${i.toString(16).padStart(64, "0")}` as `0x${string}`,
+      }));
+      await writable.insert(deskTrade).values(rows);
+      // Pair 2 has no mark; pair 0's is far from most entries (losses floored at the collateral).
+      const marks = new Map<number, bigint>([[0, 1n + next(10n ** 12n)], [1, 1n + next(10n ** 14n)]]);
+      const ctx = deskContextOf([], marks, []);
+      const summary = await openDeskSummary(db, ctx);
+      const priced = rows.filter((r) => marks.has(Number(r.pairIndex)));
+      expect(priced.some((r) => unrealisedPnl(r, marks.get(Number(r.pairIndex))!) === -r.collateral)).toBe(true);
+      expect(summary.openCollateral).toBe(rows.reduce((a, r) => a + r.collateral, 0n));
+      expect(summary.openNotional).toBe(rows.reduce((a, r) => a + notionalOf(r.collateral, r.leverage), 0n));
+      expect(summary.openUnrealisedPnl).toBe(priced.reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!), 0n));
+      expect(summary.unpriced).toBe(rows.length - priced.length);
+      const bySize = [...rows].sort((a, b) => Number(notionalOf(b.collateral, b.leverage) - notionalOf(a.collateral, a.leverage)) || (a.id < b.id ? 1 : -1));
+      expect(summary.largest.map((d) => d.id)).toEqual(bySize.slice(0, LARGEST_OPEN_DESKS).map((r) => r.id));
+    } finally {
+      await client.query("ROLLBACK");
+      await client.end();
     }
   });
 
@@ -117,8 +188,16 @@ describe("REST answers", () => {
     const a = await get("/stats");
     expect(a.status).toBe(200);
     schemas.statsResponse.parse(a.json);
-    const mine = a.json.desks.items.find((d: { token: string }) => d.token === s.token);
-    expect(shapeOf({ ...a.json, desks: { ...a.json.desks, items: [mine] } })).toMatchSnapshot();
+    const mine = a.json.desks.largest.find((d: { token: string }) => d.token === s.token);
+    expect(shapeOf({ ...a.json, desks: { ...a.json.desks, largest: [mine] } })).toMatchSnapshot();
+    // The desk summary: aggregates of the open desks as /desks lists them, and the largest few.
+    const open = (await get("/desks?status=open&limit=200")).json.items as { id: string; collateral: string; notional: string; halted: boolean }[];
+    expect(a.json.desks.open).toBe(open.length);
+    expect(parseUsdc(a.json.desks.openCollateralUsdc)).toBe(open.reduce((x, d) => x + parseUsdc(d.collateral), 0n));
+    expect(parseUsdc(a.json.desks.openNotionalUsdc)).toBe(open.reduce((x, d) => x + parseUsdc(d.notional), 0n));
+    expect(a.json.desks.halted).toBe(open.filter((d) => d.halted).length);
+    const bySize = [...open].sort((x, y) => Number(parseUsdc(y.notional) - parseUsdc(x.notional)) || (x.id < y.id ? 1 : -1));
+    expect(a.json.desks.largest.map((d: { id: string }) => d.id)).toEqual(bySize.slice(0, LARGEST_OPEN_DESKS).map((d) => d.id));
     expect(a.json.tokens.launched).toBeGreaterThanOrEqual(4);
     expect(a.json.buybacks.protocol.count).toBeGreaterThanOrEqual(1);
     // The aggregate row, as the indexer keeps it.
@@ -201,7 +280,7 @@ describe("REST answers", () => {
     expect((await get(`/buybacks/${s.token.toLowerCase()}`)).json.totals.count).toBe(1);
   });
 
-  it("GET /tokens: enrolled tokens with split, creator, pool, flags and desk", async () => {
+  it("GET /tokens: every token of ours with split, creator, pool, flags and desk", async () => {
     const a = await get("/tokens?limit=200");
     expect(a.status).toBe(200);
     schemas.tokensResponse.parse(a.json);
@@ -218,7 +297,21 @@ describe("REST answers", () => {
       pool: { poolId: s.launch.json.poolId, pairedToken: getAddress(h.contracts.usdc!) },
       desk: { token: s.token, status: "open", side: "long", leverage: "5" },
     });
-    expect(a.json.items.some((t: { address: string }) => t.address === getAddress(h.protocolToken))).toBe(false);
+    expect(mine.enrolled).toBe(true);
+    // Every token of ours by default (as GraphQL `tokens`), the protocol token too, not enrolled;
+    // `enrolled=true` keeps the enrolled ones only (the default before: docs/api.md, "Tokens").
+    const protocol = a.json.items.find((t: { address: string }) => t.address === getAddress(h.protocolToken));
+    expect(protocol).toMatchObject({ isProtocolToken: true, enrolled: false, creator: null, split: null, enrolledAt: null, active: false, halted: false, honouredSplit: null });
+    const enrolled = await get("/tokens?limit=200&enrolled=true");
+    schemas.tokensResponse.parse(enrolled.json);
+    expect(enrolled.json.items.some((t: { address: string }) => t.address === getAddress(h.protocolToken))).toBe(false);
+    expect(enrolled.json.items.every((t: { enrolled: boolean }) => t.enrolled)).toBe(true);
+    expect(enrolled.json.items.map((t: { address: string }) => t.address)).toContain(s.token);
+    const others = await get("/tokens?limit=200&enrolled=false");
+    schemas.tokensResponse.parse(others.json);
+    expect(others.json.items.map((t: { address: string }) => t.address)).toContain(getAddress(h.protocolToken));
+    expect(others.json.items.every((t: { enrolled: boolean }) => !t.enrolled)).toBe(true);
+    expect(enrolled.json.items.length + others.json.items.length).toBe(a.json.items.length);
     // Fees: per leg and per currency, from the token's aggregates (the trader's collection paid USDC, the operator claimed it).
     const usdc = (v: string) => formatDecimal(BigInt(v), 6);
     const [tt] = await h.query<Record<string, string>>("SELECT * FROM token_totals WHERE token = $1", [s.token.toLowerCase()]);
@@ -248,6 +341,89 @@ describe("REST answers", () => {
       ],
       buybackSpent: [{ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, buybacks: 1, amount: "100", usdc: "100" }],
     });
+  });
+
+  it("GET /desks: every desk, paged, with GraphQL desks' fields and filters", async () => {
+    const a = await get("/desks?limit=200");
+    expect(a.status, a.text).toBe(200);
+    schemas.desksResponse.parse(a.json);
+    const mine = a.json.items.find((d: { token: string }) => d.token === s.token);
+    expect(shapeOf({ ...a.json, items: [mine] })).toMatchSnapshot();
+    expect(mine).toMatchObject({ token: s.token, status: "open", side: "long", leverage: "5", entryPrice: "3000", halted: false, usdcReturned: "0" });
+    // The same desks, in the same order, as GraphQL `desks`; the same figures under the same names.
+    const gql = await h.gql(`{ desks(first: 200) { edges { node { id tokenAddress status collateral notional leverage entryPrice realisedPnl usdcReturned openTx halted } } } }`);
+    expect(gql.json.errors, gql.text).toBeUndefined();
+    const nodes = gql.json.data.desks.edges.map((e: { node: Record<string, unknown> }) => e.node);
+    expect(a.json.items.map((d: { id: string }) => d.id)).toEqual(nodes.map((n: { id: string }) => n.id));
+    for (const [i, n] of nodes.entries()) {
+      const r = a.json.items[i];
+      expect({ token: r.token, status: r.status.toUpperCase(), collateral: r.collateral, notional: r.notional, leverage: r.leverage, realisedPnl: r.realisedPnl, usdcReturned: r.usdcReturned, openTx: r.openTx, halted: r.halted }).toEqual({
+        token: n.tokenAddress, status: n.status, collateral: n.collateral, notional: n.notional, leverage: n.leverage, realisedPnl: n.realisedPnl, usdcReturned: n.usdcReturned, openTx: n.openTx, halted: n.halted,
+      });
+    }
+    // Pages of one join up to the whole list, without gaps or duplicates.
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Answer = await get(`/desks?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status, page.text).toBe(200);
+      expect(page.json.items.length).toBeLessThanOrEqual(1);
+      paged.push(...page.json.items.map((d: { id: string }) => d.id));
+      cursor = page.json.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(a.json.items.map((d: { id: string }) => d.id));
+    // Filters: status (one or more), token, halt state.
+    const open = (await get("/desks?status=open&limit=200")).json.items;
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.every((d: { status: string }) => d.status === "open")).toBe(true);
+    const several = (await get("/desks?status=closed,liquidated&limit=200")).json.items;
+    expect(open.length + several.length).toBe(a.json.items.length);
+    const byToken = (await get(`/desks?token=${s.token.toLowerCase()}`)).json.items;
+    expect(byToken.map((d: { token: string }) => d.token)).toEqual(a.json.items.filter((d: { token: string }) => d.token === s.token).map((d: { token: string }) => d.token));
+    expect((await get(`/desks?token=${getAddress("0x00000000000000000000000000000000000c0ffe")}`)).json).toEqual({ items: [], nextCursor: null });
+    expect((await get("/desks?halted=true")).json.items.every((d: { halted: boolean }) => d.halted)).toBe(true);
+    expect((await get("/desks?halted=false&limit=200")).json.items.map((d: { id: string }) => d.id)).toContain(mine.id);
+    // Bad filters: 400 with the field named.
+    expectError(await get("/desks?status=opened"), 400, /^status: unknown status "opened"/);
+    expectError(await get("/desks?token=0xabc"), 400, /^token: /);
+    expectError(await get("/desks?halted=yes"), 400, /^halted: expected one of true, false/);
+    expectError(await get("/desks?limit=0"), 400, /^limit: /);
+    expectError(await get("/desks?cursor=eyJhIjoxfQ"), 400, "invalid cursor");
+    // A cursor of another list is refused.
+    const tokensCursor = (await get("/tokens?limit=1")).json.nextCursor;
+    expectError(await get(`/desks?cursor=${tokensCursor}`), 400, "invalid cursor");
+  });
+
+  it("GET /tokens and GraphQL tokens: the same token set by default and under each filter, the same totals per token", async () => {
+    const gqlTotals = "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc assetUsdc perpUsdc operatorUsdc } }";
+    for (const [query, arg] of [["", ""], ["&enrolled=true", "enrolled: true"], ["&enrolled=false", "enrolled: false"]] as const) {
+      const rest = await get(`/tokens?limit=200${query}`);
+      expect(rest.status, rest.text).toBe(200);
+      const gql = await h.gql(`{ tokens(first: 200${arg ? `, ${arg}` : ""}) { totalCount edges { node { address isProtocolToken createdAt enrollment { creator } ${gqlTotals} } } } }`);
+      expect(gql.json.errors, gql.text).toBeUndefined();
+      const nodes = gql.json.data.tokens.edges.map((e: { node: any }) => e.node);
+      expect(rest.json.items.map((t: { address: string }) => t.address), query).toEqual(nodes.map((n: { address: string }) => n.address));
+      expect(rest.json.items.length).toBe(gql.json.data.tokens.totalCount);
+      for (const [i, n] of nodes.entries()) {
+        const r = rest.json.items[i];
+        expect(r.isProtocolToken).toBe(n.isProtocolToken);
+        expect(r.createdAt).toBe(n.createdAt);
+        expect(r.enrolled).toBe(n.enrollment !== null);
+        expect(r.creator).toBe(n.enrollment?.creator ?? null);
+        // A token without totals yet is all zeros in REST and null in GraphQL.
+        if (n.totals === null) {
+          expect(r.totals.feesToOperatorUsdc).toBe("0");
+          continue;
+        }
+        const { feesByCurrency: _f, buybackSpent: _b, finality: _x, ...figures } = r.totals;
+        expect(figures, r.address).toEqual(n.totals);
+      }
+    }
+    // The default set is every token of ours: launched count of /stats.
+    const stats = (await get("/stats")).json;
+    expect((await get("/tokens?limit=200")).json.items.length).toBe(stats.tokens.launched);
+    expect((await get("/tokens?limit=200&enrolled=true")).json.items.length).toBe(stats.tokens.enrolled);
+    expectError(await get("/tokens?enrolled=yes"), 400, /^enrolled: expected one of true, false/);
   });
 
   it("GET /openapi.json: the document generated from the request schemas", async () => {

@@ -429,6 +429,7 @@ describe("OpenAPI document", () => {
       "/burns/{txHash}/{logIndex}",
       "/buybacks",
       "/buybacks/{token}",
+      "/desks",
       "/export/activity.csv",
       "/export/activity.ndjson",
       "/export/burns.csv",
