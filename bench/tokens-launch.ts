@@ -36,33 +36,61 @@ async function rpc<T>(url: string, method: string, params: unknown[] = []): Prom
   return body.result as T;
 }
 
-/** Signs and sends `data` to `to` from `s` at `nonce` (no wait). */
+/** Signs `data` to `to` from `s` at `nonce` locally and sends it (no wait, no client timeout: a loaded anvil may take long to accept). */
 async function sendAt(s: DevnetContext, to: Address, data: Hex, gas: bigint, nonce: number): Promise<Hex> {
-  return s.walletClient.sendTransaction({ account: s.account, chain: s.walletClient.chain, to, data, gas, nonce, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n } as never);
+  const signed = await (s.account as unknown as { signTransaction: (tx: object) => Promise<Hex> }).signTransaction({
+    type: "eip1559",
+    chainId: s.chainId,
+    to,
+    data,
+    gas,
+    nonce,
+    maxFeePerGas: MAX_FEE,
+    maxPriorityFeePerGas: 1n,
+  });
+  return rpc<Hex>(s.rpcUrl, "eth_sendRawTransaction", [signed]);
 }
 
-/** Mines until the transaction pool is empty; returns the blocks mined. */
+/** Every launch and enrolment pays at most this per gas; the base fee is held at 1 gwei while they are mined. */
+const MAX_FEE = 10_000_000_000n;
+const BASE_FEE = "0x3b9aca00";
+
+/**
+ * Mines until the transaction pool is empty; returns the blocks mined. Full blocks would raise
+ * the base fee 12.5% each, past what the waiting transactions offer: it is reset before each block.
+ */
 async function mineAll(url: string): Promise<number> {
   let blocks = 0;
+  let last = Number.POSITIVE_INFINITY;
+  let stalled = 0;
   for (;;) {
-    const status = await rpc<{ pending: Hex; queued: Hex }>(url, "txpool_status");
-    if (Number(status.pending) === 0) return blocks;
+    const pending = Number((await rpc<{ pending: Hex }>(url, "txpool_status")).pending);
+    if (pending === 0) return blocks;
+    stalled = pending < last ? 0 : stalled + 1;
+    if (stalled > 5) throw new Error(`${pending} transactions stay in the pool`);
+    last = pending;
+    await rpc(url, "anvil_setNextBlockBaseFeePerGas", [BASE_FEE]);
     await rpc(url, "anvil_mine", ["0x1"]);
     blocks++;
   }
 }
 
-/** Sends `items` as transactions in waves of `wave`, mining after each wave. */
+/** Sends `items` as transactions in waves of `wave` (at most `SENDING` in flight), mining after each wave. */
 async function sendWaves<T>(url: string, items: T[], wave: number, send: (item: T, i: number) => Promise<Hex>): Promise<{ hashes: Hex[]; blocks: number }> {
   const hashes: Hex[] = [];
   let blocks = 0;
   for (let i = 0; i < items.length; i += wave) {
     const chunk = items.slice(i, i + wave);
-    hashes.push(...(await Promise.all(chunk.map((item, j) => send(item, i + j)))));
+    for (let j = 0; j < chunk.length; j += SENDING) {
+      hashes.push(...(await Promise.all(chunk.slice(j, j + SENDING).map((item, k) => send(item, i + j + k)))));
+    }
     blocks += await mineAll(url);
   }
   return { hashes, blocks };
 }
+
+/** Transactions sent at once. */
+const SENDING = 25;
 
 /**
  * Launches `n` USDC-paired tokens (the enrolled split: operator and a creator), enrols each,
