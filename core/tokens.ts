@@ -122,7 +122,7 @@ export async function refreshTokenCache(ctx: EngineContext): Promise<TokenInfo[]
       row.active === active &&
       row.halted === halted &&
       row.pairedToken === values.pairedToken &&
-      JSON.stringify(row.poolKey) === JSON.stringify(values.poolKey) &&
+      samePoolKey(row.poolKey as PoolKey | null, values.poolKey) &&
       JSON.stringify(row.rewardRecipients) === JSON.stringify(values.rewardRecipients);
     if (!same) changed.push({ ...values, updatedAt: new Date() });
   }
@@ -133,6 +133,11 @@ export async function refreshTokenCache(ctx: EngineContext): Promise<TokenInfo[]
       .onConflictDoUpdate({ target: tables.tokens.token, set: upsertSet() });
   }
   return listEnrolledTokens(ctx.db);
+}
+
+/** jsonb keeps its own key order: compared field by field. */
+function samePoolKey(a: PoolKey | null, b: PoolKey): boolean {
+  return !!a && a.currency0 === b.currency0 && a.currency1 === b.currency1 && a.fee === b.fee && a.tickSpacing === b.tickSpacing && a.hooks === b.hooks;
 }
 
 /** Every column of the cache from the proposed row (`excluded`), for the batched upsert. */

@@ -65,10 +65,13 @@ describe(`${ENROLLED} enrolled tokens`, () => {
     const { rows } = await engine.ctx.pool.query<{ token: string }>("SELECT DISTINCT token FROM engine.ledger WHERE kind = 'fee-claimed' AND leg = 'claimed'");
     const booked = new Set(rows.map((r) => getAddress(r.token)));
     for (const t of traded) expect(booked.has(getAddress(t))).toBe(true);
-    // Then nothing is waiting: the next cycle collects nothing.
+    // Then nothing is waiting: the next cycle collects nothing, and the cache refresh writes no row (nothing changed).
+    const written = async () => (await engine.ctx.pool.query("SELECT MAX(updated_at)::text AS at FROM engine.tokens")).rows[0].at as string;
+    const before = await written();
     const idle = await measured("fee-claimer");
     expect(idle.result.batch).toEqual([]);
     expect(idle.rpc).toBeLessThan(40);
+    expect(await written()).toBe(before);
   }, 180_000);
 
   it("every worker's cycle succeeds, and the engine converges with the chain: the audit is clean", async () => {
