@@ -11,7 +11,7 @@
  * claimed and attributed (and the bound that implies at the worker's interval); rows per
  * engine table.
  */
-import { writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { type IncomingMessage, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -128,6 +128,7 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
   const anvil = await startAnvil({ port: await freePort(), chainId: DEVNET_CHAIN_ID });
   const proxy = await startCountingProxy(anvil.rpcUrl);
   let stopEngine: (() => Promise<void>) | undefined;
+  const deploymentsFile = join(tmpdir(), `bench-tokens-${process.pid}-${n}.json`);
   try {
     const t0 = performance.now();
     const operator = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
@@ -159,7 +160,6 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
     }
     log(`  ${sample.length} sample pools traded`);
 
-    const deploymentsFile = join(tmpdir(), `bench-tokens-${process.pid}-${n}.json`);
     writeDeployments(deploymentsFile, deployments);
     const databaseUrl = await bench.createDatabase("tokens");
     const config = loadConfig({ DATABASE_URL: databaseUrl, RPC_URL: proxy.url, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: deploymentsFile, LOG_LEVEL: "warn" });
@@ -228,6 +228,7 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
     await stopEngine?.().catch(() => {});
     await proxy.close();
     await anvil.stop();
+    rmSync(deploymentsFile, { force: true });
   }
 }
 
