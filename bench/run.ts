@@ -5,7 +5,9 @@
  *   npm run bench                       full run (histories of 1k, 10k, 100k events, and 1M for the growth table; 5-minute soak)
  *   npm run bench -- --no-1m            without the million-event history in the growth table (see GROWTH_ONLY_SIZES)
  *   npm run bench:smoke                 the same harness, tiny and short (CI keeps it working)
- *   npm run bench -- --part indexing    one part: history | indexing | api | growth | replicas | export | soak
+ *   npm run bench -- --part indexing    one part: history | indexing | api | growth | replicas | export | soak | tokens
+ *   npm run bench -- --part tokens      the engine with 10, 1,000 and 10,000 enrolled tokens (BENCH_TOKEN_SIZES=10,1000 to choose);
+ *                                       its section of latest.md is replaced, the rest of the file kept
  *   npm run bench -- --part export      the export row alone, on the smallest history (1M synthetic burns; smoke 100k)
  *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 100k)
  */
@@ -24,12 +26,13 @@ import { INDEXER_ENDPOINTS, type Indexed, fmt, indexHistory, log, servePonderGra
 import { type LoadResult, load } from "./load.js";
 import { type ReplicasResult, benchReplicas, replicasSection } from "./replicas.js";
 import { type SoakResult, benchSoak } from "./soak.js";
+import { TOKEN_SIZES, type TokensResult, benchTokens, tokensSection } from "./tokens.js";
 
 const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const partIndex = args.indexOf("--part");
 const only = partIndex >= 0 ? args[partIndex + 1] : undefined;
-const PARTS = ["history", "indexing", "api", "growth", "replicas", "export", "soak"] as const;
+const PARTS = ["history", "indexing", "api", "growth", "replicas", "export", "soak", "tokens"] as const;
 if (only && !PARTS.includes(only as never)) {
   process.stderr.write(`unknown part "${only}"; choose one of ${PARTS.join(", ")}\n`);
   process.exit(2);
@@ -79,7 +82,11 @@ type Results = {
   replicas?: ReplicasResult;
   export?: ExportResult;
   soak?: SoakResult;
+  tokens?: TokensResult;
 };
+
+/** Enrolled-token sizes of the `tokens` part (smoke: 10 and 100). */
+const TOKEN_PART_SIZES = process.env.BENCH_TOKEN_SIZES ? process.env.BENCH_TOKEN_SIZES.split(",").map(Number) : smoke ? [10, 100] : TOKEN_SIZES;
 
 /** The machine's load when the run started (other work on a shared machine shows here). */
 const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -87,6 +94,7 @@ const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(" ");
 async function main() {
   const started = Date.now();
   const results: Results = { histories: [] };
+  if (only === "tokens") return tokensOnly(started);
   // The export row alone needs only an indexed history to add its rows to: the smallest.
   const sizes = only === "export" ? SIZES.slice(0, 1) : runs("growth") || runs("history") ? [...SIZES, ...GROWTH_ONLY_SIZES] : SIZES;
   for (const size of sizes) {
@@ -209,6 +217,10 @@ async function main() {
       await i.stopAnvil();
     }
     indexed.clear();
+    if (runs("tokens")) {
+      log(`tokens: the engine with ${TOKEN_PART_SIZES.join(", ")} enrolled tokens`);
+      results.tokens = await benchTokens(bench, TOKEN_PART_SIZES, log);
+    }
     if (runs("soak")) {
       log(`soak: ${SOAK.seconds} s of mixed load; the engine killed, the chain rolled back, the database away and the RPC frozen at random moments`);
       results.soak = await benchSoak(bench, results.histories[0]!, SOAK);
@@ -362,6 +374,7 @@ function finish(results: Results, started: number) {
       ));
     }
   }
+  if (results.tokens) lines.push(...tokensSection(results.tokens, table, fmt));
   const targets = targetRows(results, LOAD.connections);
   if (targets.length) {
     lines.push("", `## Targets${smoke ? " (smoke scale: the full run's thresholds, far fewer connections and seconds)" : ""}`, "", table(
@@ -379,6 +392,38 @@ function finish(results: Results, started: number) {
     (results.api && [...results.api.ours, results.api.ponder].some((r) => r.server5xx > 0)) ||
     (results.replicas && (results.replicas.load.some((r) => r.server5xx > 0) || results.replicas.fanout.delivered < results.replicas.fanout.expected));
   process.exit(failed ? 1 : 0);
+}
+
+/**
+ * `--part tokens` alone: measures, then replaces only its own section of the results file (or
+ * adds it before "Previous run"), leaving every other part's figures as they were.
+ */
+async function tokensOnly(started: number) {
+  const bench = await startBench();
+  let result: TokensResult;
+  try {
+    result = await benchTokens(bench, TOKEN_PART_SIZES, log);
+  } finally {
+    await bench.stop();
+  }
+  const section = tokensSection(result, table, fmt).join("\n").trim();
+  process.stdout.write(`\n${section}\n`);
+  const dir = join(ROOT, "bench", "results");
+  const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
+  mkdirSync(dir, { recursive: true });
+  const text = existsSync(file) ? readFileSync(file, "utf8") : `# Benchmark results${smoke ? " (smoke)" : ""}\n`;
+  const [current, previous] = ((i) => (i < 0 ? [text, ""] : [text.slice(0, i), text.slice(i)]))(text.indexOf("\n## Previous run"));
+  const heading = "\n## Enrolled tokens";
+  const at = current.indexOf(heading);
+  const note = `${section}\n\n(\`--part tokens\` of ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s, load ${LOAD_AT_START} at start)`;
+  let updated: string;
+  if (at < 0) updated = `${current.trimEnd()}\n\n${note}\n`;
+  else {
+    const next = current.indexOf("\n## ", at + heading.length);
+    updated = `${current.slice(0, at).trimEnd()}\n\n${note}\n${next < 0 ? "" : current.slice(next)}`;
+  }
+  writeFileSync(file, `${updated.trimEnd()}\n${previous}`);
+  process.exit(result.sizes.every((s) => s.booked === s.sample && s.cycles.every((c) => c.ok)) ? 0 : 1);
 }
 
 main().catch((error) => {

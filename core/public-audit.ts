@@ -65,25 +65,27 @@ export function divideReport(report: AuditReport, tokens: Iterable<Address>): Ma
   return out;
 }
 
+const AUDIT_ROWS_PER_INSERT = 1_000;
+
 /** Stores one run, one row per token (and the protocol row), and prunes each token's oldest runs. Returns the run id. */
 export async function recordAuditRun(db: Db, report: AuditReport, blockTime: Date, tokens: Iterable<Address>): Promise<number> {
   const rows = divideReport(report, tokens);
   return db.transaction(async (tx) => {
     const [{ run } = { run: 0 }] = (await tx.execute<{ run: string }>(sql`SELECT nextval(pg_get_serial_sequence('engine.audit_results', 'id'))::text AS run`)).rows.map((r) => ({ run: Number(r.run) }));
-    await tx.insert(tables.auditResults).values(
-      [...rows].map(([token, found]) => ({
-        run,
-        token,
-        block: report.block,
-        blockTime,
-        indexedTo: report.indexedTo,
-        settled: report.settled,
-        ok: found.differences.length === 0,
-        differences: found.differences,
-        pending: found.pending,
-        checks: report.checks,
-      })),
-    );
+    const values = [...rows].map(([token, found]) => ({
+      run,
+      token,
+      block: report.block,
+      blockTime,
+      indexedTo: report.indexedTo,
+      settled: report.settled,
+      ok: found.differences.length === 0,
+      differences: found.differences,
+      pending: found.pending,
+      checks: report.checks,
+    }));
+    // In slices: one row per token, 10 parameters a row, and a statement takes at most 65,535.
+    for (let i = 0; i < values.length; i += AUDIT_ROWS_PER_INSERT) await tx.insert(tables.auditResults).values(values.slice(i, i + AUDIT_ROWS_PER_INSERT));
     await tx.execute(sql`
       DELETE FROM engine.audit_results a USING (
         SELECT token, run FROM (SELECT token, run, dense_rank() OVER (PARTITION BY token ORDER BY run DESC) AS n FROM engine.audit_results

@@ -71,6 +71,17 @@ export async function listDesks(q: Queryable): Promise<Desk[]> {
   return rows.map((r) => ({ token: r.token as Address, pairIndex: r.pairIndex, side: r.side as Side, halted: r.halted, haltReason: r.haltReason }));
 }
 
+/** The trades of every token in `statuses`, by token (one query: the workers' per-cycle read, docs/design.md §6). */
+export async function tradesByToken(q: Queryable, statuses: TradeStatus[] = LIVE_STATUSES): Promise<Map<Address, DeskTrade[]>> {
+  const rows = await q.select().from(tables.deskTrades).where(inArray(tables.deskTrades.status, statuses)).orderBy(asc(tables.deskTrades.id));
+  const out = new Map<Address, DeskTrade[]>();
+  for (const t of rows.map(toTrade)) {
+    const token = getAddress(t.token);
+    out.set(token, [...(out.get(token) ?? []), t]);
+  }
+  return out;
+}
+
 export async function tradesOf(q: Queryable, token: Address, statuses: TradeStatus[] = LIVE_STATUSES): Promise<DeskTrade[]> {
   const rows = await q
     .select()

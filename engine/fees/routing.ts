@@ -11,6 +11,7 @@
 import { type Address, getAddress } from "viem";
 import { FeeIn, clankerLpLockerAbi, feeInName } from "../../common/abis/clanker.js";
 import { logDecision } from "../../core/agent-log.js";
+import { readMany } from "../../core/chain/multicall.js";
 import type { EngineContext } from "../../core/context.js";
 import type { TokenInfo } from "../../core/tokens.js";
 import { getState, setState } from "../runtime/state.js";
@@ -30,12 +31,19 @@ const WORKER = "fee-claimer";
  */
 export async function checkFeeRouting(ctx: EngineContext, tokens: readonly TokenInfo[]): Promise<UnroutedToken[]> {
   const operator = getAddress(ctx.operator);
+  const lpLocker = ctx.contract("lpLocker");
+  // Every operator slot of every token in one multicall (docs/design.md §6).
+  const slotsOf = tokens.map((t) => t.rewardRecipients.flatMap((recipient, i) => (getAddress(recipient) === operator ? [i] : [])));
+  const preferences = await readMany<number>(
+    ctx.publicClient,
+    tokens.flatMap((t, n) => slotsOf[n]!.map((i) => ({ address: lpLocker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [t.token, BigInt(i)] }))),
+  );
   const unrouted: UnroutedToken[] = [];
-  for (const t of tokens) {
+  let next = 0;
+  for (const [n, t] of tokens.entries()) {
     const slots: UnroutedToken["slots"] = [];
-    for (const [i, recipient] of t.rewardRecipients.entries()) {
-      if (getAddress(recipient) !== operator) continue;
-      const feeIn = await ctx.publicClient.readContract({ address: ctx.contract("lpLocker"), abi: clankerLpLockerAbi, functionName: "feePreferences", args: [t.token, BigInt(i)] });
+    for (const i of slotsOf[n]!) {
+      const feeIn = preferences[next++]!;
       if (feeIn !== FeeIn.Paired) slots.push({ rewardIndex: i, feeIn });
     }
     if (!slots.length) continue;

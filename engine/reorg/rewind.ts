@@ -52,6 +52,12 @@ async function rewindWork(tx: Tx, key: string): Promise<string | undefined> {
       WHERE id = ${Number(m[1])} AND status = 'done'`);
     return `asset purchase ${m[1]} stakes again`;
   }
+  m = /^claim-cycle:\d+:collect:(0x[0-9a-fA-F]{40})$/.exec(key);
+  if (m) {
+    // The collect may be gone with its block: the token's pool counts as holding fees again (fees/waiting.ts).
+    await tx.execute(sql`DELETE FROM engine.state WHERE key = ${`fee-growth:${m[1]}`}`);
+    return `the fees of token ${m[1]} count as waiting again`;
+  }
   m = /^desk-trade:(\d+):open$/.exec(key);
   if (m) {
     await tx.execute(sql`UPDATE engine.desk_trades SET order_id = NULL, updated_at = now() WHERE id = ${Number(m[1])} AND status = 'opening'`);

@@ -12,8 +12,12 @@ import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js"
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
-import { getDesk, tradesOf } from "../desks/trades.js";
-import { peekPerpUsdc } from "../../core/ledger/accumulators.js";
+import { listDesks, tradesByToken } from "../desks/trades.js";
+import type { PairLimits } from "../decisions/desk-entry.js";
+import type { PriceWindow } from "../decisions/window.js";
+import { getAddress } from "viem";
+import { Legs } from "../../core/ledger/legs.js";
+import { spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { mandateForToken } from "../../core/token-mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import { priceWindowFor } from "../desks/prices.js";
@@ -29,20 +33,30 @@ export async function manageTokenDesks(ctx: EngineContext) {
   const venue = requirePerpsVenue(ctx);
   await syncDeskTrades(ctx, WORKER);
   const final = await finalBlock(ctx);
+  // One query each for the desks, the perp USDC and the live trades of every token; the pair's
+  // limits and the feed's window once per pair (docs/design.md §6): a cycle's reads grow with
+  // the funded desks, not with the enrolled tokens.
+  const desks = new Map((await listDesks(ctx.db)).map((d) => [getAddress(d.token), d]));
+  const perp = await spendableBalancesByToken(ctx.db, Legs.perp, final);
+  const liveTrades = await tradesByToken(ctx.db);
+  const limits = new Map<number, PairLimits>();
+  const windows = new Map<number, PriceWindow>();
   for (const token of await listEnrolledTokens(ctx.db, { activeOnly: true })) {
-    const desk = await getDesk(ctx.db, token.token);
+    const desk = desks.get(getAddress(token.token));
     if (desk?.halted || token.halted) {
       actions.push({ token: token.token, action: "skip", reason: `halted: ${desk?.haltReason ?? "halted in the registry"}` });
       continue;
     }
     // Only final perp USDC: a reorg within CONFIRMATIONS cannot take back what a desk holds.
-    const perpUsdc = await peekPerpUsdc(ctx.db, token.token, final);
+    const perpUsdc = perp.get(token.token) ?? perp.get(getAddress(token.token)) ?? 0n;
     if (perpUsdc <= 0n) continue;
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, token.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
-    const live = await tradesOf(ctx.db, token.token);
+    const live = liveTrades.get(getAddress(token.token)) ?? [];
     const pairIndex = live.length && desk ? desk.pairIndex : mandate.deskPairIndex;
-    const pair = await venue.readPairLimits(ctx, pairIndex);
-    const window = await priceWindowFor(ctx.db, PAIR_FEEDS[pairIndex] ?? "");
+    if (!limits.has(pairIndex)) limits.set(pairIndex, await venue.readPairLimits(ctx, pairIndex));
+    if (!windows.has(pairIndex)) windows.set(pairIndex, await priceWindowFor(ctx.db, PAIR_FEEDS[pairIndex] ?? ""));
+    const pair = limits.get(pairIndex)!;
+    const window = windows.get(pairIndex)!;
     const deskBasisUsdc = live.reduce((s, t) => s + t.basisUsdc, 0n);
     const common = { perpUsdc, window, pair, minNotionalUsdc: ctx.config.perpsMinNotionalUsdc, mandate, deskBasisUsdc, strategy };
     if (!live.length) {

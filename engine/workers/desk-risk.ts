@@ -4,7 +4,7 @@
  * unhalt is recorded with its reason and mirrored onchain (`registry.setHalted`).
  */
 import { eq } from "drizzle-orm";
-import { type Address, encodeFunctionData } from "viem";
+import { type Address, encodeFunctionData, getAddress } from "viem";
 import { registryAbi } from "../../common/abis/registry.js";
 import { logDecision } from "../../core/agent-log.js";
 import type { EngineContext } from "../../core/context.js";
@@ -14,7 +14,8 @@ import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
-import { listDesks, tradesOf } from "../desks/trades.js";
+import { listDesks, tradesByToken } from "../desks/trades.js";
+import type { PairLimits } from "../decisions/desk-entry.js";
 import { mandateFor } from "../../core/token-mandate.js";
 import { tokenInfo } from "../../core/tokens.js";
 import type { Worker } from "./types.js";
@@ -50,12 +51,16 @@ export async function runDeskRiskCycle(ctx: EngineContext) {
   const venue = requirePerpsVenue(ctx);
   await syncDeskTrades(ctx, WORKER);
   const prices = new Map<number, bigint>();
+  const limits = new Map<number, PairLimits>();
+  // The open trades of every desk in one query; each pair's price and limits read once (docs/design.md §6).
+  const open = await tradesByToken(ctx.db, ["open"]);
   for (const desk of await listDesks(ctx.db)) {
-    const trades = (await tradesOf(ctx.db, desk.token, ["open"])).filter((t) => t.collateral !== null && t.openPrice !== null);
+    const trades = (open.get(getAddress(desk.token)) ?? []).filter((t) => t.collateral !== null && t.openPrice !== null);
     if (!trades.length && !desk.halted) continue;
     if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await venue.readPairPrice(ctx, desk.pairIndex));
     const mandate = await mandateFor(ctx.db, ctx.config, desk.token);
-    const pair = await venue.readPairLimits(ctx, desk.pairIndex);
+    if (!limits.has(desk.pairIndex)) limits.set(desk.pairIndex, await venue.readPairLimits(ctx, desk.pairIndex));
+    const pair = limits.get(desk.pairIndex)!;
     const d = decideDeskRisk({
       halted: desk.halted,
       trades: trades.map((t) => ({ id: t.id, side: t.side, leverage: t.leverage, collateral: t.collateral!, basisUsdc: t.basisUsdc, openPrice: t.openPrice! })),

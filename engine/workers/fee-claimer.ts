@@ -1,20 +1,27 @@
 /**
- * fee-claimer (`claimPooledFeesCycle`): round-robin over the active enrolled tokens, a batch
- * of `CLAIM_BATCH_SIZE` at a time (cursor persisted). For each token of the batch
+ * fee-claimer (`claimPooledFeesCycle`): round-robin over the active enrolled tokens whose pool
+ * has LP fees waiting (its fee growth moved since the engine's last collect: fees/waiting.ts),
+ * a batch of `CLAIM_BATCH_SIZE` at a time (cursor persisted); tokens without fees waiting are
+ * skipped, so the round covers only what needs a collect. For each token of the batch
  * `collectRewards` moves its LP fees into the fee locker; then `claim(operator, currency)`
  * sweeps the operator's pooled balance, skipped when it is dust. Attribution (from the
  * locker's `ClaimedRewards`) and `splitProtocolUsdc` then book every claim into the legs, and
  * WETH fees are converted to USDC. The batch is stored before its first transaction, so a
  * crash mid-batch resumes the same batch with the same intents.
+ *
+ * The claim bound (README, docs/design.md §6): fees the hook already moved into the fee locker
+ * are claimed and attributed by the next cycle (above the dust minimums); fees waiting in a
+ * pool are collected within ⌈W / CLAIM_BATCH_SIZE⌉ cycles, W the tokens with fees waiting.
  */
 import { desc, eq, inArray } from "drizzle-orm";
-import { type Address, encodeFunctionData } from "viem";
+import { type Address, encodeFunctionData, getAddress, parseEventLogs } from "viem";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { logDecision } from "../../core/agent-log.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { attributeClaims } from "../fees/attribution.js";
 import { checkFeeRouting } from "../fees/routing.js";
+import { type FeeGrowth, rememberCollected, tokensWithFeesWaiting } from "../fees/waiting.js";
 import { convertWethFees } from "../fees/weth.js";
 import { getState, setState } from "../runtime/state.js";
 import { type TokenInfo, refreshTokenCache } from "../../core/tokens.js";
@@ -49,12 +56,18 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
     .where(inArray(tables.claimCycles.status, ["collecting", "claiming"]))
     .orderBy(desc(tables.claimCycles.id))
     .limit(1);
+  // The growth read before this cycle's collects: remembered for each collect that mined (a resumed cycle's is not known).
+  let growth = new Map<Address, FeeGrowth>();
+  let waiting = 0;
   if (!cycle && active.length) {
+    const found = await tokensWithFeesWaiting(ctx, active);
+    growth = found.growth;
+    waiting = found.waiting.length;
     const cursor = (await getState<{ enrolOrder: number }>(ctx.db, "claim-cursor"))?.enrolOrder ?? -1;
-    const batch = nextBatch(active, cursor, ctx.config.claimBatchSize);
+    const batch = nextBatch(found.waiting, cursor, ctx.config.claimBatchSize);
     cycle = await ctx.db.transaction(async (tx) => {
       const [row] = await tx.insert(tables.claimCycles).values({ tokens: batch.map((t) => t.token), status: "collecting" }).returning();
-      await setState(tx, "claim-cursor", { enrolOrder: batch[batch.length - 1]!.enrolOrder });
+      if (batch.length) await setState(tx, "claim-cursor", { enrolOrder: batch[batch.length - 1]!.enrolOrder });
       return row!;
     });
   }
@@ -72,8 +85,15 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
           to: ctx.contract("lpLocker"),
           data: encodeFunctionData({ abi: clankerLpLockerAbi, functionName: "collectRewards", args: [token] }),
         });
-        if (outcome.status === "mined") collected.push(token);
-        else await logDecision(ctx, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
+        if (outcome.status === "mined") {
+          collected.push(token);
+          // Only a collect that emitted the token's ClaimedRewards took its fees (none while its MEV module runs).
+          const took = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "ClaimedRewards", logs: outcome.receipt.logs }).some(
+            (l) => getAddress(l.address) === getAddress(ctx.contract("lpLocker")) && getAddress(l.args.token) === getAddress(token),
+          );
+          const before = growth.get(token);
+          if (took && before) await rememberCollected(ctx.db, token, before);
+        } else await logDecision(ctx, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
         if (i === 0) ctx.faults.hit("mid-claim-batch");
       }
       await ctx.db.update(tables.claimCycles).set({ status: "claiming" }).where(eq(tables.claimCycles.id, id));
@@ -104,7 +124,7 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
   const weth = await attributeClaims(ctx, "WETH");
   const conversion = await convertWethFees(ctx, WORKER);
   if (!active.length) await logDecision(ctx, { worker: WORKER, decision: "skip", reason: "no enrolled active tokens" });
-  return { cycle: cycle?.id ?? null, batch: cycle?.tokens ?? [], collected, claimed, attributedUsdc: usdc, attributedWeth: weth, conversion: conversion ?? null };
+  return { cycle: cycle?.id ?? null, batch: cycle?.tokens ?? [], waiting, collected, claimed, attributedUsdc: usdc, attributedWeth: weth, conversion: conversion ?? null };
 }
 
 export const feeClaimer: Worker = { name: WORKER, minSeconds: 180, maxSeconds: 300, run: claimPooledFeesCycle };
