@@ -17,7 +17,7 @@ import { sql } from "drizzle-orm";
 import { type Address, type Hex, hexToBigInt, parseAbi } from "viem";
 import type { EngineContext } from "../../core/context.js";
 import type { Queryable } from "../../core/db/client.js";
-import { v4PoolStateSlot } from "../../core/chain/pool-state.js";
+import { v4PoolStateSlot } from "../../common/uniswap.js";
 import type { TokenInfo } from "../../core/tokens.js";
 
 const extsloadManyAbi = parseAbi(["function extsload(bytes32[] slots) view returns (bytes32[])"]);
