@@ -6,6 +6,7 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
 import { ROOT } from "../../devnet/compile.js";
+import { freePort } from "./ports.js";
 
 export const ENGINE_MAIN = join(ROOT, "engine", "main.ts");
 export const PONDER_BIN = join(ROOT, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
@@ -58,6 +59,25 @@ export type Stack = {
   /** SIGKILL to the whole tree at once (no process gets to clean up); resolves when every one is gone. */
   killAll: () => Promise<void>;
 };
+
+/**
+ * The environment of an `npm start` on embedded defaults in `dir` (its own anvil, PostgreSQL
+ * and ports; workers at a hundredth of their intervals), with the test harness's own
+ * `DATABASE_URL` and `RPC_URL` removed so they cannot leak into the stack.
+ */
+export async function embeddedStackEnv(dir: string): Promise<Record<string, string>> {
+  for (const name of ["DATABASE_URL", "RPC_URL"]) delete process.env[name];
+  return {
+    DATA_DIR: dir,
+    PORT: String(await freePort()),
+    ANVIL_PORT: String(await freePort()),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    DEPLOYMENTS_FILE: join(dir, "deployments.json"),
+    WORKER_INTERVAL_SCALE: "0.01",
+    LOG_LEVEL: "warn",
+    LOG_FORMAT: "json",
+  };
+}
 
 /** Starts `npm start` (scripts/start.ts) with `env` over this process's environment. */
 export function startStack(env: Record<string, string>, options: { keep?: number } = {}): Stack {

@@ -21,8 +21,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readConnectionFile } from "../../common/connection-file.js";
 import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
-import { freePort } from "../helpers/ports.js";
-import { type AuditRun, type Stack, cliAudit, operatorNonceAccounting, startStack } from "../helpers/stack.js";
+import { type AuditRun, type Stack, cliAudit, embeddedStackEnv, operatorNonceAccounting, startStack } from "../helpers/stack.js";
 
 const FULL_SECONDS = Number(process.env.STACK_DISK_FULL_SECONDS ?? 90);
 /** The volume: room for a fresh stack's PostgreSQL (WAL included) and devnet state, little more. */
@@ -99,17 +98,7 @@ describe("npm start on a disk that fills up", () => {
       console.warn(`skipped: ${skipReason}`);
       ctx.skip();
     }
-    const env = {
-      DATA_DIR: dir,
-      PORT: String(await freePort()),
-      ANVIL_PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      DEPLOYMENTS_FILE: join(dir, "deployments.json"),
-      WORKER_INTERVAL_SCALE: "0.01",
-      LOG_LEVEL: "warn",
-      LOG_FORMAT: "json",
-    };
-    for (const name of ["DATABASE_URL", "RPC_URL"]) delete process.env[name];
+    const env = await embeddedStackEnv(dir);
     stack = startStack(env, { keep: 400_000 });
     const s = stack;
     await s.waitFor("health ok", 300_000, async () => ((await s.health())?.body.status === "ok" ? true : undefined));

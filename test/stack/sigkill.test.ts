@@ -22,8 +22,8 @@ import { readConnectionFile } from "../../common/connection-file.js";
 import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { ROOT } from "../../devnet/compile.js";
 import { ponderSchemaName } from "../../devnet/ponder.js";
-import { freePort } from "../helpers/ports.js";
-import { type Stack, cliAudit, operatorNonceAccounting, startStack } from "../helpers/stack.js";
+import { mulberry32 } from "../../devnet/market.js";
+import { type Stack, cliAudit, embeddedStackEnv, operatorNonceAccounting, startStack } from "../helpers/stack.js";
 
 /** Health ok this long after a restart ... */
 const HEALTHY_LIMIT_MS = 120_000;
@@ -39,17 +39,6 @@ async function chainHead(rpcUrl: string): Promise<number> {
 const KILLS = 3;
 const MAX_DELAY_MS = 30_000;
 const SEED = Number(process.env.STACK_KILL_SEED ?? Date.now() % 2 ** 31);
-/** mulberry32: a small seeded generator, the same delays for the same seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dir = mkdtempSync(join(tmpdir(), "launchpad-stack-"));
 chmodSync(dir, 0o755); // embedded PostgreSQL runs as the `postgres` user when we are root
@@ -100,18 +89,7 @@ afterAll(async () => {
 
 describe("npm start killed whole with SIGKILL", () => {
   it("comes back to health ok within 2 minutes, with a clean audit, every time", async () => {
-    env = {
-      DATA_DIR: dir,
-      PORT: String(await freePort()),
-      ANVIL_PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      DEPLOYMENTS_FILE: join(dir, "deployments.json"),
-      WORKER_INTERVAL_SCALE: "0.01",
-      LOG_LEVEL: "warn",
-      LOG_FORMAT: "json",
-    };
-    // Variables of the test harness must not leak into the stack.
-    for (const name of ["DATABASE_URL", "RPC_URL"]) delete process.env[name];
+    env = await embeddedStackEnv(dir);
 
     stack = start();
     await waitFor("health ok on the first start", 240_000, async () => ((await health())?.status === "ok" ? true : undefined));
@@ -123,7 +101,7 @@ describe("npm start killed whole with SIGKILL", () => {
     // Fees claimed (the engine has booked money) before the power cut.
     await waitFor("fees claimed", 120_000, () => engineDb(async (c) => ((await c.query("SELECT 1 FROM engine.ledger WHERE kind = 'fee-claimed' LIMIT 1")).rows.length ? true : undefined)));
 
-    const random = seeded(SEED);
+    const random = mulberry32(SEED);
     const delays = Array.from({ length: KILLS }, () => Math.round(random() * MAX_DELAY_MS));
     console.log(`SIGKILL ${KILLS} times, seed ${SEED} (STACK_KILL_SEED=${SEED} replays it): after ${delays.map((d) => `${(d / 1000).toFixed(1)} s`).join(", ")}`);
     const operator = privateKeyToAccount(DEVNET_OPERATOR_KEY).address;
