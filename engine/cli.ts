@@ -93,7 +93,8 @@ async function main(allArgs: string[]): Promise<number> {
   }
 
   if (command === "health" || command === "ledger" || command === "request" || command === "audit") {
-    if (command === "audit" && Number.isNaN(settleSeconds(argv))) {
+    const settle = command === "audit" ? settleSeconds(argv) : undefined;
+    if (Number.isNaN(settle)) {
       process.stderr.write(`--settle takes a number of seconds\n${USAGE}\n`);
       return 2;
     }
@@ -102,7 +103,6 @@ async function main(allArgs: string[]): Promise<number> {
       await migrate(db.pool);
       if (command === "health") show(await readWorkerHealth(db.pool));
       else if (command === "audit") {
-        const settle = settleSeconds(argv);
         const report = await auditUntilSettled(() => auditFromConfig(config, db), settle);
         show(report, () => formatAudit(report, format));
         if (!report.ok) return 1;
