@@ -10,8 +10,8 @@
  */
 import { type Context, ponder } from "ponder:registry";
 import { enrollment, pool, rewardRecipient, token } from "ponder:schema";
-import { type Address, type Hex, type TransactionReceipt, parseEventLogs } from "viem";
-import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
+import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type TransactionReceipt, parseEventLogs } from "viem";
+import { FeeIn, clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import { clankerHookAbi, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { extsloadAbi } from "../common/abis/engine.js";
 import { poolManagerAbi } from "../common/abis/uniswap.js";
@@ -68,7 +68,11 @@ export async function adoptLaunch(context: { db: Db; client: Client }, address: 
   for (let i = 0; i < rewards.rewardRecipients.length; i++) {
     const feeIn = await context.client
       .readContract({ address: indexerConfig.lpLocker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [address, BigInt(i)], blockNumber })
-      .catch(() => 0);
+      // A locker without fee preferences pays every slot as earned (Both); any other failure stands.
+      .catch((error: unknown) => {
+        if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError)) return FeeIn.Both;
+        throw error;
+      });
     const slot = { recipient: rewards.rewardRecipients[i]!.toLowerCase() as Hex, admin: rewards.rewardAdmins[i]!.toLowerCase() as Hex, bps: rewards.rewardBps[i]!, feeIn, updatedBlock: blockNumber };
     await context.db.insert(rewardRecipient).values({ token: lower, rewardIndex: i, ...slot }).onConflictDoUpdate(slot);
   }
