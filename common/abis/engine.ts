@@ -15,6 +15,9 @@ export const extsloadAbi = parseAbi([
   "function extsload(bytes32 startSlot, uint256 nSlots) view returns (bytes32[])",
 ]);
 
+/** The PoolManager's `extsload` of a list of slots: many pools' words in one call. */
+export const extsloadSlotsAbi = parseAbi(["function extsload(bytes32[] slots) view returns (bytes32[])"]);
+
 export const v3PoolStateAbi = parseAbi([
   "function slot0() view returns (uint160 sqrtPriceX96, int24 tick, uint16 observationIndex, uint16 observationCardinality, uint16 observationCardinalityNext, uint8 feeProtocol, bool unlocked)",
   "function liquidity() view returns (uint128)",

@@ -14,13 +14,13 @@
  * (two storage words per pool), and the remembered ones in one query.
  */
 import { sql } from "drizzle-orm";
-import { type Address, type Hex, hexToBigInt, parseAbi } from "viem";
+import { type Address, type Hex, hexToBigInt } from "viem";
+import { extsloadSlotsAbi } from "../../common/abis/engine.js";
 import type { EngineContext } from "../../core/context.js";
 import type { Queryable } from "../../core/db/client.js";
 import { v4PoolStateSlot } from "../../common/uniswap.js";
 import type { TokenInfo } from "../../core/tokens.js";
 
-const extsloadManyAbi = parseAbi(["function extsload(bytes32[] slots) view returns (bytes32[])"]);
 
 /** Pools per `extsload` request (two words each: 64 KB of calldata). */
 const POOLS_PER_READ = 1_000;
@@ -43,7 +43,7 @@ export async function readFeeGrowth(ctx: EngineContext, tokens: readonly TokenIn
       const state = v4PoolStateSlot(t.poolKey);
       return [plus(state, 1n), plus(state, 2n)];
     });
-    const words = await ctx.publicClient.readContract({ address: manager, abi: extsloadManyAbi, functionName: "extsload", args: [slots] });
+    const words = await ctx.publicClient.readContract({ address: manager, abi: extsloadSlotsAbi, functionName: "extsload", args: [slots] });
     chunk.forEach((t, n) => out.set(t.token, `${hexToBigInt(words[2 * n]!).toString(16)}:${hexToBigInt(words[2 * n + 1]!).toString(16)}`));
   }
   return out;
