@@ -25,9 +25,12 @@ const DEMO_FUNDING = parseEther("0.05");
 
 export type DemoAgent = { agentId: string; token: Address; wallet: Address };
 
-type Answer = { status: number; json: Record<string, unknown> };
+type Answer = { status: number; json: Record<string, unknown>; retryAfter?: number };
 
-async function call(base: string, method: string, path: string, p: { token?: string; body?: unknown } = {}): Promise<Answer> {
+/** How long one step of the demo's flow retries an API that is busy or briefly away (a loaded first start). */
+const RETRY_FOR_MS = 90_000;
+
+async function callOnce(base: string, method: string, path: string, p: { token?: string; body?: unknown }): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (p.token) headers.authorization = `Bearer ${p.token}`;
   if (p.body !== undefined) headers["content-type"] = "application/json";
@@ -39,7 +42,32 @@ async function call(base: string, method: string, path: string, p: { token?: str
   } catch {
     // not JSON: reported below with the status
   }
-  return { status: res.status, json };
+  return { status: res.status, json, retryAfter: Number(res.headers.get("retry-after")) || undefined };
+}
+
+/**
+ * One API call, tried again while the API is refused, rate-limited (429) or unavailable (5xx)
+ * for up to `RETRY_FOR_MS`. Every step is safe to repeat: a second agent costs nothing and an
+ * agent launches at most once (a repeat is a 409, handled by the caller).
+ */
+async function call(base: string, method: string, path: string, p: { token?: string; body?: unknown } = {}): Promise<Answer> {
+  const deadline = Date.now() + RETRY_FOR_MS;
+  for (let attempt = 1; ; attempt++) {
+    let answer: Answer | undefined;
+    let failure: unknown;
+    try {
+      answer = await callOnce(base, method, path, p);
+    } catch (error) {
+      failure = error;
+    }
+    const transient = !answer || answer.status === 429 || answer.status >= 500;
+    if (!transient || Date.now() >= deadline) {
+      if (answer) return answer;
+      throw failure;
+    }
+    const waitMs = Math.min(answer?.retryAfter ? answer.retryAfter * 1000 : 250 * 2 ** attempt, 5_000);
+    await new Promise((r) => setTimeout(r, waitMs));
+  }
 }
 
 function expectStatus(answer: Answer, status: number, what: string): Record<string, unknown> {
@@ -79,15 +107,24 @@ export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chai
   const funder = createDevnetContext(p.rpcUrl, p.chainId, key);
   const hash = await funder.walletClient.sendTransaction({ to: wallet, value: DEMO_FUNDING, account: funder.account, chain: funder.walletClient.chain });
   await funder.publicClient.waitForTransactionReceipt({ hash });
-  const launched = expectStatus(
-    await call(p.apiBase, "POST", `/agents/${agentId}/charter/launch`, { token, body: { name: "Demo Agent Coin", symbol: "DEMO", description: "Launched by the devnet's demo agent", devBuyEth: "0.001" } }),
-    201,
-    "launch",
-  );
+  const answer = await call(p.apiBase, "POST", `/agents/${agentId}/charter/launch`, { token, body: { name: "Demo Agent Coin", symbol: "DEMO", description: "Launched by the devnet's demo agent", devBuyEth: "0.001" } });
+  // A 409 after a retried launch: the first attempt got through, and the agent knows its token.
+  const launched = answer.status === 409 ? await launchedToken(p.apiBase, agentId) : expectStatus(answer, 201, "launch");
   const demo: DemoAgent = { agentId, token: launched.token as Address, wallet };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`);
   p.log(`demo agent ${agentId} launched ${demo.token}`);
   return demo;
+}
+
+/** The agent's launched token, once its launch (in progress after a retried request) has one. */
+async function launchedToken(base: string, agentId: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + RETRY_FOR_MS;
+  for (;;) {
+    const agent = expectStatus(await call(base, "GET", `/agents/${agentId}`), 200, "agent");
+    if (agent.token) return agent;
+    if (agent.status === "failed" || Date.now() >= deadline) throw new Error(`demo agent: launch of agent ${agentId} still without a token (${String(agent.status)}: ${String(agent.statusReason ?? "")})`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
 }
 
 /** The demo's launch left with a rollback (its token has no code): the wallet gets its funding back, up to `DEMO_FUNDING`. */

@@ -97,7 +97,8 @@ describe("npm start killed whole with SIGKILL", () => {
     const page = await waitFor("the printed page link", 120_000, async () => /Page +(http:\/\/\S+\/p\/\S+)/.exec(output())?.[1]);
     const res = await fetch(page);
     expect(res.status).toBe(200);
-    expect(await res.text()).toMatch(/Demo Agent Coin|DEMO/);
+    // On a miss, the supervisor's own words on the demo agent say why.
+    expect(await res.text(), output().match(/[^\n]*demo agent[^\n]*/g)?.join("\n")).toMatch(/Demo Agent Coin|DEMO/);
     // Fees claimed (the engine has booked money) before the power cut.
     await waitFor("fees claimed", 120_000, () => engineDb(async (c) => ((await c.query("SELECT 1 FROM engine.ledger WHERE kind = 'fee-claimed' LIMIT 1")).rows.length ? true : undefined)));
 
