@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { ZodTypeAny, z } from "zod";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import type { AgentServices } from "../../core/agents/services.js";
 import { ApiError } from "../http/errors.js";
 import { JsonNumber, type JsonValue, exactDecimal } from "../http/json.js";

@@ -10,7 +10,7 @@ import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from 
 import { type CurrencyInfo, type FeeCurrencyView, type SpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
 import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
 import { type BurnValue, burnValues, poolVolumes } from "../read/market.js";
-import { type AgentView, agentsOfTokens } from "./agent.js";
+import { type AgentView, agentsOfTokens } from "../agents/views.js";
 
 export type Loaders = {
   token: DataLoader<Hex, TokenView | null>;

@@ -16,7 +16,7 @@ import { type Strategy, charterMandate } from "../../core/agents/charter.js";
 import { type AgentLogEntry, agentLog } from "../../core/agent-log.js";
 import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
 import type { AgentServices } from "../../core/agents/services.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import { createEnginePort } from "../engine-port.js";
 import { type BurnRow, listBurns } from "../read/burns.js";
 import { type BuybackRow, listBuybacks } from "../read/buybacks.js";

@@ -31,7 +31,7 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import type { Logger } from "../../common/logger.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import type { ActivityRow } from "../read/activity.js";
 import type { BurnRow } from "../read/burns.js";
 import { type Stream, activityStream, burnStream } from "./streams.js";

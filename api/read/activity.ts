@@ -7,7 +7,7 @@
 import { type SQL, and, eq, gt, inArray } from "drizzle-orm";
 import type { Hex } from "viem";
 import { activity } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy } from "./keyset.js";
 
 export type ActivityRow = typeof activity.$inferSelect;

@@ -2,7 +2,7 @@
 import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import type { Hex } from "viem";
 import { buyback, protocolTotals, tokenTotals } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { EventFilter } from "./burns.js";
 import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 

@@ -7,7 +7,7 @@ import { type Address, getAddress } from "viem";
 import { HUNDRED_PERCENT, closeValue, notionalOf, percentProfit } from "../../common/perps-math.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { deskTrade, enrollment } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy, toPage } from "./keyset.js";
 

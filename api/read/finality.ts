@@ -8,7 +8,7 @@
 import { and, gt, inArray, sql } from "drizzle-orm";
 import { totalsDelta } from "../../schema/ponder.js";
 import type { Config } from "../../common/config.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import { indexerStatus } from "./health.js";
 import { tokenAmount, usdcAmount } from "./format.js";
 

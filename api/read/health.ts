@@ -4,7 +4,8 @@
  * Concurrent callers share one read (see coalesce.ts).
  */
 import { sql } from "drizzle-orm";
-import type { ApiDeps, ReadDb } from "../deps.js";
+import type { ApiDeps } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { EngineHealthView } from "../engine-port.js";
 import { coalescerFor } from "./coalesce.js";
 import { checksumOrNull } from "./format.js";

@@ -9,7 +9,7 @@ import { CLANKER_TOKEN_SUPPLY } from "../../common/deploy-config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { Config } from "../../common/config.js";
 import { burn, poolCandle, poolPricePoint, poolVolumeUsdc, token } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { BurnRow } from "./burns.js";
 import type { PoolRow, TokenView } from "./tokens.js";
 
