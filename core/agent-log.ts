@@ -102,7 +102,7 @@ export async function logOnce(
  * The newest entries of an agent: its launch steps and every decision for its token. With no
  * agent (`agentId` null), the decisions for the token alone.
  */
-export async function agentLog(pool: pg.Pool, p: { agentId: string | null; token: Address | null; limit: number }): Promise<AgentLogEntry[]> {
+export async function readAgentLog(pool: pg.Pool, p: { agentId: string | null; token: Address | null; limit: number }): Promise<AgentLogEntry[]> {
   const t = tables.agentLog;
   const byAgent = p.agentId === null ? undefined : sql`${t.data}->>'agentId' = ${p.agentId}`;
   const byToken = p.token === null ? undefined : sql`lower(${t.token}) = lower(${p.token})`;

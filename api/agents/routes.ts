@@ -47,7 +47,7 @@ export function launchedJson(result: Awaited<ReturnType<typeof launchAgent>>) {
   };
 }
 
-export const launchBody = z
+export const agentLaunchBody = z
   .object({
     name: text("name", 64),
     symbol: text("symbol", 32).refine((v) => !/\s/.test(v), "symbol must not contain spaces"),
@@ -251,7 +251,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     summary: "Launch the agent's token (fund-checked)",
     description: "Pays the platform fee from the agent wallet, deploys through the launcher, optionally dev-buys, and enrols. A retry resumes where a failed attempt stopped.",
     auth: "session",
-    request: { params: agentParams, body: json(launchBody) },
+    request: { params: agentParams, body: json(agentLaunchBody) },
     responses: {
       201: jsonAnswer(
         "Launched",
@@ -335,7 +335,7 @@ export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
 
   app.post("/agents/:id/charter/launch", launching, session, async (c) => {
     const agent = await owned(c.req.param("id"), c.get("session").address);
-    const body = await jsonBody(c, launchBody);
+    const body = await jsonBody(c, agentLaunchBody);
     const result = await launchAgent(s, agent.id, {
       name: body.name,
       symbol: body.symbol,

@@ -14,7 +14,7 @@ export type GraphqlContext = { deps: ApiDeps; loaders: Loaders; signal?: AbortSi
 
 /** Cost budget of one operation; a connection costs its page size times its node's cost. */
 export const MAX_COMPLEXITY = 10_000;
-export const MAX_DEPTH = 10;
+export const MAX_QUERY_DEPTH = 10;
 export const MAX_BREADTH = 400;
 export const MAX_ALIASES = 15;
 
@@ -39,7 +39,7 @@ export const builder = new SchemaBuilder<BuilderTypes>({
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 1,
-    limit: { complexity: MAX_COMPLEXITY, depth: MAX_DEPTH, breadth: MAX_BREADTH },
+    limit: { complexity: MAX_COMPLEXITY, depth: MAX_QUERY_DEPTH, breadth: MAX_BREADTH },
     complexityError: (errorKind, result) => {
       const kind = String(errorKind).toLowerCase();
       const [value, max] =

@@ -4,7 +4,7 @@
  * decimals, beside its USDC at the realised rate.
  */
 import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
-import type { CurrencyInfo, FeeCurrencyView, SpendView } from "../read/fees.js";
+import type { CurrencyInfo, FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
 import { type Types, builder } from "./builder.js";
 import { moneyFields, optionalMoneyFields } from "./money.js";
 
@@ -42,7 +42,7 @@ export const FeeCurrencyRef = builder.objectRef<FeeCurrencyView>("FeeCurrency").
   }),
 });
 
-export const CurrencySpendRef = builder.objectRef<SpendView>("CurrencySpend").implement({
+export const CurrencySpendRef = builder.objectRef<BuybackSpendView>("CurrencySpend").implement({
   description: "Buybacks paid in one currency: how many, how much in that currency, and its USDC.",
   fields: (t) => ({
     ...currencyFields(t),

@@ -28,7 +28,7 @@ import { type Charter, charterSchema, defaultCharter } from "../../core/agents/c
 import { type Agent, createAgent, getAgent, getAgentByToken, setCharter } from "../../core/agents/store.js";
 import { Refusal } from "../../core/errors.js";
 import { launchAgent } from "../../core/launch/agent.js";
-import { agentJson, chatBody, launchBody, launchedJson } from "../agents/routes.js";
+import { agentJson, chatBody, agentLaunchBody, launchedJson } from "../agents/routes.js";
 import { findSession } from "../auth/sessions.js";
 import type { ApiDeps } from "../deps.js";
 import { methodNotAllowed, notConfigured, notFound, toHttpError } from "../http/errors.js";
@@ -233,7 +233,7 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     },
     async ({ agentId: id, ...input }) => {
       const agent = await owned(id);
-      const body = launchBody.parse(input);
+      const body = agentLaunchBody.parse(input);
       const result = await launchAgent(services(), agent.id, { name: body.name, symbol: body.symbol, image: body.image, description: body.description, devBuyWei: body.devBuyEth });
       return launchedJson(result);
     },

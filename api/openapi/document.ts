@@ -13,7 +13,7 @@ import { ERROR_STATUS } from "../http/errors.js";
 import { DEFAULT_RATE_LIMITS } from "../http/rate-limit.js";
 import { MAX_BODY_BYTES } from "../http/validation.js";
 import type { AnyRoute } from "../rest/route.js";
-import { errorResponse } from "../rest/schemas.js";
+import { errorBodySchema } from "../rest/schemas.js";
 import { SQL_ROUTE_DOCS } from "../sql/index.js";
 import { type RouteDoc, errorAnswer, errorBody, jsonAnswer, withCodes } from "./route-doc.js";
 import "./zod-schema.js";
@@ -130,7 +130,7 @@ export function routeDocs(routes: readonly AnyRoute[]): RouteDoc[] {
 
 export function openApiDocument(routes: readonly AnyRoute[]) {
   const registry = new OpenAPIRegistry();
-  registry.register("Error", errorResponse);
+  registry.register("Error", errorBodySchema);
   registry.registerComponent("securitySchemes", "operatorKey", {
     type: "http",
     scheme: "bearer",

@@ -13,7 +13,7 @@ import { activity, auction, auctionConfig, burnDaily, enrollment, pool as poolTa
 import { type Mandate } from "../../core/mandate.js";
 import { type DesksHealth, desksHealth } from "../../core/health.js";
 import { type Strategy, charterMandate } from "../../core/agents/charter.js";
-import { type AgentLogEntry, agentLog } from "../../core/agent-log.js";
+import { type AgentLogEntry, readAgentLog } from "../../core/agent-log.js";
 import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
 import type { AgentServices } from "../../core/agents/services.js";
 import type { ReadDb } from "../read/db.js";
@@ -213,14 +213,14 @@ export async function loadTokenProspectus(services: AgentServices, db: ReadDb, a
     honoured: read.honoured,
     ledger: read.ledger,
     auction: read.auction,
-    log: await agentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
+    log: await readAgentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
     now,
     address,
   };
 }
 
 export async function loadProspectus(services: AgentServices, db: ReadDb | undefined, agent: Agent, now = new Date()): Promise<ProspectusData> {
-  const log = await agentLog(services.pool, { agentId: agent.id, token: agent.token, limit: LOG_ENTRIES });
+  const log = await readAgentLog(services.pool, { agentId: agent.id, token: agent.token, limit: LOG_ENTRIES });
   const launch = agent.launch;
   let token: ProspectusData["token"] = agent.token && launch
     ? { address: agent.token, name: launch.name, symbol: launch.symbol, image: launch.image, description: launch.description }

@@ -19,6 +19,7 @@ import { burn, buyback as buybackTable, token as tokenTable } from "../../schema
 import type { ApiDeps } from "../deps.js";
 import type { FundedBuyback } from "../engine-port.js";
 import { chainUnavailable } from "../http/errors.js";
+import type { BurnRow } from "./burns.js";
 import { type CurrencyInfo, currencyInfos } from "./fees.js";
 import { checksum, isoTime } from "./format.js";
 
@@ -52,8 +53,6 @@ function remember(key: string, value: { before: bigint; after: bigint }) {
   finalBalances.set(key, value);
   if (finalBalances.size > FINAL_CACHE_SIZE) finalBalances.delete(finalBalances.keys().next().value!);
 }
-
-export type BurnRow = typeof burn.$inferSelect;
 
 export async function findBurn(deps: ApiDeps, txHash: Hex, logIndex: number): Promise<BurnRow | undefined> {
   const [row] = await deps.db.select().from(burn).where(eq(burn.id, `${txHash.toLowerCase()}-${logIndex}`));

@@ -11,7 +11,7 @@ import type { ApiDeps } from "../deps.js";
 import { coalescerFor } from "./coalesce.js";
 import { type Finality, readFinality } from "./finality.js";
 import { type DeskSummary, deskContextOf, openDeskSummary } from "./desks.js";
-import { type BuybackKind, type FeeCurrencyView, type SpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
+import { type BuybackKind, type FeeCurrencyView, type BuybackSpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
 
 export type ProtocolTotalsRow = typeof protocolTotals.$inferSelect;
 
@@ -25,7 +25,7 @@ export type Stats = {
   /** Every token's fees per currency: the amount in its currency and its USDC at the realised rate. */
   feeCurrencies: FeeCurrencyView[];
   /** Buybacks per kind and currency paid in. */
-  buybackSpend: Record<BuybackKind, SpendView[]>;
+  buybackSpend: Record<BuybackKind, BuybackSpendView[]>;
   /** The totals' parts not final yet (by CONFIRMATIONS). */
   finality: Finality;
 };

@@ -8,7 +8,7 @@ import type { ApiDeps } from "../deps.js";
 import type { ReadDb } from "./db.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
-import { type FeeCurrencyView, type SpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
+import { type FeeCurrencyView, type BuybackSpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
 import { type Ordering, type Page, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type TokenRow = typeof token.$inferSelect;
@@ -81,7 +81,7 @@ export type TokenPage = {
   desks: Map<string, DeskView>;
   /** Per token (lowercase address): its fees per currency and its buybacks per currency paid in. */
   fees: Map<string, FeeCurrencyView[]>;
-  spend: Map<string, SpendView[]>;
+  spend: Map<string, BuybackSpendView[]>;
   /** Per token (lowercase address): its LP-locker reward slots, by index. */
   slots: Map<string, RewardSlotRow[]>;
 };

@@ -9,7 +9,7 @@ import { token as tokenTable } from "../../schema/ponder.js";
 import { notFound } from "../http/errors.js";
 import { type BuybackRow, type BuybackTotals, listBuybacks, protocolBuybackTotals, tokenBuybackTotals } from "../read/buybacks.js";
 import { formatDecimal } from "../../common/money.js";
-import { type CurrencyInfo, type SpendView, buybackSpendByKind, currencyInfos, tokenBuybackSpends } from "../read/fees.js";
+import { type CurrencyInfo, type BuybackSpendView, buybackSpendByKind, currencyInfos, tokenBuybackSpends } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import type { ApiDeps } from "../deps.js";
@@ -30,7 +30,7 @@ const buybackJson = (row: BuybackRow, currency: CurrencyInfo) => ({
   timestamp: isoTime(row.timestamp),
 });
 
-const totalsJson = (t: BuybackTotals, spent: SpendView[]) => ({
+const totalsJson = (t: BuybackTotals, spent: BuybackSpendView[]) => ({
   count: t.count,
   usdcIn: usdcAmount(t.usdcIn),
   tokensBought: tokenAmount(t.tokensBought),
@@ -41,7 +41,7 @@ const totalsJson = (t: BuybackTotals, spent: SpendView[]) => ({
 async function buybacksBody(
   deps: ApiDeps,
   filter: { token?: Hex; kinds?: string[] },
-  totals: Promise<[BuybackTotals, SpendView[]]>,
+  totals: Promise<[BuybackTotals, BuybackSpendView[]]>,
   query: { limit: number; cursor?: string },
 ) {
   // Read alongside the page: if the page fails first (the database unreachable), the totals'

@@ -215,7 +215,7 @@ const iso = z.string().datetime().describe("ISO-8601 timestamp");
 const int = z.number().int();
 
 /** Every error answer: `error` for people, `code` for programs (each route's answers list the codes they carry). */
-export const errorResponse = z
+export const errorBodySchema = z
   .object({
     error: z.string().describe("What went wrong, for people (may change: branch on `code`)"),
     code: z.enum(SERVICE_ERROR_CODES).describe(`Stable machine code; its status: ${SERVICE_ERROR_CODES.map((c) => `${c} ${ERROR_STATUS[c]}`).join(", ")}`),

@@ -10,7 +10,7 @@ import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
 import type { PendingAmounts } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
-import type { FeeCurrencyView, SpendView } from "../read/fees.js";
+import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
@@ -48,7 +48,7 @@ export function tokenJson(
   pending: PendingAmounts,
   desk: DeskView | undefined,
   fees: FeeCurrencyView[] | undefined,
-  spend: SpendView[] | undefined,
+  spend: BuybackSpendView[] | undefined,
   honoured: HonouredView = null,
   finality: Finality | null = null,
   shares: readonly LockerShareView[] = honoured?.shares ?? [],

@@ -114,7 +114,7 @@ export type LaunchServices = {
   log: Logger;
 };
 
-export type LaunchResult = {
+export type AgentLaunchResult = {
   agent: Agent;
   token: Address;
   poolId: Hex;
@@ -268,7 +268,7 @@ async function waitForDevBuyWindow(s: LaunchServices, agent: Agent, token: Addre
  * Launches (or resumes the launch of) an agent. `params` is the launch body; a launch in
  * progress keeps the body it started with. Throws Refusal (and MissingConfigError).
  */
-export async function launchAgent(s: LaunchServices, agentId: string, params?: LaunchParams): Promise<LaunchResult> {
+export async function launchAgent(s: LaunchServices, agentId: string, params?: LaunchParams): Promise<AgentLaunchResult> {
   const lock = await s.pool.connect();
   try {
     // Raw SQL: a session-level advisory lock, taken and released on one dedicated connection (no builder for lock functions).
@@ -284,7 +284,7 @@ export async function launchAgent(s: LaunchServices, agentId: string, params?: L
   }
 }
 
-async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams): Promise<LaunchResult> {
+async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams): Promise<AgentLaunchResult> {
   const { config, pool } = s;
   let agent = await getAgent(pool, agentId);
   if (!agent) throw new Refusal("not-found", `no agent ${agentId}`);

@@ -15,7 +15,7 @@ import { refundSpend } from "../../core/ledger/spend.js";
 import { showAmountOf, showUnits } from "../../common/units.js";
 import { tokenSymbol } from "../../core/log-lines.js";
 
-export type BuybackRow = typeof tables.buybacks.$inferSelect;
+export type BuybackIntentRow = typeof tables.buybacks.$inferSelect;
 export type BuybackSummary = { id: number; token: Address; status: string; amountIn: string; tokensBought: string | null; tokensBurned: string | null };
 
 export async function executeBuyback(ctx: EngineContext, id: number, worker: string): Promise<BuybackSummary> {
@@ -105,7 +105,7 @@ async function failedBurnCount(ctx: EngineContext, id: number, which: "burn" | "
   return row!.n;
 }
 
-function summary(b: BuybackRow): BuybackSummary {
+function summary(b: BuybackIntentRow): BuybackSummary {
   return { id: b.id, token: b.token as Address, status: b.status, amountIn: b.amountIn, tokensBought: b.tokensBought, tokensBurned: b.tokensBurned };
 }
 

@@ -66,7 +66,7 @@ export async function getDesk(q: Queryable, token: Address): Promise<Desk | unde
   return r ? { token: r.token as Address, pairIndex: r.pairIndex, side: r.side as Side, halted: r.halted, haltReason: r.haltReason } : undefined;
 }
 
-export async function listDesks(q: Queryable): Promise<Desk[]> {
+export async function loadDesks(q: Queryable): Promise<Desk[]> {
   const rows = await q.select().from(tables.desks).orderBy(asc(tables.desks.token));
   return rows.map((r) => ({ token: r.token as Address, pairIndex: r.pairIndex, side: r.side as Side, halted: r.halted, haltReason: r.haltReason }));
 }

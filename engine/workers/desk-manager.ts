@@ -12,7 +12,7 @@ import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js"
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
-import { listDesks, tradesByToken } from "../desks/trades.js";
+import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import type { PriceWindow } from "../decisions/window.js";
 import { getAddress } from "viem";
@@ -36,7 +36,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
   // One query each for the desks, the perp USDC and the live trades of every token; the pair's
   // limits and the feed's window once per pair (docs/design.md §6): a cycle's reads grow with
   // the funded desks, not with the enrolled tokens.
-  const desks = new Map((await listDesks(ctx.db)).map((d) => [getAddress(d.token), d]));
+  const desks = new Map((await loadDesks(ctx.db)).map((d) => [getAddress(d.token), d]));
   const perp = await spendableBalancesByToken(ctx.db, Legs.perp, final);
   const liveTrades = await tradesByToken(ctx.db);
   const limits = new Map<number, PairLimits>();

@@ -14,7 +14,7 @@ import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
-import { listDesks, tradesByToken } from "../desks/trades.js";
+import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { mandateFor } from "../../core/token-mandate.js";
 import { tokenInfo } from "../../core/tokens.js";
@@ -54,7 +54,7 @@ export async function runDeskRiskCycle(ctx: EngineContext) {
   const limits = new Map<number, PairLimits>();
   // The open trades of every desk in one query; each pair's price and limits read once (docs/design.md §6).
   const open = await tradesByToken(ctx.db, ["open"]);
-  for (const desk of await listDesks(ctx.db)) {
+  for (const desk of await loadDesks(ctx.db)) {
     const trades = (open.get(getAddress(desk.token)) ?? []).filter((t) => t.collateral !== null && t.openPrice !== null);
     if (!trades.length && !desk.halted) continue;
     if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await venue.readPairPrice(ctx, desk.pairIndex));

@@ -22,7 +22,7 @@ import { REST_ROUTES } from "../../api/create-app.js";
 import { decodeCursor, encodeCursor } from "../../api/http/cursor.js";
 import { ApiError, ERROR_STATUS, errorResponse, toHttpError } from "../../api/http/errors.js";
 import { EngineError, Refusal, SERVICE_ERROR_CODES, ServiceError, causeChain } from "../../core/errors.js";
-import { JsonNumber, JsonSyntaxError, MAX_DEPTH, parseJson, toScaledInteger } from "../../api/http/json.js";
+import { JsonNumber, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, toScaledInteger } from "../../api/http/json.js";
 import { RateLimiter, clientAddress, isTrustedProxy, rateLimit } from "../../api/http/rate-limit.js";
 import { BodyError, ValidationError, validate } from "../../api/http/validation.js";
 import { openApiDocument } from "../../api/openapi/document.js";
@@ -61,7 +61,7 @@ describe("exact JSON", () => {
       expect(() => parseJson(bad), bad).toThrow(JsonSyntaxError);
     }
     expect(() => parseJson('{"a":1,"a":2}')).toThrow(/duplicate key "a"/);
-    expect(() => parseJson("[".repeat(MAX_DEPTH + 2) + "]".repeat(MAX_DEPTH + 2))).toThrow(/nesting deeper/);
+    expect(() => parseJson("[".repeat(MAX_JSON_DEPTH + 2) + "]".repeat(MAX_JSON_DEPTH + 2))).toThrow(/nesting deeper/);
     expect(() => parseJson("{\"a\":}")).toThrow(/position 5/);
   });
 

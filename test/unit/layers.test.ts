@@ -112,6 +112,17 @@ describe("layers", () => {
     expect(importCircles(importGraph(files))).toEqual([]);
   });
 
+  it("every exported name is declared once across the product folders: an import never has to ask which one", () => {
+    const declared = new Map<string, string[]>();
+    for (const file of Object.keys(ALLOWED).flatMap(sources)) {
+      for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/^export (?:async )?(?:function|const|let|class|type|interface|enum) ([A-Za-z0-9_]+)/gm)) {
+        declared.set(m[1]!, [...(declared.get(m[1]!) ?? []), file]);
+      }
+    }
+    expect(declared.size).toBeGreaterThan(100);
+    expect([...declared].filter(([, files]) => files.length > 1)).toEqual([]);
+  });
+
   it("the circle check finds every circle, and only circles", () => {
     const graph = new Map([
       ["a.ts", ["b.ts"]],
