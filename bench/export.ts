@@ -21,7 +21,9 @@ export type ExportResult = {
 
 /** Resident memory of a process (Linux), in MB. */
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return line ? Number(line.replace(/\D+/g, "")) / 1024 : Number.NaN;
 }
 
@@ -119,7 +121,16 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
     rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
     const exported = got.lines - 1;
     if (exported < rows) throw new Error(`the export had ${exported} rows, fewer than the ${rows} synthetic ones`);
-    return { rowsAdded: rows, rows: exported, bytes: got.bytes, seconds, rowsPerSecond: exported / seconds, rssBeforeMb, rssPeakMb, rssGrowthMb: rssPeakMb - rssBeforeMb };
+    return {
+      rowsAdded: rows,
+      rows: exported,
+      bytes: got.bytes,
+      seconds,
+      rowsPerSecond: exported / seconds,
+      rssBeforeMb,
+      rssPeakMb,
+      rssGrowthMb: rssPeakMb - rssBeforeMb,
+    };
   } finally {
     await removeBurns(databaseUrl);
   }

@@ -15,7 +15,7 @@ import { rmSync } from "node:fs";
 import { type IncomingMessage, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import { type Address, getAddress, parseAbi } from "viem";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, loadConfig } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
@@ -35,7 +35,18 @@ export const TOKEN_SIZES = [10, 1_000, 10_000];
 /** Pools that trade (and so hold fees waiting) at each size. */
 export const FEE_SAMPLE = 100;
 /** The workers measured, fee-claimer first (it fills the token cache the others read). */
-const MEASURED: WorkerName[] = ["fee-claimer", "desk-manager", "desk-risk", "profit-checker", "price-sampler", "creator-buyback", "buyback-engine", "asset-engine", "auditor", "webhooks"];
+const MEASURED: WorkerName[] = [
+  "fee-claimer",
+  "desk-manager",
+  "desk-risk",
+  "profit-checker",
+  "price-sampler",
+  "creator-buyback",
+  "buyback-engine",
+  "asset-engine",
+  "auditor",
+  "webhooks",
+];
 /** At most this many fee-claimer cycles while waiting for the sample's fees to be booked. */
 const MAX_CLAIM_CYCLES = Number(process.env.BENCH_TOKEN_MAX_CLAIM_CYCLES ?? 40);
 
@@ -147,14 +158,27 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
     await operator.write(c.usdc!, mintAbi, "mint", [batcher, 1_000_000_000_000n]);
     const keys = [];
     for (const token of sample) {
-      const info = await operator.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(c.lpLocker!, clankerLpLockerAbi as never, "tokenRewards", [token]);
+      const info = await operator.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(
+        c.lpLocker!,
+        clankerLpLockerAbi as never,
+        "tokenRewards",
+        [token],
+      );
       keys.push(info.poolKey);
     }
     for (let i = 0; i < keys.length; i += 50) await trader.write(batcher, batcherAbi, "addPools", [keys.slice(i, i + 50)]);
     for (let i = 0; i < keys.length; i += 50) {
       const swaps = keys.slice(i, i + 50).map((k, j) => (BigInt(i + j) << 129n) | (getAddress(k.currency0) === c.usdc ? 1n << 128n : 0n) | 100_000_000n);
       // A fixed gas limit: `act` skips a failed unlock, so an estimate would stop where the swaps run out of gas.
-      const hash = await trader.walletClient.writeContract({ address: batcher, abi: batcherAbi, functionName: "act", args: [swaps, [], []], gas: 500_000n + 400_000n * BigInt(swaps.length), account: trader.account, chain: trader.walletClient.chain });
+      const hash = await trader.walletClient.writeContract({
+        address: batcher,
+        abi: batcherAbi,
+        functionName: "act",
+        args: [swaps, [], []],
+        gas: 500_000n + 400_000n * BigInt(swaps.length),
+        account: trader.account,
+        chain: trader.walletClient.chain,
+      });
       const receipt = await trader.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
       if (receipt.logs.length < swaps.length) throw new Error(`the sample's swaps did not run (tx ${hash}: ${receipt.logs.length} logs)`);
     }
@@ -162,7 +186,13 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
 
     writeDeployments(deploymentsFile, deployments);
     const databaseUrl = await bench.createDatabase("tokens");
-    const config = loadConfig({ DATABASE_URL: databaseUrl, RPC_URL: proxy.url, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: deploymentsFile, LOG_LEVEL: "warn" });
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      RPC_URL: proxy.url,
+      CHAIN_ID: String(DEVNET_CHAIN_ID),
+      DEPLOYMENTS_FILE: deploymentsFile,
+      LOG_LEVEL: "warn",
+    });
     const engine = await createEngine({ config, log: createLogger("engine", "warn"), pipeline: { pollMs: 50, maxWaitMs: 60_000 } });
     stopEngine = () => engine.stop();
     await engine.reconcile();
@@ -174,14 +204,25 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       const outcome = await engine.runOnce(worker);
       const ms = performance.now() - started;
       const rpc1 = proxy.snapshot();
-      return { worker, ms, rpc: rpc1.total - rpc0.total, rpcByMethod: diffCounts(rpc0.byMethod, rpc1.byMethod), queries: queries.count() - q0, ok: outcome.ok, ...(outcome.ok ? {} : { error: String(outcome.error) }) };
+      return {
+        worker,
+        ms,
+        rpc: rpc1.total - rpc0.total,
+        rpcByMethod: diffCounts(rpc0.byMethod, rpc1.byMethod),
+        queries: queries.count() - q0,
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { error: String(outcome.error) }),
+      };
     };
 
     // Claims: fee-claimer cycles until every sample token has its fees booked.
     const booked = async () =>
       Number(
         (
-          await engine.ctx.pool.query<{ n: string }>("SELECT COUNT(DISTINCT token)::text AS n FROM engine.ledger WHERE kind = 'fee-claimed' AND token = ANY($1)", [sample.map((t) => getAddress(t))])
+          await engine.ctx.pool.query<{ n: string }>(
+            "SELECT COUNT(DISTINCT token)::text AS n FROM engine.ledger WHERE kind = 'fee-claimed' AND token = ANY($1)",
+            [sample.map((t) => getAddress(t))],
+          )
         ).rows[0]!.n,
       );
     const claimStarted = performance.now();
@@ -204,7 +245,9 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       cycles.push(r);
       log(`  ${worker}: ${r.ms.toFixed(0)} ms, ${r.rpc} RPC, ${r.queries} queries`);
     }
-    const { rows: tables } = await engine.ctx.pool.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'engine' AND table_type = 'BASE TABLE' ORDER BY table_name");
+    const { rows: tables } = await engine.ctx.pool.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'engine' AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
     const rows: Record<string, number> = {};
     for (const t of tables) {
       const { rows: r } = await engine.ctx.pool.query<{ n: string }>(`SELECT COUNT(*)::text AS n FROM engine."${t.name}"`);
@@ -247,20 +290,56 @@ type Table = (headers: string[], rows: (string | number)[][]) => string;
 /** The section of bench/results/latest.md. */
 export function tokensSection(r: TokensResult, table: Table, fmt: Fmt): string[] {
   const lines = ["", `## Enrolled tokens (CLAIM_BATCH_SIZE ${r.batchSize}; fees waiting in ${FEE_SAMPLE} sample pools, or every pool below that)`, ""];
-  lines.push(table(
-    ["tokens", "devnet deployed (s)", "launched (s)", "enrolled (s)", "sample with fees", "claimed and attributed", "fee-claimer cycles", "bound at 300 s a cycle"],
-    r.sizes.map((s) => [s.tokens, fmt(s.deploySeconds, 0), fmt(s.launchSeconds, 1), fmt(s.enrolSeconds, 1), s.sample, `${s.booked} / ${s.sample}`, s.claimCycles, `${fmt((s.claimCycles * 300) / 60, 0)} min`]),
-  ));
+  lines.push(
+    table(
+      [
+        "tokens",
+        "devnet deployed (s)",
+        "launched (s)",
+        "enrolled (s)",
+        "sample with fees",
+        "claimed and attributed",
+        "fee-claimer cycles",
+        "bound at 300 s a cycle",
+      ],
+      r.sizes.map((s) => [
+        s.tokens,
+        fmt(s.deploySeconds, 0),
+        fmt(s.launchSeconds, 1),
+        fmt(s.enrolSeconds, 1),
+        s.sample,
+        `${s.booked} / ${s.sample}`,
+        s.claimCycles,
+        `${fmt((s.claimCycles * 300) / 60, 0)} min`,
+      ]),
+    ),
+  );
   const workers = [r.sizes[0]!.firstClaimCycle, ...r.sizes[0]!.cycles].map((c, i) => (i === 0 ? "fee-claimer (first: cache filled)" : c.worker));
   const at = (s: TokensSize, i: number) => (i === 0 ? s.firstClaimCycle : s.cycles[i - 1]!);
-  lines.push("", "Per worker cycle: RPC requests / database queries / milliseconds.", "", table(
-    ["worker", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
-    workers.map((w, i) => [w, ...r.sizes.map((s) => {
-      const c = at(s, i);
-      return `${c.rpc} / ${c.queries} / ${fmt(c.ms, 0)}${c.ok ? "" : " (failed)"}`;
-    })]),
-  ));
+  lines.push(
+    "",
+    "Per worker cycle: RPC requests / database queries / milliseconds.",
+    "",
+    table(
+      ["worker", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
+      workers.map((w, i) => [
+        w,
+        ...r.sizes.map((s) => {
+          const c = at(s, i);
+          return `${c.rpc} / ${c.queries} / ${fmt(c.ms, 0)}${c.ok ? "" : " (failed)"}`;
+        }),
+      ]),
+    ),
+  );
   const tables = [...new Set(r.sizes.flatMap((s) => Object.keys(s.rows)))].sort();
-  lines.push("", "Rows per engine table after the measured cycles.", "", table(["table", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)], tables.map((t) => [t, ...r.sizes.map((s) => s.rows[t] ?? 0)])));
+  lines.push(
+    "",
+    "Rows per engine table after the measured cycles.",
+    "",
+    table(
+      ["table", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
+      tables.map((t) => [t, ...r.sizes.map((s) => s.rows[t] ?? 0)]),
+    ),
+  );
   return lines;
 }

@@ -16,8 +16,7 @@ import { DYNAMIC_BASIC_FEES, type LaunchFees, MAX_V2_HOOK_FEE, MIN_DYNAMIC_BASE_
 import { ServiceError } from "./errors.js";
 
 /** anvil's first default account: the devnet operator. Never valid outside the devnet. */
-export const DEVNET_OPERATOR_KEY =
-  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" as const;
+export const DEVNET_OPERATOR_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" as const;
 export const DEVNET_CHAIN_ID = 31337;
 export const DEVNET_RPC_URL = "http://127.0.0.1:8545";
 export const DEFAULT_PORT = 42069;
@@ -152,7 +151,12 @@ const envSchema = z.object({
   RPC_URL: url(["http:", "https:"]).optional(),
   INDEXER_RPC_URLS: z
     .string()
-    .transform((v) => v.split(",").map((u) => u.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(url(["http:", "https:"])).min(1, "expected one or more comma-separated URLs"))
     .optional(),
   CHAIN_ID: integer(1, 2 ** 31, DEVNET_CHAIN_ID),
@@ -221,10 +225,7 @@ const envSchema = z.object({
   SNIPER_STARTING_FEE_PIPS: integer(30_000, 800_000, 666_777),
   SNIPER_ENDING_FEE_PIPS: integer(30_000, 800_000, 41_673),
   SNIPER_SECONDS_TO_DECAY: integer(1, 120, 15),
-  ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<
-    ContractVariable,
-    z.ZodOptional<typeof address>
-  >),
+  ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<ContractVariable, z.ZodOptional<typeof address>>),
 });
 
 export type Config = {
@@ -399,7 +400,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
     leaderLeaseSeconds: e.LEADER_LEASE_SECONDS,
-    webhooks: { retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS), giveUpSeconds: e.WEBHOOK_GIVE_UP_SECONDS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    webhooks: {
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS),
+      giveUpSeconds: e.WEBHOOK_GIVE_UP_SECONDS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     indexerMaxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
     indexerStallSeconds: e.INDEXER_STALL_SECONDS,
     ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,
@@ -435,7 +441,12 @@ export function requireLaunchFees(config: Config): LaunchFees {
   const { type, dynamicBaseFee, dynamicMaxFee, ...fees } = config.launchFees;
   const mevModule = requireContract(config, "mevModule");
   if (type === "static") return { ...fees, hook: requireContract(config, "clankerHook"), mevModule };
-  return { ...fees, hook: requireContract(config, "clankerDynamicHook"), dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: dynamicBaseFee, maxLpFee: dynamicMaxFee }, mevModule };
+  return {
+    ...fees,
+    hook: requireContract(config, "clankerDynamicHook"),
+    dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: dynamicBaseFee, maxLpFee: dynamicMaxFee },
+    mevModule,
+  };
 }
 
 /** Returns a configured contract address or throws MissingConfigError naming its variable. */

@@ -68,7 +68,6 @@ export async function logDecision(target: Queryable | { db: Queryable; log: Logg
   }
 }
 
-
 export type AgentLogEntry = {
   id: number;
   token: Address | null;

@@ -56,7 +56,6 @@ const asBigint = (v: unknown): bigint | undefined => {
   return undefined;
 };
 
-
 /** 1e10-precision leverage as "4x" / "2.5x". */
 const showLeverage = (leverage: bigint) => `${formatUnits(leverage, 10, { exact: true })}x`;
 
@@ -102,7 +101,8 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const collateral = n("collateral");
       const leverage = n("leverage");
       const side = typeof data.side === "string" ? `${data.side} ` : "";
-      if (collateral !== undefined && leverage !== undefined) return `opening a ${showLeverage(leverage)} ${side}desk${of} with ${showAmountOf(collateral, "USDC")}`;
+      if (collateral !== undefined && leverage !== undefined)
+        return `opening a ${showLeverage(leverage)} ${side}desk${of} with ${showAmountOf(collateral, "USDC")}`;
       break;
     }
     case "desk-opened": {
@@ -118,7 +118,8 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
     case "desk-close":
     case "desk-reduce": {
       const amount = n("amount");
-      if (amount !== undefined) return `${d.decision === "desk-close" ? "closing" : "reducing"} ${desk}: ${showAmountOf(amount, "USDC")} of collateral (${d.reason})`;
+      if (amount !== undefined)
+        return `${d.decision === "desk-close" ? "closing" : "reducing"} ${desk}: ${showAmountOf(amount, "USDC")} of collateral (${d.reason})`;
       break;
     }
     case "desk-closed":

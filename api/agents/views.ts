@@ -16,7 +16,12 @@ export async function agentsOfTokens(agents: AgentApiDeps | undefined, tokens: r
   const rows = await dbOf(agents.services.pool)
     .select({ id: agentsTable.id, token: agentsTable.token })
     .from(agentsTable)
-    .where(inArray(agentsTable.token, tokens.map((t) => getAddress(t))));
+    .where(
+      inArray(
+        agentsTable.token,
+        tokens.map((t) => getAddress(t)),
+      ),
+    );
   const ids = new Map(rows.map((r) => [getAddress(r.token!), r.id]));
   return Promise.all(
     tokens.map(async (t) => {

@@ -19,7 +19,11 @@ const AgentRef = builder.objectRef<AgentView>("Agent").implement({
     charter: t.field({ type: "JSON", nullable: true, resolve: (a) => a.charter }),
     charterHash: t.exposeString("charterHash", { nullable: true }),
     tokenAddress: t.exposeString("token", { nullable: true }),
-    token: t.field({ type: TokenRef, nullable: true, resolve: (a, _args, ctx) => (a.token ? ctx.loaders.token.load(a.token.toLowerCase() as `0x${string}`) : null) }),
+    token: t.field({
+      type: TokenRef,
+      nullable: true,
+      resolve: (a, _args, ctx) => (a.token ? ctx.loaders.token.load(a.token.toLowerCase() as `0x${string}`) : null),
+    }),
     prospectus: t.exposeString("prospectus", { description: "Path of the public prospectus page" }),
     createdAt: t.exposeString("createdAt"),
     launchedAt: t.exposeString("launchedAt", { nullable: true }),

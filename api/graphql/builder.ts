@@ -43,7 +43,11 @@ export const builder = new SchemaBuilder<BuilderTypes>({
     complexityError: (errorKind, result) => {
       const kind = String(errorKind).toLowerCase();
       const [value, max] =
-        kind === "depth" ? [result.depth, result.maxDepth] : kind === "breadth" ? [result.breadth, result.maxBreadth] : [result.complexity, result.maxComplexity];
+        kind === "depth"
+          ? [result.depth, result.maxDepth]
+          : kind === "breadth"
+            ? [result.breadth, result.maxBreadth]
+            : [result.complexity, result.maxComplexity];
       return new GraphQLError(
         `query ${kind} ${value} exceeds the limit of ${max}${kind === "complexity" ? ": ask for smaller pages (first) or fewer fields" : ""}`,
         { extensions: { code: "QUERY_TOO_COMPLEX", kind, value, max } },

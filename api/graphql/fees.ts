@@ -11,9 +11,17 @@ import { moneyFields, optionalMoneyFields } from "./money.js";
 type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
 
 /** `<name>` (decimal string in whole units of the row's currency) and `<name>Raw` (base units). */
-function amountFields<Row extends { currency: CurrencyInfo }, Name extends string>(t: FieldBuilder<Row>, name: Name, get: (row: Row) => bigint, description: string) {
+function amountFields<Row extends { currency: CurrencyInfo }, Name extends string>(
+  t: FieldBuilder<Row>,
+  name: Name,
+  get: (row: Row) => bigint,
+  description: string,
+) {
   return {
-    [name]: t.string({ description: `${description} (exact decimal, whole units of the currency)`, resolve: (row) => formatDecimal(get(row), row.currency.decimals) }),
+    [name]: t.string({
+      description: `${description} (exact decimal, whole units of the currency)`,
+      resolve: (row) => formatDecimal(get(row), row.currency.decimals),
+    }),
     [`${name}Raw`]: t.field({ type: "BigInt", description: `${description} (base units of the currency)`, resolve: (row) => get(row) }),
   } as Record<Name | `${Name}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
 }
@@ -37,7 +45,13 @@ export const FeeCurrencyRef = builder.objectRef<FeeCurrencyView>("FeeCurrency").
     ...amountFields(t, "awaitingConversion", (r) => r.awaitingConversion, "Claimed WETH not converted to USDC yet"),
     ...amountFields(t, "converted", (r) => r.converted, "Sold for USDC by the operator's conversion swaps (0 for USDC itself)"),
     ...moneyFields(t, "usdc", USDC_DECIMALS, (r) => r.usdc, "The USDC the operator's fees became: as claimed (USDC), or what the conversion swaps paid (WETH)"),
-    ...optionalMoneyFields(t, "usdcPerUnit", USDC_DECIMALS, (r) => r.usdcPerUnit, "USDC per whole unit the conversion swaps realised (usdc / converted, rounded down; null for USDC and before a conversion)"),
+    ...optionalMoneyFields(
+      t,
+      "usdcPerUnit",
+      USDC_DECIMALS,
+      (r) => r.usdcPerUnit,
+      "USDC per whole unit the conversion swaps realised (usdc / converted, rounded down; null for USDC and before a conversion)",
+    ),
     ...amountFields(t, "toCreator", (r) => r.toCreator, "Collected for the creator's reward slot (paid to the creator as is, never converted)"),
   }),
 });

@@ -269,7 +269,13 @@ export function boundedParse(source: string | Source, options?: ParseOptions): D
     // A syntax error (from the lexer pass or the parser) is the client's: 400, as yoga's own
     // parse answers it (replacing the parse function leaves out yoga's wrapper that marks it so).
     if (error instanceof GraphQLError && !error.extensions?.http) {
-      throw new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error, extensions: { ...error.extensions, http: { status: 400 } } });
+      throw new GraphQLError(error.message, {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        originalError: error,
+        extensions: { ...error.extensions, http: { status: 400 } },
+      });
     }
     throw error;
   }

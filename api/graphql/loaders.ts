@@ -66,7 +66,10 @@ export function createLoaders(deps: ApiDeps): Loaders {
     }),
     agentByToken: new DataLoader((keys) => agentsOfTokens(deps.agents, keys)),
     burnValue: new DataLoader(async (ids) => {
-      const values = await burnValues(deps.db, ids.map((id) => ({ id })));
+      const values = await burnValues(
+        deps.db,
+        ids.map((id) => ({ id })),
+      );
       return ids.map((id) => values.get(id) ?? null);
     }),
     poolVolume: new DataLoader(async (ids) => {

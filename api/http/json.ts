@@ -91,7 +91,7 @@ export function parseJson(text: string): JsonValue {
         skipSpace();
         if (text[i] !== '"') unexpected();
         const key = parseString();
-        if (Object.prototype.hasOwnProperty.call(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`);
+        if (Object.hasOwn(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`);
         skipSpace();
         if (text[i] !== ":") unexpected();
         i++;
@@ -132,7 +132,11 @@ export function parseJson(text: string): JsonValue {
       }
     }
     if (ch === '"') return parseString();
-    for (const [word, value] of [["true", true], ["false", false], ["null", null]] as const) {
+    for (const [word, value] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
       if (text.startsWith(word, i)) {
         i += word.length;
         return value;

@@ -87,7 +87,9 @@ export function restRouteCodes(route: AnyRoute): ServiceErrorCode[] {
 
 /** A streamed answer (an export): its media type with its schema, and the headers it sets. */
 function streamAnswer(description: string, stream: NonNullable<AnyRoute["responses"][number]["stream"]>) {
-  const headers = Object.fromEntries(Object.entries(stream.headers ?? {}).map(([name, doc]) => [name, { description: doc, schema: { type: "string" as const } }]));
+  const headers = Object.fromEntries(
+    Object.entries(stream.headers ?? {}).map(([name, doc]) => [name, { description: doc, schema: { type: "string" as const } }]),
+  );
   return { description, content: { [stream.mediaType]: { schema: stream.schema } }, ...(stream.headers ? { headers } : {}) };
 }
 

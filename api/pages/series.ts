@@ -35,7 +35,10 @@ const floorTo = (t: bigint, step: bigint) => (t / step) * step;
  */
 export async function burnSeries(db: ReadDb, token: Hex | null, now: bigint): Promise<Series | null> {
   const byToken: SQL[] = token ? [eq(burnDaily.token, token)] : [];
-  const [first] = await db.select({ day: min(burnDaily.day) }).from(burnDaily).where(and(...byToken));
+  const [first] = await db
+    .select({ day: min(burnDaily.day) })
+    .from(burnDaily)
+    .where(and(...byToken));
   if (first?.day === null || first?.day === undefined) return null;
   const firstDay = BigInt(first.day);
   const newest = await db

@@ -181,6 +181,7 @@ async function finalizedBlock(db: ReadDb): Promise<bigint | undefined> {
 class PostgresLiveFeed implements LiveFeed {
   readonly burns: Topic<BurnRow>;
   readonly activity: Topic<ActivityRow>;
+  // biome-ignore lint/suspicious/noExplicitAny: topics of different row types in one list; each is typed where it is made
   private readonly topics: TopicState<any>[];
   private readonly pollMs: number;
   /** Bumped on every start and stop: work of an older generation is dropped. */

@@ -54,6 +54,10 @@ export async function activitySince(db: ReadDb, filter: ActivityFilter, lastId: 
 
 /** The id of the newest row (`""` when none): subscriptions start after it. */
 export async function latestActivityId(db: ReadDb): Promise<string> {
-  const [row] = await db.select({ id: activity.id }).from(activity).orderBy(...orderBy(ACTIVITY_ORDERING)).limit(1);
+  const [row] = await db
+    .select({ id: activity.id })
+    .from(activity)
+    .orderBy(...orderBy(ACTIVITY_ORDERING))
+    .limit(1);
   return row?.id ?? "";
 }

@@ -12,7 +12,13 @@ export const BURN_KINDS = ["protocol-buyback", "creator-buyback", "organic"] as 
 export type EventFilter = { token?: Hex; fromBlock?: bigint; toBlock?: bigint; fromTime?: bigint; toTime?: bigint };
 
 export const BURN_ORDERINGS = {
-  NEWEST: { name: "burn-newest", direction: "desc", columns: [burn.blockNumber, burn.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
+  NEWEST: {
+    name: "burn-newest",
+    direction: "desc",
+    columns: [burn.blockNumber, burn.logIndex],
+    types: ["int", "int"],
+    key: (r) => [r.blockNumber, r.logIndex],
+  },
   OLDEST: { name: "burn-oldest", direction: "asc", columns: [burn.blockNumber, burn.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
   LARGEST: {
     name: "burn-largest",
@@ -35,10 +41,7 @@ export function burnConditions(filter: EventFilter & { kinds?: readonly string[]
   return c;
 }
 
-export async function listBurns(
-  db: ReadDb,
-  p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BurnOrder },
-) {
+export async function listBurns(db: ReadDb, p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BurnOrder }) {
   const ordering: Ordering<BurnRow> = BURN_ORDERINGS[p.order];
   const w = keysetWindow(ordering, p);
   const rows = await db

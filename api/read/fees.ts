@@ -105,7 +105,11 @@ async function grouped<R extends { currency: Hex }, V extends { currency: Curren
   view: (row: R, currency: CurrencyInfo) => V,
   keys: readonly string[] = [],
 ): Promise<Map<string, V[]>> {
-  const infos = await currencyInfos(db, config, rows.map((r) => r.currency));
+  const infos = await currencyInfos(
+    db,
+    config,
+    rows.map((r) => r.currency),
+  );
   const out = new Map<string, V[]>(keys.map((k) => [k, []]));
   for (const r of rows) {
     const key = keyOf(r);
@@ -125,7 +129,10 @@ export async function protocolFeeCurrencies(db: ReadDb, config: Config): Promise
 export async function tokenFeeCurrencies(db: ReadDb, config: Config, tokens: readonly Hex[]): Promise<Map<string, FeeCurrencyView[]>> {
   const keys = tokens.map((t) => t.toLowerCase());
   if (!keys.length) return new Map();
-  const rows = await db.select().from(tokenFee).where(inArray(tokenFee.token, keys as Hex[]));
+  const rows = await db
+    .select()
+    .from(tokenFee)
+    .where(inArray(tokenFee.token, keys as Hex[]));
   return grouped(db, config, rows, (r) => r.token.toLowerCase(), feeCurrencyView, keys);
 }
 
@@ -142,6 +149,9 @@ export async function buybackSpendByKind(db: ReadDb, config: Config): Promise<Re
 export async function tokenBuybackSpends(db: ReadDb, config: Config, tokens: readonly Hex[]): Promise<Map<string, BuybackSpendView[]>> {
   const keys = tokens.map((t) => t.toLowerCase());
   if (!keys.length) return new Map();
-  const rows = await db.select().from(tokenBuybackSpend).where(inArray(tokenBuybackSpend.token, keys as Hex[]));
+  const rows = await db
+    .select()
+    .from(tokenBuybackSpend)
+    .where(inArray(tokenBuybackSpend.token, keys as Hex[]));
   return grouped(db, config, rows, (r) => r.token.toLowerCase(), spendView, keys);
 }

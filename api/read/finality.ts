@@ -61,7 +61,12 @@ function protocolFigures(get: Get) {
       },
     },
     buybacks: {
-      protocol: { count: count(get("protocolBuybacks")), usdcIn: usdcAmount(get("protocolBuybackUsdc")), tokensBought: tokenAmount(get("protocolTokensBought")), tokensBurned: tokenAmount(get("protocolTokensBurned")) },
+      protocol: {
+        count: count(get("protocolBuybacks")),
+        usdcIn: usdcAmount(get("protocolBuybackUsdc")),
+        tokensBought: tokenAmount(get("protocolTokensBought")),
+        tokensBurned: tokenAmount(get("protocolTokensBurned")),
+      },
       creator: { count: count(get("creatorBuybacks")), usdcIn: usdcAmount(get("creatorBuybackUsdc")) },
     },
     assetPurchasesUsdc: usdcAmount(get("assetPurchaseUsdc")),
@@ -105,4 +110,5 @@ function graded<T>(figures: (get: Get) => T, f: Finality, scope: string, row: Re
 /** The protocol totals' final and pending parts (`/stats` `finality`). */
 export const protocolFinalityJson = (f: Finality, row: Record<string, unknown> | null | undefined) => graded(protocolFigures, f, "protocol", row);
 /** A token's totals' final and pending parts (`/tokens` `totals.finality`, GraphQL `TokenTotals.finality`). */
-export const tokenFinalityJson = (f: Finality, token: string, row: Record<string, unknown> | null | undefined) => graded(tokenFigures, f, token.toLowerCase(), row);
+export const tokenFinalityJson = (f: Finality, token: string, row: Record<string, unknown> | null | undefined) =>
+  graded(tokenFigures, f, token.toLowerCase(), row);

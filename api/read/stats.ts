@@ -33,8 +33,15 @@ export type Stats = {
 async function loadStats(deps: ApiDeps): Promise<Stats> {
   const { db, engine } = deps;
   // The enrolments' counts in one row, and the halted tokens (few): neither grows the answer with the tokens.
-  const counts = db.select({ enrolled: count(), active: sql<number>`count(*) FILTER (WHERE ${enrollment.active})`.mapWith(Number) }).from(enrollment).then((rows) => rows[0]);
-  const halted = db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)).then((rows) => rows.map((r) => r.token));
+  const counts = db
+    .select({ enrolled: count(), active: sql<number>`count(*) FILTER (WHERE ${enrollment.active})`.mapWith(Number) })
+    .from(enrollment)
+    .then((rows) => rows[0]);
+  const halted = db
+    .select({ token: enrollment.token })
+    .from(enrollment)
+    .where(eq(enrollment.halted, true))
+    .then((rows) => rows.map((r) => r.token));
   const bindings = engine.deskBindings();
   const marks = engine.markPrices();
   // The desk summary starts as soon as the desks' context (bindings, marks, halted tokens) is in.

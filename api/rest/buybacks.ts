@@ -48,7 +48,11 @@ async function buybacksBody(
   // failure must not go unhandled (an unhandled rejection stops the API process).
   totals.catch(() => {});
   const page = await listBuybacks(deps.db, { filter, order: "NEWEST", limit: query.limit, after: query.cursor });
-  const currencies = await currencyInfos(deps.db, deps.config, page.rows.map((r) => r.currencyIn));
+  const currencies = await currencyInfos(
+    deps.db,
+    deps.config,
+    page.rows.map((r) => r.currencyIn),
+  );
   return { ...listBody(page, (r) => buybackJson(r, currencies.get(r.currencyIn.toLowerCase())!)), totals: totalsJson(...(await totals)) };
 }
 
@@ -80,7 +84,10 @@ export const tokenBuybacksRoute = defineRoute({
   handler: async (c, { params, query }, deps) => {
     const [known] = await deps.db.select({ address: tokenTable.address }).from(tokenTable).where(eq(tokenTable.address, params.token));
     if (!known) throw notFound(`unknown token ${checksum(params.token)}`);
-    const totals = Promise.all([tokenBuybackTotals(deps.db, params.token), tokenBuybackSpends(deps.db, deps.config, [params.token]).then((s) => s.get(params.token) ?? [])]);
+    const totals = Promise.all([
+      tokenBuybackTotals(deps.db, params.token),
+      tokenBuybackSpends(deps.db, deps.config, [params.token]).then((s) => s.get(params.token) ?? []),
+    ]);
     return c.json(await buybacksBody(deps, { token: params.token }, totals, query));
   },
 });

@@ -23,9 +23,7 @@ import { type Finality, readFinality, tokenFinalityJson } from "../read/finality
 /** The split the locker and the engine really honour (null when not enrolled), and every reward slot of the locker. */
 export function honouredJson(h: HonouredView, shares: readonly LockerShareView[]) {
   return {
-    honouredSplit: h
-      ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason }
-      : null,
+    honouredSplit: h ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason } : null,
     lockerShares: shares.map((s) => ({
       rewardIndex: s.rewardIndex,
       recipient: checksum(s.recipient),
@@ -68,7 +66,13 @@ export function tokenJson(
     split: e ? { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
     ...honouredJson(honoured, shares),
     pool: v.pool
-      ? { poolId: v.pool.poolId, pairedToken: checksum(v.pool.pairedToken), fee: v.pool.fee, tickSpacing: v.pool.tickSpacing, priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18) }
+      ? {
+          poolId: v.pool.poolId,
+          pairedToken: checksum(v.pool.pairedToken),
+          fee: v.pool.fee,
+          tickSpacing: v.pool.tickSpacing,
+          priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18),
+        }
       : null,
     enrolledAt: e ? isoTime(e.enrolledAt) : null,
     active: e?.active ?? false,
@@ -107,7 +111,11 @@ export function tokenJson(
 const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
   const [limit, after, enrolled] = JSON.parse(key) as [number, string | null, boolean | null];
   const { page, pending, desks, fees, spend, slots } = await readTokenPage(deps, { limit, after, enrolled });
-  const finality = await readFinality(deps.db, deps.config, page.rows.map((v) => v.token.address.toLowerCase()));
+  const finality = await readFinality(
+    deps.db,
+    deps.config,
+    page.rows.map((v) => v.token.address.toLowerCase()),
+  );
   return JSON.stringify(
     listBody(page, (v) => {
       const key = v.token.address.toLowerCase();
@@ -193,7 +201,10 @@ export const registerRoute = defineRoute({
     ...operatorResponses,
     404: { description: "Not a token of the launcher" },
     409: { description: "Already enrolled (or the protocol token)" },
-    422: { description: "The token's LP rewards do not pay the operator, the locker cannot honour the requested split (the message names what differs), or the operator wallet cannot pay for gas" },
+    422: {
+      description:
+        "The token's LP rewards do not pay the operator, the locker cannot honour the requested split (the message names what differs), or the operator wallet cannot pay for gas",
+    },
   },
   handler: async (c, { body }, deps) => {
     const result = await deps.launcher.register({

@@ -75,7 +75,8 @@ export async function manageTokenDesks(ctx: EngineContext) {
     });
     actions.push({ token: token.token, action: d.action, reason: d.reason });
     if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER, finalBlock: final });
-    else if (d.action === "top-up") await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER, finalBlock: final });
+    else if (d.action === "top-up")
+      await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER, finalBlock: final });
     else await logDecision(ctx, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
   }
   return { actions };

@@ -26,8 +26,14 @@ const WORKER = "desk-risk";
 /** Records a halt or unhalt with its reason, then mirrors it in the registry. */
 export async function setDeskHalted(ctx: EngineContext, token: Address, halted: boolean, reason: string, data?: Record<string, unknown>): Promise<void> {
   const haltId = await ctx.db.transaction(async (tx) => {
-    await tx.update(tables.desks).set({ halted, haltReason: halted ? reason : null, updatedAt: new Date() }).where(eq(tables.desks.token, token));
-    const [row] = await tx.insert(tables.deskHalts).values({ token, halted, reason, data: data ? toJsonValue(data) : null }).returning({ id: tables.deskHalts.id });
+    await tx
+      .update(tables.desks)
+      .set({ halted, haltReason: halted ? reason : null, updatedAt: new Date() })
+      .where(eq(tables.desks.token, token));
+    const [row] = await tx
+      .insert(tables.deskHalts)
+      .values({ token, halted, reason, data: data ? toJsonValue(data) : null })
+      .returning({ id: tables.deskHalts.id });
     return row!.id;
   });
   await logDecision(ctx, { worker: WORKER, token, decision: halted ? "desk-halted" : "desk-unhalted", reason, data });

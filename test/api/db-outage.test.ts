@@ -52,14 +52,24 @@ beforeAll(async () => {
     db: drizzle(readPool, { casing: "snake_case" }) as unknown as ReadDb,
     config,
     engine: createEnginePort(enginePool),
-    launcher: createChainLauncher({ config, publicClient: createPublicClient({ transport: http(testEnv().rpcUrl) }) as PublicClient, sender: undefined as never }),
+    launcher: createChainLauncher({
+      config,
+      publicClient: createPublicClient({ transport: http(testEnv().rpcUrl) }) as PublicClient,
+      sender: undefined as never,
+    }),
     startedAt: Date.now(),
     pollIntervalMs: 0,
     logError: (error, where) => console.error("unexpected error", where, error),
   };
   const app = createApp(deps);
   call = async (method, path, body) =>
-    answer(await app.request(`http://api.test${path}`, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }));
+    answer(
+      await app.request(`http://api.test${path}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
 }, 120_000);
 
 afterAll(async () => {

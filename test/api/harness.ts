@@ -54,7 +54,6 @@ export type Harness = {
   logs: string[];
 };
 
-
 function request(method: string, p: RequestInit & { json?: unknown; key?: string } = {}): RequestInit {
   const headers = new Headers(p.headers);
   if (p.json !== undefined) headers.set("content-type", "application/json");

@@ -97,7 +97,14 @@ describe("Scheduler", () => {
   });
 
   it("reports a worker whose last run failed as degraded", async () => {
-    const broken: Worker = { name: "desk-risk", minSeconds: 300, maxSeconds: 600, run: async () => { throw new Error("execution reverted: NOT_LIQUIDATABLE"); } };
+    const broken: Worker = {
+      name: "desk-risk",
+      minSeconds: 300,
+      maxSeconds: 600,
+      run: async () => {
+        throw new Error("execution reverted: NOT_LIQUIDATABLE");
+      },
+    };
     const scheduler = new Scheduler(ctx, [broken], { scale: 1 });
     await scheduler.start();
     const outcome = await scheduler.runNow("desk-risk");

@@ -34,7 +34,9 @@ function sources(dir: string): string[] {
 /** The files a file imports by a relative path (type-only imports included), as paths from the root. */
 function importedFiles(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
-  const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"));
+  const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) =>
+    normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"),
+  );
   return [...new Set(targets)];
 }
 
@@ -115,7 +117,9 @@ describe("layers", () => {
   it("every exported name is declared once across the product folders: an import never has to ask which one", () => {
     const declared = new Map<string, string[]>();
     for (const file of Object.keys(ALLOWED).flatMap(sources)) {
-      for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/^export (?:async )?(?:function|const|let|class|type|interface|enum) ([A-Za-z0-9_]+)/gm)) {
+      for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(
+        /^export (?:async )?(?:function|const|let|class|type|interface|enum) ([A-Za-z0-9_]+)/gm,
+      )) {
         declared.set(m[1]!, [...(declared.get(m[1]!) ?? []), file]);
       }
     }
@@ -145,9 +149,7 @@ describe("layers", () => {
   });
 
   it("one transaction pipeline class serves every signer", () => {
-    const classes = ["core", "engine", "api"]
-      .flatMap(sources)
-      .filter((file) => /class \w*(Pipeline|Sender)\b/.test(readFileSync(join(ROOT, file), "utf8")));
+    const classes = ["core", "engine", "api"].flatMap(sources).filter((file) => /class \w*(Pipeline|Sender)\b/.test(readFileSync(join(ROOT, file), "utf8")));
     expect(classes).toEqual(["core/chain/pipeline/index.ts"]);
   });
 });
