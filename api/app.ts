@@ -19,7 +19,7 @@ import { createLiveFeed } from "./push/live-feed.js";
 import { db } from "./db.js";
 import type { ReadDb } from "./read/db.js";
 import { createEnginePort, idleEngine } from "./engine-port.js";
-import { createChainLauncher } from "../core/launch/operator.js";
+import { createChainLauncher } from "../core/launch/deploy-and-enroll.js";
 import { pipelineSender } from "../core/launch/sender.js";
 import { survivePoolErrors } from "../core/db/client.js";
 

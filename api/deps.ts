@@ -10,7 +10,7 @@ import type { EnginePort } from "./engine-port.js";
 import type { RateLimitStore, RateLimits } from "./http/rate-limit.js";
 import type { LiveFeed } from "./push/live-feed.js";
 import type { SqlOverHttpOptions } from "./sql/index.js";
-import type { LaunchPort } from "../core/launch/operator.js";
+import type { LaunchPort } from "../core/launch/deploy-and-enroll.js";
 import type { ReadDb } from "./read/db.js";
 
 /** Read access to the indexed tables: declared in read/db.ts, which every reader imports without the assembly. */

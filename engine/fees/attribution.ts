@@ -38,7 +38,7 @@ import { recordEntries } from "../../core/ledger/journal.js";
 import { type Currency, Legs } from "../../core/ledger/legs.js";
 import { getState, setState } from "../runtime/state.js";
 import { registryAbi } from "../../common/abis/registry.js";
-import { refreshTokenCache, tokenInfo } from "../../core/tokens.js";
+import { refreshTokenCache, tokenInfo } from "../../core/registry-cache.js";
 import { showAmountOf } from "../../common/units.js";
 
 async function isEnrolled(ctx: EngineContext, token: Address): Promise<boolean> {

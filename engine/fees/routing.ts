@@ -13,7 +13,7 @@ import { FeeIn, clankerLpLockerAbi, feeInName } from "../../common/abis/clanker.
 import { logDecision } from "../../core/agent-log.js";
 import { readMany } from "../../core/chain/multicall.js";
 import type { EngineContext } from "../../core/context.js";
-import type { TokenInfo } from "../../core/tokens.js";
+import type { TokenInfo } from "../../core/registry-cache.js";
 import { getState, setState } from "../runtime/state.js";
 
 /** The `engine.state` key `/health` reads (core/health.ts). */

@@ -19,7 +19,7 @@ import { extsloadSlotsAbi } from "../../common/abis/engine.js";
 import type { EngineContext } from "../../core/context.js";
 import type { Queryable } from "../../core/db/client.js";
 import { v4PoolStateSlot } from "../../common/uniswap.js";
-import type { TokenInfo } from "../../core/tokens.js";
+import type { TokenInfo } from "../../core/registry-cache.js";
 
 /** Pools per `extsload` request (two words each: 64 KB of calldata). */
 const POOLS_PER_READ = 1_000;

@@ -18,7 +18,7 @@ import { recordEntries } from "../../core/ledger/journal.js";
 import { Legs } from "../../core/ledger/legs.js";
 import { legBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { consumeLeg, refundSpend } from "../../core/ledger/spend.js";
-import { tokenInfo } from "../../core/tokens.js";
+import { tokenInfo } from "../../core/registry-cache.js";
 import { WETH_UNIT, showUnits } from "../../common/units.js";
 
 /** WETH fees below this wait for more (0.0001 WETH). */

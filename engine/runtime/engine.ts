@@ -19,12 +19,12 @@ import { attributeClaims } from "../fees/attribution.js";
 import { recognizeLegacyWeth } from "../fees/weth.js";
 import { type Faults, NO_FAULTS } from "../../core/faults.js";
 import type { Fence } from "../../core/leadership.js";
-import { Gate } from "../../core/gate.js";
+import { ReorgGate } from "../../core/reorg-gate.js";
 import { rewindEngine } from "../reorg/rewind.js";
 import { recordOpeningBalance } from "../../core/audit.js";
 import { type CycleOutcome, Scheduler, registerWorkers, runWorkerCycle } from "./scheduler.js";
 import { setState } from "./state.js";
-import { refreshTokenCache } from "../../core/tokens.js";
+import { refreshTokenCache } from "../../core/registry-cache.js";
 import { WORKERS, type WorkerName } from "../workers/index.js";
 import { desksHealth } from "../../core/health.js";
 
@@ -89,7 +89,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     operator: clients.account.address,
     pipeline,
     faults,
-    gate: new Gate(),
+    gate: new ReorgGate(),
     contract: contractResolver(config),
     local: newEngineLocal(),
   };

@@ -21,7 +21,7 @@ import { spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { mandateForToken } from "../../core/token-mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import { priceWindowFor } from "../desks/prices.js";
-import { listEnrolledTokens } from "../../core/tokens.js";
+import { listEnrolledTokens } from "../../core/registry-cache.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "desk-manager";

@@ -17,7 +17,7 @@ import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
 import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { mandateFor } from "../../core/token-mandate.js";
-import { tokenInfo } from "../../core/tokens.js";
+import { tokenInfo } from "../../core/registry-cache.js";
 import type { Worker } from "./types.js";
 import { toJsonValue } from "../../common/json.js";
 

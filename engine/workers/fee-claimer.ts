@@ -24,7 +24,7 @@ import { checkFeeRouting } from "../fees/routing.js";
 import { type FeeGrowth, rememberCollected, tokensWithFeesWaiting } from "../fees/waiting.js";
 import { convertWethFees } from "../fees/weth.js";
 import { getState, setState } from "../runtime/state.js";
-import { type TokenInfo, refreshTokenCache } from "../../core/tokens.js";
+import { type TokenInfo, refreshTokenCache } from "../../core/registry-cache.js";
 import type { Worker } from "./types.js";
 
 /** Pooled balances below these stay in the fee locker until they grow. */

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/create-app.js";
 import type { ApiDeps, ReadDb } from "../../api/deps.js";
 import { createEnginePort } from "../../api/engine-port.js";
-import { createChainLauncher } from "../../core/launch/operator.js";
+import { createChainLauncher } from "../../core/launch/deploy-and-enroll.js";
 import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
 import { answer } from "../helpers/http.js";
 import { testConfig } from "../helpers/env.js";

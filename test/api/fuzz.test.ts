@@ -25,7 +25,7 @@ import {
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, conflict } from "../../api/http/errors.js";
-import type { LaunchPort } from "../../core/launch/operator.js";
+import type { LaunchPort } from "../../core/launch/deploy-and-enroll.js";
 import { type Harness, OPERATOR_API_KEY, startHarness } from "./harness.js";
 
 let h: Harness;

@@ -702,7 +702,7 @@ describe("POST /tokens/launch end to end", () => {
   it("answers 503 naming the variable when a contract is not configured", async () => {
     const { launcher: _launcher, ...contracts } = h.deps.config.contracts;
     const config = { ...h.deps.config, contracts };
-    const { createChainLauncher } = await import("../../core/launch/operator.js");
+    const { createChainLauncher } = await import("../../core/launch/deploy-and-enroll.js");
     const app = h.appWith({
       config,
       launcher: createChainLauncher({

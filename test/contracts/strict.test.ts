@@ -29,7 +29,7 @@ import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { DEFAULT_SPLIT } from "../../common/constants.js";
 import type { OperatorSender } from "../../core/launch/sender.js";
-import { createChainLauncher } from "../../core/launch/operator.js";
+import { createChainLauncher } from "../../core/launch/deploy-and-enroll.js";
 import {
   DYNAMIC_BASIC_FEES,
   type DeploymentConfig,

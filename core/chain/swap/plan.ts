@@ -27,7 +27,7 @@ import {
 } from "../../../common/universal-router.js";
 import type { EngineContext } from "../../context.js";
 import { EngineError } from "../../errors.js";
-import { tokenInfo } from "../../tokens.js";
+import { tokenInfo } from "../../registry-cache.js";
 import { quoteRoute, quoteRouteByBalance, quoteV3Hop, spotV4Hop } from "./quote.js";
 
 /** UniversalRouter WRAP_ETH command. */
