@@ -1,5 +1,5 @@
 /**
- * `FeeCurrency` and `CurrencySpend`: fees and buyback spending in one currency — the amount in
+ * `FeeCurrency`, `CurrencySpend` and `FeeLegs`: fees and buyback spending in one currency — the amount in
  * that currency (decimal string and raw integer) with the currency's address, symbol and
  * decimals, beside its USDC at the realised rate.
  */
@@ -63,5 +63,25 @@ export const CurrencySpendRef = builder.objectRef<BuybackSpendView>("CurrencySpe
     buybacks: t.int({ resolve: (r) => r.buybacks }),
     ...amountFields(t, "amount", (r) => r.amountIn, "Paid in"),
     ...moneyFields(t, "usdc", USDC_DECIMALS, (r) => r.usdc, "Its USDC: paid in, or what the WETH was sold for in the same transaction"),
+  }),
+});
+
+/** The ledger's legs of the operator's fees: what `FeeLegs` reads, from a token's totals or the protocol's. */
+export type LegTotals = Record<"protocolLegUsdc" | "assetLegUsdc" | "perpLegUsdc" | "creatorLegUsdc" | "operatorLegUsdc", bigint>;
+
+export const FeeLegsRef = builder.objectRef<LegTotals>("FeeLegs").implement({
+  description: "The operator's fees split into legs, as the ledger allocates them: one type for `Stats.legs` and `TokenTotals.legs`, REST's `legs` names.",
+  fields: (t) => ({
+    ...moneyFields(t, "protocolUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
+    ...moneyFields(t, "assetUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
+    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
+    ...moneyFields(t, "creatorUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
+    ...moneyFields(
+      t,
+      "operatorUsdc",
+      USDC_DECIMALS,
+      (r) => r.operatorLegUsdc,
+      "Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)",
+    ),
   }),
 });

@@ -4,7 +4,7 @@ import { readHealth } from "../read/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
-import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
+import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
@@ -53,6 +53,17 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
       (s) => total(s, "operatorLegUsdc"),
       "Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)",
     ),
+    legs: t.field({
+      type: FeeLegsRef,
+      description: "The legs under REST's names (`fees.legs`): the same figures as the *LegUsdc fields, the same type as `TokenTotals.legs`",
+      resolve: (s) => ({
+        protocolLegUsdc: total(s, "protocolLegUsdc"),
+        assetLegUsdc: total(s, "assetLegUsdc"),
+        perpLegUsdc: total(s, "perpLegUsdc"),
+        creatorLegUsdc: total(s, "creatorLegUsdc"),
+        operatorLegUsdc: total(s, "operatorLegUsdc"),
+      }),
+    }),
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],
       description: "Every token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",

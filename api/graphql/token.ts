@@ -11,7 +11,7 @@ import { buybackConnectionArgs, resolveBuybacks } from "./buyback.js";
 import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
 import { TokenOrderEnum } from "./enums.js";
 import { addressArg, asUserErrors } from "./errors.js";
-import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
+import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -99,22 +99,6 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
   }),
 });
 
-const TokenLegs = builder.objectRef<TokenTotalsRow>("TokenLegs").implement({
-  description: "The operator's fees of the token split into legs, as the ledger allocates them (REST `totals.legs`, the same names).",
-  fields: (t) => ({
-    ...moneyFields(t, "protocolUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
-    ...moneyFields(t, "assetUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
-    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
-    ...moneyFields(
-      t,
-      "operatorUsdc",
-      USDC_DECIMALS,
-      (r) => r.operatorLegUsdc,
-      "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)",
-    ),
-  }),
-});
-
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
@@ -137,8 +121,8 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
     ),
     ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
     legs: t.field({
-      type: TokenLegs,
-      description: "The four legs under REST's names (`totals.legs`): the same figures as the *LegUsdc fields",
+      type: FeeLegsRef,
+      description: "The legs under REST's names (`totals.legs`): the same figures as the *LegUsdc fields, the same type as `Stats.legs`",
       resolve: (r) => r,
     }),
     feesByCurrency: t.field({

@@ -10,7 +10,7 @@ import { totalsDelta } from "../../schema/ponder.js";
 import type { Config } from "../../common/config.js";
 import type { ReadDb } from "./db.js";
 import { indexerStatus } from "./health.js";
-import { tokenAmount, usdcAmount } from "./format.js";
+import { legsJson, tokenAmount, usdcAmount } from "./format.js";
 
 export type Finality = {
   confirmations: number;
@@ -52,13 +52,7 @@ function protocolFigures(get: Get) {
       toOperatorUsdc: usdcAmount(get("feesToOperatorUsdc")),
       claimedUsdc: usdcAmount(get("feesClaimedUsdc")),
       protocolTokenFeesUsdc: usdcAmount(get("protocolTokenFeesUsdc")),
-      legs: {
-        protocolUsdc: usdcAmount(get("protocolLegUsdc")),
-        assetUsdc: usdcAmount(get("assetLegUsdc")),
-        perpUsdc: usdcAmount(get("perpLegUsdc")),
-        creatorUsdc: usdcAmount(get("creatorLegUsdc")),
-        operatorUsdc: usdcAmount(get("operatorLegUsdc")),
-      },
+      legs: legsJson(get),
     },
     buybacks: {
       protocol: {
@@ -83,12 +77,7 @@ function tokenFigures(get: Get) {
     buybackUsdc: usdcAmount(get("buybackUsdc")),
     burned: tokenAmount(get("burned")),
     burns: count(get("burns")),
-    legs: {
-      protocolUsdc: usdcAmount(get("protocolLegUsdc")),
-      assetUsdc: usdcAmount(get("assetLegUsdc")),
-      perpUsdc: usdcAmount(get("perpLegUsdc")),
-      operatorUsdc: usdcAmount(get("operatorLegUsdc")),
-    },
+    legs: legsJson(get),
   };
 }
 

@@ -470,6 +470,18 @@ const graded = <T extends z.ZodTypeAny>(figures: T) =>
     })
     .strict();
 
+/** The legs of the operator's fees, the same five in `/stats`, `/tokens` and their finality (api/read/format.ts legsJson). */
+const legsResponse = z
+  .object({
+    protocolUsdc: usdc("Protocol-token leg"),
+    assetUsdc: usdc("Secondary-asset leg"),
+    perpUsdc: usdc("Perp leg"),
+    creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: the fees by currency)"),
+    operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
+  })
+  .strict()
+  .describe("The operator's fees split into legs, as the ledger allocates them");
+
 const protocolFigures = z
   .object({
     tokens: z.object({ launched: int, enrolled: int }).strict(),
@@ -478,15 +490,7 @@ const protocolFigures = z
         toOperatorUsdc: usdc("Fees to the operator"),
         claimedUsdc: usdc("Claimed"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: z
-          .object({
-            protocolUsdc: usdc("Protocol leg"),
-            assetUsdc: usdc("Asset leg"),
-            perpUsdc: usdc("Perp leg"),
-            creatorUsdc: usdc("Creator leg"),
-            operatorUsdc: usdc("Operator leg"),
-          })
-          .strict(),
+        legs: legsResponse,
       })
       .strict(),
     buybacks: z
@@ -508,9 +512,7 @@ const tokenFigures = z
     buybackUsdc: usdc("Spent on buybacks"),
     burned: decimal("Tokens burned"),
     burns: int,
-    legs: z
-      .object({ protocolUsdc: usdc("Protocol leg"), assetUsdc: usdc("Asset leg"), perpUsdc: usdc("Perp leg"), operatorUsdc: usdc("Operator leg") })
-      .strict(),
+    legs: legsResponse,
   })
   .strict();
 
@@ -527,15 +529,7 @@ export const statsResponse = z
         ),
         claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: z
-          .object({
-            protocolUsdc: usdc("Protocol-token leg"),
-            assetUsdc: usdc("Secondary-asset leg"),
-            perpUsdc: usdc("Perp leg"),
-            creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: byCurrency)"),
-            operatorUsdc: usdc("Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)"),
-          })
-          .strict(),
+        legs: legsResponse,
         byCurrency: z.array(feeCurrencyResponse).describe("Every token's fees per currency (USDC first)"),
       })
       .strict(),
@@ -703,15 +697,7 @@ export const tokenItem = z
         burned: decimal("Tokens burned (all burns)"),
         burns: int.describe("Burns indexed"),
         buybackBurned: decimal("Bought-back tokens burned"),
-        legs: z
-          .object({
-            protocolUsdc: usdc("Protocol-token leg"),
-            assetUsdc: usdc("Secondary-asset leg"),
-            perpUsdc: usdc("Perp leg"),
-            operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
-          })
-          .strict()
-          .describe("The operator's fees split into legs, as the ledger allocates them"),
+        legs: legsResponse,
         feesByCurrency: z.array(feeCurrencyResponse).describe("The token's fees per currency (USDC first)"),
         buybackSpent: z.array(spendResponse).describe("The token's buybacks per currency paid in"),
         finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),

@@ -11,7 +11,7 @@ import { coalescerFor } from "../read/coalesce.js";
 import type { PendingAmounts } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
 import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
-import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
+import { checksum, isoTime, legsJson, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
@@ -86,12 +86,7 @@ export function tokenJson(
       burned: tokenAmount(v.totals?.burned ?? 0n),
       burns: v.totals?.burns ?? 0,
       buybackBurned: tokenAmount(v.totals?.buybackBurned ?? 0n),
-      legs: {
-        protocolUsdc: usdcAmount(v.totals?.protocolLegUsdc ?? 0n),
-        assetUsdc: usdcAmount(v.totals?.assetLegUsdc ?? 0n),
-        perpUsdc: usdcAmount(v.totals?.perpLegUsdc ?? 0n),
-        operatorUsdc: usdcAmount(v.totals?.operatorLegUsdc ?? 0n),
-      },
+      legs: legsJson((leg) => v.totals?.[leg] ?? 0n),
       feesByCurrency: (fees ?? []).map(feeCurrencyJson),
       buybackSpent: (spend ?? []).map(spendJson),
       finality: finality ? tokenFinalityJson(finality, key, v.totals) : null,

@@ -215,6 +215,12 @@ describe("REST answers", () => {
     expect(a.json.desks.largest.map((d: { id: string }) => d.id)).toEqual(bySize.slice(0, LARGEST_OPEN_DESKS).map((d) => d.id));
     expect(a.json.tokens.launched).toBeGreaterThanOrEqual(4);
     expect(a.json.buybacks.protocol.count).toBeGreaterThanOrEqual(1);
+    // The legs: one shape in REST and GraphQL (Stats.legs, the type TokenTotals.legs has too), the same figures.
+    const gql = await h.gql("{ stats { legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } }");
+    expect(gql.json.errors, gql.text).toBeUndefined();
+    expect(Object.keys(a.json.fees.legs)).toEqual(["protocolUsdc", "assetUsdc", "perpUsdc", "creatorUsdc", "operatorUsdc"]);
+    expect(gql.json.data.stats.legs).toEqual(a.json.fees.legs);
+    expect(parseUsdc(a.json.fees.legs.protocolUsdc)).toBeGreaterThan(0n);
     // The aggregate row, as the indexer keeps it.
     const [totals] = await h.query<{ protocol_buyback_usdc: string; fees_to_operator_usdc: string }>("SELECT * FROM protocol_totals WHERE id = 'protocol'");
     expect(a.json.buybacks.protocol.usdcIn).toBe(String(Number(totals!.protocol_buyback_usdc) / 1e6));
@@ -353,7 +359,13 @@ describe("REST answers", () => {
     expect(mine.totals).toMatchObject({
       feesToOperatorUsdc: usdc(claimed),
       creatorLegUsdc: usdc(fee!.to_creator!),
-      legs: { protocolUsdc: usdc(tt!.protocol_leg_usdc!), assetUsdc: usdc(tt!.asset_leg_usdc!), perpUsdc: usdc(tt!.perp_leg_usdc!), operatorUsdc: "0" },
+      legs: {
+        protocolUsdc: usdc(tt!.protocol_leg_usdc!),
+        assetUsdc: usdc(tt!.asset_leg_usdc!),
+        perpUsdc: usdc(tt!.perp_leg_usdc!),
+        creatorUsdc: usdc(fee!.to_creator!),
+        operatorUsdc: "0",
+      },
       feesByCurrency: [
         {
           currency: getAddress(h.contracts.usdc!),
@@ -448,7 +460,7 @@ describe("REST answers", () => {
 
   it("GET /tokens and GraphQL tokens: the same token set by default and under each filter, the same totals per token", async () => {
     const gqlTotals =
-      "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc assetUsdc perpUsdc operatorUsdc } }";
+      "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } }";
     for (const [query, arg] of [
       ["", ""],
       ["&enrolled=true", "enrolled: true"],
