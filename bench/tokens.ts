@@ -28,7 +28,8 @@ import { devnetPrivateKey } from "../devnet/protocol.js";
 import { freePort } from "../devnet/ports.js";
 import { createEngine } from "../engine/runtime/engine.js";
 import type { WorkerName } from "../engine/workers/index.js";
-import type { Bench } from "./lib.js";
+import { startPonder, waitForIndexed } from "../devnet/ponder.js";
+import { BENCH_RATE_LIMIT_SCALE, type Bench } from "./lib.js";
 import { launchEnrolledTokens } from "./tokens-launch.js";
 
 export const TOKEN_SIZES = [10, 1_000, 10_000];
@@ -47,6 +48,8 @@ const MEASURED: WorkerName[] = [
   "auditor",
   "webhooks",
 ];
+/** Requests per API read (after two warm-ups); the median is reported. */
+const API_SAMPLES = 15;
 /** At most this many fee-claimer cycles while waiting for the sample's fees to be booked. */
 const MAX_CLAIM_CYCLES = Number(process.env.BENCH_TOKEN_MAX_CLAIM_CYCLES ?? 40);
 
@@ -64,7 +67,11 @@ export type TokensSize = {
   claimSeconds: number;
   booked: number;
   rows: Record<string, number>;
+  /** The API's answers at this size (ponder indexing the devnet, serving beside the engine's database). */
+  api: ApiAnswer[];
 };
+/** One read of the API: its median and slowest latency over `API_SAMPLES` requests, and its size. */
+export type ApiAnswer = { name: string; p50Ms: number; maxMs: number; bytes: number };
 export type TokensResult = { sizes: TokensSize[]; batchSize: number };
 
 const batcherAbi = parseAbi([
@@ -253,6 +260,7 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       const { rows: r } = await engine.ctx.pool.query<{ n: string }>(`SELECT COUNT(*)::text AS n FROM engine."${t.name}"`);
       if (Number(r[0]!.n) > 0) rows[t.name] = Number(r[0]!.n);
     }
+    const api = await measureApi({ rpcUrl: anvil.rpcUrl, databaseUrl, deploymentsFile, token: sample[0]!, log });
     return {
       tokens: n,
       batchSize: config.claimBatchSize,
@@ -266,12 +274,72 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       claimSeconds,
       booked: bookedTokens,
       rows,
+      api,
     };
   } finally {
     await stopEngine?.().catch(() => {});
     await proxy.close();
     await anvil.stop();
     rmSync(deploymentsFile, { force: true });
+  }
+}
+
+/**
+ * The API at this size: ponder indexes the devnet (every launch and enrolment) on the engine's
+ * database, then each read is timed: `/stats`, a `/tokens` page, a GraphQL `tokens` page and
+ * the prospectus page of a traded token.
+ */
+async function measureApi(p: { rpcUrl: string; databaseUrl: string; deploymentsFile: string; token: Address; log: (m: string) => void }): Promise<ApiAnswer[]> {
+  const started = performance.now();
+  const head = await createDevnetContext(p.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY).publicClient.getBlockNumber();
+  const ponder = startPonder({
+    port: await freePort(),
+    env: {
+      DATABASE_URL: p.databaseUrl,
+      RPC_URL: p.rpcUrl,
+      CHAIN_ID: String(DEVNET_CHAIN_ID),
+      DEPLOYMENTS_FILE: p.deploymentsFile,
+      RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE,
+    },
+    schema: "app",
+    logLevel: "warn",
+  });
+  try {
+    await waitForIndexed(ponder, head, 1_800_000);
+    p.log(`  indexed ${head} blocks in ${((performance.now() - started) / 1000).toFixed(0)} s; timing the API`);
+    const gql = JSON.stringify({
+      query:
+        "{ tokens(first: 50) { totalCount edges { node { address symbol enrolled totals { feesToOperatorUsdc legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } } } pageInfo { hasNextPage endCursor } } }",
+    });
+    const reads: { name: string; path: string; body?: string }[] = [
+      { name: "GET /api/v1/stats", path: "/api/v1/stats" },
+      { name: "GET /api/v1/tokens?limit=50", path: "/api/v1/tokens?limit=50" },
+      { name: "GraphQL tokens(first: 50)", path: "/graphql", body: gql },
+      { name: "GET /p/<token> (prospectus)", path: `/p/${p.token}` },
+    ];
+    const answers: ApiAnswer[] = [];
+    for (const read of reads) {
+      const once = async () => {
+        const t0 = performance.now();
+        const res = await fetch(
+          `${ponder.url}${read.path}`,
+          read.body ? { method: "POST", headers: { "content-type": "application/json" }, body: read.body } : {},
+        );
+        const text = await res.text();
+        if (res.status !== 200 || (read.body && text.includes('"errors"'))) throw new Error(`${read.name}: ${res.status} ${text.slice(0, 300)}`);
+        return { ms: performance.now() - t0, bytes: Buffer.byteLength(text) };
+      };
+      await once();
+      await once();
+      const samples = [];
+      for (let i = 0; i < API_SAMPLES; i++) samples.push(await once());
+      const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
+      answers.push({ name: read.name, p50Ms: ms[Math.floor(ms.length / 2)]!, maxMs: ms[ms.length - 1]!, bytes: samples[samples.length - 1]!.bytes });
+      p.log(`  ${read.name}: ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms median, ${samples[samples.length - 1]!.bytes} bytes`);
+    }
+    return answers;
+  } finally {
+    await ponder.stop();
   }
 }
 
@@ -327,6 +395,22 @@ export function tokensSection(r: TokensResult, table: Table, fmt: Fmt): string[]
         ...r.sizes.map((s) => {
           const c = at(s, i);
           return `${c.rpc} / ${c.queries} / ${fmt(c.ms, 0)}${c.ok ? "" : " (failed)"}`;
+        }),
+      ]),
+    ),
+  );
+  const base = r.sizes[0]!;
+  lines.push(
+    "",
+    `The API at each size: median latency over ${API_SAMPLES} requests (ms), × its latency at ${base.tokens} tokens, and the answer's size (bytes).`,
+    "",
+    table(
+      ["read", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
+      base.api.map((a, i) => [
+        a.name,
+        ...r.sizes.map((s) => {
+          const x = s.api[i];
+          return x ? `${fmt(x.p50Ms, 1)} ms (×${fmt(x.p50Ms / a.p50Ms, 2)}) · ${x.bytes.toLocaleString("en")} B` : "—";
         }),
       ]),
     ),
