@@ -309,7 +309,7 @@ async function measureApi(p: { rpcUrl: string; databaseUrl: string; deploymentsF
     p.log(`  indexed ${head} blocks in ${((performance.now() - started) / 1000).toFixed(0)} s; timing the API`);
     const gql = JSON.stringify({
       query:
-        "{ tokens(first: 50) { totalCount edges { node { address symbol enrolled totals { feesToOperatorUsdc legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } } } pageInfo { hasNextPage endCursor } } }",
+        "{ tokens(first: 50) { totalCount edges { node { address symbol enrollment { creator } totals { feesToOperatorUsdc legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } } } pageInfo { hasNextPage endCursor } } }",
     });
     const reads: { name: string; path: string; body?: string }[] = [
       { name: "GET /api/v1/stats", path: "/api/v1/stats" },
