@@ -7,7 +7,8 @@
  * fields come as the database's own text (no drizzle row objects, no bigint per amount), and
  * each row becomes its cells from those strings.
  */
-import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
+import { type SQL, and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import pg from "pg";
 import { type Hex, keccak256 } from "viem";
 import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
@@ -53,7 +54,91 @@ export type ExportDataset = {
   query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined) => ExportSql;
   /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
   records: (rows: TextRow[], ordering: Ordering<TextRow>, ctx: { db: ReadDb; config: Config }) => Promise<Cell[][]>;
+  /**
+   * The same rows as ready lines, built in SQL for COPY (api/read/export-copy.ts): each row's
+   * fields, every odd one an address the API writes checksummed. Absent: the dataset is read
+   * through the cursor (`records`).
+   */
+  lines?: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined, format: "csv" | "ndjson", limit: number | undefined) => ExportSql;
 };
+
+// ------------------------------------------------------------------ lines in SQL (COPY)
+
+/**
+ * A column of a line built in SQL, by what it holds: free text (CSV-quoted when it holds a quote,
+ * comma or line end; a JSON string), an address (left to the API's checksum), an amount (its
+ * exact decimal; `raw` its base units), an integer, a unix time (ISO-8601 with milliseconds, as
+ * `isoTime`), or a row's cursor (text that never needs quoting).
+ */
+export type LineColumn =
+  | { name: string; kind: "text" | "address" | "raw" | "int" | "iso" | "plain"; expr: SQL }
+  | { name: string; kind: "decimal"; expr: SQL; decimals: number };
+
+const literal = (text: string) => sql.raw(pg.escapeLiteral(text));
+
+/** `expr` (a numeric of base units) as `decimalOfDigits` writes it: scaled exactly (a multiplication, never a rounding division), trailing zeros trimmed. */
+export const sqlDecimal = (expr: SQL, decimals: number): SQL =>
+  decimals === 0 ? sql`(${expr})::text` : sql`trim_scale((${expr})::numeric * ${sql.raw(`0.${"0".repeat(decimals - 1)}1`)})::text`;
+
+/** Unix seconds → ISO-8601 in UTC with milliseconds (`new Date(s * 1000).toISOString()`). */
+export const sqlIso = (expr: SQL): SQL => sql`to_char(to_timestamp((${expr})::float8) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** `encodeCursor(name, keys)`: base64url of the JSON array `[name, ...keys as strings]`. */
+export const sqlCursor = (name: string, keys: SQL[]): SQL =>
+  sql`translate(encode(convert_to(${literal(`[${JSON.stringify(name)}`)} || ${sql.join(
+    keys.map((k) => sql`',' || to_json((${k})::text)::text`),
+    sql` || `,
+  )} || ']', 'UTF8'), 'base64'), E'+/=\n', '-_')`;
+
+const csvText = (expr: SQL): SQL => sql`(CASE WHEN (${expr}) ~ E'[",\r\n]' THEN '"' || replace(${expr}, '"', '""') || '"' ELSE (${expr}) END)`;
+
+/**
+ * One line per row as the fields COPY sends: text fields between the address slots (`0x` and
+ * 40 hex digits, checksummed by the API). CSV: RFC 4180 with CRLF; NDJSON: one JSON object per
+ * line, keys in column order (as `lineEncoder`).
+ */
+export function lineFields(columns: readonly LineColumn[], format: "csv" | "ndjson"): SQL[] {
+  const json = format === "ndjson";
+  const fields: SQL[] = [];
+  let pieces: SQL[] = [];
+  const text = (t: string) => pieces.push(literal(t));
+  columns.forEach((c, i) => {
+    text(json ? `${i ? "," : "{"}${JSON.stringify(c.name)}:` : i ? "," : "");
+    switch (c.kind) {
+      case "address":
+        if (json) text('"');
+        fields.push(pieces.length ? sql.join(pieces, sql` || `) : sql`''`);
+        fields.push(sql`(${c.expr})::text`);
+        pieces = [];
+        if (json) text('"');
+        return;
+      case "text":
+        pieces.push(json ? sql`to_json((${c.expr})::text)::text` : csvText(sql`(${c.expr})::text`));
+        return;
+      case "int":
+        pieces.push(sql`(${c.expr})::text`);
+        return;
+      case "decimal":
+        pieces.push(json ? sql`'"' || ${sqlDecimal(c.expr, c.decimals)} || '"'` : sqlDecimal(c.expr, c.decimals));
+        return;
+      case "raw":
+        pieces.push(json ? sql`'"' || (${c.expr})::text || '"'` : sql`(${c.expr})::text`);
+        return;
+      case "iso":
+        pieces.push(json ? sql`'"' || ${sqlIso(c.expr)} || '"'` : sqlIso(c.expr));
+        return;
+      case "plain":
+        pieces.push(json ? sql`'"' || (${c.expr}) || '"'` : c.expr);
+        return;
+    }
+  });
+  text(json ? "}\n" : "\r\n");
+  fields.push(sql.join(pieces, sql` || `));
+  return fields;
+}
+
+/** `fields` as a select list of the sql fields `f0`, `f1`, … (in order). */
+export const selectFields = (fields: SQL[]): Record<string, SQL<string>> => Object.fromEntries(fields.map((f, i) => [`f${i}`, f as SQL<string>]));
 
 /** An ordering of GraphQL's (same name, columns and key types) whose key is read from a TextRow's fields. */
 function textOrdering(ordering: Ordering<never>, keyFields: readonly number[]): Ordering<TextRow> {
@@ -162,6 +247,34 @@ const burns: ExportDataset = {
       .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
+  lines: (db, filter, ordering, cursor, format, limit) => {
+    const query = db
+      .select(
+        selectFields(
+          lineFields(
+            [
+              { name: "id", kind: "text", expr: sql`${burn.id}` },
+              { name: "token", kind: "address", expr: sql`${burn.token}` },
+              { name: "kind", kind: "text", expr: sql`${burn.kind}` },
+              { name: "from", kind: "address", expr: sql`${burn.from}` },
+              { name: "txFrom", kind: "address", expr: sql`${burn.txFrom}` },
+              { name: "amount", kind: "decimal", expr: sql`${burn.amount}`, decimals: TOKEN_DECIMALS },
+              { name: "amountRaw", kind: "raw", expr: sql`${burn.amount}` },
+              { name: "txHash", kind: "text", expr: sql`${burn.txHash}` },
+              { name: "blockNumber", kind: "int", expr: sql`${burn.blockNumber}` },
+              { name: "logIndex", kind: "int", expr: sql`${burn.logIndex}` },
+              { name: "timestamp", kind: "iso", expr: sql`${burn.timestamp}` },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering.name, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) },
+            ],
+            format,
+          ),
+        ),
+      )
+      .from(burn)
+      .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+    return (limit === undefined ? query : query.limit(limit)).toSQL();
+  },
   records: async (rows, ordering) =>
     rows.map((r) => [
       r[B.id]!,
