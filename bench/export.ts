@@ -104,9 +104,10 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, options: "-c search_path=app" });
   try {
     const dataset = DATASETS.burns;
-    const query = dataset.lines!(drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb, {}, dataset.orderings.oldest, undefined, "csv", undefined);
+    const query = dataset.lines!(drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb, {}, dataset.orderings.oldest, undefined, "csv", undefined, NO_CONFIG);
     const client = await pool.connect();
     try {
+      await client.query("SET datestyle = 'ISO, MDY'");
       const started = performance.now();
       const stream = client.query(copyStreams.to(`COPY (${inlineParams(query)}) TO STDOUT (FORMAT binary)`));
       let bytes = 0;
@@ -119,6 +120,9 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
     await pool.end();
   }
 }
+
+/** Burns' lines read no configuration (no currencies, no operator). */
+const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as Parameters<NonNullable<(typeof DATASETS)["burns"]["lines"]>>[6];
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 

@@ -64,11 +64,16 @@ export class LineDecoder {
   /** The trailer (-1 fields) has been read. */
   ended = false;
   rows = 0;
-  private readonly checksums = new Map<string, Buffer>();
+  /** Checksummed addresses by a hash of their 40 lowercase digits: each entry the digits, then the 42 bytes to write. */
+  private readonly checksums = new Map<number, Buffer>();
 
-  /** The bytes of every tuple complete so far (the rest is kept for the next chunk). */
+  /**
+   * The bytes of every tuple complete so far (the rest is kept for the next chunk). The lines are
+   * written over the chunk itself, compacted forward (a line is never longer than its tuple: it
+   * loses the field count and lengths), so nothing is allocated per chunk but the view returned.
+   */
   push(chunk: Buffer): Buffer {
-    let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;
     let p = 0;
     if (!this.headerDone) {
@@ -79,47 +84,45 @@ export class LineDecoder {
       p = 19 + extension;
       this.headerDone = true;
     }
-    // The lines are never longer than their tuples (each loses its field count and lengths).
-    const out = Buffer.allocUnsafe(data.length - p);
     let used = 0;
     const end = data.length;
     while (!this.ended) {
-      const tupleStart = p;
-      const lineStart = used;
       if (p + 2 > end) break;
       const fields = data.readInt16BE(p);
-      p += 2;
       if (fields === -1) {
+        p += 2;
         this.ended = true;
         break;
       }
+      // A tuple is written only once it is whole: its bytes stay as they came until then.
+      let q = p + 2;
       let complete = true;
       for (let i = 0; i < fields; i++) {
-        if (p + 4 > end) {
+        if (q + 4 > end) {
           complete = false;
           break;
         }
+        const length = data.readInt32BE(q);
+        q += 4 + (length > 0 ? length : 0);
+        if (q > end) {
+          complete = false;
+          break;
+        }
+      }
+      if (!complete) break;
+      p += 2;
+      for (let i = 0; i < fields; i++) {
         const length = data.readInt32BE(p);
         p += 4;
-        if (length < 0) continue;
-        if (p + length > end) {
-          complete = false;
-          break;
-        }
-        if ((i & 1) === 1 && length === ADDRESS_BYTES) this.checksum(data, p, out, used);
-        else data.copy(out, used, p, p + length);
+        if (length <= 0) continue;
+        if ((i & 1) === 1 && length === ADDRESS_BYTES) this.checksum(data, p, used);
+        else if (used !== p) data.copyWithin(used, p, p + length);
         used += length;
         p += length;
-      }
-      if (!complete) {
-        p = tupleStart;
-        used = lineStart;
-        break;
       }
       this.rows++;
     }
     if (!this.ended && p < end) this.pending = Buffer.from(data.subarray(p));
-    data = out;
     return data.subarray(0, used);
   }
 
@@ -128,16 +131,29 @@ export class LineDecoder {
     return Buffer.alloc(0);
   }
 
-  /** Writes the address at data[p, p+42) checksummed into out[at, at+42) (remembered for the last CHECKSUM_CACHE addresses). */
-  private checksum(data: Buffer, p: number, out: Buffer, at: number): void {
-    const key = data.toString("latin1", p, p + ADDRESS_BYTES);
-    let known = this.checksums.get(key);
-    if (!known) {
-      known = Buffer.from(fastChecksum(key), "latin1");
-      if (this.checksums.size >= CHECKSUM_CACHE) this.checksums.delete(this.checksums.keys().next().value!);
-      this.checksums.set(key, known);
+  /** Writes the address at data[p, p+42) checksummed at data[at, at+42) (at ≤ p). */
+  private checksum(data: Buffer, p: number, at: number): void {
+    // FNV-1a over the 40 digits.
+    let hash = 0x811c9dc5;
+    for (let j = p + 2; j < p + ADDRESS_BYTES; j++) hash = Math.imul(hash ^ data[j]!, 0x01000193);
+    let known = this.checksums.get(hash);
+    if (known !== undefined) {
+      for (let j = 0; j < 40; j++) {
+        if (known[j] !== data[p + 2 + j]) {
+          known = undefined;
+          break;
+        }
+      }
     }
-    known.copy(out, at);
+    if (known === undefined) {
+      // New, or another address with the same hash (then the newer one is kept).
+      known = Buffer.allocUnsafe(40 + ADDRESS_BYTES);
+      data.copy(known, 0, p + 2, p + ADDRESS_BYTES);
+      known.write(fastChecksum(data.toString("latin1", p, p + ADDRESS_BYTES)), 40, "latin1");
+      if (this.checksums.size >= CHECKSUM_CACHE) this.checksums.delete(this.checksums.keys().next().value!);
+      this.checksums.set(hash, known);
+    }
+    for (let j = 0; j < ADDRESS_BYTES; j++) data[at + j] = known[40 + j]!;
   }
 }
 
@@ -200,6 +216,8 @@ export class CopyExport {
       }
       await client.query("BEGIN READ ONLY");
       await client.query(`SET LOCAL statement_timeout = ${EXPORT_COPY_TIMEOUT_MS}`);
+      // The lines' times are written by the timestamp type's own output (sqlIso).
+      await client.query("SET LOCAL datestyle = 'ISO, MDY'");
     } catch (error) {
       client.release(error instanceof Error ? error : true);
       releaseExportSlot();

@@ -8,6 +8,7 @@
  * each row becomes its cells from those strings.
  */
 import { type SQL, and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { type Hex, keccak256 } from "viem";
 import type { Config } from "../../common/config.js";
@@ -59,7 +60,15 @@ export type ExportDataset = {
    * fields, every odd one an address the API writes checksummed. Absent: the dataset is read
    * through the cursor (`records`).
    */
-  lines?: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined, format: "csv" | "ndjson", limit: number | undefined) => ExportSql;
+  lines?: (
+    db: ReadDb,
+    filter: ExportFilter,
+    ordering: Ordering<TextRow>,
+    cursor: string | undefined,
+    format: "csv" | "ndjson",
+    limit: number | undefined,
+    config: Pick<Config, "contracts" | "operator">,
+  ) => ExportSql;
 };
 
 // ------------------------------------------------------------------ lines in SQL (COPY)
@@ -72,25 +81,51 @@ export type ExportDataset = {
  */
 export type LineColumn =
   | { name: string; kind: "text" | "address" | "raw" | "int" | "iso" | "plain"; expr: SQL }
-  | { name: string; kind: "decimal"; expr: SQL; decimals: number };
+  | { name: string; kind: "decimal"; expr: SQL; decimals: Decimals }
+  /** An address when `isAddress` holds (checksummed by the API), otherwise `text` as free text. */
+  | { name: string; kind: "addressOrText"; isAddress: SQL; address: SQL; text: SQL };
+
+/** Decimals of an amount: fixed, or chosen per row (`then` when `when` holds, otherwise `else`). */
+export type Decimals = number | { when: SQL; then: number; else: number };
 
 const literal = (text: string) => sql.raw(pg.escapeLiteral(text));
 
 /** `expr` (a numeric of base units) as `decimalOfDigits` writes it: scaled exactly (a multiplication, never a rounding division), trailing zeros trimmed. */
-export const sqlDecimal = (expr: SQL, decimals: number): SQL =>
-  decimals === 0 ? sql`(${expr})::text` : sql`trim_scale((${expr})::numeric * ${sql.raw(`0.${"0".repeat(decimals - 1)}1`)})::text`;
+export const sqlDecimal = (expr: SQL, decimals: Decimals): SQL =>
+  typeof decimals !== "number"
+    ? sql`(CASE WHEN ${decimals.when} THEN ${sqlDecimal(expr, decimals.then)} ELSE ${sqlDecimal(expr, decimals.else)} END)`
+    : decimals === 0
+      ? sql`(${expr})::text`
+      : sql`trim_scale((${expr})::numeric * ${sql.raw(`0.${"0".repeat(decimals - 1)}1`)})::text`;
 
-/** Unix seconds → ISO-8601 in UTC with milliseconds (`new Date(s * 1000).toISOString()`). */
-export const sqlIso = (expr: SQL): SQL => sql`to_char(to_timestamp((${expr})::float8) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** Decimals as an integer expression. */
+export const sqlDecimals = (decimals: Decimals): SQL =>
+  typeof decimals === "number" ? sql.raw(String(decimals)) : sql`(CASE WHEN ${decimals.when} THEN ${sql.raw(String(decimals.then))} ELSE ${sql.raw(String(decimals.else))} END)`;
 
-/** `encodeCursor(name, keys)`: base64url of the JSON array `[name, ...keys as strings]`. */
-export const sqlCursor = (name: string, keys: SQL[]): SQL =>
-  sql`translate(encode(convert_to(${literal(`[${JSON.stringify(name)}`)} || ${sql.join(
-    keys.map((k) => sql`',' || to_json((${k})::text)::text`),
-    sql` || `,
-  )} || ']', 'UTF8'), 'base64'), E'+/=\n', '-_')`;
+/**
+ * Unix seconds → ISO-8601 in UTC with milliseconds (`new Date(s * 1000).toISOString()`): whole
+ * days and seconds added to the epoch in integers (exact at any size, unlike a float's
+ * to_timestamp), written by the timestamp's own output (DateStyle ISO, set by the COPY's
+ * transaction), its space made a `T`. Years past 9999 are written as PostgreSQL writes them.
+ */
+export const sqlIso = (expr: SQL): SQL =>
+  sql`replace(('epoch'::timestamp + make_interval(days => ((${expr})::int8 / 86400)::int4, secs => (${expr})::int8 % 86400))::text, ' ', 'T') || '.000Z'`;
 
-const csvText = (expr: SQL): SQL => sql`(CASE WHEN (${expr}) ~ E'[",\r\n]' THEN '"' || replace(${expr}, '"', '""') || '"' ELSE (${expr}) END)`;
+/**
+ * `encodeCursor(ordering.name, keys)`: base64url of the JSON array `[name, ...keys as strings]`
+ * (an integer key's digits written as they are, a text key as JSON).
+ */
+export const sqlCursor = (ordering: Pick<Ordering<unknown>, "name" | "types">, keys: SQL[]): SQL => {
+  const json = sql.join(
+    keys.map((k, i) => (ordering.types[i] === "int" ? sql`'"' || (${k})::text || '"'` : sql`to_json((${k})::text)::text`)),
+    sql` || ',' || `,
+  );
+  return sql`rtrim(translate(encode(textsend(${literal(`[${JSON.stringify(ordering.name)},`)} || ${json} || ']'), 'base64'), E'+/\\n', '-_'), '=')`;
+};
+
+/** RFC 4180: quoted (its quotes doubled) when it holds a quote, comma, CR or LF. */
+const csvText = (expr: SQL): SQL =>
+  sql`(CASE WHEN strpos(${expr}, '"') > 0 OR strpos(${expr}, ',') > 0 OR strpos(${expr}, chr(13)) > 0 OR strpos(${expr}, chr(10)) > 0 THEN '"' || replace(${expr}, '"', '""') || '"' ELSE ${expr} END)`;
 
 /**
  * One line per row as the fields COPY sends: text fields between the address slots (`0x` and
@@ -111,6 +146,17 @@ export function lineFields(columns: readonly LineColumn[], format: "csv" | "ndjs
         fields.push(sql`(${c.expr})::text`);
         pieces = [];
         if (json) text('"');
+        return;
+      case "addressOrText":
+        // The slot holds the address or NULL (nothing); the text, when not an address, follows it.
+        if (json) pieces.push(sql`(CASE WHEN ${c.isAddress} THEN '"' ELSE '' END)`);
+        fields.push(pieces.length ? sql.join(pieces, sql` || `) : sql`''`);
+        fields.push(sql`(CASE WHEN ${c.isAddress} THEN (${c.address})::text END)`);
+        pieces = [
+          json
+            ? sql`(CASE WHEN ${c.isAddress} THEN '"' ELSE to_json((${c.text})::text)::text END)`
+            : sql`(CASE WHEN ${c.isAddress} THEN '' ELSE ${csvText(sql`(${c.text})::text`)} END)`,
+        ];
         return;
       case "text":
         pieces.push(json ? sql`to_json((${c.expr})::text)::text` : csvText(sql`(${c.expr})::text`));
@@ -139,6 +185,35 @@ export function lineFields(columns: readonly LineColumn[], format: "csv" | "ndjs
 
 /** `fields` as a select list of the sql fields `f0`, `f1`, … (in order). */
 export const selectFields = (fields: SQL[]): Record<string, SQL<string>> => Object.fromEntries(fields.map((f, i) => [`f${i}`, f as SQL<string>]));
+
+/**
+ * A currency column's facts as `currencyInfos` gives them, in SQL: USDC and WETH (the configured
+ * addresses) by name, a launched token by its symbol (`launched`: the token table joined on the
+ * currency), anything else by its checksummed address; 6 decimals for USDC, 18 otherwise.
+ */
+function sqlCurrency(currency: SQL, launchedSymbol: SQL, config: Pick<Config, "contracts">) {
+  const usdc = config.contracts.usdc?.toLowerCase();
+  const weth = config.contracts.weth?.toLowerCase();
+  const lower = sql`lower(${currency})`;
+  const isUsdc = usdc ? sql`(${lower} = ${literal(usdc)})` : sql`false`;
+  const isWeth = weth ? sql`(${lower} = ${literal(weth)})` : sql`false`;
+  return {
+    decimals: { when: isUsdc, then: USDC_DECIMALS, else: TOKEN_DECIMALS } satisfies Decimals,
+    symbol: {
+      isAddress: sql`(NOT ${isUsdc} AND NOT ${isWeth} AND ${launchedSymbol} IS NULL)`,
+      address: lower,
+      text: sql`(CASE WHEN ${isUsdc} THEN 'USDC' WHEN ${isWeth} THEN 'WETH' ELSE ${launchedSymbol} END)`,
+    },
+  };
+}
+
+/** The token table again, joined on a currency (a launched token's symbol). */
+const currencyToken = alias(tokenTable, "currency_token");
+
+/** `limit` rows at most, when given. */
+function limited<Q extends { limit(n: number): unknown; toSQL(): ExportSql }>(query: Q, limit: number | undefined): ExportSql {
+  return limit === undefined ? query.toSQL() : (query.limit(limit) as Q).toSQL();
+}
 
 /** An ordering of GraphQL's (same name, columns and key types) whose key is read from a TextRow's fields. */
 function textOrdering(ordering: Ordering<never>, keyFields: readonly number[]): Ordering<TextRow> {
@@ -264,7 +339,7 @@ const burns: ExportDataset = {
               { name: "blockNumber", kind: "int", expr: sql`${burn.blockNumber}` },
               { name: "logIndex", kind: "int", expr: sql`${burn.logIndex}` },
               { name: "timestamp", kind: "iso", expr: sql`${burn.timestamp}` },
-              { name: "cursor", kind: "plain", expr: sqlCursor(ordering.name, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) },
             ],
             format,
           ),
@@ -273,7 +348,7 @@ const burns: ExportDataset = {
       .from(burn)
       .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering));
-    return (limit === undefined ? query : query.limit(limit)).toSQL();
+    return limited(query, limit);
   },
   records: async (rows, ordering) =>
     rows.map((r) => [
@@ -365,6 +440,49 @@ const buybacks: ExportDataset = {
       .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
+  lines: (db, filter, ordering, cursor, format, limit, config) => {
+    const spent = sqlCurrency(sql`${buyback.currencyIn}`, sql`${currencyToken.symbol}`, config);
+    const usdc = config.contracts.usdc?.toLowerCase();
+    // As `records`: the pool's paired currency's decimals (USDC 6, otherwise 18; no pool and no USDC configured compare equal).
+    const pairedIsUsdc = usdc ? sql`(lower(${pool.pairedToken}) = ${literal(usdc)})` : sql`(${pool.pairedToken} IS NULL)`;
+    const query = db
+      .select(
+        selectFields(
+          lineFields(
+            [
+              { name: "id", kind: "text", expr: sql`${buyback.id}` },
+              { name: "token", kind: "address", expr: sql`${buyback.token}` },
+              { name: "kind", kind: "text", expr: sql`${buyback.kind}` },
+              { name: "usdcIn", kind: "decimal", expr: sql`${buyback.usdcIn}`, decimals: USDC_DECIMALS },
+              { name: "usdcInRaw", kind: "raw", expr: sql`${buyback.usdcIn}` },
+              { name: "pairedIn", kind: "decimal", expr: sql`${buyback.pairedIn}`, decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, then: USDC_DECIMALS, else: TOKEN_DECIMALS } },
+              { name: "pairedInRaw", kind: "raw", expr: sql`${buyback.pairedIn}` },
+              { name: "spentCurrency", kind: "address", expr: sql`lower(${buyback.currencyIn})` },
+              { name: "spentSymbol", kind: "addressOrText", ...spent.symbol },
+              { name: "spent", kind: "decimal", expr: sql`${buyback.amountIn}`, decimals: spent.decimals },
+              { name: "spentRaw", kind: "raw", expr: sql`${buyback.amountIn}` },
+              { name: "tokensBought", kind: "decimal", expr: sql`${buyback.tokensBought}`, decimals: TOKEN_DECIMALS },
+              { name: "tokensBoughtRaw", kind: "raw", expr: sql`${buyback.tokensBought}` },
+              { name: "tokensBurned", kind: "decimal", expr: sql`${buyback.tokensBurned}`, decimals: TOKEN_DECIMALS },
+              { name: "tokensBurnedRaw", kind: "raw", expr: sql`${buyback.tokensBurned}` },
+              { name: "txHash", kind: "text", expr: sql`${buyback.txHash}` },
+              { name: "blockNumber", kind: "int", expr: sql`${buyback.blockNumber}` },
+              { name: "logIndex", kind: "int", expr: sql`${buyback.logIndex}` },
+              { name: "timestamp", kind: "iso", expr: sql`${buyback.timestamp}` },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${buyback.blockNumber}`, sql`${buyback.logIndex}`]) },
+            ],
+            format,
+          ),
+        ),
+      )
+      .from(buyback)
+      .leftJoin(tokenTable, eq(tokenTable.address, buyback.token))
+      .leftJoin(pool, eq(pool.poolId, tokenTable.poolId))
+      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${buyback.currencyIn})`))
+      .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+    return limited(query, limit);
+  },
   records: async (rows, ordering, { db, config }) => {
     const currencies = await currencyInfos(db, config, rows.map((r) => r[Y.currencyIn]!));
     const usdc = config.contracts.usdc?.toLowerCase();
@@ -438,6 +556,42 @@ const fees: ExportDataset = {
       .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
+  lines: (db, filter, ordering, cursor, format, limit, config) => {
+    const currency = sqlCurrency(sql`${feeCollection.currency}`, sql`${currencyToken.symbol}`, config);
+    const operator = config.operator?.toLowerCase();
+    const recipient = sql`lower(${feeCollection.recipient})`;
+    const role = sql`(CASE ${operator ? sql`WHEN ${recipient} = ${literal(operator)} THEN 'operator' ` : sql``}WHEN ${recipient} = lower(${enrollment.creator}) THEN 'creator' ELSE 'other' END)`;
+    const query = db
+      .select(
+        selectFields(
+          lineFields(
+            [
+              { name: "id", kind: "text", expr: sql`${feeCollection.id}` },
+              { name: "token", kind: "address", expr: sql`${feeCollection.token}` },
+              { name: "rewardIndex", kind: "int", expr: sql`${feeCollection.rewardIndex}` },
+              { name: "recipient", kind: "addressOrText", isAddress: sql`(${feeCollection.recipient} ~ '^0x[0-9a-fA-F]{40}$')`, address: recipient, text: sql`${feeCollection.recipient}` },
+              { name: "role", kind: "text", expr: role },
+              { name: "currency", kind: "address", expr: sql`lower(${feeCollection.currency})` },
+              { name: "symbol", kind: "addressOrText", ...currency.symbol },
+              { name: "decimals", kind: "int", expr: sqlDecimals(currency.decimals) },
+              { name: "amount", kind: "decimal", expr: sql`${feeCollection.amount}`, decimals: currency.decimals },
+              { name: "amountRaw", kind: "raw", expr: sql`${feeCollection.amount}` },
+              { name: "txHash", kind: "text", expr: sql`${feeCollection.txHash}` },
+              { name: "blockNumber", kind: "int", expr: sql`${feeCollection.blockNumber}` },
+              { name: "timestamp", kind: "iso", expr: sql`${feeCollection.timestamp}` },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${feeCollection.blockNumber}`, sql`${feeCollection.id}`]) },
+            ],
+            format,
+          ),
+        ),
+      )
+      .from(feeCollection)
+      .leftJoin(enrollment, eq(enrollment.token, feeCollection.token))
+      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${feeCollection.currency})`))
+      .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+    return limited(query, limit);
+  },
   records: async (rows, ordering, { db, config }) => {
     const currencies = await currencyInfos(db, config, rows.map((r) => r[F.currency]!));
     const operator = config.operator?.toLowerCase();

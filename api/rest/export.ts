@@ -409,7 +409,7 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
       };
       if (dataset.lines) {
         // Lines built by PostgreSQL, read with COPY; the first chunk (or the end) before the answer, as below.
-        const linesSql = dataset.lines(deps.db, filter, dataset.orderings[q.order], q.after, format, q.limit);
+        const linesSql = dataset.lines(deps.db, filter, dataset.orderings[q.order], q.after, format, q.limit, deps.config);
         const started = await retryTransient(async () => {
           const opened = await CopyExport.open(deps.db, linesSql);
           if (!opened) return undefined;
