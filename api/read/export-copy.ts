@@ -4,8 +4,9 @@
  * or JSON), and `COPY (…) TO STDOUT (FORMAT binary)` sends the rows as length-prefixed bytes
  * (no escaping to undo), read through pg-copy-streams with the socket's backpressure. Only the
  * EIP-55 checksums of addresses are left to the API (PostgreSQL has no keccak-256): a line is
- * its fields in order, every odd field an address slot (`0x` and 40 lowercase hex digits) written
- * checksummed, every even field its bytes as they are.
+ * its fields in order, every odd field an address slot (`0x` and 40 hex digits, written
+ * checksummed; NULL when the cell is not an address, its text then in the next field), every
+ * even field its bytes as they are.
  *
  * One statement, one snapshot, on a connection of its own (a READ ONLY transaction), counted
  * against the same MAX_EXPORT_STREAMS as the cursor path. COPY cannot take bind parameters, so
