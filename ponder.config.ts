@@ -40,7 +40,11 @@ const operator = config.operator ?? zeroAddress; // without an operator, its fil
 const v3Pools = [requireContract(config, "v3WethUsdcPool"), config.contracts.secondaryAssetPool].filter((a) => a !== undefined);
 
 /** Our enrolled tokens: every token our registry enrols (an event only our operator can cause). */
-const enrolledTokens = factory({ address: requireContract(config, "registry"), event: getAbiItem({ abi: registryAbi, name: "TokenEnrolled" }), parameter: "token" });
+const enrolledTokens = factory({
+  address: requireContract(config, "registry"),
+  event: getAbiItem({ abi: registryAbi, name: "TokenEnrolled" }),
+  parameter: "token",
+});
 
 /**
  * One of our tokens' transfers that matter: into the dead address (burns) or the v4 PoolManager
@@ -53,7 +57,10 @@ function ourTokenSource<A>(address: A, direction: "in" | "out") {
     abi: direction === "in" ? clankerTokenEventsAbi : transferEventAbi,
     chain: CHAIN_NAME as typeof CHAIN_NAME,
     address,
-    filter: direction === "in" ? { event: "Transfer" as const, args: { to: [DEAD_ADDRESS, poolManager] } } : { event: "Transfer" as const, args: { from: poolManager } },
+    filter:
+      direction === "in"
+        ? { event: "Transfer" as const, args: { to: [DEAD_ADDRESS, poolManager] } }
+        : { event: "Transfer" as const, args: { from: poolManager } },
     startBlock,
   };
 }

@@ -17,9 +17,9 @@ import { DEFAULT_RATE_LIMITS, scaleRateLimits } from "./http/rate-limit.js";
 import { PostgresRateLimitStore, rateLimitPool } from "./http/rate-limit-postgres.js";
 import { createLiveFeed } from "./push/live-feed.js";
 import { db } from "./db.js";
-import type { ReadDb } from "./deps.js";
+import type { ReadDb } from "./read/db.js";
 import { createEnginePort, idleEngine } from "./engine-port.js";
-import { createChainLauncher } from "../core/launch/operator.js";
+import { createChainLauncher } from "../core/launch/deploy-and-enroll.js";
 import { pipelineSender } from "../core/launch/sender.js";
 import { survivePoolErrors } from "../core/db/client.js";
 

@@ -64,7 +64,10 @@ export const REST_ROUTES: readonly AnyRoute[] = [
 
 export function createApp(given: ApiDeps): Hono {
   // Subscriptions are fed by one live feed per app (one LISTEN connection, opened on the first subscriber).
-  const deps: ApiDeps = { ...given, live: given.live ?? createLiveFeed({ db: given.db, databaseUrl: given.config.databaseUrl, pollIntervalMs: given.pollIntervalMs }) };
+  const deps: ApiDeps = {
+    ...given,
+    live: given.live ?? createLiveFeed({ db: given.db, databaseUrl: given.config.databaseUrl, pollIntervalMs: given.pollIntervalMs }),
+  };
   const limits = { ...DEFAULT_RATE_LIMITS, ...deps.rateLimits };
   // Named: the same buckets on every replica sharing a store. Reads overlap their take with the handler.
   const read = rateLimit(new RateLimiter(limits.read, { name: "read", overlap: true }));

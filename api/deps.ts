@@ -3,7 +3,6 @@
  * database, the typed config, the engine's tables and the operator's launch transactions.
  * `api/app.ts` builds them inside ponder; tests build their own.
  */
-import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { PublicClient } from "viem";
 import type { Config } from "../common/config.js";
 import type { AgentApiDeps } from "./agents/http.js";
@@ -11,10 +10,11 @@ import type { EnginePort } from "./engine-port.js";
 import type { RateLimitStore, RateLimits } from "./http/rate-limit.js";
 import type { LiveFeed } from "./push/live-feed.js";
 import type { SqlOverHttpOptions } from "./sql/index.js";
-import type { LaunchPort } from "../core/launch/operator.js";
+import type { LaunchPort } from "../core/launch/deploy-and-enroll.js";
+import type { ReadDb } from "./read/db.js";
 
-/** Read access to the indexed tables (ponder's `db`, or a drizzle client on the same schema). */
-export type ReadDb = Pick<NodePgDatabase<Record<string, never>>, "select" | "execute">;
+/** Read access to the indexed tables: declared in read/db.ts, which every reader imports without the assembly. */
+export type { ReadDb };
 
 export type ApiDeps = {
   db: ReadDb;

@@ -15,7 +15,16 @@ import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
 import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
 import { PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN } from "../common/pg-errors.js";
-import { type DeskTradeView, type EngineBuyback, type JournalRow, type SourceView, buybackSources, buybacksBurnedBy, deskTradesById, intentTxHashes } from "../core/ledger/lineage.js";
+import {
+  type DeskTradeView,
+  type EngineBuyback,
+  type JournalRow,
+  type SourceView,
+  buybackSources,
+  buybacksBurnedBy,
+  deskTradesById,
+  intentTxHashes,
+} from "../core/ledger/lineage.js";
 import { type TokenLedgerFlow, tokenLedgerFlow } from "../core/ledger/flow.js";
 import { type TokenAuditView, tokenAuditView } from "../core/public-audit.js";
 import {
@@ -182,10 +191,24 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           // An engine that never ran against this database (no heartbeat ever) is reported by its
           // empty worker list; one that stopped, or whose workers or RPC fail, degrades the service.
           degraded: h.engine.heartbeatAt === null ? h.reasons.filter((r) => !NEVER_RAN.test(r)) : h.reasons,
-          leader: h.leader && { holder: h.leader.holder, epoch: h.leader.epoch, since: h.leader.since, renewedAt: h.leader.renewedAt, expiresAt: h.leader.expiresAt },
+          leader: h.leader && {
+            holder: h.leader.holder,
+            epoch: h.leader.epoch,
+            since: h.leader.since,
+            renewedAt: h.leader.renewedAt,
+            expiresAt: h.leader.expiresAt,
+          },
           desks: h.desks,
           transactions: {
-            notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({ key, kind, status, nonce, ageSeconds, reorgs, error })),
+            notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({
+              key,
+              kind,
+              status,
+              nonce,
+              ageSeconds,
+              reorgs,
+              error,
+            })),
             lastReorg: h.transactions.lastReorg,
           },
           webhooks,
@@ -218,12 +241,12 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
               WHERE t.order_id IS NOT NULL`,
           )
         ).map((r) => ({
-            token: getAddress(String(r.token)),
-            openOrderId: BigInt(String(r.order_id)),
-            pairIndex: Number(r.pair_index),
-            halted: Boolean(r.halted),
-            haltReason: r.halt_reason == null ? null : String(r.halt_reason),
-          })),
+          token: getAddress(String(r.token)),
+          openOrderId: BigInt(String(r.order_id)),
+          pairIndex: Number(r.pair_index),
+          halted: Boolean(r.halted),
+          haltReason: r.halt_reason == null ? null : String(r.halt_reason),
+        })),
       ),
 
     audit: (config) => auditFromConfig(config, { db: ledgerDb, pool }),
@@ -233,9 +256,18 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
         const out: FundedBuyback[] = [];
         for (const b of await buybacksBurnedBy(ledgerDb, txHash)) {
           const { spend, sources, unfunded } = await buybackSources(ledgerDb, b.id);
-          const { rows } = await pool.query<{ key: string }>("SELECT key FROM engine.tx_intents WHERE key = $1 OR key LIKE $2 ORDER BY id", [`buyback:${b.id}:swap`, `buyback:${b.id}:burn%`]);
-          const intents = await intentTxHashes(ledgerDb, rows.map((r) => r.key));
-          const deskTrades = await deskTradesById(ledgerDb, sources.map((s) => s.deskTradeId).filter((id): id is number => id !== null));
+          const { rows } = await pool.query<{ key: string }>("SELECT key FROM engine.tx_intents WHERE key = $1 OR key LIKE $2 ORDER BY id", [
+            `buyback:${b.id}:swap`,
+            `buyback:${b.id}:burn%`,
+          ]);
+          const intents = await intentTxHashes(
+            ledgerDb,
+            rows.map((r) => r.key),
+          );
+          const deskTrades = await deskTradesById(
+            ledgerDb,
+            sources.map((s) => s.deskTradeId).filter((id): id is number => id !== null),
+          );
           out.push({ ...b, spend, sources, unfunded, intents, deskTrades });
         }
         return out;

@@ -47,12 +47,7 @@ export function apiTarget(base: string, token: Address, name: string): LoadTarge
   return target;
 }
 
-export async function benchApi(
-  oursBase: string,
-  ponderBase: string,
-  token: Address,
-  options: { seconds: number; connections: number },
-): Promise<ApiResult> {
+export async function benchApi(oursBase: string, ponderBase: string, token: Address, options: { seconds: number; connections: number }): Promise<ApiResult> {
   const ours: LoadResult[] = [];
   for (const target of apiTargets(oursBase, token)) ours.push(await load(target, options));
   const ponder = await load({ name: "GraphQL burns (ponder graphql())", url: `${ponderBase}/graphql`, method: "POST", body: ponderBurnQuery(token) }, options);
@@ -60,13 +55,24 @@ export async function benchApi(
   return {
     ours,
     ponder,
-    ratios: [{ name: "GraphQL burns: ours / ponder", p50: gql.p50 / ponder.p50, p99: gql.p99 / ponder.p99, throughput: gql.requestsPerSecond / ponder.requestsPerSecond }],
+    ratios: [
+      {
+        name: "GraphQL burns: ours / ponder",
+        p50: gql.p50 / ponder.p50,
+        p99: gql.p99 / ponder.p99,
+        throughput: gql.requestsPerSecond / ponder.requestsPerSecond,
+      },
+    ],
   };
 }
 
 /** Checks a GraphQL or REST answer before timing it, so a benchmark never times errors. */
 export async function assertAnswers(target: LoadTarget): Promise<void> {
-  const res = await fetch(target.url, { method: target.method ?? "GET", body: target.body, headers: target.body ? { "content-type": "application/json" } : undefined });
+  const res = await fetch(target.url, {
+    method: target.method ?? "GET",
+    body: target.body,
+    headers: target.body ? { "content-type": "application/json" } : undefined,
+  });
   const text = await res.text();
   if (!res.ok || text.includes('"errors"')) throw new Error(`${target.name} answered ${res.status}: ${text.slice(0, 300)}`);
 }

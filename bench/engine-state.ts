@@ -43,7 +43,10 @@ export async function seedEngineState(databaseUrl: string, options: { claimsPerT
   );
   await pool.query(
     `INSERT INTO engine.state (key, value) VALUES ('engine', $1), ('rpc', $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now()`,
-    [JSON.stringify({ heartbeatAt: now, startedAt: now, pid: process.pid, workerIntervalScale: 1 }), JSON.stringify({ reachable: true, block: 1, lastError: null, checkedAt: now })],
+    [
+      JSON.stringify({ heartbeatAt: now, startedAt: now, pid: process.pid, workerIntervalScale: 1 }),
+      JSON.stringify({ reachable: true, block: 1, lastError: null, checkedAt: now }),
+    ],
   );
   await pool.query(
     `INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at)

@@ -34,7 +34,9 @@ export type ExportResult = {
 
 /** Resident memory of a process (Linux), in MB. */
 function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return line ? Number(line.replace(/\D+/g, "")) / 1024 : Number.NaN;
 }
 

@@ -246,8 +246,14 @@ export async function countIndexedEvents(ctx: DevnetContext, d: Deployments, tok
     feeLocker: await count(c.feeLocker!),
     registry: await count(c.registry!),
     poolManager:
-      (await count(c.v4PoolManager!, poolManagerAbi.find((i) => i.name === "Swap"))) +
-      (await count(c.v4PoolManager!, poolManagerAbi.find((i) => i.name === "Initialize"))),
+      (await count(
+        c.v4PoolManager!,
+        poolManagerAbi.find((i) => i.name === "Swap"),
+      )) +
+      (await count(
+        c.v4PoolManager!,
+        poolManagerAbi.find((i) => i.name === "Initialize"),
+      )),
     v3Pools: await count([c.v3WethUsdcPool!, c.secondaryAssetPool!].filter(Boolean), undefined),
     perps: await count(c.perpsTrading!),
     burns: await count(tokens, transferEvent, { to: DEAD_ADDRESS }),
@@ -330,7 +336,10 @@ export async function* stripTraces(chunks: AsyncIterable<Buffer>, removed: { byt
  * atomically (temporary file, fsync, rename); returns the file's size and sha256 and the
  * state's plain sizes before and after stripping.
  */
-async function saveTracelessState(source: AsyncIterable<Buffer>, file: string): Promise<{ bytes: number; sha256: string; plainBytes: number; keptBytes: number }> {
+async function saveTracelessState(
+  source: AsyncIterable<Buffer>,
+  file: string,
+): Promise<{ bytes: number; sha256: string; plainBytes: number; keptBytes: number }> {
   const tmp = `${file}.write.tmp`;
   const hash = createHash("sha256");
   const removed = { bytes: 0 };
@@ -410,7 +419,9 @@ async function saveExitDump(anvil: AnvilHandle, plain: string, file: string, pro
   }
   await anvil.stop(); // moves the complete dump into `plain`
   if (!existsSync(plain)) throw new Error("anvil did not leave a complete state dump at exit");
-  progress(`anvil dumped ${(statSync(plain).size / 1e6).toFixed(0)} MB of plain JSON in ${Math.round((performance.now() - started) / 1000)} s; saving it without traces`);
+  progress(
+    `anvil dumped ${(statSync(plain).size / 1e6).toFixed(0)} MB of plain JSON in ${Math.round((performance.now() - started) / 1000)} s; saving it without traces`,
+  );
   try {
     return await saveTracelessState(createReadStream(plain, { highWaterMark: 4 << 20 }), file);
   } finally {
@@ -531,12 +542,21 @@ export async function ensureHistory(
       });
       // A launch needs ~2.2M gas (the token, its pool and locked position). Histories below the
       // batched sizes keep sending it with GAS, as their caches were made: those launches revert.
-      await creator.send(c.launcher!, encodeFunctionData({ abi: clankerFactoryAbi, functionName: "deployToken", args: [config] }), 0n, batch > 1 ? 4_000_000n : GAS);
+      await creator.send(
+        c.launcher!,
+        encodeFunctionData({ abi: clankerFactoryAbi, functionName: "deployToken", args: [config] }),
+        0n,
+        batch > 1 ? 4_000_000n : GAS,
+      );
     }
     await mine();
     // Past the launches' no-trade blocks, auction block and sniper fee decay before any trading.
     await advancePastAuction(operatorCtx.publicClient as never);
-    const created = await operatorCtx.publicClient.getLogs({ address: c.launcher!, event: clankerFactoryAbi.find((i) => i.type === "event" && i.name === "TokenCreated") as never, fromBlock: 0n });
+    const created = await operatorCtx.publicClient.getLogs({
+      address: c.launcher!,
+      event: clankerFactoryAbi.find((i) => i.type === "event" && i.name === "TokenCreated") as never,
+      fromBlock: 0n,
+    });
     const tokens = created.map((l) => parseTokenCreated({ logs: [l] }).token);
     for (const token of tokens.slice(3)) {
       const creator = traders[tokens.indexOf(token) % traders.length]!;
@@ -569,7 +589,9 @@ export async function ensureHistory(
 
     const swapData = (token: Address, tokenIn: Address, amountIn: bigint) => {
       const key = keys.get(token)!;
-      const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne: key.currency0 === tokenIn, amountIn, amountOutMin: 0n, payerIsUser: true })]);
+      const { commands, inputs } = routerPlan([
+        v4ExactInSingle({ poolKey: key, zeroForOne: key.currency0 === tokenIn, amountIn, amountOutMin: 0n, payerIsUser: true }),
+      ]);
       return encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI as Abi, functionName: "execute", args: [commands, inputs, DEADLINE] });
     };
     const swap = (s: Sender, token: Address, tokenIn: Address, amountIn: bigint) => s.send(c.universalRouter!, swapData(token, tokenIn, amountIn));
@@ -586,7 +608,13 @@ export async function ensureHistory(
       const swapOf = (tokenIn: Address, amountIn: bigint) => ({ swap: { token, tokenIn, amountIn } });
       if (r < 0.45) return swapOf(c.usdc!, USDC(BigInt(20 + Math.floor(random() * 500))));
       if (r < 0.7) return swapOf(token, 10n ** 24n * BigInt(1 + Math.floor(random() * 50)));
-      if (r < 1 - collectShare) return { call: [token, encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))] })] };
+      if (r < 1 - collectShare)
+        return {
+          call: [
+            token,
+            encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [DEAD_ADDRESS, 10n ** 22n * BigInt(1 + Math.floor(random() * 100))] }),
+          ],
+        };
       return { call: [c.lpLocker!, encodeFunctionData({ abi: clankerLpLockerAbi as Abi, functionName: "collectRewards", args: [token] })] };
     };
 
@@ -622,8 +650,17 @@ export async function ensureHistory(
           // A few tokens per transaction: each token touched is a balance read and a settlement in the unlock.
           const subset = [pick(usdcTokens), pick(usdcTokens), pick(usdcTokens)];
           const actions = Array.from({ length: batch }, () => traderAction(subset));
-          const swaps = actions.flatMap(({ swap: w }) => (w ? [packSwap(usdcTokens.indexOf(w.token), keys.get(w.token)!.currency0 === w.tokenIn, w.amountIn)] : []));
-          sent.push(actBatch(s, batchers.get(s)!, swaps, actions.flatMap((a) => (a.call ? [a.call] : []))));
+          const swaps = actions.flatMap(({ swap: w }) =>
+            w ? [packSwap(usdcTokens.indexOf(w.token), keys.get(w.token)!.currency0 === w.tokenIn, w.amountIn)] : [],
+          );
+          sent.push(
+            actBatch(
+              s,
+              batchers.get(s)!,
+              swaps,
+              actions.flatMap((a) => (a.call ? [a.call] : [])),
+            ),
+          );
         }
       }
       await Promise.all(sent);
@@ -633,13 +670,32 @@ export async function ensureHistory(
       await operator.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, 10n ** 22n]);
       if (round % 5 === 0) await operator.call(c.feeLocker!, clankerFeeLockerAbi as Abi, "claim", [operatorCtx.account.address, c.usdc!]);
       if (round % 3 === 0) {
-        const trade = { trader: operatorCtx.account.address, pairIndex: BigInt(round % 2), index: 0n, initialPosToken: 0n, positionSizeUSDC: USDC(100n), openPrice: 0n, buy: random() < 0.5, leverage: 5n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n };
+        const trade = {
+          trader: operatorCtx.account.address,
+          pairIndex: BigInt(round % 2),
+          index: 0n,
+          initialPosToken: 0n,
+          positionSizeUSDC: USDC(100n),
+          openPrice: 0n,
+          buy: random() < 0.5,
+          leverage: 5n * PERPS_PRECISION,
+          tp: 0n,
+          sl: 0n,
+          timestamp: 0n,
+        };
         await operator.call(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 3, 10n ** 12n], 350_000_000_000_000n);
       }
       await mine();
       if (round % 3 === 0) {
         const head = await patient(() => operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 }));
-        const pending = await patient(() => operatorCtx.publicClient.getLogs({ address: c.perpsTrading!, event: perpsTradingAbi.find((i) => i.type === "event" && i.name === "MarketOrderInitiated") as never, fromBlock: head - 2n, toBlock: head }));
+        const pending = await patient(() =>
+          operatorCtx.publicClient.getLogs({
+            address: c.perpsTrading!,
+            event: perpsTradingAbi.find((i) => i.type === "event" && i.name === "MarketOrderInitiated") as never,
+            fromBlock: head - 2n,
+            toBlock: head,
+          }),
+        );
         for (const log of pending) orders.push((log as unknown as { args: { orderId: bigint } }).args.orderId);
         if (orders.length) await keeper.call(c.perpsTrading!, keeperAbi, "executeMarketOrders", [orders.splice(0)]);
       }
@@ -649,7 +705,9 @@ export async function ensureHistory(
         counted += (await countNew()).total;
         const seconds = (Date.now() - started) / 1000;
         const rss = residentBytes(anvil.process.pid);
-        progress(`${counted} / ${events} events, ${Math.round(seconds)} s, ${Math.round(counted / seconds)} events/s${rss ? `, anvil ${(rss / 2 ** 30).toFixed(1)} GiB` : ""}`);
+        progress(
+          `${counted} / ${events} events, ${Math.round(seconds)} s, ${Math.round(counted / seconds)} events/s${rss ? `, anvil ${(rss / 2 ** 30).toFixed(1)} GiB` : ""}`,
+        );
         peakRss = Math.max(peakRss, rss);
       }
     }
@@ -690,7 +748,12 @@ export async function ensureHistory(
       tokenTransfers: tally.tokenTransfers,
       generatedInSeconds: Math.round((Date.now() - started) / 1000),
       stateJsonBytes: state.keptBytes,
-      generation: { actionsPerTransaction: batch, dumpedJsonBytes: state.plainBytes, anvilPeakBytes: peakRss, savedInSeconds: Math.round((performance.now() - saved) / 1000) },
+      generation: {
+        actionsPerTransaction: batch,
+        dumpedJsonBytes: state.plainBytes,
+        anvilPeakBytes: peakRss,
+        savedInSeconds: Math.round((performance.now() - saved) / 1000),
+      },
     };
     await anvil.stop();
     // Written last: its presence says the state and deployments before it are complete.

@@ -84,7 +84,9 @@ export async function serveHistory(history: History, progress: (msg: string) => 
   try {
     const stateFile = join(dir, "state.json");
     await pipeline(createReadStream(history.stateFile), createGunzip(), createWriteStream(stateFile));
-    progress(`${history.name}: inflated ${(statSync(stateFile).size / 1e6).toFixed(0)} MB of state in ${((performance.now() - started) / 1000).toFixed(1)} s; anvil loads it`);
+    progress(
+      `${history.name}: inflated ${(statSync(stateFile).size / 1e6).toFixed(0)} MB of state in ${((performance.now() - started) / 1000).toFixed(1)} s; anvil loads it`,
+    );
     return done(await startAnvil({ port: await freePort(), loadStateFile: stateFile }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -112,7 +114,11 @@ export const FINALITY_PADDING_BLOCKS = 32;
 
 async function settleHistory(rpcUrl: string, head: number): Promise<void> {
   const call = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
     const body = (await res.json()) as { result?: unknown; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
@@ -212,7 +218,10 @@ export async function servePonderGraphql(history: History, rpcUrl: string, datab
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ query: "{ __typename }" }),
-    }).then((r) => r.ok, () => false);
+    }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return ponder;
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -72,13 +72,18 @@ async function countingProxy(target: string) {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     try {
-      const parsed = JSON.parse(body.toString()) as { method: string; params?: { address?: unknown; fromBlock?: string; toBlock?: string; topics?: unknown[] }[] } | { method: string }[];
+      const parsed = JSON.parse(body.toString()) as
+        | { method: string; params?: { address?: unknown; fromBlock?: string; toBlock?: string; topics?: unknown[] }[] }
+        | { method: string }[];
       for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
         const p = (call as { params?: { address?: unknown; fromBlock?: string; toBlock?: string; topics?: unknown[] }[] }).params?.[0];
         const topic0 = p?.topics?.[0];
         const topics = Array.isArray(topic0) ? `${topic0.length} topic0s` : topic0 ? String(topic0).slice(0, 10) : "any topic";
         const span = p?.fromBlock && p?.toBlock ? Number(p.toBlock) - Number(p.fromBlock) + 1 : undefined;
-        const key = call.method === "eth_getLogs" ? `eth_getLogs ${Array.isArray(p?.address) ? `${p.address.length} addresses` : String(p?.address ?? "any").slice(0, 10)} ${topics}${p?.topics && p.topics.length > 1 ? " +args" : ""} span ${span}` : call.method;
+        const key =
+          call.method === "eth_getLogs"
+            ? `eth_getLogs ${Array.isArray(p?.address) ? `${p.address.length} addresses` : String(p?.address ?? "any").slice(0, 10)} ${topics}${p?.topics && p.topics.length > 1 ? " +args" : ""} span ${span}`
+            : call.method;
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
     } catch {}
@@ -158,7 +163,8 @@ async function main() {
     const time = sumBy(metrics, "ponder_indexing_function_duration_sum", (l) => l.event ?? "?");
     const rows = [...count.entries()].sort((a, b) => (time.get(b[0]) ?? 0) - (time.get(a[0]) ?? 0));
     console.log("\n| event | count | handler ms total | µs per event |\n|---|---|---|---|");
-    for (const [event, n] of rows) console.log(`| ${event} | ${n} | ${(time.get(event) ?? 0).toFixed(0)} | ${(((time.get(event) ?? 0) * 1000) / Math.max(n, 1)).toFixed(0)} |`);
+    for (const [event, n] of rows)
+      console.log(`| ${event} | ${n} | ${(time.get(event) ?? 0).toFixed(0)} | ${(((time.get(event) ?? 0) * 1000) / Math.max(n, 1)).toFixed(0)} |`);
     const queries = sumBy(metrics, "ponder_indexing_store_queries_total", (l) => `${l.table} ${l.method}`);
     console.log("\n| table method | calls |\n|---|---|");
     for (const [k, v] of [...queries.entries()].sort((a, b) => b[1] - a[1])) console.log(`| ${k} | ${v} |`);
@@ -174,7 +180,12 @@ async function main() {
     for (const name of ["ponder_historical_concurrency_group_duration", "ponder_historical_extract_duration", "ponder_historical_transform_duration"]) {
       for (const s of metrics.filter((m) => m.name === name)) console.log(`${name} ${JSON.stringify(s.labels)} ${(s.value / 1000).toFixed(2)} s`);
     }
-    for (const name of ["ponder_historical_duration", "ponder_indexing_completed_seconds", "ponder_historical_total_blocks", "ponder_historical_completed_blocks"]) {
+    for (const name of [
+      "ponder_historical_duration",
+      "ponder_indexing_completed_seconds",
+      "ponder_historical_total_blocks",
+      "ponder_historical_completed_blocks",
+    ]) {
       for (const s of metrics.filter((m) => m.name.startsWith(name))) console.log(`${s.name} ${JSON.stringify(s.labels)} ${s.value}`);
     }
     const rpc = sumBy(metrics, "ponder_rpc_request_duration_count", (l) => l.method ?? "?");
@@ -198,13 +209,16 @@ async function main() {
       const bareMetrics = parseMetrics(await (await fetch(`${bare.ponder.url}/metrics`)).text());
       await bare.ponder.stop();
       await anvil2.stop();
-      for (const s of bareMetrics.filter((m) => m.name === "ponder_historical_concurrency_group_duration")) console.log(`bare ${s.name} ${JSON.stringify(s.labels)} ${(s.value / 1000).toFixed(2)} s`);
+      for (const s of bareMetrics.filter((m) => m.name === "ponder_historical_concurrency_group_duration"))
+        console.log(`bare ${s.name} ${JSON.stringify(s.labels)} ${(s.value / 1000).toFixed(2)} s`);
       const bareRpc = sumBy(bareMetrics, "ponder_rpc_request_duration_count", (l) => l.method ?? "?");
       const bareRpcMs = sumBy(bareMetrics, "ponder_rpc_request_duration_sum", (l) => l.method ?? "?");
       for (const [k, v] of bareRpc) console.log(`bare rpc ${k}: ${v} requests, ${(bareRpcMs.get(k) ?? 0).toFixed(0)} ms`);
       const bareSeconds = bare.backfillSeconds ?? bare.seconds;
       const ratio = history.indexedEvents / oursSeconds / (history.tokenTransfers / bareSeconds);
-      log(`bare: ${history.tokenTransfers} events in ${bareSeconds.toFixed(2)} s = ${(history.tokenTransfers / bareSeconds).toFixed(0)} events/s; ratio ${ratio.toFixed(3)}`);
+      log(
+        `bare: ${history.tokenTransfers} events in ${bareSeconds.toFixed(2)} s = ${(history.tokenTransfers / bareSeconds).toFixed(0)} events/s; ratio ${ratio.toFixed(3)}`,
+      );
     }
   } finally {
     await bench.stop();

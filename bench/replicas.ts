@@ -162,7 +162,14 @@ function subscribe(base: string, agent: Agent, token: Address): Promise<Stream> 
   const url = new URL(`${base}/graphql`);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", accept: "text/event-stream", "content-length": Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", accept: "text/event-stream", "content-length": Buffer.byteLength(body) },
+      },
       (response) => {
         if (response.statusCode !== 200) return reject(new Error(`subscription answered ${response.statusCode}`));
         const stream: Stream = { deliveries: new Map(), response };
@@ -188,13 +195,25 @@ function subscribe(base: string, agent: Agent, token: Address): Promise<Stream> 
   });
 }
 
-async function benchFanout(replicas: PonderHandle[], history: History, rpcUrl: string, databaseUrl: string, token: Address, o: ReplicasOptions): Promise<FanoutResult> {
+async function benchFanout(
+  replicas: PonderHandle[],
+  history: History,
+  rpcUrl: string,
+  databaseUrl: string,
+  token: Address,
+  o: ReplicasOptions,
+): Promise<FanoutResult> {
   const c = history.deployments.contracts as Record<string, Address>;
   const burner = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(BURNER));
   const operator = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
   await operator.write(c.usdc!, mintAbi, "mint", [burner.account.address, USDC(1_000n)]);
   const { poolKey } = await burner.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
-  await buyToken(burner, { usdc: c.usdc!, weth: c.weth!, permit2: c.permit2!, universalRouter: c.universalRouter! }, { token, pairedToken: c.usdc!, poolKey }, USDC(100n));
+  await buyToken(
+    burner,
+    { usdc: c.usdc!, weth: c.weth!, permit2: c.permit2!, universalRouter: c.universalRouter! },
+    { token, pairedToken: c.usdc!, poolKey },
+    USDC(100n),
+  );
 
   // The bench hears ponder's per-block notification itself: when a burn's block is committed.
   const listener = new pg.Client({ connectionString: databaseUrl, application_name: "bench-listen" });
@@ -213,7 +232,9 @@ async function benchFanout(replicas: PonderHandle[], history: History, rpcUrl: s
       streams.push(...(await Promise.all(batch)));
     }
     await new Promise((r) => setTimeout(r, 500));
-    const { rows } = await listener.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'launchpad-api-listen'");
+    const { rows } = await listener.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'launchpad-api-listen'",
+    );
 
     const indexed: number[] = [];
     const mined: number[] = [];
@@ -256,7 +277,12 @@ async function benchFanout(replicas: PonderHandle[], history: History, rpcUrl: s
 }
 
 /** Markdown of the results (used by bench/run.ts and the command line). */
-export function replicasSection(r: ReplicasResult, load: { seconds: number; connections: number }, table: (headers: string[], rows: (string | number)[][]) => string, fmt: (x: number, d?: number) => string): string[] {
+export function replicasSection(
+  r: ReplicasResult,
+  load: { seconds: number; connections: number },
+  table: (headers: string[], rows: (string | number)[][]) => string,
+  fmt: (x: number, d?: number) => string,
+): string[] {
   const one = (name: string) => r.load.find((x) => x.name === name && x.replicas === 1);
   const f = r.fanout;
   return [
@@ -265,7 +291,16 @@ export function replicasSection(r: ReplicasResult, load: { seconds: number; conn
     "",
     table(
       ["request", "replicas", "p50 ms", "p99 ms", "req/s", "× one replica", "non-2xx", "5xx"],
-      r.load.map((x) => [x.name, x.replicas, x.p50, x.p99, fmt(x.requestsPerSecond, 0), fmt(x.requestsPerSecond / (one(x.name)?.requestsPerSecond ?? Number.NaN), 2), x.non2xx, x.server5xx]),
+      r.load.map((x) => [
+        x.name,
+        x.replicas,
+        x.p50,
+        x.p99,
+        fmt(x.requestsPerSecond, 0),
+        fmt(x.requestsPerSecond / (one(x.name)?.requestsPerSecond ?? Number.NaN), 2),
+        x.non2xx,
+        x.server5xx,
+      ]),
     ),
     "",
     "With two replicas, p50 and p99 are the worse of the two; every request also takes from the rate limits kept in PostgreSQL.",
@@ -279,7 +314,18 @@ export function replicasSection(r: ReplicasResult, load: { seconds: number; conn
     "",
     table(
       ["delivered", "indexed → delivery p50 ms", "p99 ms", "max ms", "mined → delivery p50 ms", "p99 ms", "max ms", "LISTEN connections"],
-      [[`${f.delivered} / ${f.expected}`, fmt(f.indexedToDelivery.p50), fmt(f.indexedToDelivery.p99), fmt(f.indexedToDelivery.max), fmt(f.minedToDelivery.p50), fmt(f.minedToDelivery.p99), fmt(f.minedToDelivery.max), f.listeningConnections]],
+      [
+        [
+          `${f.delivered} / ${f.expected}`,
+          fmt(f.indexedToDelivery.p50),
+          fmt(f.indexedToDelivery.p99),
+          fmt(f.indexedToDelivery.max),
+          fmt(f.minedToDelivery.p50),
+          fmt(f.minedToDelivery.p99),
+          fmt(f.minedToDelivery.max),
+          f.listeningConnections,
+        ],
+      ],
     ),
   ];
 }
@@ -299,7 +345,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const ours = await indexHistory(history, anvil.rpcUrl, await bench.createDatabase("ours"), "ours");
     try {
       const loadOptions = { seconds: arg("seconds", 10), connections: arg("connections", 16) };
-      const result = await benchReplicas(history, anvil.rpcUrl, ours.databaseUrl, { load: loadOptions, subscribers: arg("subscribers", 1_000), burns: arg("burns", 5), log });
+      const result = await benchReplicas(history, anvil.rpcUrl, ours.databaseUrl, {
+        load: loadOptions,
+        subscribers: arg("subscribers", 1_000),
+        burns: arg("burns", 5),
+        log,
+      });
       const table = (headers: string[], rows: (string | number)[][]) =>
         [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
       process.stdout.write(`${[`# API replicas (${history.name})`, ...replicasSection(result, loadOptions, table, fmt)].join("\n")}\n`);

@@ -89,7 +89,9 @@ type Results = {
 const TOKEN_PART_SIZES = process.env.BENCH_TOKEN_SIZES ? process.env.BENCH_TOKEN_SIZES.split(",").map(Number) : smoke ? [10, 100] : TOKEN_SIZES;
 
 /** The machine's load when the run started (other work on a shared machine shows here). */
-const LOAD_AT_START = loadavg().map((l) => l.toFixed(2)).join(" ");
+const LOAD_AT_START = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" ");
 
 async function main() {
   const started = Date.now();
@@ -121,7 +123,9 @@ async function main() {
       /** One indexing run of an app on its own anvil and database (ours at INDEXER_ENDPOINTS is the run above). */
       const indexAlone = async (app: "ours" | "bare", endpoints: number) => {
         const anvil = await serveHistory(largest);
-        log(`indexing ${largest.name} (${app === "ours" ? "ours" : "bare ponder app, Transfer events only"}, ${endpoints} endpoint${endpoints > 1 ? "s" : ""})`);
+        log(
+          `indexing ${largest.name} (${app === "ours" ? "ours" : "bare ponder app, Transfer events only"}, ${endpoints} endpoint${endpoints > 1 ? "s" : ""})`,
+        );
         try {
           const run = await indexHistory(largest, anvil.rpcUrl, await bench.createDatabase(`${app}${endpoints}`), app, endpoints);
           await run.ponder.stop();
@@ -235,8 +239,7 @@ async function main() {
   finish(results, started);
 }
 
-const packageVersion = (name: string) =>
-  (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+const packageVersion = (name: string) => (JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
 function table(headers: string[], rows: (string | number)[][]): string {
   return [`| ${headers.join(" | ")} |`, `|${headers.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
@@ -245,19 +248,38 @@ function table(headers: string[], rows: (string | number)[][]): string {
 /** Thresholds of docs/design.md §9 (listed in docs/benchmarks.md), checked on this run's figures (ratios from the same run). */
 export function targetRows(results: Results, connections: number): [target: string, measured: string, met: boolean][] {
   const rows: [string, string, boolean][] = [];
-  if (results.indexing) rows.push([`indexing ≥ 0.9× the bare ponder app (${results.indexing.endpoints} endpoints each)`, `${fmt(results.indexing.ratio, 3)}×`, results.indexing.ratio >= 0.9]);
+  if (results.indexing)
+    rows.push([
+      `indexing ≥ 0.9× the bare ponder app (${results.indexing.endpoints} endpoints each)`,
+      `${fmt(results.indexing.ratio, 3)}×`,
+      results.indexing.ratio >= 0.9,
+    ]);
   if (results.api) {
     for (const name of [STATS, TOKENS, HEALTH]) {
       const r = results.api.ours.find((o) => o.name === name);
-      if (r) rows.push([`${name}: ≥ 1,000 req/s at ${connections} connections, p99 ≤ 50 ms`, `${fmt(r.requestsPerSecond, 0)} req/s, p99 ${r.p99} ms`, r.requestsPerSecond >= 1000 && r.p99 <= 50]);
+      if (r)
+        rows.push([
+          `${name}: ≥ 1,000 req/s at ${connections} connections, p99 ≤ 50 ms`,
+          `${fmt(r.requestsPerSecond, 0)} req/s, p99 ${r.p99} ms`,
+          r.requestsPerSecond >= 1000 && r.p99 <= 50,
+        ]);
     }
     const gql = results.api.ours.find((o) => o.name === OURS_BURNS);
     const ratio = results.api.ratios[0];
-    if (gql && ratio) rows.push(["GraphQL burn page: ≥ 2× ponder's graphql() throughput, p99 ≤ 30 ms", `${fmt(ratio.throughput, 2)}×, p99 ${gql.p99} ms`, ratio.throughput >= 2 && gql.p99 <= 30]);
+    if (gql && ratio)
+      rows.push([
+        "GraphQL burn page: ≥ 2× ponder's graphql() throughput, p99 ≤ 30 ms",
+        `${fmt(ratio.throughput, 2)}×, p99 ${gql.p99} ms`,
+        ratio.throughput >= 2 && gql.p99 <= 30,
+      ]);
   }
   if (results.replicas) {
     const f = results.replicas.fanout;
-    rows.push([`fan-out: each of ${f.subscribers} subscribers on ${f.replicas} replicas receives every burn`, `${f.delivered} / ${f.expected}`, f.delivered === f.expected]);
+    rows.push([
+      `fan-out: each of ${f.subscribers} subscribers on ${f.replicas} replicas receives every burn`,
+      `${f.delivered} / ${f.expected}`,
+      f.delivered === f.expected,
+    ]);
   }
   if (results.export) {
     const e = results.export;
@@ -269,7 +291,11 @@ export function targetRows(results: Results, connections: number): [target: stri
   }
   if (results.ledgerGrowth) {
     for (const r of results.ledgerGrowth.routes) {
-      rows.push([`${r.name} with ${results.ledgerGrowth.rowsAdded.toLocaleString("en")} more ledger rows: latency ≤ 1.2×`, `${fmt(r.meanRatio, 2)}× mean`, r.meanRatio <= 1.2]);
+      rows.push([
+        `${r.name} with ${results.ledgerGrowth.rowsAdded.toLocaleString("en")} more ledger rows: latency ≤ 1.2×`,
+        `${fmt(r.meanRatio, 2)}× mean`,
+        r.meanRatio <= 1.2,
+      ]);
     }
   }
   return rows;
@@ -282,7 +308,10 @@ function previousRun(file: string): { text: string; api: Map<string, { p50: stri
   const api = new Map<string, { p50: string; p99: string; rps: string }>();
   const section = text.split("## API under load")[1]?.split("\n## ")[0] ?? "";
   for (const line of section.split("\n")) {
-    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells.length >= 4 && cells[0] !== "request" && !/^-+$/.test(cells[0]!)) api.set(cells[0]!, { p50: cells[1]!, p99: cells[2]!, rps: cells[3]! });
   }
   return { text, api };
@@ -304,7 +333,10 @@ function finish(results: Results, started: number) {
     "",
     "## Histories (seed 7)",
     "",
-    table(["history", "indexed events", "token transfers", "blocks", "generated (s)"], results.histories.map((h) => [h.name, h.indexedEvents, h.tokenTransfers, h.head, h.generatedInSeconds])),
+    table(
+      ["history", "indexed events", "token transfers", "blocks", "generated (s)"],
+      results.histories.map((h) => [h.name, h.indexedEvents, h.tokenTransfers, h.head, h.generatedInSeconds]),
+    ),
   ];
   if (results.indexing) {
     const r = results.indexing;
@@ -312,36 +344,109 @@ function finish(results: Results, started: number) {
       [`ours (every source, aggregates)`, p.endpoints, p.ours.events, fmt(p.ours.seconds, 2), fmt(p.ours.eventsPerSecond, 0)],
       [`bare ponder (token Transfers only)`, p.endpoints, p.bare.events, fmt(p.bare.seconds, 2), fmt(p.bare.eventsPerSecond, 0)],
     ];
-    lines.push("", `## Indexing throughput (${r.history})`, "", table(["indexer", "endpoints", "events", "seconds", "events/s"], [...rows(r), ...rows(r.oneEndpoint)]), "",
+    lines.push(
+      "",
+      `## Indexing throughput (${r.history})`,
+      "",
+      table(["indexer", "endpoints", "events", "seconds", "events/s"], [...rows(r), ...rows(r.oneEndpoint)]),
+      "",
       `ours / bare events per second, both given the same ${r.endpoints} endpoints: **${fmt(r.ratio, 3)}** (target ≥ ${INDEXING_TARGET}: ${r.ratio >= INDEXING_TARGET ? "met" : "not met"}); with one endpoint each: ${fmt(r.oneEndpoint.ratio, 3)}.`,
       "",
-      "An endpoint is one entry of `INDEXER_RPC_URLS` (here the history's anvil, listed that many times). ponder's client limits each endpoint on its own, starting at 20 requests/s, and ours sends one `eth_getLogs` per handled event and range (20 events against the bare app's 1), so with one endpoint that limit, not anvil or our handlers, sets our pace.");
+      "An endpoint is one entry of `INDEXER_RPC_URLS` (here the history's anvil, listed that many times). ponder's client limits each endpoint on its own, starting at 20 requests/s, and ours sends one `eth_getLogs` per handled event and range (20 events against the bare app's 1), so with one endpoint that limit, not anvil or our handlers, sets our pace.",
+    );
   }
   if (results.api) {
     const a = results.api;
     const prev = (name: string) => previous?.api.get(name) ?? { p50: "–", p99: "–", rps: "–" };
-    lines.push("", `## API under load (${LOAD.connections} connections, ${LOAD.seconds} s each)`, "", table(
-      ["request", "p50 ms", "p99 ms", "req/s", "non-2xx", "5xx", "previous p50 ms", "previous p99 ms", "previous req/s"],
-      [...a.ours, a.ponder].map((r) => [r.name, r.p50, r.p99, fmt(r.requestsPerSecond, 0), r.non2xx, r.server5xx, prev(r.name).p50, prev(r.name).p99, prev(r.name).rps]),
-    ), "", table(["ratio", "p50", "p99", "throughput"], a.ratios.map((r) => [r.name, fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.throughput, 2)])));
+    lines.push(
+      "",
+      `## API under load (${LOAD.connections} connections, ${LOAD.seconds} s each)`,
+      "",
+      table(
+        ["request", "p50 ms", "p99 ms", "req/s", "non-2xx", "5xx", "previous p50 ms", "previous p99 ms", "previous req/s"],
+        [...a.ours, a.ponder].map((r) => [
+          r.name,
+          r.p50,
+          r.p99,
+          fmt(r.requestsPerSecond, 0),
+          r.non2xx,
+          r.server5xx,
+          prev(r.name).p50,
+          prev(r.name).p99,
+          prev(r.name).rps,
+        ]),
+      ),
+      "",
+      table(
+        ["ratio", "p50", "p99", "throughput"],
+        a.ratios.map((r) => [r.name, fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.throughput, 2)]),
+      ),
+    );
   }
   if (results.growth?.length) {
     const base = results.growth[0]!;
-    lines.push("", "## Growth with history", "", table(
-      ["history events", "/stats p50 ms", "/stats p99 ms", "ratio p50 vs smallest", "burn page p50 ms", "burn page p99 ms", "ratio p50 vs smallest", "indexed in (s)"],
-      results.growth.map((g) => [g.size, g.stats.p50, g.stats.p99, fmt(g.stats.p50 / Math.max(base.stats.p50, 0.001), 2), g.burns.p50, g.burns.p99, fmt(g.burns.p50 / Math.max(base.burns.p50, 0.001), 2), fmt(g.indexSeconds, 0)]),
-    ));
+    lines.push(
+      "",
+      "## Growth with history",
+      "",
+      table(
+        [
+          "history events",
+          "/stats p50 ms",
+          "/stats p99 ms",
+          "ratio p50 vs smallest",
+          "burn page p50 ms",
+          "burn page p99 ms",
+          "ratio p50 vs smallest",
+          "indexed in (s)",
+        ],
+        results.growth.map((g) => [
+          g.size,
+          g.stats.p50,
+          g.stats.p99,
+          fmt(g.stats.p50 / Math.max(base.stats.p50, 0.001), 2),
+          g.burns.p50,
+          g.burns.p99,
+          fmt(g.burns.p50 / Math.max(base.burns.p50, 0.001), 2),
+          fmt(g.indexSeconds, 0),
+        ]),
+      ),
+    );
     const served = results.growth.filter((g) => g.loadSeconds !== undefined);
     if (served.length) {
-      lines.push("", served.map((g) => `The ${g.size.toLocaleString("en")}-event history is served for this table alone: anvil loaded its state in ${fmt(g.loadSeconds!, 0)} s, ours indexed it in ${fmt(g.indexSeconds, 0)} s.`).join(" "));
+      lines.push(
+        "",
+        served
+          .map(
+            (g) =>
+              `The ${g.size.toLocaleString("en")}-event history is served for this table alone: anvil loaded its state in ${fmt(g.loadSeconds!, 0)} s, ours indexed it in ${fmt(g.indexSeconds, 0)} s.`,
+          )
+          .join(" "),
+      );
     }
   }
   if (results.ledgerGrowth) {
     const g = results.ledgerGrowth;
-    lines.push("", `## Ledger growth (${g.rowsAdded.toLocaleString("en")} rows added to engine.ledger in ${fmt(g.insertSeconds, 1)} s, ${g.rowsBefore.toLocaleString("en")} before; ${LOAD.connections} connections)`, "", table(
-      ["request", "mean ms before", "mean ms after", "ratio", "p50 before", "p50 after", "p99 before", "p99 after", "req/s before", "req/s after"],
-      g.routes.map((r) => [r.name, fmt(r.before.mean, 2), fmt(r.after.mean, 2), fmt(r.meanRatio, 2), r.before.p50, r.after.p50, r.before.p99, r.after.p99, fmt(r.before.requestsPerSecond, 0), fmt(r.after.requestsPerSecond, 0)]),
-    ));
+    lines.push(
+      "",
+      `## Ledger growth (${g.rowsAdded.toLocaleString("en")} rows added to engine.ledger in ${fmt(g.insertSeconds, 1)} s, ${g.rowsBefore.toLocaleString("en")} before; ${LOAD.connections} connections)`,
+      "",
+      table(
+        ["request", "mean ms before", "mean ms after", "ratio", "p50 before", "p50 after", "p99 before", "p99 after", "req/s before", "req/s after"],
+        g.routes.map((r) => [
+          r.name,
+          fmt(r.before.mean, 2),
+          fmt(r.after.mean, 2),
+          fmt(r.meanRatio, 2),
+          r.before.p50,
+          r.after.p50,
+          r.before.p99,
+          r.after.p99,
+          fmt(r.before.requestsPerSecond, 0),
+          fmt(r.after.requestsPerSecond, 0),
+        ]),
+      ),
+    );
   }
   if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
   if (results.export) {
@@ -356,36 +461,88 @@ function finish(results: Results, started: number) {
   }
   if (results.soak) {
     const s = results.soak;
-    lines.push("", `## Soak and faults (${s.seconds} s)`, "", "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.", "", table(["requests", "by status", "5xx", "503 during database outages", "network errors", "engine kills", "chain rollbacks", "database outages", "RPC freezes", "ledger rows", "invariants", "reorg deficits"], [[
-      s.requests,
-      Object.entries(s.byStatus).map(([k, v]) => `${k}: ${v}`).join(", "),
-      s.server5xx,
-      s.outage503,
-      s.networkErrors,
-      s.engineKills,
-      s.rollbacks,
-      s.databaseOutages,
-      s.rpcFreezes,
-      s.ledgerRows,
-      s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
-      `${s.deficits.recorded} recorded, ${s.deficits.open} still short`,
-    ]]));
+    lines.push(
+      "",
+      `## Soak and faults (${s.seconds} s)`,
+      "",
+      "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.",
+      "",
+      table(
+        [
+          "requests",
+          "by status",
+          "5xx",
+          "503 during database outages",
+          "network errors",
+          "engine kills",
+          "chain rollbacks",
+          "database outages",
+          "RPC freezes",
+          "ledger rows",
+          "invariants",
+          "reorg deficits",
+        ],
+        [
+          [
+            s.requests,
+            Object.entries(s.byStatus)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(", "),
+            s.server5xx,
+            s.outage503,
+            s.networkErrors,
+            s.engineKills,
+            s.rollbacks,
+            s.databaseOutages,
+            s.rpcFreezes,
+            s.ledgerRows,
+            s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
+            `${s.deficits.recorded} recorded, ${s.deficits.open} still short`,
+          ],
+        ],
+      ),
+    );
     if (s.faults.length) {
-      lines.push("", "Recovery after each fault: until `/api/v1/health` answers 200 and the index is within 10 blocks of the head (or no further behind than before the fault, when the load kept it further). Lags in blocks.", "", table(
-        ["fault", "lasted s", "recovered after s", "index lag before", "at its end", "after"],
-        s.faults.map((f) => [f.kind, fmt(f.seconds, 1), f.recoveredSeconds === null ? `**not within ${s.seconds < 60 ? 20 : 60} s**` : fmt(f.recoveredSeconds, 1), f.lagBefore ?? "–", f.lagAtEnd ?? "–", f.lagAfter ?? "–"]),
-      ));
+      lines.push(
+        "",
+        "Recovery after each fault: until `/api/v1/health` answers 200 and the index is within 10 blocks of the head (or no further behind than before the fault, when the load kept it further). Lags in blocks.",
+        "",
+        table(
+          ["fault", "lasted s", "recovered after s", "index lag before", "at its end", "after"],
+          s.faults.map((f) => [
+            f.kind,
+            fmt(f.seconds, 1),
+            f.recoveredSeconds === null ? `**not within ${s.seconds < 60 ? 20 : 60} s**` : fmt(f.recoveredSeconds, 1),
+            f.lagBefore ?? "–",
+            f.lagAtEnd ?? "–",
+            f.lagAfter ?? "–",
+          ]),
+        ),
+      );
     }
   }
   if (results.tokens) lines.push(...tokensSection(results.tokens, table, fmt));
   const targets = targetRows(results, LOAD.connections);
   if (targets.length) {
-    lines.push("", `## Targets${smoke ? " (smoke scale: the full run's thresholds, far fewer connections and seconds)" : ""}`, "", table(
-      ["target", "measured", "met"],
-      targets.map(([target, measured, met]) => [target, measured, met ? "met" : "**not met**"]),
-    ));
+    lines.push(
+      "",
+      `## Targets${smoke ? " (smoke scale: the full run's thresholds, far fewer connections and seconds)" : ""}`,
+      "",
+      table(
+        ["target", "measured", "met"],
+        targets.map(([target, measured, met]) => [target, measured, met ? "met" : "**not met**"]),
+      ),
+    );
   }
-  if (previous) lines.push("", "## Previous run", "", "The results this run replaced, as they were written:", "", previous.text.replace(/^#+ /gm, (h) => `##${h}`));
+  if (previous)
+    lines.push(
+      "",
+      "## Previous run",
+      "",
+      "The results this run replaced, as they were written:",
+      "",
+      previous.text.replace(/^#+ /gm, (h) => `##${h}`),
+    );
   const text = `${lines.join("\n")}\n`;
   process.stdout.write(`\n${text}`);
   mkdirSync(dir, { recursive: true });

@@ -37,12 +37,31 @@ try {
   console.log("act logs", rc.logs.length, rc.gasUsed);
   // simulate unlock directly from the pool manager perspective
   try {
-    await trader.publicClient.call({ account: c.v4PoolManager, to: batcher, data: (await import("viem")).encodeFunctionData({ abi: batcherAbi, functionName: "unlockCallback", args: [(await import("viem")).encodeAbiParameters([{ type: "uint256[]" }], [swaps])] }) });
-  } catch (e) { console.log("callback sim:", (e as Error).message.slice(0, 400)); }
+    await trader.publicClient.call({
+      account: c.v4PoolManager,
+      to: batcher,
+      data: (await import("viem")).encodeFunctionData({
+        abi: batcherAbi,
+        functionName: "unlockCallback",
+        args: [(await import("viem")).encodeAbiParameters([{ type: "uint256[]" }], [swaps])],
+      }),
+    });
+  } catch (e) {
+    console.log("callback sim:", (e as Error).message.slice(0, 400));
+  }
   const t2 = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(6));
   await operator.write(c.usdc!, mintAbi, "mint", [t2.account.address, 1_000_000_000n]);
   const mc = marketContracts(deployments);
-  const h2 = await buyToken(t2, mc, { token: r.tokens[1]!, pairedToken: c.usdc!, poolKey: (await operator.read<{ poolKey: any }>(c.lpLocker!, clankerLpLockerAbi as never, "tokenRewards", [r.tokens[1]])).poolKey }, 100_000_000n);
+  const h2 = await buyToken(
+    t2,
+    mc,
+    {
+      token: r.tokens[1]!,
+      pairedToken: c.usdc!,
+      poolKey: (await operator.read<{ poolKey: any }>(c.lpLocker!, clankerLpLockerAbi as never, "tokenRewards", [r.tokens[1]])).poolKey,
+    },
+    100_000_000n,
+  );
   console.log("router buy logs", (await t2.publicClient.getTransactionReceipt({ hash: h2 })).logs.length);
 } finally {
   await anvil.stop();

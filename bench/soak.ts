@@ -93,7 +93,11 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     LOG_LEVEL: "warn",
   };
   // A block a second, like the npm start devnet, so the engine and market see time pass.
-  await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setIntervalMining", params: [1] }) });
+  await fetch(anvil.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setIntervalMining", params: [1] }),
+  });
   const ponder = startPonder({ port: await freePort(), env, schema: "app" });
   const market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: history.deployments, seed: options.seed, intervalMs: 1_000 });
   let engine: ChildProcess | undefined;
@@ -112,7 +116,11 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   let databaseAway = false;
   const faults: SoakFault[] = [];
   const rpc = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const res = await fetch(anvil.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
     const body = (await res.json()) as { result?: unknown; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
@@ -155,7 +163,10 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       const target = Math.max(10, before ?? 0);
       let last: number | null = null;
       while (Date.now() - from < recoveryCapMs) {
-        const up = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.status === 200, () => false);
+        const up = await fetch(`${base}/api/v1/health`, { signal: AbortSignal.timeout(3_000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         last = await lag();
         if (up && last !== null && (last < 10 || last <= target)) return { seconds: (Date.now() - from) / 1000, lag: last };
         await new Promise((r) => setTimeout(r, 250));
@@ -170,7 +181,15 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
         // A short soak takes the four faults in turn, outages first (it has room for few); a long one draws them.
         const roll = random();
         const kind: SoakFault["kind"] =
-          options.seconds < 60 ? KINDS[faults.length % KINDS.length]! : roll < 0.3 ? "rollback" : roll < 0.55 ? "engine-kill" : roll < 0.8 ? "database-outage" : "rpc-freeze";
+          options.seconds < 60
+            ? KINDS[faults.length % KINDS.length]!
+            : roll < 0.3
+              ? "rollback"
+              : roll < 0.55
+                ? "engine-kill"
+                : roll < 0.8
+                  ? "database-outage"
+                  : "rpc-freeze";
         // A rollback forgets the blocks mined while we wait.
         const snapshot = kind === "rollback" ? ((await rpc("evm_snapshot")) as string) : undefined;
         await new Promise((r) => setTimeout(r, options.seconds < 60 ? 2_000 + random() * 4_000 : 5_000 + random() * 20_000));
@@ -208,7 +227,9 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
         const recovered = await recovery(lagBefore);
         databaseAway = false;
         faults.push({ kind, seconds: (endedAt - startedAt) / 1000, recoveredSeconds: recovered.seconds, lagBefore, lagAtEnd, lagAfter: recovered.lag });
-        log(`soak: ${kind} over; ${recovered.seconds === null ? "not recovered within 60 s" : `recovered in ${recovered.seconds.toFixed(1)} s`} (index lag ${lagBefore} before, ${lagAtEnd} at its end, ${recovered.lag} after)`);
+        log(
+          `soak: ${kind} over; ${recovered.seconds === null ? "not recovered within 60 s" : `recovered in ${recovered.seconds.toFixed(1)} s`} (index lag ${lagBefore} before, ${lagAtEnd} at its end, ${recovered.lag} after)`,
+        );
       }
     };
     await Promise.all([...Array.from({ length: options.concurrency }, worker), chaos()]);
@@ -218,7 +239,9 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     try {
       const until = Date.now() + 60_000;
       for (;;) {
-        const { rows } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
+        const { rows } = await db.pool.query<{ n: string }>(
+          "SELECT COUNT(*)::text AS n FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')",
+        );
         if (rows[0]!.n === "0" || Date.now() > until) break;
         await new Promise((r) => setTimeout(r, 1_000));
       }
@@ -235,14 +258,34 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   const db = openEngineDb(databaseUrl, "launchpad-bench");
   try {
     const invariants = await checkLedgerInvariants(db.db);
-    const { rows: inFlight } = await db.pool.query<{ key: string; status: string }>("SELECT key, status FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')");
+    const { rows: inFlight } = await db.pool.query<{ key: string; status: string }>(
+      "SELECT key, status FROM engine.tx_intents WHERE status IN ('pending', 'signed', 'broadcast')",
+    );
     if (inFlight.length) invariants.violations.push(`not converged: ${inFlight.map((r) => `${r.key} ${r.status}`).join(", ")}`);
     invariants.ok = invariants.violations.length === 0;
     const { rows } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.ledger");
     const { rows: recorded } = await db.pool.query<{ n: string }>("SELECT COUNT(*)::text AS n FROM engine.agent_log WHERE decision = 'reorg-deficit'");
     const deficits = { recorded: Number(recorded[0]?.n ?? 0), open: (await reorgDeficits(db.db)).length };
-    const server5xx = Object.entries(byStatus).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0) - outage503;
-    return { seconds: options.seconds, requests, byStatus, server5xx, networkErrors, engineKills, rollbacks, databaseOutages, rpcFreezes, outage503, faults, invariants, ledgerRows: Number(rows[0]?.n ?? 0), deficits };
+    const server5xx =
+      Object.entries(byStatus)
+        .filter(([s]) => Number(s) >= 500)
+        .reduce((a, [, n]) => a + n, 0) - outage503;
+    return {
+      seconds: options.seconds,
+      requests,
+      byStatus,
+      server5xx,
+      networkErrors,
+      engineKills,
+      rollbacks,
+      databaseOutages,
+      rpcFreezes,
+      outage503,
+      faults,
+      invariants,
+      ledgerRows: Number(rows[0]?.n ?? 0),
+      deficits,
+    };
   } finally {
     await db.close();
     await ponder.stop();

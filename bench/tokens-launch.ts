@@ -30,7 +30,11 @@ export type LaunchTarget = {
 export type Launched = { tokens: Address[]; launchSeconds: number; enrolSeconds: number; blocks: number };
 
 async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
@@ -96,7 +100,11 @@ const SENDING = 25;
  * Launches `n` USDC-paired tokens (the enrolled split: operator and a creator), enrols each,
  * and mines past their sniper auctions. `progress` reports each wave.
  */
-export async function launchEnrolledTokens(t: LaunchTarget, n: number, options: { seed?: string; wave?: number; progress?: (msg: string) => void } = {}): Promise<Launched> {
+export async function launchEnrolledTokens(
+  t: LaunchTarget,
+  n: number,
+  options: { seed?: string; wave?: number; progress?: (msg: string) => void } = {},
+): Promise<Launched> {
   const { c, operator } = t;
   const url = t.rpcUrl;
   const wave = options.wave ?? 200;
@@ -142,7 +150,13 @@ export async function launchEnrolledTokens(t: LaunchTarget, n: number, options: 
     let nonce = await operator.publicClient.getTransactionCount({ address: operator.account.address, blockTag: "pending" });
     const { assetBps, perpBps, creatorBps } = DEFAULT_SPLIT;
     const enrolled = await sendWaves(url, tokens, wave, (token) =>
-      sendAt(operator, c.registry!, encodeFunctionData({ abi: registryAbi, functionName: "enroll", args: [token, creator, assetBps, perpBps, creatorBps, zeroHash] }), 300_000n, nonce++),
+      sendAt(
+        operator,
+        c.registry!,
+        encodeFunctionData({ abi: registryAbi, functionName: "enroll", args: [token, creator, assetBps, perpBps, creatorBps, zeroHash] }),
+        300_000n,
+        nonce++,
+      ),
     );
     for (const hash of [enrolled.hashes[0], enrolled.hashes.at(-1)]) {
       if (hash && (await operator.publicClient.getTransactionReceipt({ hash })).status !== "success") throw new Error(`enrolment ${hash} reverted`);

@@ -15,7 +15,7 @@ import { rmSync } from "node:fs";
 import { type IncomingMessage, createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import { type Address, getAddress, parseAbi } from "viem";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, loadConfig } from "../common/config.js";
 import { createLogger } from "../common/logger.js";
@@ -28,14 +28,28 @@ import { devnetPrivateKey } from "../devnet/protocol.js";
 import { freePort } from "../devnet/ports.js";
 import { createEngine } from "../engine/runtime/engine.js";
 import type { WorkerName } from "../engine/workers/index.js";
-import type { Bench } from "./lib.js";
+import { startPonder, waitForIndexed } from "../devnet/ponder.js";
+import { BENCH_RATE_LIMIT_SCALE, type Bench } from "./lib.js";
 import { launchEnrolledTokens } from "./tokens-launch.js";
 
 export const TOKEN_SIZES = [10, 1_000, 10_000];
 /** Pools that trade (and so hold fees waiting) at each size. */
 export const FEE_SAMPLE = 100;
 /** The workers measured, fee-claimer first (it fills the token cache the others read). */
-const MEASURED: WorkerName[] = ["fee-claimer", "desk-manager", "desk-risk", "profit-checker", "price-sampler", "creator-buyback", "buyback-engine", "asset-engine", "auditor", "webhooks"];
+const MEASURED: WorkerName[] = [
+  "fee-claimer",
+  "desk-manager",
+  "desk-risk",
+  "profit-checker",
+  "price-sampler",
+  "creator-buyback",
+  "buyback-engine",
+  "asset-engine",
+  "auditor",
+  "webhooks",
+];
+/** Requests per API read (after two warm-ups); the median is reported. */
+const API_SAMPLES = 15;
 /** At most this many fee-claimer cycles while waiting for the sample's fees to be booked. */
 const MAX_CLAIM_CYCLES = Number(process.env.BENCH_TOKEN_MAX_CLAIM_CYCLES ?? 40);
 
@@ -53,7 +67,11 @@ export type TokensSize = {
   claimSeconds: number;
   booked: number;
   rows: Record<string, number>;
+  /** The API's answers at this size (ponder indexing the devnet, serving beside the engine's database). */
+  api: ApiAnswer[];
 };
+/** One read of the API: its median and slowest latency over `API_SAMPLES` requests, and its size. */
+export type ApiAnswer = { name: string; p50Ms: number; maxMs: number; bytes: number };
 export type TokensResult = { sizes: TokensSize[]; batchSize: number };
 
 const batcherAbi = parseAbi([
@@ -147,14 +165,27 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
     await operator.write(c.usdc!, mintAbi, "mint", [batcher, 1_000_000_000_000n]);
     const keys = [];
     for (const token of sample) {
-      const info = await operator.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(c.lpLocker!, clankerLpLockerAbi as never, "tokenRewards", [token]);
+      const info = await operator.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(
+        c.lpLocker!,
+        clankerLpLockerAbi as never,
+        "tokenRewards",
+        [token],
+      );
       keys.push(info.poolKey);
     }
     for (let i = 0; i < keys.length; i += 50) await trader.write(batcher, batcherAbi, "addPools", [keys.slice(i, i + 50)]);
     for (let i = 0; i < keys.length; i += 50) {
       const swaps = keys.slice(i, i + 50).map((k, j) => (BigInt(i + j) << 129n) | (getAddress(k.currency0) === c.usdc ? 1n << 128n : 0n) | 100_000_000n);
       // A fixed gas limit: `act` skips a failed unlock, so an estimate would stop where the swaps run out of gas.
-      const hash = await trader.walletClient.writeContract({ address: batcher, abi: batcherAbi, functionName: "act", args: [swaps, [], []], gas: 500_000n + 400_000n * BigInt(swaps.length), account: trader.account, chain: trader.walletClient.chain });
+      const hash = await trader.walletClient.writeContract({
+        address: batcher,
+        abi: batcherAbi,
+        functionName: "act",
+        args: [swaps, [], []],
+        gas: 500_000n + 400_000n * BigInt(swaps.length),
+        account: trader.account,
+        chain: trader.walletClient.chain,
+      });
       const receipt = await trader.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
       if (receipt.logs.length < swaps.length) throw new Error(`the sample's swaps did not run (tx ${hash}: ${receipt.logs.length} logs)`);
     }
@@ -162,7 +193,13 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
 
     writeDeployments(deploymentsFile, deployments);
     const databaseUrl = await bench.createDatabase("tokens");
-    const config = loadConfig({ DATABASE_URL: databaseUrl, RPC_URL: proxy.url, CHAIN_ID: String(DEVNET_CHAIN_ID), DEPLOYMENTS_FILE: deploymentsFile, LOG_LEVEL: "warn" });
+    const config = loadConfig({
+      DATABASE_URL: databaseUrl,
+      RPC_URL: proxy.url,
+      CHAIN_ID: String(DEVNET_CHAIN_ID),
+      DEPLOYMENTS_FILE: deploymentsFile,
+      LOG_LEVEL: "warn",
+    });
     const engine = await createEngine({ config, log: createLogger("engine", "warn"), pipeline: { pollMs: 50, maxWaitMs: 60_000 } });
     stopEngine = () => engine.stop();
     await engine.reconcile();
@@ -174,14 +211,25 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       const outcome = await engine.runOnce(worker);
       const ms = performance.now() - started;
       const rpc1 = proxy.snapshot();
-      return { worker, ms, rpc: rpc1.total - rpc0.total, rpcByMethod: diffCounts(rpc0.byMethod, rpc1.byMethod), queries: queries.count() - q0, ok: outcome.ok, ...(outcome.ok ? {} : { error: String(outcome.error) }) };
+      return {
+        worker,
+        ms,
+        rpc: rpc1.total - rpc0.total,
+        rpcByMethod: diffCounts(rpc0.byMethod, rpc1.byMethod),
+        queries: queries.count() - q0,
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { error: String(outcome.error) }),
+      };
     };
 
     // Claims: fee-claimer cycles until every sample token has its fees booked.
     const booked = async () =>
       Number(
         (
-          await engine.ctx.pool.query<{ n: string }>("SELECT COUNT(DISTINCT token)::text AS n FROM engine.ledger WHERE kind = 'fee-claimed' AND token = ANY($1)", [sample.map((t) => getAddress(t))])
+          await engine.ctx.pool.query<{ n: string }>(
+            "SELECT COUNT(DISTINCT token)::text AS n FROM engine.ledger WHERE kind = 'fee-claimed' AND token = ANY($1)",
+            [sample.map((t) => getAddress(t))],
+          )
         ).rows[0]!.n,
       );
     const claimStarted = performance.now();
@@ -204,12 +252,15 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       cycles.push(r);
       log(`  ${worker}: ${r.ms.toFixed(0)} ms, ${r.rpc} RPC, ${r.queries} queries`);
     }
-    const { rows: tables } = await engine.ctx.pool.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'engine' AND table_type = 'BASE TABLE' ORDER BY table_name");
+    const { rows: tables } = await engine.ctx.pool.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'engine' AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
     const rows: Record<string, number> = {};
     for (const t of tables) {
       const { rows: r } = await engine.ctx.pool.query<{ n: string }>(`SELECT COUNT(*)::text AS n FROM engine."${t.name}"`);
       if (Number(r[0]!.n) > 0) rows[t.name] = Number(r[0]!.n);
     }
+    const api = await measureApi({ rpcUrl: anvil.rpcUrl, databaseUrl, deploymentsFile, token: sample[0]!, log });
     return {
       tokens: n,
       batchSize: config.claimBatchSize,
@@ -223,12 +274,72 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
       claimSeconds,
       booked: bookedTokens,
       rows,
+      api,
     };
   } finally {
     await stopEngine?.().catch(() => {});
     await proxy.close();
     await anvil.stop();
     rmSync(deploymentsFile, { force: true });
+  }
+}
+
+/**
+ * The API at this size: ponder indexes the devnet (every launch and enrolment) on the engine's
+ * database, then each read is timed: `/stats`, a `/tokens` page, a GraphQL `tokens` page and
+ * the prospectus page of a traded token.
+ */
+async function measureApi(p: { rpcUrl: string; databaseUrl: string; deploymentsFile: string; token: Address; log: (m: string) => void }): Promise<ApiAnswer[]> {
+  const started = performance.now();
+  const head = await createDevnetContext(p.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY).publicClient.getBlockNumber();
+  const ponder = startPonder({
+    port: await freePort(),
+    env: {
+      DATABASE_URL: p.databaseUrl,
+      RPC_URL: p.rpcUrl,
+      CHAIN_ID: String(DEVNET_CHAIN_ID),
+      DEPLOYMENTS_FILE: p.deploymentsFile,
+      RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE,
+    },
+    schema: "app",
+    logLevel: "warn",
+  });
+  try {
+    await waitForIndexed(ponder, head, 1_800_000);
+    p.log(`  indexed ${head} blocks in ${((performance.now() - started) / 1000).toFixed(0)} s; timing the API`);
+    const gql = JSON.stringify({
+      query:
+        "{ tokens(first: 50) { totalCount edges { node { address symbol enrollment { creator } totals { feesToOperatorUsdc legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } } } pageInfo { hasNextPage endCursor } } }",
+    });
+    const reads: { name: string; path: string; body?: string }[] = [
+      { name: "GET /api/v1/stats", path: "/api/v1/stats" },
+      { name: "GET /api/v1/tokens?limit=50", path: "/api/v1/tokens?limit=50" },
+      { name: "GraphQL tokens(first: 50)", path: "/graphql", body: gql },
+      { name: "GET /p/<token> (prospectus)", path: `/p/${p.token}` },
+    ];
+    const answers: ApiAnswer[] = [];
+    for (const read of reads) {
+      const once = async () => {
+        const t0 = performance.now();
+        const res = await fetch(
+          `${ponder.url}${read.path}`,
+          read.body ? { method: "POST", headers: { "content-type": "application/json" }, body: read.body } : {},
+        );
+        const text = await res.text();
+        if (res.status !== 200 || (read.body && text.includes('"errors"'))) throw new Error(`${read.name}: ${res.status} ${text.slice(0, 300)}`);
+        return { ms: performance.now() - t0, bytes: Buffer.byteLength(text) };
+      };
+      await once();
+      await once();
+      const samples = [];
+      for (let i = 0; i < API_SAMPLES; i++) samples.push(await once());
+      const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
+      answers.push({ name: read.name, p50Ms: ms[Math.floor(ms.length / 2)]!, maxMs: ms[ms.length - 1]!, bytes: samples[samples.length - 1]!.bytes });
+      p.log(`  ${read.name}: ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms median, ${samples[samples.length - 1]!.bytes} bytes`);
+    }
+    return answers;
+  } finally {
+    await ponder.stop();
   }
 }
 
@@ -247,20 +358,72 @@ type Table = (headers: string[], rows: (string | number)[][]) => string;
 /** The section of bench/results/latest.md. */
 export function tokensSection(r: TokensResult, table: Table, fmt: Fmt): string[] {
   const lines = ["", `## Enrolled tokens (CLAIM_BATCH_SIZE ${r.batchSize}; fees waiting in ${FEE_SAMPLE} sample pools, or every pool below that)`, ""];
-  lines.push(table(
-    ["tokens", "devnet deployed (s)", "launched (s)", "enrolled (s)", "sample with fees", "claimed and attributed", "fee-claimer cycles", "bound at 300 s a cycle"],
-    r.sizes.map((s) => [s.tokens, fmt(s.deploySeconds, 0), fmt(s.launchSeconds, 1), fmt(s.enrolSeconds, 1), s.sample, `${s.booked} / ${s.sample}`, s.claimCycles, `${fmt((s.claimCycles * 300) / 60, 0)} min`]),
-  ));
+  lines.push(
+    table(
+      [
+        "tokens",
+        "devnet deployed (s)",
+        "launched (s)",
+        "enrolled (s)",
+        "sample with fees",
+        "claimed and attributed",
+        "fee-claimer cycles",
+        "bound at 300 s a cycle",
+      ],
+      r.sizes.map((s) => [
+        s.tokens,
+        fmt(s.deploySeconds, 0),
+        fmt(s.launchSeconds, 1),
+        fmt(s.enrolSeconds, 1),
+        s.sample,
+        `${s.booked} / ${s.sample}`,
+        s.claimCycles,
+        `${fmt((s.claimCycles * 300) / 60, 0)} min`,
+      ]),
+    ),
+  );
   const workers = [r.sizes[0]!.firstClaimCycle, ...r.sizes[0]!.cycles].map((c, i) => (i === 0 ? "fee-claimer (first: cache filled)" : c.worker));
   const at = (s: TokensSize, i: number) => (i === 0 ? s.firstClaimCycle : s.cycles[i - 1]!);
-  lines.push("", "Per worker cycle: RPC requests / database queries / milliseconds.", "", table(
-    ["worker", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
-    workers.map((w, i) => [w, ...r.sizes.map((s) => {
-      const c = at(s, i);
-      return `${c.rpc} / ${c.queries} / ${fmt(c.ms, 0)}${c.ok ? "" : " (failed)"}`;
-    })]),
-  ));
+  lines.push(
+    "",
+    "Per worker cycle: RPC requests / database queries / milliseconds.",
+    "",
+    table(
+      ["worker", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
+      workers.map((w, i) => [
+        w,
+        ...r.sizes.map((s) => {
+          const c = at(s, i);
+          return `${c.rpc} / ${c.queries} / ${fmt(c.ms, 0)}${c.ok ? "" : " (failed)"}`;
+        }),
+      ]),
+    ),
+  );
+  const base = r.sizes[0]!;
+  lines.push(
+    "",
+    `The API at each size: median latency over ${API_SAMPLES} requests (ms), × its latency at ${base.tokens} tokens, and the answer's size (bytes).`,
+    "",
+    table(
+      ["read", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
+      base.api.map((a, i) => [
+        a.name,
+        ...r.sizes.map((s) => {
+          const x = s.api[i];
+          return x ? `${fmt(x.p50Ms, 1)} ms (×${fmt(x.p50Ms / a.p50Ms, 2)}) · ${x.bytes.toLocaleString("en")} B` : "—";
+        }),
+      ]),
+    ),
+  );
   const tables = [...new Set(r.sizes.flatMap((s) => Object.keys(s.rows)))].sort();
-  lines.push("", "Rows per engine table after the measured cycles.", "", table(["table", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)], tables.map((t) => [t, ...r.sizes.map((s) => s.rows[t] ?? 0)])));
+  lines.push(
+    "",
+    "Rows per engine table after the measured cycles.",
+    "",
+    table(
+      ["table", ...r.sizes.map((s) => `${s.tokens.toLocaleString("en")} tokens`)],
+      tables.map((t) => [t, ...r.sizes.map((s) => s.rows[t] ?? 0)]),
+    ),
+  );
   return lines;
 }

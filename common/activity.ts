@@ -30,11 +30,29 @@ export const ACTIVITY_KINDS = [
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
-const USDC_FIELDS = new Set(["usdcIn", "usdcOut", "usdc", "collateralDelta", "realisedPnl", "usdcReturned", "marginFees", "protocolUsdc", "assetUsdc", "perpUsdc", "operatorUsdc"]);
+const USDC_FIELDS = new Set([
+  "usdcIn",
+  "usdcOut",
+  "usdc",
+  "collateralDelta",
+  "realisedPnl",
+  "usdcReturned",
+  "marginFees",
+  "protocolUsdc",
+  "assetUsdc",
+  "perpUsdc",
+  "operatorUsdc",
+]);
 const TOKEN_FIELDS = new Set(["tokensBought", "assetBought"]);
 const PERPS_FIELDS = new Set(["price", "leverage"]);
 /** Amount field → the field naming its currency. */
-const CURRENCY_OF: Record<string, string> = { amount: "currency", amountIn: "currencyIn", pairedIn: "pairedToken", amountSwapped: "rewardToken", amountOut: "swappedToken" };
+const CURRENCY_OF: Record<string, string> = {
+  amount: "currency",
+  amountIn: "currencyIn",
+  pairedIn: "pairedToken",
+  amountSwapped: "rewardToken",
+  amountOut: "swappedToken",
+};
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 const INTEGER_RE = /^-?\d+$/;
 

@@ -11,13 +11,12 @@ import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { ETH_DECIMALS, USDC_DECIMALS, parseDecimal } from "./money.js";
-import { DEFAULT_PERPS_VENUE, PERPS_VENUE_IDS, type PerpsVenueId } from "./perps-venues.js";
+import { DEFAULT_PERPS_VENUE, PERPS_VENUE_IDS } from "./perps-venues.js";
 import { DYNAMIC_BASIC_FEES, type LaunchFees, MAX_V2_HOOK_FEE, MIN_DYNAMIC_BASE_FEE } from "./deploy-config.js";
 import { ServiceError } from "./errors.js";
 
 /** anvil's first default account: the devnet operator. Never valid outside the devnet. */
-export const DEVNET_OPERATOR_KEY =
-  "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" as const;
+export const DEVNET_OPERATOR_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" as const;
 export const DEVNET_CHAIN_ID = 31337;
 export const DEVNET_RPC_URL = "http://127.0.0.1:8545";
 export const DEFAULT_PORT = 42069;
@@ -152,7 +151,12 @@ const envSchema = z.object({
   RPC_URL: url(["http:", "https:"]).optional(),
   INDEXER_RPC_URLS: z
     .string()
-    .transform((v) => v.split(",").map((u) => u.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(url(["http:", "https:"])).min(1, "expected one or more comma-separated URLs"))
     .optional(),
   CHAIN_ID: integer(1, 2 ** 31, DEVNET_CHAIN_ID),
@@ -221,100 +225,11 @@ const envSchema = z.object({
   SNIPER_STARTING_FEE_PIPS: integer(30_000, 800_000, 666_777),
   SNIPER_ENDING_FEE_PIPS: integer(30_000, 800_000, 41_673),
   SNIPER_SECONDS_TO_DECAY: integer(1, 120, 15),
-  ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<
-    ContractVariable,
-    z.ZodOptional<typeof address>
-  >),
+  ...(Object.fromEntries(Object.keys(CONTRACT_VARIABLES).map((k) => [k, address.optional()])) as Record<ContractVariable, z.ZodOptional<typeof address>>),
 });
 
-export type Config = {
-  databaseUrl: string | undefined;
-  rpcUrl: string;
-  /** The indexer's endpoints of the chain (INDEXER_RPC_URLS, default RPC_URL): ponder spreads its requests over them. */
-  indexerRpcUrls: string[];
-  chainId: number;
-  isDevnet: boolean;
-  operatorKey: Hex | undefined;
-  /** The operator wallet: from PROTOCOL_PRIVATE_KEY, or OPERATOR_ADDRESS for read-only processes (indexer, API). */
-  operator: Address | undefined;
-  protocolToken: Address | undefined;
-  port: number;
-  /**
-   * The origin users reach the service at (PUBLIC_URL, default `http://127.0.0.1:PORT`, where `npm start` listens):
-   * Sign-In with Ethereum messages must be made for its host and carry a URI on it. Never
-   * taken from a request's Host or X-Forwarded-* headers.
-   */
-  publicUrl: URL;
-  /** Longest a client may take to send a request body before a 408 (BODY_TIMEOUT_SECONDS, default 30). */
-  bodyTimeoutSeconds: number;
-  /** The engine's Prometheus `/metrics` port; 0 disables it. */
-  engineMetricsPort: number;
-  platformLaunchFeeWei: bigint;
-  perpsMinNotionalUsdc: bigint;
-  /**
-   * The perps exchange adapter (common/perps-venues.ts). Desks trade only on a chain it
-   * declares; elsewhere the engine sends no perps call and the perp leg accumulates.
-   */
-  perpsVenue: PerpsVenueId;
-  claimBatchSize: number;
-  creatorBuybackMinUsdc: bigint;
-  protocolBuybackMinUsdc: bigint;
-  /** Most a swap's output may fall below its fresh quote, in bps (every swap the service signs). */
-  swapSlippageBps: number;
-  /** Seconds a signed swap stays valid after the chain's latest block when it was planned. */
-  swapDeadlineSeconds: number;
-  /** No transaction is signed with a gas limit above this (an out-of-gas retry included), unless its estimate is higher. */
-  txGasCeiling: bigint;
-  workerIntervalScale: number;
-  startBlock: number;
-  /**
-   * Blocks that must cover a receipt or a log before the engine counts it final (0 on the
-   * devnet; 12 by default elsewhere). Until then the finality watcher re-checks it.
-   */
-  confirmations: number;
-  /**
-   * Term of the engine's leadership lease: a leader that stops renewing it (killed, frozen,
-   * cut off from PostgreSQL) is replaced by a standby this long after its last renewal.
-   */
-  leaderLeaseSeconds: number;
-  /**
-   * Webhook deliveries (docs/design.md §7.1): the first retry waits `retryBaseMs`, doubling
-   * (with jitter) up to `retryMaxMs`; a delivery still failing `giveUpSeconds` after it was
-   * queued is dead-lettered; each attempt waits at most `timeoutMs` for an answer.
-   */
-  webhooks: { retryBaseMs: number; retryMaxMs: number; giveUpSeconds: number; timeoutMs: number };
-  /** Health is degraded while the indexer is more than this many blocks behind the chain's head. */
-  indexerMaxLagBlocks: number;
-  /** Health is degraded while the indexer has not advanced for this long (s) though the head has. */
-  indexerStallSeconds: number;
-  /** Most blocks per eth_getLogs request of the indexer (unset: ponder decides). */
-  ethGetLogsBlockRange: number | undefined;
-  operatorApiKey: string | undefined;
-  legacyLaunchOpen: boolean;
-  /** Multiplies every per-client rate limit (burst and refill); 1 in production. */
-  rateLimitScale: number;
-  agentKeySecret: string | undefined;
-  inferenceUrl: string | undefined;
-  inferenceModel: string | undefined;
-  inferenceApiKey: string | undefined;
-  logLevel: "trace" | "debug" | "info" | "warn" | "error";
-  /** pretty (pino-pretty), json, or auto: pretty on a terminal, JSON when piped. */
-  logFormat: "pretty" | "json" | "auto";
-  contracts: Partial<Record<ContractName, Address>>;
-  priceFeeds: Record<string, Address>;
-  /** The fees every launch sets (the hook and the MEV module are in `contracts`). */
-  launchFees: {
-    type: "static" | "dynamic";
-    clankerFee: number;
-    pairedFee: number;
-    /** With `type` dynamic: the curve's base and most LP fee (the rest is clanker-sdk's DynamicBasic). */
-    dynamicBaseFee: number;
-    dynamicMaxFee: number;
-    startingFee: number;
-    endingFee: number;
-    secondsToDecay: number;
-  };
-};
+/** The typed configuration: what `loadConfig` returns, declared once (the env schema above, the shape below). */
+export type Config = ReturnType<typeof loadConfig>;
 
 /** Reads deployments.json if it exists and is for this chain. */
 export function readDeployments(path: string, chainId?: number): Deployments | undefined {
@@ -328,7 +243,7 @@ export function readDeployments(path: string, chainId?: number): Deployments | u
  * Validates the environment and returns the typed configuration.
  * Throws a ConfigError naming the first bad variable.
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
@@ -376,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     databaseUrl: e.DATABASE_URL,
     rpcUrl: e.RPC_URL ?? DEVNET_RPC_URL,
+    /** The indexer's endpoints of the chain (INDEXER_RPC_URLS, default RPC_URL): ponder spreads its requests over them. */
     indexerRpcUrls: e.INDEXER_RPC_URLS ?? [e.RPC_URL ?? DEVNET_RPC_URL],
     chainId: e.CHAIN_ID,
     isDevnet,
@@ -383,41 +299,80 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operator,
     protocolToken: e.PROTOCOL_TOKEN_ADDRESS ?? deployments?.protocolToken,
     port: e.PORT,
+    /** Longest a client may take to send a request body before a 408 (BODY_TIMEOUT_SECONDS, default 30). */
     bodyTimeoutSeconds: e.BODY_TIMEOUT_SECONDS,
+    /**
+     * The origin users reach the service at (PUBLIC_URL, default `http://127.0.0.1:PORT`, where `npm start` listens):
+     * Sign-In with Ethereum messages must be made for its host and carry a URI on it. Never
+     * taken from a request's Host or X-Forwarded-* headers.
+     */
     publicUrl: new URL(e.PUBLIC_URL ?? `http://127.0.0.1:${e.PORT}`),
+    /** The engine's Prometheus `/metrics` port; 0 disables it. */
     engineMetricsPort: e.ENGINE_METRICS_PORT,
     platformLaunchFeeWei: e.PLATFORM_LAUNCH_FEE_ETH,
     perpsMinNotionalUsdc: e.PERPS_MIN_NOTIONAL_USDC,
+    /**
+     * The perps exchange adapter (common/perps-venues.ts). Desks trade only on a chain it
+     * declares; elsewhere the engine sends no perps call and the perp leg accumulates.
+     */
     perpsVenue: e.PERPS_VENUE,
     claimBatchSize: e.CLAIM_BATCH_SIZE,
     creatorBuybackMinUsdc: e.CREATOR_BUYBACK_MIN_USDC,
     protocolBuybackMinUsdc: e.PROTOCOL_BUYBACK_MIN_USDC,
+    /** Most a swap's output may fall below its fresh quote, in bps (every swap the service signs). */
     swapSlippageBps: e.SWAP_SLIPPAGE_BPS,
+    /** Seconds a signed swap stays valid after the chain's latest block when it was planned. */
     swapDeadlineSeconds: e.SWAP_DEADLINE_SECONDS,
+    /** No transaction is signed with a gas limit above this (an out-of-gas retry included), unless its estimate is higher. */
     txGasCeiling: BigInt(e.TX_GAS_CEILING),
     workerIntervalScale: e.WORKER_INTERVAL_SCALE,
     startBlock: e.START_BLOCK ?? deployments?.startBlock ?? 0,
+    /**
+     * Blocks that must cover a receipt or a log before the engine counts it final (0 on the
+     * devnet; 12 by default elsewhere). Until then the finality watcher re-checks it.
+     */
     confirmations: e.CONFIRMATIONS ?? (isDevnet ? DEVNET_CONFIRMATIONS : DEFAULT_CONFIRMATIONS),
+    /**
+     * Term of the engine's leadership lease: a leader that stops renewing it (killed, frozen,
+     * cut off from PostgreSQL) is replaced by a standby this long after its last renewal.
+     */
     leaderLeaseSeconds: e.LEADER_LEASE_SECONDS,
-    webhooks: { retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS), giveUpSeconds: e.WEBHOOK_GIVE_UP_SECONDS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
+    /**
+     * Webhook deliveries (docs/design.md §7.1): the first retry waits `retryBaseMs`, doubling
+     * (with jitter) up to `retryMaxMs`; a delivery still failing `giveUpSeconds` after it was
+     * queued is dead-lettered; each attempt waits at most `timeoutMs` for an answer.
+     */
+    webhooks: {
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: Math.max(e.WEBHOOK_RETRY_MAX_MS, e.WEBHOOK_RETRY_BASE_MS),
+      giveUpSeconds: e.WEBHOOK_GIVE_UP_SECONDS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
+    /** Health is degraded while the indexer is more than this many blocks behind the chain's head. */
     indexerMaxLagBlocks: e.INDEXER_MAX_LAG_BLOCKS,
+    /** Health is degraded while the indexer has not advanced for this long (s) though the head has. */
     indexerStallSeconds: e.INDEXER_STALL_SECONDS,
+    /** Most blocks per eth_getLogs request of the indexer (unset: ponder decides). */
     ethGetLogsBlockRange: e.ETH_GET_LOGS_BLOCK_RANGE,
     operatorApiKey: e.OPERATOR_API_KEY,
     legacyLaunchOpen: e.LEGACY_LAUNCH_OPEN,
+    /** Multiplies every per-client rate limit (burst and refill); 1 in production. */
     rateLimitScale: e.RATE_LIMIT_SCALE,
     agentKeySecret: e.AGENT_KEY_SECRET,
     inferenceUrl: e.INFERENCE_URL,
     inferenceModel: e.INFERENCE_MODEL,
     inferenceApiKey: e.INFERENCE_API_KEY,
     logLevel: e.LOG_LEVEL,
+    /** pretty (pino-pretty), json, or auto: pretty on a terminal, JSON when piped. */
     logFormat: e.LOG_FORMAT,
     contracts,
     priceFeeds: deployments?.contracts.priceFeeds ?? {},
+    /** The fees every launch sets (the hook and the MEV module are in `contracts`). */
     launchFees: {
       type: e.LAUNCH_FEE_TYPE,
       clankerFee: e.LAUNCH_CLANKER_FEE_PIPS,
       pairedFee: e.LAUNCH_PAIRED_FEE_PIPS,
+      /** With `type` dynamic: the curve's base and most LP fee (the rest is clanker-sdk's DynamicBasic). */
       dynamicBaseFee: e.LAUNCH_DYNAMIC_BASE_FEE_PIPS,
       dynamicMaxFee: e.LAUNCH_DYNAMIC_MAX_FEE_PIPS,
       startingFee: e.SNIPER_STARTING_FEE_PIPS,
@@ -435,7 +390,12 @@ export function requireLaunchFees(config: Config): LaunchFees {
   const { type, dynamicBaseFee, dynamicMaxFee, ...fees } = config.launchFees;
   const mevModule = requireContract(config, "mevModule");
   if (type === "static") return { ...fees, hook: requireContract(config, "clankerHook"), mevModule };
-  return { ...fees, hook: requireContract(config, "clankerDynamicHook"), dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: dynamicBaseFee, maxLpFee: dynamicMaxFee }, mevModule };
+  return {
+    ...fees,
+    hook: requireContract(config, "clankerDynamicHook"),
+    dynamic: { ...DYNAMIC_BASIC_FEES, baseFee: dynamicBaseFee, maxLpFee: dynamicMaxFee },
+    mevModule,
+  };
 }
 
 /** Returns a configured contract address or throws MissingConfigError naming its variable. */

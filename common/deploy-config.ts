@@ -142,7 +142,16 @@ export const SNIPER_DECAY_BOUNDS = { min: 1, max: 120 } as const;
 export function encodePoolData(clankerFee: number, pairedFee: number): Hex {
   const feeData = encodeAbiParameters([{ type: "uint24" }, { type: "uint24" }], [clankerFee, pairedFee]);
   return encodeAbiParameters(
-    [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "extension", type: "address" },
+          { name: "extensionData", type: "bytes" },
+          { name: "feeData", type: "bytes" },
+        ],
+      },
+    ],
     [{ extension: zeroAddress, extensionData: "0x", feeData }],
   );
 }
@@ -163,7 +172,16 @@ export function encodeDynamicPoolData(f: DynamicPoolFees): Hex {
     f.decayFilterBps,
   ]);
   return encodeAbiParameters(
-    [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "extension", type: "address" },
+          { name: "extensionData", type: "bytes" },
+          { name: "feeData", type: "bytes" },
+        ],
+      },
+    ],
     [{ extension: zeroAddress, extensionData: "0x", feeData }],
   );
 }
@@ -181,25 +199,46 @@ const DYNAMIC_FEE_DATA_ABI = [
 /** SniperAuctionV2 data: `abi.encode((uint24 startingFee, uint24 endingFee, uint256 secondsToDecay))`. */
 export function encodeMevModuleData(startingFee: number, endingFee: number, secondsToDecay: number): Hex {
   return encodeAbiParameters(
-    [{ type: "tuple", components: [{ name: "startingFee", type: "uint24" }, { name: "endingFee", type: "uint24" }, { name: "secondsToDecay", type: "uint256" }] }],
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "startingFee", type: "uint24" },
+          { name: "endingFee", type: "uint24" },
+          { name: "secondsToDecay", type: "uint256" },
+        ],
+      },
+    ],
     [{ startingFee, endingFee, secondsToDecay: BigInt(secondsToDecay) }],
   );
 }
 
 /** Throws LaunchConfigError for anything a V2 hook or the sniper auction would refuse. */
 export function validateLaunchFees(f: LaunchFees): void {
-  for (const [what, address] of [["hook", f.hook], ["MEV module", f.mevModule]] as const) {
+  for (const [what, address] of [
+    ["hook", f.hook],
+    ["MEV module", f.mevModule],
+  ] as const) {
     if (!isAddress(address, { strict: false }) || BigInt(address) === 0n) {
-      throw new LaunchConfigError(`the ${what} must be a non-zero address (Base reverts ${what === "hook" ? "HookNotEnabled" : "MevModuleNotEnabled"} otherwise)`);
+      throw new LaunchConfigError(
+        `the ${what} must be a non-zero address (Base reverts ${what === "hook" ? "HookNotEnabled" : "MevModuleNotEnabled"} otherwise)`,
+      );
     }
   }
   if (f.dynamic) validateDynamicFees(f.dynamic);
   else {
-    for (const [what, fee] of [["clankerFee", f.clankerFee], ["pairedFee", f.pairedFee]] as const) {
-      if (!Number.isInteger(fee) || fee < 0 || fee > MAX_V2_HOOK_FEE) throw new LaunchConfigError(`${what} must be an integer from 0 to ${MAX_V2_HOOK_FEE} pips (got ${fee})`);
+    for (const [what, fee] of [
+      ["clankerFee", f.clankerFee],
+      ["pairedFee", f.pairedFee],
+    ] as const) {
+      if (!Number.isInteger(fee) || fee < 0 || fee > MAX_V2_HOOK_FEE)
+        throw new LaunchConfigError(`${what} must be an integer from 0 to ${MAX_V2_HOOK_FEE} pips (got ${fee})`);
     }
   }
-  for (const [what, fee] of [["startingFee", f.startingFee], ["endingFee", f.endingFee]] as const) {
+  for (const [what, fee] of [
+    ["startingFee", f.startingFee],
+    ["endingFee", f.endingFee],
+  ] as const) {
     if (!Number.isInteger(fee) || fee < SNIPER_FEE_BOUNDS.min || fee > SNIPER_FEE_BOUNDS.max) {
       throw new LaunchConfigError(`${what} must be an integer from ${SNIPER_FEE_BOUNDS.min} to ${SNIPER_FEE_BOUNDS.max} pips (got ${fee})`);
     }
@@ -240,7 +279,11 @@ export function buildDeploymentConfig(p: BuildDeploymentConfigParameters): Deplo
   if (!p.name.trim() || !p.symbol.trim()) throw new LaunchConfigError("name and symbol must not be empty");
   if (!isHex(p.salt) || size(p.salt) !== 32) throw new LaunchConfigError("salt must be 32 bytes of hex");
   if (!Number.isSafeInteger(p.chainId) || p.chainId < 1) throw new LaunchConfigError(`invalid chain id ${p.chainId}`);
-  for (const [what, address] of [["tokenAdmin", p.tokenAdmin], ["pairedToken", p.pairedToken], ["locker", p.locker]] as const) {
+  for (const [what, address] of [
+    ["tokenAdmin", p.tokenAdmin],
+    ["pairedToken", p.pairedToken],
+    ["locker", p.locker],
+  ] as const) {
     if (!isAddress(address, { strict: false }) || BigInt(address) === 0n) throw new LaunchConfigError(`${what} must be a non-zero address`);
   }
   validateRewards(p.rewards);
@@ -309,10 +352,12 @@ function validateRewards(rewards: readonly RewardRecipient[]): void {
   }
   let total = 0;
   for (const r of rewards) {
-    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > TOTAL_BPS) throw new LaunchConfigError(`reward bps must be an integer from 1 to ${TOTAL_BPS} (got ${r.bps})`);
+    if (!Number.isInteger(r.bps) || r.bps < 1 || r.bps > TOTAL_BPS)
+      throw new LaunchConfigError(`reward bps must be an integer from 1 to ${TOTAL_BPS} (got ${r.bps})`);
     if (!Object.values(FeeIn).includes(r.feeIn)) throw new LaunchConfigError(`unknown fee preference ${r.feeIn}`);
     for (const address of [r.admin, r.recipient]) {
-      if (!isAddress(address, { strict: false }) || BigInt(address) === 0n) throw new LaunchConfigError("reward admins and recipients must be non-zero addresses");
+      if (!isAddress(address, { strict: false }) || BigInt(address) === 0n)
+        throw new LaunchConfigError("reward admins and recipients must be non-zero addresses");
     }
     total += r.bps;
   }
@@ -469,7 +514,9 @@ export function marketCapAtTick(tickIfToken0IsClanker: number, supply = CLANKER_
 /** A fee in pips as an exact percentage ("1%", "66.6777%"). */
 export function pipsToPercent(pips: number): string {
   const whole = Math.floor(pips / 10_000);
-  const fraction = String(pips % 10_000).padStart(4, "0").replace(/0+$/, "");
+  const fraction = String(pips % 10_000)
+    .padStart(4, "0")
+    .replace(/0+$/, "");
   return `${whole}${fraction ? `.${fraction}` : ""}%`;
 }
 
@@ -486,7 +533,12 @@ export function describeDeploymentConfig(config: DeploymentConfig, paired: { sym
   const preferences = decodeLockerData(config.lockerConfig.lockerData);
   const cap = marketCapAtTick(config.poolConfig.tickIfToken0IsClanker);
   return {
-    token: { name: config.tokenConfig.name, symbol: config.tokenConfig.symbol, admin: config.tokenConfig.tokenAdmin, chainId: Number(config.tokenConfig.originatingChainId) },
+    token: {
+      name: config.tokenConfig.name,
+      symbol: config.tokenConfig.symbol,
+      admin: config.tokenConfig.tokenAdmin,
+      chainId: Number(config.tokenConfig.originatingChainId),
+    },
     hook: {
       address: config.poolConfig.hook,
       ...(pool.dynamic
@@ -524,12 +576,32 @@ export function describeDeploymentConfig(config: DeploymentConfig, paired: { sym
  */
 export function decodePoolData(poolData: Hex): { clankerFee: number; pairedFee: number; extension: Address; dynamic?: DynamicPoolFees } {
   const [outer] = decodeAbiParameters(
-    [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "extension", type: "address" },
+          { name: "extensionData", type: "bytes" },
+          { name: "feeData", type: "bytes" },
+        ],
+      },
+    ],
     poolData,
   );
   if (size(outer.feeData) === 7 * 32) {
-    const [baseFee, maxLpFee, referenceTickFilterPeriod, resetPeriod, resetTickFilter, feeControlNumerator, decayFilterBps] = decodeAbiParameters(DYNAMIC_FEE_DATA_ABI, outer.feeData);
-    const dynamic = { baseFee, maxLpFee, referenceTickFilterPeriod: Number(referenceTickFilterPeriod), resetPeriod: Number(resetPeriod), resetTickFilter, feeControlNumerator, decayFilterBps };
+    const [baseFee, maxLpFee, referenceTickFilterPeriod, resetPeriod, resetTickFilter, feeControlNumerator, decayFilterBps] = decodeAbiParameters(
+      DYNAMIC_FEE_DATA_ABI,
+      outer.feeData,
+    );
+    const dynamic = {
+      baseFee,
+      maxLpFee,
+      referenceTickFilterPeriod: Number(referenceTickFilterPeriod),
+      resetPeriod: Number(resetPeriod),
+      resetTickFilter,
+      feeControlNumerator,
+      decayFilterBps,
+    };
     return { clankerFee: baseFee, pairedFee: baseFee, extension: outer.extension, dynamic };
   }
   const [clankerFee, pairedFee] = decodeAbiParameters([{ type: "uint24" }, { type: "uint24" }], outer.feeData);
@@ -538,7 +610,16 @@ export function decodePoolData(poolData: Hex): { clankerFee: number; pairedFee: 
 
 export function decodeMevModuleData(data: Hex): { startingFee: number; endingFee: number; secondsToDecay: number } {
   const [d] = decodeAbiParameters(
-    [{ type: "tuple", components: [{ name: "startingFee", type: "uint24" }, { name: "endingFee", type: "uint24" }, { name: "secondsToDecay", type: "uint256" }] }],
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "startingFee", type: "uint24" },
+          { name: "endingFee", type: "uint24" },
+          { name: "secondsToDecay", type: "uint256" },
+        ],
+      },
+    ],
     data,
   );
   return { startingFee: d.startingFee, endingFee: d.endingFee, secondsToDecay: Number(d.secondsToDecay) };

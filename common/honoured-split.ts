@@ -38,7 +38,10 @@ export function bpsPct(bps: number): string {
  * as the engine splits the operator's fees (asset and perp rounded down, the remainder to the
  * protocol leg), the creator's direct slots, and whatever else the locker pays directly.
  */
-export function honouredSplit(slots: readonly RewardSlot[], p: { operator: Address | undefined; creator: Address | null | undefined; split: Pick<Split, "assetBps" | "perpBps"> }): HonouredSplit {
+export function honouredSplit(
+  slots: readonly RewardSlot[],
+  p: { operator: Address | undefined; creator: Address | null | undefined; split: Pick<Split, "assetBps" | "perpBps"> },
+): HonouredSplit {
   let operatorBps = 0;
   let creatorBps = 0;
   let otherBps = 0;
@@ -71,15 +74,22 @@ export function splitDifferences(slots: readonly RewardSlot[], p: { operator: Ad
   }
   const honoured = honouredSplit(slots, p);
   if (honoured.creatorBps !== p.split.creatorBps) {
-    const who = same(p.creator, p.operator) ? " (the creator is the operator wallet, whose share the engine splits into the protocol, asset and perp legs)" : "";
+    const who = same(p.creator, p.operator)
+      ? " (the creator is the operator wallet, whose share the engine splits into the protocol, asset and perp legs)"
+      : "";
     differences.push(`the locker pays the creator ${bpsPct(honoured.creatorBps)} directly; the requested creator leg is ${bpsPct(p.split.creatorBps)}${who}`);
   }
   for (const s of slots) {
-    if (slotRole(s, p.operator, p.creator) === "other") differences.push(`the locker pays ${getAddress(s.recipient)} ${bpsPct(s.bps)} directly (reward slot ${s.rewardIndex}), which the requested split has no leg for`);
+    if (slotRole(s, p.operator, p.creator) === "other")
+      differences.push(
+        `the locker pays ${getAddress(s.recipient)} ${bpsPct(s.bps)} directly (reward slot ${s.rewardIndex}), which the requested split has no leg for`,
+      );
   }
   const requestedOperator = PROTOCOL_REWARD_BPS + p.split.assetBps + p.split.perpBps;
   if (honoured.operatorBps !== requestedOperator) {
-    differences.push(`the locker pays the operator ${bpsPct(honoured.operatorBps)}; the requested protocol, asset and perp legs total ${bpsPct(requestedOperator)}`);
+    differences.push(
+      `the locker pays the operator ${bpsPct(honoured.operatorBps)}; the requested protocol, asset and perp legs total ${bpsPct(requestedOperator)}`,
+    );
   }
   const total = slots.reduce((a, s) => a + s.bps, 0);
   if (total !== TOTAL_BPS) differences.push(`the locker's reward slots total ${bpsPct(total)}, not 100%`);

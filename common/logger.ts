@@ -65,7 +65,11 @@ const KNOWN_WARNINGS: { match: RegExp; note: string | null }[] = [
   { match: /^\(Use `node --trace-deprecation \.\.\.` to show where the warning was created\)$/, note: null },
 ];
 
-export function lineRelay(source: string, format: "pretty" | "json", write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): (line: string) => void {
+export function lineRelay(
+  source: string,
+  format: "pretty" | "json",
+  write: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): (line: string) => void {
   const prettify = format === "pretty" ? pretty.prettyFactory({ ...PRETTY_OPTIONS, colorize: Boolean(process.stdout.isTTY) }) : undefined;
   return (line: string) => {
     if (!line.trim()) return;

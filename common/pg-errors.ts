@@ -49,4 +49,3 @@ export const PG_UNDEFINED_COLUMN = "42703";
 
 /** invalid_catalog_name: the database itself does not exist. */
 export const PG_NO_SUCH_DATABASE = "3D000";
-

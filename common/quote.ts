@@ -8,7 +8,8 @@ export const FEE_PIPS = 1_000_000n;
 
 /** `amountOutMinimum`: the quote less `slippageBps` (an integer from 0 to 10,000), rounded down. */
 export function minimumOut(estimate: bigint, slippageBps: number): bigint {
-  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000) throw new RangeError(`slippage must be an integer number of bps from 0 to 10000 (got ${slippageBps})`);
+  if (!Number.isInteger(slippageBps) || slippageBps < 0 || slippageBps > 10_000)
+    throw new RangeError(`slippage must be an integer number of bps from 0 to 10000 (got ${slippageBps})`);
   return (estimate * (10_000n - BigInt(slippageBps))) / 10_000n;
 }
 

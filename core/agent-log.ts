@@ -26,6 +26,14 @@ function jsonSafe(data: Record<string, unknown> | undefined): Record<string, unk
   return toJsonValue(data);
 }
 
+/**
+ * The last quiet decision written per worker and token, per database handle: a "wait" or "skip"
+ * that repeats the previous one word for word is not written again, so a token that waits for
+ * days costs one row, not one per cycle (at 10,000 tokens, 10,000 rows a cycle). Any other
+ * decision for the token clears it, so the next wait is written.
+ */
+const lastQuiet = new WeakMap<object, Map<string, string>>();
+
 /** Personas found per database handle (a launched agent's charter never changes). */
 const personas = new WeakMap<object, Map<string, string>>();
 
@@ -54,7 +62,14 @@ export async function logDecision(target: Queryable | { db: Queryable; log: Logg
   const persona = d.token ? await personaOf(q, d.token) : undefined;
   const speak = (text: string) => (persona ? `${persona}: ${text}` : text);
   const reason = speak(d.reason);
-  await q.insert(tables.agentLog).values({ worker: d.worker, token: d.token ?? null, decision: d.decision, reason, data: jsonSafe(d.data) });
+  let quiet = lastQuiet.get(q);
+  if (!quiet) lastQuiet.set(q, (quiet = new Map()));
+  const key = `${d.worker}:${d.token ?? ""}`;
+  const said = `${d.decision}:${reason}`;
+  const repeat = QUIET.has(d.decision) && quiet.get(key) === said;
+  if (!repeat) await q.insert(tables.agentLog).values({ worker: d.worker, token: d.token ?? null, decision: d.decision, reason, data: jsonSafe(d.data) });
+  if (QUIET.has(d.decision)) quiet.set(key, said);
+  else quiet.delete(key);
   if (withLog) {
     const line = { worker: d.worker, token: d.token ?? undefined, decision: d.decision, reason, data: jsonSafe(d.data) ?? undefined };
     if (QUIET.has(d.decision)) {
@@ -67,7 +82,6 @@ export async function logDecision(target: Queryable | { db: Queryable; log: Logg
     withLog.log.info(line, speak(describeDecision(d, symbol)));
   }
 }
-
 
 export type AgentLogEntry = {
   id: number;
@@ -102,7 +116,7 @@ export async function logOnce(
  * The newest entries of an agent: its launch steps and every decision for its token. With no
  * agent (`agentId` null), the decisions for the token alone.
  */
-export async function agentLog(pool: pg.Pool, p: { agentId: string | null; token: Address | null; limit: number }): Promise<AgentLogEntry[]> {
+export async function readAgentLog(pool: pg.Pool, p: { agentId: string | null; token: Address | null; limit: number }): Promise<AgentLogEntry[]> {
   const t = tables.agentLog;
   const byAgent = p.agentId === null ? undefined : sql`${t.data}->>'agentId' = ${p.agentId}`;
   const byToken = p.token === null ? undefined : sql`lower(${t.token}) = lower(${p.token})`;

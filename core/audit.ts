@@ -117,7 +117,12 @@ const big = (v: unknown) => BigInt((v as string | null) ?? "0");
 /** `COALESCE(SUM(column), 0)` as a decimal string (money stays exact). */
 const sumText = (column: AnyColumn) => sql<string>`COALESCE(SUM(${column}), 0)::text`;
 
-function diff(check: string, expected: bigint, actual: bigint, p: { token?: Address | null; leg?: string | null; currency?: string | null; detail?: string } = {}): AuditDifference | undefined {
+function diff(
+  check: string,
+  expected: bigint,
+  actual: bigint,
+  p: { token?: Address | null; leg?: string | null; currency?: string | null; detail?: string } = {},
+): AuditDifference | undefined {
   if (expected === actual) return undefined;
   return {
     check,
@@ -155,7 +160,12 @@ async function inFlightWork(q: Queryable): Promise<InFlightWork[]> {
       .where(inArray(claimCycles.status, ["collecting", "claiming"])),
     // A claim mined but not yet attributed to tokens (the fee-claimer books it right after).
     q
-      .select({ what: sql<string>`'claim ' || ${txIntents.key} || ' not attributed yet'`, area: sql<string>`'claims'`, amount: none, currency: sql<string>`CASE WHEN ${txIntents.key} LIKE '%:weth' THEN 'WETH' ELSE 'USDC' END` })
+      .select({
+        what: sql<string>`'claim ' || ${txIntents.key} || ' not attributed yet'`,
+        area: sql<string>`'claims'`,
+        amount: none,
+        currency: sql<string>`CASE WHEN ${txIntents.key} LIKE '%:weth' THEN 'WETH' ELSE 'USDC' END`,
+      })
       .from(txIntents)
       .where(and(eq(txIntents.kind, "claim-fees"), eq(txIntents.status, "mined"), sql`${txIntents.blockNumber} > COALESCE(${cursorBlock}, -1)`)),
     q
@@ -172,11 +182,21 @@ async function inFlightWork(q: Queryable): Promise<InFlightWork[]> {
       .from(buybacks)
       .where(inArray(buybacks.status, ["swapping", "burning"])),
     q
-      .select({ what: sql<string>`'weth conversion ' || ${wethConversions.id}`, area: sql<string>`'claims'`, amount: sql<string>`${wethConversions.wethIn}::text`, currency: sql<string>`'WETH'` })
+      .select({
+        what: sql<string>`'weth conversion ' || ${wethConversions.id}`,
+        area: sql<string>`'claims'`,
+        amount: sql<string>`${wethConversions.wethIn}::text`,
+        currency: sql<string>`'WETH'`,
+      })
       .from(wethConversions)
       .where(eq(wethConversions.status, "swapping")),
     q
-      .select({ what: sql<string>`'asset purchase ' || ${assetPurchases.id} || ' ' || ${assetPurchases.status}`, area: sql<string>`'other'`, amount: sql<string>`${assetPurchases.usdcIn}::text`, currency: sql<string>`'USDC'` })
+      .select({
+        what: sql<string>`'asset purchase ' || ${assetPurchases.id} || ' ' || ${assetPurchases.status}`,
+        area: sql<string>`'other'`,
+        amount: sql<string>`${assetPurchases.usdcIn}::text`,
+        currency: sql<string>`'USDC'`,
+      })
       .from(assetPurchases)
       .where(inArray(assetPurchases.status, ["swapping", "staking"])),
     q
@@ -217,9 +237,11 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
 
   // 1. The ledger on its own: an invariant holds whatever is in flight.
   checks.push("ledger invariants");
-  for (const v of (await checkLedgerInvariants(db)).violations) differences.push({ check: "ledger", token: null, leg: null, currency: null, expected: "", actual: "", difference: "", detail: v });
+  for (const v of (await checkLedgerInvariants(db)).violations)
+    differences.push({ check: "ledger", token: null, leg: null, currency: null, expected: "", actual: "", difference: "", detail: v });
 
-  const balanceOf = (token: Address, owner: Address, at = block) => publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber: at });
+  const balanceOf = (token: Address, owner: Address, at = block) =>
+    publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [owner], blockNumber: at });
   const work = await inFlightWork(db);
   const inFlight = work.map((w) => w.what);
   // The engine's block: the newest block of a transaction it mined (its ledger rows derive from those receipts and their logs).
@@ -256,13 +278,25 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
       const operator = deps.operator.toLowerCase();
 
       checks.push("fees claimed: ledger vs indexed ClaimTokens");
-      for (const [currency, address] of [["USDC", deps.usdc], ["WETH", deps.weth]] as const) {
+      for (const [currency, address] of [
+        ["USDC", deps.usdc],
+        ["WETH", deps.weth],
+      ] as const) {
         const [ledger] = await db
           .select({ s: sumText(tables.ledger.amount) })
           .from(tables.ledger)
           .where(and(eq(tables.ledger.currency, currency), inArray(tables.ledger.kind, ["fee-claimed", "unattributed"])));
-        const indexed = await q(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM $schema.fee_claim WHERE owner = $1 AND currency = $2`, [operator, address.toLowerCase()]);
-        push(diff("fees claimed (index vs ledger)", big(indexed.rows[0]?.s), big(ledger?.s), { currency, leg: "claimed", detail: "ledger attributions + unattributed revenue vs the operator's ClaimTokens" }));
+        const indexed = await q(`SELECT COALESCE(SUM(amount), 0)::text AS s FROM $schema.fee_claim WHERE owner = $1 AND currency = $2`, [
+          operator,
+          address.toLowerCase(),
+        ]);
+        push(
+          diff("fees claimed (index vs ledger)", big(indexed.rows[0]?.s), big(ledger?.s), {
+            currency,
+            leg: "claimed",
+            detail: "ledger attributions + unattributed revenue vs the operator's ClaimTokens",
+          }),
+        );
       }
 
       checks.push("buyback burns: engine vs indexed operator burns");
@@ -272,7 +306,9 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
         .from(buybacks)
         .where(eq(buybacks.status, "done"))
         .groupBy(buybacks.token, buybacks.kind);
-      const indexedBurns = await q(`SELECT token, kind, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn WHERE kind IN ('protocol-buyback', 'creator-buyback') GROUP BY token, kind`);
+      const indexedBurns = await q(
+        `SELECT token, kind, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn WHERE kind IN ('protocol-buyback', 'creator-buyback') GROUP BY token, kind`,
+      );
       const tokens = new Set([...burned.map((r) => getAddress(r.token)), ...indexedBurns.rows.map((r) => getAddress(r.token as string))]);
       for (const token of tokens) {
         const ours = burned.filter((r) => getAddress(r.token) === token).reduce((s, r) => s + big(r.s), 0n);
@@ -291,7 +327,12 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
       const perToken = await q(`SELECT token, COALESCE(SUM(amount), 0)::text AS s FROM $schema.burn GROUP BY token`);
       for (const r of perToken.rows) {
         const token = getAddress(r.token as string);
-        push(diff("dead address balance (index vs chain)", big(r.s), await balanceOf(token, DEAD_ADDRESS, deadAt), { token, detail: `0x…dEaD's balance at block ${deadAt} vs every indexed burn of the token` }));
+        push(
+          diff("dead address balance (index vs chain)", big(r.s), await balanceOf(token, DEAD_ADDRESS, deadAt), {
+            token,
+            detail: `0x…dEaD's balance at block ${deadAt} vs every indexed burn of the token`,
+          }),
+        );
       }
       await client.query("COMMIT");
     } catch (error) {
@@ -312,12 +353,21 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
     .from(ledgerBalances)
     .groupBy(ledgerBalances.leg, ledgerBalances.currency);
   const held = (names: string[], currency: string) => legs.filter((r) => names.includes(r.leg) && r.currency === currency).reduce((s, r) => s + big(r.s), 0n);
-  push(diff("operator USDC (ledger vs chain)", held(USDC_LEGS, "USDC"), await balanceOf(deps.usdc, deps.operator), { currency: "USDC", leg: USDC_LEGS.join("+") }));
-  push(diff("operator WETH (ledger vs chain)", held(WETH_LEGS, "WETH"), await balanceOf(deps.weth, deps.operator), { currency: "WETH", leg: WETH_LEGS.join("+") }));
+  push(
+    diff("operator USDC (ledger vs chain)", held(USDC_LEGS, "USDC"), await balanceOf(deps.usdc, deps.operator), { currency: "USDC", leg: USDC_LEGS.join("+") }),
+  );
+  push(
+    diff("operator WETH (ledger vs chain)", held(WETH_LEGS, "WETH"), await balanceOf(deps.weth, deps.operator), { currency: "WETH", leg: WETH_LEGS.join("+") }),
+  );
   const bought = await db.selectDistinct({ token: tables.buybacks.token }).from(tables.buybacks).where(eq(tables.buybacks.status, "done"));
   for (const r of bought) {
     const token = getAddress(r.token);
-    push(diff("bought tokens left in the operator wallet", 0n, await balanceOf(token, deps.operator), { token, detail: "every completed buyback burns what it bought" }));
+    push(
+      diff("bought tokens left in the operator wallet", 0n, await balanceOf(token, deps.operator), {
+        token,
+        detail: "every completed buyback burns what it bought",
+      }),
+    );
   }
 
   // Each difference the unsettled work touching its check explains is pending; the rest are differences.
@@ -326,12 +376,28 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
     const areas = CHECK_AREAS[d.check] ?? "any";
     const what = work.filter((w) => areas === "any" || areas.includes(w.area)).map((w) => w.what);
     if (indexBehind && INDEX_CHECKS.has(d.check)) what.push(indexBehind);
-    if (what.length) pending.push({ check: d.check, token: d.token, leg: d.leg, currency: d.currency, expected: d.expected, actual: d.actual, amount: d.difference, what });
+    if (what.length)
+      pending.push({ check: d.check, token: d.token, leg: d.leg, currency: d.currency, expected: d.expected, actual: d.actual, amount: d.difference, what });
     else differences.push(d);
   }
-  const deficits = (await reorgDeficits(db)).map((d) => `leg ${d.leg}${d.token ? ` of ${d.token}` : ""} is ${-d.balance} ${d.currency} (base units) short after a reorg`);
+  const deficits = (await reorgDeficits(db)).map(
+    (d) => `leg ${d.leg}${d.token ? ` of ${d.token}` : ""} is ${-d.balance} ${d.currency} (base units) short after a reorg`,
+  );
   const settled = work.length === 0 && indexBehind === null;
-  return { ok: differences.length === 0, block: Number(block), indexedBlock, indexedTo, engineBlock, settled, inFlight, inFlightWork: work, pending, deficits, differences, checks };
+  return {
+    ok: differences.length === 0,
+    block: Number(block),
+    indexedBlock,
+    indexedTo,
+    engineBlock,
+    settled,
+    inFlight,
+    inFlightWork: work,
+    pending,
+    deficits,
+    differences,
+    checks,
+  };
 }
 
 /**
@@ -340,12 +406,17 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
  * of the operator leg (which no worker spends), so the audit compares every later movement
  * exactly. Called at engine start after the legacy WETH is recognised; idempotent.
  */
-export async function recordOpeningBalance(deps: Pick<AuditDeps, "db" | "pool" | "publicClient" | "operator" | "usdc" | "weth">): Promise<Record<string, string>> {
+export async function recordOpeningBalance(
+  deps: Pick<AuditDeps, "db" | "pool" | "publicClient" | "operator" | "usdc" | "weth">,
+): Promise<Record<string, string>> {
   const booked: Record<string, string> = {};
   // Only a settled wallet has a meaningful opening balance; otherwise the next start books it.
   if ((await inFlightWork(deps.db)).length) return booked;
   const block = await deps.publicClient.getBlockNumber({ cacheTime: 0 });
-  for (const [currency, address, legs] of [["USDC", deps.usdc, USDC_LEGS], ["WETH", deps.weth, WETH_LEGS]] as const) {
+  for (const [currency, address, legs] of [
+    ["USDC", deps.usdc, USDC_LEGS],
+    ["WETH", deps.weth, WETH_LEGS],
+  ] as const) {
     const key = `opening-balance:${currency}`;
     if ((await deps.db.select({ id: tables.ledger.id }).from(tables.ledger).where(eq(tables.ledger.key, key))).length) continue;
     const onchain = await deps.publicClient.readContract({ address, abi: erc20Abi, functionName: "balanceOf", args: [deps.operator], blockNumber: block });
@@ -357,7 +428,9 @@ export async function recordOpeningBalance(deps: Pick<AuditDeps, "db" | "pool" |
     const opening = onchain - big(held?.s);
     // A wallet holding less than the ledger says is a difference for the audit to report, not an opening.
     if (opening < 0n) continue;
-    await recordEntries(deps.db, [{ key, kind: "opening-balance", leg: "operator", currency, amount: opening, data: { block: Number(block), onchain: onchain.toString() } }]);
+    await recordEntries(deps.db, [
+      { key, kind: "opening-balance", leg: "operator", currency, amount: opening, data: { block: Number(block), onchain: onchain.toString() } },
+    ]);
     booked[currency] = opening.toString();
   }
   return booked;
@@ -366,7 +439,10 @@ export async function recordOpeningBalance(deps: Pick<AuditDeps, "db" | "pool" |
 /** The audit as the CLI and the API run it: chain clients and addresses from the config, the index in ponder's views schema. */
 export async function auditFromConfig(config: Config, db: Pick<AuditDeps, "db" | "pool">, indexSchema = VIEWS_SCHEMA): Promise<AuditReport> {
   if (!config.operator) throw new MissingConfigError("OPERATOR_ADDRESS");
-  const publicClient = createPublicClient({ chain: chainOf(config), transport: http(config.rpcUrl, { retryCount: 1, timeout: RPC_TIMEOUT_MS }) }) as PublicClient;
+  const publicClient = createPublicClient({
+    chain: chainOf(config),
+    transport: http(config.rpcUrl, { retryCount: 1, timeout: RPC_TIMEOUT_MS }),
+  }) as PublicClient;
   return auditThreeWay({
     ...db,
     publicClient,

@@ -10,7 +10,7 @@ import type { ChainClients } from "./chain/client.js";
 import type { TxPipeline } from "./chain/pipeline/index.js";
 import type { Db } from "./db/client.js";
 import type { Faults } from "./faults.js";
-import type { Gate } from "./gate.js";
+import type { ReorgGate } from "./reorg-gate.js";
 
 export type EngineContext = {
   config: Config;
@@ -24,7 +24,7 @@ export type EngineContext = {
   pipeline: TxPipeline;
   faults: Faults;
   /** Worker cycles pass it shared; the finality watcher exclusively. */
-  gate: Gate;
+  gate: ReorgGate;
   /** A configured contract address, or MissingConfigError naming its variable. */
   contract: (name: ContractName) => Address;
   /** This engine's work under way and who is told of it (see `EngineLocal`). */

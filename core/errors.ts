@@ -38,7 +38,10 @@ export class EngineError extends ServiceError<ErrorCode> {
 /** A transaction (or its simulation) reverted; `reason` is the decoded revert. */
 export class RevertError extends EngineError {
   override name = "RevertError";
-  constructor(readonly reason: string, cause?: unknown) {
+  constructor(
+    readonly reason: string,
+    cause?: unknown,
+  ) {
     super(`reverted: ${reason}`, { code: "revert", retryable: false, cause });
   }
 }
@@ -52,7 +55,11 @@ export const ERROR_PATTERNS: [RegExp, ErrorCode, boolean][] = [
   [/insufficient funds/i, "insufficient-funds", true],
   [/execution reverted|reverted|revert/i, "revert", false],
   [/timeout|timed out|took too long/i, "timeout", true],
-  [/ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network|HTTP request failed|other side closed|terminated|Connection terminated/i, "rpc-unavailable", true],
+  [
+    /ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|socket hang up|fetch failed|network|HTTP request failed|other side closed|terminated|Connection terminated/i,
+    "rpc-unavailable",
+    true,
+  ],
   [/\b(429|502|503|504)\b|rate limit|too many requests|service unavailable|bad gateway/i, "rpc-unavailable", true],
 ];
 
@@ -140,7 +147,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = typeof o.code === "string" ? o.code : "";
     if (isDatabaseUnavailableCode(code) || code === PG_NO_SUCH_DATABASE) return true;
     const message = typeof o.message === "string" ? o.message : "";
-    if (/Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|Client has encountered a connection error|terminating connection due to administrator command|Query read timeout/i.test(message)) return true;
+    if (
+      /Connection terminated|timeout exceeded when trying to connect|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|Client has encountered a connection error|terminating connection due to administrator command|Query read timeout/i.test(
+        message,
+      )
+    )
+      return true;
     // AggregateError (a refused connection tried on IPv4 and IPv6) carries its causes in `errors`.
     return Array.isArray(o.errors) && o.errors.some((inner) => isDatabaseUnavailable(inner));
   });

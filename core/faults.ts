@@ -16,7 +16,10 @@ export const NO_FAULTS: Faults = { hit: () => {} };
 export function parseFaults(spec: string | undefined, log?: Logger, kill: () => void = () => process.kill(process.pid, "SIGKILL")): Faults {
   if (!spec) return NO_FAULTS;
   const targets = new Map<string, number>();
-  for (const part of spec.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, n] = part.split(":");
     if (!CRASH_POINTS.includes(name as CrashPoint)) throw new Error(`unknown crash point "${name}" (known: ${CRASH_POINTS.join(", ")})`);
     targets.set(name!, n ? Number(n) : 1);

@@ -74,7 +74,6 @@ const NOT_STARTED: EngineHealth = {
   desks: null,
 };
 
-
 /**
  * Reads the engine's health from what it persisted (no chain call): its workers, state rows
  * and the pipeline, in parallel, each read bounded by the work in flight rather than by
@@ -87,7 +86,10 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   try {
     read = await Promise.all([
       db.select().from(workerState).orderBy(asc(workerState.name)),
-      db.select({ key: stateTable.key, value: stateTable.value }).from(stateTable).where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks", "fee-routing"])),
+      db
+        .select({ key: stateTable.key, value: stateTable.value })
+        .from(stateTable)
+        .where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks", "fee-routing"])),
       pipelineHealth(pool),
       readLease(db),
     ]);
@@ -113,9 +115,13 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       healthy: !failedLast,
     };
   });
-  const engineState = stateRows.find((r) => r.key === "engine")?.value as { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number } | undefined;
+  const engineState = stateRows.find((r) => r.key === "engine")?.value as
+    | { heartbeatAt?: string; startedAt?: string; pid?: number; workerIntervalScale?: number }
+    | undefined;
   const desks = (stateRows.find((r) => r.key === "desks")?.value as DesksHealth | undefined) ?? null;
-  const rpcState = stateRows.find((r) => r.key === "rpc")?.value as { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string } | undefined;
+  const rpcState = stateRows.find((r) => r.key === "rpc")?.value as
+    | { reachable?: boolean; block?: number; lastError?: string | null; checkedAt?: string }
+    | undefined;
   const heartbeatAt = engineState?.heartbeatAt ?? null;
   const running = heartbeatAt !== null && now - Date.parse(heartbeatAt) < HEARTBEAT_STALE_MS;
   const reasons: string[] = [];
@@ -123,7 +129,9 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
   // No engine leads: the last term ran out (its holder killed, frozen or cut off) and no standby took over.
   if (lease && lease.expiresAt.getTime() <= now) {
     const ago = Math.round((now - lease.expiresAt.getTime()) / 1000);
-    reasons.push(`no engine holds a live lease: the lease of epoch ${lease.epoch} (${lease.holder}) expired ${ago} s ago, at ${lease.expiresAt.toISOString()}, last renewed at ${lease.renewedAt.toISOString()}`);
+    reasons.push(
+      `no engine holds a live lease: the lease of epoch ${lease.epoch} (${lease.holder}) expired ${ago} s ago, at ${lease.expiresAt.toISOString()}, last renewed at ${lease.renewedAt.toISOString()}`,
+    );
   }
   if (rpcState?.reachable === false) reasons.push(`RPC unreachable: ${rpcState.lastError ?? "no answer"}`);
   for (const w of workers) if (!w.healthy) reasons.push(`${w.name}: ${w.lastError}`);
@@ -150,10 +158,24 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
     status: reasons.length ? "degraded" : "ok",
     reasons,
     leader,
-    engine: { running, heartbeatAt, startedAt: engineState?.startedAt ?? null, pid: engineState?.pid ?? null, workerIntervalScale: engineState?.workerIntervalScale ?? null },
-    rpc: { reachable: rpcState?.reachable ?? null, block: rpcState?.block ?? null, lastError: rpcState?.lastError ?? null, checkedAt: rpcState?.checkedAt ?? null },
+    engine: {
+      running,
+      heartbeatAt,
+      startedAt: engineState?.startedAt ?? null,
+      pid: engineState?.pid ?? null,
+      workerIntervalScale: engineState?.workerIntervalScale ?? null,
+    },
+    rpc: {
+      reachable: rpcState?.reachable ?? null,
+      block: rpcState?.block ?? null,
+      lastError: rpcState?.lastError ?? null,
+      checkedAt: rpcState?.checkedAt ?? null,
+    },
     workers,
-    transactions: { ...transactions, lastReorg: reorg ? { at: reorg.at, forkBlock: reorg.forkBlock, reopened: reorg.reopened, reversed: reorg.reversed } : null },
+    transactions: {
+      ...transactions,
+      lastReorg: reorg ? { at: reorg.at, forkBlock: reorg.forkBlock, reopened: reorg.reopened, reversed: reorg.reversed } : null,
+    },
     desks,
   };
 }

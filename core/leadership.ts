@@ -83,7 +83,15 @@ export function fenceGuard(fence: Fence | undefined): SQL {
 }
 
 function toRow(r: typeof tables.leadership.$inferSelect): LeaseRow {
-  return { name: r.name, holder: r.holder, epoch: BigInt(r.epoch), sessionPid: r.sessionPid, acquiredAt: r.acquiredAt, renewedAt: r.renewedAt, expiresAt: r.expiresAt };
+  return {
+    name: r.name,
+    holder: r.holder,
+    epoch: BigInt(r.epoch),
+    sessionPid: r.sessionPid,
+    acquiredAt: r.acquiredAt,
+    renewedAt: r.renewedAt,
+    expiresAt: r.expiresAt,
+  };
 }
 
 /** The lease as stored (for health and the CLI), or undefined when no engine ever led. */

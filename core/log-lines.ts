@@ -56,11 +56,6 @@ const asBigint = (v: unknown): bigint | undefined => {
   return undefined;
 };
 
-/** Base units of a currency the engine handles, in whole units with its symbol (common/units.ts). */
-export function showAmount(amount: bigint, currency: string): string {
-  return showAmountOf(amount, currency);
-}
-
 /** 1e10-precision leverage as "4x" / "2.5x". */
 const showLeverage = (leverage: bigint) => `${formatUnits(leverage, 10, { exact: true })}x`;
 
@@ -78,7 +73,7 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
   switch (d.decision) {
     case "fees-claimed": {
       const amount = n("amount");
-      if (amount !== undefined && typeof data.currency === "string") return `claimed ${showAmount(amount, data.currency)}${of}`;
+      if (amount !== undefined && typeof data.currency === "string") return `claimed ${showAmountOf(amount, data.currency)}${of}`;
       break;
     }
     case "protocol-buyback":
@@ -89,7 +84,7 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const token = symbol ?? "tokens";
       if (amountIn !== undefined && bought !== undefined && burned !== undefined && typeof data.currencyIn === "string") {
         const kind = d.decision === "protocol-buyback" ? "protocol buyback" : "creator buyback";
-        return `${kind}: swapped ${showAmount(amountIn, data.currencyIn)} for ${formatUnits(bought, 18)} ${token}, burned ${formatUnits(burned, 18)} ${token}`;
+        return `${kind}: swapped ${showAmountOf(amountIn, data.currencyIn)} for ${formatUnits(bought, 18)} ${token}, burned ${formatUnits(burned, 18)} ${token}`;
       }
       break;
     }
@@ -98,7 +93,7 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const bought = n("assetBought");
       const staked = n("staked");
       if (usdcIn !== undefined && bought !== undefined && staked !== undefined) {
-        return `bought ${formatUnits(bought, 18)} of the secondary asset with ${showAmount(usdcIn, "USDC")}, staked ${formatUnits(staked, 18)} in the vault`;
+        return `bought ${formatUnits(bought, 18)} of the secondary asset with ${showAmountOf(usdcIn, "USDC")}, staked ${formatUnits(staked, 18)} in the vault`;
       }
       break;
     }
@@ -106,23 +101,25 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const collateral = n("collateral");
       const leverage = n("leverage");
       const side = typeof data.side === "string" ? `${data.side} ` : "";
-      if (collateral !== undefined && leverage !== undefined) return `opening a ${showLeverage(leverage)} ${side}desk${of} with ${showAmount(collateral, "USDC")}`;
+      if (collateral !== undefined && leverage !== undefined)
+        return `opening a ${showLeverage(leverage)} ${side}desk${of} with ${showAmountOf(collateral, "USDC")}`;
       break;
     }
     case "desk-opened": {
       const collateral = n("collateral");
-      if (collateral !== undefined) return `${desk} is open: ${showAmount(collateral, "USDC")} collateral on the exchange`;
+      if (collateral !== undefined) return `${desk} is open: ${showAmountOf(collateral, "USDC")} collateral on the exchange`;
       break;
     }
     case "desk-increase": {
       const amount = n("amount");
-      if (amount !== undefined) return `increasing ${desk} by ${showAmount(amount, "USDC")}`;
+      if (amount !== undefined) return `increasing ${desk} by ${showAmountOf(amount, "USDC")}`;
       break;
     }
     case "desk-close":
     case "desk-reduce": {
       const amount = n("amount");
-      if (amount !== undefined) return `${d.decision === "desk-close" ? "closing" : "reducing"} ${desk}: ${showAmount(amount, "USDC")} of collateral (${d.reason})`;
+      if (amount !== undefined)
+        return `${d.decision === "desk-close" ? "closing" : "reducing"} ${desk}: ${showAmountOf(amount, "USDC")} of collateral (${d.reason})`;
       break;
     }
     case "desk-closed":
@@ -130,9 +127,9 @@ export function describeDecision(d: DecisionLine, symbol: string | undefined): s
       const returned = n("returned");
       const pnl = n("pnl");
       if (returned !== undefined && pnl !== undefined) {
-        const result = pnl >= 0n ? `profit ${showAmount(pnl, "USDC")}` : `loss ${showAmount(-pnl, "USDC")}`;
+        const result = pnl >= 0n ? `profit ${showAmountOf(pnl, "USDC")}` : `loss ${showAmountOf(-pnl, "USDC")}`;
         const what = d.decision === "desk-liquidated" ? "was liquidated" : data.full === false ? "was reduced" : "closed";
-        return `${desk} ${what}: ${showAmount(returned, "USDC")} returned, ${result}`;
+        return `${desk} ${what}: ${showAmountOf(returned, "USDC")} returned, ${result}`;
       }
       break;
     }

@@ -21,7 +21,15 @@ export const KEEP_RUNS = 100;
 /** The protocol row's token. */
 export const PROTOCOL_SCOPE = "";
 
-export type PublicDifference = { check: string; leg: string | null; currency: string | null; expected: string; actual: string; difference: string; detail: string | null };
+export type PublicDifference = {
+  check: string;
+  leg: string | null;
+  currency: string | null;
+  expected: string;
+  actual: string;
+  difference: string;
+  detail: string | null;
+};
 export type PublicPending = { check: string; leg: string | null; currency: string | null; expected: string; actual: string; amount: string; what: string[] };
 
 export type StoredAudit = {
@@ -57,10 +65,26 @@ export function divideReport(report: AuditReport, tokens: Iterable<Address>): Ma
   at(PROTOCOL_SCOPE);
   for (const t of tokens) at(getAddress(t));
   for (const d of report.differences) {
-    at(scopeOf(d.token, d.detail)).differences.push({ check: d.check, leg: d.leg, currency: d.currency, expected: d.expected, actual: d.actual, difference: d.difference, detail: d.detail ?? null });
+    at(scopeOf(d.token, d.detail)).differences.push({
+      check: d.check,
+      leg: d.leg,
+      currency: d.currency,
+      expected: d.expected,
+      actual: d.actual,
+      difference: d.difference,
+      detail: d.detail ?? null,
+    });
   }
   for (const p of report.pending) {
-    at(scopeOf(p.token, undefined)).pending.push({ check: p.check, leg: p.leg, currency: p.currency, expected: p.expected, actual: p.actual, amount: p.amount, what: p.what });
+    at(scopeOf(p.token, undefined)).pending.push({
+      check: p.check,
+      leg: p.leg,
+      currency: p.currency,
+      expected: p.expected,
+      actual: p.actual,
+      amount: p.amount,
+      what: p.what,
+    });
   }
   return out;
 }
@@ -71,7 +95,9 @@ const AUDIT_ROWS_PER_INSERT = 1_000;
 export async function recordAuditRun(db: Db, report: AuditReport, blockTime: Date, tokens: Iterable<Address>): Promise<number> {
   const rows = divideReport(report, tokens);
   return db.transaction(async (tx) => {
-    const [{ run } = { run: 0 }] = (await tx.execute<{ run: string }>(sql`SELECT nextval(pg_get_serial_sequence('engine.audit_results', 'id'))::text AS run`)).rows.map((r) => ({ run: Number(r.run) }));
+    const [{ run } = { run: 0 }] = (
+      await tx.execute<{ run: string }>(sql`SELECT nextval(pg_get_serial_sequence('engine.audit_results', 'id'))::text AS run`)
+    ).rows.map((r) => ({ run: Number(r.run) }));
     const values = [...rows].map(([token, found]) => ({
       run,
       token,
@@ -89,7 +115,10 @@ export async function recordAuditRun(db: Db, report: AuditReport, blockTime: Dat
     await tx.execute(sql`
       DELETE FROM engine.audit_results a USING (
         SELECT token, run FROM (SELECT token, run, dense_rank() OVER (PARTITION BY token ORDER BY run DESC) AS n FROM engine.audit_results
-          WHERE token IN (${sql.join([...rows.keys()].map((t) => sql`${t}`), sql`, `)})) r WHERE r.n > ${KEEP_RUNS}
+          WHERE token IN (${sql.join(
+            [...rows.keys()].map((t) => sql`${t}`),
+            sql`, `,
+          )})) r WHERE r.n > ${KEEP_RUNS}
       ) old WHERE a.token = old.token AND a.run = old.run`);
     return run;
   });
@@ -125,7 +154,10 @@ export async function tokenAuditView(q: Queryable, token: Address): Promise<Toke
   const [latestRun] = await q.select({ run: sql<string>`MAX(${a.run})::text` }).from(a);
   if (!latestRun?.run) return { latest: null, protocol: null, lastClean: null };
   const run = Number(latestRun.run);
-  const rows = await q.select().from(a).where(and(eq(a.run, run), inArray(a.token, [scope, PROTOCOL_SCOPE])));
+  const rows = await q
+    .select()
+    .from(a)
+    .where(and(eq(a.run, run), inArray(a.token, [scope, PROTOCOL_SCOPE])));
   const latest = rows.find((r) => r.token === scope);
   const protocol = rows.find((r) => r.token === PROTOCOL_SCOPE);
   // The last clean run: the token's row and that run's protocol row both without a difference.

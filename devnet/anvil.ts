@@ -26,7 +26,16 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../common/config.js";
-import { UnloadableStateError, checkStateFile, inconsistentState, megabytes, promoteSync, removeQuietly, stateProblemFromAnvil, writeFileAtomic } from "./state.js";
+import {
+  UnloadableStateError,
+  checkStateFile,
+  inconsistentState,
+  megabytes,
+  promoteSync,
+  removeQuietly,
+  stateProblemFromAnvil,
+  writeFileAtomic,
+} from "./state.js";
 
 const require = createRequire(import.meta.url);
 
@@ -126,13 +135,19 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
   const progress = options.onProgress ?? (() => {});
   const stateFile = options.stateFile;
   const args = [
-    "--port", String(options.port),
-    "--host", "127.0.0.1",
-    "--chain-id", String(options.chainId ?? DEVNET_CHAIN_ID),
+    "--port",
+    String(options.port),
+    "--host",
+    "127.0.0.1",
+    "--chain-id",
+    String(options.chainId ?? DEVNET_CHAIN_ID),
     "--disable-code-size-limit",
-    "--gas-limit", String(options.gasLimit ?? 60_000_000),
-    "--accounts", "10",
-    "--balance", "1000000",
+    "--gas-limit",
+    String(options.gasLimit ?? 60_000_000),
+    "--accounts",
+    "10",
+    "--balance",
+    "1000000",
   ];
 
   const exitTmp = stateFile && `${stateFile}.exit.tmp`;

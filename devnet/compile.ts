@@ -123,7 +123,7 @@ export function compilePermit2(): Artifact {
     { optimizer: { enabled: true, runs: 1_000_000 }, viaIR: true, evmVersion: "london" },
     "permit2",
   );
-  return artifacts["Permit2"]!;
+  return artifacts.Permit2!;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

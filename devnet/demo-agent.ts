@@ -76,7 +76,13 @@ function expectStatus(answer: Answer, status: number, what: string): Record<stri
 }
 
 /** The demo agent of this devnet, launched through the API on the first call. */
-export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chainId: number; dataDir: string; log: (line: string) => void }): Promise<DemoAgent> {
+export async function ensureDemoAgent(p: {
+  apiBase: string;
+  rpcUrl: string;
+  chainId: number;
+  dataDir: string;
+  log: (line: string) => void;
+}): Promise<DemoAgent> {
   const file = join(p.dataDir, "demo-agent.json");
   const key = devnetPrivateKey(DEMO_CREATOR) as Hex;
   if (existsSync(file)) {
@@ -97,7 +103,11 @@ export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chai
     issuedAt: new Date(),
     statement: "Sign in to launch the demo agent.",
   });
-  const session = expectStatus(await call(p.apiBase, "POST", "/auth/verify", { body: { message, signature: await creator.signMessage({ message }) } }), 200, "sign-in");
+  const session = expectStatus(
+    await call(p.apiBase, "POST", "/auth/verify", { body: { message, signature: await creator.signMessage({ message }) } }),
+    200,
+    "sign-in",
+  );
   const token = String(session.token);
   const agent = expectStatus(await call(p.apiBase, "POST", "/agents", { token }), 201, "agent creation");
   const agentId = String(agent.id);
@@ -107,7 +117,10 @@ export async function ensureDemoAgent(p: { apiBase: string; rpcUrl: string; chai
   const funder = createDevnetContext(p.rpcUrl, p.chainId, key);
   const hash = await funder.walletClient.sendTransaction({ to: wallet, value: DEMO_FUNDING, account: funder.account, chain: funder.walletClient.chain });
   await funder.publicClient.waitForTransactionReceipt({ hash });
-  const answer = await call(p.apiBase, "POST", `/agents/${agentId}/charter/launch`, { token, body: { name: "Demo Agent Coin", symbol: "DEMO", description: "Launched by the devnet's demo agent", devBuyEth: "0.001" } });
+  const answer = await call(p.apiBase, "POST", `/agents/${agentId}/charter/launch`, {
+    token,
+    body: { name: "Demo Agent Coin", symbol: "DEMO", description: "Launched by the devnet's demo agent", devBuyEth: "0.001" },
+  });
   // A 409 after a retried launch: the first attempt got through, and the agent knows its token.
   const launched = answer.status === 409 ? await launchedToken(p.apiBase, agentId) : expectStatus(answer, 201, "launch");
   const demo: DemoAgent = { agentId, token: launched.token as Address, wallet };
@@ -122,7 +135,8 @@ async function launchedToken(base: string, agentId: string): Promise<Record<stri
   for (;;) {
     const agent = expectStatus(await call(base, "GET", `/agents/${agentId}`), 200, "agent");
     if (agent.token) return agent;
-    if (agent.status === "failed" || Date.now() >= deadline) throw new Error(`demo agent: launch of agent ${agentId} still without a token (${String(agent.status)}: ${String(agent.statusReason ?? "")})`);
+    if (agent.status === "failed" || Date.now() >= deadline)
+      throw new Error(`demo agent: launch of agent ${agentId} still without a token (${String(agent.status)}: ${String(agent.statusReason ?? "")})`);
     await new Promise((r) => setTimeout(r, 1_000));
   }
 }
@@ -134,6 +148,11 @@ async function refundAfterRollback(funder: ReturnType<typeof createDevnetContext
   const balance = await funder.publicClient.getBalance({ address: demo.wallet });
   if (balance >= DEMO_FUNDING) return;
   log(`demo agent ${demo.agentId}: its token ${demo.token} left with a devnet rollback; funding its wallet again so its launch is mined again`);
-  const hash = await funder.walletClient.sendTransaction({ to: demo.wallet, value: DEMO_FUNDING - balance, account: funder.account, chain: funder.walletClient.chain });
+  const hash = await funder.walletClient.sendTransaction({
+    to: demo.wallet,
+    value: DEMO_FUNDING - balance,
+    account: funder.account,
+    chain: funder.walletClient.chain,
+  });
   await funder.publicClient.waitForTransactionReceipt({ hash });
 }

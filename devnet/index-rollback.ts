@@ -44,13 +44,17 @@ export async function findIndexRollback(p: { databaseUrl: string; schema: string
     // ponder's crash recovery resumes from its own checkpoints and never asks the chain whether
     // the blocks behind them are still there; a block mined again after the rollback carries a
     // later time than the one the index holds.
-    for (const [name, checkpoint] of [["latest", cp.rows[0].latest], ["finalized", cp.rows[0].finalized]] as const) {
+    for (const [name, checkpoint] of [
+      ["latest", cp.rows[0].latest],
+      ["finalized", cp.rows[0].finalized],
+    ] as const) {
       const number = blockOf(checkpoint);
       const time = BigInt(checkpoint.slice(CHECKPOINT_TIMESTAMP.from, CHECKPOINT_TIMESTAMP.to));
       if (number === 0n) continue;
       if (head < number) return { finalizedBlock, head, reason: `the devnet's head ${head} is below the index's ${name} block ${number}` };
       const block = await chain.getBlock({ blockNumber: number });
-      if (block.timestamp !== time) return { finalizedBlock, head, reason: `block ${number}, the index's ${name}, has time ${block.timestamp} on the devnet, not ${time}` };
+      if (block.timestamp !== time)
+        return { finalizedBlock, head, reason: `block ${number}, the index's ${name}, has time ${block.timestamp} on the devnet, not ${time}` };
     }
     return undefined;
   } finally {

@@ -71,13 +71,18 @@ export const AUCTION_BUY_WETH = parseEther("0.0001");
 const AUCTION_POLL_MS = 100;
 /** How long a bid waits for the block before its pool's auction block. */
 const AUCTION_WAIT_MS = 60_000;
-const AUCTION_BID_TYPE = [{ type: "tuple", components: [{ name: "payee", type: "address" }, { name: "amount", type: "uint256" }] }] as const;
+const AUCTION_BID_TYPE = [
+  {
+    type: "tuple",
+    components: [
+      { name: "payee", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+  },
+] as const;
 const wethAbi = parseAbi(["function deposit() payable"]);
 
-const feedAbi = parseAbi([
-  "function latestAnswer() view returns (int256)",
-  "function setAnswer(int256 answer)",
-]);
+const feedAbi = parseAbi(["function latestAnswer() view returns (int256)", "function setAnswer(int256 answer)"]);
 /** Keeper entry points (production signatures; the devnet ignores the price update data) and the devnet's mark view. */
 const keeperAbi = parseAbi([
   "function executeMarketOrders(uint256[] orderId, bytes[] priceUpdateData) payable",
@@ -193,7 +198,8 @@ export function startMarket(options: MarketOptions): Market {
     for (const order of orders) pendingOrders.add(order.args.orderId!);
     for (const execution of executions) {
       const t = execution.args.t!;
-      if (execution.args.open) tradeSlots.set(`${t.trader}:${t.pairIndex}:${t.index}`, { trader: getAddress(t.trader), pairIndex: t.pairIndex, index: t.index });
+      if (execution.args.open)
+        tradeSlots.set(`${t.trader}:${t.pairIndex}:${t.index}`, { trader: getAddress(t.trader), pairIndex: t.pairIndex, index: t.index });
     }
     scannedBlock = head;
   }
@@ -253,7 +259,12 @@ export function startMarket(options: MarketOptions): Market {
 
   /** Oracle moves, then pending market orders, then liquidations, take-profits and stop-losses. */
   async function runKeeper(prices: PriceAction[]): Promise<MarketAction[]> {
-    await sendAll(keeper, prices, ({ feed, answer }) => ({ address: feeds.find((f) => f.name === feed)!.address, abi: feedAbi as Abi, functionName: "setAnswer", args: [answer] }));
+    await sendAll(keeper, prices, ({ feed, answer }) => ({
+      address: feeds.find((f) => f.name === feed)!.address,
+      abi: feedAbi as Abi,
+      functionName: "setAnswer",
+      args: [answer],
+    }));
     const actions: MarketAction[] = [...prices];
 
     const orderIds: bigint[] = [];
@@ -279,17 +290,28 @@ export function startMarket(options: MarketOptions): Market {
 
     const liqThreshold = -(await reader.read<bigint>(c.perpsTrading, keeperAbi, "LIQ_THRESHOLD_P")) * PERPS_PRECISION;
     for (const [key, slot] of [...tradeSlots].sort(([a], [b]) => a.localeCompare(b))) {
-      const trade = await reader.read<{ leverage: bigint; buy: boolean; tp: bigint; sl: bigint }>(c.perpsStorage, perpsStorageAbi as Abi, "openTrades", [slot.trader, slot.pairIndex, slot.index]);
+      const trade = await reader.read<{ leverage: bigint; buy: boolean; tp: bigint; sl: bigint }>(c.perpsStorage, perpsStorageAbi as Abi, "openTrades", [
+        slot.trader,
+        slot.pairIndex,
+        slot.index,
+      ]);
       if (trade.leverage === 0n) {
         tradeSlots.delete(key);
         continue;
       }
-      const [percentProfit, , , price] = await reader.read<[bigint, bigint, bigint, bigint]>(c.perpsTrading, keeperAbi, "unrealizedPnl", [slot.trader, slot.pairIndex, slot.index]);
+      const [percentProfit, , , price] = await reader.read<[bigint, bigint, bigint, bigint]>(c.perpsTrading, keeperAbi, "unrealizedPnl", [
+        slot.trader,
+        slot.pairIndex,
+        slot.index,
+      ]);
       const orderType =
-        percentProfit <= liqThreshold ? LimitOrder.LIQ
-        : trade.tp > 0n && (trade.buy ? price >= trade.tp : price <= trade.tp) ? LimitOrder.TP
-        : trade.sl > 0n && (trade.buy ? price <= trade.sl : price >= trade.sl) ? LimitOrder.SL
-        : undefined;
+        percentProfit <= liqThreshold
+          ? LimitOrder.LIQ
+          : trade.tp > 0n && (trade.buy ? price >= trade.tp : price <= trade.tp)
+            ? LimitOrder.TP
+            : trade.sl > 0n && (trade.buy ? price <= trade.sl : price >= trade.sl)
+              ? LimitOrder.SL
+              : undefined;
       if (orderType === undefined) continue;
       const close: MarketAction = { kind: "close", orderType, ...slot };
       actions.push(close);
@@ -313,7 +335,11 @@ export function startMarket(options: MarketOptions): Market {
   }
 
   /** Sends one transaction per action from `ctx` with consecutive nonces, then waits for all. */
-  async function sendAll<A extends MarketAction>(ctx: DevnetContext, actions: A[], call: (a: A) => { address: Address; abi: Abi; functionName: string; args: unknown[] }) {
+  async function sendAll<A extends MarketAction>(
+    ctx: DevnetContext,
+    actions: A[],
+    call: (a: A) => { address: Address; abi: Abi; functionName: string; args: unknown[] },
+  ) {
     let nonce = await ctx.publicClient.getTransactionCount({ address: ctx.account.address, blockTag: "pending" });
     const sent = [];
     for (const action of actions) {
@@ -344,7 +370,13 @@ export function startMarket(options: MarketOptions): Market {
   async function scanAuctions(): Promise<void> {
     const head = await reader.publicClient.getBlockNumber({ cacheTime: 0 });
     if (head <= auctionScanned) return;
-    const launches = await reader.publicClient.getContractEvents({ address: c.launcher, abi: clankerFactoryAbi, eventName: "TokenCreated", fromBlock: auctionScanned + 1n, toBlock: head });
+    const launches = await reader.publicClient.getContractEvents({
+      address: c.launcher,
+      abi: clankerFactoryAbi,
+      eventName: "TokenCreated",
+      fromBlock: auctionScanned + 1n,
+      toBlock: head,
+    });
     for (const launch of launches) {
       const mevModule = getAddress(launch.args.mevModule ?? zeroAddress);
       const auctionBlock = launch.blockNumber + NO_TRADE_BLOCKS + 1n;
@@ -367,7 +399,9 @@ export function startMarket(options: MarketOptions): Market {
       const wrap = need * 10n;
       const eth = await bidder.publicClient.getBalance({ address: owner });
       if (eth < wrap + parseEther("0.01")) {
-        throw new Error(`the auction bidder ${owner} has ${formatEther(eth)} ETH and ${formatEther(weth)} WETH, too little to bid: redeploy the devnet (the deploy funds it)`);
+        throw new Error(
+          `the auction bidder ${owner} has ${formatEther(eth)} ETH and ${formatEther(weth)} WETH, too little to bid: redeploy the devnet (the deploy funds it)`,
+        );
       }
       await bidder.write(c.weth, wethAbi, "deposit", [], wrap);
     }
@@ -448,7 +482,13 @@ export function startMarket(options: MarketOptions): Market {
       const actions = [...bids, ...traded, ...kept];
       round++;
       log?.info(
-        { round, swaps: swaps.length, orders: actions.filter((a) => a.kind === "execute").length, closes: actions.filter((a) => a.kind === "close").length, failed: actions.filter((a) => a.error).length },
+        {
+          round,
+          swaps: swaps.length,
+          orders: actions.filter((a) => a.kind === "execute").length,
+          closes: actions.filter((a) => a.kind === "close").length,
+          failed: actions.filter((a) => a.error).length,
+        },
         "market round",
       );
       return actions;
@@ -526,7 +566,12 @@ function printable(action: MarketAction): Record<string, unknown> {
 }
 
 /** Approves `token` to Permit2 and Permit2 to the UniversalRouter when the current allowances fall short. */
-export async function ensureRouterApproval(ctx: DevnetContext, c: Pick<MarketContracts, "permit2" | "universalRouter">, token: Address, amount: bigint): Promise<void> {
+export async function ensureRouterApproval(
+  ctx: DevnetContext,
+  c: Pick<MarketContracts, "permit2" | "universalRouter">,
+  token: Address,
+  amount: bigint,
+): Promise<void> {
   const owner = ctx.account.address;
   if ((await ctx.read<bigint>(token, erc20Abi, "allowance", [owner, c.permit2])) < amount) {
     await ctx.write(token, erc20Abi, "approve", [c.permit2, maxUint256]);
@@ -552,7 +597,13 @@ export async function buyToken(
     pool.pairedToken === c.usdc
       ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: usdcIn, amountOutMin: 0n, payerIsUser: true, hookData })]
       : [
-          v3ExactIn({ recipient: ADDRESS_THIS, amountIn: usdcIn, amountOutMin: 0n, path: { tokens: [c.usdc, c.weth], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
+          v3ExactIn({
+            recipient: ADDRESS_THIS,
+            amountIn: usdcIn,
+            amountOutMin: 0n,
+            path: { tokens: [c.usdc, c.weth], fees: [V3_WETH_USDC_FEE] },
+            payerIsUser: true,
+          }),
           v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
         ];
   const { commands, inputs } = routerPlan(steps);
@@ -576,7 +627,13 @@ export async function auctionBuy(
     pool.pairedToken === c.weth
       ? [v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: wethIn, amountOutMin: 0n, payerIsUser: true, hookData })]
       : [
-          v3ExactIn({ recipient: ADDRESS_THIS, amountIn: wethIn, amountOutMin: 0n, path: { tokens: [c.weth, c.usdc], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
+          v3ExactIn({
+            recipient: ADDRESS_THIS,
+            amountIn: wethIn,
+            amountOutMin: 0n,
+            path: { tokens: [c.weth, c.usdc], fees: [V3_WETH_USDC_FEE] },
+            payerIsUser: true,
+          }),
           v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
         ];
   const { commands, inputs } = routerPlan(steps);

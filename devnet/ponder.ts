@@ -31,7 +31,6 @@ export function ponderSchemaName(): string {
   return `lp_${hash.digest("hex").slice(0, 12)}`;
 }
 
-
 export type PonderHandle = { url: string; process: ChildProcess; stop: () => Promise<void> };
 
 export function startPonder(options: {
@@ -52,12 +51,17 @@ export function startPonder(options: {
     join(ROOT, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js"),
     ...(options.root ? ["--root", options.root] : []),
     options.command ?? "start",
-    "--schema", options.schema ?? ponderSchemaName(),
+    "--schema",
+    options.schema ?? ponderSchemaName(),
     ...(options.command === "serve" ? [] : ["--views-schema", options.viewsSchema ?? VIEWS_SCHEMA]),
-    "--port", String(options.port),
-    "--hostname", "127.0.0.1",
-    "--log-format", options.logFormat ?? "json",
-    "--log-level", options.logLevel ?? "warn",
+    "--port",
+    String(options.port),
+    "--hostname",
+    "127.0.0.1",
+    "--log-format",
+    options.logFormat ?? "json",
+    "--log-level",
+    options.logLevel ?? "warn",
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -100,8 +104,15 @@ export async function waitForReady(target: string | PonderHandle, timeoutMs = 12
   const child = typeof target === "string" ? undefined : target.process;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`ponder at ${url} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
-    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) return;
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`ponder at ${url} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    if (
+      await fetch(`${url}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`ponder at ${url} was not ready within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -82,13 +82,24 @@ function runInitdb(initdb: string, args: string[], options: { uid?: number; gid?
 }
 
 /** Spawns the postgres server itself (as the `postgres` user when root), in its own process group. */
-async function spawnServer(options: { dataDir: string; port: number; binary: string; uid?: number; gid?: number; onLog?: (line: string) => void }): Promise<ChildProcess> {
-  const child = spawn(options.binary, ["-D", options.dataDir, "-p", String(options.port), "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="], {
-    uid: options.uid,
-    gid: options.gid,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+async function spawnServer(options: {
+  dataDir: string;
+  port: number;
+  binary: string;
+  uid?: number;
+  gid?: number;
+  onLog?: (line: string) => void;
+}): Promise<ChildProcess> {
+  const child = spawn(
+    options.binary,
+    ["-D", options.dataDir, "-p", String(options.port), "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    {
+      uid: options.uid,
+      gid: options.gid,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   // The server's last FATAL or PANIC line names why a start failed (a full disk, a port in use).
   let fatal: string | undefined;
   const onLine = (line: string) => {
@@ -104,7 +115,13 @@ async function spawnServer(options: { dataDir: string; port: number; binary: str
   const deadline = Date.now() + 30_000;
   for (;;) {
     const client = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres` });
-    const ok = await Promise.race([client.connect().then(() => true, () => false), exited]);
+    const ok = await Promise.race([
+      client.connect().then(
+        () => true,
+        () => false,
+      ),
+      exited,
+    ]);
     await client.end().catch(() => {});
     if (ok) return child;
     if (Date.now() > deadline) {
@@ -115,12 +132,7 @@ async function spawnServer(options: { dataDir: string; port: number; binary: str
   }
 }
 
-export async function startPostgres(options: {
-  dataDir: string;
-  port: number;
-  database?: string;
-  onLog?: (line: string) => void;
-}): Promise<PostgresHandle> {
+export async function startPostgres(options: { dataDir: string; port: number; database?: string; onLog?: (line: string) => void }): Promise<PostgresHandle> {
   hydrateSymlinks();
   const database = options.database ?? "launchpad";
   const isRoot = process.getuid?.() === 0;

@@ -144,7 +144,15 @@ export async function deployProtocol(
   progress("deploying the Clanker launcher, LP locker and fee locker");
   const feeLocker = await ctx.deploy(art("ClankerFeeLocker"), [operator]);
   const launcher = await ctx.deploy(art("Clanker"), [operator, base.v4PoolManager]);
-  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [operator, launcher, feeLocker, base.v4PositionManager, base.permit2, base.universalRouter, base.v4PoolManager]);
+  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [
+    operator,
+    launcher,
+    feeLocker,
+    base.v4PositionManager,
+    base.permit2,
+    base.universalRouter,
+    base.v4PoolManager,
+  ]);
   await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [lpLocker]);
   // Deployments open once the team fee recipient (who `claimTeamFees` pays) is named.
   await ctx.write(launcher, art("Clanker").abi, "initialize", [operator]);
@@ -199,7 +207,11 @@ export async function deployProtocol(
       rewards: [{ admin: operator, recipient: operator, bps: 10_000, feeIn: FeeIn.Paired }],
     }),
   );
-  const creatorToken = async (spec: (typeof DEVNET_TOKENS)["usdcCreator"] | (typeof DEVNET_TOKENS)["wethCreator"], pairedToken: Address, creatorIndex: number) => {
+  const creatorToken = async (
+    spec: (typeof DEVNET_TOKENS)["usdcCreator"] | (typeof DEVNET_TOKENS)["wethCreator"],
+    pairedToken: Address,
+    creatorIndex: number,
+  ) => {
     const creator = devnetAccount(creatorIndex).address;
     const token = await launch(
       buildDeploymentConfig({
@@ -253,7 +265,12 @@ export async function deployProtocol(
  */
 async function prepareAuctionBidder(ctx: DevnetContext, c: { weth: Address; permit2: Address; universalRouter: Address; mevModule: Address }): Promise<void> {
   const bidder = createDevnetContext(ctx.rpcUrl, ctx.chainId, devnetPrivateKey(DEVNET_ACCOUNTS.auctionBidder));
-  const hash = await ctx.walletClient.sendTransaction({ account: ctx.account, chain: ctx.walletClient.chain, to: bidder.account.address, value: AUCTION_BIDDER_ETH });
+  const hash = await ctx.walletClient.sendTransaction({
+    account: ctx.account,
+    chain: ctx.walletClient.chain,
+    to: bidder.account.address,
+    value: AUCTION_BIDDER_ETH,
+  });
   const funded = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   if (funded.status !== "success") throw new Error("funding the auction bidder failed");
   await bidder.write(c.weth, wethDepositAbi, "deposit", [], AUCTION_BIDDER_WETH);
@@ -298,7 +315,13 @@ export function mineHookSalt(deployer: Address, initCode: Hex, flags: number): {
 export async function deployHookAt(ctx: DevnetContext, artifact: Artifact, args: unknown[], flags: number): Promise<Address> {
   const initCode = encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args });
   const { salt, address } = mineHookSalt(CREATE2_DEPLOYER, initCode, flags);
-  const hash = await ctx.walletClient.sendTransaction({ account: ctx.account, chain: ctx.walletClient.chain, to: CREATE2_DEPLOYER, data: concat([salt, initCode]), gas: 10_000_000n });
+  const hash = await ctx.walletClient.sendTransaction({
+    account: ctx.account,
+    chain: ctx.walletClient.chain,
+    to: CREATE2_DEPLOYER,
+    data: concat([salt, initCode]),
+    gas: 10_000_000n,
+  });
   const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   const code = await ctx.publicClient.getCode({ address });
   if (receipt.status !== "success" || !code || code === "0x") throw new Error(`the hook was not deployed at ${address}`);
@@ -313,7 +336,10 @@ export const MEV_MODULE_MAX_SECONDS = 120;
  * chain's clock `seconds` ahead (default: past the sniper fee's decay), so the next swap pays
  * the pool's own fee (and disables the MEV module). anvil only.
  */
-export async function advancePastAuction(client: { request: (args: never) => Promise<unknown> }, seconds: number = DEFAULT_SNIPER_FEES.secondsToDecay + 1): Promise<void> {
+export async function advancePastAuction(
+  client: { request: (args: never) => Promise<unknown> },
+  seconds: number = DEFAULT_SNIPER_FEES.secondsToDecay + 1,
+): Promise<void> {
   const request = client.request as (args: { method: string; params?: unknown[] }) => Promise<unknown>;
   for (let i = 0n; i <= NO_TRADE_BLOCKS; i++) await request({ method: "evm_mine", params: [] });
   await request({ method: "evm_increaseTime", params: [numberToHex(seconds)] });
@@ -331,11 +357,7 @@ export function devnetDynamicLaunchFees(c: { clankerDynamicHook: Address; mevMod
 }
 
 /** Sends `deployToken(config)` from the context's account; returns its `TokenCreated` and receipt. */
-export async function launchToken(
-  ctx: DevnetContext,
-  launcher: Address,
-  config: DeploymentConfig,
-): Promise<TokenCreated & { receipt: TransactionReceipt }> {
+export async function launchToken(ctx: DevnetContext, launcher: Address, config: DeploymentConfig): Promise<TokenCreated & { receipt: TransactionReceipt }> {
   const hash = await ctx.write(launcher, clankerFactoryAbi, "deployToken", [config]);
   const receipt = await ctx.publicClient.getTransactionReceipt({ hash });
   return { ...parseTokenCreated(receipt, launcher), receipt };

@@ -167,7 +167,11 @@ export function promoteSync(tmp: string, file: string): void {
  * gzip bytes on the way (streamed, so the event loop stays free). On failure the temporary file
  * is removed and `file` is untouched.
  */
-export async function writeFileAtomic(file: string, data: Buffer, options: { gunzip?: boolean; tag?: string } = {}): Promise<{ bytes: number; sha256: string }> {
+export async function writeFileAtomic(
+  file: string,
+  data: Buffer,
+  options: { gunzip?: boolean; tag?: string } = {},
+): Promise<{ bytes: number; sha256: string }> {
   const tmp = `${file}.${options.tag ?? "write"}.tmp`;
   const hash = createHash("sha256");
   let bytes = 0;

@@ -91,17 +91,21 @@ export async function deployUniswap(ctx: DevnetContext, tokens: { usdc: Address;
   // WETH/USDC 0.05% pool at the devnet ETH price, with deep full-range liquidity.
   const wethAmount = 2_000n * 10n ** 18n;
   const usdcAmount = (wethAmount * DEVNET_ETH_PRICE_USDC) / 10n ** 18n;
-  const v3WethUsdcPool = await createV3Pool(ctx, { v3Factory, v3PositionManager }, {
-    tokenA: tokens.weth,
-    tokenB: tokens.usdc,
-    amountA: wethAmount,
-    amountB: usdcAmount,
-    fee: V3_WETH_USDC_FEE,
-    fund: async () => {
-      await ctx.write(tokens.weth, wethAbi, "deposit", [], wethAmount);
-      await ctx.write(tokens.usdc, usdcMintAbi, "mint", [operator, usdcAmount]);
+  const v3WethUsdcPool = await createV3Pool(
+    ctx,
+    { v3Factory, v3PositionManager },
+    {
+      tokenA: tokens.weth,
+      tokenB: tokens.usdc,
+      amountA: wethAmount,
+      amountB: usdcAmount,
+      fee: V3_WETH_USDC_FEE,
+      fund: async () => {
+        await ctx.write(tokens.weth, wethAbi, "deposit", [], wethAmount);
+        await ctx.write(tokens.usdc, usdcMintAbi, "mint", [operator, usdcAmount]);
+      },
     },
-  });
+  );
 
   return { permit2, v3Factory, v3Router, v3PositionManager, v3WethUsdcPool, v4PoolManager, v4PositionManager, universalRouter };
 }
@@ -163,11 +167,23 @@ export async function createV4PoolWithLiquidity(
   const actions = encodePacked(["uint8", "uint8"], [0x02, 0x0d]); // MINT_POSITION, SETTLE_PAIR
   const mint = encodeAbiParameters(
     [
-      { type: "tuple", components: [
-        { name: "currency0", type: "address" }, { name: "currency1", type: "address" }, { name: "fee", type: "uint24" },
-        { name: "tickSpacing", type: "int24" }, { name: "hooks", type: "address" },
-      ] },
-      { type: "int24" }, { type: "int24" }, { type: "uint256" }, { type: "uint128" }, { type: "uint128" }, { type: "address" }, { type: "bytes" },
+      {
+        type: "tuple",
+        components: [
+          { name: "currency0", type: "address" },
+          { name: "currency1", type: "address" },
+          { name: "fee", type: "uint24" },
+          { name: "tickSpacing", type: "int24" },
+          { name: "hooks", type: "address" },
+        ],
+      },
+      { type: "int24" },
+      { type: "int24" },
+      { type: "uint256" },
+      { type: "uint128" },
+      { type: "uint128" },
+      { type: "address" },
+      { type: "bytes" },
     ],
     [p.key, tickLower, tickUpper, p.liquidity, p.amount0Max, p.amount1Max, ctx.account.address, "0x"],
   );

@@ -8,7 +8,7 @@
  * name it; in worker outcomes a field named for its currency (`pendingUsdc`, `attributedWeth`)
  * says it, and a field with no currency in its name is printed as it is.
  */
-import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../common/money.js";
+import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS } from "../common/money.js";
 import { formatUnits } from "../common/units.js";
 import type { AuditReport } from "../core/audit.js";
 import type { InvariantReport } from "../core/ledger/invariants.js";
@@ -17,7 +17,6 @@ import type { LedgerTotals } from "../core/ledger/totals.js";
 export type Format = { raw: boolean };
 
 const DECIMALS: Record<string, number> = { USDC: USDC_DECIMALS, WETH: ETH_DECIMALS, ETH: ETH_DECIMALS };
-
 
 /** An amount of `currency` (USDC, WETH, or a launched token's symbol: 18 decimals) in whole units. */
 export function amount(baseUnits: bigint | string, currency: string, f: Format = { raw: false }): string {
@@ -68,7 +67,9 @@ export function formatAudit(report: AuditReport, f: Format): string {
   };
   for (const d of report.differences) {
     const money = (v: string) => (d.currency ? amount(v, d.currency, f) : v);
-    lines.push(`  - ${d.check}${where(d)}: expected ${money(d.expected)}, found ${money(d.actual)}, difference ${money(d.difference)}${d.detail ? `; ${d.detail}` : ""}`);
+    lines.push(
+      `  - ${d.check}${where(d)}: expected ${money(d.expected)}, found ${money(d.actual)}, difference ${money(d.difference)}${d.detail ? `; ${d.detail}` : ""}`,
+    );
   }
   if (report.pending?.length) {
     lines.push("  pending (explained by work in flight, not differences):");

@@ -155,7 +155,14 @@ async function main(allArgs: string[]): Promise<number> {
       }
       // As at an engine start: the wallet's opening balances are booked once, before any cycle moves money.
       const { ctx } = engine;
-      await recordOpeningBalance({ db: ctx.db, pool: ctx.pool, publicClient: ctx.publicClient, operator: ctx.operator, usdc: ctx.contract("usdc"), weth: ctx.contract("weth") });
+      await recordOpeningBalance({
+        db: ctx.db,
+        pool: ctx.pool,
+        publicClient: ctx.publicClient,
+        operator: ctx.operator,
+        usdc: ctx.contract("usdc"),
+        weth: ctx.contract("weth"),
+      });
       const outcome = await engine.runOnce(arg as (typeof WORKER_NAMES)[number]);
       show(outcome);
       return outcome.ok ? 0 : 1;
@@ -181,7 +188,14 @@ async function launchProtocolTokenCommand(config: Config, log: Logger, args: str
   try {
     options = parseArgs({
       args,
-      options: { name: { type: "string" }, symbol: { type: "string" }, image: { type: "string" }, "market-cap-usdc": { type: "string" }, "dry-run": { type: "boolean" }, yes: { type: "boolean" } },
+      options: {
+        name: { type: "string" },
+        symbol: { type: "string" },
+        image: { type: "string" },
+        "market-cap-usdc": { type: "string" },
+        "dry-run": { type: "boolean" },
+        yes: { type: "boolean" },
+      },
       strict: true,
     }).values;
   } catch (error) {
@@ -208,7 +222,16 @@ async function launchProtocolTokenCommand(config: Config, log: Logger, args: str
     const pipeline = new TxPipeline({ pool: db.pool, clients: createChainClients(config), log });
     const deps = { config, pipeline };
     const plan = await planProtocolToken(deps, { name: options.name, symbol: options.symbol, image: options.image, startingMarketCap });
-    const summary = { chainId: config.chainId, launcher: plan.launcher, operator: plan.operator, pairedToken: plan.pairedToken, startingMarketCapUsdc: plan.startingMarketCapUsdc, lpFeesToOperator: "100%", enrolled: false, token: plan.token };
+    const summary = {
+      chainId: config.chainId,
+      launcher: plan.launcher,
+      operator: plan.operator,
+      pairedToken: plan.pairedToken,
+      startingMarketCapUsdc: plan.startingMarketCapUsdc,
+      lpFeesToOperator: "100%",
+      enrolled: false,
+      token: plan.token,
+    };
     if (options["dry-run"]) {
       const verdict = dryRunVerdict(plan, options.symbol);
       print({ plan: summary, config: plan.description, existing: plan.existing, dryRun: verdict });

@@ -71,16 +71,28 @@ async function resumeInterruptedLaunches(): Promise<void> {
  * Prometheus metrics on ENGINE_METRICS_PORT (0: off), served by leader and standbys alike
  * (a standby reports `engine_leader 0`), from a small pool of its own.
  */
-async function startMetrics(databaseUrl: string): Promise<{ metrics: ReturnType<typeof createEngineMetrics>; server: MetricsServer; close: () => Promise<void> } | undefined> {
+async function startMetrics(
+  databaseUrl: string,
+): Promise<{ metrics: ReturnType<typeof createEngineMetrics>; server: MetricsServer; close: () => Promise<void> } | undefined> {
   if (config.engineMetricsPort === 0) return undefined;
   const database = openEngineDb(databaseUrl, "launchpad-engine-metrics");
   const clients = createChainClients(config);
-  const metrics = createEngineMetrics({ pool: database.pool, publicClient: clients.publicClient, operator: clients.account.address, log: log.child({ component: "metrics" }) });
+  const metrics = createEngineMetrics({
+    pool: database.pool,
+    publicClient: clients.publicClient,
+    operator: clients.account.address,
+    log: log.child({ component: "metrics" }),
+  });
   try {
     const server = await serveMetrics(metrics, config.engineMetricsPort);
     metrics.startSampling();
     log.info({ url: `http://127.0.0.1:${server.port}/metrics` }, "engine metrics served");
-    return { metrics, server, close: async () => (metrics.stop(), await server.close(), await database.close()) };
+    const close = async () => {
+      metrics.stop();
+      await server.close();
+      await database.close();
+    };
+    return { metrics, server, close };
   } catch (error) {
     log.warn({ port: config.engineMetricsPort, err: error instanceof Error ? error.message : String(error) }, "could not serve engine metrics");
     await database.close();

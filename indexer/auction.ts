@@ -36,7 +36,11 @@ ponder.on("MevModule:AuctionWon", async ({ event, context }) => {
  * log), so the creator's stores are read from this auction's receipt — one read per auction of
  * ours — each recorded at its own log position.
  */
-async function creatorAuctionProceeds(context: Pick<Context, "db" | "client">, event: Parameters<Parameters<typeof ponder.on<"MevModule:AuctionWon">>[1]>[0]["event"], address: Hex): Promise<void> {
+async function creatorAuctionProceeds(
+  context: Pick<Context, "db" | "client">,
+  event: Parameters<Parameters<typeof ponder.on<"MevModule:AuctionWon">>[1]>[0]["event"],
+  address: Hex,
+): Promise<void> {
   const creator = (await context.db.find(enrollment, { token: address }))?.creator;
   if (!creator || isOperator(creator)) return;
   const t = await context.db.find(token, { address });
@@ -52,16 +56,27 @@ async function creatorAuctionProceeds(context: Pick<Context, "db" | "client">, e
   for (const l of stores) {
     const currency = l.args.token.toLowerCase() as Hex;
     await collectCreatorFees(context.db, t, currency, l.args.amount, event.block);
-    await recordActivity(context.db, { ...event, log: { logIndex: l.logIndex } }, "auction-fees", address, { recipient: creator, currency, amount: l.args.amount });
+    await recordActivity(context.db, { ...event, log: { logIndex: l.logIndex } }, "auction-fees", address, {
+      recipient: creator,
+      currency,
+      amount: l.args.amount,
+    });
   }
 }
 
 type Db = Context["db"];
 
 /** A pool's decaying-fee configuration (`FeeConfigSet`). */
-export async function applyFeeConfig(db: Db, a: { poolId: Hex; startingFee: number; endingFee: number; secondsToDecay: bigint }, timestamp: bigint): Promise<void> {
+export async function applyFeeConfig(
+  db: Db,
+  a: { poolId: Hex; startingFee: number; endingFee: number; secondsToDecay: bigint },
+  timestamp: bigint,
+): Promise<void> {
   const config = { startingFee: a.startingFee, endingFee: a.endingFee, secondsToDecay: a.secondsToDecay, decayEndsAt: timestamp + a.secondsToDecay };
-  await db.insert(auctionConfig).values({ poolId: a.poolId, ...config }).onConflictDoUpdate(config);
+  await db
+    .insert(auctionConfig)
+    .values({ poolId: a.poolId, ...config })
+    .onConflictDoUpdate(config);
 }
 
 /** A pool's auction block (`AuctionInitialized`). */

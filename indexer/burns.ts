@@ -94,7 +94,11 @@ async function settleBuybacks(db: Context["db"], address: Hex, amount: bigint): 
  */
 type UpdateEvent<N extends "UpdateImage" | "UpdateMetadata" | "UpdateAdmin"> = Parameters<Parameters<typeof ponder.on<`OurTokenIn:${N}`>>[1]>[0];
 
-async function updateToken(db: UpdateEvent<"UpdateImage">["context"]["db"], address: string, set: Partial<Pick<typeof token.$inferSelect, "image" | "metadata" | "admin">>): Promise<void> {
+async function updateToken(
+  db: UpdateEvent<"UpdateImage">["context"]["db"],
+  address: string,
+  set: Partial<Pick<typeof token.$inferSelect, "image" | "metadata" | "admin">>,
+): Promise<void> {
   const key = { address: address.toLowerCase() as Hex };
   if (!(await db.find(token, key))) return; // enrolled without a launch row of ours (docs/base.md)
   await db.update(token, key).set(set);
@@ -102,7 +106,8 @@ async function updateToken(db: UpdateEvent<"UpdateImage">["context"]["db"], addr
 
 const onImage = async ({ event, context }: UpdateEvent<"UpdateImage">) => updateToken(context.db, event.log.address, { image: event.args.image });
 const onMetadata = async ({ event, context }: UpdateEvent<"UpdateMetadata">) => updateToken(context.db, event.log.address, { metadata: event.args.metadata });
-const onAdmin = async ({ event, context }: UpdateEvent<"UpdateAdmin">) => updateToken(context.db, event.log.address, { admin: event.args.newAdmin.toLowerCase() as Hex });
+const onAdmin = async ({ event, context }: UpdateEvent<"UpdateAdmin">) =>
+  updateToken(context.db, event.log.address, { admin: event.args.newAdmin.toLowerCase() as Hex });
 ponder.on("OurTokenIn:UpdateImage", onImage);
 ponder.on("ProtocolTokenIn:UpdateImage", onImage);
 ponder.on("OurTokenIn:UpdateMetadata", onMetadata);

@@ -23,7 +23,10 @@ import { poolPrices } from "./prices.js";
 
 type Db = Context["db"];
 type Client = Context["client"];
-type TokenCreatedArgs = Extract<ReturnType<typeof parseEventLogs<typeof clankerFactoryAbi, true, "TokenCreated">>[number], { eventName: "TokenCreated" }>["args"];
+type TokenCreatedArgs = Extract<
+  ReturnType<typeof parseEventLogs<typeof clankerFactoryAbi, true, "TokenCreated">>[number],
+  { eventName: "TokenCreated" }
+>["args"];
 type BlockAt = { number: bigint; timestamp: bigint; hash: Hex };
 /** One launch: its `TokenCreated`, where it is, and the receipt of its transaction. */
 type Launch = { args: TokenCreatedArgs; txHash: Hex; block: BlockAt; logIndex: number; receipt: TransactionReceipt };
@@ -64,7 +67,13 @@ export async function adoptLaunch(context: { db: Db; client: Client }, address: 
   );
   await context.db.update(token, { address: lower }).set({ admin: String(admin).toLowerCase() as Hex, image: String(image), metadata: String(metadata) });
   // Reward slots as they stand (updated recipients and admins, preferences).
-  const rewards = await context.client.readContract({ address: indexerConfig.lpLocker, abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [address], blockNumber });
+  const rewards = await context.client.readContract({
+    address: indexerConfig.lpLocker,
+    abi: clankerLpLockerAbi,
+    functionName: "tokenRewards",
+    args: [address],
+    blockNumber,
+  });
   for (let i = 0; i < rewards.rewardRecipients.length; i++) {
     const feeIn = await context.client
       .readContract({ address: indexerConfig.lpLocker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [address, BigInt(i)], blockNumber })
@@ -73,16 +82,33 @@ export async function adoptLaunch(context: { db: Db; client: Client }, address: 
         if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError)) return FeeIn.Both;
         throw error;
       });
-    const slot = { recipient: rewards.rewardRecipients[i]!.toLowerCase() as Hex, admin: rewards.rewardAdmins[i]!.toLowerCase() as Hex, bps: rewards.rewardBps[i]!, feeIn, updatedBlock: blockNumber };
-    await context.db.insert(rewardRecipient).values({ token: lower, rewardIndex: i, ...slot }).onConflictDoUpdate(slot);
+    const slot = {
+      recipient: rewards.rewardRecipients[i]!.toLowerCase() as Hex,
+      admin: rewards.rewardAdmins[i]!.toLowerCase() as Hex,
+      bps: rewards.rewardBps[i]!,
+      feeIn,
+      updatedBlock: blockNumber,
+    };
+    await context.db
+      .insert(rewardRecipient)
+      .values({ token: lower, rewardIndex: i, ...slot })
+      .onConflictDoUpdate(slot);
   }
   // The pool's price at the enrolment (its swaps until then are not counted).
   const row = await context.db.find(pool, { poolId: launch.args.poolId });
   if (row) {
-    const word = await context.client.readContract({ address: indexerConfig.poolManager, abi: extsloadAbi, functionName: "extsload", args: [v4PoolStateSlot(rewards.poolKey)], blockNumber });
+    const word = await context.client.readContract({
+      address: indexerConfig.poolManager,
+      abi: extsloadAbi,
+      functionName: "extsload",
+      args: [v4PoolStateSlot(rewards.poolKey)],
+      blockNumber,
+    });
     const slot0 = decodeV4Slot0(word);
     const prices = await poolPrices(context.db, slot0.sqrtPriceX96, lower, row.currency0, row.pairedToken);
-    await context.db.update(pool, { poolId: launch.args.poolId }).set({ sqrtPriceX96: slot0.sqrtPriceX96, tick: slot0.tick, ...prices, updatedAt: at.timestamp });
+    await context.db
+      .update(pool, { poolId: launch.args.poolId })
+      .set({ sqrtPriceX96: slot0.sqrtPriceX96, tick: slot0.tick, ...prices, updatedAt: at.timestamp });
   }
   await addProtocolTotals(context.db, at, { tokensLaunched: 1 });
   return true;
@@ -110,13 +136,22 @@ async function findLaunch(client: Client, address: Address, before: bigint): Pro
   }
   const block = await client.getBlock({ blockNumber: hi, includeTransactions: true });
   // The launcher's own transactions first; a launch through another contract is found too.
-  const txs = [...block.transactions].sort((a, b) => Number(b.to?.toLowerCase() === indexerConfig.launcher) - Number(a.to?.toLowerCase() === indexerConfig.launcher));
+  const txs = [...block.transactions].sort(
+    (a, b) => Number(b.to?.toLowerCase() === indexerConfig.launcher) - Number(a.to?.toLowerCase() === indexerConfig.launcher),
+  );
   for (const tx of txs) {
     const receipt = await client.getTransactionReceipt({ hash: tx.hash });
     const created = parseEventLogs({ abi: clankerFactoryAbi, eventName: "TokenCreated", logs: receipt.logs }).find(
       (l) => l.address.toLowerCase() === indexerConfig.launcher && l.args.tokenAddress.toLowerCase() === address.toLowerCase(),
     );
-    if (created) return { args: created.args, txHash: tx.hash, block: { number: block.number!, timestamp: block.timestamp, hash: block.hash! }, logIndex: created.logIndex, receipt };
+    if (created)
+      return {
+        args: created.args,
+        txHash: tx.hash,
+        block: { number: block.number!, timestamp: block.timestamp, hash: block.hash! },
+        logIndex: created.logIndex,
+        receipt,
+      };
   }
   return undefined;
 }

@@ -23,14 +23,7 @@ export function jsonSafe(data: Record<string, unknown>): Record<string, unknown>
   return toJsonValue(data);
 }
 
-export async function recordActivity(
-  db: Db,
-  event: EventLike,
-  kind: string,
-  token: Hex | null,
-  data: Record<string, unknown>,
-  n = 0,
-): Promise<void> {
+export async function recordActivity(db: Db, event: EventLike, kind: string, token: Hex | null, data: Record<string, unknown>, n = 0): Promise<void> {
   await db.insert(activity).values({
     id: activityId(event, n),
     kind,

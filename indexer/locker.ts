@@ -122,7 +122,10 @@ async function onClaimedRewards(db: Db, event: LogEvent<ClaimedRewardsArgs>): Pr
   if (collected.length) await recordActivity(context.db, event, "fees-collected", address, { collected });
 }
 
-async function onFeesSwapped(db: Db, event: LogEvent<{ token: Hex; rewardToken: Hex; amountSwapped: bigint; swappedToken: Hex; amountOut: bigint }>): Promise<void> {
+async function onFeesSwapped(
+  db: Db,
+  event: LogEvent<{ token: Hex; rewardToken: Hex; amountSwapped: bigint; swappedToken: Hex; amountOut: bigint }>,
+): Promise<void> {
   const a = event.args;
   if (!(await db.find(token, { address: a.token.toLowerCase() as Hex }))) return; // not ours
   await recordActivity(db, event, "fees-swapped", a.token, {

@@ -55,12 +55,19 @@ async function closeTrade(db: Context["db"], event: Event, t: Trade, closed: big
   });
   if (full) await db.delete(deskSlot, { pairIndex: t.pairIndex, tradeIndex: t.index });
   await addProtocolTotals(db, event.block, { deskRealisedPnl: pnl, desksOpen: full ? -1 : 0 });
-  await recordDeskEvent(db, event, trade.id, liquidated ? "desk-liquidated" : "desk-closed", {
-    collateralDelta: -amount,
-    price,
-    realisedPnl: pnl,
-    usdcReturned: returned,
-  }, { pairIndex: t.pairIndex, tradeIndex: t.index, full });
+  await recordDeskEvent(
+    db,
+    event,
+    trade.id,
+    liquidated ? "desk-liquidated" : "desk-closed",
+    {
+      collateralDelta: -amount,
+      price,
+      realisedPnl: pnl,
+      usdcReturned: returned,
+    },
+    { pairIndex: t.pairIndex, tradeIndex: t.index, full },
+  );
 }
 
 ponder.on("PerpsTrading:MarketOrderInitiated", async ({ event, context }) => {
@@ -110,17 +117,21 @@ ponder.on("PerpsCallbacks:MarketExecuted", async ({ event, context }) => {
     closedAt: null,
     openTx: order?.txHash ?? event.transaction.hash,
   });
-  await context.db
-    .insert(deskSlot)
-    .values({ pairIndex: t.pairIndex, tradeIndex: t.index, tradeId: id })
-    .onConflictDoUpdate({ tradeId: id });
+  await context.db.insert(deskSlot).values({ pairIndex: t.pairIndex, tradeIndex: t.index, tradeId: id }).onConflictDoUpdate({ tradeId: id });
   await addProtocolTotals(context.db, event.block, { desksOpened: 1, desksOpen: 1 });
-  await recordDeskEvent(context.db, event, id, "desk-opened", {
-    collateralDelta: t.initialPosToken,
-    price,
-    realisedPnl: 0n,
-    usdcReturned: 0n,
-  }, { pairIndex: t.pairIndex, tradeIndex: t.index, buy: t.buy, leverage: t.leverage, openOrderId: orderId });
+  await recordDeskEvent(
+    context.db,
+    event,
+    id,
+    "desk-opened",
+    {
+      collateralDelta: t.initialPosToken,
+      price,
+      realisedPnl: 0n,
+      usdcReturned: 0n,
+    },
+    { pairIndex: t.pairIndex, tradeIndex: t.index, buy: t.buy, leverage: t.leverage, openOrderId: orderId },
+  );
 });
 
 ponder.on("PerpsCallbacks:LimitExecuted", async ({ event, context }) => {
@@ -136,10 +147,17 @@ ponder.on("PerpsTrading:MarginUpdated", async ({ event, context }) => {
   if (!trade) return;
   const delta = a.newTrade.initialPosToken - trade.collateral;
   await context.db.update(deskTrade, { id: trade.id }).set({ collateral: a.newTrade.initialPosToken, leverage: a.newTrade.leverage });
-  await recordDeskEvent(context.db, event, trade.id, delta >= 0n ? "desk-increased" : "desk-decreased", {
-    collateralDelta: delta,
-    price: 0n,
-    realisedPnl: 0n,
-    usdcReturned: 0n,
-  }, { leverage: a.newTrade.leverage, marginFees: a.marginFees });
+  await recordDeskEvent(
+    context.db,
+    event,
+    trade.id,
+    delta >= 0n ? "desk-increased" : "desk-decreased",
+    {
+      collateralDelta: delta,
+      price: 0n,
+      realisedPnl: 0n,
+      usdcReturned: 0n,
+    },
+    { leverage: a.newTrade.leverage, marginFees: a.marginFees },
+  );
 });

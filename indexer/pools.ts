@@ -6,7 +6,19 @@
  * WETH into USDC).
  */
 import { type Context, ponder } from "ponder:registry";
-import { buyback, buybackSpend, operatorV3Swap, pool, poolCandle, poolPricePoint, swapTx, poolVolumeUsdc, referencePrice, token, tokenBuybackSpend } from "ponder:schema";
+import {
+  buyback,
+  buybackSpend,
+  operatorV3Swap,
+  pool,
+  poolCandle,
+  poolPricePoint,
+  swapTx,
+  poolVolumeUsdc,
+  referencePrice,
+  token,
+  tokenBuybackSpend,
+} from "ponder:schema";
 import { type Hex, parseEventLogs } from "viem";
 import { clankerHookAbi } from "../common/abis/clanker-hook.js";
 import { clankerLpLockerAbi, poolManagerAbi } from "../common/abis/index.js";
@@ -230,7 +242,12 @@ function isLockerConversion(logs: ReceiptLog[], logIndex: number, locker: Hex, t
  * pool (a legacy-WETH buyback: paid in WETH, its USDC at that hop's realised rate); without a
  * hop, the pool's paired currency itself (no USDC involved when that is WETH).
  */
-async function buybackSpendOf(db: Context["db"], txHash: Hex, pairedToken: Hex, pairedIn: bigint): Promise<{ currencyIn: Hex; amountIn: bigint; usdcIn: bigint }> {
+async function buybackSpendOf(
+  db: Context["db"],
+  txHash: Hex,
+  pairedToken: Hex,
+  pairedIn: bigint,
+): Promise<{ currencyIn: Hex; amountIn: bigint; usdcIn: bigint }> {
   const hop = indexerConfig.wethUsdcPool ? await db.find(operatorV3Swap, { id: `${txHash}-${indexerConfig.wethUsdcPool}` }) : null;
   if (pairedToken === indexerConfig.usdc) {
     if (hop && hop.otherIn > 0n && hop.usdcOut > 0n) return { currencyIn: indexerConfig.weth, amountIn: hop.otherIn, usdcIn: pairedIn };

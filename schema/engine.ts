@@ -124,9 +124,7 @@ export const txIntents = engineSchema.table(
     // work in flight, mined intents awaiting finality and the permanent failures.
     index("tx_intents_unsettled_status").on(t.status).where(sql`status <> 'mined' OR final_at IS NULL`),
     // Intents not final yet, oldest first.
-    index("tx_intents_not_final")
-      .on(t.id)
-      .where(sql`status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)`),
+    index("tx_intents_not_final").on(t.id).where(sql`status IN ('pending', 'signed', 'broadcast') OR (status IN ('mined', 'reverted') AND final_at IS NULL)`),
     // The latest permanent failures.
     index("tx_intents_failures").on(t.updatedAt).where(sql`status IN ('failed', 'reverted', 'dropped')`),
     check("tx_intents_status_check", oneOf("status", TX_INTENT_STATUSES)),

@@ -125,7 +125,10 @@ async function dependenciesUp(childEnv: NodeJS.ProcessEnv): Promise<{ up: boolea
   const down: string[] = [];
   const client = new pg.Client({ connectionString: childEnv.DATABASE_URL, connectionTimeoutMillis: 3_000 });
   client.on("error", () => {});
-  const dbUp = await client.connect().then(() => client.query("SELECT 1").then(() => true), () => false);
+  const dbUp = await client.connect().then(
+    () => client.query("SELECT 1").then(() => true),
+    () => false,
+  );
   await client.end().catch(() => {});
   if (!dbUp) down.push("PostgreSQL");
   const rpcUp = await fetch(childEnv.RPC_URL ?? "", {
@@ -133,7 +136,10 @@ async function dependenciesUp(childEnv: NodeJS.ProcessEnv): Promise<{ up: boolea
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
     signal: AbortSignal.timeout(3_000),
-  }).then((r) => r.ok, () => false);
+  }).then(
+    (r) => r.ok,
+    () => false,
+  );
   if (!rpcUp && childEnv.RPC_URL) down.push("the RPC");
   return { up: down.length === 0, down };
 }
@@ -172,10 +178,16 @@ function supervise<T extends { process: ChildProcess }>(name: string, start: () 
         if (stopping) return;
         let delay = Math.min(RESTART_MAX_MS, 1_000 * 2 ** (failures - 1));
         if (down.length) {
-          log.error({ code, signal, down, restartInMs: delay }, `${name} exited while ${down.join(" and ")} ${down.length > 1 ? "are" : "is"} unreachable${diskNote()}; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
+          log.error(
+            { code, signal, down, restartInMs: delay },
+            `${name} exited while ${down.join(" and ")} ${down.length > 1 ? "are" : "is"} unreachable${diskNote()}; restarting it in ${delay / 1000} s (the rest of the stack stays up)`,
+          );
         } else if (exits.length >= FAST_FAILURES) {
           delay = RESTART_MAX_MS;
-          log.error({ code, signal, exits: exits.length, restartInMs: delay }, `${name} exited ${exits.length} times within a minute with its dependencies up (a crash loop: see its last lines above); restarting it in ${delay / 1000} s`);
+          log.error(
+            { code, signal, exits: exits.length, restartInMs: delay },
+            `${name} exited ${exits.length} times within a minute with its dependencies up (a crash loop: see its last lines above); restarting it in ${delay / 1000} s`,
+          );
         } else {
           log.error({ code, signal, restartInMs: delay }, `${name} exited; restarting it in ${delay / 1000} s (the rest of the stack stays up)`);
         }
@@ -198,7 +210,8 @@ const POSTGRES_RESTART_MAX_MS = 10_000;
 
 /** The embedded PostgreSQL's own lines worth the operator's eye: a PANIC, and a crash recovery that could not finish. */
 const postgresLog = (line: string) => {
-  if (/\bPANIC:|shutting down due to startup process failure|startup process .* exited with exit code/.test(line)) log.warn({ line }, `postgres: ${line.replace(/^\S+ \S+ \S+ \[\d+\] /, "")}`);
+  if (/\bPANIC:|shutting down due to startup process failure|startup process .* exited with exit code/.test(line))
+    log.warn({ line }, `postgres: ${line.replace(/^\S+ \S+ \S+ \[\d+\] /, "")}`);
 };
 
 /**
@@ -214,7 +227,10 @@ function superviseEmbeddedPostgres(first: PostgresHandle, start: () => Promise<P
     void handle.exited.then(async () => {
       if (stopping || postgres !== handle) return;
       const stoppedAt = Date.now();
-      log.error({ code: handle.process.exitCode, signal: handle.process.signalCode }, `embedded PostgreSQL exited${diskNote()}; starting it again (the rest of the stack waits for it)`);
+      log.error(
+        { code: handle.process.exitCode, signal: handle.process.signalCode },
+        `embedded PostgreSQL exited${diskNote()}; starting it again (the rest of the stack waits for it)`,
+      );
       for (let attempt = 1; !stopping; attempt++) {
         await new Promise((r) => setTimeout(r, Math.min(POSTGRES_RESTART_MAX_MS, 1_000 * 2 ** (attempt - 1))));
         if (stopping) return;
@@ -223,14 +239,20 @@ function superviseEmbeddedPostgres(first: PostgresHandle, start: () => Promise<P
         try {
           const next = await starting;
           postgres = next;
-          log.warn({ attempts: attempt, downSeconds: Math.round((Date.now() - stoppedAt) / 1000) }, `embedded PostgreSQL is back after ${Math.round((Date.now() - stoppedAt) / 1000)} s; restarting the components that wait for it`);
+          log.warn(
+            { attempts: attempt, downSeconds: Math.round((Date.now() - stoppedAt) / 1000) },
+            `embedded PostgreSQL is back after ${Math.round((Date.now() - stoppedAt) / 1000)} s; restarting the components that wait for it`,
+          );
           for (const restart of [...waitingRestarts]) restart();
           watch(next);
           return;
         } catch (error) {
           // Told at the first failure and every minute or so after it, not at every try.
           if (attempt === 1 || attempt % 6 === 0) {
-            log.error({ attempt, err: error instanceof Error ? error.message : String(error) }, `embedded PostgreSQL could not start again${diskNote()}; retrying every ${POSTGRES_RESTART_MAX_MS / 1000} s`);
+            log.error(
+              { attempt, err: error instanceof Error ? error.message : String(error) },
+              `embedded PostgreSQL could not start again${diskNote()}; retrying every ${POSTGRES_RESTART_MAX_MS / 1000} s`,
+            );
           }
         } finally {
           if (postgresStarting === starting) postgresStarting = undefined;
@@ -316,7 +338,10 @@ function watchIndexer(options: { apiUrl: string; rpcUrl: string; maxLagBlocks: n
       return;
     }
     rpcUpSince ??= Date.now();
-    const ready = await fetch(`${options.apiUrl}/ready`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.ok, () => false);
+    const ready = await fetch(`${options.apiUrl}/ready`, { signal: AbortSignal.timeout(3_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     const indexed = ready
       ? await fetch(`${options.apiUrl}/status`, { signal: AbortSignal.timeout(3_000) })
           .then((r) => r.json() as Promise<Record<string, { block?: { number: number } }>>)
@@ -335,7 +360,13 @@ function watchIndexer(options: { apiUrl: string; rpcUrl: string; maxLagBlocks: n
     const judged = now >= judgedFrom && now - rpcUpSince >= WATCHDOG_WINDOW_MS && last.at - first.at >= WATCHDOG_WINDOW_MS;
     if (judged && samples.every((x) => x.lag > options.maxLagBlocks) && last.lag >= first.lag && handle && !stopping) {
       log.warn(
-        { indexed: last.indexed, head: last.head, lagBlocks: last.lag, windowSeconds: Math.round((last.at - first.at) / 1000), advancedBlocks: last.indexed - first.indexed },
+        {
+          indexed: last.indexed,
+          head: last.head,
+          lagBlocks: last.lag,
+          windowSeconds: Math.round((last.at - first.at) / 1000),
+          advancedBlocks: last.indexed - first.indexed,
+        },
         `the indexer is ${last.lag} blocks behind the head and has not caught up for ${Math.round((last.at - first.at) / 1000)} s while the RPC answers (ponder's client stays throttled after an RPC outage); restarting it`,
       );
       samples = [];
@@ -386,7 +417,13 @@ async function main(): Promise<void> {
     log.info("starting anvil devnet");
     // Saved every few seconds (longer as the state grows: a save pauses anvil), so a crash rolls
     // the devnet back by a few blocks only — within the indexer's own finality window.
-    anvil = await startAnvil({ port: ANVIL_PORT, stateFile, detached: true, saveIntervalSeconds: DEVNET_SAVE_SECONDS, onProgress: (message) => log.info(message) });
+    anvil = await startAnvil({
+      port: ANVIL_PORT,
+      stateFile,
+      detached: true,
+      saveIntervalSeconds: DEVNET_SAVE_SECONDS,
+      onProgress: (message) => log.info(message),
+    });
     const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     const fresh = (await ctx.publicClient.getTransactionCount({ address: ctx.account.address })) === 0;
     if (!fresh && !readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)) {
@@ -425,7 +462,10 @@ async function main(): Promise<void> {
     // A crash rolled the devnet back: deeper than ponder's finality window, the index is rebuilt.
     const rollback = await findIndexRollback({ databaseUrl: env.DATABASE_URL!, schema, rpcUrl: env.RPC_URL!, chainId: config.chainId });
     if (rollback) {
-      log.warn({ ...rollback, finalizedBlock: String(rollback.finalizedBlock), head: String(rollback.head) }, `the devnet rolled back past the index's finalized block (${rollback.reason}): rebuilding the index from the devnet`);
+      log.warn(
+        { ...rollback, finalizedBlock: String(rollback.finalizedBlock), head: String(rollback.head) },
+        `the devnet rolled back past the index's finalized block (${rollback.reason}): rebuilding the index from the devnet`,
+      );
       await dropIndex({ databaseUrl: env.DATABASE_URL!, schema });
     }
   }
@@ -438,32 +478,67 @@ async function main(): Promise<void> {
   const relayFormat = resolveLogFormat(config.logFormat);
   supervise(
     "ponder (indexer + API)",
-    () => startPonder({ port: config.port, env: ponderEnv, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: "json", onLog: lineRelay("ponder", relayFormat) }),
+    () =>
+      startPonder({
+        port: config.port,
+        env: ponderEnv,
+        schema,
+        logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
+        logFormat: "json",
+        onLog: lineRelay("ponder", relayFormat),
+      }),
     (handle) => (ponder = handle),
     childEnv,
   );
-  supervise("the engine", () => startEngineProcess(childEnv), (handle) => (engine = handle.process), childEnv);
-  watchIndexer({ apiUrl: `http://127.0.0.1:${config.port}`, rpcUrl: env.RPC_URL ?? config.rpcUrl, maxLagBlocks: config.indexerMaxLagBlocks, ponder: () => ponder });
+  supervise(
+    "the engine",
+    () => startEngineProcess(childEnv),
+    (handle) => (engine = handle.process),
+    childEnv,
+  );
+  watchIndexer({
+    apiUrl: `http://127.0.0.1:${config.port}`,
+    rpcUrl: env.RPC_URL ?? config.rpcUrl,
+    maxLagBlocks: config.indexerMaxLagBlocks,
+    ponder: () => ponder,
+  });
 
   if (anvil) {
     // The local devnet gets traders, fee collections, oracle moves and a perps keeper.
     const seed = Date.now() % 2 ** 31;
     log.info({ seed }, "starting the market simulator");
-    market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)!, seed, intervalMs: MARKET_INTERVAL_MS, auctionBidWei: AUCTION_BID_WEI, log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat) });
+    market = startMarket({
+      rpcUrl: anvil.rpcUrl,
+      deployments: readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)!,
+      seed,
+      intervalMs: MARKET_INTERVAL_MS,
+      auctionBidWei: AUCTION_BID_WEI,
+      log: createLogger("market", config.logLevel === "info" ? "warn" : config.logLevel, config.logFormat),
+    });
   }
 
   const base = `http://127.0.0.1:${config.port}`;
   let prospectus: string | undefined = anvil ? (readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)?.contracts.usdcPairedToken as string | undefined) : undefined;
   const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
-    const ok = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/api/v1/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 500));
   }
   for (let i = 1; i < API_REPLICAS; i++) {
     const port = config.port + i;
     log.info({ port }, `starting API replica ${i + 1} of ${API_REPLICAS} (ponder serve)`);
-    const replica = startApiReplica({ port, env: { ...env, LOG_FORMAT: "json" }, schema, logLevel: config.logLevel === "info" ? "warn" : config.logLevel, logFormat: "json", onLog: lineRelay(`api-${i + 1}`, relayFormat) });
+    const replica = startApiReplica({
+      port,
+      env: { ...env, LOG_FORMAT: "json" },
+      schema,
+      logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
+      logFormat: "json",
+      onLog: lineRelay(`api-${i + 1}`, relayFormat),
+    });
     replica.process.once("exit", (code) => {
       if (!stopping) log.error({ code, port }, `API replica ${i + 1} exited; the other API processes keep serving`);
     });
@@ -476,7 +551,10 @@ async function main(): Promise<void> {
       const demo = await ensureDemoAgent({ apiBase: base, rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, dataDir: DATA, log: (line) => log.info(line) });
       prospectus = demo.agentId;
     } catch (error) {
-      log.warn({ err: error instanceof Error ? error.message : String(error) }, "the demo agent could not be launched; the page link shows a creator token instead");
+      log.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        "the demo agent could not be launched; the page link shows a creator token instead",
+      );
     }
   }
   process.stdout.write(

@@ -26,7 +26,18 @@ describe("devnet", () => {
   const trader = devnetAs(1);
 
   it("has code at every deployed address, at the addresses of every run", async () => {
-    for (const name of ["usdc", "weth", "permit2", "v3Factory", "v3Router", "v3PositionManager", "v3WethUsdcPool", "v4PoolManager", "v4PositionManager", "universalRouter"]) {
+    for (const name of [
+      "usdc",
+      "weth",
+      "permit2",
+      "v3Factory",
+      "v3Router",
+      "v3PositionManager",
+      "v3WethUsdcPool",
+      "v4PoolManager",
+      "v4PositionManager",
+      "universalRouter",
+    ]) {
       const code = await operator.publicClient.getCode({ address: c[name]! });
       expect(code && code.length > 2, `${name} has code`).toBe(true);
     }
@@ -66,7 +77,9 @@ describe("devnet", () => {
     const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey: key, zeroForOne, amountIn, amountOutMin: 1n, payerIsUser: true })]);
     const hash = await trader.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
     const receipt = await trader.publicClient.getTransactionReceipt({ hash });
-    const swapLog = receipt.logs.find((l) => l.address.toLowerCase() === c.v4PoolManager!.toLowerCase() && l.topics[0] === "0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f");
+    const swapLog = receipt.logs.find(
+      (l) => l.address.toLowerCase() === c.v4PoolManager!.toLowerCase() && l.topics[0] === "0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f",
+    );
     expect(swapLog).toBeDefined();
     const swap = decodeEventLog({ abi: v4SwapEvent, data: swapLog!.data, topics: swapLog!.topics });
     // v4 amounts are from the swapper's view: the input is negative.
@@ -108,7 +121,9 @@ describe("burn slice: chain → indexer → API", () => {
     const res = await fetch(`${ponder.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: `{ burns(first: 5, filter: { token: "${token}" }) { edges { node { token { address } from amount amountRaw txHash kind } } } }` }),
+      body: JSON.stringify({
+        query: `{ burns(first: 5, filter: { token: "${token}" }) { edges { node { token { address } from amount amountRaw txHash kind } } } }`,
+      }),
     });
     const body = await res.json();
     expect(body.errors).toBeUndefined();

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { ZodTypeAny, z } from "zod";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import type { AgentServices } from "../../core/agents/services.js";
 import { ApiError } from "../http/errors.js";
 import { JsonNumber, type JsonValue, exactDecimal } from "../http/json.js";
@@ -64,7 +64,8 @@ export function plainJson(value: JsonValue, path = "body"): unknown {
   if (Array.isArray(value)) return value.map((v, i) => plainJson(v, `${path}[${i}]`));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: plainJson(v, path === "body" ? k : `${path}.${k}`), enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of Object.entries(value))
+      Object.defineProperty(out, k, { value: plainJson(v, path === "body" ? k : `${path}.${k}`), enumerable: true, writable: true, configurable: true });
     return out;
   }
   return value;

@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import type { Config } from "../../common/config.js";
 import { type AgentServiceOptions, createAgentServices } from "../../core/agents/services.js";
 import { authRoutes } from "../auth/routes.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import type { AgentApiDeps, AgentRateLimits } from "./http.js";
 import { agentRoutes } from "./routes.js";
 

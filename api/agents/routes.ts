@@ -47,7 +47,7 @@ export function launchedJson(result: Awaited<ReturnType<typeof launchAgent>>) {
   };
 }
 
-export const launchBody = z
+export const agentLaunchBody = z
   .object({
     name: text("name", 64),
     symbol: text("symbol", 32).refine((v) => !/\s/.test(v), "symbol must not contain spaces"),
@@ -66,7 +66,7 @@ export const launchBody = z
       .default(""),
     description: textField("description", { maxBytes: 2000, multiline: true }).default(""),
     devBuyEth: z
-      .union([z.string(), z.number()], { invalid_type_error: "devBuyEth must be a decimal amount of ETH such as \"0.01\"" })
+      .union([z.string(), z.number()], { invalid_type_error: 'devBuyEth must be a decimal amount of ETH such as "0.01"' })
       .transform((v, ctx) => {
         try {
           return parseDecimal(String(v), ETH_DECIMALS);
@@ -147,8 +147,14 @@ const charterJson = (agent: Agent) => ({
 
 const nullableText = z.string().nullable();
 const iso = z.string().datetime().describe("ISO-8601 timestamp");
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
-const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/).nullable();
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
+const txHash = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/)
+  .nullable();
 const agentParams = z.object({ id: z.string().uuid().describe("The agent id (UUID)") });
 const charterAnswer = z.object({ id: z.string().uuid(), status: z.string(), charter: charterSchema, charterHash: nullableText, charterSource: nullableText });
 const agentAnswer = z.object({
@@ -206,7 +212,11 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     tags: ["agents"],
     summary: "The public record of an agent",
     request: { params: agentParams },
-    responses: { 200: jsonAnswer("The agent (never its key)", agentAnswer), 400: errorAnswer("Not a UUID", ["BAD_REQUEST"]), 404: errorAnswer("No such agent", ["NOT_FOUND"]) },
+    responses: {
+      200: jsonAnswer("The agent (never its key)", agentAnswer),
+      400: errorAnswer("Not a UUID", ["BAD_REQUEST"]),
+      404: errorAnswer("No such agent", ["NOT_FOUND"]),
+    },
   },
   {
     method: "post",
@@ -249,9 +259,10 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     path: "/agents/{id}/charter/launch",
     tags: ["agents"],
     summary: "Launch the agent's token (fund-checked)",
-    description: "Pays the platform fee from the agent wallet, deploys through the launcher, optionally dev-buys, and enrols. A retry resumes where a failed attempt stopped.",
+    description:
+      "Pays the platform fee from the agent wallet, deploys through the launcher, optionally dev-buys, and enrols. A retry resumes where a failed attempt stopped.",
     auth: "session",
-    request: { params: agentParams, body: json(launchBody) },
+    request: { params: agentParams, body: json(agentLaunchBody) },
     responses: {
       201: jsonAnswer(
         "Launched",
@@ -335,7 +346,7 @@ export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
 
   app.post("/agents/:id/charter/launch", launching, session, async (c) => {
     const agent = await owned(c.req.param("id"), c.get("session").address);
-    const body = await jsonBody(c, launchBody);
+    const body = await jsonBody(c, agentLaunchBody);
     const result = await launchAgent(s, agent.id, {
       name: body.name,
       symbol: body.symbol,

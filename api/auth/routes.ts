@@ -52,7 +52,10 @@ export function requireSession(deps: AgentApiDeps): MiddlewareHandler<SessionEnv
 }
 
 const iso = z.string().datetime().describe("ISO-8601 timestamp");
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
 
 /** The OpenAPI entries of these routes (assembled by api/openapi/document.ts). */
 export const AUTH_ROUTE_DOCS: RouteDoc[] = [
@@ -74,10 +77,14 @@ export const AUTH_ROUTE_DOCS: RouteDoc[] = [
     path: "/auth/verify",
     tags: ["auth"],
     summary: "Sign in: a signed EIP-4361 message for a bearer session",
-    description: "Checks the domain, URI, chain id, version, times and the nonce (issued here, unused, unexpired), then the signature (ECDSA, ERC-1271 or ERC-6492).",
+    description:
+      "Checks the domain, URI, chain id, version, times and the nonce (issued here, unused, unexpired), then the signature (ECDSA, ERC-1271 or ERC-6492).",
     request: { body: { required: true, content: { "application/json": { schema: verifyBody } } } },
     responses: {
-      200: jsonAnswer("Signed in", z.object({ token: z.string().describe("Bearer session token"), address: checksummed, chainId: z.number().int(), expiresAt: iso })),
+      200: jsonAnswer(
+        "Signed in",
+        z.object({ token: z.string().describe("Bearer session token"), address: checksummed, chainId: z.number().int(), expiresAt: iso }),
+      ),
       400: errorAnswer("Malformed body", ["BAD_REQUEST"]),
       401: errorAnswer("Rejected: the reason (domain, nonce, expiry, signature …)", ["UNAUTHORIZED"]),
       503: errorAnswer("The chain or database is unavailable", ["DATABASE_UNAVAILABLE", "CHAIN_UNAVAILABLE"]),

@@ -27,17 +27,21 @@ ActivityRef.implement({
 });
 
 builder.queryField("activity", (t) =>
-  t.connection({
-    type: ActivityRef,
-    description: "The activity feed, newest first, optionally of some kinds and one token.",
-    args: { kinds: t.arg({ type: [ActivityKindEnum], required: false }), token: t.arg.string({ required: false }) },
-    complexity: connectionComplexity,
-    resolve: (_root, args, ctx) =>
-      asUserErrors(async () => {
-        if (args.kinds && args.kinds.length === 0) throw userError("kinds: give at least one kind, or leave it out");
-        const window = pageArgs(args);
-        const filter = { kinds: args.kinds ?? undefined, token: args.token ? addressArg(args.token, "token") : undefined };
-        return toConnection(await listActivity(ctx.deps.db, { ...window, filter }));
-      }),
-  }, { name: "ActivityConnection" }, { name: "ActivityEdge" }),
+  t.connection(
+    {
+      type: ActivityRef,
+      description: "The activity feed, newest first, optionally of some kinds and one token.",
+      args: { kinds: t.arg({ type: [ActivityKindEnum], required: false }), token: t.arg.string({ required: false }) },
+      complexity: connectionComplexity,
+      resolve: (_root, args, ctx) =>
+        asUserErrors(async () => {
+          if (args.kinds && args.kinds.length === 0) throw userError("kinds: give at least one kind, or leave it out");
+          const window = pageArgs(args);
+          const filter = { kinds: args.kinds ?? undefined, token: args.token ? addressArg(args.token, "token") : undefined };
+          return toConnection(await listActivity(ctx.deps.db, { ...window, filter }));
+        }),
+    },
+    { name: "ActivityConnection" },
+    { name: "ActivityEdge" },
+  ),
 );

@@ -14,7 +14,7 @@ export type GraphqlContext = { deps: ApiDeps; loaders: Loaders; signal?: AbortSi
 
 /** Cost budget of one operation; a connection costs its page size times its node's cost. */
 export const MAX_COMPLEXITY = 10_000;
-export const MAX_DEPTH = 10;
+export const MAX_QUERY_DEPTH = 10;
 export const MAX_BREADTH = 400;
 export const MAX_ALIASES = 15;
 
@@ -39,11 +39,15 @@ export const builder = new SchemaBuilder<BuilderTypes>({
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 1,
-    limit: { complexity: MAX_COMPLEXITY, depth: MAX_DEPTH, breadth: MAX_BREADTH },
+    limit: { complexity: MAX_COMPLEXITY, depth: MAX_QUERY_DEPTH, breadth: MAX_BREADTH },
     complexityError: (errorKind, result) => {
       const kind = String(errorKind).toLowerCase();
       const [value, max] =
-        kind === "depth" ? [result.depth, result.maxDepth] : kind === "breadth" ? [result.breadth, result.maxBreadth] : [result.complexity, result.maxComplexity];
+        kind === "depth"
+          ? [result.depth, result.maxDepth]
+          : kind === "breadth"
+            ? [result.breadth, result.maxBreadth]
+            : [result.complexity, result.maxComplexity];
       return new GraphQLError(
         `query ${kind} ${value} exceeds the limit of ${max}${kind === "complexity" ? ": ask for smaller pages (first) or fewer fields" : ""}`,
         { extensions: { code: "QUERY_TOO_COMPLEX", kind, value, max } },

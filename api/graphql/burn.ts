@@ -43,11 +43,14 @@ export const burnConnectionArgs = (arg: ArgBuilder) => ({
 });
 
 builder.queryField("burns", (t) =>
-  t.connection({
-    type: BurnRef,
-    description: "Burns with filters (token, kinds, block and time ranges), newest first by default. At most 200 a page.",
-    args: burnConnectionArgs(t.arg),
-    complexity: connectionComplexity,
-    resolve: (_root, args, ctx) => resolveBurns(ctx, args),
-  }, BurnConnection),
+  t.connection(
+    {
+      type: BurnRef,
+      description: "Burns with filters (token, kinds, block and time ranges), newest first by default. At most 200 a page.",
+      args: burnConnectionArgs(t.arg),
+      complexity: connectionComplexity,
+      resolve: (_root, args, ctx) => resolveBurns(ctx, args),
+    },
+    BurnConnection,
+  ),
 );

@@ -27,7 +27,10 @@ BuybackRef.implement({
       },
     }),
     pairedInRaw: t.field({ type: "BigInt", description: "Paired currency paid into the pool (base units)", resolve: (r) => r.pairedIn }),
-    spentCurrency: t.string({ description: "What the operator paid in: USDC, or WETH for a legacy-WETH buyback (checksummed address)", resolve: (r) => checksum(r.currencyIn) }),
+    spentCurrency: t.string({
+      description: "What the operator paid in: USDC, or WETH for a legacy-WETH buyback (checksummed address)",
+      resolve: (r) => checksum(r.currencyIn),
+    }),
     spentSymbol: t.string({ resolve: async (r, _a, ctx) => (await ctx.loaders.currency.load(r.currencyIn)).symbol }),
     spent: t.string({
       description: "Paid in (exact decimal, whole units of spentCurrency); usdcIn is its USDC",
@@ -59,11 +62,14 @@ export const buybackConnectionArgs = (arg: ArgBuilder) => ({
 });
 
 builder.queryField("buybacks", (t) =>
-  t.connection({
-    type: BuybackRef,
-    description: "Buybacks with filters (token, kinds, block and time ranges), newest first by default. At most 200 a page.",
-    args: buybackConnectionArgs(t.arg),
-    complexity: connectionComplexity,
-    resolve: (_root, args, ctx) => resolveBuybacks(ctx, args),
-  }, BuybackConnection),
+  t.connection(
+    {
+      type: BuybackRef,
+      description: "Buybacks with filters (token, kinds, block and time ranges), newest first by default. At most 200 a page.",
+      args: buybackConnectionArgs(t.arg),
+      complexity: connectionComplexity,
+      resolve: (_root, args, ctx) => resolveBuybacks(ctx, args),
+    },
+    BuybackConnection,
+  ),
 );

@@ -14,7 +14,11 @@ DeskRef.implement({
   fields: (t) => ({
     id: t.exposeString("id"),
     tokenAddress: t.string({ nullable: true, description: "The token the engine opened it for (checksummed)", resolve: (d) => d.token }),
-    token: t.field({ type: TokenRef, nullable: true, resolve: (d, _a, ctx) => (d.token ? ctx.loaders.token.load(d.token.toLowerCase() as `0x${string}`) : null) }),
+    token: t.field({
+      type: TokenRef,
+      nullable: true,
+      resolve: (d, _a, ctx) => (d.token ? ctx.loaders.token.load(d.token.toLowerCase() as `0x${string}`) : null),
+    }),
     pairIndex: t.field({ type: "BigInt", resolve: (d) => d.pairIndex }),
     tradeIndex: t.field({ type: "BigInt", resolve: (d) => d.tradeIndex }),
     side: t.field({ type: DeskSideEnum, resolve: (d) => d.side }),
@@ -27,7 +31,11 @@ DeskRef.implement({
     ...moneyFields(t, "notional", USDC_DECIMALS, (d) => d.notional, "Collateral × leverage (USDC)"),
     entryPrice: t.string({ resolve: (d) => perpsDecimal(d.entryPrice) }),
     entryPriceRaw: t.field({ type: "BigInt", description: "1e10", resolve: (d) => d.entryPrice }),
-    markPrice: t.string({ nullable: true, description: "Latest oracle price, when known", resolve: (d) => (d.markPrice === null ? null : perpsDecimal(d.markPrice)) }),
+    markPrice: t.string({
+      nullable: true,
+      description: "Latest oracle price, when known",
+      resolve: (d) => (d.markPrice === null ? null : perpsDecimal(d.markPrice)),
+    }),
     ...optionalMoneyFields(t, "unrealisedPnl", USDC_DECIMALS, (d) => d.unrealisedPnl, "PnL at the mark price (USDC)"),
     ...moneyFields(t, "realisedPnl", USDC_DECIMALS, (d) => d.realisedPnl, "Realised PnL (USDC)"),
     ...moneyFields(t, "usdcReturned", USDC_DECIMALS, (d) => d.usdcReturned, "USDC paid back by closes"),
@@ -38,21 +46,29 @@ DeskRef.implement({
 });
 
 builder.queryField("desks", (t) =>
-  t.connection({
-    type: DeskRef,
-    description: "Desks, newest first: filter by status (OPEN for the open ones), token and halt state.",
-    args: {
-      status: t.arg({ type: [DeskStatusEnum], required: false }),
-      token: t.arg.string({ required: false }),
-      halted: t.arg.boolean({ required: false }),
+  t.connection(
+    {
+      type: DeskRef,
+      description: "Desks, newest first: filter by status (OPEN for the open ones), token and halt state.",
+      args: {
+        status: t.arg({ type: [DeskStatusEnum], required: false }),
+        token: t.arg.string({ required: false }),
+        halted: t.arg.boolean({ required: false }),
+      },
+      complexity: connectionComplexity,
+      resolve: (_root, args, ctx) =>
+        asUserErrors(async () => {
+          const window = pageArgs(args);
+          const deskCtx = await ctx.loaders.deskContext();
+          const filter = {
+            statuses: (args.status ?? undefined) as DeskStatus[] | undefined,
+            token: args.token ? addressArg(args.token, "token") : undefined,
+            halted: args.halted,
+          };
+          return toConnection(await listDesks(ctx.deps.db, deskCtx, { ...window, filter }));
+        }),
     },
-    complexity: connectionComplexity,
-    resolve: (_root, args, ctx) =>
-      asUserErrors(async () => {
-        const window = pageArgs(args);
-        const deskCtx = await ctx.loaders.deskContext();
-        const filter = { statuses: (args.status ?? undefined) as DeskStatus[] | undefined, token: args.token ? addressArg(args.token, "token") : undefined, halted: args.halted };
-        return toConnection(await listDesks(ctx.deps.db, deskCtx, { ...window, filter }));
-      }),
-  }, { name: "DeskConnection" }, { name: "DeskEdge" }),
+    { name: "DeskConnection" },
+    { name: "DeskEdge" },
+  ),
 );

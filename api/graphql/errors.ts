@@ -11,7 +11,9 @@ export const userError = (message: string) => new GraphQLError(message, { extens
 export function databaseBusy(error: unknown): GraphQLError | undefined {
   const reason = transientDbError(error);
   if (reason === undefined) return undefined;
-  return new GraphQLError(`the database is busy (${reason}); retry`, { extensions: { code: "DATABASE_BUSY", http: { status: 503, headers: { "Retry-After": "1" } } } });
+  return new GraphQLError(`the database is busy (${reason}); retry`, {
+    extensions: { code: "DATABASE_BUSY", http: { status: 503, headers: { "Retry-After": "1" } } },
+  });
 }
 
 /** Runs `fn` (retried once on a transient database error), turning validation failures (a bad cursor, too many buckets) into user errors. */
@@ -38,5 +40,7 @@ export function addressArg(value: string, name: string): Hex {
 export function unavailableError(error: unknown): GraphQLError | undefined {
   const original = (error as { originalError?: unknown }).originalError ?? error;
   if (!isDatabaseUnavailable(original)) return undefined;
-  return new GraphQLError("database unavailable; retry later", { extensions: { code: "SERVICE_UNAVAILABLE", http: { status: 503, headers: { "Retry-After": "5" } } } });
+  return new GraphQLError("database unavailable; retry later", {
+    extensions: { code: "SERVICE_UNAVAILABLE", http: { status: 503, headers: { "Retry-After": "5" } } },
+  });
 }

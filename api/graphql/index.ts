@@ -14,7 +14,7 @@ import type { ApiDeps } from "../deps.js";
 import { transientDbError } from "../http/errors.js";
 import { readLimited } from "../http/validation.js";
 import { Coalescer } from "../read/coalesce.js";
-import { type GraphqlContext, MAX_ALIASES, MAX_DEPTH, builder } from "./builder.js";
+import { type GraphqlContext, MAX_ALIASES, MAX_QUERY_DEPTH, builder } from "./builder.js";
 import { databaseBusy, unavailableError } from "./errors.js";
 import { boundedParsing } from "./limits.js";
 import { createLoaders } from "./loaders.js";
@@ -108,7 +108,7 @@ export function createGraphql(deps: ApiDeps) {
       },
     },
     // The document's size, tokens, nesting, breadth, depth and repeated fields first (limits.ts).
-    plugins: [boundedParsing(), maxDepthPlugin({ n: MAX_DEPTH, ignoreIntrospection: true }), maxAliasesPlugin({ n: MAX_ALIASES })],
+    plugins: [boundedParsing(), maxDepthPlugin({ n: MAX_QUERY_DEPTH, ignoreIntrospection: true }), maxAliasesPlugin({ n: MAX_ALIASES })],
   });
   // Keyed by what yoga reads of a POST: its content type, what it accepts, and the body.
   const operations = new Coalescer(async (key: string): Promise<SharedAnswer> => {

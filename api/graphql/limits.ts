@@ -41,7 +41,7 @@ import {
   parse,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { MAX_BREADTH, MAX_DEPTH } from "./builder.js";
+import { MAX_BREADTH, MAX_QUERY_DEPTH } from "./builder.js";
 
 /** Longest query text, in characters (a query within every limit below is a few KB). */
 export const MAX_DOCUMENT_CHARS = 32 * 1024;
@@ -252,8 +252,8 @@ export function checkShape(document: DocumentNode): void {
     const shape = selectionShape(d.selectionSet);
     breadth += shape.breadth;
     if (breadth > MAX_BREADTH) throw tooComplex("breadth", breadth, MAX_BREADTH, `query breadth ${breadth} exceeds the limit of ${MAX_BREADTH}`);
-    if (shape.depth > MAX_DEPTH) {
-      throw tooComplex("depth", shape.depth, MAX_DEPTH, `Query depth limit of ${MAX_DEPTH} exceeded, found ${shape.depth}.`);
+    if (shape.depth > MAX_QUERY_DEPTH) {
+      throw tooComplex("depth", shape.depth, MAX_QUERY_DEPTH, `Query depth limit of ${MAX_QUERY_DEPTH} exceeded, found ${shape.depth}.`);
     }
   }
 }
@@ -269,7 +269,13 @@ export function boundedParse(source: string | Source, options?: ParseOptions): D
     // A syntax error (from the lexer pass or the parser) is the client's: 400, as yoga's own
     // parse answers it (replacing the parse function leaves out yoga's wrapper that marks it so).
     if (error instanceof GraphQLError && !error.extensions?.http) {
-      throw new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error, extensions: { ...error.extensions, http: { status: 400 } } });
+      throw new GraphQLError(error.message, {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        originalError: error,
+        extensions: { ...error.extensions, http: { status: 400 } },
+      });
     }
     throw error;
   }

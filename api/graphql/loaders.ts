@@ -7,16 +7,16 @@ import { type Address, type Hex, getAddress } from "viem";
 import type { ApiDeps } from "../deps.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
-import { type CurrencyInfo, type FeeCurrencyView, type SpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
+import { type CurrencyInfo, type FeeCurrencyView, type BuybackSpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
 import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
 import { type BurnValue, burnValues, poolVolumes } from "../read/market.js";
-import { type AgentView, agentsOfTokens } from "./agent.js";
+import { type AgentView, agentsOfTokens } from "../agents/views.js";
 
 export type Loaders = {
   token: DataLoader<Hex, TokenView | null>;
   /** A token's fees per currency, and its buybacks per currency paid in. */
   tokenFees: DataLoader<Hex, FeeCurrencyView[]>;
-  tokenSpend: DataLoader<Hex, SpendView[]>;
+  tokenSpend: DataLoader<Hex, BuybackSpendView[]>;
   /** A token's LP-locker reward slots, by index. */
   rewardSlots: DataLoader<Hex, RewardSlotRow[]>;
   /** A currency's address, symbol and decimals. */
@@ -66,7 +66,10 @@ export function createLoaders(deps: ApiDeps): Loaders {
     }),
     agentByToken: new DataLoader((keys) => agentsOfTokens(deps.agents, keys)),
     burnValue: new DataLoader(async (ids) => {
-      const values = await burnValues(deps.db, ids.map((id) => ({ id })));
+      const values = await burnValues(
+        deps.db,
+        ids.map((id) => ({ id })),
+      );
       return ids.map((id) => values.get(id) ?? null);
     }),
     poolVolume: new DataLoader(async (ids) => {

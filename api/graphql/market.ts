@@ -79,7 +79,12 @@ const TokenMarket = builder.objectRef<MarketRow>("TokenMarket").implement({
   fields: (t) => ({
     token: t.string({ description: "Checksummed", resolve: (m) => checksum(m.token) }),
     poolId: t.string({ nullable: true, resolve: (m) => m.poolId }),
-    pairedToken: t.field({ type: Currency, nullable: true, description: "The currency pricePaired, marketCapPaired and volumePaired are in", resolve: (m) => m.pairedToken }),
+    pairedToken: t.field({
+      type: Currency,
+      nullable: true,
+      description: "The currency pricePaired, marketCapPaired and volumePaired are in",
+      resolve: (m) => m.pairedToken,
+    }),
     ...figure(t, "totalSupply", TOKEN),
     ...figure(t, "burned", TOKEN),
     ...figure(t, "circulating", TOKEN),
@@ -98,7 +103,8 @@ const TokenMarket = builder.objectRef<MarketRow>("TokenMarket").implement({
 builder.objectFields(TokenRef, (t) => ({
   candles: t.field({
     type: [Candle],
-    description: "The token's pool price candles of one period, oldest first: the latest `limit` buckets starting in [from, to). Buckets without a swap have no candle.",
+    description:
+      "The token's pool price candles of one period, oldest first: the latest `limit` buckets starting in [from, to). Buckets without a swap have no candle.",
     args: {
       period: t.arg({ type: CandlePeriodEnum, required: false, defaultValue: "hour" }),
       from: t.arg({ type: "DateTime", required: false, description: "Buckets starting at or after this time" }),
@@ -112,7 +118,11 @@ builder.objectFields(TokenRef, (t) => ({
       if (args.from != null && args.to != null && args.from >= args.to) throw userError("from: must be before to");
       if (!v.pool) return [];
       const paired = await ctx.loaders.currency.load(v.pool.pairedToken);
-      const rows = await listCandles(ctx.deps.db, v.pool.poolId, (args.period ?? "hour") as "hour", { from: args.from ?? undefined, to: args.to ?? undefined, limit });
+      const rows = await listCandles(ctx.deps.db, v.pool.poolId, (args.period ?? "hour") as "hour", {
+        from: args.from ?? undefined,
+        to: args.to ?? undefined,
+        limit,
+      });
       return rows.map((r) => candleFigures(r, paired));
     },
   }),
@@ -137,8 +147,17 @@ builder.objectFields(BurnRef, (t) => {
   const fields = (name: keyof BurnValueFigures & string, raw: string) => {
     const what = FIGURE_UNITS[name] ?? name;
     return {
-      [name]: t.string({ nullable: true, description: `${what} (exact decimal, whole units)`, resolve: async (r, _a, ctx) => (await value(r, ctx))[name] as string | null }),
-      [`${name}Raw`]: t.field({ type: "BigInt", nullable: true, description: `${what} (integer in ${raw})`, resolve: async (r, _a, ctx) => (await value(r, ctx))[`${name}Raw` as keyof BurnValueFigures] as bigint | null }),
+      [name]: t.string({
+        nullable: true,
+        description: `${what} (exact decimal, whole units)`,
+        resolve: async (r, _a, ctx) => (await value(r, ctx))[name] as string | null,
+      }),
+      [`${name}Raw`]: t.field({
+        type: "BigInt",
+        nullable: true,
+        description: `${what} (integer in ${raw})`,
+        resolve: async (r, _a, ctx) => (await value(r, ctx))[`${name}Raw` as keyof BurnValueFigures] as bigint | null,
+      }),
     };
   };
   return {

@@ -4,13 +4,7 @@ import type { Types } from "./builder.js";
 type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
 
 /** `<name>` (decimal string) and `<name>Raw` (BigInt base units). */
-export function moneyFields<Row, Name extends string>(
-  t: FieldBuilder<Row>,
-  name: Name,
-  decimals: number,
-  get: (row: Row) => bigint,
-  description: string,
-) {
+export function moneyFields<Row, Name extends string>(t: FieldBuilder<Row>, name: Name, decimals: number, get: (row: Row) => bigint, description: string) {
   return {
     [name]: t.string({ description: `${description} (exact decimal, whole units)`, resolve: (row) => formatDecimal(get(row), decimals) }),
     [`${name}Raw`]: t.field({ type: "BigInt", description: `${description} (base units, ${decimals} decimals)`, resolve: (row) => get(row) }),
@@ -26,7 +20,14 @@ export function optionalMoneyFields<Row, Name extends string>(
   description: string,
 ) {
   return {
-    [name]: t.string({ nullable: true, description: `${description} (exact decimal, whole units)`, resolve: (row) => { const v = get(row); return v === null ? null : formatDecimal(v, decimals); } }),
+    [name]: t.string({
+      nullable: true,
+      description: `${description} (exact decimal, whole units)`,
+      resolve: (row) => {
+        const v = get(row);
+        return v === null ? null : formatDecimal(v, decimals);
+      },
+    }),
     [`${name}Raw`]: t.field({ type: "BigInt", nullable: true, description: `${description} (base units, ${decimals} decimals)`, resolve: (row) => get(row) }),
   } as Record<Name | `${Name}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
 }

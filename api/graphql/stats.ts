@@ -4,7 +4,7 @@ import { readHealth } from "../read/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
-import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
+import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
@@ -13,7 +13,8 @@ import { protocolFinalityJson } from "../read/finality.js";
 type Totals = NonNullable<Stats["totals"]>;
 
 const DeskSummaryType = builder.objectRef<DeskSummary>("DeskSummary").implement({
-  description: "The open desks in a fixed size (its size does not grow with their number): aggregates over the open desks and the largest few. `desks` pages every desk.",
+  description:
+    "The open desks in a fixed size (its size does not grow with their number): aggregates over the open desks and the largest few. `desks` pages every desk.",
   fields: (t) => ({
     halted: t.int({ description: "Open desks halted by the engine or the registry", resolve: (d) => d.halted }),
     ...moneyFields(t, "openCollateralUsdc", USDC_DECIMALS, (d) => d.openCollateral, "Collateral of the open desks"),
@@ -32,14 +33,37 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     tokensLaunched: t.int({ resolve: (s) => count(s, "tokensLaunched") }),
     tokensEnrolled: t.int({ resolve: (s) => s.enrolled }),
     tokensActive: t.int({ resolve: (s) => s.active }),
-    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (s) => total(s, "feesToOperatorUsdc"), "Every LP fee of the operator's reward slots in USDC (WETH at its conversion's realised rate) = the sum of the protocol, asset, perp and operator legs; as per token, plus USDC a claim brought beyond the collections"),
+    ...moneyFields(
+      t,
+      "feesToOperatorUsdc",
+      USDC_DECIMALS,
+      (s) => total(s, "feesToOperatorUsdc"),
+      "Every LP fee of the operator's reward slots in USDC (WETH at its conversion's realised rate) = the sum of the protocol, asset, perp and operator legs; as per token, plus USDC a claim brought beyond the collections",
+    ),
     ...moneyFields(t, "feesClaimedUsdc", USDC_DECIMALS, (s) => total(s, "feesClaimedUsdc"), "USDC claimed from the fee locker"),
     ...moneyFields(t, "protocolTokenFeesUsdc", USDC_DECIMALS, (s) => total(s, "protocolTokenFeesUsdc"), "The protocol token's own pool fees"),
     ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (s) => total(s, "protocolLegUsdc"), "Protocol-token leg"),
     ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (s) => total(s, "assetLegUsdc"), "Secondary-asset leg"),
     ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (s) => total(s, "perpLegUsdc"), "Perp leg"),
     ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (s) => total(s, "creatorLegUsdc"), "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
-    ...moneyFields(t, "operatorLegUsdc", USDC_DECIMALS, (s) => total(s, "operatorLegUsdc"), "Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)"),
+    ...moneyFields(
+      t,
+      "operatorLegUsdc",
+      USDC_DECIMALS,
+      (s) => total(s, "operatorLegUsdc"),
+      "Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)",
+    ),
+    legs: t.field({
+      type: FeeLegsRef,
+      description: "The legs under REST's names (`fees.legs`): the same figures as the *LegUsdc fields, the same type as `TokenTotals.legs`",
+      resolve: (s) => ({
+        protocolLegUsdc: total(s, "protocolLegUsdc"),
+        assetLegUsdc: total(s, "assetLegUsdc"),
+        perpLegUsdc: total(s, "perpLegUsdc"),
+        creatorLegUsdc: total(s, "creatorLegUsdc"),
+        operatorLegUsdc: total(s, "operatorLegUsdc"),
+      }),
+    }),
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],
       description: "Every token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
@@ -49,9 +73,17 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     ...moneyFields(t, "protocolBuybackUsdc", USDC_DECIMALS, (s) => total(s, "protocolBuybackUsdc"), "USDC spent on protocol buybacks"),
     ...moneyFields(t, "protocolTokensBought", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBought"), "Protocol tokens bought"),
     ...moneyFields(t, "protocolTokensBurned", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBurned"), "Protocol tokens burned"),
-    protocolBuybackSpent: t.field({ type: [CurrencySpendRef], description: "Protocol buybacks per currency paid in", resolve: (s) => s.buybackSpend["protocol-buyback"] }),
+    protocolBuybackSpent: t.field({
+      type: [CurrencySpendRef],
+      description: "Protocol buybacks per currency paid in",
+      resolve: (s) => s.buybackSpend["protocol-buyback"],
+    }),
     creatorBuybacks: t.int({ resolve: (s) => count(s, "creatorBuybacks") }),
-    creatorBuybackSpent: t.field({ type: [CurrencySpendRef], description: "Creator buybacks per currency paid in", resolve: (s) => s.buybackSpend["creator-buyback"] }),
+    creatorBuybackSpent: t.field({
+      type: [CurrencySpendRef],
+      description: "Creator buybacks per currency paid in",
+      resolve: (s) => s.buybackSpend["creator-buyback"],
+    }),
     ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (s) => total(s, "creatorBuybackUsdc"), "USDC spent on creator buybacks"),
     ...moneyFields(t, "assetPurchaseUsdc", USDC_DECIMALS, (s) => total(s, "assetPurchaseUsdc"), "USDC spent on the secondary asset"),
     desksOpened: t.int({ resolve: (s) => count(s, "desksOpened") }),
@@ -71,7 +103,8 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     deskSummary: t.field({ type: DeskSummaryType, description: "The open desks in a fixed size: aggregates and the largest few", resolve: (s) => s.desks }),
     finality: t.field({
       type: "JSON",
-      description: "The totals as a final part and a pending part by CONFIRMATIONS, as `finality` of GET /api/v1/stats: { confirmations, indexedBlock, finalBlock, final, pending }",
+      description:
+        "The totals as a final part and a pending part by CONFIRMATIONS, as `finality` of GET /api/v1/stats: { confirmations, indexedBlock, finalBlock, final, pending }",
       resolve: (s) => protocolFinalityJson(s.finality, s.totals),
     }),
     updatedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.totals?.updatedAt ?? null }),

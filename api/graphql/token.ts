@@ -11,7 +11,7 @@ import { buybackConnectionArgs, resolveBuybacks } from "./buyback.js";
 import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
 import { TokenOrderEnum } from "./enums.js";
 import { addressArg, asUserErrors } from "./errors.js";
-import { CurrencySpendRef, FeeCurrencyRef } from "./fees.js";
+import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -54,7 +54,12 @@ const LockerShare = builder.objectRef<LockerShareView>("LockerShare").implement(
     bps: t.exposeInt("bps"),
     feeIn: t.string({ description: "Current fee preference: Both, Paired or Clanker", resolve: (s) => s.feeInName }),
     role: t.string({ description: "operator (split by the engine), creator (paid directly) or other (paid directly)", resolve: (s) => s.role }),
-    updatedBlock: t.field({ type: "BigInt", nullable: true, description: "Block of the last preference or admin change (null: as launched)", resolve: (s) => s.updatedBlock }),
+    updatedBlock: t.field({
+      type: "BigInt",
+      nullable: true,
+      description: "Block of the last preference or admin change (null: as launched)",
+      resolve: (s) => s.updatedBlock,
+    }),
   }),
 });
 
@@ -94,32 +99,42 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
   }),
 });
 
-const TokenLegs = builder.objectRef<TokenTotalsRow>("TokenLegs").implement({
-  description: "The operator's fees of the token split into legs, as the ledger allocates them (REST `totals.legs`, the same names).",
-  fields: (t) => ({
-    ...moneyFields(t, "protocolUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
-    ...moneyFields(t, "assetUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
-    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
-    ...moneyFields(t, "operatorUsdc", USDC_DECIMALS, (r) => r.operatorLegUsdc, "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)"),
-  }),
-});
-
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
-    ...moneyFields(t, "feesToOperatorUsdc", USDC_DECIMALS, (r) => r.feesToOperatorUsdc, "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the four legs)"),
+    ...moneyFields(
+      t,
+      "feesToOperatorUsdc",
+      USDC_DECIMALS,
+      (r) => r.feesToOperatorUsdc,
+      "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the four legs)",
+    ),
     ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
     ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
     ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
-    ...moneyFields(t, "operatorLegUsdc", USDC_DECIMALS, (r) => r.operatorLegUsdc, "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)"),
+    ...moneyFields(
+      t,
+      "operatorLegUsdc",
+      USDC_DECIMALS,
+      (r) => r.operatorLegUsdc,
+      "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)",
+    ),
     ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
-    legs: t.field({ type: TokenLegs, description: "The four legs under REST's names (`totals.legs`): the same figures as the *LegUsdc fields", resolve: (r) => r }),
+    legs: t.field({
+      type: FeeLegsRef,
+      description: "The legs under REST's names (`totals.legs`): the same figures as the *LegUsdc fields, the same type as `Stats.legs`",
+      resolve: (r) => r,
+    }),
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],
       description: "The token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
       resolve: (r, _a, ctx) => ctx.loaders.tokenFees.load(r.token),
     }),
-    buybackSpent: t.field({ type: [CurrencySpendRef], description: "The token's buybacks per currency paid in", resolve: (r, _a, ctx) => ctx.loaders.tokenSpend.load(r.token) }),
+    buybackSpent: t.field({
+      type: [CurrencySpendRef],
+      description: "The token's buybacks per currency paid in",
+      resolve: (r, _a, ctx) => ctx.loaders.tokenSpend.load(r.token),
+    }),
     buybacks: t.exposeInt("buybacks"),
     ...moneyFields(t, "buybackUsdc", USDC_DECIMALS, (r) => r.buybackUsdc, "USDC spent on buybacks"),
     ...moneyFields(t, "tokensBought", TOKEN_DECIMALS, (r) => r.tokensBought, "Tokens bought back"),
@@ -128,7 +143,8 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
     ...moneyFields(t, "buybackBurned", TOKEN_DECIMALS, (r) => r.buybackBurned, "Bought-back tokens burned"),
     finality: t.field({
       type: "JSON",
-      description: "The totals as a final part and a pending part by CONFIRMATIONS, as `totals.finality` of GET /api/v1/tokens: { confirmations, indexedBlock, finalBlock, final, pending }",
+      description:
+        "The totals as a final part and a pending part by CONFIRMATIONS, as `totals.finality` of GET /api/v1/tokens: { confirmations, indexedBlock, finalBlock, final, pending }",
       resolve: async (r, _a, ctx) => tokenFinalityJson(await readFinality(ctx.deps.db, ctx.deps.config, [r.token.toLowerCase()]), r.token, r),
     }),
   }),
@@ -167,7 +183,8 @@ TokenRef.implement({
     lockerShares: t.field({
       type: [LockerShare],
       description: "The LP locker's reward slots for the token, with their current fee preference and admin",
-      resolve: async (v, _a, ctx) => lockerSharesOf(await ctx.loaders.rewardSlots.load(v.token.address), ctx.deps.config.operator, v.enrollment?.creator ?? null),
+      resolve: async (v, _a, ctx) =>
+        lockerSharesOf(await ctx.loaders.rewardSlots.load(v.token.address), ctx.deps.config.operator, v.enrollment?.creator ?? null),
     }),
     totals: t.field({ type: TokenTotals, nullable: true, description: "Null until the token has had a fee, buyback or burn", resolve: (v) => v.totals }),
     pending: t.field({
@@ -184,20 +201,26 @@ TokenRef.implement({
       description: "The token's latest desk (open or not)",
       resolve: (v, _a, ctx) => ctx.loaders.latestDesk.load(getAddress(v.token.address)),
     }),
-    burns: t.connection({
-      type: BurnRef,
-      description: "This token's burns (filter.token is ignored).",
-      args: burnConnectionArgs(t.arg),
-      complexity: connectionComplexity,
-      resolve: (v, args, ctx) => resolveBurns(ctx, args, v.token.address),
-    }, BurnConnection),
-    buybacks: t.connection({
-      type: BuybackRef,
-      description: "This token's buybacks (filter.token is ignored).",
-      args: buybackConnectionArgs(t.arg),
-      complexity: connectionComplexity,
-      resolve: (v, args, ctx) => resolveBuybacks(ctx, args, v.token.address),
-    }, BuybackConnection),
+    burns: t.connection(
+      {
+        type: BurnRef,
+        description: "This token's burns (filter.token is ignored).",
+        args: burnConnectionArgs(t.arg),
+        complexity: connectionComplexity,
+        resolve: (v, args, ctx) => resolveBurns(ctx, args, v.token.address),
+      },
+      BurnConnection,
+    ),
+    buybacks: t.connection(
+      {
+        type: BuybackRef,
+        description: "This token's buybacks (filter.token is ignored).",
+        args: buybackConnectionArgs(t.arg),
+        complexity: connectionComplexity,
+        resolve: (v, args, ctx) => resolveBuybacks(ctx, args, v.token.address),
+      },
+      BuybackConnection,
+    ),
     burnTotals: t.field({
       type: [BurnBucketRef],
       args: burnTotalsArgs(t.arg),
@@ -218,30 +241,40 @@ builder.queryField("token", (t) =>
 );
 
 builder.queryField("tokens", (t) =>
-  t.connection({
-    type: TokenRef,
-    description: "Every token of ours (the protocol token, launches that pay the operator, enrolled tokens), newest launch first by default: the same set as REST GET /tokens. `enrolled: true` keeps only enrolled tokens, `enrolled: false` only the others.",
-    args: {
-      enrolled: t.arg.boolean({ required: false }),
-      protocolToken: t.arg.boolean({ required: false }),
-      orderBy: t.arg({ type: TokenOrderEnum, required: false, defaultValue: "NEWEST" }),
+  t.connection(
+    {
+      type: TokenRef,
+      description:
+        "Every token of ours (the protocol token, launches that pay the operator, enrolled tokens), newest launch first by default: the same set as REST GET /tokens. `enrolled: true` keeps only enrolled tokens, `enrolled: false` only the others.",
+      args: {
+        enrolled: t.arg.boolean({ required: false }),
+        protocolToken: t.arg.boolean({ required: false }),
+        orderBy: t.arg({ type: TokenOrderEnum, required: false, defaultValue: "NEWEST" }),
+      },
+      complexity: connectionComplexity,
+      resolve: (_root, args, ctx) =>
+        asUserErrors(async () => {
+          const window = pageArgs(args);
+          const page = await listTokens(ctx.deps.db, {
+            enrolled: args.enrolled,
+            protocolToken: args.protocolToken,
+            order: (args.orderBy ?? "NEWEST") as TokenOrder,
+            ...window,
+          });
+          for (const view of page.rows) ctx.loaders.token.prime(view.token.address, view);
+          const filter = { enrolled: args.enrolled, protocolToken: args.protocolToken };
+          return { ...toConnection(page), totalCount: () => countTokens(ctx.deps.db, filter) };
+        }),
     },
-    complexity: connectionComplexity,
-    resolve: (_root, args, ctx) =>
-      asUserErrors(async () => {
-        const window = pageArgs(args);
-        const page = await listTokens(ctx.deps.db, { enrolled: args.enrolled, protocolToken: args.protocolToken, order: (args.orderBy ?? "NEWEST") as TokenOrder, ...window });
-        for (const view of page.rows) ctx.loaders.token.prime(view.token.address, view);
-        const filter = { enrolled: args.enrolled, protocolToken: args.protocolToken };
-        return { ...toConnection(page), totalCount: () => countTokens(ctx.deps.db, filter) };
+    {
+      name: "TokenConnection",
+      fields: (c) => ({
+        totalCount: c.int({
+          description: "Tokens matching the filter, across all pages (one count; the token table grows with launches only).",
+          resolve: (conn) => (conn as unknown as { totalCount: () => Promise<number> }).totalCount(),
+        }),
       }),
-  }, {
-    name: "TokenConnection",
-    fields: (c) => ({
-      totalCount: c.int({
-        description: "Tokens matching the filter, across all pages (one count; the token table grows with launches only).",
-        resolve: (conn) => (conn as unknown as { totalCount: () => Promise<number> }).totalCount(),
-      }),
-    }),
-  }, { name: "TokenEdge" }),
+    },
+    { name: "TokenEdge" },
+  ),
 );

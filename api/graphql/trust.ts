@@ -25,7 +25,10 @@ async function exposed<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await asUserErrors(fn);
   } catch (error) {
-    if (error instanceof ApiError) throw new GraphQLError(error.message, { extensions: { code: error.status === 503 ? "SERVICE_UNAVAILABLE" : "BAD_REQUEST", http: { status: error.status } } });
+    if (error instanceof ApiError)
+      throw new GraphQLError(error.message, {
+        extensions: { code: error.status === 503 ? "SERVICE_UNAVAILABLE" : "BAD_REQUEST", http: { status: error.status } },
+      });
     throw error;
   }
 }
@@ -53,7 +56,8 @@ builder.objectFields(TokenRef, (t) => ({
   audit: t.field({
     type: "JSON",
     complexity: COST,
-    description: 'The token\'s public reconciliation, as GET /api/v1/tokens/{address}/audit: "clean at block N, time T", or each difference by check, leg and amount.',
+    description:
+      'The token\'s public reconciliation, as GET /api/v1/tokens/{address}/audit: "clean at block N, time T", or each difference by check, leg and amount.',
     resolve: (view, _args, ctx) => exposed(() => tokenAudit(ctx.deps, checksum(view.token.address))),
   }),
   deskStatement: t.field({

@@ -120,7 +120,10 @@ export function toHttpError(error: unknown): HttpError {
   // The engine's finer codes: a retryable failure is an outage of the chain or the database, anything else the chain's refusal.
   if (error instanceof EngineError) {
     if (!error.retryable) return answer("CHAIN_REFUSED", error.message);
-    return answer(error.code === "database-unavailable" ? "DATABASE_UNAVAILABLE" : "CHAIN_UNAVAILABLE", `the chain or database is unavailable (${error.code}); retry`);
+    return answer(
+      error.code === "database-unavailable" ? "DATABASE_UNAVAILABLE" : "CHAIN_UNAVAILABLE",
+      `the chain or database is unavailable (${error.code}); retry`,
+    );
   }
   if (error instanceof ServiceError) return answer(error.code as ServiceErrorCode, error.message);
   if (error instanceof ZodError) return answer("BAD_REQUEST", formatZodError(error));

@@ -1,7 +1,7 @@
 /**
  * A strict JSON parser (RFC 8259) that keeps every number's source text, so a percent such as
  * `28.505` or `28.499999999999999999` is seen exactly as written, not as the nearest double.
- * It also rejects duplicate keys and nesting deeper than `MAX_DEPTH`.
+ * It also rejects duplicate keys and nesting deeper than `MAX_JSON_DEPTH`.
  *
  * Kept rather than `lossless-json` (4.3, which does keep number text): that parser accepts a
  * key repeated with an equal value (`{"a":1,"a":1}`), has no nesting limit (recursion over a
@@ -28,7 +28,7 @@ export class JsonSyntaxError extends ServiceError {
 }
 
 /** Deeper nesting than any request of this API needs. */
-export const MAX_DEPTH = 32;
+export const MAX_JSON_DEPTH = 32;
 
 const NUMBER_RE = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
@@ -76,7 +76,7 @@ export function parseJson(text: string): JsonValue {
   }
 
   function parseValue(depth: number): JsonValue {
-    if (depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
+    if (depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH}`);
     skipSpace();
     const ch = text[i];
     if (ch === "{") {
@@ -91,7 +91,7 @@ export function parseJson(text: string): JsonValue {
         skipSpace();
         if (text[i] !== '"') unexpected();
         const key = parseString();
-        if (Object.prototype.hasOwnProperty.call(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`);
+        if (Object.hasOwn(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`);
         skipSpace();
         if (text[i] !== ":") unexpected();
         i++;
@@ -132,7 +132,11 @@ export function parseJson(text: string): JsonValue {
       }
     }
     if (ch === '"') return parseString();
-    for (const [word, value] of [["true", true], ["false", false], ["null", null]] as const) {
+    for (const [word, value] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ] as const) {
       if (text.startsWith(word, i)) {
         i += word.length;
         return value;

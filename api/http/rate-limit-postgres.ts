@@ -193,7 +193,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
       const batch = queue.waiting.splice(0);
       try {
         const results = await this.takeCells(key, queue.limiter, queue.client, batch.length);
-        batch.forEach((w, i) => w.resolve(results[i]!));
+        for (const [i, w] of batch.entries()) w.resolve(results[i]!);
       } catch (error) {
         for (const w of batch) w.reject(error);
       }
@@ -251,7 +251,10 @@ export class PostgresRateLimitStore implements RateLimitStore {
       if (attempt > 0) this.options.log?.info("rate limits shared through PostgreSQL again");
     } catch (error) {
       const delay = Math.min(RETRY_MAX_MS, 1_000 * 2 ** attempt);
-      this.options.log?.warn({ err: error instanceof Error ? error.message : String(error), retryInMs: delay }, "rate limits kept in memory: their PostgreSQL table is not ready");
+      this.options.log?.warn(
+        { err: error instanceof Error ? error.message : String(error), retryInMs: delay },
+        "rate limits kept in memory: their PostgreSQL table is not ready",
+      );
       this.retry = setTimeout(() => void this.open(attempt + 1), delay);
       this.retry.unref();
     }
@@ -272,6 +275,7 @@ export class PostgresRateLimitStore implements RateLimitStore {
 class SessionClient extends pg.Client {
   override connect(): Promise<pg.Client>;
   override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+  // biome-ignore lint/suspicious/noConfusingVoidType: pg.Pool's own overload returns nothing when given a callback
   override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | void {
     const ready = super
       .connect()
@@ -279,7 +283,10 @@ class SessionClient extends pg.Client {
       .then(() => this as pg.Client);
     if (!callback) return ready;
     const done = callback as (err: Error | null, c?: pg.Client) => void;
-    ready.then((c) => done(null, c), (error: Error) => done(error));
+    ready.then(
+      (c) => done(null, c),
+      (error: Error) => done(error),
+    );
   }
 }
 

@@ -80,9 +80,7 @@ export class RateLimiter {
   take(client: string): TakeResult {
     const now = this.now();
     const previous = this.buckets.get(client);
-    const refilled = previous
-      ? Math.min(this.rule.capacity, previous.tokens + ((now - previous.at) / 1000) * this.rule.refillPerSecond)
-      : this.rule.capacity;
+    const refilled = previous ? Math.min(this.rule.capacity, previous.tokens + ((now - previous.at) / 1000) * this.rule.refillPerSecond) : this.rule.capacity;
     this.buckets.delete(client); // re-inserted below: Map order is recency
     if (refilled < 1) {
       this.buckets.set(client, { tokens: refilled, at: now });
@@ -147,7 +145,10 @@ export function clientAddress(c: Context): string {
  * changed in place (a fetched Response's) fall back to `c.header`.
  */
 function setHeader(c: Context, name: string, value: string): void {
-  if (!c.finalized) return c.header(name, value);
+  if (!c.finalized) {
+    c.header(name, value);
+    return;
+  }
   try {
     c.res.headers.set(name, value);
   } catch {

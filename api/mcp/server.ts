@@ -28,13 +28,13 @@ import { type Charter, charterSchema, defaultCharter } from "../../core/agents/c
 import { type Agent, createAgent, getAgent, getAgentByToken, setCharter } from "../../core/agents/store.js";
 import { Refusal } from "../../core/errors.js";
 import { launchAgent } from "../../core/launch/agent.js";
-import { agentJson, chatBody, launchBody, launchedJson } from "../agents/routes.js";
+import { agentJson, chatBody, agentLaunchBody, launchedJson } from "../agents/routes.js";
 import { findSession } from "../auth/sessions.js";
 import type { ApiDeps } from "../deps.js";
 import { methodNotAllowed, notConfigured, notFound, toHttpError } from "../http/errors.js";
 import { unauthorizedSession as unauthorized } from "../agents/http.js";
 import { loadProspectus, loadTokenProspectus } from "../pages/prospectus-data.js";
-import { BURN_KINDS, BURN_ORDERINGS, listBurns } from "../read/burns.js";
+import { BURN_KINDS, type BURN_ORDERINGS, listBurns } from "../read/burns.js";
 import { tokenFlow } from "../read/flow.js";
 import { checksum, isoTime, tokenAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
@@ -46,7 +46,10 @@ import { knownToken } from "../rest/trust.js";
 /** Largest MCP request body. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address").describe("0x-prefixed 20-byte address");
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte hex address")
+  .describe("0x-prefixed 20-byte address");
 const agentId = z.string().uuid().describe("The agent id (UUID)");
 const blockNumber = z.number().int().min(0).describe("Block number");
 const unixTime = z.number().int().min(0).describe("Unix time in seconds");
@@ -64,7 +67,10 @@ function valid(token: string): Hex {
 
 const BURN_TOOL_INPUT = {
   token: address.optional().describe("Only burns of this token"),
-  kinds: z.array(z.enum(BURN_KINDS)).optional().describe(`Only these kinds: ${BURN_KINDS.join(", ")}`),
+  kinds: z
+    .array(z.enum(BURN_KINDS))
+    .optional()
+    .describe(`Only these kinds: ${BURN_KINDS.join(", ")}`),
   fromBlock: blockNumber.optional(),
   toBlock: blockNumber.optional().describe("Last block, included"),
   fromTime: unixTime.optional(),
@@ -78,8 +84,16 @@ const BURN_TOOL_INPUT = {
 export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (error: unknown) => void): McpServer {
   const server = new McpServer({ name: "tithe-launchpad", version: "0.1.0" }, { capabilities: { tools: {} } });
 
-  const tool = <S extends z.ZodRawShape>(name: string, description: string, input: S, run: (args: z.objectOutputType<S, z.ZodTypeAny>) => ToolBody, readOnly = true) =>
-    server.registerTool(name, { description, inputSchema: input, annotations: { readOnlyHint: readOnly, openWorldHint: false } }, (async (args: z.objectOutputType<S, z.ZodTypeAny>): Promise<CallToolResult> => {
+  const tool = <S extends z.ZodRawShape>(
+    name: string,
+    description: string,
+    input: S,
+    run: (args: z.objectOutputType<S, z.ZodTypeAny>) => ToolBody,
+    readOnly = true,
+  ) =>
+    server.registerTool(name, { description, inputSchema: input, annotations: { readOnlyHint: readOnly, openWorldHint: false } }, (async (
+      args: z.objectOutputType<S, z.ZodTypeAny>,
+    ): Promise<CallToolResult> => {
       try {
         return { content: [{ type: "text", text: JSON.stringify(toJsonValue(await run(args))) }] };
       } catch (error) {
@@ -91,8 +105,11 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
 
   // ------------------------------------------------------------------ read tools
 
-  tool("stats", "Protocol totals: fees per currency and in USDC, the legs, buybacks, burns, pending accumulators, a fixed-size summary of the open desks (exact decimals; every desk: GET /api/v1/desks).", {}, async () =>
-    statsJson(await readStats(deps)),
+  tool(
+    "stats",
+    "Protocol totals: fees per currency and in USDC, the legs, buybacks, burns, pending accumulators, a fixed-size summary of the open desks (exact decimals; every desk: GET /api/v1/desks).",
+    {},
+    async () => statsJson(await readStats(deps)),
   );
 
   tool(
@@ -111,45 +128,60 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     },
   );
 
-  tool("burns", "Burns (transfers of a launched token to 0x…dEaD), with the filters GraphQL has: token, kinds, block range, time range; a page of at most 200 with a cursor.", BURN_TOOL_INPUT, async (a) => {
-    const page = await listBurns(deps.db, {
-      filter: {
-        token: a.token ? valid(a.token) : undefined,
-        kinds: a.kinds,
-        fromBlock: a.fromBlock === undefined ? undefined : BigInt(a.fromBlock),
-        toBlock: a.toBlock === undefined ? undefined : BigInt(a.toBlock),
-        fromTime: a.fromTime === undefined ? undefined : BigInt(a.fromTime),
-        toTime: a.toTime === undefined ? undefined : BigInt(a.toTime),
-      },
-      order: a.order as keyof typeof BURN_ORDERINGS,
-      limit: a.limit,
-      after: a.cursor,
-    });
-    return listBody(page, (r) => ({
-      id: r.id,
-      token: checksum(r.token),
-      kind: r.kind,
-      from: checksum(r.from),
-      amount: tokenAmount(r.amount),
-      amountRaw: r.amount.toString(),
-      txHash: r.txHash,
-      blockNumber: Number(r.blockNumber),
-      logIndex: r.logIndex,
-      timestamp: isoTime(r.timestamp),
-    }));
-  });
+  tool(
+    "burns",
+    "Burns (transfers of a launched token to 0x…dEaD), with the filters GraphQL has: token, kinds, block range, time range; a page of at most 200 with a cursor.",
+    BURN_TOOL_INPUT,
+    async (a) => {
+      const page = await listBurns(deps.db, {
+        filter: {
+          token: a.token ? valid(a.token) : undefined,
+          kinds: a.kinds,
+          fromBlock: a.fromBlock === undefined ? undefined : BigInt(a.fromBlock),
+          toBlock: a.toBlock === undefined ? undefined : BigInt(a.toBlock),
+          fromTime: a.fromTime === undefined ? undefined : BigInt(a.fromTime),
+          toTime: a.toTime === undefined ? undefined : BigInt(a.toTime),
+        },
+        order: a.order as keyof typeof BURN_ORDERINGS,
+        limit: a.limit,
+        after: a.cursor,
+      });
+      return listBody(page, (r) => ({
+        id: r.id,
+        token: checksum(r.token),
+        kind: r.kind,
+        from: checksum(r.from),
+        amount: tokenAmount(r.amount),
+        amountRaw: r.amount.toString(),
+        txHash: r.txHash,
+        blockNumber: Number(r.blockNumber),
+        logIndex: r.logIndex,
+        timestamp: isoTime(r.timestamp),
+      }));
+    },
+  );
 
-  tool("fee_flow", "A token's fee flow: fees collected per currency and recipient, what the operator claimed, how each leg split and spent them, to the base unit (GET /tokens/{token}/flow).", { token: address }, async ({ token }) => {
-    const hex = valid(token);
-    await knownToken(deps, hex);
-    return tokenFlow(deps, hex);
-  });
+  tool(
+    "fee_flow",
+    "A token's fee flow: fees collected per currency and recipient, what the operator claimed, how each leg split and spent them, to the base unit (GET /tokens/{token}/flow).",
+    { token: address },
+    async ({ token }) => {
+      const hex = valid(token);
+      await knownToken(deps, hex);
+      return tokenFlow(deps, hex);
+    },
+  );
 
-  tool("audit_status", "A token's public reconciliation: the engine auditor's newest run for it, clean or each difference by check, leg and amount (GET /tokens/{token}/audit).", { token: address }, async ({ token }) => {
-    const hex = valid(token);
-    await knownToken(deps, hex);
-    return tokenAudit(deps, checksum(hex));
-  });
+  tool(
+    "audit_status",
+    "A token's public reconciliation: the engine auditor's newest run for it, clean or each difference by check, leg and amount (GET /tokens/{token}/audit).",
+    { token: address },
+    async ({ token }) => {
+      const hex = valid(token);
+      await knownToken(deps, hex);
+      return tokenAudit(deps, checksum(hex));
+    },
+  );
 
   // ------------------------------------------------------------------ creator tools
 
@@ -159,7 +191,8 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     return s;
   };
   const signedIn = (): Creator => {
-    if (!creator) throw unauthorized("sign in first: send the MCP requests with Authorization: Bearer <session token> (GET /api/v1/auth/nonce, POST /api/v1/auth/verify)");
+    if (!creator)
+      throw unauthorized("sign in first: send the MCP requests with Authorization: Bearer <session token> (GET /api/v1/auth/nonce, POST /api/v1/auth/verify)");
     return creator;
   };
   async function owned(id: string): Promise<Agent> {
@@ -172,29 +205,55 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     return agent;
   }
   const defaults = () => defaultCharter({ buybackMinUsdc: services().config.creatorBuybackMinUsdc });
-  const charterJson = (agent: Agent) => ({ id: agent.id, status: agent.status, charter: agent.charter as Charter, charterHash: agent.charterHash, charterSource: agent.charterSource });
+  const charterJson = (agent: Agent) => ({
+    id: agent.id,
+    status: agent.status,
+    charter: agent.charter as Charter,
+    charterHash: agent.charterHash,
+    charterSource: agent.charterSource,
+  });
 
-  tool("create_agent", "Create an agent (and its wallet, whose key stays on the server) for the signed-in creator. Fund the wallet before launching.", {}, async () => {
-    const who = signedIn();
-    const s = services();
-    if (!s.config.agentKeySecret) throw new MissingConfigError("AGENT_KEY_SECRET");
-    await s.ready();
-    const agent = await createAgent(s.pool, { owner: who.address, secret: s.config.agentKeySecret });
-    return { id: agent.id, wallet: agent.wallet, owner: agent.owner, status: agent.status };
-  }, false);
+  tool(
+    "create_agent",
+    "Create an agent (and its wallet, whose key stays on the server) for the signed-in creator. Fund the wallet before launching.",
+    {},
+    async () => {
+      const who = signedIn();
+      const s = services();
+      if (!s.config.agentKeySecret) throw new MissingConfigError("AGENT_KEY_SECRET");
+      await s.ready();
+      const agent = await createAgent(s.pool, { owner: who.address, secret: s.config.agentKeySecret });
+      return { id: agent.id, wallet: agent.wallet, owner: agent.owner, status: agent.status };
+    },
+    false,
+  );
 
-  tool("agent", "One of the signed-in creator's agents: its charter, status, wallet, token and launch transactions.", { agentId }, async ({ agentId: id }) => agentJson(await owned(id)));
+  tool("agent", "One of the signed-in creator's agents: its charter, status, wallet, token and launch transactions.", { agentId }, async ({ agentId: id }) =>
+    agentJson(await owned(id)),
+  );
 
-  tool("charter_default", "Adopt the default charter for an agent (before its launch begins).", { agentId }, async ({ agentId: id }) => {
-    const agent = await owned(id);
-    return charterJson(await setCharter(services().pool, agent.id, defaults(), "default"));
-  }, false);
+  tool(
+    "charter_default",
+    "Adopt the default charter for an agent (before its launch begins).",
+    { agentId },
+    async ({ agentId: id }) => {
+      const agent = await owned(id);
+      return charterJson(await setCharter(services().pool, agent.id, defaults(), "default"));
+    },
+    false,
+  );
 
-  tool("charter_submit", "Submit a custom charter (engine, persona, mandate), validated; fixed once the launch begins.", { agentId, charter: z.record(z.unknown()).describe("The charter, as POST /agents/{id}/charter/submit takes it") }, async ({ agentId: id, charter }) => {
-    const agent = await owned(id);
-    const parsed = charterSchema.parse(charter);
-    return charterJson(await setCharter(services().pool, agent.id, parsed, "submit"));
-  }, false);
+  tool(
+    "charter_submit",
+    "Submit a custom charter (engine, persona, mandate), validated; fixed once the launch begins.",
+    { agentId, charter: z.record(z.unknown()).describe("The charter, as POST /agents/{id}/charter/submit takes it") },
+    async ({ agentId: id, charter }) => {
+      const agent = await owned(id);
+      const parsed = charterSchema.parse(charter);
+      return charterJson(await setCharter(services().pool, agent.id, parsed, "submit"));
+    },
+    false,
+  );
 
   tool(
     "charter_chat",
@@ -215,7 +274,13 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
       const conversation = chatBody.parse(message === undefined ? { messages } : { message, ...(messages ? { messages } : {}) });
       const compiled = await s.compiler.compile(conversation, defaults());
       const saved = await setCharter(s.pool, agent.id, compiled.charter, "chat");
-      return { ...charterJson(saved), questions: compiled.questions, ready: compiled.questions.length === 0, understood: compiled.understood, source: s.compiler.source };
+      return {
+        ...charterJson(saved),
+        questions: compiled.questions,
+        ready: compiled.questions.length === 0,
+        understood: compiled.understood,
+        source: s.compiler.source,
+      };
     },
     false,
   );
@@ -229,12 +294,18 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
       symbol: z.string().min(1).max(32),
       image: z.string().max(2048).optional(),
       description: z.string().max(2000).optional(),
-      devBuyEth: z.string().max(40).optional().describe("ETH to buy at launch, exact decimal (\"0.01\")"),
+      devBuyEth: z.string().max(40).optional().describe('ETH to buy at launch, exact decimal ("0.01")'),
     },
     async ({ agentId: id, ...input }) => {
       const agent = await owned(id);
-      const body = launchBody.parse(input);
-      const result = await launchAgent(services(), agent.id, { name: body.name, symbol: body.symbol, image: body.image, description: body.description, devBuyWei: body.devBuyEth });
+      const body = agentLaunchBody.parse(input);
+      const result = await launchAgent(services(), agent.id, {
+        name: body.name,
+        symbol: body.symbol,
+        image: body.image,
+        description: body.description,
+        devBuyWei: body.devBuyEth,
+      });
       return launchedJson(result);
     },
     false,
@@ -264,7 +335,11 @@ export function mcpHandler(deps: ApiDeps) {
       authInfo = { token, clientId: session.address, scopes: ["creator"], expiresAt: Math.floor(session.expiresAt.getTime() / 1000) };
     }
     const server = mcpServer(deps, creator, report);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_MCP_BODY_BYTES });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    });
     await server.connect(transport);
     try {
       return await transport.handleRequest(c.req.raw, { authInfo });

@@ -13,7 +13,7 @@ import { ERROR_STATUS } from "../http/errors.js";
 import { DEFAULT_RATE_LIMITS } from "../http/rate-limit.js";
 import { MAX_BODY_BYTES } from "../http/validation.js";
 import type { AnyRoute } from "../rest/route.js";
-import { errorResponse } from "../rest/schemas.js";
+import { errorBodySchema } from "../rest/schemas.js";
 import { SQL_ROUTE_DOCS } from "../sql/index.js";
 import { type RouteDoc, errorAnswer, errorBody, jsonAnswer, withCodes } from "./route-doc.js";
 import "./zod-schema.js";
@@ -87,7 +87,9 @@ export function restRouteCodes(route: AnyRoute): ServiceErrorCode[] {
 
 /** A streamed answer (an export): its media type with its schema, and the headers it sets. */
 function streamAnswer(description: string, stream: NonNullable<AnyRoute["responses"][number]["stream"]>) {
-  const headers = Object.fromEntries(Object.entries(stream.headers ?? {}).map(([name, doc]) => [name, { description: doc, schema: { type: "string" as const } }]));
+  const headers = Object.fromEntries(
+    Object.entries(stream.headers ?? {}).map(([name, doc]) => [name, { description: doc, schema: { type: "string" as const } }]),
+  );
   return { description, content: { [stream.mediaType]: { schema: stream.schema } }, ...(stream.headers ? { headers } : {}) };
 }
 
@@ -130,7 +132,7 @@ export function routeDocs(routes: readonly AnyRoute[]): RouteDoc[] {
 
 export function openApiDocument(routes: readonly AnyRoute[]) {
   const registry = new OpenAPIRegistry();
-  registry.register("Error", errorResponse);
+  registry.register("Error", errorBodySchema);
   registry.registerComponent("securitySchemes", "operatorKey", {
     type: "http",
     scheme: "bearer",

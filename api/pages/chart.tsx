@@ -37,13 +37,27 @@ export const TimeChart: FC<{ id: string; series: Series | null; unit: Unit; what
   });
   return (
     <figure class="chart">
-      <svg role="img" aria-label={`${what} per ${bucketName(series.bucket)}`} viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`} width="100%" data-chart={id} data-bucket={bucketName(series.bucket)}>
+      <svg
+        role="img"
+        aria-label={`${what} per ${bucketName(series.bucket)}`}
+        viewBox={`0 0 ${WIDTH} ${HEIGHT + 20}`}
+        width="100%"
+        data-chart={id}
+        data-bucket={bucketName(series.bucket)}
+      >
         <line x1="0" y1={HEIGHT} x2={WIDTH} y2={HEIGHT} stroke="#2a2f3a" />
         {series.points.map((p) => {
           const i = Number((p.start - series.from) / series.bucket);
           const h = Math.max(2, scale(p.value, max, HEIGHT - 8));
           return (
-            <rect x={(i * slot + (slot - bar) / 2).toFixed(1)} y={(HEIGHT - h).toFixed(1)} width={bar.toFixed(1)} height={h.toFixed(1)} fill="#e0663a" data-bucket-start={bucketLabel(p.start, series.bucket)}>
+            <rect
+              x={(i * slot + (slot - bar) / 2).toFixed(1)}
+              y={(HEIGHT - h).toFixed(1)}
+              width={bar.toFixed(1)}
+              height={h.toFixed(1)}
+              fill="#e0663a"
+              data-bucket-start={bucketLabel(p.start, series.bucket)}
+            >
               <title>{`${bucketLabel(p.start, series.bucket)}: ${showUnits(p.value, unit)}`}</title>
             </rect>
           );
@@ -54,8 +68,14 @@ export const TimeChart: FC<{ id: string; series: Series | null; unit: Unit; what
             <title>{`${showUnits(l.running, unit)} in all by ${bucketLabel(l.p.start, series.bucket)}`}</title>
           </circle>
         ))}
-        <text x="0" y={HEIGHT + 15} fill="#9aa3b2" font-size="11">{bucketLabel(series.from, series.bucket)}</text>
-        {buckets > 1 ? <text x={WIDTH} y={HEIGHT + 15} fill="#9aa3b2" font-size="11" text-anchor="end">{bucketLabel(series.to, series.bucket)}</text> : null}
+        <text x="0" y={HEIGHT + 15} fill="#9aa3b2" font-size="11">
+          {bucketLabel(series.from, series.bucket)}
+        </text>
+        {buckets > 1 ? (
+          <text x={WIDTH} y={HEIGHT + 15} fill="#9aa3b2" font-size="11" text-anchor="end">
+            {bucketLabel(series.to, series.bucket)}
+          </text>
+        ) : null}
       </svg>
       <figcaption class="muted">{`Bars: ${what} per ${bucketName(series.bucket)} (largest ${showUnits(max, unit)}); line: the running total, ${showUnits(total, unit)} in all.`}</figcaption>
     </figure>

@@ -27,7 +27,15 @@ import { type Series, burnSeries } from "./series.js";
 export const DASHBOARD_TOKENS = 50;
 export const DASHBOARD_ACTIVITY = 20;
 
-type TokenLine = { address: Address; name: string; symbol: string; protocolToken: boolean; burned: bigint; feesUsdc: bigint; audit: Awaited<ReturnType<typeof tokenAudit>> };
+type TokenLine = {
+  address: Address;
+  name: string;
+  symbol: string;
+  protocolToken: boolean;
+  burned: bigint;
+  feesUsdc: bigint;
+  audit: Awaited<ReturnType<typeof tokenAudit>>;
+};
 
 export type DashboardData = {
   now: Date;
@@ -45,7 +53,14 @@ export async function loadDashboard(deps: ApiDeps, now: Date): Promise<Dashboard
   const [stats, tokens, series, rows] = await Promise.all([
     readStats(deps),
     db
-      .select({ address: tokenTable.address, name: tokenTable.name, symbol: tokenTable.symbol, protocolToken: tokenTable.isProtocolToken, burned: tokenTotals.burned, feesUsdc: tokenTotals.feesToOperatorUsdc })
+      .select({
+        address: tokenTable.address,
+        name: tokenTable.name,
+        symbol: tokenTable.symbol,
+        protocolToken: tokenTable.isProtocolToken,
+        burned: tokenTotals.burned,
+        feesUsdc: tokenTotals.feesToOperatorUsdc,
+      })
       .from(tokenTable)
       .leftJoin(tokenTotals, eq(tokenTotals.token, tokenTable.address))
       .orderBy(desc(tokenTable.createdBlock))
@@ -92,14 +107,16 @@ export function activitySentence(row: ActivityRow, units: Map<string, Unit>): st
   switch (row.kind) {
     case "burn": {
       const amount = big(d.amount);
-      if (amount !== undefined) return `${tokens(amount)} burned${d.kind === "organic" ? " by a holder" : d.kind ? ` (${String(d.kind).replace("-", " ")})` : ""}`;
+      if (amount !== undefined)
+        return `${tokens(amount)} burned${d.kind === "organic" ? " by a holder" : d.kind ? ` (${String(d.kind).replace("-", " ")})` : ""}`;
       break;
     }
     case "protocol-buyback":
     case "creator-buyback": {
       const usdcIn = big(d.usdcIn);
       const bought = big(d.tokensBought);
-      if (usdcIn !== undefined && bought !== undefined) return `${row.kind === "protocol-buyback" ? "protocol" : "creator"} buyback: bought ${tokens(bought)} for ${usdc(usdcIn)}`;
+      if (usdcIn !== undefined && bought !== undefined)
+        return `${row.kind === "protocol-buyback" ? "protocol" : "creator"} buyback: bought ${tokens(bought)} for ${usdc(usdcIn)}`;
       break;
     }
     case "fees-claimed":
@@ -108,7 +125,12 @@ export function activitySentence(row: ActivityRow, units: Map<string, Unit>): st
     case "auction-won": {
       const amount = big(d.amount);
       if (amount !== undefined) {
-        const what = { "fees-claimed": "fees claimed", "fees-attributed": "fees attributed", "auction-fees": "auction fees", "auction-won": "sniper auction won" }[row.kind];
+        const what = {
+          "fees-claimed": "fees claimed",
+          "fees-attributed": "fees attributed",
+          "auction-fees": "auction fees",
+          "auction-won": "sniper auction won",
+        }[row.kind];
         return `${what}${sym ? ` for ${sym}` : ""}: ${inCurrency(amount, d.currency)}`;
       }
       break;
@@ -138,7 +160,11 @@ export function activitySentence(row: ActivityRow, units: Map<string, Unit>): st
       const pnl = big(d.realisedPnl);
       const returned = big(d.usdcReturned);
       const what = row.kind.replace("desk-", "desk ");
-      const parts = [delta !== undefined && delta !== 0n ? `collateral ${delta > 0n ? "+" : ""}${usdc(delta)}` : null, returned ? `${usdc(returned)} returned` : null, pnl ? `PnL ${usdc(pnl)}` : null].filter(Boolean);
+      const parts = [
+        delta !== undefined && delta !== 0n ? `collateral ${delta > 0n ? "+" : ""}${usdc(delta)}` : null,
+        returned ? `${usdc(returned)} returned` : null,
+        pnl ? `PnL ${usdc(pnl)}` : null,
+      ].filter(Boolean);
       return `${what}${parts.length ? `: ${parts.join(", ")}` : ""}`;
     }
   }
@@ -154,7 +180,11 @@ const AuditCell: FC<{ t: TokenLine }> = ({ t }) => {
       : a.status === "differences"
         ? `${a.differences.length} difference${a.differences.length === 1 ? "" : "s"} at block ${groupThousands(String(a.block))}`
         : `${a.status === "clean" ? "clean" : "clean so far"} at block ${groupThousands(String(a.block))}`;
-  return <span class={`badge ${cls}`} data-field="audit-badge" data-status={a.status}>{text}</span>;
+  return (
+    <span class={`badge ${cls}`} data-field="audit-badge" data-status={a.status}>
+      {text}
+    </span>
+  );
 };
 
 const LEGS = [
@@ -188,7 +218,12 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
             <Figure label="Tokens launched" id="tokens" value={groupThousands(String(t?.tokensLaunched ?? 0))} />
             <Figure label="Enrolled" id="enrolled" value={groupThousands(String(data.stats.enrolled))} />
             <Figure label="Fees to the operator" id="fees" value={formatUnits(t?.feesToOperatorUsdc ?? 0n, 6)} unit="USDC" />
-            <Figure label="Spent on buybacks" id="buybacks" value={formatUnits((t?.protocolBuybackUsdc ?? 0n) + (t?.creatorBuybackUsdc ?? 0n), 6)} unit="USDC" />
+            <Figure
+              label="Spent on buybacks"
+              id="buybacks"
+              value={formatUnits((t?.protocolBuybackUsdc ?? 0n) + (t?.creatorBuybackUsdc ?? 0n), 6)}
+              unit="USDC"
+            />
             <Figure label="Open desks" id="open-desks" value={groupThousands(String(t?.desksOpen ?? 0))} />
             <Figure label="Desk PnL (realised)" id="desk-pnl" value={formatUnits(t?.deskRealisedPnl ?? 0n, 6)} unit="USDC" />
           </div>
@@ -200,7 +235,11 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           <h2>Fees by leg</h2>
           <div class="scroll">
             <table data-table="fee-legs">
-              <tr><th>Leg</th><th class="num">USDC</th><th>Share</th></tr>
+              <tr>
+                <th>Leg</th>
+                <th class="num">USDC</th>
+                <th>Share</th>
+              </tr>
               {legs.map((l) => {
                 const pct = legTotal === 0n ? 0n : (l.value * 10_000n) / legTotal;
                 return (
@@ -208,12 +247,19 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
                     <td>{l.label}</td>
                     <td class="num">{formatUnits(l.value, 6)}</td>
                     <td style="min-width:90px">
-                      <div style={`background:#e0663a;height:8px;border-radius:4px;width:${formatUnits(pct, 2, { exact: true })}%`} data-share={formatUnits(pct, 2, { exact: true })} />
+                      <div
+                        style={`background:#e0663a;height:8px;border-radius:4px;width:${formatUnits(pct, 2, { exact: true })}%`}
+                        data-share={formatUnits(pct, 2, { exact: true })}
+                      />
                     </td>
                   </tr>
                 );
               })}
-              <tr data-leg="total"><th>Total</th><th class="num">{formatUnits(legTotal, 6)}</th><th /></tr>
+              <tr data-leg="total">
+                <th>Total</th>
+                <th class="num">{formatUnits(legTotal, 6)}</th>
+                <th />
+              </tr>
             </table>
           </div>
 
@@ -223,7 +269,13 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           ) : (
             <div class="scroll">
               <table data-table="open-desks">
-                <tr><th>Token</th><th>Side</th><th class="num">Collateral (USDC)</th><th class="num">Leverage</th><th class="num">Open PnL (USDC)</th></tr>
+                <tr>
+                  <th>Token</th>
+                  <th>Side</th>
+                  <th class="num">Collateral (USDC)</th>
+                  <th class="num">Leverage</th>
+                  <th class="num">Open PnL (USDC)</th>
+                </tr>
                 {data.stats.desks.largest.map((d: DeskView) => (
                   <tr>
                     <td>{d.token ? <a href={`/p/${d.token}`}>{symbolOf(d.token)}</a> : "—"}</td>
@@ -234,7 +286,10 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
                   </tr>
                 ))}
               </table>
-              <p class="muted" data-field="open-desks-note">{`The ${data.stats.desks.largest.length} largest by notional of ${groupThousands(String(t?.desksOpen ?? 0))} open desks; every desk at /api/v1/desks?status=open.`}</p>
+              <p
+                class="muted"
+                data-field="open-desks-note"
+              >{`The ${data.stats.desks.largest.length} largest by notional of ${groupThousands(String(t?.desksOpen ?? 0))} open desks; every desk at /api/v1/desks?status=open.`}</p>
             </div>
           )}
 
@@ -244,13 +299,23 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           ) : (
             <div class="scroll">
               <table data-table="tokens">
-                <tr><th>Token</th><th class="num">Fees (USDC)</th><th class="num">Burned</th><th>Books</th></tr>
+                <tr>
+                  <th>Token</th>
+                  <th class="num">Fees (USDC)</th>
+                  <th class="num">Burned</th>
+                  <th>Books</th>
+                </tr>
                 {data.tokens.map((x) => (
                   <tr data-token={x.address}>
-                    <td><a href={`/p/${x.address}`}>{x.symbol}</a>{x.protocolToken ? <span class="muted"> (protocol token)</span> : null}</td>
+                    <td>
+                      <a href={`/p/${x.address}`}>{x.symbol}</a>
+                      {x.protocolToken ? <span class="muted"> (protocol token)</span> : null}
+                    </td>
                     <td class="num">{formatUnits(x.feesUsdc, 6)}</td>
                     <td class="num">{showUnits(x.burned, { symbol: x.symbol, decimals: 18 })}</td>
-                    <td><AuditCell t={x} /></td>
+                    <td>
+                      <AuditCell t={x} />
+                    </td>
                   </tr>
                 ))}
               </table>
@@ -263,12 +328,18 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           ) : (
             <div class="scroll">
               <table data-table="activity">
-                <tr><th>Time</th><th>What</th><th>Transaction</th></tr>
+                <tr>
+                  <th>Time</th>
+                  <th>What</th>
+                  <th>Transaction</th>
+                </tr>
                 {data.activity.map((r) => (
                   <tr data-kind={r.kind}>
                     <td>{isoSeconds(r.timestamp)}</td>
                     <td>{r.token ? <a href={`/p/${getAddress(r.token)}`}>{activitySentence(r, data.units)}</a> : activitySentence(r, data.units)}</td>
-                    <td><code>{shortHex(r.txHash)}</code></td>
+                    <td>
+                      <code>{shortHex(r.txHash)}</code>
+                    </td>
                   </tr>
                 ))}
               </table>

@@ -23,7 +23,10 @@ export function pageApp(what: string, logError?: (error: unknown, where: string)
     const http = toHttpError(error);
     if (http.unexpected) (logError ?? ((e, where) => console.error(where, e)))(error, `${c.req.method} ${c.req.path}`);
     pageHeaders(c);
-    return c.html(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Unavailable</title></head><body><h1>${http.status}</h1><p>The ${what} is not available right now.</p></body></html>`, http.status);
+    return c.html(
+      `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Unavailable</title></head><body><h1>${http.status}</h1><p>The ${what} is not available right now.</p></body></html>`,
+      http.status,
+    );
   });
   return app;
 }

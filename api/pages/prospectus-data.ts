@@ -10,13 +10,13 @@
 import { and, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { activity, auction, auctionConfig, burnDaily, enrollment, pool as poolTable, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
-import { type Mandate } from "../../core/mandate.js";
+import type { Mandate } from "../../core/mandate.js";
 import { type DesksHealth, desksHealth } from "../../core/health.js";
 import { type Strategy, charterMandate } from "../../core/agents/charter.js";
-import { type AgentLogEntry, agentLog } from "../../core/agent-log.js";
+import { type AgentLogEntry, readAgentLog } from "../../core/agent-log.js";
 import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
 import type { AgentServices } from "../../core/agents/services.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import { createEnginePort } from "../engine-port.js";
 import { type BurnRow, listBurns } from "../read/burns.js";
 import { type BuybackRow, listBuybacks } from "../read/buybacks.js";
@@ -37,7 +37,15 @@ export type LedgerView = {
    * Fees in USDC by leg (WETH at its conversion's realised rate; the creator's leg as paid in
    * USDC), and per currency: the amount in its currency beside its USDC.
    */
-  fees: { toOperatorUsdc: bigint; protocolUsdc: bigint; assetUsdc: bigint; perpUsdc: bigint; operatorUsdc: bigint; creatorUsdc: bigint; byCurrency: FeeCurrencyView[] };
+  fees: {
+    toOperatorUsdc: bigint;
+    protocolUsdc: bigint;
+    assetUsdc: bigint;
+    perpUsdc: bigint;
+    operatorUsdc: bigint;
+    creatorUsdc: bigint;
+    byCurrency: FeeCurrencyView[];
+  };
   buybacks: { count: number; usdcIn: bigint; tokensBought: bigint; recent: BuybackRow[] };
   burns: { count: number; burned: bigint; recent: BurnRow[]; daily: { day: bigint; burned: bigint }[] };
   /** `status`: whether desks trade on this chain (off where the perps adapter does not declare it). */
@@ -108,7 +116,13 @@ async function readLedger(
   services: AgentServices,
   token: Address,
   now: Date,
-): Promise<{ ledger: LedgerView; tokenRow: typeof tokenTable.$inferSelect | undefined; enrolled: typeof enrollment.$inferSelect | undefined; honoured: HonouredView; auction?: AuctionView }> {
+): Promise<{
+  ledger: LedgerView;
+  tokenRow: typeof tokenTable.$inferSelect | undefined;
+  enrolled: typeof enrollment.$inferSelect | undefined;
+  honoured: HonouredView;
+  auction?: AuctionView;
+}> {
   const hex = token.toLowerCase() as Hex;
   const since = BigInt(Math.floor(now.getTime() / 1000)) - BigInt(CHART_DAYS) * 86_400n;
   const engine = createEnginePort(services.pool);
@@ -155,12 +169,15 @@ async function readLedger(
       burns: { count: totals?.burns ?? 0, burned: totals?.burned ?? 0n, recent: burns.rows, daily: [...daily].reverse() },
       desk: {
         realisedPnlUsdc: views.reduce((a, v) => a + v.realisedPnl, 0n),
-        unrealisedPnlUsdc: unrealised.length === 0 ? 0n : unrealised.some((v) => v.unrealisedPnl === null) ? null : unrealised.reduce((a, v) => a + v.unrealisedPnl!, 0n),
+        unrealisedPnlUsdc:
+          unrealised.length === 0 ? 0n : unrealised.some((v) => v.unrealisedPnl === null) ? null : unrealised.reduce((a, v) => a + v.unrealisedPnl!, 0n),
         trades: views,
         status: desksHealth(services.config),
       },
       burnSeries: series,
-      market: tokenRow ? marketView(services.config, { token: tokenRow, enrollment: enrolled ?? null, pool: poolRow ?? null, totals: totals ?? null }, undefined) : null,
+      market: tokenRow
+        ? marketView(services.config, { token: tokenRow, enrollment: enrolled ?? null, pool: poolRow ?? null, totals: totals ?? null }, undefined)
+        : null,
       price: poolRow
         ? {
             paired:
@@ -209,22 +226,31 @@ export async function loadTokenProspectus(services: AgentServices, db: ReadDb, a
     agent: null,
     mandate: null,
     token: t ? { address, name: t.name, symbol: t.symbol, image: t.image, description: descriptionOf(t.metadata, "") } : null,
-    enrollment: e ? { charterHash: e.charterHash, active: e.active, halted: e.halted, protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
+    enrollment: e
+      ? {
+          charterHash: e.charterHash,
+          active: e.active,
+          halted: e.halted,
+          protocolBps: e.protocolBps,
+          assetBps: e.assetBps,
+          perpBps: e.perpBps,
+          creatorBps: e.creatorBps,
+        }
+      : null,
     honoured: read.honoured,
     ledger: read.ledger,
     auction: read.auction,
-    log: await agentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
+    log: await readAgentLog(services.pool, { agentId: null, token: address, limit: LOG_ENTRIES }),
     now,
     address,
   };
 }
 
 export async function loadProspectus(services: AgentServices, db: ReadDb | undefined, agent: Agent, now = new Date()): Promise<ProspectusData> {
-  const log = await agentLog(services.pool, { agentId: agent.id, token: agent.token, limit: LOG_ENTRIES });
+  const log = await readAgentLog(services.pool, { agentId: agent.id, token: agent.token, limit: LOG_ENTRIES });
   const launch = agent.launch;
-  let token: ProspectusData["token"] = agent.token && launch
-    ? { address: agent.token, name: launch.name, symbol: launch.symbol, image: launch.image, description: launch.description }
-    : null;
+  let token: ProspectusData["token"] =
+    agent.token && launch ? { address: agent.token, name: launch.name, symbol: launch.symbol, image: launch.image, description: launch.description } : null;
   let enrolled: ProspectusData["enrollment"] = null;
   let ledger: LedgerView | null = null;
   let honoured: HonouredView = null;
@@ -246,7 +272,15 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
       }
       if (read.enrolled) {
         const e = read.enrolled;
-        enrolled = { charterHash: e.charterHash, active: e.active, halted: e.halted, protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps };
+        enrolled = {
+          charterHash: e.charterHash,
+          active: e.active,
+          halted: e.halted,
+          protocolBps: e.protocolBps,
+          assetBps: e.assetBps,
+          perpBps: e.perpBps,
+          creatorBps: e.creatorBps,
+        };
       }
     } catch (error) {
       // The indexed tables are unreachable (or not created yet): show the page without a ledger.
@@ -254,5 +288,15 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
       ledger = null;
     }
   }
-  return { agent, mandate: agent.charter ? charterMandate(agent.charter) : null, token, enrollment: enrolled, honoured, ledger, auction: auctionView, log, now };
+  return {
+    agent,
+    mandate: agent.charter ? charterMandate(agent.charter) : null,
+    token,
+    enrollment: enrolled,
+    honoured,
+    ledger,
+    auction: auctionView,
+    log,
+    now,
+  };
 }

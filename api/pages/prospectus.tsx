@@ -18,7 +18,8 @@ import { canonicalJson } from "../../core/agents/charter.js";
 import type { ProspectusData } from "./prospectus-data.js";
 
 /** Content-Security-Policy of the page: no scripts, no frames, no forms. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src https: http: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** USDC, exact, grouped: "1,234.5" (common/units.ts, the one formatter of amounts for people). */
 export const showUsdc = (v: bigint) => formatUnits(v, 6);
@@ -62,32 +63,50 @@ export const showAmount = (v: bigint, decimals: number) => formatUnits(v, decima
 const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["byCurrency"] }> = ({ fees }) => (
   <div>
     <h3>Fees in, by currency</h3>
-    <div class="scroll"><table data-table="fee-currencies">
-      <tr>
-        <th>Currency</th>
-        <th class="num">To the operator</th>
-        <th class="num">Claimed</th>
-        <th class="num">Not claimed yet</th>
-        <th class="num">Awaiting conversion</th>
-        <th class="num">Converted</th>
-        <th class="num">USDC</th>
-        <th class="num">Realised rate</th>
-        <th class="num">To the creator</th>
-      </tr>
-      {fees.map((f) => (
-        <tr data-currency={f.currency.symbol}>
-          <td>{f.currency.symbol}</td>
-          <td class="num" data-field="to-operator">{showAmount(f.toOperator, f.currency.decimals)}</td>
-          <td class="num" data-field="claimed">{showAmount(f.claimed, f.currency.decimals)}</td>
-          <td class="num" data-field="unclaimed">{showAmount(f.unclaimed, f.currency.decimals)}</td>
-          <td class="num" data-field="awaiting-conversion">{showAmount(f.awaitingConversion, f.currency.decimals)}</td>
-          <td class="num" data-field="converted">{showAmount(f.converted, f.currency.decimals)}</td>
-          <td class="num" data-field="usdc">{showUsdc(f.usdc)}</td>
-          <td class="num" data-field="rate">{f.usdcPerUnit === null ? "—" : `${showUsdc(f.usdcPerUnit)} USDC / ${f.currency.symbol}`}</td>
-          <td class="num" data-field="to-creator">{showAmount(f.toCreator, f.currency.decimals)}</td>
+    <div class="scroll">
+      <table data-table="fee-currencies">
+        <tr>
+          <th>Currency</th>
+          <th class="num">To the operator</th>
+          <th class="num">Claimed</th>
+          <th class="num">Not claimed yet</th>
+          <th class="num">Awaiting conversion</th>
+          <th class="num">Converted</th>
+          <th class="num">USDC</th>
+          <th class="num">Realised rate</th>
+          <th class="num">To the creator</th>
         </tr>
-      ))}
-    </table></div>
+        {fees.map((f) => (
+          <tr data-currency={f.currency.symbol}>
+            <td>{f.currency.symbol}</td>
+            <td class="num" data-field="to-operator">
+              {showAmount(f.toOperator, f.currency.decimals)}
+            </td>
+            <td class="num" data-field="claimed">
+              {showAmount(f.claimed, f.currency.decimals)}
+            </td>
+            <td class="num" data-field="unclaimed">
+              {showAmount(f.unclaimed, f.currency.decimals)}
+            </td>
+            <td class="num" data-field="awaiting-conversion">
+              {showAmount(f.awaitingConversion, f.currency.decimals)}
+            </td>
+            <td class="num" data-field="converted">
+              {showAmount(f.converted, f.currency.decimals)}
+            </td>
+            <td class="num" data-field="usdc">
+              {showUsdc(f.usdc)}
+            </td>
+            <td class="num" data-field="rate">
+              {f.usdcPerUnit === null ? "—" : `${showUsdc(f.usdcPerUnit)} USDC / ${f.currency.symbol}`}
+            </td>
+            <td class="num" data-field="to-creator">
+              {showAmount(f.toCreator, f.currency.decimals)}
+            </td>
+          </tr>
+        ))}
+      </table>
+    </div>
   </div>
 );
 
@@ -121,7 +140,9 @@ const MarketFigures: FC<{ data: ProspectusData }> = ({ data }) => {
         <Figure label="Price" id="price" value={perToken} unit={`USDC per ${symbol}`} />
         <Figure label="Market cap" id="market-cap" value={m.marketCapUsdc === null ? "—" : showUsdc(m.marketCapUsdc)} unit="USDC" />
       </div>
-      <p class="muted" data-field="price-source">{source}</p>
+      <p class="muted" data-field="price-source">
+        {source}
+      </p>
     </div>
   );
 };
@@ -141,8 +162,13 @@ const AuditBadge: FC<{ data: ProspectusData }> = ({ data }) => {
           : "Not audited yet";
   return (
     <p data-section="audit">
-      <span class={`badge ${cls}`} data-field="audit-badge" data-status={a.status} data-block={a.block === null ? undefined : String(a.block)}>{label}</span>
-      <span class="muted">{a.blockTime ? ` ${a.blockTime.replace(".000Z", "Z")} · ` : " "}the engine checks this token's books against the index and the chain on a schedule (public audit).</span>
+      <span class={`badge ${cls}`} data-field="audit-badge" data-status={a.status} data-block={a.block === null ? undefined : String(a.block)}>
+        {label}
+      </span>
+      <span class="muted">
+        {a.blockTime ? ` ${a.blockTime.replace(".000Z", "Z")} · ` : " "}the engine checks this token's books against the index and the chain on a schedule
+        (public audit).
+      </span>
     </p>
   );
 };
@@ -155,7 +181,11 @@ const DeskStatement: FC<{ data: ProspectusData }> = ({ data }) => {
   const tokens = (v: bigint) => showUnits(v, { symbol: s.symbol, decimals: 18 });
   const rows: [string, string, string][] = [
     ["collateral-in", "Collateral in from fees (perp leg)", usdc(s.collateral.fromFees)],
-    ["deployed", `Put on ${s.trades.total} trade${s.trades.total === 1 ? "" : "s"} (${s.trades.open} open, ${s.trades.closed} closed, ${s.trades.liquidated} liquidated)`, usdc(s.collateral.deployed)],
+    [
+      "deployed",
+      `Put on ${s.trades.total} trade${s.trades.total === 1 ? "" : "s"} (${s.trades.open} open, ${s.trades.closed} closed, ${s.trades.liquidated} liquidated)`,
+      usdc(s.collateral.deployed),
+    ],
     ["principal-back", "Principal back from closed trades", usdc(s.collateral.returned)],
     ["waiting", "Waiting in the perp leg", usdc(s.collateral.waiting)],
     ["realised", "Realised PnL", usdc(s.realisedPnl)],
@@ -170,11 +200,16 @@ const DeskStatement: FC<{ data: ProspectusData }> = ({ data }) => {
   return (
     <div data-section="desk-statement">
       <p data-field="desk-statement">{deskStatementText(s)}</p>
-      <div class="scroll"><table data-table="desk-statement">
-        {rows.map(([id, label, value]) => (
-          <tr data-row={id}><td>{label}</td><td class="num">{value}</td></tr>
-        ))}
-      </table></div>
+      <div class="scroll">
+        <table data-table="desk-statement">
+          {rows.map(([id, label, value]) => (
+            <tr data-row={id}>
+              <td>{label}</td>
+              <td class="num">{value}</td>
+            </tr>
+          ))}
+        </table>
+      </div>
       <p class="muted">{`${FUNDING_NOTE} From the engine's ledger and desk trades, and the buybacks as indexed.`}</p>
     </div>
   );
@@ -188,24 +223,43 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
   return (
     <div>
       <h3>Fees in, by leg</h3>
-      <div class="scroll"><table data-table="fees">
-        <tr>
-          <th>Leg</th>
-          <th class="num">USDC</th>
-        </tr>
-        <tr data-leg="protocol"><td>Protocol token (tithe)</td><td class="num">{showUsdc(l.fees.protocolUsdc)}</td></tr>
-        <tr data-leg="asset"><td>Secondary asset</td><td class="num">{showUsdc(l.fees.assetUsdc)}</td></tr>
-        <tr data-leg="perp"><td>Perp desk</td><td class="num">{showUsdc(l.fees.perpUsdc)}</td></tr>
-        {l.fees.operatorUsdc > 0n ? <tr data-leg="operator"><td>Operator (before enrolment)</td><td class="num">{showUsdc(l.fees.operatorUsdc)}</td></tr> : null}
-        <tr data-leg="creator"><td>Creator</td><td class="num">{showUsdc(l.fees.creatorUsdc)}</td></tr>
-        <tr data-leg="total">
-          <th>Total</th>
-          <th class="num">{showUsdc(l.fees.protocolUsdc + l.fees.assetUsdc + l.fees.perpUsdc + l.fees.operatorUsdc + l.fees.creatorUsdc)}</th>
-        </tr>
-      </table></div>
+      <div class="scroll">
+        <table data-table="fees">
+          <tr>
+            <th>Leg</th>
+            <th class="num">USDC</th>
+          </tr>
+          <tr data-leg="protocol">
+            <td>Protocol token (tithe)</td>
+            <td class="num">{showUsdc(l.fees.protocolUsdc)}</td>
+          </tr>
+          <tr data-leg="asset">
+            <td>Secondary asset</td>
+            <td class="num">{showUsdc(l.fees.assetUsdc)}</td>
+          </tr>
+          <tr data-leg="perp">
+            <td>Perp desk</td>
+            <td class="num">{showUsdc(l.fees.perpUsdc)}</td>
+          </tr>
+          {l.fees.operatorUsdc > 0n ? (
+            <tr data-leg="operator">
+              <td>Operator (before enrolment)</td>
+              <td class="num">{showUsdc(l.fees.operatorUsdc)}</td>
+            </tr>
+          ) : null}
+          <tr data-leg="creator">
+            <td>Creator</td>
+            <td class="num">{showUsdc(l.fees.creatorUsdc)}</td>
+          </tr>
+          <tr data-leg="total">
+            <th>Total</th>
+            <th class="num">{showUsdc(l.fees.protocolUsdc + l.fees.assetUsdc + l.fees.perpUsdc + l.fees.operatorUsdc + l.fees.creatorUsdc)}</th>
+          </tr>
+        </table>
+      </div>
       <p class="muted">
-        The operator's USDC once it claims it from the fee locker; WETH at the rate its conversion swap realised, once claimed and converted; the
-        creator's share as collected. Fees collected and not claimed yet, and a creator paid in WETH, are shown by currency below.
+        The operator's USDC once it claims it from the fee locker; WETH at the rate its conversion swap realised, once claimed and converted; the creator's
+        share as collected. Fees collected and not claimed yet, and a creator paid in WETH, are shown by currency below.
       </p>
       {l.fees.byCurrency.length ? <FeesByCurrency fees={l.fees.byCurrency} /> : null}
       {l.desk.status.enabled ? null : (
@@ -227,51 +281,79 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
       {l.burns.recent.length === 0 ? (
         <p class="muted">No burns yet.</p>
       ) : (
-        <div class="scroll"><table data-table="burns">
-          <tr><th>Time</th><th>Kind</th><th class="num">{symbol}</th><th>Transaction</th></tr>
-          {l.burns.recent.map((b) => (
+        <div class="scroll">
+          <table data-table="burns">
             <tr>
-              <td>{isoSeconds(b.timestamp)}</td>
-              <td>{b.kind}</td>
-              <td class="num">{showTokens(b.amount)}</td>
-              <td><code>{shortHex(b.txHash)}</code></td>
+              <th>Time</th>
+              <th>Kind</th>
+              <th class="num">{symbol}</th>
+              <th>Transaction</th>
             </tr>
-          ))}
-        </table></div>
+            {l.burns.recent.map((b) => (
+              <tr>
+                <td>{isoSeconds(b.timestamp)}</td>
+                <td>{b.kind}</td>
+                <td class="num">{showTokens(b.amount)}</td>
+                <td>
+                  <code>{shortHex(b.txHash)}</code>
+                </td>
+              </tr>
+            ))}
+          </table>
+        </div>
       )}
       <h3>Recent buybacks</h3>
       {l.buybacks.recent.length === 0 ? (
         <p class="muted">No buybacks yet.</p>
       ) : (
-        <div class="scroll"><table data-table="buybacks">
-          <tr><th>Time</th><th>Kind</th><th class="num">USDC in</th><th class="num">{symbol} bought</th><th>Transaction</th></tr>
-          {l.buybacks.recent.map((b) => (
+        <div class="scroll">
+          <table data-table="buybacks">
             <tr>
-              <td>{isoSeconds(b.timestamp)}</td>
-              <td>{b.kind}</td>
-              <td class="num">{showUsdc(b.usdcIn)}</td>
-              <td class="num">{showTokens(b.tokensBought)}</td>
-              <td><code>{shortHex(b.txHash)}</code></td>
+              <th>Time</th>
+              <th>Kind</th>
+              <th class="num">USDC in</th>
+              <th class="num">{symbol} bought</th>
+              <th>Transaction</th>
             </tr>
-          ))}
-        </table></div>
+            {l.buybacks.recent.map((b) => (
+              <tr>
+                <td>{isoSeconds(b.timestamp)}</td>
+                <td>{b.kind}</td>
+                <td class="num">{showUsdc(b.usdcIn)}</td>
+                <td class="num">{showTokens(b.tokensBought)}</td>
+                <td>
+                  <code>{shortHex(b.txHash)}</code>
+                </td>
+              </tr>
+            ))}
+          </table>
+        </div>
       )}
       {l.desk.trades.length ? (
         <div>
           <h3>Desk</h3>
-          <div class="scroll"><table data-table="desk">
-            <tr><th>Side</th><th>Status</th><th class="num">Collateral</th><th class="num">Leverage</th><th class="num">Realised PnL</th><th class="num">Open PnL</th></tr>
-            {l.desk.trades.map((t) => (
+          <div class="scroll">
+            <table data-table="desk">
               <tr>
-                <td>{t.side}</td>
-                <td>{t.halted ? `${t.status} (halted)` : t.status}</td>
-                <td class="num">{showUsdc(t.collateral)}</td>
-                <td class="num">{showLeverage(t.leverage)}</td>
-                <td class="num">{showUsdc(t.realisedPnl)}</td>
-                <td class="num">{t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}</td>
+                <th>Side</th>
+                <th>Status</th>
+                <th class="num">Collateral</th>
+                <th class="num">Leverage</th>
+                <th class="num">Realised PnL</th>
+                <th class="num">Open PnL</th>
               </tr>
-            ))}
-          </table></div>
+              {l.desk.trades.map((t) => (
+                <tr>
+                  <td>{t.side}</td>
+                  <td>{t.halted ? `${t.status} (halted)` : t.status}</td>
+                  <td class="num">{showUsdc(t.collateral)}</td>
+                  <td class="num">{showLeverage(t.leverage)}</td>
+                  <td class="num">{showUsdc(t.realisedPnl)}</td>
+                  <td class="num">{t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}</td>
+                </tr>
+              ))}
+            </table>
+          </div>
         </div>
       ) : null}
     </div>
@@ -291,17 +373,24 @@ const LogTable: FC<{ log: ProspectusData["log"]; symbol?: string }> = ({ log, sy
   log.length === 0 ? (
     <p class="muted">No entries yet.</p>
   ) : (
-    <div class="scroll"><table data-table="log">
-      <tr><th>Time</th><th>Worker</th><th>Decision</th><th>Reason</th></tr>
-      {log.map((e) => (
-        <tr data-decision={e.decision}>
-          <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
-          <td>{e.worker}</td>
-          <td>{e.decision}</td>
-          <td>{logSentence(e, symbol)}</td>
+    <div class="scroll">
+      <table data-table="log">
+        <tr>
+          <th>Time</th>
+          <th>Worker</th>
+          <th>Decision</th>
+          <th>Reason</th>
         </tr>
-      ))}
-    </table></div>
+        {log.map((e) => (
+          <tr data-decision={e.decision}>
+            <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
+            <td>{e.worker}</td>
+            <td>{e.decision}</td>
+            <td>{logSentence(e, symbol)}</td>
+          </tr>
+        ))}
+      </table>
+    </div>
   );
 
 /** The document around a prospectus: head, logo and title, then the page's sections, then the footnote. */
@@ -318,7 +407,9 @@ const Shell: FC<{ title: string; image: string | null; children?: Child }> = ({ 
         {image ? <img class="logo" src={image} alt="" referrerpolicy="no-referrer" /> : null}
         <h1 data-field="title">{title}</h1>
         {children}
-        <p class="muted" style="margin-top:32px">Figures are read from the chain as indexed; amounts are exact.</p>
+        <p class="muted" style="margin-top:32px">
+          Figures are read from the chain as indexed; amounts are exact.
+        </p>
       </main>
     </body>
   </html>
@@ -340,25 +431,40 @@ const Honoured: FC<{ data: ProspectusData }> = ({ data }) => {
           {`protocol ${showPct(s.protocolBps)} · asset ${showPct(s.assetBps)} · perp desk ${showPct(s.perpBps)} · creator ${showPct(s.creatorBps)} (paid by the locker directly)${s.otherBps ? ` · others ${showPct(s.otherBps)} (paid by the locker directly)` : ""}`}
         </dd>
         <dt>Operator's fees</dt>
-        <dd data-field="operator-fees-routed">{h.operatorFeesRouted ? `routed by the engine (${showPct(s.operatorBps)} of all LP fees)` : `not routed: ${h.reason}`}</dd>
+        <dd data-field="operator-fees-routed">
+          {h.operatorFeesRouted ? `routed by the engine (${showPct(s.operatorBps)} of all LP fees)` : `not routed: ${h.reason}`}
+        </dd>
       </dl>
-      <div class="scroll"><table data-section="locker-shares">
-        <thead>
-          <tr><th>Slot</th><th>Recipient</th><th>Share</th><th>Paid in</th><th>Admin</th><th>Pays</th></tr>
-        </thead>
-        <tbody>
-          {h.shares.map((slot) => (
-            <tr data-slot={String(slot.rewardIndex)}>
-              <td>{String(slot.rewardIndex)}</td>
-              <td><code data-field="slot-recipient">{slot.recipient}</code></td>
-              <td data-field="slot-share">{showPct(slot.bps)}</td>
-              <td data-field="slot-fee-in">{slot.feeInName}</td>
-              <td><code data-field="slot-admin">{slot.admin}</code></td>
-              <td data-field="slot-role">{slot.role}</td>
+      <div class="scroll">
+        <table data-section="locker-shares">
+          <thead>
+            <tr>
+              <th>Slot</th>
+              <th>Recipient</th>
+              <th>Share</th>
+              <th>Paid in</th>
+              <th>Admin</th>
+              <th>Pays</th>
             </tr>
-          ))}
-        </tbody>
-      </table></div>
+          </thead>
+          <tbody>
+            {h.shares.map((slot) => (
+              <tr data-slot={String(slot.rewardIndex)}>
+                <td>{String(slot.rewardIndex)}</td>
+                <td>
+                  <code data-field="slot-recipient">{slot.recipient}</code>
+                </td>
+                <td data-field="slot-share">{showPct(slot.bps)}</td>
+                <td data-field="slot-fee-in">{slot.feeInName}</td>
+                <td>
+                  <code data-field="slot-admin">{slot.admin}</code>
+                </td>
+                <td data-field="slot-role">{slot.role}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 };
@@ -396,43 +502,49 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const image = token?.image && /^https?:\/\//i.test(token.image) ? token.image : null;
   return (
     <Shell title={title} image={image}>
-          <p class="muted" data-field="agent">No agent: this token was not launched by an agent, so it has no charter, persona or mandate.</p>
-          {token?.description ? <p data-field="description">{token.description}</p> : null}
-          <dl style="margin-top:12px">
-            <dt>Token</dt>
-            <dd><code data-field="token">{address}</code></dd>
-          </dl>
-          <AuditBadge data={data} />
+      <p class="muted" data-field="agent">
+        No agent: this token was not launched by an agent, so it has no charter, persona or mandate.
+      </p>
+      {token?.description ? <p data-field="description">{token.description}</p> : null}
+      <dl style="margin-top:12px">
+        <dt>Token</dt>
+        <dd>
+          <code data-field="token">{address}</code>
+        </dd>
+      </dl>
+      <AuditBadge data={data} />
 
-          <h2>Fee split</h2>
-          {enrollment ? (
-            <dl data-section="split">
-              <dt>Split</dt>
-              <dd data-field="split">
-                {`protocol ${showPct(enrollment.protocolBps)} · asset ${showPct(enrollment.assetBps)} · perp desk ${showPct(enrollment.perpBps)} · creator ${showPct(enrollment.creatorBps)}`}
-              </dd>
-              <dt>Locked split</dt>
-              <dd data-field="locked-split">{`${enrollment.protocolBps} / ${enrollment.assetBps} / ${enrollment.perpBps} / ${enrollment.creatorBps} bps (protocol / asset / perp / creator)`}</dd>
-              <dt>Registry state</dt>
-              <dd data-field="registry-state">{`${enrollment.active ? "active" : "inactive"}${enrollment.halted ? ", halted" : ""}`}</dd>
-            </dl>
-          ) : (
-            <p class="muted" data-field="split">Not enrolled: the service does not split this token's fees.</p>
-          )}
-          <Honoured data={data} />
-          <Auction data={data} />
+      <h2>Fee split</h2>
+      {enrollment ? (
+        <dl data-section="split">
+          <dt>Split</dt>
+          <dd data-field="split">
+            {`protocol ${showPct(enrollment.protocolBps)} · asset ${showPct(enrollment.assetBps)} · perp desk ${showPct(enrollment.perpBps)} · creator ${showPct(enrollment.creatorBps)}`}
+          </dd>
+          <dt>Locked split</dt>
+          <dd data-field="locked-split">{`${enrollment.protocolBps} / ${enrollment.assetBps} / ${enrollment.perpBps} / ${enrollment.creatorBps} bps (protocol / asset / perp / creator)`}</dd>
+          <dt>Registry state</dt>
+          <dd data-field="registry-state">{`${enrollment.active ? "active" : "inactive"}${enrollment.halted ? ", halted" : ""}`}</dd>
+        </dl>
+      ) : (
+        <p class="muted" data-field="split">
+          Not enrolled: the service does not split this token's fees.
+        </p>
+      )}
+      <Honoured data={data} />
+      <Auction data={data} />
 
-          <h2>Supply and price</h2>
-          <MarketFigures data={data} />
+      <h2>Supply and price</h2>
+      <MarketFigures data={data} />
 
-          <h2>Ledger</h2>
-          <Ledger data={data} />
+      <h2>Ledger</h2>
+      <Ledger data={data} />
 
-          <h2>Desk accountability</h2>
-          <DeskStatement data={data} />
+      <h2>Desk accountability</h2>
+      <DeskStatement data={data} />
 
-          <h2>Engine log</h2>
-          <LogTable log={data.log} symbol={data.token?.symbol} />
+      <h2>Engine log</h2>
+      <LogTable log={data.log} symbol={data.token?.symbol} />
     </Shell>
   );
 };
@@ -448,108 +560,122 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
   const image = token?.image && /^https?:\/\//i.test(token.image) ? token.image : null;
   return (
     <Shell title={title} image={image}>
-          <div class="muted">
-            Agent <code>{agent.id}</code>
-            <span class={`badge ${statusClass}`} data-field="status">{agent.status}</span>
-          </div>
-          {agent.statusReason ? <p class="muted" data-field="status-reason">{agent.statusReason}</p> : null}
-          {token?.description ? <p data-field="description">{token.description}</p> : null}
-          <dl style="margin-top:12px">
-            <dt>Token</dt>
-            <dd><code data-field="token">{token?.address ?? "not launched"}</code></dd>
-            <dt>Agent wallet</dt>
-            <dd><code data-field="wallet">{agent.wallet}</code></dd>
-            <dt>Creator</dt>
-            <dd><code data-field="owner">{agent.owner}</code></dd>
-          </dl>
-          <AuditBadge data={data} />
+      <div class="muted">
+        Agent <code>{agent.id}</code>
+        <span class={`badge ${statusClass}`} data-field="status">
+          {agent.status}
+        </span>
+      </div>
+      {agent.statusReason ? (
+        <p class="muted" data-field="status-reason">
+          {agent.statusReason}
+        </p>
+      ) : null}
+      {token?.description ? <p data-field="description">{token.description}</p> : null}
+      <dl style="margin-top:12px">
+        <dt>Token</dt>
+        <dd>
+          <code data-field="token">{token?.address ?? "not launched"}</code>
+        </dd>
+        <dt>Agent wallet</dt>
+        <dd>
+          <code data-field="wallet">{agent.wallet}</code>
+        </dd>
+        <dt>Creator</dt>
+        <dd>
+          <code data-field="owner">{agent.owner}</code>
+        </dd>
+      </dl>
+      <AuditBadge data={data} />
 
-          <h2>Persona</h2>
-          {charter ? (
-            <dl>
-              <dt>Name</dt>
-              <dd data-field="persona-name">{charter.persona.name}</dd>
-              <dt>Voice</dt>
-              <dd data-field="persona-voice">{charter.persona.voice || "—"}</dd>
-              <dt>Engine</dt>
-              <dd data-field="strategy">{charter.engine.strategy}</dd>
-            </dl>
-          ) : (
-            <p class="muted">No charter yet.</p>
-          )}
+      <h2>Persona</h2>
+      {charter ? (
+        <dl>
+          <dt>Name</dt>
+          <dd data-field="persona-name">{charter.persona.name}</dd>
+          <dt>Voice</dt>
+          <dd data-field="persona-voice">{charter.persona.voice || "—"}</dd>
+          <dt>Engine</dt>
+          <dd data-field="strategy">{charter.engine.strategy}</dd>
+        </dl>
+      ) : (
+        <p class="muted">No charter yet.</p>
+      )}
 
-          <h2>Mandate</h2>
-          {charter && mandate ? (
-            <p data-field="mandate-text">
-              {`Of every fee ${token?.symbol ?? "the token"} earns for the operator: ${showPct(PROTOCOL_REWARD_BPS)} buys back and burns the protocol token; ${showPct(Math.round(charter.mandate.split.assetPct * 100))} buys the secondary asset; ${showPct(Math.round(charter.mandate.split.perpPct * 100))} funds a ${charter.mandate.desk.market} perp desk run by the ${charter.engine.strategy} strategy, at most ${showLeverage(mandate.maxLeverage)} leverage, halted at a ${showPct(mandate.maxDrawdownBps)} drawdown, profit taken at ${showPct(mandate.takeProfitBps)}; the desk's profits buy back and burn ${token?.symbol ?? "the token"} once at least ${showUnits(mandate.buybackMinUsdc, USDC_UNIT)} is waiting. The creator's ${showPct(Math.round(charter.mandate.split.creatorPct * 100))} is paid by the fee locker directly.`}
-            </p>
-          ) : null}
-          {charter && mandate ? (
-            <dl data-section="mandate">
-              <dt>Fee split</dt>
-              <dd data-field="split">
-                {`protocol ${showPct(PROTOCOL_REWARD_BPS)} · asset ${showPct(Math.round(charter.mandate.split.assetPct * 100))} · perp desk ${showPct(Math.round(charter.mandate.split.perpPct * 100))} · creator ${showPct(Math.round(charter.mandate.split.creatorPct * 100))}`}
-              </dd>
-              <dt>Desk market</dt>
-              <dd data-field="market">{charter.mandate.desk.market}</dd>
-              <dt>Max leverage</dt>
-              <dd data-field="max-leverage">{showLeverage(mandate.maxLeverage)}</dd>
-              <dt>Drawdown halt</dt>
-              <dd data-field="max-drawdown">{showPct(mandate.maxDrawdownBps)}</dd>
-              <dt>Take profit</dt>
-              <dd data-field="take-profit">{showPct(mandate.takeProfitBps)}</dd>
-              <dt>Buyback minimum</dt>
-              <dd data-field="buyback-min">{`${showUsdc(mandate.buybackMinUsdc)} USDC`}</dd>
-            </dl>
-          ) : (
-            <p class="muted">No mandate yet.</p>
-          )}
+      <h2>Mandate</h2>
+      {charter && mandate ? (
+        <p data-field="mandate-text">
+          {`Of every fee ${token?.symbol ?? "the token"} earns for the operator: ${showPct(PROTOCOL_REWARD_BPS)} buys back and burns the protocol token; ${showPct(Math.round(charter.mandate.split.assetPct * 100))} buys the secondary asset; ${showPct(Math.round(charter.mandate.split.perpPct * 100))} funds a ${charter.mandate.desk.market} perp desk run by the ${charter.engine.strategy} strategy, at most ${showLeverage(mandate.maxLeverage)} leverage, halted at a ${showPct(mandate.maxDrawdownBps)} drawdown, profit taken at ${showPct(mandate.takeProfitBps)}; the desk's profits buy back and burn ${token?.symbol ?? "the token"} once at least ${showUnits(mandate.buybackMinUsdc, USDC_UNIT)} is waiting. The creator's ${showPct(Math.round(charter.mandate.split.creatorPct * 100))} is paid by the fee locker directly.`}
+        </p>
+      ) : null}
+      {charter && mandate ? (
+        <dl data-section="mandate">
+          <dt>Fee split</dt>
+          <dd data-field="split">
+            {`protocol ${showPct(PROTOCOL_REWARD_BPS)} · asset ${showPct(Math.round(charter.mandate.split.assetPct * 100))} · perp desk ${showPct(Math.round(charter.mandate.split.perpPct * 100))} · creator ${showPct(Math.round(charter.mandate.split.creatorPct * 100))}`}
+          </dd>
+          <dt>Desk market</dt>
+          <dd data-field="market">{charter.mandate.desk.market}</dd>
+          <dt>Max leverage</dt>
+          <dd data-field="max-leverage">{showLeverage(mandate.maxLeverage)}</dd>
+          <dt>Drawdown halt</dt>
+          <dd data-field="max-drawdown">{showPct(mandate.maxDrawdownBps)}</dd>
+          <dt>Take profit</dt>
+          <dd data-field="take-profit">{showPct(mandate.takeProfitBps)}</dd>
+          <dt>Buyback minimum</dt>
+          <dd data-field="buyback-min">{`${showUsdc(mandate.buybackMinUsdc)} USDC`}</dd>
+        </dl>
+      ) : (
+        <p class="muted">No mandate yet.</p>
+      )}
 
-          <h2>Rules</h2>
-          <dl data-section="rules">
-            <dt>Charter hash</dt>
-            <dd><code data-field="charter-hash">{agent.charterHash ?? "—"}</code></dd>
-            <dt>Onchain (registry)</dt>
-            <dd>
-              <code data-field="onchain-charter-hash">{enrollment?.charterHash ?? "not enrolled yet"}</code>
-              {enrollment ? <span class={`badge ${hashMatches ? "ok" : "bad"}`}>{hashMatches ? "matches the charter" : "differs from the charter"}</span> : null}
-            </dd>
-            <dt>Locked split</dt>
-            <dd data-field="locked-split">
-              {enrollment
-                ? `${enrollment.protocolBps} / ${enrollment.assetBps} / ${enrollment.perpBps} / ${enrollment.creatorBps} bps (protocol / asset / perp / creator)`
-                : "locked at enrolment"}
-            </dd>
-            <dt>Registry state</dt>
-            <dd data-field="registry-state">{enrollment ? `${enrollment.active ? "active" : "inactive"}${enrollment.halted ? ", halted" : ""}` : "—"}</dd>
-            <dt>Immutability</dt>
-            <dd>The charter cannot change once the launch has begun; its hash is stored in the registry.</dd>
-          </dl>
-          <Honoured data={data} />
-          <Auction data={data} />
+      <h2>Rules</h2>
+      <dl data-section="rules">
+        <dt>Charter hash</dt>
+        <dd>
+          <code data-field="charter-hash">{agent.charterHash ?? "—"}</code>
+        </dd>
+        <dt>Onchain (registry)</dt>
+        <dd>
+          <code data-field="onchain-charter-hash">{enrollment?.charterHash ?? "not enrolled yet"}</code>
+          {enrollment ? <span class={`badge ${hashMatches ? "ok" : "bad"}`}>{hashMatches ? "matches the charter" : "differs from the charter"}</span> : null}
+        </dd>
+        <dt>Locked split</dt>
+        <dd data-field="locked-split">
+          {enrollment
+            ? `${enrollment.protocolBps} / ${enrollment.assetBps} / ${enrollment.perpBps} / ${enrollment.creatorBps} bps (protocol / asset / perp / creator)`
+            : "locked at enrolment"}
+        </dd>
+        <dt>Registry state</dt>
+        <dd data-field="registry-state">{enrollment ? `${enrollment.active ? "active" : "inactive"}${enrollment.halted ? ", halted" : ""}` : "—"}</dd>
+        <dt>Immutability</dt>
+        <dd>The charter cannot change once the launch has begun; its hash is stored in the registry.</dd>
+      </dl>
+      <Honoured data={data} />
+      <Auction data={data} />
 
-          <h2>Supply and price</h2>
-          <MarketFigures data={data} />
+      <h2>Supply and price</h2>
+      <MarketFigures data={data} />
 
-          <h2>Ledger</h2>
-          <Ledger data={data} />
+      <h2>Ledger</h2>
+      <Ledger data={data} />
 
-          <h2>Desk accountability</h2>
-          <DeskStatement data={data} />
+      <h2>Desk accountability</h2>
+      <DeskStatement data={data} />
 
-          <h2>Agent log</h2>
-          <LogTable log={data.log} symbol={data.token?.symbol} />
+      <h2>Agent log</h2>
+      <LogTable log={data.log} symbol={data.token?.symbol} />
 
-          {charter ? (
-            <div>
-              <h2>Charter</h2>
-              <p>{`The charter above, as the agent submitted it: its hash ${agent.charterHash ?? "—"} is what the registry stores.`}</p>
-              <details data-section="charter-raw">
-                <summary>Raw charter (JSON)</summary>
-                <pre data-field="charter-json">{canonicalJson(charter)}</pre>
-              </details>
-            </div>
-          ) : null}
+      {charter ? (
+        <div>
+          <h2>Charter</h2>
+          <p>{`The charter above, as the agent submitted it: its hash ${agent.charterHash ?? "—"} is what the registry stores.`}</p>
+          <details data-section="charter-raw">
+            <summary>Raw charter (JSON)</summary>
+            <pre data-field="charter-json">{canonicalJson(charter)}</pre>
+          </details>
+        </div>
+      ) : null}
     </Shell>
   );
 };

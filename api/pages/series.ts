@@ -7,7 +7,7 @@
 import { type SQL, and, asc, eq, gte, min, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { burn, burnDaily } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 
 export const HOUR = 3_600n;
 export const DAY = 86_400n;
@@ -35,7 +35,10 @@ const floorTo = (t: bigint, step: bigint) => (t / step) * step;
  */
 export async function burnSeries(db: ReadDb, token: Hex | null, now: bigint): Promise<Series | null> {
   const byToken: SQL[] = token ? [eq(burnDaily.token, token)] : [];
-  const [first] = await db.select({ day: min(burnDaily.day) }).from(burnDaily).where(and(...byToken));
+  const [first] = await db
+    .select({ day: min(burnDaily.day) })
+    .from(burnDaily)
+    .where(and(...byToken));
   if (first?.day === null || first?.day === undefined) return null;
   const firstDay = BigInt(first.day);
   const newest = await db

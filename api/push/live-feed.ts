@@ -31,7 +31,7 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import type { Logger } from "../../common/logger.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import type { ActivityRow } from "../read/activity.js";
 import type { BurnRow } from "../read/burns.js";
 import { type Stream, activityStream, burnStream } from "./streams.js";
@@ -181,6 +181,7 @@ async function finalizedBlock(db: ReadDb): Promise<bigint | undefined> {
 class PostgresLiveFeed implements LiveFeed {
   readonly burns: Topic<BurnRow>;
   readonly activity: Topic<ActivityRow>;
+  // biome-ignore lint/suspicious/noExplicitAny: topics of different row types in one list; each is typed where it is made
   private readonly topics: TopicState<any>[];
   private readonly pollMs: number;
   /** Bumped on every start and stop: work of an older generation is dropped. */

@@ -5,7 +5,7 @@
  */
 import { desc, inArray, lte } from "drizzle-orm";
 import { activity, burn } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "../read/db.js";
 import { type ActivityRow, activitySince } from "../read/activity.js";
 import { BURN_ORDERINGS, type BurnRow, listBurns } from "../read/burns.js";
 import { cursorOf } from "../read/keyset.js";

@@ -7,7 +7,7 @@
 import { type SQL, and, eq, gt, inArray } from "drizzle-orm";
 import type { Hex } from "viem";
 import { activity } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy } from "./keyset.js";
 
 export type ActivityRow = typeof activity.$inferSelect;
@@ -54,6 +54,10 @@ export async function activitySince(db: ReadDb, filter: ActivityFilter, lastId: 
 
 /** The id of the newest row (`""` when none): subscriptions start after it. */
 export async function latestActivityId(db: ReadDb): Promise<string> {
-  const [row] = await db.select({ id: activity.id }).from(activity).orderBy(...orderBy(ACTIVITY_ORDERING)).limit(1);
+  const [row] = await db
+    .select({ id: activity.id })
+    .from(activity)
+    .orderBy(...orderBy(ACTIVITY_ORDERING))
+    .limit(1);
   return row?.id ?? "";
 }

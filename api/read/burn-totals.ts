@@ -5,7 +5,7 @@
 import { type SQL, and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { burnDaily } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import { ValidationError } from "../http/validation.js";
 
 export const BURN_GROUPS = ["DAY", "WEEK", "MONTH"] as const;

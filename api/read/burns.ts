@@ -2,7 +2,7 @@
 import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import type { Hex } from "viem";
 import { burn } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type BurnRow = typeof burn.$inferSelect;
@@ -12,7 +12,13 @@ export const BURN_KINDS = ["protocol-buyback", "creator-buyback", "organic"] as 
 export type EventFilter = { token?: Hex; fromBlock?: bigint; toBlock?: bigint; fromTime?: bigint; toTime?: bigint };
 
 export const BURN_ORDERINGS = {
-  NEWEST: { name: "burn-newest", direction: "desc", columns: [burn.blockNumber, burn.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
+  NEWEST: {
+    name: "burn-newest",
+    direction: "desc",
+    columns: [burn.blockNumber, burn.logIndex],
+    types: ["int", "int"],
+    key: (r) => [r.blockNumber, r.logIndex],
+  },
   OLDEST: { name: "burn-oldest", direction: "asc", columns: [burn.blockNumber, burn.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
   LARGEST: {
     name: "burn-largest",
@@ -35,10 +41,7 @@ export function burnConditions(filter: EventFilter & { kinds?: readonly string[]
   return c;
 }
 
-export async function listBurns(
-  db: ReadDb,
-  p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BurnOrder },
-) {
+export async function listBurns(db: ReadDb, p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BurnOrder }) {
   const ordering: Ordering<BurnRow> = BURN_ORDERINGS[p.order];
   const w = keysetWindow(ordering, p);
   const rows = await db

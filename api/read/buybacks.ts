@@ -2,15 +2,27 @@
 import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import type { Hex } from "viem";
 import { buyback, protocolTotals, tokenTotals } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { EventFilter } from "./burns.js";
 import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type BuybackRow = typeof buyback.$inferSelect;
 
 export const BUYBACK_ORDERINGS = {
-  NEWEST: { name: "buyback-newest", direction: "desc", columns: [buyback.blockNumber, buyback.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
-  OLDEST: { name: "buyback-oldest", direction: "asc", columns: [buyback.blockNumber, buyback.logIndex], types: ["int", "int"], key: (r) => [r.blockNumber, r.logIndex] },
+  NEWEST: {
+    name: "buyback-newest",
+    direction: "desc",
+    columns: [buyback.blockNumber, buyback.logIndex],
+    types: ["int", "int"],
+    key: (r) => [r.blockNumber, r.logIndex],
+  },
+  OLDEST: {
+    name: "buyback-oldest",
+    direction: "asc",
+    columns: [buyback.blockNumber, buyback.logIndex],
+    types: ["int", "int"],
+    key: (r) => [r.blockNumber, r.logIndex],
+  },
   LARGEST: {
     name: "buyback-largest",
     direction: "desc",
@@ -32,10 +44,7 @@ export function buybackConditions(filter: EventFilter & { kinds?: readonly strin
   return c;
 }
 
-export async function listBuybacks(
-  db: ReadDb,
-  p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder },
-) {
+export async function listBuybacks(db: ReadDb, p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder }) {
   const ordering: Ordering<BuybackRow> = BUYBACK_ORDERINGS[p.order];
   const w = keysetWindow(ordering, p);
   const rows = await db

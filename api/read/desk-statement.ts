@@ -48,7 +48,11 @@ export async function readDeskStatement(deps: Pick<ApiDeps, "db" | "engine">, to
     deskContext(deps.db, deps.engine),
     deps.db.select({ symbol: tokenTable.symbol }).from(tokenTable).where(eq(tokenTable.address, hex)),
     deps.db
-      .select({ n: sql<number>`COUNT(*)::int`, usdcIn: sql<string>`COALESCE(SUM(${buyback.usdcIn}), 0)::text`, burned: sql<string>`COALESCE(SUM(${buyback.tokensBurned}), 0)::text` })
+      .select({
+        n: sql<number>`COUNT(*)::int`,
+        usdcIn: sql<string>`COALESCE(SUM(${buyback.usdcIn}), 0)::text`,
+        burned: sql<string>`COALESCE(SUM(${buyback.tokensBurned}), 0)::text`,
+      })
       .from(buyback)
       .where(and(eq(buyback.token, hex), eq(buyback.kind, "creator-buyback"))),
   ]);
@@ -73,7 +77,14 @@ export async function readDeskStatement(deps: Pick<ApiDeps, "db" | "engine">, to
     realisedPnl: trades.reduce((s, t) => s + t.realisedPnl, 0n),
     openPnl: open.length === 0 ? 0n : open.some((d) => d.unrealisedPnl === null) ? null : open.reduce((s, d) => s + d.unrealisedPnl!, 0n),
     liquidations: { count: liquidated.length, lost: liquidated.reduce((s, t) => s + (t.basisUsdc - t.usdcReturned), 0n) },
-    profit: { toCreatorBuybacks: cb?.returned ?? 0n, spent: cb?.spent ?? 0n, waiting: cb?.pending ?? 0n, buybacks: burns?.n ?? 0, usdcIn: BigInt(burns?.usdcIn ?? "0"), tokensBurned },
+    profit: {
+      toCreatorBuybacks: cb?.returned ?? 0n,
+      spent: cb?.spent ?? 0n,
+      waiting: cb?.pending ?? 0n,
+      buybacks: burns?.n ?? 0,
+      usdcIn: BigInt(burns?.usdcIn ?? "0"),
+      tokensBurned,
+    },
     burnedPerUsdc: feesUsdc === 0n ? null : (tokensBurned * 10n ** BigInt(USDC_DECIMALS)) / feesUsdc,
   };
 }
@@ -106,7 +117,12 @@ export async function deskStatement(deps: ApiDeps, token: Hex) {
     token: address,
     engine: s.engine,
     fees: { claimedUsdc: usdc(s.feesUsdc) },
-    collateral: { fromFees: usdc(s.collateral.fromFees), deployed: usdc(s.collateral.deployed), returned: usdc(s.collateral.returned), waiting: usdc(s.collateral.waiting) },
+    collateral: {
+      fromFees: usdc(s.collateral.fromFees),
+      deployed: usdc(s.collateral.deployed),
+      returned: usdc(s.collateral.returned),
+      waiting: usdc(s.collateral.waiting),
+    },
     trades: s.trades,
     pnl: { realised: usdc(s.realisedPnl), open: s.openPnl === null ? null : usdc(s.openPnl) },
     funding: { separate: false, note: FUNDING_NOTE },

@@ -7,7 +7,7 @@ import { type Address, getAddress } from "viem";
 import { HUNDRED_PERCENT, closeValue, notionalOf, percentProfit } from "../../common/perps-math.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { deskTrade, enrollment } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy, toPage } from "./keyset.js";
 
@@ -62,7 +62,11 @@ export async function deskContext(db: ReadDb, engine: EnginePort): Promise<DeskC
     engine.markPrices(),
     db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)),
   ]);
-  return deskContextOf(bindings, marks, halted.map((r) => r.token));
+  return deskContextOf(
+    bindings,
+    marks,
+    halted.map((r) => r.token),
+  );
 }
 
 export function deskContextOf(bindings: readonly DeskBinding[], marks: Map<number, bigint>, haltedTokens: readonly string[]): DeskContext {
@@ -115,9 +119,7 @@ export async function listDesks(db: ReadDb, ctx: DeskContext, p: PageWindow & { 
   }
   if (p.filter.halted != null) {
     // Halting is the engine's and the registry's state: the open trades of halted desks.
-    const ids = [...ctx.bindings.values()]
-      .filter((b) => b.halted || ctx.haltedTokens.has(b.token.toLowerCase()))
-      .map((b) => b.openOrderId);
+    const ids = [...ctx.bindings.values()].filter((b) => b.halted || ctx.haltedTokens.has(b.token.toLowerCase())).map((b) => b.openOrderId);
     const halted = ids.length ? and(eq(deskTrade.status, "open"), inArray(deskTrade.openOrderId, ids))! : sql`false`;
     c.push(p.filter.halted ? halted : not(halted));
   }
@@ -211,7 +213,11 @@ export async function latestDeskByToken(db: ReadDb, ctx: DeskContext, tokens: re
   const ids = [...ctx.bindings.values()].filter((b) => wanted.has(getAddress(b.token))).map((b) => b.openOrderId);
   const out = new Map<string, DeskView>();
   if (!ids.length) return out;
-  const rows = await db.select().from(deskTrade).where(inArray(deskTrade.openOrderId, ids)).orderBy(...orderBy(DESK_ORDERING));
+  const rows = await db
+    .select()
+    .from(deskTrade)
+    .where(inArray(deskTrade.openOrderId, ids))
+    .orderBy(...orderBy(DESK_ORDERING));
   for (const row of rows) {
     const view = deskView(row, ctx);
     if (view.token && !out.has(view.token)) out.set(view.token, view);

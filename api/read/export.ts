@@ -303,7 +303,10 @@ const burns: ExportDataset = {
   description: "Burns: transfers of launched tokens to the dead address",
   columns: ["id", "token", "kind", "from", "txFrom", "amount", "amountRaw", "txHash", "blockNumber", "logIndex", "timestamp", "cursor"],
   kinds: BURN_KINDS,
-  orderings: { oldest: textOrdering(BURN_ORDERINGS.OLDEST as never, [B.blockNumber, B.logIndex]), newest: textOrdering(BURN_ORDERINGS.NEWEST as never, [B.blockNumber, B.logIndex]) },
+  orderings: {
+    oldest: textOrdering(BURN_ORDERINGS.OLDEST as never, [B.blockNumber, B.logIndex]),
+    newest: textOrdering(BURN_ORDERINGS.NEWEST as never, [B.blockNumber, B.logIndex]),
+  },
   query: (db, filter, ordering, cursor) =>
     db
       .select({
@@ -484,7 +487,11 @@ const buybacks: ExportDataset = {
     return limited(query, limit);
   },
   records: async (rows, ordering, { db, config }) => {
-    const currencies = await currencyInfos(db, config, rows.map((r) => r[Y.currencyIn]!));
+    const currencies = await currencyInfos(
+      db,
+      config,
+      rows.map((r) => r[Y.currencyIn]!),
+    );
     const usdc = config.contracts.usdc?.toLowerCase();
     return rows.map((r) => {
       const spent = currencies.get(r[Y.currencyIn]!.toLowerCase())!;
@@ -517,8 +524,20 @@ const F = { id: 0, token: 1, rewardIndex: 2, recipient: 3, currency: 4, amount: 
 
 /** Chain order of collections: by block, then by id (`txHash-logIndex-rewardIndex-side`, unique). */
 const FEE_ORDERINGS: Record<ExportOrder, Ordering<TextRow>> = {
-  oldest: { name: "fee-oldest", direction: "asc", columns: [feeCollection.blockNumber, feeCollection.id], types: ["int", "text"], key: (r) => [r[F.blockNumber]!, r[F.id]!] },
-  newest: { name: "fee-newest", direction: "desc", columns: [feeCollection.blockNumber, feeCollection.id], types: ["int", "text"], key: (r) => [r[F.blockNumber]!, r[F.id]!] },
+  oldest: {
+    name: "fee-oldest",
+    direction: "asc",
+    columns: [feeCollection.blockNumber, feeCollection.id],
+    types: ["int", "text"],
+    key: (r) => [r[F.blockNumber]!, r[F.id]!],
+  },
+  newest: {
+    name: "fee-newest",
+    direction: "desc",
+    columns: [feeCollection.blockNumber, feeCollection.id],
+    types: ["int", "text"],
+    key: (r) => [r[F.blockNumber]!, r[F.id]!],
+  },
 };
 
 function feeConditions(filter: ExportFilter): SQL[] {
@@ -535,7 +554,22 @@ const fees: ExportDataset = {
   name: "fees",
   description:
     "LP fees collected: one row per collection (the LP locker's ClaimedRewards), reward slot and currency, with the slot's recipient and its role (operator, creator or other)",
-  columns: ["id", "token", "rewardIndex", "recipient", "role", "currency", "symbol", "decimals", "amount", "amountRaw", "txHash", "blockNumber", "timestamp", "cursor"],
+  columns: [
+    "id",
+    "token",
+    "rewardIndex",
+    "recipient",
+    "role",
+    "currency",
+    "symbol",
+    "decimals",
+    "amount",
+    "amountRaw",
+    "txHash",
+    "blockNumber",
+    "timestamp",
+    "cursor",
+  ],
   orderings: FEE_ORDERINGS,
   query: (db, filter, ordering, cursor) =>
     db
@@ -593,7 +627,11 @@ const fees: ExportDataset = {
     return limited(query, limit);
   },
   records: async (rows, ordering, { db, config }) => {
-    const currencies = await currencyInfos(db, config, rows.map((r) => r[F.currency]!));
+    const currencies = await currencyInfos(
+      db,
+      config,
+      rows.map((r) => r[F.currency]!),
+    );
     const operator = config.operator?.toLowerCase();
     return rows.map((r) => {
       const currency = currencies.get(r[F.currency]!.toLowerCase())!;

@@ -9,7 +9,7 @@ import { type Address, type Hex, getAddress } from "viem";
 import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { buybackSpend, feeCurrencyTotals, token, tokenBuybackSpend, tokenFee } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 
 export type CurrencyInfo = { address: Address; symbol: string; decimals: number };
 
@@ -35,7 +35,7 @@ export type FeeCurrencyView = {
 };
 
 /** Buybacks paid in one currency: how many, how much, and its USDC. */
-export type SpendView = { currency: CurrencyInfo; buybacks: number; amountIn: bigint; usdc: bigint };
+export type BuybackSpendView = { currency: CurrencyInfo; buybacks: number; amountIn: bigint; usdc: bigint };
 
 type FeeRow = Omit<typeof tokenFee.$inferSelect, "token">;
 type SpendRow = { currency: Hex; buybacks: number; amountIn: bigint; usdcIn: bigint };
@@ -94,7 +94,7 @@ export function feeCurrencyView(row: FeeRow, currency: CurrencyInfo): FeeCurrenc
   };
 }
 
-const spendView = (r: SpendRow, currency: CurrencyInfo): SpendView => ({ currency, buybacks: r.buybacks, amountIn: r.amountIn, usdc: r.usdcIn });
+const spendView = (r: SpendRow, currency: CurrencyInfo): BuybackSpendView => ({ currency, buybacks: r.buybacks, amountIn: r.amountIn, usdc: r.usdcIn });
 
 /** Groups rows by a key, each row made a view with its currency's info, each group in currency order. */
 async function grouped<R extends { currency: Hex }, V extends { currency: CurrencyInfo }>(
@@ -105,7 +105,11 @@ async function grouped<R extends { currency: Hex }, V extends { currency: Curren
   view: (row: R, currency: CurrencyInfo) => V,
   keys: readonly string[] = [],
 ): Promise<Map<string, V[]>> {
-  const infos = await currencyInfos(db, config, rows.map((r) => r.currency));
+  const infos = await currencyInfos(
+    db,
+    config,
+    rows.map((r) => r.currency),
+  );
   const out = new Map<string, V[]>(keys.map((k) => [k, []]));
   for (const r of rows) {
     const key = keyOf(r);
@@ -125,23 +129,29 @@ export async function protocolFeeCurrencies(db: ReadDb, config: Config): Promise
 export async function tokenFeeCurrencies(db: ReadDb, config: Config, tokens: readonly Hex[]): Promise<Map<string, FeeCurrencyView[]>> {
   const keys = tokens.map((t) => t.toLowerCase());
   if (!keys.length) return new Map();
-  const rows = await db.select().from(tokenFee).where(inArray(tokenFee.token, keys as Hex[]));
+  const rows = await db
+    .select()
+    .from(tokenFee)
+    .where(inArray(tokenFee.token, keys as Hex[]));
   return grouped(db, config, rows, (r) => r.token.toLowerCase(), feeCurrencyView, keys);
 }
 
 export type BuybackKind = "protocol-buyback" | "creator-buyback";
 
 /** Buybacks of each kind over every token, per currency paid in (one row per kind and currency). */
-export async function buybackSpendByKind(db: ReadDb, config: Config): Promise<Record<BuybackKind, SpendView[]>> {
+export async function buybackSpendByKind(db: ReadDb, config: Config): Promise<Record<BuybackKind, BuybackSpendView[]>> {
   const rows = await db.select().from(buybackSpend);
   const groups = await grouped(db, config, rows, (r) => r.kind, spendView, ["protocol-buyback", "creator-buyback"]);
   return { "protocol-buyback": groups.get("protocol-buyback")!, "creator-buyback": groups.get("creator-buyback")! };
 }
 
 /** Buybacks of each of `tokens`, per currency paid in. */
-export async function tokenBuybackSpends(db: ReadDb, config: Config, tokens: readonly Hex[]): Promise<Map<string, SpendView[]>> {
+export async function tokenBuybackSpends(db: ReadDb, config: Config, tokens: readonly Hex[]): Promise<Map<string, BuybackSpendView[]>> {
   const keys = tokens.map((t) => t.toLowerCase());
   if (!keys.length) return new Map();
-  const rows = await db.select().from(tokenBuybackSpend).where(inArray(tokenBuybackSpend.token, keys as Hex[]));
+  const rows = await db
+    .select()
+    .from(tokenBuybackSpend)
+    .where(inArray(tokenBuybackSpend.token, keys as Hex[]));
   return grouped(db, config, rows, (r) => r.token.toLowerCase(), spendView, keys);
 }

@@ -8,9 +8,9 @@
 import { and, gt, inArray, sql } from "drizzle-orm";
 import { totalsDelta } from "../../schema/ponder.js";
 import type { Config } from "../../common/config.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import { indexerStatus } from "./health.js";
-import { tokenAmount, usdcAmount } from "./format.js";
+import { legsJson, tokenAmount, usdcAmount } from "./format.js";
 
 export type Finality = {
   confirmations: number;
@@ -52,16 +52,15 @@ function protocolFigures(get: Get) {
       toOperatorUsdc: usdcAmount(get("feesToOperatorUsdc")),
       claimedUsdc: usdcAmount(get("feesClaimedUsdc")),
       protocolTokenFeesUsdc: usdcAmount(get("protocolTokenFeesUsdc")),
-      legs: {
-        protocolUsdc: usdcAmount(get("protocolLegUsdc")),
-        assetUsdc: usdcAmount(get("assetLegUsdc")),
-        perpUsdc: usdcAmount(get("perpLegUsdc")),
-        creatorUsdc: usdcAmount(get("creatorLegUsdc")),
-        operatorUsdc: usdcAmount(get("operatorLegUsdc")),
-      },
+      legs: legsJson(get),
     },
     buybacks: {
-      protocol: { count: count(get("protocolBuybacks")), usdcIn: usdcAmount(get("protocolBuybackUsdc")), tokensBought: tokenAmount(get("protocolTokensBought")), tokensBurned: tokenAmount(get("protocolTokensBurned")) },
+      protocol: {
+        count: count(get("protocolBuybacks")),
+        usdcIn: usdcAmount(get("protocolBuybackUsdc")),
+        tokensBought: tokenAmount(get("protocolTokensBought")),
+        tokensBurned: tokenAmount(get("protocolTokensBurned")),
+      },
       creator: { count: count(get("creatorBuybacks")), usdcIn: usdcAmount(get("creatorBuybackUsdc")) },
     },
     assetPurchasesUsdc: usdcAmount(get("assetPurchaseUsdc")),
@@ -78,12 +77,7 @@ function tokenFigures(get: Get) {
     buybackUsdc: usdcAmount(get("buybackUsdc")),
     burned: tokenAmount(get("burned")),
     burns: count(get("burns")),
-    legs: {
-      protocolUsdc: usdcAmount(get("protocolLegUsdc")),
-      assetUsdc: usdcAmount(get("assetLegUsdc")),
-      perpUsdc: usdcAmount(get("perpLegUsdc")),
-      operatorUsdc: usdcAmount(get("operatorLegUsdc")),
-    },
+    legs: legsJson(get),
   };
 }
 
@@ -105,4 +99,5 @@ function graded<T>(figures: (get: Get) => T, f: Finality, scope: string, row: Re
 /** The protocol totals' final and pending parts (`/stats` `finality`). */
 export const protocolFinalityJson = (f: Finality, row: Record<string, unknown> | null | undefined) => graded(protocolFigures, f, "protocol", row);
 /** A token's totals' final and pending parts (`/tokens` `totals.finality`, GraphQL `TokenTotals.finality`). */
-export const tokenFinalityJson = (f: Finality, token: string, row: Record<string, unknown> | null | undefined) => graded(tokenFigures, f, token.toLowerCase(), row);
+export const tokenFinalityJson = (f: Finality, token: string, row: Record<string, unknown> | null | undefined) =>
+  graded(tokenFigures, f, token.toLowerCase(), row);

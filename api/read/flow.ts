@@ -55,18 +55,32 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
 
   // 1. Collected, per currency and recipient.
   const groups = await deps.db
-    .select({ currency: feeCollection.currency, recipient: feeCollection.recipient, s: sql<string>`SUM(${feeCollection.amount})::text`, n: sql<number>`COUNT(*)::int` })
+    .select({
+      currency: feeCollection.currency,
+      recipient: feeCollection.recipient,
+      s: sql<string>`SUM(${feeCollection.amount})::text`,
+      n: sql<number>`COUNT(*)::int`,
+    })
     .from(feeCollection)
     .where(eq(feeCollection.token, token))
     .groupBy(feeCollection.currency, feeCollection.recipient);
-  const recent = await deps.db.select().from(feeCollection).where(eq(feeCollection.token, token)).orderBy(desc(feeCollection.blockNumber), desc(feeCollection.id)).limit(FLOW_LIST_CAP);
+  const recent = await deps.db
+    .select()
+    .from(feeCollection)
+    .where(eq(feeCollection.token, token))
+    .orderBy(desc(feeCollection.blockNumber), desc(feeCollection.id))
+    .limit(FLOW_LIST_CAP);
   const currencies = new Set([...groups.map((g) => g.currency.toLowerCase()), ...fees.map((f) => f.currency.address.toLowerCase())]);
   if (usdcAddress) currencies.add(usdcAddress.toLowerCase());
   if (wethAddress) currencies.add(wethAddress.toLowerCase());
   const infos = await currencyInfos(deps.db, deps.config, currencies);
   const info = (a: string) => infos.get(a.toLowerCase())!;
-  const usdc: CurrencyInfo = usdcAddress ? info(usdcAddress) : { address: getAddress("0x0000000000000000000000000000000000000000"), symbol: "USDC", decimals: USDC_DECIMALS };
-  const weth: CurrencyInfo = wethAddress ? info(wethAddress) : { address: getAddress("0x0000000000000000000000000000000000000000"), symbol: "WETH", decimals: TOKEN_DECIMALS };
+  const usdc: CurrencyInfo = usdcAddress
+    ? info(usdcAddress)
+    : { address: getAddress("0x0000000000000000000000000000000000000000"), symbol: "USDC", decimals: USDC_DECIMALS };
+  const weth: CurrencyInfo = wethAddress
+    ? info(wethAddress)
+    : { address: getAddress("0x0000000000000000000000000000000000000000"), symbol: "WETH", decimals: TOKEN_DECIMALS };
 
   const collected = [...currencies]
     .map((currency) => {
@@ -101,7 +115,14 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
             count: mine.reduce((s, g) => s + g.n, 0),
             items: recent
               .filter((r) => r.currency.toLowerCase() === currency)
-              .map((r) => ({ txHash: r.txHash, blockNumber: Number(r.blockNumber), timestamp: isoTime(r.timestamp), recipient: checksum(r.recipient), role: roleOf(r.recipient), collected: money(r.amount, c) })),
+              .map((r) => ({
+                txHash: r.txHash,
+                blockNumber: Number(r.blockNumber),
+                timestamp: isoTime(r.timestamp),
+                recipient: checksum(r.recipient),
+                role: roleOf(r.recipient),
+                collected: money(r.amount, c),
+              })),
           },
         },
       };
@@ -133,10 +154,16 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
           ofTotal: money(s.total, c),
           status: s.status,
           txHashes: s.txHashes,
-          tokensBurned: s.tokensBurned === null ? null : money(s.tokensBurned, { address: s.burnedToken ?? address, symbol: s.burnedToken ?? address, decimals: TOKEN_DECIMALS }),
+          tokensBurned:
+            s.tokensBurned === null
+              ? null
+              : money(s.tokensBurned, { address: s.burnedToken ?? address, symbol: s.burnedToken ?? address, decimals: TOKEN_DECIMALS }),
         })),
       },
-      inflows: { count: l.inflowCount, items: l.inflows.map((i) => ({ kind: i.kind, amount: money(i.amount, c), txHash: i.txHash, deskTradeId: i.deskTradeId })) },
+      inflows: {
+        count: l.inflowCount,
+        items: l.inflows.map((i) => ({ kind: i.kind, amount: money(i.amount, c), txHash: i.txHash, deskTradeId: i.deskTradeId })),
+      },
       raw: { allocated: l.allocated, returned: l.returned, spent, pending },
     };
   };
@@ -152,7 +179,8 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
 
   // Burned: the token's own buybacks, and this token's part of the protocol token's.
   const burned = new Map<string, bigint>();
-  for (const l of ledger?.legs ?? []) for (const s of l.spends) if (s.tokensBurned !== null && s.burnedToken) burned.set(s.burnedToken, (burned.get(s.burnedToken) ?? 0n) + s.tokensBurned);
+  for (const l of ledger?.legs ?? [])
+    for (const s of l.spends) if (s.tokensBurned !== null && s.burnedToken) burned.set(s.burnedToken, (burned.get(s.burnedToken) ?? 0n) + s.tokensBurned);
   const burnedInfos = await currencyInfos(deps.db, deps.config, burned.keys());
   const desks = ledger?.desks ?? [];
 
@@ -183,8 +211,14 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
     },
     legs: legs.map(({ raw: _raw, ...l }) => l),
     outcomes: {
-      tokensBurned: [...burned].map(([t, raw]) => ({ token: checksum(t), burned: money(raw, burnedInfos.get(t.toLowerCase()) ?? { address: checksum(t), symbol: t, decimals: TOKEN_DECIMALS }) })),
-      deskPnl: money(desks.reduce((s, d) => s + d.realisedPnl, 0n), usdc),
+      tokensBurned: [...burned].map(([t, raw]) => ({
+        token: checksum(t),
+        burned: money(raw, burnedInfos.get(t.toLowerCase()) ?? { address: checksum(t), symbol: t, decimals: TOKEN_DECIMALS }),
+      })),
+      deskPnl: money(
+        desks.reduce((s, d) => s + d.realisedPnl, 0n),
+        usdc,
+      ),
       desks: desks.slice(0, FLOW_LIST_CAP).map((d) => ({
         id: d.id,
         status: d.status,
@@ -206,4 +240,3 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
     },
   };
 }
-

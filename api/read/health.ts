@@ -4,7 +4,8 @@
  * Concurrent callers share one read (see coalesce.ts).
  */
 import { sql } from "drizzle-orm";
-import type { ApiDeps, ReadDb } from "../deps.js";
+import type { ApiDeps } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { EngineHealthView } from "../engine-port.js";
 import { coalescerFor } from "./coalesce.js";
 import { checksumOrNull } from "./format.js";
@@ -101,11 +102,15 @@ function indexerReasons(deps: ApiDeps, p: Progress, indexer: IndexerStatus, now:
   const { indexerMaxLagBlocks: maxLag, indexerStallSeconds: stallSeconds } = deps.config;
   if (lag !== null && lag > maxLag) {
     p.lagSince ??= now;
-    reasons.push(`indexer ${lag} blocks behind the head (indexed ${indexer.block}, head ${p.head}; limit ${maxLag}) since ${new Date(p.lagSince).toISOString()}`);
+    reasons.push(
+      `indexer ${lag} blocks behind the head (indexed ${indexer.block}, head ${p.head}; limit ${maxLag}) since ${new Date(p.lagSince).toISOString()}`,
+    );
   } else p.lagSince = null;
   const stalledMs = now - p.advancedAt;
   if (indexer.ready && lag !== null && lag > 0 && stalledMs > stallSeconds * 1000 && p.headAt !== null && p.headAt > p.advancedAt) {
-    reasons.push(`indexer has not advanced for ${Math.round(stalledMs / 1000)} s (at block ${indexer.block} since ${new Date(p.advancedAt).toISOString()}; head ${p.head})`);
+    reasons.push(
+      `indexer has not advanced for ${Math.round(stalledMs / 1000)} s (at block ${indexer.block} since ${new Date(p.advancedAt).toISOString()}; head ${p.head})`,
+    );
   }
   return { progress: { ...indexer, head: p.head, lagBlocks: lag, advancedAt: p.indexed === null ? null : new Date(p.advancedAt).toISOString() }, reasons };
 }
@@ -152,7 +157,11 @@ export async function readHealth(deps: ApiDeps) {
     p.dbDownSince ??= Date.now();
     const since = new Date(p.dbDownSince).toISOString();
     const disk = diskReason(p, Date.now());
-    throw new HealthUnavailable(since, `database unreachable since ${since} (${Math.round((Date.now() - p.dbDownSince) / 1000)} s): ${describeError(error)}${disk ? `; ${disk}` : ""}`, error);
+    throw new HealthUnavailable(
+      since,
+      `database unreachable since ${since} (${Math.round((Date.now() - p.dbDownSince) / 1000)} s): ${describeError(error)}${disk ? `; ${disk}` : ""}`,
+      error,
+    );
   }
   const [indexerStatusNow, engine] = read;
   const now = Date.now();

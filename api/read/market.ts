@@ -9,7 +9,7 @@ import { CLANKER_TOKEN_SUPPLY } from "../../common/deploy-config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { Config } from "../../common/config.js";
 import { burn, poolCandle, poolPricePoint, poolVolumeUsdc, token } from "../../schema/ponder.js";
-import type { ReadDb } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { BurnRow } from "./burns.js";
 import type { PoolRow, TokenView } from "./tokens.js";
 
@@ -29,7 +29,12 @@ export async function listCandles(db: ReadDb, poolId: Hex, period: CandlePeriod,
   const c: SQL[] = [eq(poolCandle.poolId, poolId), eq(poolCandle.period, period)];
   if (p.from !== undefined) c.push(gte(poolCandle.start, p.from));
   if (p.to !== undefined) c.push(lt(poolCandle.start, p.to));
-  const rows = await db.select().from(poolCandle).where(and(...c)).orderBy(desc(poolCandle.start)).limit(p.limit);
+  const rows = await db
+    .select()
+    .from(poolCandle)
+    .where(and(...c))
+    .orderBy(desc(poolCandle.start))
+    .limit(p.limit);
   return rows.reverse();
 }
 
@@ -98,7 +103,10 @@ export function marketView(config: Config, v: TokenView, volume: { volumeUsdc: b
 export async function poolVolumes(db: ReadDb, poolIds: readonly Hex[]): Promise<Map<string, { volumeUsdc: bigint; unpricedSwaps: number }>> {
   const out = new Map<string, { volumeUsdc: bigint; unpricedSwaps: number }>();
   if (!poolIds.length) return out;
-  const rows = await db.select().from(poolVolumeUsdc).where(inArray(poolVolumeUsdc.poolId, [...poolIds]));
+  const rows = await db
+    .select()
+    .from(poolVolumeUsdc)
+    .where(inArray(poolVolumeUsdc.poolId, [...poolIds]));
   for (const r of rows) out.set(r.poolId.toLowerCase(), { volumeUsdc: r.volumeUsdc, unpricedSwaps: r.unpricedSwaps });
   return out;
 }

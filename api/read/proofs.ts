@@ -19,19 +19,27 @@ import { burn, buyback as buybackTable, token as tokenTable } from "../../schema
 import type { ApiDeps } from "../deps.js";
 import type { FundedBuyback } from "../engine-port.js";
 import { chainUnavailable } from "../http/errors.js";
+import type { BurnRow } from "./burns.js";
 import { type CurrencyInfo, currencyInfos } from "./fees.js";
 import { checksum, isoTime } from "./format.js";
 
 /** An amount at the edge: exact decimal in whole units, the integer in base units, and its currency. */
 export type Money = { amount: string; amountRaw: string; currency: Address; symbol: string; decimals: number };
-export const money = (raw: bigint, c: CurrencyInfo): Money => ({ amount: formatDecimal(raw, c.decimals), amountRaw: raw.toString(), currency: c.address, symbol: c.symbol, decimals: c.decimals });
+export const money = (raw: bigint, c: CurrencyInfo): Money => ({
+  amount: formatDecimal(raw, c.decimals),
+  amountRaw: raw.toString(),
+  currency: c.address,
+  symbol: c.symbol,
+  decimals: c.decimals,
+});
 
 /** The API's RPC client: the one given in its dependencies, else one made from RPC_URL (once per config). */
 const clients = new WeakMap<object, PublicClient>();
 export function chainClient(deps: ApiDeps): PublicClient {
   if (deps.publicClient) return deps.publicClient;
   let client = clients.get(deps.config);
-  if (!client) clients.set(deps.config, (client = createPublicClient({ transport: http(deps.config.rpcUrl, { retryCount: 1, timeout: 10_000 }) }) as PublicClient));
+  if (!client)
+    clients.set(deps.config, (client = createPublicClient({ transport: http(deps.config.rpcUrl, { retryCount: 1, timeout: 10_000 }) }) as PublicClient));
   return client;
 }
 
@@ -40,7 +48,7 @@ export async function onChain<T>(what: string, read: () => Promise<T>): Promise<
   try {
     return await read();
   } catch (error) {
-    const message = error instanceof Error ? (error as { shortMessage?: string }).shortMessage ?? error.message : String(error);
+    const message = error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message) : String(error);
     throw chainUnavailable(`the chain's RPC could not answer (${what}): ${message.split("\n")[0]}`);
   }
 }
@@ -53,10 +61,11 @@ function remember(key: string, value: { before: bigint; after: bigint }) {
   if (finalBalances.size > FINAL_CACHE_SIZE) finalBalances.delete(finalBalances.keys().next().value!);
 }
 
-export type BurnRow = typeof burn.$inferSelect;
-
 export async function findBurn(deps: ApiDeps, txHash: Hex, logIndex: number): Promise<BurnRow | undefined> {
-  const [row] = await deps.db.select().from(burn).where(eq(burn.id, `${txHash.toLowerCase()}-${logIndex}`));
+  const [row] = await deps.db
+    .select()
+    .from(burn)
+    .where(eq(burn.id, `${txHash.toLowerCase()}-${logIndex}`));
   return row;
 }
 
@@ -101,16 +110,22 @@ export async function burnProof(deps: ApiDeps, row: BurnRow) {
   const confirmationsRequired = deps.config.confirmations;
   const [head, receipt] = await Promise.all([
     onChain("latest block", () => client.getBlockNumber({ cacheTime: 0 })),
-    onChain("transaction receipt", () => client.getTransactionReceipt({ hash: row.txHash }).catch((e: unknown) => {
-      if ((e as { name?: string }).name === "TransactionReceiptNotFoundError") return null;
-      throw e;
-    })),
+    onChain("transaction receipt", () =>
+      client.getTransactionReceipt({ hash: row.txHash }).catch((e: unknown) => {
+        if ((e as { name?: string }).name === "TransactionReceiptNotFoundError") return null;
+        throw e;
+      }),
+    ),
   ]);
   const blockNumber = row.blockNumber;
   // The transfer as the chain has it now: the receipt, in the indexed block, with the indexed log.
   const log = receipt ? parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).find((l) => l.logIndex === row.logIndex) : undefined;
   const logMatches =
-    !!log && getAddress(log.address) === token && getAddress(log.args.to) === DEAD_ADDRESS && getAddress(log.args.from) === getAddress(row.from) && log.args.value === row.amount;
+    !!log &&
+    getAddress(log.address) === token &&
+    getAddress(log.args.to) === DEAD_ADDRESS &&
+    getAddress(log.args.from) === getAddress(row.from) &&
+    log.args.value === row.amount;
   const canonical = !!receipt && receipt.blockNumber === blockNumber && logMatches;
   const confirmations = head >= blockNumber ? Number(head - blockNumber) : 0;
   const final = canonical && blockNumber <= head - BigInt(confirmationsRequired);
@@ -127,7 +142,9 @@ export async function burnProof(deps: ApiDeps, row: BurnRow) {
       cached = true;
     } else {
       const balanceAt = (at: bigint) =>
-        onChain("dead address balance", () => client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [DEAD_ADDRESS], blockNumber: at }));
+        onChain("dead address balance", () =>
+          client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [DEAD_ADDRESS], blockNumber: at }),
+        );
       const [before, after] = await Promise.all([blockNumber > 0n ? balanceAt(blockNumber - 1n) : Promise.resolve(0n), balanceAt(blockNumber)]);
       balances = { before, after };
       if (final) remember(key, balances);
@@ -139,10 +156,22 @@ export async function burnProof(deps: ApiDeps, row: BurnRow) {
     .where(and(eq(burn.token, row.token), eq(burn.blockNumber, blockNumber)));
   const indexedInBlock = BigInt(inBlock?.s ?? "0");
 
-  const infos = await currencyInfos(deps.db, deps.config, [row.token, ...(deps.config.contracts.usdc ? [deps.config.contracts.usdc] : []), ...(deps.config.contracts.weth ? [deps.config.contracts.weth] : [])]);
+  const infos = await currencyInfos(deps.db, deps.config, [
+    row.token,
+    ...(deps.config.contracts.usdc ? [deps.config.contracts.usdc] : []),
+    ...(deps.config.contracts.weth ? [deps.config.contracts.weth] : []),
+  ]);
   const tokenInfo = infos.get(row.token.toLowerCase()) ?? { address: token, symbol: token, decimals: TOKEN_DECIMALS };
-  const usdc = (deps.config.contracts.usdc && infos.get(deps.config.contracts.usdc.toLowerCase())) || { address: getAddress(deps.config.contracts.usdc ?? DEAD_ADDRESS), symbol: "USDC", decimals: USDC_DECIMALS };
-  const weth = (deps.config.contracts.weth && infos.get(deps.config.contracts.weth.toLowerCase())) || { address: getAddress(deps.config.contracts.weth ?? DEAD_ADDRESS), symbol: "WETH", decimals: TOKEN_DECIMALS };
+  const usdc = (deps.config.contracts.usdc && infos.get(deps.config.contracts.usdc.toLowerCase())) || {
+    address: getAddress(deps.config.contracts.usdc ?? DEAD_ADDRESS),
+    symbol: "USDC",
+    decimals: USDC_DECIMALS,
+  };
+  const weth = (deps.config.contracts.weth && infos.get(deps.config.contracts.weth.toLowerCase())) || {
+    address: getAddress(deps.config.contracts.weth ?? DEAD_ADDRESS),
+    symbol: "WETH",
+    decimals: TOKEN_DECIMALS,
+  };
 
   return {
     burn: {
@@ -202,11 +231,22 @@ async function funding(deps: ApiDeps, row: BurnRow, c: { usdc: CurrencyInfo; wet
     };
   }
   const [paired] = await deps.db.select({ paired: tokenTable.pairedToken }).from(tokenTable).where(eq(tokenTable.address, row.token));
-  const pairedSymbol = paired ? (paired.paired.toLowerCase() === c.usdc.address.toLowerCase() ? "USDC" : paired.paired.toLowerCase() === c.weth.address.toLowerCase() ? "WETH" : checksum(paired.paired)) : "USDC";
+  const pairedSymbol = paired
+    ? paired.paired.toLowerCase() === c.usdc.address.toLowerCase()
+      ? "USDC"
+      : paired.paired.toLowerCase() === c.weth.address.toLowerCase()
+        ? "WETH"
+        : checksum(paired.paired)
+    : "USDC";
   const buybacks = [];
   for (const b of funded) {
     const swapTx = b.intents.get(`buyback:${b.id}:swap`) ?? b.swapTxHash;
-    const [indexed] = swapTx ? await deps.db.select().from(buybackTable).where(eq(buybackTable.txHash, swapTx.toLowerCase() as Hex)) : [];
+    const [indexed] = swapTx
+      ? await deps.db
+          .select()
+          .from(buybackTable)
+          .where(eq(buybackTable.txHash, swapTx.toLowerCase() as Hex))
+      : [];
     const currencyIn = b.currencyIn === "WETH" ? c.weth : c.usdc;
     buybacks.push({
       id: b.id,

@@ -11,8 +11,24 @@ import type { ApiDeps } from "../deps.js";
 
 const scoped = <T>(scope: "token" | "protocol", rows: T[]) => rows.map((r) => ({ scope, ...r }));
 
-const differenceJson = (d: PublicDifference) => ({ check: d.check, leg: d.leg, currency: d.currency, expected: d.expected, actual: d.actual, difference: d.difference, detail: d.detail });
-const pendingJson = (p: PublicPending) => ({ check: p.check, leg: p.leg, currency: p.currency, expected: p.expected, actual: p.actual, amount: p.amount, what: p.what });
+const differenceJson = (d: PublicDifference) => ({
+  check: d.check,
+  leg: d.leg,
+  currency: d.currency,
+  expected: d.expected,
+  actual: d.actual,
+  difference: d.difference,
+  detail: d.detail,
+});
+const pendingJson = (p: PublicPending) => ({
+  check: p.check,
+  leg: p.leg,
+  currency: p.currency,
+  expected: p.expected,
+  actual: p.actual,
+  amount: p.amount,
+  what: p.what,
+});
 
 export async function tokenAudit(deps: Pick<ApiDeps, "engine">, token: Address) {
   const view = await deps.engine.tokenAudit(token);

@@ -11,7 +11,7 @@ import type { ApiDeps } from "../deps.js";
 import { coalescerFor } from "./coalesce.js";
 import { type Finality, readFinality } from "./finality.js";
 import { type DeskSummary, deskContextOf, openDeskSummary } from "./desks.js";
-import { type BuybackKind, type FeeCurrencyView, type SpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
+import { type BuybackKind, type FeeCurrencyView, type BuybackSpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
 
 export type ProtocolTotalsRow = typeof protocolTotals.$inferSelect;
 
@@ -25,7 +25,7 @@ export type Stats = {
   /** Every token's fees per currency: the amount in its currency and its USDC at the realised rate. */
   feeCurrencies: FeeCurrencyView[];
   /** Buybacks per kind and currency paid in. */
-  buybackSpend: Record<BuybackKind, SpendView[]>;
+  buybackSpend: Record<BuybackKind, BuybackSpendView[]>;
   /** The totals' parts not final yet (by CONFIRMATIONS). */
   finality: Finality;
 };
@@ -33,8 +33,15 @@ export type Stats = {
 async function loadStats(deps: ApiDeps): Promise<Stats> {
   const { db, engine } = deps;
   // The enrolments' counts in one row, and the halted tokens (few): neither grows the answer with the tokens.
-  const counts = db.select({ enrolled: count(), active: sql<number>`count(*) FILTER (WHERE ${enrollment.active})`.mapWith(Number) }).from(enrollment).then((rows) => rows[0]);
-  const halted = db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)).then((rows) => rows.map((r) => r.token));
+  const counts = db
+    .select({ enrolled: count(), active: sql<number>`count(*) FILTER (WHERE ${enrollment.active})`.mapWith(Number) })
+    .from(enrollment)
+    .then((rows) => rows[0]);
+  const halted = db
+    .select({ token: enrollment.token })
+    .from(enrollment)
+    .where(eq(enrollment.halted, true))
+    .then((rows) => rows.map((r) => r.token));
   const bindings = engine.deskBindings();
   const marks = engine.markPrices();
   // The desk summary starts as soon as the desks' context (bindings, marks, halted tokens) is in.

@@ -4,10 +4,11 @@ import { type Address, type Hex, getAddress } from "viem";
 import { feeInName } from "../../common/abis/clanker.js";
 import { type HonouredSplit, type RewardSlot, type SlotRole, honouredSplit, slotRole, unpairedOperatorSlots } from "../../common/honoured-split.js";
 import { enrollment, pool, rewardRecipient, token, tokenTotals } from "../../schema/ponder.js";
-import type { ApiDeps, ReadDb } from "../deps.js";
+import type { ApiDeps } from "../deps.js";
+import type { ReadDb } from "./db.js";
 import type { PendingAmounts } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
-import { type FeeCurrencyView, type SpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
+import { type FeeCurrencyView, type BuybackSpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
 import { type Ordering, type Page, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type TokenRow = typeof token.$inferSelect;
@@ -70,7 +71,10 @@ export async function listTokens(db: ReadDb, p: PageWindow & TokenFilter & { ord
   const ordering: Ordering<TokenView> = TOKEN_ORDERINGS[p.order];
   const c = tokenConditions(p);
   const w = keysetWindow(ordering, p);
-  const rows = await joined(db).where(and(...c, ...w.conditions)).orderBy(...w.order).limit(w.fetch);
+  const rows = await joined(db)
+    .where(and(...c, ...w.conditions))
+    .orderBy(...w.order)
+    .limit(w.fetch);
   return w.finish(rows);
 }
 
@@ -80,7 +84,7 @@ export type TokenPage = {
   desks: Map<string, DeskView>;
   /** Per token (lowercase address): its fees per currency and its buybacks per currency paid in. */
   fees: Map<string, FeeCurrencyView[]>;
-  spend: Map<string, SpendView[]>;
+  spend: Map<string, BuybackSpendView[]>;
   /** Per token (lowercase address): its LP-locker reward slots, by index. */
   slots: Map<string, RewardSlotRow[]>;
 };
@@ -94,7 +98,12 @@ export async function rewardSlotsOf(db: ReadDb, addresses: readonly Hex[]): Prom
   const rows = await db
     .select()
     .from(rewardRecipient)
-    .where(inArray(rewardRecipient.token, addresses.map((a) => a.toLowerCase() as Hex)));
+    .where(
+      inArray(
+        rewardRecipient.token,
+        addresses.map((a) => a.toLowerCase() as Hex),
+      ),
+    );
   for (const r of rows.sort((a, b) => a.rewardIndex - b.rewardIndex)) {
     const list = out.get(r.token) ?? [];
     list.push(r);
@@ -104,7 +113,16 @@ export async function rewardSlotsOf(db: ReadDb, addresses: readonly Hex[]): Prom
 }
 
 /** One reward slot as the views show it: who it pays, how much, in which currency, who may change it. */
-export type LockerShareView = { rewardIndex: number; recipient: Address; admin: Address; bps: number; feeIn: number; feeInName: string; role: SlotRole; updatedBlock: bigint | null };
+export type LockerShareView = {
+  rewardIndex: number;
+  recipient: Address;
+  admin: Address;
+  bps: number;
+  feeIn: number;
+  feeInName: string;
+  role: SlotRole;
+  updatedBlock: bigint | null;
+};
 
 /**
  * What the views show of an enrolled token's locker: the split really honoured (to the bps),
@@ -115,9 +133,20 @@ export type HonouredView = { split: HonouredSplit; shares: LockerShareView[]; op
 
 export function honouredView(e: EnrollmentRow | null, rows: readonly RewardSlotRow[] | undefined, operator: Address | undefined): HonouredView {
   if (!e || !rows?.length) return null;
-  const slots: RewardSlot[] = rows.map((r) => ({ rewardIndex: r.rewardIndex, recipient: getAddress(r.recipient), admin: getAddress(r.admin), bps: r.bps, feeIn: r.feeIn }));
+  const slots: RewardSlot[] = rows.map((r) => ({
+    rewardIndex: r.rewardIndex,
+    recipient: getAddress(r.recipient),
+    admin: getAddress(r.admin),
+    bps: r.bps,
+    feeIn: r.feeIn,
+  }));
   const creator = getAddress(e.creator);
-  const shares = rows.map((r, i) => ({ ...slots[i]!, feeInName: feeInName(r.feeIn), role: slotRole(slots[i]!, operator, creator), updatedBlock: r.updatedBlock ?? null }));
+  const shares = rows.map((r, i) => ({
+    ...slots[i]!,
+    feeInName: feeInName(r.feeIn),
+    role: slotRole(slots[i]!, operator, creator),
+    updatedBlock: r.updatedBlock ?? null,
+  }));
   const unpaired = unpairedOperatorSlots(slots, operator);
   const reason = unpaired.length
     ? `the operator's reward slot${unpaired.length > 1 ? "s" : ""} ${unpaired.map((s) => s.rewardIndex).join(", ")} ${unpaired.length > 1 ? "are" : "is"} paid in ${unpaired.map((s) => feeInName(s.feeIn)).join(", ")}, not Paired: the engine does not route this token's fees until ${unpaired.length > 1 ? "they return" : "it returns"} to Paired`
@@ -133,12 +162,21 @@ export function honouredView(e: EnrollmentRow | null, rows: readonly RewardSlotR
  * the page and the desk context are both in.
  */
 export async function readTokenPage(deps: ApiDeps, p: { limit: number; after?: string | null; enrolled?: boolean | null }): Promise<TokenPage> {
-  const addresses = listTokens(deps.db, { limit: p.limit, after: p.after, enrolled: p.enrolled, order: "NEWEST" }).then((page) => ({ page, addresses: page.rows.map((v) => v.token.address) }));
+  const addresses = listTokens(deps.db, { limit: p.limit, after: p.after, enrolled: p.enrolled, order: "NEWEST" }).then((page) => ({
+    page,
+    addresses: page.rows.map((v) => v.token.address),
+  }));
   const ctx = deskContext(deps.db, deps.engine);
   const [{ page }, pending, desks, fees, spend, slots] = await Promise.all([
     addresses,
     deps.engine.pending(),
-    Promise.all([addresses, ctx]).then(([a, c]) => latestDeskByToken(deps.db, c, a.addresses.map((address) => getAddress(address)))),
+    Promise.all([addresses, ctx]).then(([a, c]) =>
+      latestDeskByToken(
+        deps.db,
+        c,
+        a.addresses.map((address) => getAddress(address)),
+      ),
+    ),
     addresses.then((a) => tokenFeeCurrencies(deps.db, deps.config, a.addresses)),
     addresses.then((a) => tokenBuybackSpends(deps.db, deps.config, a.addresses)),
     addresses.then((a) => rewardSlotsOf(deps.db, a.addresses)),

@@ -13,7 +13,10 @@ export const auditRoute = defineRoute({
   operatorKey: true,
   responses: {
     200: { description: "The audit report (`ok` is false when a difference was found that no work in flight explains)", schema: auditResponse },
-    503: { description: "The operator key or the engine's database (DATABASE_URL) is not configured, or the database is busy or unavailable", codes: ["NOT_CONFIGURED"] },
+    503: {
+      description: "The operator key or the engine's database (DATABASE_URL) is not configured, or the database is busy or unavailable",
+      codes: ["NOT_CONFIGURED"],
+    },
   },
   handler: async (c, _input, deps) => {
     const report = await deps.engine.audit(deps.config);

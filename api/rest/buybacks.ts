@@ -9,7 +9,7 @@ import { token as tokenTable } from "../../schema/ponder.js";
 import { notFound } from "../http/errors.js";
 import { type BuybackRow, type BuybackTotals, listBuybacks, protocolBuybackTotals, tokenBuybackTotals } from "../read/buybacks.js";
 import { formatDecimal } from "../../common/money.js";
-import { type CurrencyInfo, type SpendView, buybackSpendByKind, currencyInfos, tokenBuybackSpends } from "../read/fees.js";
+import { type CurrencyInfo, type BuybackSpendView, buybackSpendByKind, currencyInfos, tokenBuybackSpends } from "../read/fees.js";
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import type { ApiDeps } from "../deps.js";
@@ -30,7 +30,7 @@ const buybackJson = (row: BuybackRow, currency: CurrencyInfo) => ({
   timestamp: isoTime(row.timestamp),
 });
 
-const totalsJson = (t: BuybackTotals, spent: SpendView[]) => ({
+const totalsJson = (t: BuybackTotals, spent: BuybackSpendView[]) => ({
   count: t.count,
   usdcIn: usdcAmount(t.usdcIn),
   tokensBought: tokenAmount(t.tokensBought),
@@ -41,14 +41,18 @@ const totalsJson = (t: BuybackTotals, spent: SpendView[]) => ({
 async function buybacksBody(
   deps: ApiDeps,
   filter: { token?: Hex; kinds?: string[] },
-  totals: Promise<[BuybackTotals, SpendView[]]>,
+  totals: Promise<[BuybackTotals, BuybackSpendView[]]>,
   query: { limit: number; cursor?: string },
 ) {
   // Read alongside the page: if the page fails first (the database unreachable), the totals'
   // failure must not go unhandled (an unhandled rejection stops the API process).
   totals.catch(() => {});
   const page = await listBuybacks(deps.db, { filter, order: "NEWEST", limit: query.limit, after: query.cursor });
-  const currencies = await currencyInfos(deps.db, deps.config, page.rows.map((r) => r.currencyIn));
+  const currencies = await currencyInfos(
+    deps.db,
+    deps.config,
+    page.rows.map((r) => r.currencyIn),
+  );
   return { ...listBody(page, (r) => buybackJson(r, currencies.get(r.currencyIn.toLowerCase())!)), totals: totalsJson(...(await totals)) };
 }
 
@@ -80,7 +84,10 @@ export const tokenBuybacksRoute = defineRoute({
   handler: async (c, { params, query }, deps) => {
     const [known] = await deps.db.select({ address: tokenTable.address }).from(tokenTable).where(eq(tokenTable.address, params.token));
     if (!known) throw notFound(`unknown token ${checksum(params.token)}`);
-    const totals = Promise.all([tokenBuybackTotals(deps.db, params.token), tokenBuybackSpends(deps.db, deps.config, [params.token]).then((s) => s.get(params.token) ?? [])]);
+    const totals = Promise.all([
+      tokenBuybackTotals(deps.db, params.token),
+      tokenBuybackSpends(deps.db, deps.config, [params.token]).then((s) => s.get(params.token) ?? []),
+    ]);
     return c.json(await buybacksBody(deps, { token: params.token }, totals, query));
   },
 });

@@ -90,10 +90,19 @@ type ExportQuery = {
 
 const text = z.string();
 const int = z.number().int();
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const decimal = z.string().regex(/^-?\d+(\.\d+)?$/).describe("Exact decimal string in whole units");
-const raw = z.string().regex(/^-?\d+$/).describe("Base units");
+const decimal = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .describe("Exact decimal string in whole units");
+const raw = z
+  .string()
+  .regex(/^-?\d+$/)
+  .describe("Base units");
 const iso = z.string().datetime().describe("ISO-8601 timestamp");
 const cursor = z.string().describe("This row's cursor: `after=<cursor>` resumes after it");
 
@@ -166,7 +175,8 @@ const ROW_SCHEMAS: Record<ExportDatasetName, z.AnyZodObject> = {
 
 for (const [name, schema] of Object.entries(ROW_SCHEMAS)) {
   const documented = Object.keys(schema.shape).join(",");
-  if (documented !== DATASETS[name as ExportDatasetName].columns.join(",")) throw new Error(`export ${name}: documented columns ${documented} differ from the dataset's`);
+  if (documented !== DATASETS[name as ExportDatasetName].columns.join(","))
+    throw new Error(`export ${name}: documented columns ${documented} differ from the dataset's`);
 }
 
 // ------------------------------------------------------------------ encoding
@@ -263,7 +273,15 @@ export class ChunkWriter {
  * ends the response early (the client sees an incomplete transfer and resumes after the last
  * row it has).
  */
-function exportBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, q: ExportQuery, cursor: RowCursor, first: TextRow[], firstSize: number): ReadableStream<Uint8Array> {
+function exportBody(
+  deps: ApiDeps,
+  name: ExportDatasetName,
+  format: ExportFormat,
+  q: ExportQuery,
+  cursor: RowCursor,
+  first: TextRow[],
+  firstSize: number,
+): ReadableStream<Uint8Array> {
   const dataset = DATASETS[name];
   const ordering = dataset.orderings[q.order];
   const encode = lineEncoder(format, dataset.columns);
@@ -371,7 +389,11 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
   const row = ROW_SCHEMAS[name];
   const schema: ZodTypeAny =
     format === "csv"
-      ? z.string().describe(`CSV (RFC 4180, CRLF line ends): a header row \`${dataset.columns.join(",")}\`, then one row per record (activity's \`data\` and \`rawData\` as quoted JSON)`)
+      ? z
+          .string()
+          .describe(
+            `CSV (RFC 4180, CRLF line ends): a header row \`${dataset.columns.join(",")}\`, then one row per record (activity's \`data\` and \`rawData\` as quoted JSON)`,
+          )
       : row.describe("One JSON object per line, one line per record");
   return defineRoute({
     method: "get",
@@ -439,4 +461,6 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
 }
 
 /** Every export route: each dataset in each format. */
-export const EXPORT_ROUTES: readonly AnyRoute[] = (Object.keys(DATASETS) as ExportDatasetName[]).flatMap((name) => EXPORT_FORMATS.map((format) => exportRoute(name, format)));
+export const EXPORT_ROUTES: readonly AnyRoute[] = (Object.keys(DATASETS) as ExportDatasetName[]).flatMap((name) =>
+  EXPORT_FORMATS.map((format) => exportRoute(name, format)),
+);

@@ -3,7 +3,7 @@
  * units of its currency (named by address, symbol and decimals), beside its USDC.
  */
 import { formatDecimal } from "../../common/money.js";
-import type { CurrencyInfo, FeeCurrencyView, SpendView } from "../read/fees.js";
+import type { CurrencyInfo, FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
 import { usdcAmount } from "../read/format.js";
 
 const currencyJson = (c: CurrencyInfo) => ({ currency: c.address, symbol: c.symbol, decimals: c.decimals });
@@ -23,7 +23,7 @@ export const feeCurrencyJson = (f: FeeCurrencyView) => {
   };
 };
 
-export const spendJson = (s: SpendView) => ({
+export const spendJson = (s: BuybackSpendView) => ({
   ...currencyJson(s.currency),
   buybacks: s.buybacks,
   amount: formatDecimal(s.amountIn, s.currency.decimals),

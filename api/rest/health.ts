@@ -16,7 +16,10 @@ export const healthRoute = defineRoute({
   path: "/health",
   tag: "service",
   summary: "Service health: indexer progress and worker schedule",
-  responses: { 200: { description: "Health", schema: healthResponse }, 503: { description: "The database cannot be reached", schema: healthUnavailableResponse } },
+  responses: {
+    200: { description: "Health", schema: healthResponse },
+    503: { description: "The database cannot be reached", schema: healthUnavailableResponse },
+  },
   handler: async (c, _input, deps) => {
     try {
       const { serving: _serving, ...health } = await readHealth(deps);
@@ -33,7 +36,13 @@ export const readyRoute = defineRoute({
   path: "/ready",
   tag: "service",
   summary: "Readiness: 200 while this API process serves current data, 503 with the reasons otherwise",
-  responses: { 200: { description: "Ready (the body is the health)", schema: healthResponse }, 503: { description: "Not ready: the database is unreachable, the index is not built, or it lags the head", schema: healthUnavailableResponse.or(healthResponse) } },
+  responses: {
+    200: { description: "Ready (the body is the health)", schema: healthResponse },
+    503: {
+      description: "Not ready: the database is unreachable, the index is not built, or it lags the head",
+      schema: healthUnavailableResponse.or(healthResponse),
+    },
+  },
   handler: async (c, _input, deps) => {
     try {
       const { serving, ...health } = await readHealth(deps);

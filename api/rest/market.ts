@@ -35,7 +35,10 @@ import { pageQuery, tokenParam } from "./schemas.js";
 
 const decimal = z.string().regex(/^-?\d+(\.\d+)?$/);
 const digits = z.string().regex(/^-?\d+$/);
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 
 /** `<name>` (exact decimal, whole units) and `<name>Raw` (digits, base units), each described with its unit. */
@@ -143,7 +146,9 @@ export const candlesQuery = z.object({
 // ------------------------------------------------------------------ JSON
 
 /** Raw bigints as strings of digits; everything else as it is. */
-function rawAsText<T extends Record<string, unknown>>(o: T): { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] } {
+function rawAsText<T extends Record<string, unknown>>(
+  o: T,
+): { [K in keyof T]: T[K] extends bigint ? string : T[K] extends bigint | null ? string | null : T[K] } {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, typeof v === "bigint" ? v.toString() : v])) as never;
 }
 

@@ -52,9 +52,11 @@ export type RouteDef<Q extends ZodTypeAny | undefined, P extends ZodObject<ZodRa
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes of any input types
 export type AnyRoute = RouteDef<any, any, any>;
 
-export function defineRoute<Q extends ZodTypeAny | undefined = undefined, P extends ZodObject<ZodRawShape> | undefined = undefined, B extends ZodTypeAny | undefined = undefined>(
-  route: RouteDef<Q, P, B>,
-): RouteDef<Q, P, B> {
+export function defineRoute<
+  Q extends ZodTypeAny | undefined = undefined,
+  P extends ZodObject<ZodRawShape> | undefined = undefined,
+  B extends ZodTypeAny | undefined = undefined,
+>(route: RouteDef<Q, P, B>): RouteDef<Q, P, B> {
   return route;
 }
 

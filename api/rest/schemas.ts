@@ -89,9 +89,7 @@ function checkSplit(body: Percents, ctx: z.RefinementCtx) {
 }
 
 const splitOf = (body: Percents) =>
-  body.assetPct === undefined
-    ? { ...DEFAULT_SPLIT }
-    : { assetBps: body.assetPct, perpBps: body.perpPct!, creatorBps: body.creatorPct! };
+  body.assetPct === undefined ? { ...DEFAULT_SPLIT } : { assetBps: body.assetPct, perpBps: body.perpPct!, creatorBps: body.creatorPct! };
 
 // ------------------------------------------------------------------ request bodies
 
@@ -106,7 +104,9 @@ export const launchBody = z
       .refine((v) => textProblem(v) === undefined, "image must be well-formed Unicode without control characters")
       .optional()
       .describe("Image URL"),
-    description: textField("description", { maxBytes: 2000, multiline: true }).optional().describe("Stored in the token's metadata (at most 2000 bytes of UTF-8)"),
+    description: textField("description", { maxBytes: 2000, multiline: true })
+      .optional()
+      .describe("Stored in the token's metadata (at most 2000 bytes of UTF-8)"),
     creator: address.optional().describe("Receives the creator leg and is the token admin; default: the operator wallet"),
     assetPct: percent.optional().describe(pctDoc("Secondary-asset", "28.5")),
     perpPct: percent.optional().describe(pctDoc("Perp-desk", "57")),
@@ -158,7 +158,10 @@ export const activityQuery = z.object({
       const kinds = v.split(",").map((k) => k.trim());
       const unknown = kinds.filter((k) => !(ACTIVITY_KINDS as readonly string[]).includes(k));
       if (unknown.length) {
-        ctx.addIssue({ code: "custom", message: `unknown kind ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${ACTIVITY_KINDS.join(", ")}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown kind ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${ACTIVITY_KINDS.join(", ")}`,
+        });
         return z.NEVER;
       }
       return kinds;
@@ -188,7 +191,10 @@ export const desksQuery = z.object({
       const statuses = v.split(",").map((k) => k.trim());
       const unknown = statuses.filter((k) => !(DESK_STATUSES as readonly string[]).includes(k));
       if (unknown.length) {
-        ctx.addIssue({ code: "custom", message: `unknown status ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${DESK_STATUSES.join(", ")}` });
+        ctx.addIssue({
+          code: "custom",
+          message: `unknown status ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${DESK_STATUSES.join(", ")}`,
+        });
         return z.NEVER;
       }
       return statuses as (typeof DESK_STATUSES)[number][];
@@ -202,20 +208,29 @@ export const desksQuery = z.object({
 export const tokensQuery = z.object({
   limit,
   cursor,
-  enrolled: booleanQuery("true: only tokens enrolled in the registry; false: only tokens not enrolled (ours by launch: the protocol token, launches paying the operator). Default: every token of ours, as GraphQL `tokens`"),
+  enrolled: booleanQuery(
+    "true: only tokens enrolled in the registry; false: only tokens not enrolled (ours by launch: the protocol token, launches paying the operator). Default: every token of ours, as GraphQL `tokens`",
+  ),
 });
 
 // ------------------------------------------------------------------ responses
 
-const decimal = (what: string) => z.string().regex(/^-?\d+(\.\d+)?$/).describe(`${what}: exact decimal string in whole units`);
+const decimal = (what: string) =>
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .describe(`${what}: exact decimal string in whole units`);
 const usdc = (what: string) => decimal(`${what} (USDC)`);
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const iso = z.string().datetime().describe("ISO-8601 timestamp");
 const int = z.number().int();
 
 /** Every error answer: `error` for people, `code` for programs (each route's answers list the codes they carry). */
-export const errorResponse = z
+export const errorBodySchema = z
   .object({
     error: z.string().describe("What went wrong, for people (may change: branch on `code`)"),
     code: z.enum(SERVICE_ERROR_CODES).describe(`Stable machine code; its status: ${SERVICE_ERROR_CODES.map((c) => `${c} ${ERROR_STATUS[c]}`).join(", ")}`),
@@ -324,7 +339,10 @@ export const healthResponse = z
   })
   .strict();
 
-const baseUnits = z.string().regex(/^-?\d*$/).describe("Base units (empty for a ledger invariant violation)");
+const baseUnits = z
+  .string()
+  .regex(/^-?\d*$/)
+  .describe("Base units (empty for a ledger invariant violation)");
 export const auditResponse = z
   .object({
     ok: z.boolean(),
@@ -362,7 +380,9 @@ export const auditResponse = z
           .strict(),
       )
       .describe("Amounts explained by work in flight or blocks not indexed yet: not differences, and `ok` stays true"),
-    deficits: z.array(z.string()).describe("Legs a reorg deeper than CONFIRMATIONS left short (inflows already spent were taken back); their next inflows repay them"),
+    deficits: z
+      .array(z.string())
+      .describe("Legs a reorg deeper than CONFIRMATIONS left short (inflows already spent were taken back); their next inflows repay them"),
     checks: z.array(z.string()).describe("Checks that ran"),
     differences: z.array(
       z
@@ -450,6 +470,18 @@ const graded = <T extends z.ZodTypeAny>(figures: T) =>
     })
     .strict();
 
+/** The legs of the operator's fees, the same five in `/stats`, `/tokens` and their finality (api/read/format.ts legsJson). */
+const legsResponse = z
+  .object({
+    protocolUsdc: usdc("Protocol-token leg"),
+    assetUsdc: usdc("Secondary-asset leg"),
+    perpUsdc: usdc("Perp leg"),
+    creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: the fees by currency)"),
+    operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
+  })
+  .strict()
+  .describe("The operator's fees split into legs, as the ledger allocates them");
+
 const protocolFigures = z
   .object({
     tokens: z.object({ launched: int, enrolled: int }).strict(),
@@ -458,7 +490,7 @@ const protocolFigures = z
         toOperatorUsdc: usdc("Fees to the operator"),
         claimedUsdc: usdc("Claimed"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: z.object({ protocolUsdc: usdc("Protocol leg"), assetUsdc: usdc("Asset leg"), perpUsdc: usdc("Perp leg"), creatorUsdc: usdc("Creator leg"), operatorUsdc: usdc("Operator leg") }).strict(),
+        legs: legsResponse,
       })
       .strict(),
     buybacks: z
@@ -480,7 +512,7 @@ const tokenFigures = z
     buybackUsdc: usdc("Spent on buybacks"),
     burned: decimal("Tokens burned"),
     burns: int,
-    legs: z.object({ protocolUsdc: usdc("Protocol leg"), assetUsdc: usdc("Asset leg"), perpUsdc: usdc("Perp leg"), operatorUsdc: usdc("Operator leg") }).strict(),
+    legs: legsResponse,
   })
   .strict();
 
@@ -492,18 +524,12 @@ export const statsResponse = z
     tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
     fees: z
       .object({
-        toOperatorUsdc: usdc("LP fees the operator collected for enrolled tokens (WETH at its conversion's realised rate) = protocolUsdc + assetUsdc + perpUsdc"),
+        toOperatorUsdc: usdc(
+          "LP fees the operator collected for enrolled tokens (WETH at its conversion's realised rate) = protocolUsdc + assetUsdc + perpUsdc",
+        ),
         claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: z
-          .object({
-            protocolUsdc: usdc("Protocol-token leg"),
-            assetUsdc: usdc("Secondary-asset leg"),
-            perpUsdc: usdc("Perp leg"),
-            creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: byCurrency)"),
-            operatorUsdc: usdc("Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)"),
-          })
-          .strict(),
+        legs: legsResponse,
         byCurrency: z.array(feeCurrencyResponse).describe("Every token's fees per currency (USDC first)"),
       })
       .strict(),
@@ -541,7 +567,10 @@ export const statsResponse = z
         openNotionalUsdc: usdc("Collateral × leverage of the open desks"),
         openUnrealisedPnlUsdc: usdc("Unrealised PnL of the open desks with an oracle mark, at that mark"),
         unpriced: int.describe("Open desks without an oracle mark (not in openUnrealisedPnlUsdc)"),
-        largest: z.array(deskResponse).max(LARGEST_OPEN_DESKS).describe(`The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first; GET /desks lists every desk, paged`),
+        largest: z
+          .array(deskResponse)
+          .max(LARGEST_OPEN_DESKS)
+          .describe(`The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first; GET /desks lists every desk, paged`),
       })
       .strict()
       .describe("A fixed-size summary of the desks: its size does not grow with their number"),
@@ -628,7 +657,9 @@ export const lockerSharesResponse = z
         admin: checksummed.describe("May change the slot's recipient, admin and fee preference"),
         bps: bps("The slot's share"),
         feeIn: z.enum(["Both", "Paired", "Clanker", "unknown"]).describe("The currency the locker pays the slot in (its current fee preference)"),
-        role: z.enum(["operator", "creator", "other"]).describe("Who the slot pays: the operator wallet (split by the engine), the creator directly, or someone else directly"),
+        role: z
+          .enum(["operator", "creator", "other"])
+          .describe("Who the slot pays: the operator wallet (split by the engine), the creator directly, or someone else directly"),
         updatedBlock: int.nullable().describe("Block of the slot's last preference or admin change (null: as launched)"),
       })
       .strict(),
@@ -666,15 +697,7 @@ export const tokenItem = z
         burned: decimal("Tokens burned (all burns)"),
         burns: int.describe("Burns indexed"),
         buybackBurned: decimal("Bought-back tokens burned"),
-        legs: z
-          .object({
-            protocolUsdc: usdc("Protocol-token leg"),
-            assetUsdc: usdc("Secondary-asset leg"),
-            perpUsdc: usdc("Perp leg"),
-            operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
-          })
-          .strict()
-          .describe("The operator's fees split into legs, as the ledger allocates them"),
+        legs: legsResponse,
         feesByCurrency: z.array(feeCurrencyResponse).describe("The token's fees per currency (USDC first)"),
         buybackSpent: z.array(spendResponse).describe("The token's buybacks per currency paid in"),
         finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),

@@ -6,7 +6,7 @@
 import type { ApiDeps } from "../deps.js";
 import { coalescerFor, lastShaped } from "../read/coalesce.js";
 import { type Stats, readStats } from "../read/stats.js";
-import { isoTime, tokenAmount, usdcAmount } from "../read/format.js";
+import { isoTime, legsJson, tokenAmount, usdcAmount } from "../read/format.js";
 import { defineRoute } from "./route.js";
 import { statsResponse } from "./schemas.js";
 import { deskJson } from "./desk-json.js";
@@ -24,13 +24,7 @@ export function statsJson(s: Stats) {
       toOperatorUsdc: usdcAmount(t?.feesToOperatorUsdc ?? zero),
       claimedUsdc: usdcAmount(t?.feesClaimedUsdc ?? zero),
       protocolTokenFeesUsdc: usdcAmount(t?.protocolTokenFeesUsdc ?? zero),
-      legs: {
-        protocolUsdc: usdcAmount(t?.protocolLegUsdc ?? zero),
-        assetUsdc: usdcAmount(t?.assetLegUsdc ?? zero),
-        perpUsdc: usdcAmount(t?.perpLegUsdc ?? zero),
-        creatorUsdc: usdcAmount(t?.creatorLegUsdc ?? zero),
-        operatorUsdc: usdcAmount(t?.operatorLegUsdc ?? zero),
-      },
+      legs: legsJson((leg) => t?.[leg] ?? zero),
       byCurrency: s.feeCurrencies.map(feeCurrencyJson),
     },
     buybacks: {

@@ -10,8 +10,8 @@ import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
 import type { PendingAmounts } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
-import type { FeeCurrencyView, SpendView } from "../read/fees.js";
-import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
+import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
+import { checksum, isoTime, legsJson, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "./desk-json.js";
@@ -23,9 +23,7 @@ import { type Finality, readFinality, tokenFinalityJson } from "../read/finality
 /** The split the locker and the engine really honour (null when not enrolled), and every reward slot of the locker. */
 export function honouredJson(h: HonouredView, shares: readonly LockerShareView[]) {
   return {
-    honouredSplit: h
-      ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason }
-      : null,
+    honouredSplit: h ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason } : null,
     lockerShares: shares.map((s) => ({
       rewardIndex: s.rewardIndex,
       recipient: checksum(s.recipient),
@@ -48,7 +46,7 @@ export function tokenJson(
   pending: PendingAmounts,
   desk: DeskView | undefined,
   fees: FeeCurrencyView[] | undefined,
-  spend: SpendView[] | undefined,
+  spend: BuybackSpendView[] | undefined,
   honoured: HonouredView = null,
   finality: Finality | null = null,
   shares: readonly LockerShareView[] = honoured?.shares ?? [],
@@ -68,7 +66,13 @@ export function tokenJson(
     split: e ? { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
     ...honouredJson(honoured, shares),
     pool: v.pool
-      ? { poolId: v.pool.poolId, pairedToken: checksum(v.pool.pairedToken), fee: v.pool.fee, tickSpacing: v.pool.tickSpacing, priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18) }
+      ? {
+          poolId: v.pool.poolId,
+          pairedToken: checksum(v.pool.pairedToken),
+          fee: v.pool.fee,
+          tickSpacing: v.pool.tickSpacing,
+          priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18),
+        }
       : null,
     enrolledAt: e ? isoTime(e.enrolledAt) : null,
     active: e?.active ?? false,
@@ -82,12 +86,7 @@ export function tokenJson(
       burned: tokenAmount(v.totals?.burned ?? 0n),
       burns: v.totals?.burns ?? 0,
       buybackBurned: tokenAmount(v.totals?.buybackBurned ?? 0n),
-      legs: {
-        protocolUsdc: usdcAmount(v.totals?.protocolLegUsdc ?? 0n),
-        assetUsdc: usdcAmount(v.totals?.assetLegUsdc ?? 0n),
-        perpUsdc: usdcAmount(v.totals?.perpLegUsdc ?? 0n),
-        operatorUsdc: usdcAmount(v.totals?.operatorLegUsdc ?? 0n),
-      },
+      legs: legsJson((leg) => v.totals?.[leg] ?? 0n),
       feesByCurrency: (fees ?? []).map(feeCurrencyJson),
       buybackSpent: (spend ?? []).map(spendJson),
       finality: finality ? tokenFinalityJson(finality, key, v.totals) : null,
@@ -107,7 +106,11 @@ export function tokenJson(
 const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
   const [limit, after, enrolled] = JSON.parse(key) as [number, string | null, boolean | null];
   const { page, pending, desks, fees, spend, slots } = await readTokenPage(deps, { limit, after, enrolled });
-  const finality = await readFinality(deps.db, deps.config, page.rows.map((v) => v.token.address.toLowerCase()));
+  const finality = await readFinality(
+    deps.db,
+    deps.config,
+    page.rows.map((v) => v.token.address.toLowerCase()),
+  );
   return JSON.stringify(
     listBody(page, (v) => {
       const key = v.token.address.toLowerCase();
@@ -193,7 +196,10 @@ export const registerRoute = defineRoute({
     ...operatorResponses,
     404: { description: "Not a token of the launcher" },
     409: { description: "Already enrolled (or the protocol token)" },
-    422: { description: "The token's LP rewards do not pay the operator, the locker cannot honour the requested split (the message names what differs), or the operator wallet cannot pay for gas" },
+    422: {
+      description:
+        "The token's LP rewards do not pay the operator, the locker cannot honour the requested split (the message names what differs), or the operator wallet cannot pay for gas",
+    },
   },
   handler: async (c, { body }, deps) => {
     const result = await deps.launcher.register({

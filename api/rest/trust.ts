@@ -21,16 +21,28 @@ import { tokenParam } from "./schemas.js";
 
 // ------------------------------------------------------------------ schemas
 
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const iso = z.string().datetime();
 const int = z.number().int();
-const baseUnits = z.string().regex(/^-?\d*$/).describe("Base units");
+const baseUnits = z
+  .string()
+  .regex(/^-?\d*$/)
+  .describe("Base units");
 
 export const moneyResponse = z
   .object({
-    amount: z.string().regex(/^-?\d+(\.\d+)?$/).describe("Exact decimal string in whole units"),
-    amountRaw: z.string().regex(/^-?\d+$/).describe("Integer in base units of the currency"),
+    amount: z
+      .string()
+      .regex(/^-?\d+(\.\d+)?$/)
+      .describe("Exact decimal string in whole units"),
+    amountRaw: z
+      .string()
+      .regex(/^-?\d+$/)
+      .describe("Integer in base units of the currency"),
     currency: checksummed.describe("The currency's (token's) address"),
     symbol: z.string(),
     decimals: int,
@@ -38,7 +50,10 @@ export const moneyResponse = z
   .strict();
 
 export const burnProofParams = z.object({
-  txHash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte transaction hash").transform((v) => v.toLowerCase() as Hex),
+  txHash: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte transaction hash")
+    .transform((v) => v.toLowerCase() as Hex),
   logIndex: z
     .string()
     .regex(/^\d{1,9}$/, "expected a log index: a non-negative integer")
@@ -46,7 +61,15 @@ export const burnProofParams = z.object({
 });
 
 const deskTrade = z
-  .object({ id: int, status: z.string(), openTx: hash.nullable(), closeTx: hash.nullable(), collateral: moneyResponse, returned: moneyResponse, realisedPnl: moneyResponse })
+  .object({
+    id: int,
+    status: z.string(),
+    openTx: hash.nullable(),
+    closeTx: hash.nullable(),
+    collateral: moneyResponse,
+    returned: moneyResponse,
+    realisedPnl: moneyResponse,
+  })
   .strict();
 
 export const burnProofResponse = z
@@ -79,7 +102,9 @@ export const burnProofResponse = z
     deadAddress: z
       .object({
         address: checksummed,
-        before: moneyResponse.nullable().describe("The dead address's balance of the token at the end of the block before (null when the transfer is not canonical)"),
+        before: moneyResponse
+          .nullable()
+          .describe("The dead address's balance of the token at the end of the block before (null when the transfer is not canonical)"),
         after: moneyResponse.nullable().describe("… at the end of the burn's block"),
         beforeBlock: int,
         afterBlock: int,
@@ -92,7 +117,9 @@ export const burnProofResponse = z
       .strict(),
     paidBy: z
       .object({
-        kind: z.enum(["organic", "buyback", "unbooked"]).describe("organic: a holder's own burn; buyback: the engine's; unbooked: from the operator wallet but not in the engine's books"),
+        kind: z
+          .enum(["organic", "buyback", "unbooked"])
+          .describe("organic: a holder's own burn; buyback: the engine's; unbooked: from the operator wallet but not in the engine's books"),
         detail: z.string(),
         buybacks: z.array(
           z
@@ -117,7 +144,9 @@ export const burnProofResponse = z
                       leg: z.string(),
                       token: checksummed.nullable().describe("The token whose fees (or desk) the money came from"),
                       paid: moneyResponse.describe("The part of the buyback this source paid"),
-                      txHash: hash.nullable().describe("The source's own transaction: the fee collection (ClaimedRewards), the conversion swap, the desk close"),
+                      txHash: hash
+                        .nullable()
+                        .describe("The source's own transaction: the fee collection (ClaimedRewards), the conversion swap, the desk close"),
                       blockNumber: int.nullable(),
                       claimTx: hash.nullable().describe("The operator's claim from the fee locker that settled the fee"),
                       conversionId: int.nullable(),
@@ -136,7 +165,8 @@ export const burnProofResponse = z
   })
   .strict();
 
-const listOf = <T extends z.ZodTypeAny>(item: T) => z.object({ count: int.describe("How many there are (items are capped at 100, newest first)"), items: z.array(item) }).strict();
+const listOf = <T extends z.ZodTypeAny>(item: T) =>
+  z.object({ count: int.describe("How many there are (items are capped at 100, newest first)"), items: z.array(item) }).strict();
 
 export const flowResponse = z
   .object({
@@ -156,7 +186,18 @@ export const flowResponse = z
           awaitingConversion: moneyResponse.nullable().describe("Pending: WETH claimed, not converted yet"),
           usdc: moneyResponse,
           holds: z.object({ collected: z.boolean(), claimed: z.boolean(), converted: z.boolean() }).strict(),
-          collections: listOf(z.object({ txHash: hash, blockNumber: int, timestamp: iso, recipient: checksummed, role: z.enum(["operator", "creator", "other"]), collected: moneyResponse }).strict()),
+          collections: listOf(
+            z
+              .object({
+                txHash: hash,
+                blockNumber: int,
+                timestamp: iso,
+                recipient: checksummed,
+                role: z.enum(["operator", "creator", "other"]),
+                collected: moneyResponse,
+              })
+              .strict(),
+          ),
         })
         .strict(),
     ),
@@ -169,7 +210,14 @@ export const flowResponse = z
         legsSumToClaimed: z.boolean(),
         facts: listOf(
           z
-            .object({ kind: z.string(), amount: moneyResponse, txHash: hash.nullable(), claimTx: hash.nullable(), blockNumber: int.nullable(), conversionId: int.nullable() })
+            .object({
+              kind: z.string(),
+              amount: moneyResponse,
+              txHash: hash.nullable(),
+              claimTx: hash.nullable(),
+              blockNumber: int.nullable(),
+              conversionId: int.nullable(),
+            })
             .strict(),
         ),
       })
@@ -216,7 +264,9 @@ export const flowResponse = z
   .strict();
 
 const finding = {
-  scope: z.enum(["token", "protocol"]).describe("token: this token's check; protocol: a check that belongs to no token (fees claimed per currency, the operator's USDC and WETH)"),
+  scope: z
+    .enum(["token", "protocol"])
+    .describe("token: this token's check; protocol: a check that belongs to no token (fees claimed per currency, the operator's USDC and WETH)"),
   check: z.string(),
   leg: z.string().nullable(),
   currency: z.string().nullable(),
@@ -258,7 +308,12 @@ export const deskStatementResponse = z
       })
       .strict(),
     trades: z.object({ total: int, open: int, closed: int, liquidated: int }).strict(),
-    pnl: z.object({ realised: usdcMoney.describe("USDC returned − USDC put in, over every trade"), open: usdcMoney.nullable().describe("Open trades at the venue's latest mark price (null: no mark price)") }).strict(),
+    pnl: z
+      .object({
+        realised: usdcMoney.describe("USDC returned − USDC put in, over every trade"),
+        open: usdcMoney.nullable().describe("Open trades at the venue's latest mark price (null: no mark price)"),
+      })
+      .strict(),
     funding: z.object({ separate: z.boolean(), note: z.string() }).strict().describe("Where the venue's funding and fees are: inside realised PnL"),
     liquidations: z.object({ count: int, collateralLost: usdcMoney }).strict(),
     profit: z
@@ -291,7 +346,14 @@ export const burnProofRoute = defineRoute({
   description:
     "The transfer (transaction, log index, block number and hash, confirmations, final or not by CONFIRMATIONS); the dead address's balance of the token at the end of the block before and of the burn's block, read from the chain; and what paid for it: the engine's buyback (swap, amount in, route) and the ledger inflows that paid for that (fee claims and legs, or desk profits, each with its transaction), or that an organic burn was nobody's fees.",
   params: burnProofParams,
-  responses: { 200: { description: "The burn's proof", schema: burnProofResponse }, 404: { description: "No indexed burn at this transaction and log index" }, 503: { description: "The chain's RPC could not answer, or the database is unavailable or busy", codes: ["CHAIN_UNAVAILABLE", "DATABASE_UNAVAILABLE", "DATABASE_BUSY"] } },
+  responses: {
+    200: { description: "The burn's proof", schema: burnProofResponse },
+    404: { description: "No indexed burn at this transaction and log index" },
+    503: {
+      description: "The chain's RPC could not answer, or the database is unavailable or busy",
+      codes: ["CHAIN_UNAVAILABLE", "DATABASE_UNAVAILABLE", "DATABASE_BUSY"],
+    },
+  },
   handler: async (c, { params }, deps) => {
     const row = await findBurn(deps, params.txHash, params.logIndex);
     if (!row) throw notFound(`no burn indexed at ${params.txHash} log ${params.logIndex}`);
@@ -320,7 +382,7 @@ export const tokenAuditRoute = defineRoute({
   tag: "trust",
   summary: "The token's public reconciliation: the engine's latest three-way audit (ledger, index, chain) for it",
   description:
-    'Public: "clean at block N, time T", or each difference by check, leg and amount (base units), with the protocol-wide checks beside the token\'s own. The engine\'s auditor runs it every 10 to 15 minutes and keeps the results.',
+    "Public: \"clean at block N, time T\", or each difference by check, leg and amount (base units), with the protocol-wide checks beside the token's own. The engine's auditor runs it every 10 to 15 minutes and keeps the results.",
   params: tokenParam,
   responses: { 200: { description: "The token's latest audit", schema: tokenAuditResponse }, 404: { description: "Not a launched token" } },
   handler: async (c, { params }, deps) => {

@@ -15,7 +15,10 @@ import { defineRoute } from "./route.js";
 import { documented } from "../openapi/zod-schema.js";
 import { address } from "./schemas.js";
 
-const checksummed = z.string().regex(/^0x[0-9a-fA-F]{40}$/).describe("EIP-55 checksummed address");
+const checksummed = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/)
+  .describe("EIP-55 checksummed address");
 const iso = z.string().datetime().describe("ISO-8601 timestamp");
 const int = z.number().int();
 const endpointId = z.string().regex(/^wh_[0-9a-f]{16}$/, "expected a webhook endpoint id (wh_ and 16 hex digits)");
@@ -50,15 +53,19 @@ const endpointShape = {
 };
 
 export const webhookCreatedResponse = z
-  .object({ ...endpointShape, secret: z.string().regex(/^whsec_[A-Za-z0-9_-]{43}$/).describe("Signs every delivery (HMAC-SHA256). Shown only in this answer: keep it.") })
+  .object({
+    ...endpointShape,
+    secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9_-]{43}$/)
+      .describe("Signs every delivery (HMAC-SHA256). Shown only in this answer: keep it."),
+  })
   .strict();
 
 export const webhooksResponse = z
   .object({
     items: z.array(
-      z
-        .object({ ...endpointShape, deliveries: z.object({ queued: int, delivered: int, dead: int }).strict().describe("Its deliveries by status") })
-        .strict(),
+      z.object({ ...endpointShape, deliveries: z.object({ queued: int, delivered: int, dead: int }).strict().describe("Its deliveries by status") }).strict(),
     ),
   })
   .strict();
@@ -92,7 +99,10 @@ function port(deps: ApiDeps): WebhookPort {
   return deps.engine.webhooks;
 }
 
-const NOT_CONFIGURED = { description: "The operator key or the engine's database (DATABASE_URL) is not configured, or the database is busy or unavailable", codes: ["NOT_CONFIGURED"] as const };
+const NOT_CONFIGURED = {
+  description: "The operator key or the engine's database (DATABASE_URL) is not configured, or the database is busy or unavailable",
+  codes: ["NOT_CONFIGURED"] as const,
+};
 
 export const createWebhookRoute = defineRoute({
   method: "post",
@@ -100,7 +110,7 @@ export const createWebhookRoute = defineRoute({
   tag: "operator",
   summary: "Register a webhook endpoint: a URL, activity kinds, an optional token; the signing secret is answered once",
   description:
-    "Each fact (an activity row) is POSTed once it is final (`CONFIRMATIONS` blocks deep), signed with the endpoint's secret: `Launchpad-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">`. With `pending: true`, facts are also sent as soon as indexed, and a retraction follows when a reorg removes one. At least once (dedupe on `Launchpad-Delivery`), retried with exponential backoff for 24 h, then dead-lettered. Needs the operator API key.",
+    'Each fact (an activity row) is POSTed once it is final (`CONFIRMATIONS` blocks deep), signed with the endpoint\'s secret: `Launchpad-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. With `pending: true`, facts are also sent as soon as indexed, and a retraction follows when a reorg removes one. At least once (dedupe on `Launchpad-Delivery`), retried with exponential backoff for 24 h, then dead-lettered. Needs the operator API key.',
   operatorKey: true,
   body: webhookBody,
   responses: {
@@ -112,7 +122,10 @@ export const createWebhookRoute = defineRoute({
     const webhooks = port(deps);
     const { block } = await indexerStatus(deps.db).catch(() => ({ block: null }));
     try {
-      const created = await webhooks.create({ url: body.url, events: body.events, token: body.token ?? null, pending: body.pending, description: body.description ?? null }, block ?? 0);
+      const created = await webhooks.create(
+        { url: body.url, events: body.events, token: body.token ?? null, pending: body.pending, description: body.description ?? null },
+        block ?? 0,
+      );
       return c.json(created, 201);
     } catch (error) {
       if (error instanceof TooManyEndpoints) throw conflict(error.message);
@@ -163,7 +176,10 @@ export const deadLettersRoute = defineRoute({
       .transform(Number)
       .refine((n) => n >= 1 && n <= 200, "expected an integer from 1 to 200")
       .default("50"),
-    cursor: z.string().regex(/^\d{1,19}$/, "expected the nextCursor of the previous page").optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{1,19}$/, "expected the nextCursor of the previous page")
+      .optional(),
   }),
   responses: { 200: { description: "A page of dead letters", schema: deadLettersResponse }, 503: NOT_CONFIGURED },
   handler: async (c, { query }, deps) => {

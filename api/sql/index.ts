@@ -65,7 +65,11 @@ function ponderSqlParse(): Promise<SqlParse> {
 }
 
 /** The indexed tables' names: the views schema's relations, the only ones a query may read. */
-const TABLES = new Set<string>(Object.values(ponderSchema).filter(isTable).map((t) => getTableName(t)));
+const TABLES = new Set<string>(
+  Object.values(ponderSchema)
+    .filter(isTable)
+    .map((t) => getTableName(t)),
+);
 
 /** Names the query's own WITH clauses define (they read as relations too). */
 function cteNames(node: unknown, out = new Set<string>()): Set<string> {
@@ -112,7 +116,8 @@ function parseQuery(text: string | undefined): Query {
     throw badRequest('"sql" is not a @ponder/client query (superjson of { sql, params })');
   }
   const q = parsed as { sql?: unknown; params?: unknown };
-  if (!q || typeof q.sql !== "string" || (q.params !== undefined && !Array.isArray(q.params))) throw badRequest('"sql" is not a @ponder/client query (superjson of { sql, params })');
+  if (!q || typeof q.sql !== "string" || (q.params !== undefined && !Array.isArray(q.params)))
+    throw badRequest('"sql" is not a @ponder/client query (superjson of { sql, params })');
   if (q.sql.length > MAX_SQL_LENGTH) throw badRequest(`query longer than ${MAX_SQL_LENGTH} characters`);
   const params = (q.params ?? []).map((p) => (typeof p === "bigint" ? p.toString() : p));
   return { sql: q.sql, params };
@@ -127,7 +132,9 @@ export function sqlOverHttp(databaseUrl: string | undefined, limit: MiddlewareHa
   const timeoutMs = options.statementTimeoutMs ?? SQL_STATEMENT_TIMEOUT_MS;
   const maxRows = options.maxRows ?? SQL_MAX_ROWS;
   // A client's error (a server restart, idle or checked out) must not crash the API; the next query reconnects.
-  const pool = databaseUrl ? survivePoolErrors(new pg.Pool({ connectionString: databaseUrl, max: SQL_POOL_SIZE, application_name: "launchpad-sql", allowExitOnIdle: true })) : undefined;
+  const pool = databaseUrl
+    ? survivePoolErrors(new pg.Pool({ connectionString: databaseUrl, max: SQL_POOL_SIZE, application_name: "launchpad-sql", allowExitOnIdle: true }))
+    : undefined;
   const app = new Hono();
 
   app.get("/sql/db", limit, async (c) => {
@@ -154,14 +161,17 @@ export function sqlOverHttp(databaseUrl: string | undefined, limit: MiddlewareHa
         broken = true;
       });
       const fault = queryFault(error);
-      if (fault === "timeout") throw badRequest(`query ran past the ${timeoutMs} ms statement timeout: narrow it (a WHERE on indexed columns, a LIMIT) or use the exports`);
+      if (fault === "timeout")
+        throw badRequest(`query ran past the ${timeoutMs} ms statement timeout: narrow it (a WHERE on indexed columns, a LIMIT) or use the exports`);
       if (fault) throw badRequest(`query failed: ${fault}`);
       throw error;
     } finally {
       client.release(broken);
     }
     if (rows.length > maxRows) {
-      throw badRequest(`result larger than ${maxRows} rows: add a LIMIT (at most ${maxRows}) or aggregate (the exports at /api/v1/export/* stream whole tables)`);
+      throw badRequest(
+        `result larger than ${maxRows} rows: add a LIMIT (at most ${maxRows}) or aggregate (the exports at /api/v1/export/* stream whole tables)`,
+      );
     }
     return c.json({ command: "SELECT", rowCount: rows.length, rows, fields: fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })) });
   });

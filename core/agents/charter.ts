@@ -56,10 +56,14 @@ const hundredths = (field: string, min: number, max: number, exclusiveMin = fals
 const text = (field: string, min: number, maxBytes: number) => textField(field, { min, maxBytes });
 
 const usdcAmount = z
-  .string({ invalid_type_error: "buybackMinUsdc must be a decimal string such as \"5\"", required_error: "buybackMinUsdc is required" })
-  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v), { message: "buybackMinUsdc must be a decimal string with at most 6 decimals, such as \"5\" or \"2.5\"" })
-  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v) && parseDecimal(v, USDC_DECIMALS) >= BUYBACK_MIN_RANGE_USDC.min, { message: "buybackMinUsdc must be positive" })
-  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v) && parseDecimal(v, USDC_DECIMALS) <= BUYBACK_MIN_RANGE_USDC.max, { message: "buybackMinUsdc must be at most 1000000" })
+  .string({ invalid_type_error: 'buybackMinUsdc must be a decimal string such as "5"', required_error: "buybackMinUsdc is required" })
+  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v), { message: 'buybackMinUsdc must be a decimal string with at most 6 decimals, such as "5" or "2.5"' })
+  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v) && parseDecimal(v, USDC_DECIMALS) >= BUYBACK_MIN_RANGE_USDC.min, {
+    message: "buybackMinUsdc must be positive",
+  })
+  .refine((v) => /^\d{1,12}(\.\d{1,6})?$/.test(v) && parseDecimal(v, USDC_DECIMALS) <= BUYBACK_MIN_RANGE_USDC.max, {
+    message: "buybackMinUsdc must be at most 1000000",
+  })
   // Canonical form: "5.50" and "5.5" are one charter.
   .transform((v) => formatDecimal(parseDecimal(v, USDC_DECIMALS), USDC_DECIMALS));
 

@@ -109,12 +109,18 @@ export function readStatements(message: string): Statements {
 
   const buyback = last([
     ...take(lower, new RegExp(String.raw`(?:min(?:imum)?\s+)buybacks?(?:\s+(?:size|amount|of|is|at))*\s*:?\s*\$?\s*${NUM}\s*(?:usdc|usd|dollars|\$)?`)),
-    ...take(lower, new RegExp(String.raw`buybacks?(?:\s+(?:min(?:imum)?|above|over|of|at\s+least|from|once|when|is|:))+\s*\$?\s*${NUM}\s*(?:usdc|usd|dollars|\$)?`)),
+    ...take(
+      lower,
+      new RegExp(String.raw`buybacks?(?:\s+(?:min(?:imum)?|above|over|of|at\s+least|from|once|when|is|:))+\s*\$?\s*${NUM}\s*(?:usdc|usd|dollars|\$)?`),
+    ),
   ]);
   if (buyback) s.buybackMin = buyback[1]!;
 
   const leverage = last([
-    ...take(lower, new RegExp(String.raw`leverage(?:\s+(?:of|at|up\s+to|max(?:imum)?|cap(?:ped)?|limit|is|to|no\s+more\s+than|under|below|:))*\s*:?\s*${NUM}\s*x?\b`)),
+    ...take(
+      lower,
+      new RegExp(String.raw`leverage(?:\s+(?:of|at|up\s+to|max(?:imum)?|cap(?:ped)?|limit|is|to|no\s+more\s+than|under|below|:))*\s*:?\s*${NUM}\s*x?\b`),
+    ),
     ...take(lower, new RegExp(String.raw`${NUM}\s*x\b(?:\s+(?:max(?:imum)?\s+)?leverage)?`)),
   ]);
   if (leverage) s.leverage = num(leverage[1]!);
@@ -166,14 +172,17 @@ const pct = (bps: number) => bps / 100;
 function completeSplit(given: NonNullable<Statements["split"]>): { split?: Charter["mandate"]["split"]; question?: string } {
   const legs = (["asset", "perp", "creator"] as Leg[]).filter((l) => given[l] !== undefined);
   for (const l of legs) {
-    if (!hasTwoDecimals(given[l]!) || given[l]! > 95) return { question: `The ${l} leg of ${given[l]}% cannot be used: each leg is 0 to 95% with at most two decimals. How should the 95% be split?` };
+    if (!hasTwoDecimals(given[l]!) || given[l]! > 95)
+      return { question: `The ${l} leg of ${given[l]}% cannot be used: each leg is 0 to 95% with at most two decimals. How should the 95% be split?` };
   }
   const bps = Object.fromEntries(legs.map((l) => [l, pctToBps(given[l]!)])) as Partial<Record<Leg, number>>;
   const sum = legs.reduce((a, l) => a + bps[l]!, 0);
   const defaults: Record<Leg, number> = { asset: DEFAULT_SPLIT.assetBps, perp: DEFAULT_SPLIT.perpBps, creator: DEFAULT_SPLIT.creatorBps };
   if (legs.length === 3) {
     if (sum !== CONFIGURABLE_BPS) {
-      return { question: `Your split adds to ${sum / 100}%; the asset, perp and creator legs must add to 95% (the protocol's 5% is fixed). How should it be split?` };
+      return {
+        question: `Your split adds to ${sum / 100}%; the asset, perp and creator legs must add to 95% (the protocol's 5% is fixed). How should it be split?`,
+      };
     }
   } else if (legs.length === 2) {
     if (sum > CONFIGURABLE_BPS) return { question: `Your legs add to ${sum / 100}%, more than the 95% to split. How should it be split?` };
@@ -211,7 +220,9 @@ export function compileCharter(messages: ChatMessage[], defaults: Charter): Comp
     }
     if (question) questions.push(question);
   } else {
-    questions.push("How should the 95% of LP fees outside the protocol's fixed 5% be split between the secondary asset, the perp desk and you? (default 28.5% / 57% / 9.5%)");
+    questions.push(
+      "How should the 95% of LP fees outside the protocol's fixed 5% be split between the secondary asset, the perp desk and you? (default 28.5% / 57% / 9.5%)",
+    );
   }
 
   if (s.market) {

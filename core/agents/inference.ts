@@ -38,7 +38,7 @@ export function completionsUrl(url: string): string {
 function systemPrompt(defaults: Charter): string {
   return [
     "You compile a token agent's charter from a conversation with its creator.",
-    "Answer with one JSON object and nothing else: {\"charter\": <charter>, \"questions\": [<string>, ...]}.",
+    'Answer with one JSON object and nothing else: {"charter": <charter>, "questions": [<string>, ...]}.',
     "The charter has exactly this shape (all percentages are numbers with at most two decimals):",
     `{"version":1,"engine":{"strategy":${STRATEGIES.map((s) => `"${s}"`).join("|")}},"persona":{"name":<1-48 chars>,"voice":<0-280 chars>},`,
     `"mandate":{"split":{"assetPct":n,"perpPct":n,"creatorPct":n},"desk":{"market":${MARKET_NAMES.map((m) => `"${m}"`).join("|")},"maxLeverage":1-50,"maxDrawdownPct":0-100,"takeProfitPct":0-1000},"buybackMinUsdc":"<decimal string>"}}`,
@@ -50,7 +50,10 @@ function systemPrompt(defaults: Charter): string {
 
 /** Reads the model's JSON answer (tolerating a fenced code block around it). */
 export function parseAnswer(content: string, defaults: Charter): CompiledCharter {
-  const text = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+  const text = content
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -66,7 +69,12 @@ export function parseAnswer(content: string, defaults: Charter): CompiledCharter
     const issue = parsed.error.issues[0]!;
     throw new InferenceError(`inference returned an invalid charter: ${issue.path.join(".")}: ${issue.message}`);
   }
-  const questions = Array.isArray(a.questions) ? a.questions.filter((q): q is string => typeof q === "string").map((q) => q.slice(0, 500)).slice(0, 20) : [];
+  const questions = Array.isArray(a.questions)
+    ? a.questions
+        .filter((q): q is string => typeof q === "string")
+        .map((q) => q.slice(0, 500))
+        .slice(0, 20)
+    : [];
   const understood = Object.entries(flatten(parsed.data))
     .filter(([k, v]) => flatten(defaults)[k] !== v)
     .map(([k]) => k);

@@ -91,7 +91,11 @@ export function createAgentServices(config: Config, options: AgentServiceOptions
       // Each send drives the operator's in-flight intents first, so its nonces never gap.
       return getPipeline();
     },
-    compiler: options.compiler ?? (config.inferenceUrl ? createInferenceCompiler({ url: config.inferenceUrl, model: config.inferenceModel, apiKey: config.inferenceApiKey }) : deterministicCompiler),
+    compiler:
+      options.compiler ??
+      (config.inferenceUrl
+        ? createInferenceCompiler({ url: config.inferenceUrl, model: config.inferenceModel, apiKey: config.inferenceApiKey })
+        : deterministicCompiler),
     ready() {
       migrated ??= migrate(getPool())
         .then(() => undefined)

@@ -66,7 +66,13 @@ function toAgent(r: AgentRow): Agent {
     charterHash: (r.charterHash as Hex | null) ?? null,
     charterSource: (r.charterSource as CharterSource | null) ?? null,
     launch: launch
-      ? { name: launch.name!, symbol: launch.symbol!, image: launch.image ?? "", description: launch.description ?? "", devBuyWei: BigInt(launch.devBuyWei ?? "0") }
+      ? {
+          name: launch.name!,
+          symbol: launch.symbol!,
+          image: launch.image ?? "",
+          description: launch.description ?? "",
+          devBuyWei: BigInt(launch.devBuyWei ?? "0"),
+        }
       : null,
     launchAttempt: r.launchAttempt,
     token: r.token ? getAddress(r.token) : null,
@@ -104,13 +110,20 @@ export async function getAgent(pool: pg.Pool, id: string): Promise<Agent | undef
 }
 
 export async function getAgentByToken(pool: pg.Pool, token: Address): Promise<Agent | undefined> {
-  const [row] = await dbOf(pool).select().from(agents).where(eq(agents.token, getAddress(token)));
+  const [row] = await dbOf(pool)
+    .select()
+    .from(agents)
+    .where(eq(agents.token, getAddress(token)));
   return row ? toAgent(row) : undefined;
 }
 
 /** Agents whose launch began but did not finish (for resuming after a restart). */
 export async function unfinishedLaunches(pool: pg.Pool): Promise<Agent[]> {
-  const rows = await dbOf(pool).select().from(agents).where(inArray(agents.status, ["launching", "launched"])).orderBy(asc(agents.updatedAt));
+  const rows = await dbOf(pool)
+    .select()
+    .from(agents)
+    .where(inArray(agents.status, ["launching", "launched"]))
+    .orderBy(asc(agents.updatedAt));
   return rows.map(toAgent);
 }
 

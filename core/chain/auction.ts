@@ -58,7 +58,15 @@ export async function assertSniperAuctionOver(client: PublicClient, key: PoolKey
  */
 export async function waitForSniperAuction(
   client: PublicClient,
-  p: { key: PoolKey; launchBlock: bigint; secondsToDecay: number; payDecayingFee?: boolean; pollMs?: number; timeoutMs?: number; onWait?: (reason: string) => void },
+  p: {
+    key: PoolKey;
+    launchBlock: bigint;
+    secondsToDecay: number;
+    payDecayingFee?: boolean;
+    pollMs?: number;
+    timeoutMs?: number;
+    onWait?: (reason: string) => void;
+  },
 ): Promise<void> {
   const deadline = Date.now() + (p.timeoutMs ?? 180_000);
   let told = false;
@@ -68,7 +76,9 @@ export async function waitForSniperAuction(
     const blocksClear = latest >= p.launchBlock + NO_TRADE_BLOCKS + 1n;
     const status = p.payDecayingFee ? ({ over: true } as const) : await sniperAuctionStatus(client, p.key, p.secondsToDecay);
     if (blocksClear && status.over) return;
-    const reason = !blocksClear ? `the pool refuses swaps until after block ${p.launchBlock + NO_TRADE_BLOCKS + 1n} (its auction block)` : (status as { reason: string }).reason;
+    const reason = !blocksClear
+      ? `the pool refuses swaps until after block ${p.launchBlock + NO_TRADE_BLOCKS + 1n} (its auction block)`
+      : (status as { reason: string }).reason;
     if (!told) p.onWait?.(reason);
     told = true;
     if (Date.now() > deadline) throw new EngineError(`not swapping yet: ${reason}`, { code: "sniper-auction", retryable: true });

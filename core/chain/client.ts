@@ -37,7 +37,10 @@ export function countedTransport(inner: Transport): Transport {
 
 export type ChainClients = { chain: Chain; publicClient: PublicClient; account: LocalAccount & { address: Address } };
 
-export function createChainClients(config: Pick<Config, "rpcUrl" | "chainId" | "operatorKey" | "isDevnet">, options: { pollingMs?: number } = {}): ChainClients {
+export function createChainClients(
+  config: Pick<Config, "rpcUrl" | "chainId" | "operatorKey" | "isDevnet">,
+  options: { pollingMs?: number } = {},
+): ChainClients {
   if (!config.operatorKey) throw new MissingConfigError("PROTOCOL_PRIVATE_KEY");
   const chain = defineChain({
     id: config.chainId,

@@ -52,7 +52,8 @@ export async function ensureAllowance(ctx: EngineContext, token: Address, spende
     to: token,
     data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] }),
   });
-  if (outcome.status !== "mined") throw new EngineError(`approve ${token} for ${spender} failed: ${"reason" in outcome ? outcome.reason : ""}`, { code: "revert", retryable: false });
+  if (outcome.status !== "mined")
+    throw new EngineError(`approve ${token} for ${spender} failed: ${"reason" in outcome ? outcome.reason : ""}`, { code: "revert", retryable: false });
 }
 
 /** Ensures the UniversalRouter may pull `token` through Permit2 (ERC20 → Permit2, then Permit2 → router). */
@@ -60,7 +61,12 @@ export async function ensureRouterAllowance(ctx: EngineContext, token: Address, 
   const permit2 = ctx.contract("permit2");
   const router = ctx.contract("universalRouter");
   await ensureAllowance(ctx, token, permit2, worker);
-  const [amount, expiration] = await ctx.publicClient.readContract({ address: permit2, abi: permit2AllowanceAbi, functionName: "allowance", args: [ctx.operator, token, router] });
+  const [amount, expiration] = await ctx.publicClient.readContract({
+    address: permit2,
+    abi: permit2AllowanceAbi,
+    functionName: "allowance",
+    args: [ctx.operator, token, router],
+  });
   const block = await ctx.publicClient.getBlock();
   if (amount >= ALLOWANCE_FLOOR && BigInt(expiration) > block.timestamp + 86_400n) return;
   const key = await approvalKey(ctx, `permit2:${token}:${router}`);

@@ -39,7 +39,12 @@ export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void
 }
 
 export function openEngineDb(databaseUrl: string, applicationName = "launchpad-engine"): EngineDb {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: POOL_SIZE, application_name: applicationName, idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: POOL_SIZE,
+    application_name: applicationName,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+  });
   survivePoolErrors(pool);
   const db = drizzle(pool, { schema: tables });
   return { pool, db, close: () => pool.end() };

@@ -110,7 +110,10 @@ async function recordedTags(client: pg.PoolClient, migrations: Migration[], log:
     );
   }
   await inTransaction(client, `engine migration ${BASELINE} (baseline)`, () => record(client, BASELINE));
-  log?.info({ migration: BASELINE }, `engine schema made by the hand-written migrations 1–4: ${BASELINE} recorded as applied, not run (it creates the same tables)`);
+  log?.info(
+    { migration: BASELINE },
+    `engine schema made by the hand-written migrations 1–4: ${BASELINE} recorded as applied, not run (it creates the same tables)`,
+  );
   return new Set([BASELINE]);
 }
 

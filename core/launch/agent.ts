@@ -114,7 +114,7 @@ export type LaunchServices = {
   log: Logger;
 };
 
-export type LaunchResult = {
+export type AgentLaunchResult = {
   agent: Agent;
   token: Address;
   poolId: Hex;
@@ -183,7 +183,8 @@ export async function launchCost(s: LaunchServices, agent: Agent, params: Launch
       gas += margin(await publicClient.estimateGas({ account: agent.wallet, to: requireContract(config, "launcher"), data: deployCalldata(s, agent, params) }));
     } catch (error) {
       const e = classifyError(error);
-      if (e.code === "revert") throw new Refusal("chain", `deploy reverted: ${decodeLauncherRevert(error) ?? launcherReason((e as { reason?: string }).reason ?? e.message)}`);
+      if (e.code === "revert")
+        throw new Refusal("chain", `deploy reverted: ${decodeLauncherRevert(error) ?? launcherReason((e as { reason?: string }).reason ?? e.message)}`);
       throw e;
     }
   }
@@ -211,7 +212,12 @@ async function sendFromAgent(s: LaunchServices, agent: Agent, account: LocalAcco
   } catch (error) {
     if (error instanceof WalletUnderfundedError) {
       const balance = await s.publicClient.getBalance({ address: agent.wallet });
-      throw await fail(s, agent, "underfunded", `agent wallet ${agent.wallet} holds ${eth(balance)} ETH and cannot pay for the ${kind.replace(/^agent-/, "")} transaction and its gas: fund it and launch again`);
+      throw await fail(
+        s,
+        agent,
+        "underfunded",
+        `agent wallet ${agent.wallet} holds ${eth(balance)} ETH and cannot pay for the ${kind.replace(/^agent-/, "")} transaction and its gas: fund it and launch again`,
+      );
     }
     throw error;
   }
@@ -224,9 +230,20 @@ async function sendFromAgent(s: LaunchServices, agent: Agent, account: LocalAcco
  */
 export async function devBuyCalldata(s: Pick<LaunchServices, "config" | "publicClient">, payer: Address, token: Address, devBuyWei: bigint): Promise<SwapPlan> {
   const { config, publicClient } = s;
-  const rewards = await publicClient.readContract({ address: requireContract(config, "lpLocker"), abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] });
+  const rewards = await publicClient.readContract({
+    address: requireContract(config, "lpLocker"),
+    abi: clankerLpLockerAbi,
+    functionName: "tokenRewards",
+    args: [token],
+  });
   const k = rewards.poolKey;
-  const poolKey: PoolKey = { currency0: getAddress(k.currency0), currency1: getAddress(k.currency1), fee: k.fee, tickSpacing: k.tickSpacing, hooks: getAddress(k.hooks) };
+  const poolKey: PoolKey = {
+    currency0: getAddress(k.currency0),
+    currency1: getAddress(k.currency1),
+    fee: k.fee,
+    tickSpacing: k.tickSpacing,
+    hooks: getAddress(k.hooks),
+  };
   return planEthToToken(publicClient, {
     contracts: {
       weth: requireContract(config, "weth"),
@@ -251,16 +268,33 @@ export async function devBuyCalldata(s: Pick<LaunchServices, "config" | "publicC
  */
 async function waitForDevBuyWindow(s: LaunchServices, agent: Agent, token: Address): Promise<void> {
   const { config, publicClient, pool } = s;
-  const rewards = await publicClient.readContract({ address: requireContract(config, "lpLocker"), abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] });
+  const rewards = await publicClient.readContract({
+    address: requireContract(config, "lpLocker"),
+    abi: clankerLpLockerAbi,
+    functionName: "tokenRewards",
+    args: [token],
+  });
   const k = rewards.poolKey;
-  const key: PoolKey = { currency0: getAddress(k.currency0), currency1: getAddress(k.currency1), fee: k.fee, tickSpacing: k.tickSpacing, hooks: getAddress(k.hooks) };
+  const key: PoolKey = {
+    currency0: getAddress(k.currency0),
+    currency1: getAddress(k.currency1),
+    fee: k.fee,
+    tickSpacing: k.tickSpacing,
+    hooks: getAddress(k.hooks),
+  };
   const deploy = await publicClient.getTransactionReceipt({ hash: agent.deployTx! });
   await waitForSniperAuction(publicClient, {
     key,
     launchBlock: deploy.blockNumber,
     secondsToDecay: config.launchFees.secondsToDecay,
     onWait: (reason) =>
-      void logOnce(pool, { agentId: agent.id, token, decision: "dev-buy-waits", reason: `the dev buy waits: ${reason}`, data: { launchBlock: String(deploy.blockNumber) } }).catch(() => {}),
+      void logOnce(pool, {
+        agentId: agent.id,
+        token,
+        decision: "dev-buy-waits",
+        reason: `the dev buy waits: ${reason}`,
+        data: { launchBlock: String(deploy.blockNumber) },
+      }).catch(() => {}),
   });
 }
 
@@ -268,7 +302,7 @@ async function waitForDevBuyWindow(s: LaunchServices, agent: Agent, token: Addre
  * Launches (or resumes the launch of) an agent. `params` is the launch body; a launch in
  * progress keeps the body it started with. Throws Refusal (and MissingConfigError).
  */
-export async function launchAgent(s: LaunchServices, agentId: string, params?: LaunchParams): Promise<LaunchResult> {
+export async function launchAgent(s: LaunchServices, agentId: string, params?: LaunchParams): Promise<AgentLaunchResult> {
   const lock = await s.pool.connect();
   try {
     // Raw SQL: a session-level advisory lock, taken and released on one dedicated connection (no builder for lock functions).
@@ -284,7 +318,7 @@ export async function launchAgent(s: LaunchServices, agentId: string, params?: L
   }
 }
 
-async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams): Promise<LaunchResult> {
+async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams): Promise<AgentLaunchResult> {
   const { config, pool } = s;
   let agent = await getAgent(pool, agentId);
   if (!agent) throw new Refusal("not-found", `no agent ${agentId}`);
@@ -345,7 +379,15 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
 
   // 2. Deploy from the agent wallet.
   if (!agent.token) {
-    const out = await sendFromAgent(s, agent, account, `agent:${agent.id}:deploy:${agent.launchAttempt}`, "agent-deploy", launcher, deployCalldata(s, agent, params));
+    const out = await sendFromAgent(
+      s,
+      agent,
+      account,
+      `agent:${agent.id}:deploy:${agent.launchAttempt}`,
+      "agent-deploy",
+      launcher,
+      deployCalldata(s, agent, params),
+    );
     if (out.status !== "mined") throw await fail(s, agent, "chain", `deploy reverted: ${launcherReason(reasonOf(out))}`);
     const created = parseTokenCreated(out.receipt, launcher);
     if (created.tokenAdmin !== agent.wallet || created.msgSender !== agent.wallet) {
@@ -381,12 +423,38 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
       if (error instanceof EngineError && !error.retryable) throw await fail(s, agent, "chain", `dev buy not sent: ${error.message}`);
       throw error;
     }
-    if (plan) s.log.info({ agent: agent.id, token, amountIn: String(plan.amountIn), expectedOut: String(plan.expectedOut), minOut: String(plan.minOut), deadline: Number(plan.deadline) }, "dev buy planned");
-    let out = await sendFromAgent(s, agent, account, key, "agent-dev-buy", existing?.to ?? plan!.to, existing?.data ?? plan!.data, existing?.value ?? plan!.value);
+    if (plan)
+      s.log.info(
+        {
+          agent: agent.id,
+          token,
+          amountIn: String(plan.amountIn),
+          expectedOut: String(plan.expectedOut),
+          minOut: String(plan.minOut),
+          deadline: Number(plan.deadline),
+        },
+        "dev buy planned",
+      );
+    let out = await sendFromAgent(
+      s,
+      agent,
+      account,
+      key,
+      "agent-dev-buy",
+      existing?.to ?? plan!.to,
+      existing?.data ?? plan!.data,
+      existing?.value ?? plan!.value,
+    );
     if (out.status === "reverted") out = { ...out, reason: await swapRevertReason(s.publicClient, out.intent, out.receipt, out.reason) };
     if (out.status !== "mined") throw await fail(s, agent, "chain", `dev buy reverted: ${explainSwapBound(reasonOf(out))}`);
     agent = await updateAgent(pool, agent.id, { devBuyTx: out.receipt.transactionHash });
-    await logOnce(pool, { agentId: agent.id, token, decision: "dev-buy", reason: `bought the token with ${eth(params.devBuyWei)} ETH`, data: { txHash: out.receipt.transactionHash } });
+    await logOnce(pool, {
+      agentId: agent.id,
+      token,
+      decision: "dev-buy",
+      reason: `bought the token with ${eth(params.devBuyWei)} ETH`,
+      data: { txHash: out.receipt.transactionHash },
+    });
   }
 
   // 4. Enrol with the charter hash (operator).
@@ -406,7 +474,11 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
         kind: "agent-enroll",
         worker: "agent-launch",
         to: registry,
-        data: encodeFunctionData({ abi: registryAbi, functionName: "enroll", args: [token, agent.owner, split.assetBps, split.perpBps, split.creatorBps, agent.charterHash!] }),
+        data: encodeFunctionData({
+          abi: registryAbi,
+          functionName: "enroll",
+          args: [token, agent.owner, split.assetBps, split.perpBps, split.creatorBps, agent.charterHash!],
+        }),
       });
       if (out.status !== "mined") throw await fail(s, agent, "chain", `enrolment reverted: ${reasonOf(out)}`);
       enrollTx = out.receipt.transactionHash;
@@ -427,7 +499,13 @@ async function runLaunch(s: LaunchServices, agentId: string, body?: LaunchParams
   const db = dbOf(pool);
   await db
     .insert(agentCredits)
-    .values({ agentId: agent.id, kind: "activation", currency: "ETH", amount: (agent.feeTx ? config.platformLaunchFeeWei : 0n).toString(), txHash: agent.feeTx })
+    .values({
+      agentId: agent.id,
+      kind: "activation",
+      currency: "ETH",
+      amount: (agent.feeTx ? config.platformLaunchFeeWei : 0n).toString(),
+      txHash: agent.feeTx,
+    })
     .onConflictDoNothing({ target: [agentCredits.agentId, agentCredits.kind] });
   // The limits the desk and buyback workers read (`mandateFor`).
   const { strategy: _strategy, liquidationBufferBps: _buffer, maxDeskUsdc: _cap, ...limits } = charterMandate(agent.charter!);

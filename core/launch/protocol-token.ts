@@ -66,10 +66,16 @@ export async function configuredProtocolToken(deps: ProtocolTokenDeps): Promise<
 export function dryRunVerdict(plan: ProtocolTokenPlan, symbol: string): { wouldSend: boolean; message: string } {
   const e = plan.existing;
   if (plan.alreadyLaunched) {
-    return { wouldSend: false, message: `${symbol} was already launched by an earlier run at ${plan.token}: without --dry-run nothing would be sent; configure PROTOCOL_TOKEN_ADDRESS=${plan.token}` };
+    return {
+      wouldSend: false,
+      message: `${symbol} was already launched by an earlier run at ${plan.token}: without --dry-run nothing would be sent; configure PROTOCOL_TOKEN_ADDRESS=${plan.token}`,
+    };
   }
   if (e?.deployed && e.token === getAddress(plan.token)) {
-    return { wouldSend: false, message: `the configured protocol token ${e.symbol ? `${e.symbol} at ` : ""}${e.token} is this one, already deployed: without --dry-run nothing would be sent` };
+    return {
+      wouldSend: false,
+      message: `the configured protocol token ${e.symbol ? `${e.symbol} at ` : ""}${e.token} is this one, already deployed: without --dry-run nothing would be sent`,
+    };
   }
   if (e?.deployed) {
     const name = e.symbol ? `${e.symbol} at ${e.token}` : e.token;
@@ -87,7 +93,10 @@ export function dryRunVerdict(plan: ProtocolTokenPlan, symbol: string): { wouldS
       message: `PROTOCOL_TOKEN_ADDRESS=${e.token} has no code on this chain: without --dry-run this would launch ${symbol} at ${plan.token} from ${plan.operator}; then set PROTOCOL_TOKEN_ADDRESS=${plan.token}`,
     };
   }
-  return { wouldSend: true, message: `no protocol token is configured: without --dry-run this would launch ${symbol} at ${plan.token} from ${plan.operator}; then set PROTOCOL_TOKEN_ADDRESS=${plan.token}` };
+  return {
+    wouldSend: true,
+    message: `no protocol token is configured: without --dry-run this would launch ${symbol} at ${plan.token} from ${plan.operator}; then set PROTOCOL_TOKEN_ADDRESS=${plan.token}`,
+  };
 }
 
 export type ProtocolTokenDeps = { config: Config; pipeline: TxPipeline };

@@ -27,7 +27,16 @@ export async function startBuyback(db: Db, b: BuybackStart): Promise<number> {
       .values({ kind: b.kind, token: b.token, currencyIn: b.currency, amountIn: b.amount.toString(), status: "swapping" })
       .returning({ id: tables.buybacks.id });
     const legToken = PER_TOKEN_LEGS.includes(b.leg) ? b.token : null;
-    await consumeLeg(tx, { leg: b.leg, token: legToken, amount: b.amount, key: `spend:buyback:${row!.id}`, kind: "buyback-spend", currency: b.currency, finalBlock: b.finalBlock, data: { buybackId: row!.id } });
+    await consumeLeg(tx, {
+      leg: b.leg,
+      token: legToken,
+      amount: b.amount,
+      key: `spend:buyback:${row!.id}`,
+      kind: "buyback-spend",
+      currency: b.currency,
+      finalBlock: b.finalBlock,
+      data: { buybackId: row!.id },
+    });
     return row!.id;
   });
 }

@@ -13,7 +13,16 @@ import { type Address, getAddress } from "viem";
 import type { Queryable } from "../db/client.js";
 import { type DeskTradeView, type JournalRow, deskTradesById, fifo, intentTxHashes, legJournal, txOf } from "./lineage.js";
 
-export type FeeFactView = { key: string; kind: string; currency: string; amount: bigint; txHash: string | null; claimTx: string | null; blockNumber: number | null; conversionId: number | null };
+export type FeeFactView = {
+  key: string;
+  kind: string;
+  currency: string;
+  amount: bigint;
+  txHash: string | null;
+  claimTx: string | null;
+  blockNumber: number | null;
+  conversionId: number | null;
+};
 
 export type SpendView = {
   /** buyback | asset-purchase | desk-trade | desk-topup | weth-conversion */
@@ -93,14 +102,27 @@ function spendRef(key: string): SpendRef | null {
 async function buybackFacts(q: Queryable, ids: number[]) {
   if (!ids.length) return new Map<number, { token: Address; status: string; amountIn: bigint; tokensBurned: bigint | null }>();
   const { rows } = await q.execute<{ id: string | number; token: string; status: string; amount_in: string; tokens_burned: string | null }>(
-    sql`SELECT id, token, status, amount_in::text AS amount_in, tokens_burned::text AS tokens_burned FROM engine.buybacks WHERE id IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`,
+    sql`SELECT id, token, status, amount_in::text AS amount_in, tokens_burned::text AS tokens_burned FROM engine.buybacks WHERE id IN (${sql.join(
+      ids.map((i) => sql`${i}`),
+      sql`, `,
+    )})`,
   );
-  return new Map(rows.map((r) => [Number(r.id), { token: getAddress(r.token), status: r.status, amountIn: BigInt(r.amount_in), tokensBurned: r.tokens_burned === null ? null : BigInt(r.tokens_burned) }]));
+  return new Map(
+    rows.map((r) => [
+      Number(r.id),
+      { token: getAddress(r.token), status: r.status, amountIn: BigInt(r.amount_in), tokensBurned: r.tokens_burned === null ? null : BigInt(r.tokens_burned) },
+    ]),
+  );
 }
 
 async function purchaseStatus(q: Queryable, ids: number[]) {
   if (!ids.length) return new Map<number, string>();
-  const { rows } = await q.execute<{ id: string | number; status: string }>(sql`SELECT id, status FROM engine.asset_purchases WHERE id IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`);
+  const { rows } = await q.execute<{ id: string | number; status: string }>(
+    sql`SELECT id, status FROM engine.asset_purchases WHERE id IN (${sql.join(
+      ids.map((i) => sql`${i}`),
+      sql`, `,
+    )})`,
+  );
   return new Map(rows.map((r) => [Number(r.id), r.status]));
 }
 
@@ -126,20 +148,30 @@ async function legFlow(q: Queryable, token: Address, leg: string, currency: stri
     parts.set(m.spend.id, p);
   }
   // A per-token leg's spends beyond its inflows (a reorg deficit) are still its spends.
-  if (!pooled) for (const [id, amount] of run.unfunded) {
-    const s = run.spends.find((x) => x.row.id === id)!;
-    const p = parts.get(id) ?? { row: s.row, amount: 0n };
-    p.amount += amount;
-    parts.set(id, p);
-  }
+  if (!pooled)
+    for (const [id, amount] of run.unfunded) {
+      const s = run.spends.find((x) => x.row.id === id)!;
+      const p = parts.get(id) ?? { row: s.row, amount: 0n };
+      p.amount += amount;
+      parts.set(id, p);
+    }
   const totals = new Map(run.spends.map((s) => [s.row.id, s.net]));
   const list = [...parts.values()].sort((a, b) => b.row.id - a.row.id);
   const spent = list.reduce((s, p) => s + p.amount, 0n);
   const shown = list.slice(0, LIST_CAP);
   const refs = shown.map((p) => ({ p, ref: spendRef(p.row.key) }));
-  const txs = await intentTxHashes(q, refs.flatMap((r) => r.ref?.intentKeys ?? []));
-  const buybacks = await buybackFacts(q, refs.filter((r) => r.ref?.what === "buyback").map((r) => r.ref!.id));
-  const purchases = await purchaseStatus(q, refs.filter((r) => r.ref?.what === "asset-purchase").map((r) => r.ref!.id));
+  const txs = await intentTxHashes(
+    q,
+    refs.flatMap((r) => r.ref?.intentKeys ?? []),
+  );
+  const buybacks = await buybackFacts(
+    q,
+    refs.filter((r) => r.ref?.what === "buyback").map((r) => r.ref!.id),
+  );
+  const purchases = await purchaseStatus(
+    q,
+    refs.filter((r) => r.ref?.what === "asset-purchase").map((r) => r.ref!.id),
+  );
   const spends: SpendView[] = refs.map(({ p, ref }) => {
     const total = totals.get(p.row.id) ?? p.amount;
     const b = ref?.what === "buyback" ? buybacks.get(ref.id) : undefined;
@@ -172,19 +204,46 @@ async function legFlow(q: Queryable, token: Address, leg: string, currency: stri
       .slice()
       .reverse()
       .slice(0, LIST_CAP)
-      .map((i) => ({ kind: i.row.kind, amount: i.net, txHash: txOf(i.row), deskTradeId: typeof i.row.data?.tradeId === "number" ? (i.row.data.tradeId as number) : null })),
+      .map((i) => ({
+        kind: i.row.kind,
+        amount: i.net,
+        txHash: txOf(i.row),
+        deskTradeId: typeof i.row.data?.tradeId === "number" ? (i.row.data.tradeId as number) : null,
+      })),
     inflowCount: others.length,
   };
 }
 
 /** The ledger's side of a token's fee flow (see the header). */
 export async function tokenLedgerFlow(q: Queryable, token: Address): Promise<TokenLedgerFlow> {
-  const { rows } = await q.execute<{ key: string; kind: string; currency: string; amount: string; tx_hash: string | null; block_number: string | number | null; data: Record<string, unknown> | null; id: string | number }>(sql`
+  const { rows } = await q.execute<{
+    key: string;
+    kind: string;
+    currency: string;
+    amount: string;
+    tx_hash: string | null;
+    block_number: string | number | null;
+    data: Record<string, unknown> | null;
+    id: string | number;
+  }>(sql`
     SELECT id, key, kind, currency, amount::text AS amount, tx_hash, block_number, data FROM engine.ledger
     WHERE lower(token) = ${token.toLowerCase()} AND kind IN ('fee-claimed', 'weth-converted') AND leg IN ('claimed', 'weth-claimed')
     ORDER BY id DESC`);
   const facts = rows.map((r) => ({ ...r, amount: BigInt(r.amount) }));
-  const net = netOf(facts.map((f) => ({ id: Number(f.id), key: f.key, kind: f.kind, leg: "", token, currency: f.currency, amount: f.amount, txHash: f.tx_hash, blockNumber: null, data: f.data })));
+  const net = netOf(
+    facts.map((f) => ({
+      id: Number(f.id),
+      key: f.key,
+      kind: f.kind,
+      leg: "",
+      token,
+      currency: f.currency,
+      amount: f.amount,
+      txHash: f.tx_hash,
+      blockNumber: null,
+      data: f.data,
+    })),
+  );
   const standing = facts.filter((f) => !f.key.startsWith("reversal:") && (net.get(f.key) ?? 0n) !== 0n);
   const claimed: Record<string, bigint> = {};
   let claimedUsdc = 0n;
@@ -217,7 +276,9 @@ export async function tokenLedgerFlow(q: Queryable, token: Address): Promise<Tok
     for (const s of l.spends) if (s.what === "desk-trade" || s.what === "desk-topup") deskIds.add(s.id);
     for (const i of l.inflows) if (i.deskTradeId !== null) deskIds.add(i.deskTradeId);
   }
-  const { rows: trades } = await q.execute<{ id: string | number }>(sql`SELECT id FROM engine.desk_trades WHERE lower(token) = ${token.toLowerCase()} ORDER BY id DESC LIMIT ${LIST_CAP}`);
+  const { rows: trades } = await q.execute<{ id: string | number }>(
+    sql`SELECT id FROM engine.desk_trades WHERE lower(token) = ${token.toLowerCase()} ORDER BY id DESC LIMIT ${LIST_CAP}`,
+  );
   for (const t of trades) deskIds.add(Number(t.id));
   const desks = [...(await deskTradesById(q, [...deskIds])).values()].sort((a, b) => b.id - a.id);
   return { claimed, claimedUsdc, facts: factViews, factCount: standing.length, legs, desks };

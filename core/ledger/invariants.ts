@@ -37,7 +37,15 @@ export async function checkLedgerInvariants(q: Queryable): Promise<InvariantRepo
     SELECT id, COALESCE(tokens_bought, 0)::text AS bought, COALESCE(tokens_burned, 0)::text AS burned
     FROM engine.buybacks WHERE status = 'done' AND COALESCE(tokens_bought, 0) <> COALESCE(tokens_burned, 0)`);
   for (const r of burns.rows) violations.push(`buyback ${r.id}: bought ${r.bought} ≠ burned ${r.burned}`);
-  const balances = await q.execute<{ leg: string; token: string; currency: string; kept: string | null; summed: string | null; kept_alloc: string | null; summed_alloc: string | null }>(sql`
+  const balances = await q.execute<{
+    leg: string;
+    token: string;
+    currency: string;
+    kept: string | null;
+    summed: string | null;
+    kept_alloc: string | null;
+    summed_alloc: string | null;
+  }>(sql`
     WITH sums AS (
       SELECT leg, COALESCE(token, '') AS token, currency, SUM(amount) AS balance, COALESCE(SUM(amount) FILTER (WHERE kind = 'allocation'), 0) AS allocated
       FROM engine.ledger GROUP BY leg, COALESCE(token, ''), currency)
@@ -53,4 +61,3 @@ export async function checkLedgerInvariants(q: Queryable): Promise<InvariantRepo
   }
   return { ok: violations.length === 0, violations };
 }
-

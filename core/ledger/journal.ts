@@ -84,9 +84,14 @@ export async function recordEntries(q: Queryable, entries: LedgerEntry[]): Promi
         })),
       )
       .onConflictDoNothing({ target: tables.ledger.key })
-      .returning({ leg: tables.ledger.leg, token: tables.ledger.token, currency: tables.ledger.currency, kind: tables.ledger.kind, amount: tables.ledger.amount });
+      .returning({
+        leg: tables.ledger.leg,
+        token: tables.ledger.token,
+        currency: tables.ledger.currency,
+        kind: tables.ledger.kind,
+        amount: tables.ledger.amount,
+      });
     await applyBalances(tx, rows);
     return rows.length;
   });
 }
-

@@ -29,7 +29,18 @@ export type JournalRow = {
   data: Record<string, unknown> | null;
 };
 
-type RawRow = { id: string | number; key: string; kind: string; leg: string; token: string | null; currency: string; amount: string; tx_hash: string | null; block_number: string | number | null; data: Record<string, unknown> | null };
+type RawRow = {
+  id: string | number;
+  key: string;
+  kind: string;
+  leg: string;
+  token: string | null;
+  currency: string;
+  amount: string;
+  tx_hash: string | null;
+  block_number: string | number | null;
+  data: Record<string, unknown> | null;
+};
 
 const toRow = (r: RawRow): JournalRow => ({
   id: Number(r.id),
@@ -67,7 +78,12 @@ export async function legJournal(q: Queryable, leg: string, currency: string, to
 /** Journal rows by key. */
 export async function journalRows(q: Queryable, keys: string[]): Promise<Map<string, JournalRow>> {
   if (!keys.length) return new Map();
-  const { rows } = await q.execute<RawRow>(sql`SELECT ${COLUMNS} FROM engine.ledger WHERE key IN (${sql.join(keys.map((k) => sql`${k}`), sql`, `)})`);
+  const { rows } = await q.execute<RawRow>(
+    sql`SELECT ${COLUMNS} FROM engine.ledger WHERE key IN (${sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    )})`,
+  );
   return new Map(rows.map((r) => [r.key, toRow(r)]));
 }
 
@@ -157,7 +173,10 @@ async function factsOf(q: Queryable, rows: JournalRow[]): Promise<Map<string, Jo
 }
 
 export async function describeSources(q: Queryable, parts: { inflow: JournalRow; amount: bigint }[]): Promise<SourceView[]> {
-  const facts = await factsOf(q, parts.map((p) => p.inflow));
+  const facts = await factsOf(
+    q,
+    parts.map((p) => p.inflow),
+  );
   return parts.map(({ inflow, amount }) => {
     const fact = inflow.kind === "allocation" ? facts.get(inflow.key.slice(0, inflow.key.lastIndexOf(":"))) : inflow;
     const data = fact?.data ?? inflow.data ?? {};
@@ -245,25 +264,60 @@ export async function buybacksBurnedBy(q: Queryable, txHash: string): Promise<En
 /** Desk trades by id: their open and close transactions and results (USDC base units). */
 export async function deskTradesById(q: Queryable, ids: number[]) {
   if (!ids.length) return new Map<number, DeskTradeView>();
-  const { rows } = await q.execute<{ id: string | number; token: string; status: string; basis_usdc: string; usdc_returned: string; realised_pnl: string; open_tx: string | null; close_tx: string | null }>(sql`
+  const { rows } = await q.execute<{
+    id: string | number;
+    token: string;
+    status: string;
+    basis_usdc: string;
+    usdc_returned: string;
+    realised_pnl: string;
+    open_tx: string | null;
+    close_tx: string | null;
+  }>(sql`
     SELECT t.id, t.token, t.status, t.basis_usdc::text AS basis_usdc, t.usdc_returned::text AS usdc_returned, t.realised_pnl::text AS realised_pnl,
            o.tx_hash AS open_tx, c.tx_hash AS close_tx
     FROM engine.desk_trades t
     LEFT JOIN engine.tx_intents o ON o.id = t.open_intent_id
     LEFT JOIN engine.tx_intents c ON c.id = t.close_intent_id
-    WHERE t.id IN (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`);
+    WHERE t.id IN (${sql.join(
+      ids.map((i) => sql`${i}`),
+      sql`, `,
+    )})`);
   return new Map(
     rows.map((r) => [
       Number(r.id),
-      { id: Number(r.id), token: getAddress(r.token), status: r.status, basisUsdc: BigInt(r.basis_usdc), usdcReturned: BigInt(r.usdc_returned), realisedPnl: BigInt(r.realised_pnl), openTx: r.open_tx, closeTx: r.close_tx },
+      {
+        id: Number(r.id),
+        token: getAddress(r.token),
+        status: r.status,
+        basisUsdc: BigInt(r.basis_usdc),
+        usdcReturned: BigInt(r.usdc_returned),
+        realisedPnl: BigInt(r.realised_pnl),
+        openTx: r.open_tx,
+        closeTx: r.close_tx,
+      },
     ]),
   );
 }
-export type DeskTradeView = { id: number; token: Address; status: string; basisUsdc: bigint; usdcReturned: bigint; realisedPnl: bigint; openTx: string | null; closeTx: string | null };
+export type DeskTradeView = {
+  id: number;
+  token: Address;
+  status: string;
+  basisUsdc: bigint;
+  usdcReturned: bigint;
+  realisedPnl: bigint;
+  openTx: string | null;
+  closeTx: string | null;
+};
 
 /** The transaction hash of each intent key given (mined or not: null until it has one). */
 export async function intentTxHashes(q: Queryable, keys: string[]): Promise<Map<string, string | null>> {
   if (!keys.length) return new Map();
-  const { rows } = await q.execute<{ key: string; tx_hash: string | null }>(sql`SELECT key, tx_hash FROM engine.tx_intents WHERE key IN (${sql.join(keys.map((k) => sql`${k}`), sql`, `)})`);
+  const { rows } = await q.execute<{ key: string; tx_hash: string | null }>(
+    sql`SELECT key, tx_hash FROM engine.tx_intents WHERE key IN (${sql.join(
+      keys.map((k) => sql`${k}`),
+      sql`, `,
+    )})`,
+  );
   return new Map(rows.map((r) => [r.key, r.tx_hash]));
 }

@@ -49,9 +49,10 @@ export async function spendableBalance(q: Queryable, leg: Leg, token: Address | 
 export async function spendableBalancesByToken(q: Queryable, leg: Leg, finalBlock: number): Promise<Map<Address, bigint>> {
   const balances = await legBalancesByToken(q, leg);
   if (finalBlock !== Infinity) {
-    const { rows } = await q.execute<{ token: Address; amount: string }>(sql`SELECT token, amount::text AS amount FROM (${unfinalInflows(leg, finalBlock)}) u WHERE token IS NOT NULL`);
+    const { rows } = await q.execute<{ token: Address; amount: string }>(
+      sql`SELECT token, amount::text AS amount FROM (${unfinalInflows(leg, finalBlock)}) u WHERE token IS NOT NULL`,
+    );
     for (const r of rows) balances.set(r.token, (balances.get(r.token) ?? 0n) - BigInt(r.amount));
   }
   return new Map([...balances].filter(([, amount]) => amount > 0n));
 }
-

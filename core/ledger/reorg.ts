@@ -35,14 +35,31 @@ export type ReversedRow = {
  */
 export async function reverseBlocks(q: Queryable, blockHashes: string[], reason: string): Promise<ReversedRow[]> {
   if (!blockHashes.length) return [];
-  const { rows } = await q.execute<{ key: string; kind: string; leg: string; token: string | null; currency: string; amount: string; intent_id: number | null; tx_hash: string | null; block_number: number | null; block_hash: string }>(sql`
+  const { rows } = await q.execute<{
+    key: string;
+    kind: string;
+    leg: string;
+    token: string | null;
+    currency: string;
+    amount: string;
+    intent_id: number | null;
+    tx_hash: string | null;
+    block_number: number | null;
+    block_hash: string;
+  }>(sql`
     SELECT l.key, l.kind, l.leg, l.token, l.currency, l.amount::text AS amount, l.intent_id, l.tx_hash, l.block_number, l.block_hash
     FROM engine.ledger l
-    WHERE l.block_hash IN (${sql.join(blockHashes.map((h) => sql`${h}`), sql`, `)})
+    WHERE l.block_hash IN (${sql.join(
+      blockHashes.map((h) => sql`${h}`),
+      sql`, `,
+    )})
       AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)
     ORDER BY l.id`);
   if (!rows.length) return [];
-  const deficits = await deficitsOf(q, rows.map((r) => ({ leg: r.leg, token: r.token ?? "", currency: r.currency, amount: -BigInt(r.amount) })));
+  const deficits = await deficitsOf(
+    q,
+    rows.map((r) => ({ leg: r.leg, token: r.token ?? "", currency: r.currency, amount: -BigInt(r.amount) })),
+  );
   const reversed: ReversedRow[] = rows.map((r, i) => ({
     key: r.key,
     leg: r.leg,
@@ -66,7 +83,13 @@ export async function reverseBlocks(q: Queryable, blockHashes: string[], reason:
       txHash: r.tx_hash,
       // No block: a reversal is the engine's own correction, never itself undone by a reorg.
       blockNumber: null,
-      data: { reversalOf: r.key, blockNumber: r.block_number, blockHash: r.block_hash, reason, ...(deficits.has(i) ? { deficit: deficits.get(i)!.toString() } : {}) },
+      data: {
+        reversalOf: r.key,
+        blockNumber: r.block_number,
+        blockHash: r.block_hash,
+        reason,
+        ...(deficits.has(i) ? { deficit: deficits.get(i)!.toString() } : {}),
+      },
     })),
   );
   return reversed;
@@ -111,8 +134,10 @@ export type ReorgDeficit = { leg: Leg; token: Address | null; currency: Currency
 export async function reorgDeficits(q: Queryable): Promise<ReorgDeficit[]> {
   // Pooled legs are one balance over every token (their fee rows carry the token they came from).
   const { rows } = await q.execute<{ leg: Leg; token: string; currency: Currency; balance: string }>(sql`
-    SELECT leg, CASE WHEN leg IN (${sql.join(PER_TOKEN_LEGS.map((l) => sql`${l}`), sql`, `)}) THEN token ELSE '' END AS token, currency, SUM(balance)::text AS balance
+    SELECT leg, CASE WHEN leg IN (${sql.join(
+      PER_TOKEN_LEGS.map((l) => sql`${l}`),
+      sql`, `,
+    )}) THEN token ELSE '' END AS token, currency, SUM(balance)::text AS balance
     FROM engine.ledger_balances GROUP BY 1, 2, 3 HAVING SUM(balance) < 0 ORDER BY 1, 2, 3`);
   return rows.map((r) => ({ leg: r.leg, token: (r.token || null) as Address | null, currency: r.currency, balance: BigInt(r.balance) }));
 }
-

@@ -13,7 +13,12 @@ import { spendableBalance } from "./reads.js";
 
 export class InsufficientLegBalanceError extends Error {
   override name = "InsufficientLegBalanceError";
-  constructor(readonly leg: Leg, readonly token: string | null, readonly balance: bigint, readonly amount: bigint) {
+  constructor(
+    readonly leg: Leg,
+    readonly token: string | null,
+    readonly balance: bigint,
+    readonly amount: bigint,
+  ) {
     super(`leg ${leg}${token ? ` of ${token}` : ""} holds ${balance}, cannot spend ${amount}`);
   }
 }
@@ -83,4 +88,3 @@ export async function refundSpend(q: Queryable, spendKey: string, reason: string
   ]);
   return amount;
 }
-

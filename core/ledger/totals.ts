@@ -24,7 +24,10 @@ export async function ledgerTotals(q: Queryable): Promise<LedgerTotals> {
  * from one read of the running balances: one row per leg and token, whatever the length of
  * history. The API's pending amounts.
  */
-export async function ledgerTotalsAndTokenBalances(q: Queryable, legs: readonly Leg[]): Promise<{ totals: LedgerTotals; byToken: Map<Leg, Map<Address, bigint>> }> {
+export async function ledgerTotalsAndTokenBalances(
+  q: Queryable,
+  legs: readonly Leg[],
+): Promise<{ totals: LedgerTotals; byToken: Map<Leg, Map<Address, bigint>> }> {
   const { rows } = await q.execute<{ leg: string; token: string; balance: string; allocated: string }>(
     sql`SELECT leg, token, SUM(balance)::text AS balance, SUM(allocated)::text AS allocated FROM engine.ledger_balances GROUP BY leg, token ORDER BY leg, token`,
   );

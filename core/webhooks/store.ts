@@ -93,7 +93,17 @@ export async function createWebhookEndpoint(pool: pg.Pool, input: WebhookEndpoin
      SELECT $1, $2, $3::jsonb, $4, $5, $6, $7, $8
       WHERE (SELECT count(*) FROM engine.webhook_endpoints) < $9
      RETURNING id, url, events, token, pending, description, since_block::text, created_at`,
-    [id, input.url, JSON.stringify([...new Set(input.events)]), input.token?.toLowerCase() ?? null, input.pending ?? false, secret, input.description ?? null, sinceBlock, MAX_WEBHOOK_ENDPOINTS],
+    [
+      id,
+      input.url,
+      JSON.stringify([...new Set(input.events)]),
+      input.token?.toLowerCase() ?? null,
+      input.pending ?? false,
+      secret,
+      input.description ?? null,
+      sinceBlock,
+      MAX_WEBHOOK_ENDPOINTS,
+    ],
   );
   if (!rows[0]) throw new TooManyEndpoints(`at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints`);
   return { ...endpointOf(rows[0]), secret };
@@ -133,7 +143,10 @@ export async function readWebhookBacklog(pool: pg.Pool): Promise<WebhookBacklog>
 }
 
 /** Dead letters, newest first, after the cursor `before` (a delivery id); optionally of one endpoint. */
-export async function listDeadLetters(pool: pg.Pool, p: { endpointId?: string; limit: number; before?: number }): Promise<{ items: DeadLetter[]; next: number | null }> {
+export async function listDeadLetters(
+  pool: pg.Pool,
+  p: { endpointId?: string; limit: number; before?: number },
+): Promise<{ items: DeadLetter[]; next: number | null }> {
   const { rows } = await pool.query<{
     id: string;
     endpoint_id: string;

@@ -15,7 +15,7 @@ import { refundSpend } from "../../core/ledger/spend.js";
 import { showAmountOf, showUnits } from "../../common/units.js";
 import { tokenSymbol } from "../../core/log-lines.js";
 
-export type BuybackRow = typeof tables.buybacks.$inferSelect;
+export type BuybackIntentRow = typeof tables.buybacks.$inferSelect;
 export type BuybackSummary = { id: number; token: Address; status: string; amountIn: string; tokensBought: string | null; tokensBurned: string | null };
 
 export async function executeBuyback(ctx: EngineContext, id: number, worker: string): Promise<BuybackSummary> {
@@ -31,12 +31,23 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
         await refundSpend(tx, `spend:buyback:${id}`, reason);
         await tx.update(tables.buybacks).set({ status: "failed", error: reason, swapIntentId: swap.outcome.intent.id }).where(eq(tables.buybacks.id, id));
       });
-      await logDecision(ctx, { worker, token, decision: "buyback-failed", reason: `swap did not land: ${reason}; ${b.amountIn} back to its leg`, data: { buybackId: id } });
+      await logDecision(ctx, {
+        worker,
+        token,
+        decision: "buyback-failed",
+        reason: `swap did not land: ${reason}; ${b.amountIn} back to its leg`,
+        data: { buybackId: id },
+      });
       return summary((await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id)))[0]!);
     }
     await ctx.db
       .update(tables.buybacks)
-      .set({ status: "burning", tokensBought: swap.amountOut.toString(), swapIntentId: swap.outcome.intent.id, swapTxHash: swap.outcome.receipt.transactionHash })
+      .set({
+        status: "burning",
+        tokensBought: swap.amountOut.toString(),
+        swapIntentId: swap.outcome.intent.id,
+        swapTxHash: swap.outcome.receipt.transactionHash,
+      })
       .where(eq(tables.buybacks.id, id));
     ctx.faults.hit("between-swap-and-burn");
     [b] = await ctx.db.select().from(tables.buybacks).where(eq(tables.buybacks.id, id));
@@ -46,7 +57,10 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
     const key = failedBurns ? `buyback:${id}:burn:${failedBurns}` : `buyback:${id}:burn`;
     const burn = await burnTokens(ctx, { key, worker, token });
     if (burn.outcome && burn.outcome.status !== "mined") {
-      await ctx.db.update(tables.buybacks).set({ error: `burn: ${burn.outcome.reason}` }).where(eq(tables.buybacks.id, id));
+      await ctx.db
+        .update(tables.buybacks)
+        .set({ error: `burn: ${burn.outcome.reason}` })
+        .where(eq(tables.buybacks.id, id));
       throw new Error(`burn of buyback ${id} failed: ${burn.outcome.reason}`);
     }
     let burned = burn.burned;
@@ -60,7 +74,10 @@ export async function executeBuyback(ctx: EngineContext, id: number, worker: str
       const restFailures = await failedBurnCount(ctx, id, "rest");
       const rest = await burnTokens(ctx, { key: `buyback:${id}:burn:rest${restFailures || ""}`, worker, token });
       if (rest.outcome && rest.outcome.status !== "mined") {
-        await ctx.db.update(tables.buybacks).set({ error: `burn: ${rest.outcome.reason}` }).where(eq(tables.buybacks.id, id));
+        await ctx.db
+          .update(tables.buybacks)
+          .set({ error: `burn: ${rest.outcome.reason}` })
+          .where(eq(tables.buybacks.id, id));
         throw new Error(`burn of the rest of buyback ${id} failed: ${rest.outcome.reason}`);
       }
       burned += rest.burned;
@@ -105,7 +122,7 @@ async function failedBurnCount(ctx: EngineContext, id: number, which: "burn" | "
   return row!.n;
 }
 
-function summary(b: BuybackRow): BuybackSummary {
+function summary(b: BuybackIntentRow): BuybackSummary {
   return { id: b.id, token: b.token as Address, status: b.status, amountIn: b.amountIn, tokensBought: b.tokensBought, tokensBurned: b.tokensBurned };
 }
 

@@ -96,7 +96,10 @@ export function decideDeskEntry(input: DeskEntryInput): DeskOpen | DeskWait {
   const notional = notionalOf(collateral, leverage);
   const required = requiredNotional(input.minNotionalUsdc, input.pair);
   if (notional < required) {
-    return { action: "wait", reason: `notional ${usdc(notional)} below the minimum ${usdc(required)} (collateral ${usdc(collateral)} at ${times(leverage)} leverage)` };
+    return {
+      action: "wait",
+      reason: `notional ${usdc(notional)} below the minimum ${usdc(required)} (collateral ${usdc(collateral)} at ${times(leverage)} leverage)`,
+    };
   }
   const { side, why } = entrySide(input.strategy, w.momentum);
   return {
@@ -116,9 +119,7 @@ export type OpenTradeView = { id: number; collateral: bigint; leverage: bigint }
  * it reaches the notional minimum and the exchange has a free slot; otherwise a margin
  * top-up of the most leveraged trade, as far as the pair's minimum leverage allows.
  */
-export function decideDeskIncrease(
-  input: DeskEntryInput & { side: Side; trades: OpenTradeView[]; freeSlots: number },
-): DeskOpen | DeskTopUp | DeskWait {
+export function decideDeskIncrease(input: DeskEntryInput & { side: Side; trades: OpenTradeView[]; freeSlots: number }): DeskOpen | DeskTopUp | DeskWait {
   if (input.perpUsdc <= 0n) return { action: "wait", reason: "no perp USDC allocated" };
   // A hold desk never adds to a short (one it did not open: adopted, or from another strategy).
   if (input.strategy === "hold" && input.side === "short") return { action: "wait", reason: "hold mandate: never adds to a short desk" };
@@ -129,7 +130,14 @@ export function decideDeskIncrease(
     const leverage = leverageCap(input.window, input.pair, input.mandate);
     const notional = notionalOf(collateral, leverage);
     if (leverage > 0n && notional >= required) {
-      return { action: "open", side: input.side, leverage, collateral, notional, reason: `increase ${input.side} desk by ${usdc(notional)} notional (${input.strategy ?? "momentum"} mandate)` };
+      return {
+        action: "open",
+        side: input.side,
+        leverage,
+        collateral,
+        notional,
+        reason: `increase ${input.side} desk by ${usdc(notional)} notional (${input.strategy ?? "momentum"} mandate)`,
+      };
     }
   }
   const target = [...input.trades].sort((a, b) => (a.leverage > b.leverage ? -1 : a.leverage < b.leverage ? 1 : 0))[0];

@@ -18,7 +18,9 @@ import { USDC_UNIT, showUnits } from "../../common/units.js";
 
 const usdc = (v: bigint) => showUnits(v, USDC_UNIT);
 
-export type ProfitDecision = { action: "close"; profit: bigint; value: bigint; reason: string } | { action: "hold"; profit: bigint; value: bigint; reason: string };
+export type ProfitDecision =
+  | { action: "close"; profit: bigint; value: bigint; reason: string }
+  | { action: "hold"; profit: bigint; value: bigint; reason: string };
 
 export function decideTakeProfit(input: {
   trade: { side: Side; leverage: bigint; collateral: bigint; basisUsdc: bigint; openPrice: bigint };
@@ -35,7 +37,12 @@ export function decideTakeProfit(input: {
   const profit = value - t.basisUsdc;
   const threshold = (t.basisUsdc * BigInt(input.mandate.takeProfitBps)) / 10_000n;
   if (profit > 0n && profit >= threshold && profit >= input.minProfitUsdc) {
-    return { action: "close", profit, value, reason: `unrealised profit ${usdc(profit)} ≥ ${usdc(threshold)} (${input.mandate.takeProfitBps} bps of ${usdc(t.basisUsdc)})` };
+    return {
+      action: "close",
+      profit,
+      value,
+      reason: `unrealised profit ${usdc(profit)} ≥ ${usdc(threshold)} (${input.mandate.takeProfitBps} bps of ${usdc(t.basisUsdc)})`,
+    };
   }
   const w = input.window;
   if (input.strategy === "momentum" && w && w.samples >= MIN_WINDOW_SAMPLES && profit > 0n && profit >= input.minProfitUsdc) {
@@ -49,6 +56,9 @@ export function decideTakeProfit(input: {
       };
     }
   }
-  const below = input.strategy === "hold" ? `hold mandate: profit ${usdc(profit)} below the take-profit threshold ${usdc(threshold)}; held` : `profit ${usdc(profit)} below the threshold ${usdc(threshold)}`;
+  const below =
+    input.strategy === "hold"
+      ? `hold mandate: profit ${usdc(profit)} below the take-profit threshold ${usdc(threshold)}; held`
+      : `profit ${usdc(profit)} below the threshold ${usdc(threshold)}`;
   return { action: "hold", profit, value, reason: profit > 0n ? below : "no profit" };
 }

@@ -42,13 +42,7 @@ export function measureTrade(t: RiskTrade, price: bigint): TradeRisk {
  * than `minNotionalUsdc`). Unhalts when every trade is within half the drawdown limit and
  * twice the liquidation buffer, or the desk holds no trade.
  */
-export function decideDeskRisk(input: {
-  halted: boolean;
-  trades: RiskTrade[];
-  price: bigint;
-  mandate: Mandate;
-  minNotionalUsdc: bigint;
-}): RiskDecision {
+export function decideDeskRisk(input: { halted: boolean; trades: RiskTrade[]; price: bigint; mandate: Mandate; minNotionalUsdc: bigint }): RiskDecision {
   const { mandate } = input;
   const measured = input.trades.map((t) => measureTrade(t, input.price));
   const reasons: string[] = [];
@@ -70,9 +64,7 @@ export function decideDeskRisk(input: {
     return { action: input.halted ? "hold" : "halt", reason: reasons.join("; "), reduce, trades: measured };
   }
   if (input.halted) {
-    const calm = measured.every(
-      (m) => m.drawdownBps < mandate.maxDrawdownBps / 2 && m.liquidationDistanceBps > mandate.liquidationBufferBps * 2,
-    );
+    const calm = measured.every((m) => m.drawdownBps < mandate.maxDrawdownBps / 2 && m.liquidationDistanceBps > mandate.liquidationBufferBps * 2);
     if (!measured.length) return { action: "unhalt", reason: "no open exposure", reduce, trades: measured };
     if (calm) return { action: "unhalt", reason: "every trade back within half the drawdown limit and twice the liquidation buffer", reduce, trades: measured };
     return { action: "hold", reason: "recovering: not yet within the unhalt limits", reduce, trades: measured };

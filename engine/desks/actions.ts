@@ -36,7 +36,10 @@ const spendKey = (id: number) => `spend:desk-trade:${id}`;
  * leg in one transaction, then sends the market order.
  */
 /** `finalBlock`: the newest final block; the collateral comes only from perp USDC at or below it. */
-export async function openDeskTrade(ctx: EngineContext, p: { token: Address; pairIndex: number; decision: DeskOpen; worker: string; finalBlock: number }): Promise<DeskTrade> {
+export async function openDeskTrade(
+  ctx: EngineContext,
+  p: { token: Address; pairIndex: number; decision: DeskOpen; worker: string; finalBlock: number },
+): Promise<DeskTrade> {
   const { token, pairIndex, decision } = p;
   const id = await ctx.db.transaction(async (tx) => {
     await tx
@@ -92,7 +95,13 @@ export async function closeDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; 
   if (trade.status !== "open" || trade.tradeIndex === null) return trade;
   const amount = trade.collateral !== null && p.amount > trade.collateral ? trade.collateral : p.amount;
   await updateTrade(ctx.db, trade.id, { status: "closing", closeAmount: amount.toString(), closeReason: p.reason, closeOrderId: null });
-  await logDecision(ctx, { worker: p.worker, token: trade.token, decision: amount === trade.collateral ? "desk-close" : "desk-reduce", reason: p.reason, data: { tradeId: trade.id, amount } });
+  await logDecision(ctx, {
+    worker: p.worker,
+    token: trade.token,
+    decision: amount === trade.collateral ? "desk-close" : "desk-reduce",
+    reason: p.reason,
+    data: { tradeId: trade.id, amount },
+  });
   return progressClosing(ctx, await tradeById(ctx.db, trade.id), p.worker);
 }
 
@@ -132,7 +141,10 @@ async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): 
 }
 
 /** Adds margin from the perp leg to an open trade (applied immediately by the exchange). */
-export async function topUpDeskTrade(ctx: EngineContext, p: { trade: DeskTrade; amount: bigint; reason: string; worker: string; finalBlock: number }): Promise<DeskTrade> {
+export async function topUpDeskTrade(
+  ctx: EngineContext,
+  p: { trade: DeskTrade; amount: bigint; reason: string; worker: string; finalBlock: number },
+): Promise<DeskTrade> {
   const { trade } = p;
   if (trade.status !== "open" || trade.pendingTopup !== null) return trade;
   const n = trade.topups + 1;

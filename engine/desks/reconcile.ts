@@ -24,15 +24,31 @@ export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcil
   await syncDeskTrades(ctx, worker);
   const onchain = await venue.readOperatorTrades(ctx);
   const live = await tradesWithStatus(ctx.db, ["open", "closing"]);
-  const report: ReconcileReport = { onchain: onchain.length, bound: 0, orphans: [], missing: [], pending: (await tradesWithStatus(ctx.db, ["opening"])).length };
+  const report: ReconcileReport = {
+    onchain: onchain.length,
+    bound: 0,
+    orphans: [],
+    missing: [],
+    pending: (await tradesWithStatus(ctx.db, ["opening"])).length,
+  };
   const claimed = new Set<string>();
   for (const trade of live) {
     const match = onchain.find(
-      (t) => t.pairIndex === trade.pairIndex && t.openPrice === trade.openPrice && BigInt(trade.openedTimestamp ?? -1) === t.timestamp && (trade.tradeIndex === null || t.index === trade.tradeIndex),
+      (t) =>
+        t.pairIndex === trade.pairIndex &&
+        t.openPrice === trade.openPrice &&
+        BigInt(trade.openedTimestamp ?? -1) === t.timestamp &&
+        (trade.tradeIndex === null || t.index === trade.tradeIndex),
     );
     if (!match) {
       report.missing.push(trade.id);
-      await logDecision(ctx, { worker, token: trade.token, decision: "desk-missing", reason: `trade ${trade.id} is not open on the exchange and no event explains it`, data: { tradeId: trade.id } });
+      await logDecision(ctx, {
+        worker,
+        token: trade.token,
+        decision: "desk-missing",
+        reason: `trade ${trade.id} is not open on the exchange and no event explains it`,
+        data: { tradeId: trade.id },
+      });
       continue;
     }
     claimed.add(`${match.pairIndex}:${match.index}`);
@@ -45,7 +61,12 @@ export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcil
     if (claimed.has(`${t.pairIndex}:${t.index}`)) continue;
     report.orphans.push({ pairIndex: t.pairIndex, index: t.index });
     ctx.log.warn({ pairIndex: t.pairIndex, index: t.index, collateral: String(t.collateral) }, "orphan trade on the exchange: reported, not adopted");
-    await logDecision(ctx, { worker, decision: "orphan-trade", reason: `open trade (pair ${t.pairIndex}, slot ${t.index}) of the operator belongs to no desk; reported, not adopted`, data: { ...t } });
+    await logDecision(ctx, {
+      worker,
+      decision: "orphan-trade",
+      reason: `open trade (pair ${t.pairIndex}, slot ${t.index}) of the operator belongs to no desk; reported, not adopted`,
+      data: { ...t },
+    });
   }
   ctx.log.info(report, "desks reconciled with the exchange");
   return report;

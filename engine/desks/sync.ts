@@ -57,7 +57,14 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
     const applied = await ctx.db.transaction(async (tx) => {
       const inserted = await tx
         .insert(tables.perpsEvents)
-        .values({ txHash: log.transactionHash, logIndex: log.logIndex, blockNumber: Number(log.blockNumber), blockHash: log.blockHash, name: log.name, data: jsonArgs(log.args) })
+        .values({
+          txHash: log.transactionHash,
+          logIndex: log.logIndex,
+          blockNumber: Number(log.blockNumber),
+          blockHash: log.blockHash,
+          name: log.name,
+          data: jsonArgs(log.args),
+        })
         .onConflictDoNothing()
         .returning({ txHash: tables.perpsEvents.txHash });
       if (!inserted.length) return undefined;
@@ -84,11 +91,22 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
     if (applied.kind === "orphan") {
       report.orphans++;
       ctx.log.warn({ event: log.name, tx: log.transactionHash }, "perps event of the operator matches no desk trade (orphan, not adopted)");
-      await logDecision(ctx, { worker, decision: "orphan-trade", reason: `${log.name} matches no desk trade; reported, not adopted`, data: { tx: log.transactionHash, logIndex: log.logIndex } });
+      await logDecision(ctx, {
+        worker,
+        decision: "orphan-trade",
+        reason: `${log.name} matches no desk trade; reported, not adopted`,
+        data: { tx: log.transactionHash, logIndex: log.logIndex },
+      });
       continue;
     }
     report[applied.kind]++;
-    await logDecision(ctx, { worker, token: applied.trade.token, decision: `desk-${applied.kind}`, reason: applied.reason, data: { tradeId: applied.trade.id, tx: log.transactionHash, ...applied.amounts } });
+    await logDecision(ctx, {
+      worker,
+      token: applied.trade.token,
+      decision: `desk-${applied.kind}`,
+      reason: applied.reason,
+      data: { tradeId: applied.trade.id, tx: log.transactionHash, ...applied.amounts },
+    });
   }
   await setState(ctx.db, CURSOR_KEY, { block: Number(head) + 1 });
   return report;
@@ -205,7 +223,13 @@ async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade): Promise<Ap
     openedTimestamp: Number(t.timestamp),
     leverage: t.leverage.toString(),
   });
-  return { kind: "opened", trade, before, reason: `executed at ${formatUnits(t.openPrice, 10, { exact: true })} (slot ${t.index}), net collateral ${showUnits(t.collateral, USDC_UNIT)}`, amounts: { collateral: t.collateral } };
+  return {
+    kind: "opened",
+    trade,
+    before,
+    reason: `executed at ${formatUnits(t.openPrice, 10, { exact: true })} (slot ${t.index}), net collateral ${showUnits(t.collateral, USDC_UNIT)}`,
+    amounts: { collateral: t.collateral },
+  };
 }
 
 async function applyCanceled(tx: Tx, orderId: bigint, fact: Fact): Promise<Applied> {
@@ -254,14 +278,37 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
   const principal = sent < basisPart ? sent : basisPart;
   const profit = sent > basisPart ? sent - basisPart : 0n;
   const entries = [];
-  if (principal > 0n) entries.push({ key: `desk-return:${key}`, kind: "desk-return", leg: Legs.perp, token: trade.token, currency: "USDC" as const, amount: principal, ...onchain, data: { tradeId: trade.id } });
-  if (profit > 0n) entries.push({ key: `desk-profit:${key}`, kind: "desk-profit", leg: Legs.creatorBuyback, token: trade.token, currency: "USDC" as const, amount: profit, ...onchain, data: { tradeId: trade.id } });
+  if (principal > 0n)
+    entries.push({
+      key: `desk-return:${key}`,
+      kind: "desk-return",
+      leg: Legs.perp,
+      token: trade.token,
+      currency: "USDC" as const,
+      amount: principal,
+      ...onchain,
+      data: { tradeId: trade.id },
+    });
+  if (profit > 0n)
+    entries.push({
+      key: `desk-profit:${key}`,
+      kind: "desk-profit",
+      leg: Legs.creatorBuyback,
+      token: trade.token,
+      currency: "USDC" as const,
+      amount: profit,
+      ...onchain,
+      data: { tradeId: trade.id },
+    });
   await recordEntries(tx, entries);
   const pnl = sent - basisPart;
   const { deskTrades } = tables;
   await tx
     .update(deskTrades)
-    .set({ usdcReturned: sql`${deskTrades.usdcReturned} + ${sent.toString()}::numeric`, realisedPnl: sql`${deskTrades.realisedPnl} + ${pnl.toString()}::numeric` })
+    .set({
+      usdcReturned: sql`${deskTrades.usdcReturned} + ${sent.toString()}::numeric`,
+      realisedPnl: sql`${deskTrades.realisedPnl} + ${pnl.toString()}::numeric`,
+    })
     .where(eq(deskTrades.id, trade.id));
   if (full) {
     await updateTrade(tx, trade.id, { status: kind, closedAt: new Date(), closeOrderId: null });
@@ -283,4 +330,3 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
     amounts: { closed, returned: sent, pnl, full },
   };
 }
-

@@ -62,11 +62,14 @@ export function toTrade(r: typeof tables.deskTrades.$inferSelect): DeskTrade {
 }
 
 export async function getDesk(q: Queryable, token: Address): Promise<Desk | undefined> {
-  const [r] = await q.select().from(tables.desks).where(eq(tables.desks.token, getAddress(token)));
+  const [r] = await q
+    .select()
+    .from(tables.desks)
+    .where(eq(tables.desks.token, getAddress(token)));
   return r ? { token: r.token as Address, pairIndex: r.pairIndex, side: r.side as Side, halted: r.halted, haltReason: r.haltReason } : undefined;
 }
 
-export async function listDesks(q: Queryable): Promise<Desk[]> {
+export async function loadDesks(q: Queryable): Promise<Desk[]> {
   const rows = await q.select().from(tables.desks).orderBy(asc(tables.desks.token));
   return rows.map((r) => ({ token: r.token as Address, pairIndex: r.pairIndex, side: r.side as Side, halted: r.halted, haltReason: r.haltReason }));
 }
@@ -103,5 +106,8 @@ export async function tradeById(q: Queryable, id: number): Promise<DeskTrade> {
 }
 
 export async function updateTrade(q: Queryable, id: number, set: Partial<typeof tables.deskTrades.$inferInsert>): Promise<void> {
-  await q.update(tables.deskTrades).set({ ...set, updatedAt: new Date() }).where(eq(tables.deskTrades.id, id));
+  await q
+    .update(tables.deskTrades)
+    .set({ ...set, updatedAt: new Date() })
+    .where(eq(tables.deskTrades.id, id));
 }

@@ -25,7 +25,13 @@ export type FeeFact = {
 
 /** The ledger rows of one fee fact: the attribution and its split (zero legs omitted). */
 export function feeEntries(fact: FeeFact): LedgerEntry[] {
-  const common = { token: fact.token, currency: "USDC" as const, txHash: fact.txHash ?? null, blockNumber: fact.blockNumber ?? null, blockHash: fact.blockHash ?? null };
+  const common = {
+    token: fact.token,
+    currency: "USDC" as const,
+    txHash: fact.txHash ?? null,
+    blockNumber: fact.blockNumber ?? null,
+    blockHash: fact.blockHash ?? null,
+  };
   const rows: LedgerEntry[] = [{ ...common, key: fact.key, kind: fact.kind ?? "fee-claimed", leg: Legs.claimed, amount: fact.usdc, data: fact.data ?? null }];
   const legs = fact.split ? splitProtocolUsdc(fact.usdc, fact.split) : { protocol: 0n, asset: 0n, perp: 0n, operator: fact.usdc };
   for (const [leg, amount] of Object.entries(legs) as [string, bigint][]) {

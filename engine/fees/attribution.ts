@@ -38,7 +38,7 @@ import { recordEntries } from "../../core/ledger/journal.js";
 import { type Currency, Legs } from "../../core/ledger/legs.js";
 import { getState, setState } from "../runtime/state.js";
 import { registryAbi } from "../../common/abis/registry.js";
-import { refreshTokenCache, tokenInfo } from "../../core/tokens.js";
+import { refreshTokenCache, tokenInfo } from "../../core/registry-cache.js";
 import { showAmountOf } from "../../common/units.js";
 
 async function isEnrolled(ctx: EngineContext, token: Address): Promise<boolean> {
@@ -70,8 +70,7 @@ export async function rewindAttributionCursors(q: Queryable, forkBlock: number):
   }
 }
 
-const event = <N extends string>(abi: readonly { type: string; name?: string }[], name: N) =>
-  abi.find((e) => e.type === "event" && e.name === name) as never;
+const event = <N extends string>(abi: readonly { type: string; name?: string }[], name: N) => abi.find((e) => e.type === "event" && e.name === name) as never;
 
 export type AttributionReport = { claims: number; claimedTotal: string; attributed: Record<string, string>; unattributed: string };
 
@@ -87,7 +86,8 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   const head = toBlock ?? (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }));
   const report: AttributionReport = { claims: 0, claimedTotal: "0", attributed: {}, unattributed: "0" };
   if (BigInt(cursor.block) > head) return report;
-  const after = (l: { blockNumber: bigint; logIndex: number }) => logPosition(l) > logPosition({ blockNumber: BigInt(cursor.block), logIndex: cursor.logIndex });
+  const after = (l: { blockNumber: bigint; logIndex: number }) =>
+    logPosition(l) > logPosition({ blockNumber: BigInt(cursor.block), logIndex: cursor.logIndex });
 
   const claims = (
     await getLogsChunked(ctx.publicClient, {
@@ -109,7 +109,13 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   for (const claim of claims) {
     const to = logPosition(claim);
     const window = rewards.filter((r) => logPosition(r) > from && logPosition(r) <= to);
-    const facts: { log: LogPosition; token: Address; amount: bigint; split: { assetBps: number; perpBps: number } | null; source: "claimed-rewards" | "auction" }[] = [];
+    const facts: {
+      log: LogPosition;
+      token: Address;
+      amount: bigint;
+      split: { assetBps: number; perpBps: number } | null;
+      source: "claimed-rewards" | "auction";
+    }[] = [];
     for (const log of window) {
       let info = await tokenInfo(ctx, log.args.token);
       if (!info.enrolled && (await isEnrolled(ctx, info.token))) {
@@ -123,11 +129,24 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
         if (getAddress(info.poolKey.currency0) === currency) amount += log.args.rewards0[i] ?? 0n;
         if (getAddress(info.poolKey.currency1) === currency) amount += log.args.rewards1[i] ?? 0n;
       });
-      if (amount > 0n) facts.push({ log, token: info.token, amount, split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null, source: "claimed-rewards" });
+      if (amount > 0n)
+        facts.push({
+          log,
+          token: info.token,
+          amount,
+          split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null,
+          source: "claimed-rewards",
+        });
     }
     for (const store of auctionFees.filter((a) => logPosition(a.log) > from && logPosition(a.log) <= to)) {
       const info = await tokenInfo(ctx, store.token);
-      facts.push({ log: store.log, token: info.token, amount: store.amount, split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null, source: "auction" });
+      facts.push({
+        log: store.log,
+        token: info.token,
+        amount: store.amount,
+        split: info.enrolled ? { assetBps: info.assetBps, perpBps: info.perpBps } : null,
+        source: "auction",
+      });
     }
     facts.sort((a, b) => (logPosition(a.log) < logPosition(b.log) ? -1 : 1));
     const attributed = facts.reduce((s, f) => s + f.amount, 0n);
@@ -138,7 +157,11 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
         // Booked when the claim settles them: the claim's block is the fact a reorg can take away.
         const key = `${f.source}:${claim.blockHash}:${f.log.transactionHash}:${f.log.logIndex}:${currencyName}`;
         const common = { txHash: f.log.transactionHash, blockNumber: Number(claim.blockNumber), blockHash: claim.blockHash };
-        const data = { claimTx: claim.transactionHash, rewardBlock: Number(f.log.blockNumber), ...(f.source === "auction" ? { source: "sniper auction" } : {}) };
+        const data = {
+          claimTx: claim.transactionHash,
+          rewardBlock: Number(f.log.blockNumber),
+          ...(f.source === "auction" ? { source: "sniper auction" } : {}),
+        };
         if (currencyName === "USDC") {
           await allocateFees(tx, { key, token: f.token, usdc: f.amount, split: f.split, ...common, data });
         } else {
@@ -169,7 +192,11 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
     });
     if (surplus < 0n) {
       ctx.log.error({ claim: claim.transactionHash, claimed: String(claimed), attributed: String(attributed) }, "attributed more than was claimed");
-      await logDecision(ctx, { worker: "fee-claimer", decision: "attribution-mismatch", reason: `claim ${claim.transactionHash} paid ${showAmountOf(claimed, currencyName)} but logs attribute ${showAmountOf(attributed, currencyName)}` });
+      await logDecision(ctx, {
+        worker: "fee-claimer",
+        decision: "attribution-mismatch",
+        reason: `claim ${claim.transactionHash} paid ${showAmountOf(claimed, currencyName)} but logs attribute ${showAmountOf(attributed, currencyName)}`,
+      });
     }
     for (const f of facts) {
       report.attributed[f.token] = (BigInt(report.attributed[f.token] ?? "0") + f.amount).toString();
@@ -182,7 +209,13 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
   report.claimedTotal = total.toString();
   report.unattributed = unattributed.toString();
   for (const [token, amount] of Object.entries(report.attributed)) {
-    await logDecision(ctx, { worker: "fee-claimer", token: token as Address, decision: "fees-claimed", reason: `${showAmountOf(BigInt(amount), currencyName)} attributed from ClaimedRewards`, data: { currency: currencyName, amount } });
+    await logDecision(ctx, {
+      worker: "fee-claimer",
+      token: token as Address,
+      decision: "fees-claimed",
+      reason: `${showAmountOf(BigInt(amount), currencyName)} attributed from ClaimedRewards`,
+      data: { currency: currencyName, amount },
+    });
   }
   return report;
 }
@@ -223,7 +256,10 @@ async function auctionStores(
     const win = wins.find((w) => w.transactionHash === store.transactionHash && w.logIndex < store.logIndex);
     const token = win && (await tokenOfPool(ctx, win.args.poolId, win.blockNumber));
     if (!token) {
-      ctx.log.warn({ tx: store.transactionHash, amount: String(store.args.amount) }, "auction proceeds stored for the operator without a launched token's pool");
+      ctx.log.warn(
+        { tx: store.transactionHash, amount: String(store.args.amount) },
+        "auction proceeds stored for the operator without a launched token's pool",
+      );
       continue;
     }
     found.push({ log: store, token, amount: store.args.amount });
@@ -269,7 +305,9 @@ async function operatorCollections(ctx: EngineContext, currency: Address, fromBl
   for (const hash of new Set(stores.map((s) => s.transactionHash))) {
     if (explained.has(hash)) continue;
     const receipt = await ctx.publicClient.getTransactionReceipt({ hash });
-    const logs = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "ClaimedRewards", logs: receipt.logs }).filter((l) => getAddress(l.address) === getAddress(lpLocker));
+    const logs = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "ClaimedRewards", logs: receipt.logs }).filter(
+      (l) => getAddress(l.address) === getAddress(lpLocker),
+    );
     for (const l of logs) {
       await tokenInfo(ctx, l.args.token); // met: cached for the next scans
       rewards.push(l as unknown as RewardLog);
@@ -280,7 +318,9 @@ async function operatorCollections(ctx: EngineContext, currency: Address, fromBl
 
 /** Our tokens the engine knows: the protocol token, enrolled tokens, and cached tokens that pay the operator. */
 async function knownTokens(ctx: EngineContext): Promise<Address[]> {
-  const rows = await ctx.db.select({ token: tables.tokens.token, enrolled: tables.tokens.enrolled, rewardRecipients: tables.tokens.rewardRecipients }).from(tables.tokens);
+  const rows = await ctx.db
+    .select({ token: tables.tokens.token, enrolled: tables.tokens.enrolled, rewardRecipients: tables.tokens.rewardRecipients })
+    .from(tables.tokens);
   const ours = { operator: ctx.operator, protocolToken: ctx.config.protocolToken };
   const list = rows
     .filter((r) => isOurToken(ours, { token: r.token, enrolled: r.enrolled, rewardRecipients: (r.rewardRecipients ?? []) as string[] }))
@@ -313,7 +353,13 @@ async function tokenOfPool(ctx: EngineContext, poolId: Hex, auctionBlock: bigint
 
 type LogPosition = { blockNumber: bigint; logIndex: number; transactionHash: Hex };
 
-type ClaimLog = { blockNumber: bigint; blockHash: `0x${string}`; logIndex: number; transactionHash: `0x${string}`; args: { feeOwner: Address; token: Address; amountClaimed: bigint } };
+type ClaimLog = {
+  blockNumber: bigint;
+  blockHash: `0x${string}`;
+  logIndex: number;
+  transactionHash: `0x${string}`;
+  args: { feeOwner: Address; token: Address; amountClaimed: bigint };
+};
 type RewardLog = {
   blockNumber: bigint;
   logIndex: number;

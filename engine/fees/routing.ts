@@ -13,7 +13,7 @@ import { FeeIn, clankerLpLockerAbi, feeInName } from "../../common/abis/clanker.
 import { logDecision } from "../../core/agent-log.js";
 import { readMany } from "../../core/chain/multicall.js";
 import type { EngineContext } from "../../core/context.js";
-import type { TokenInfo } from "../../core/tokens.js";
+import type { TokenInfo } from "../../core/registry-cache.js";
 import { getState, setState } from "../runtime/state.js";
 
 /** The `engine.state` key `/health` reads (core/health.ts). */
@@ -36,7 +36,9 @@ export async function checkFeeRouting(ctx: EngineContext, tokens: readonly Token
   const slotsOf = tokens.map((t) => t.rewardRecipients.flatMap((recipient, i) => (getAddress(recipient) === operator ? [i] : [])));
   const preferences = await readMany<number>(
     ctx.publicClient,
-    tokens.flatMap((t, n) => slotsOf[n]!.map((i) => ({ address: lpLocker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [t.token, BigInt(i)] }))),
+    tokens.flatMap((t, n) =>
+      slotsOf[n]!.map((i) => ({ address: lpLocker, abi: clankerLpLockerAbi, functionName: "feePreferences", args: [t.token, BigInt(i)] })),
+    ),
   );
   const unrouted: UnroutedToken[] = [];
   let next = 0;
@@ -53,12 +55,19 @@ export async function checkFeeRouting(ctx: EngineContext, tokens: readonly Token
   const before = new Set((await getState<FeeRoutingState>(ctx.db, FEE_ROUTING_STATE))?.unrouted.map((u) => u.token) ?? []);
   const now = new Set(unrouted.map((u) => u.token));
   for (const u of unrouted) {
-    if (!before.has(u.token)) await logDecision(ctx, { worker: WORKER, token: u.token, decision: "fees-not-routed", reason: u.reason, data: { slots: u.slots } });
+    if (!before.has(u.token))
+      await logDecision(ctx, { worker: WORKER, token: u.token, decision: "fees-not-routed", reason: u.reason, data: { slots: u.slots } });
   }
   const checked = new Set(tokens.map((t) => t.token));
   for (const token of before) {
     // Only a token still checked is routed again (an inactive one is not collected anyway).
-    if (!now.has(token) && checked.has(token)) await logDecision(ctx, { worker: WORKER, token, decision: "fees-routed", reason: `token ${token}: every operator reward slot is paid in Paired again; its fees are routed` });
+    if (!now.has(token) && checked.has(token))
+      await logDecision(ctx, {
+        worker: WORKER,
+        token,
+        decision: "fees-routed",
+        reason: `token ${token}: every operator reward slot is paid in Paired again; its fees are routed`,
+      });
   }
   await setState(ctx.db, FEE_ROUTING_STATE, { checkedAt: new Date().toISOString(), unrouted } satisfies FeeRoutingState);
   return unrouted;

@@ -19,8 +19,7 @@ import { extsloadSlotsAbi } from "../../common/abis/engine.js";
 import type { EngineContext } from "../../core/context.js";
 import type { Queryable } from "../../core/db/client.js";
 import { v4PoolStateSlot } from "../../common/uniswap.js";
-import type { TokenInfo } from "../../core/tokens.js";
-
+import type { TokenInfo } from "../../core/registry-cache.js";
 
 /** Pools per `extsload` request (two words each: 64 KB of calldata). */
 const POOLS_PER_READ = 1_000;
@@ -44,14 +43,16 @@ export async function readFeeGrowth(ctx: EngineContext, tokens: readonly TokenIn
       return [plus(state, 1n), plus(state, 2n)];
     });
     const words = await ctx.publicClient.readContract({ address: manager, abi: extsloadSlotsAbi, functionName: "extsload", args: [slots] });
-    chunk.forEach((t, n) => out.set(t.token, `${hexToBigInt(words[2 * n]!).toString(16)}:${hexToBigInt(words[2 * n + 1]!).toString(16)}`));
+    for (const [n, t] of chunk.entries()) out.set(t.token, `${hexToBigInt(words[2 * n]!).toString(16)}:${hexToBigInt(words[2 * n + 1]!).toString(16)}`);
   }
   return out;
 }
 
 /** The growth remembered at each token's last collect by the engine. */
 export async function collectedFeeGrowth(q: Queryable): Promise<Map<Address, FeeGrowth>> {
-  const { rows } = await q.execute<{ key: string; growth: string }>(sql`SELECT key, value->>'growth' AS growth FROM engine.state WHERE key LIKE 'fee-growth:%'`);
+  const { rows } = await q.execute<{ key: string; growth: string }>(
+    sql`SELECT key, value->>'growth' AS growth FROM engine.state WHERE key LIKE 'fee-growth:%'`,
+  );
   return new Map(rows.map((r) => [r.key.slice("fee-growth:".length) as Address, r.growth]));
 }
 
@@ -64,7 +65,10 @@ export async function rememberCollected(q: Queryable, token: Address, growth: Fe
 }
 
 /** The tokens of `tokens` whose pool has fees waiting, with the growth just read, in the given order. */
-export async function tokensWithFeesWaiting(ctx: EngineContext, tokens: readonly TokenInfo[]): Promise<{ waiting: TokenInfo[]; growth: Map<Address, FeeGrowth> }> {
+export async function tokensWithFeesWaiting(
+  ctx: EngineContext,
+  tokens: readonly TokenInfo[],
+): Promise<{ waiting: TokenInfo[]; growth: Map<Address, FeeGrowth> }> {
   const growth = await readFeeGrowth(ctx, tokens);
   const collected = await collectedFeeGrowth(ctx.db);
   const waiting = tokens.filter((t) => {

@@ -18,7 +18,7 @@ import { recordEntries } from "../../core/ledger/journal.js";
 import { Legs } from "../../core/ledger/legs.js";
 import { legBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { consumeLeg, refundSpend } from "../../core/ledger/spend.js";
-import { tokenInfo } from "../../core/tokens.js";
+import { tokenInfo } from "../../core/registry-cache.js";
 import { WETH_UNIT, showUnits } from "../../common/units.js";
 
 /** WETH fees below this wait for more (0.0001 WETH). */
@@ -44,7 +44,16 @@ export async function convertWethFees(ctx: EngineContext, worker = "fee-claimer"
       .values({ wethIn: total.toString(), shares: Object.fromEntries([...balances].map(([t, a]) => [t, a.toString()])), status: "swapping" })
       .returning({ id: tables.wethConversions.id });
     for (const [token, amount] of balances) {
-      await consumeLeg(tx, { leg: Legs.wethClaimed, token, amount, key: spendKey(row!.id, token), kind: "weth-conversion", currency: "WETH", finalBlock: final, data: { conversionId: row!.id } });
+      await consumeLeg(tx, {
+        leg: Legs.wethClaimed,
+        token,
+        amount,
+        key: spendKey(row!.id, token),
+        kind: "weth-conversion",
+        currency: "WETH",
+        finalBlock: final,
+        data: { conversionId: row!.id },
+      });
     }
     return row!.id;
   });
@@ -110,12 +119,14 @@ export async function recognizeLegacyWeth(ctx: EngineContext, block: bigint): Pr
   const weth = ctx.contract("weth");
   const onchain = await balanceOf(ctx, weth, ctx.operator, block);
   // WETH the ledger already explains: fees awaiting conversion, the legacy leg, and the wallet's opening balance.
-  const opening = await ctx.db.execute<{ s: string | null }>(sql`SELECT balance::text AS s FROM engine.ledger_balances WHERE leg = 'operator' AND token = '' AND currency = 'WETH'`);
+  const opening = await ctx.db.execute<{ s: string | null }>(
+    sql`SELECT balance::text AS s FROM engine.ledger_balances WHERE leg = 'operator' AND token = '' AND currency = 'WETH'`,
+  );
   let tracked = (await legBalance(ctx.db, Legs.wethClaimed)) + (await legBalance(ctx.db, Legs.legacyWeth)) + BigInt(opening.rows[0]?.s ?? "0");
   const reserved = async (rows: { amount: string; intentKey: string }[]) => {
     for (const r of rows) {
       const intent = await ctx.pipeline.get(r.intentKey);
-      if (!intent || intent.status !== "mined" || (intent.blockNumber ?? 0) > Number(block)) tracked += BigInt(r.amount);
+      if (intent?.status !== "mined" || (intent.blockNumber ?? 0) > Number(block)) tracked += BigInt(r.amount);
     }
   };
   const conversions = await ctx.db.select().from(tables.wethConversions).where(eq(tables.wethConversions.status, "swapping"));
@@ -130,11 +141,24 @@ export async function recognizeLegacyWeth(ctx: EngineContext, block: bigint): Pr
   const { hash: blockHash } = await ctx.publicClient.getBlock({ blockNumber: block });
   const added = await recordEntries(ctx.db, [
     // Read at a block: its hash makes the finding reorg-checked, and a rollback lets it be found again.
-    { key: `legacy-weth:${blockHash}`, kind: "legacy-weth-found", leg: Legs.legacyWeth, currency: "WETH", amount: surplus, blockNumber: Number(block), blockHash, data: { onchain: onchain.toString(), tracked: tracked.toString() } },
+    {
+      key: `legacy-weth:${blockHash}`,
+      kind: "legacy-weth-found",
+      leg: Legs.legacyWeth,
+      currency: "WETH",
+      amount: surplus,
+      blockNumber: Number(block),
+      blockHash,
+      data: { onchain: onchain.toString(), tracked: tracked.toString() },
+    },
   ]);
   if (added) {
     ctx.log.info({ amount: String(surplus), block: Number(block) }, "legacy WETH recognised; the buyback engine drains it");
-    await logDecision(ctx, { worker: "reconcile", decision: "legacy-weth", reason: `${showUnits(surplus, WETH_UNIT)} in the operator wallet beyond the ledger: queued for protocol buybacks` });
+    await logDecision(ctx, {
+      worker: "reconcile",
+      decision: "legacy-weth",
+      reason: `${showUnits(surplus, WETH_UNIT)} in the operator wallet beyond the ledger: queued for protocol buybacks`,
+    });
   }
   return surplus;
 }

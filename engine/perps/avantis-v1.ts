@@ -127,7 +127,12 @@ async function readOperatorTrades(ctx: EngineContext): Promise<OnchainTrade[]> {
     const count = await ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "openTradesCount", args: [ctx.operator, pair] });
     let found = 0n;
     for (let index = 0n; index < max && found < count; index++) {
-      const t = (await ctx.publicClient.readContract({ address: storage, abi: perpsStorageAbi, functionName: "openTrades", args: [ctx.operator, pair, index] })) as RawTrade;
+      const t = (await ctx.publicClient.readContract({
+        address: storage,
+        abi: perpsStorageAbi,
+        functionName: "openTrades",
+        args: [ctx.operator, pair, index],
+      })) as RawTrade;
       if (t.leverage === 0n) continue;
       found++;
       trades.push(fromRawTrade(t));
@@ -167,7 +172,14 @@ async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBloc
   const operator = getAddress(ctx.operator);
   const out: VenueEvent[] = [];
   for (const log of all) {
-    const at: VenueLog = { name: log.eventName, blockNumber: log.blockNumber, blockHash: log.blockHash, logIndex: log.logIndex, transactionHash: log.transactionHash, args: log.args };
+    const at: VenueLog = {
+      name: log.eventName,
+      blockNumber: log.blockNumber,
+      blockHash: log.blockHash,
+      logIndex: log.logIndex,
+      transactionHash: log.transactionHash,
+      args: log.args,
+    };
     if (log.eventName === "MarketOpenCanceled") {
       out.push({ ...at, kind: "open-canceled", orderId: BigInt(log.args.orderId as bigint) });
       continue;
@@ -176,9 +188,19 @@ async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBloc
     if (trade.trader !== operator) continue;
     if (log.eventName === "MarketExecuted") {
       const orderId = BigInt(log.args.orderId as bigint);
-      out.push(log.args.open ? { ...at, kind: "open-executed", orderId, trade } : { ...at, kind: "close-executed", orderId, trade, usdcSent: log.args.usdcSentToTrader as bigint });
+      out.push(
+        log.args.open
+          ? { ...at, kind: "open-executed", orderId, trade }
+          : { ...at, kind: "close-executed", orderId, trade, usdcSent: log.args.usdcSentToTrader as bigint },
+      );
     } else {
-      out.push({ ...at, kind: "limit-executed", trade, liquidation: Number(log.args.orderType) === LimitOrder.LIQ, usdcSent: log.args.usdcSentToTrader as bigint });
+      out.push({
+        ...at,
+        kind: "limit-executed",
+        trade,
+        liquidation: Number(log.args.orderType) === LimitOrder.LIQ,
+        usdcSent: log.args.usdcSentToTrader as bigint,
+      });
     }
   }
   return out;

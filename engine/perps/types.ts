@@ -69,4 +69,3 @@ export interface PerpsVenue {
   /** The operator's executions and cancellations in a block range, decoded, in chain order. */
   readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBlock: bigint }): Promise<VenueEvent[]>;
 }
-

@@ -20,7 +20,10 @@ import type { PerpsVenue } from "./types.js";
 export const VENUES: Record<PerpsVenueId, PerpsVenue> = { "avantis-v1": avantisV1 };
 
 /** The configured adapter, or why desks are off on this chain. */
-export function selectPerpsVenue(config: { perpsVenue: PerpsVenueId; chainId: number }): { venue: PerpsVenue; status: PerpsVenueStatus } | { venue: undefined; status: PerpsVenueStatus } {
+export function selectPerpsVenue(config: {
+  perpsVenue: PerpsVenueId;
+  chainId: number;
+}): { venue: PerpsVenue; status: PerpsVenueStatus } | { venue: undefined; status: PerpsVenueStatus } {
   const status = perpsVenueStatus(config);
   return status.enabled ? { venue: VENUES[config.perpsVenue], status } : { venue: undefined, status };
 }

@@ -166,7 +166,9 @@ export async function checkFinality(deps: FinalityDeps): Promise<FinalityReport>
     WHERE block_hash IS NULL AND block_number > ${head} AND key NOT LIKE 'reversal:%'`);
   const legacyFrom = legacy.rows[0]?.block_number ? Number(legacy.rows[0].block_number) : undefined;
   if (legacyFrom !== undefined) {
-    await db.execute(sql`UPDATE engine.ledger SET block_hash = ${LEGACY_LOST} WHERE block_hash IS NULL AND block_number > ${head} AND key NOT LIKE 'reversal:%'`);
+    await db.execute(
+      sql`UPDATE engine.ledger SET block_hash = ${LEGACY_LOST} WHERE block_hash IS NULL AND block_number > ${head} AND key NOT LIKE 'reversal:%'`,
+    );
     lost.push({ number: legacyFrom, hash: LEGACY_LOST });
   }
   if (lost.length) {
@@ -212,7 +214,10 @@ async function assertLeading(tx: Tx, fence: Fence | undefined): Promise<void> {
 async function reopenIntents(tx: Tx, hashes: Hex[], reason: string): Promise<IntentRow[]> {
   const { rows } = await tx.execute<Record<string, unknown>>(sql`
     SELECT * FROM engine.tx_intents
-    WHERE block_hash IN (${sql.join(hashes.map((h) => sql`${h}`), sql`, `)}) AND status IN ('mined', 'reverted')
+    WHERE block_hash IN (${sql.join(
+      hashes.map((h) => sql`${h}`),
+      sql`, `,
+    )}) AND status IN ('mined', 'reverted')
     ORDER BY block_number, id FOR UPDATE`);
   const out: IntentRow[] = [];
   for (const r of rows) {

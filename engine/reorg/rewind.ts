@@ -37,7 +37,9 @@ async function rewindWork(tx: Tx, key: string): Promise<string | undefined> {
   }
   m = /^weth-conversion:(\d+):swap$/.exec(key);
   if (m) {
-    await tx.execute(sql`UPDATE engine.weth_conversions SET status = 'swapping', usdc_out = NULL, completed_at = NULL WHERE id = ${Number(m[1])} AND status = 'done'`);
+    await tx.execute(
+      sql`UPDATE engine.weth_conversions SET status = 'swapping', usdc_out = NULL, completed_at = NULL WHERE id = ${Number(m[1])} AND status = 'done'`,
+    );
     return `WETH conversion ${m[1]} settles again`;
   }
   m = /^asset-purchase:(\d+):swap$/.exec(key);
@@ -68,7 +70,11 @@ async function rewindWork(tx: Tx, key: string): Promise<string | undefined> {
 
 /** The engine's rewind hook for the finality watcher. */
 export const rewindEngine: RewindHook = async (tx: Tx, effects: ReorgEffects) => {
-  await rewindPerpsEvents(tx, effects.forkBlock, effects.lost.map((b) => b.hash));
+  await rewindPerpsEvents(
+    tx,
+    effects.forkBlock,
+    effects.lost.map((b) => b.hash),
+  );
   await rewindAttributionCursors(tx, effects.forkBlock);
   for (const intent of effects.intents) {
     const redo = await rewindWork(tx, intent.key);

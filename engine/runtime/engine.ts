@@ -19,12 +19,12 @@ import { attributeClaims } from "../fees/attribution.js";
 import { recognizeLegacyWeth } from "../fees/weth.js";
 import { type Faults, NO_FAULTS } from "../../core/faults.js";
 import type { Fence } from "../../core/leadership.js";
-import { Gate } from "../../core/gate.js";
+import { ReorgGate } from "../../core/reorg-gate.js";
 import { rewindEngine } from "../reorg/rewind.js";
 import { recordOpeningBalance } from "../../core/audit.js";
 import { type CycleOutcome, Scheduler, registerWorkers, runWorkerCycle } from "./scheduler.js";
 import { setState } from "./state.js";
-import { refreshTokenCache } from "../../core/tokens.js";
+import { refreshTokenCache } from "../../core/registry-cache.js";
 import { WORKERS, type WorkerName } from "../workers/index.js";
 import { desksHealth } from "../../core/health.js";
 
@@ -71,7 +71,14 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   });
   const clients = createChainClients(config);
   const faults = options.faults ?? NO_FAULTS;
-  const pipeline = new TxPipeline({ pool: database.pool, clients, log, faults, fence: options.fence, options: { ...pipelineDefaults(config), ...options.pipeline } });
+  const pipeline = new TxPipeline({
+    pool: database.pool,
+    clients,
+    log,
+    faults,
+    fence: options.fence,
+    options: { ...pipelineDefaults(config), ...options.pipeline },
+  });
   const ctx: EngineContext = {
     config,
     log,
@@ -82,7 +89,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     operator: clients.account.address,
     pipeline,
     faults,
-    gate: new Gate(),
+    gate: new ReorgGate(),
     contract: contractResolver(config),
     local: newEngineLocal(),
   };
@@ -96,18 +103,33 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   function watchFinality(): Promise<FinalityReport> {
     watching ??= ctx.gate
       .exclusive(async () => {
-        const report = await checkFinality({ db: ctx.db, fence: options.fence, publicClient: ctx.publicClient, log, confirmations: config.confirmations, rewind: rewindEngine });
+        const report = await checkFinality({
+          db: ctx.db,
+          fence: options.fence,
+          publicClient: ctx.publicClient,
+          log,
+          confirmations: config.confirmations,
+          rewind: rewindEngine,
+        });
         // Re-sent bytes mined again are settled for every signer.
         await pipeline.settleReorged();
         await setState(ctx.db, "finality", { head: report.head, checkedAt: new Date().toISOString(), confirmations: config.confirmations });
         if (report.lost.length) {
-          await setState(ctx.db, "last-reorg", { at: new Date().toISOString(), forkBlock: Math.min(...report.lost.map((b) => b.number)), lost: report.lost, reopened: report.reopened, reversed: report.reversed });
+          await setState(ctx.db, "last-reorg", {
+            at: new Date().toISOString(),
+            forkBlock: Math.min(...report.lost.map((b) => b.number)),
+            lost: report.lost,
+            reopened: report.reopened,
+            reversed: report.reversed,
+          });
         }
         // Every operator intent holding a nonce is driven on every tick, not only after a
         // reopening: one whose last drive gave up (the RPC away, a timeout, the chain behind)
         // may belong to a cycle that is done and will never send it again. Nothing in flight
         // costs one query; a drive that fails again is retried on the next tick.
-        await pipeline.resumeInFlight().catch((error) => log.warn({ err: describeError(error) }, "transactions in flight not settled yet; driving them again on the next tick"));
+        await pipeline
+          .resumeInFlight()
+          .catch((error) => log.warn({ err: describeError(error) }, "transactions in flight not settled yet; driving them again on the next tick"));
         return report;
       })
       .finally(() => {
@@ -157,7 +179,16 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     await step("attributionWeth", () => attributeClaims(ctx, "WETH", head));
     await step("legacyWeth", async () => String(await recognizeLegacyWeth(ctx, head)));
     await step("desks", () => reconcileTokenDesks(ctx));
-    await step("openingBalance", () => recordOpeningBalance({ db: ctx.db, pool: ctx.pool, publicClient: ctx.publicClient, operator: ctx.operator, usdc: ctx.contract("usdc"), weth: ctx.contract("weth") }));
+    await step("openingBalance", () =>
+      recordOpeningBalance({
+        db: ctx.db,
+        pool: ctx.pool,
+        publicClient: ctx.publicClient,
+        operator: ctx.operator,
+        usdc: ctx.contract("usdc"),
+        weth: ctx.contract("weth"),
+      }),
+    );
     return report;
   }
 
@@ -171,7 +202,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
       await checkRpc();
       // Retried by the caller while the database is unreachable: one monitor only.
       if (monitor) clearInterval(monitor);
-      monitor = setInterval(() => void checkRpc().catch((error) => log.warn({ err: describeError(error) }, "engine heartbeat failed; retrying on the next tick")), options.monitorIntervalMs ?? MONITOR_INTERVAL_MS);
+      monitor = setInterval(
+        () => void checkRpc().catch((error) => log.warn({ err: describeError(error) }, "engine heartbeat failed; retrying on the next tick")),
+        options.monitorIntervalMs ?? MONITOR_INTERVAL_MS,
+      );
       await scheduler.start();
     },
     async stop() {

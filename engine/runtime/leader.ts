@@ -72,7 +72,12 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
     // A third of the term: a slow renewal (a loaded host) gets time, and a hung one still
     // leaves room for another try before the term ends.
     const timeoutMs = Math.max(renewMs, Math.floor(ttlMs / 3));
-    const client = new pg.Client({ connectionString: databaseUrl, application_name: "launchpad-engine-leader", query_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs });
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: "launchpad-engine-leader",
+      query_timeout: timeoutMs,
+      connectionTimeoutMillis: timeoutMs,
+    });
     client.on("error", () => dropSession(client));
     try {
       await client.connect();
@@ -140,7 +145,10 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
           if (await withSession((db) => renewLease(db, holder, lease.epoch, ttlMs))) {
             fence.renewed(sent);
             if (suspendedAt !== undefined) {
-              log.info({ epoch: lease.epoch.toString(), suspendedMs: Math.round(performance.now() - suspendedAt) }, `engine leadership renewed at epoch ${lease.epoch} (nobody took over); resuming`);
+              log.info(
+                { epoch: lease.epoch.toString(), suspendedMs: Math.round(performance.now() - suspendedAt) },
+                `engine leadership renewed at epoch ${lease.epoch} (nobody took over); resuming`,
+              );
               suspendedAt = undefined;
             }
           } else {
@@ -148,7 +156,8 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
             fence.lost(`another engine took the lease${now ? ` (${now.holder}, epoch ${now.epoch})` : ""}`);
           }
         } catch (error) {
-          if (fence.remainingMs() > 0) log.warn({ err: error instanceof Error ? error.message : String(error) }, "could not renew the leadership lease; retrying");
+          if (fence.remainingMs() > 0)
+            log.warn({ err: error instanceof Error ? error.message : String(error) }, "could not renew the leadership lease; retrying");
         }
       }
     })();
@@ -156,7 +165,10 @@ export async function acquireLeadership(databaseUrl: string, log: Logger, option
     const watch = setInterval(() => {
       if (!released && !fence.isLost && suspendedAt === undefined && fence.remainingMs() <= 0) {
         suspendedAt = performance.now();
-        log.warn({ epoch: lease.epoch.toString() }, `the lease of epoch ${lease.epoch} ran out before it could be renewed; leadership suspended (nothing is signed or written) until a renewal succeeds`);
+        log.warn(
+          { epoch: lease.epoch.toString() },
+          `the lease of epoch ${lease.epoch} ran out before it could be renewed; leadership suspended (nothing is signed or written) until a renewal succeeds`,
+        );
       }
     }, WATCH_MS);
     watch.unref();

@@ -69,7 +69,9 @@ async function readSnapshot(db: Db, operator: Address | undefined): Promise<Snap
     db
       .select({ age: sql<string | null>`EXTRACT(EPOCH FROM now() - min(${txIntents.createdAt}))::text` })
       .from(txIntents)
-      .where(or(inArray(txIntents.status, ["pending", "signed", "broadcast"]), and(inArray(txIntents.status, ["mined", "reverted"]), isNull(txIntents.finalAt)))),
+      .where(
+        or(inArray(txIntents.status, ["pending", "signed", "broadcast"]), and(inArray(txIntents.status, ["mined", "reverted"]), isNull(txIntents.finalAt))),
+      ),
     db
       .select({ nonce: max(txIntents.nonce) })
       .from(txIntents)
@@ -128,7 +130,12 @@ export function createEngineMetrics(source: MetricsSource): EngineMetrics {
   };
 
   const runs = new Counter({ name: "engine_worker_runs_total", help: "Worker cycles run by this process", labelNames: ["worker"], registers: [registry] });
-  const failures = new Counter({ name: "engine_worker_failures_total", help: "Worker cycles that failed in this process", labelNames: ["worker"], registers: [registry] });
+  const failures = new Counter({
+    name: "engine_worker_failures_total",
+    help: "Worker cycles that failed in this process",
+    labelNames: ["worker"],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: "engine_worker_duration_seconds",
     help: "Duration of worker cycles, seconds",

@@ -31,13 +31,29 @@ export async function requestWorkerRun(pool: pg.Pool, name: string): Promise<num
   return row!.id;
 }
 
-export type RunRequestState = { id: number; worker: string; requestedAt: string; startedAt: string | null; finishedAt: string | null; ok: boolean | null; result: unknown };
+export type RunRequestState = {
+  id: number;
+  worker: string;
+  requestedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  ok: boolean | null;
+  result: unknown;
+};
 
 export async function readWorkerRun(pool: pg.Pool, id: number): Promise<RunRequestState | undefined> {
   const [r] = await dbOf(pool).select().from(tables.runRequests).where(eq(tables.runRequests.id, id));
   if (!r) return undefined;
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
-  return { id: r.id, worker: r.worker, requestedAt: r.requestedAt.toISOString(), startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt), ok: r.ok, result: r.result };
+  return {
+    id: r.id,
+    worker: r.worker,
+    requestedAt: r.requestedAt.toISOString(),
+    startedAt: iso(r.startedAt),
+    finishedAt: iso(r.finishedAt),
+    ok: r.ok,
+    result: r.result,
+  };
 }
 
 /** Waits for a requested run to finish (or the timeout). */

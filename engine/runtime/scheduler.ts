@@ -137,7 +137,9 @@ export class Scheduler {
     await registerWorkers(this.ctx, this.workers);
     for (const w of this.workers) {
       // First runs spread over the first interval so the workers do not all start at once.
-      const first = this.options.firstRunImmediately ? 0 : Math.round(jitteredDelayMs(w, this.options.scale, this.options.random) * (this.options.random ?? Math.random)());
+      const first = this.options.firstRunImmediately
+        ? 0
+        : Math.round(jitteredDelayMs(w, this.options.scale, this.options.random) * (this.options.random ?? Math.random)());
       await this.schedule(w, first);
     }
     this.pollRequests();
@@ -175,7 +177,11 @@ export class Scheduler {
   private async schedule(w: Worker, delayMs: number): Promise<void> {
     if (this.stopped) return;
     const at = new Date(Date.now() + delayMs);
-    await this.ctx.db.update(tables.workerState).set({ nextRunAt: at }).where(eq(tables.workerState.name, w.name)).catch(() => {});
+    await this.ctx.db
+      .update(tables.workerState)
+      .set({ nextRunAt: at })
+      .where(eq(tables.workerState.name, w.name))
+      .catch(() => {});
     const timer = setTimeout(() => {
       // Suspended leadership (the database unreachable past the lease term): look again soon.
       if (this.options.fence && this.options.fence.held === false) {

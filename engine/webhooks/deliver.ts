@@ -79,9 +79,16 @@ async function post(d: Claimed, timeoutMs: number): Promise<{ ok: boolean; statu
 }
 
 /** Records an attempt's outcome: delivered, or failed (dead once past its deadline). */
-async function record(pool: pg.Pool, d: Claimed, outcome: { ok: boolean; status: number | null; error: string | null }): Promise<"delivered" | "failed" | "dead"> {
+async function record(
+  pool: pg.Pool,
+  d: Claimed,
+  outcome: { ok: boolean; status: number | null; error: string | null },
+): Promise<"delivered" | "failed" | "dead"> {
   if (outcome.ok) {
-    await pool.query("UPDATE engine.webhook_deliveries SET status = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL WHERE id = $1 AND status = 'queued'", [d.id, outcome.status]);
+    await pool.query(
+      "UPDATE engine.webhook_deliveries SET status = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL WHERE id = $1 AND status = 'queued'",
+      [d.id, outcome.status],
+    );
     return "delivered";
   }
   const { rows } = await pool.query<{ status: string }>(
@@ -109,8 +116,10 @@ export async function deliverDue(pool: pg.Pool, config: Pick<Config, "webhooks">
         const result = await record(pool, d, outcome);
         report.attempted++;
         report[result]++;
-        if (result === "dead") log.warn({ delivery: d.id, endpoint: d.endpoint_id, attempts: d.attempts, err: outcome.error }, "webhook delivery dead-lettered");
-        else if (result === "failed") log.debug({ delivery: d.id, endpoint: d.endpoint_id, attempts: d.attempts, err: outcome.error }, "webhook delivery failed; retrying later");
+        if (result === "dead")
+          log.warn({ delivery: d.id, endpoint: d.endpoint_id, attempts: d.attempts, err: outcome.error }, "webhook delivery dead-lettered");
+        else if (result === "failed")
+          log.debug({ delivery: d.id, endpoint: d.endpoint_id, attempts: d.attempts, err: outcome.error }, "webhook delivery failed; retrying later");
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, lane));

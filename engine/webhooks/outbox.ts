@@ -73,7 +73,9 @@ async function queue(
 ): Promise<number | null> {
   const exists = await client.query("SELECT 1 FROM engine.webhook_deliveries WHERE endpoint_id = $1 AND fact_key = $2 AND phase = $3", [e.id, fact.key, phase]);
   if (exists.rowCount) return null;
-  const { rows } = await client.query<{ id: string; now: Date }>("SELECT nextval(pg_get_serial_sequence('engine.webhook_deliveries', 'id'))::text AS id, now() AS now");
+  const { rows } = await client.query<{ id: string; now: Date }>(
+    "SELECT nextval(pg_get_serial_sequence('engine.webhook_deliveries', 'id'))::text AS id, now() AS now",
+  );
   const id = rows[0]!.id;
   const body = JSON.stringify({
     id,
@@ -88,7 +90,19 @@ async function queue(
     `INSERT INTO engine.webhook_deliveries (id, endpoint_id, fact_key, kind, token, block_number, phase, body, open, after_id, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11))
      ON CONFLICT (endpoint_id, fact_key, phase) DO NOTHING`,
-    [id, e.id, fact.key, fact.kind, fact.token?.toLowerCase() ?? null, fact.blockNumber, phase, body, extra.open ?? false, extra.afterId ?? null, ctx.config.webhooks.giveUpSeconds],
+    [
+      id,
+      e.id,
+      fact.key,
+      fact.kind,
+      fact.token?.toLowerCase() ?? null,
+      fact.blockNumber,
+      phase,
+      body,
+      extra.open ?? false,
+      extra.afterId ?? null,
+      ctx.config.webhooks.giveUpSeconds,
+    ],
   );
   return inserted.rowCount ? Number(id) : null;
 }
@@ -104,7 +118,10 @@ async function closePending(client: pg.PoolClient, endpointId: string, key: stri
 
 /** The newest delivery of a fact to an endpoint, or null. */
 async function lastDelivery(client: pg.PoolClient, endpointId: string, key: string): Promise<number | null> {
-  const { rows } = await client.query<{ id: string | null }>("SELECT max(id)::text AS id FROM engine.webhook_deliveries WHERE endpoint_id = $1 AND fact_key = $2", [endpointId, key]);
+  const { rows } = await client.query<{ id: string | null }>(
+    "SELECT max(id)::text AS id FROM engine.webhook_deliveries WHERE endpoint_id = $1 AND fact_key = $2",
+    [endpointId, key],
+  );
   return rows[0]?.id ? Number(rows[0].id) : null;
 }
 
@@ -123,7 +140,10 @@ async function indexedBlock(client: pg.PoolClient, schema: string): Promise<numb
  * the endpoints that want them, and retractions of pending facts a reorg removed. One
  * transaction: the cursor moves with the deliveries it queued.
  */
-export async function enqueueFacts(ctx: Pick<EngineContext, "config" | "pool" | "publicClient">, options: { indexSchema?: string; maxFinal?: number } = {}): Promise<EnqueueReport> {
+export async function enqueueFacts(
+  ctx: Pick<EngineContext, "config" | "pool" | "publicClient">,
+  options: { indexSchema?: string; maxFinal?: number } = {},
+): Promise<EnqueueReport> {
   const schema = options.indexSchema ?? VIEWS_SCHEMA;
   assertIdentifier(schema);
   const report: EnqueueReport = { final: 0, pending: 0, retracted: 0, cursor: "", finalBlock: null, indexedTo: null };
@@ -161,7 +181,11 @@ export async function enqueueFacts(ctx: Pick<EngineContext, "config" | "pool" | 
       // Final facts, in chain order.
       const maxFinal = options.maxFinal ?? FINAL_BATCH * 10;
       for (let done = 0; done < maxFinal; ) {
-        const { rows } = await q<Fact>(`SELECT ${columns} FROM $schema.activity WHERE id > $1 AND block_number <= $2 ORDER BY id LIMIT $3`, [cursor, finalBlock, FINAL_BATCH]);
+        const { rows } = await q<Fact>(`SELECT ${columns} FROM $schema.activity WHERE id > $1 AND block_number <= $2 ORDER BY id LIMIT $3`, [
+          cursor,
+          finalBlock,
+          FINAL_BATCH,
+        ]);
         for (const f of rows) {
           const key = factKey(f);
           const payload = factPayload(f, usdc);
@@ -169,7 +193,8 @@ export async function enqueueFacts(ctx: Pick<EngineContext, "config" | "pool" | 
             if (!matches(e, f)) continue;
             // After the fact's earlier deliveries (pending, or a retraction when it came back on the new branch).
             const afterId = e.pending ? ((await closePending(client, e.id, key)) ?? (await lastDelivery(client, e.id, key))) : null;
-            if (await queue(client, ctx, e, "final", { key, kind: f.kind, token: f.token, blockNumber: Number(f.block_number), payload }, { afterId })) report.final++;
+            if (await queue(client, ctx, e, "final", { key, kind: f.kind, token: f.token, blockNumber: Number(f.block_number), payload }, { afterId }))
+              report.final++;
           }
           cursor = f.id;
         }
@@ -181,18 +206,38 @@ export async function enqueueFacts(ctx: Pick<EngineContext, "config" | "pool" | 
       if (pendingEndpoints.length) {
         // Facts above the final line, not yet passed by the cursor (after a reorg the head can
         // fall below a block already made final: those are not sent as pending again).
-        const { rows } = await q<Fact>(`SELECT ${columns} FROM $schema.activity WHERE id > $1 AND block_number > $2 ORDER BY id LIMIT $3`, [cursor, finalBlock, PENDING_BATCH]);
+        const { rows } = await q<Fact>(`SELECT ${columns} FROM $schema.activity WHERE id > $1 AND block_number > $2 ORDER BY id LIMIT $3`, [
+          cursor,
+          finalBlock,
+          PENDING_BATCH,
+        ]);
         for (const f of rows) {
           const payload = factPayload(f, usdc);
           for (const e of pendingEndpoints) {
             if (!matches(e, f)) continue;
-            if (await queue(client, ctx, e, "pending", { key: factKey(f), kind: f.kind, token: f.token, blockNumber: Number(f.block_number), payload }, { open: true })) report.pending++;
+            if (
+              await queue(
+                client,
+                ctx,
+                e,
+                "pending",
+                { key: factKey(f), kind: f.kind, token: f.token, blockNumber: Number(f.block_number), payload },
+                { open: true },
+              )
+            )
+              report.pending++;
           }
         }
         // Pending facts sent (or queued) that the index no longer has: retracted.
-        const open = await client.query<{ id: string; endpoint_id: string; fact_key: string; kind: string; token: string | null; block_number: string; body: string }>(
-          "SELECT id::text, endpoint_id, fact_key, kind, token, block_number::text, body FROM engine.webhook_deliveries WHERE open ORDER BY id",
-        );
+        const open = await client.query<{
+          id: string;
+          endpoint_id: string;
+          fact_key: string;
+          kind: string;
+          token: string | null;
+          block_number: string;
+          body: string;
+        }>("SELECT id::text, endpoint_id, fact_key, kind, token, block_number::text, body FROM engine.webhook_deliveries WHERE open ORDER BY id");
         for (const p of open.rows) {
           const sep = p.fact_key.lastIndexOf(":");
           const [id, txHash] = [p.fact_key.slice(0, sep), p.fact_key.slice(sep + 1)];
@@ -202,7 +247,17 @@ export async function enqueueFacts(ctx: Pick<EngineContext, "config" | "pool" | 
           if (!e) continue;
           const afterId = await closePending(client, e.id, p.fact_key);
           const fact = (JSON.parse(p.body) as { fact: unknown }).fact;
-          if (await queue(client, ctx, e, "retracted", { key: p.fact_key, kind: p.kind, token: p.token, blockNumber: Number(p.block_number), payload: fact }, { afterId })) report.retracted++;
+          if (
+            await queue(
+              client,
+              ctx,
+              e,
+              "retracted",
+              { key: p.fact_key, kind: p.kind, token: p.token, blockNumber: Number(p.block_number), payload: fact },
+              { afterId },
+            )
+          )
+            report.retracted++;
         }
       }
     }

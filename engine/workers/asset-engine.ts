@@ -40,12 +40,18 @@ async function executePurchase(ctx: EngineContext, id: number) {
       const reason = swap.outcome.reason;
       await ctx.db.transaction(async (tx) => {
         await refundSpend(tx, `spend:asset-purchase:${id}`, reason);
-        await tx.update(tables.assetPurchases).set({ status: "failed", error: reason, swapIntentId: swap.outcome.intent.id }).where(eq(tables.assetPurchases.id, id));
+        await tx
+          .update(tables.assetPurchases)
+          .set({ status: "failed", error: reason, swapIntentId: swap.outcome.intent.id })
+          .where(eq(tables.assetPurchases.id, id));
       });
       await logDecision(ctx, { worker: WORKER, decision: "asset-purchase-failed", reason, data: { purchaseId: id } });
       return { id, status: "failed" };
     }
-    await ctx.db.update(tables.assetPurchases).set({ status: "staking", assetBought: swap.amountOut.toString(), swapIntentId: swap.outcome.intent.id }).where(eq(tables.assetPurchases.id, id));
+    await ctx.db
+      .update(tables.assetPurchases)
+      .set({ status: "staking", assetBought: swap.amountOut.toString(), swapIntentId: swap.outcome.intent.id })
+      .where(eq(tables.assetPurchases.id, id));
     ctx.faults.hit("between-swap-and-burn");
     [p] = await ctx.db.select().from(tables.assetPurchases).where(eq(tables.assetPurchases.id, id));
   }
@@ -59,24 +65,48 @@ async function executePurchase(ctx: EngineContext, id: number) {
         return { id, status: "done" };
       }
       await ensureAllowance(ctx, asset, vault, WORKER);
-      await ctx.pipeline.send({ key, kind: "stake", worker: WORKER, to: vault, data: encodeFunctionData({ abi: erc4626Abi, functionName: "deposit", args: [amount, ctx.operator] }) });
+      await ctx.pipeline.send({
+        key,
+        kind: "stake",
+        worker: WORKER,
+        to: vault,
+        data: encodeFunctionData({ abi: erc4626Abi, functionName: "deposit", args: [amount, ctx.operator] }),
+      });
       request = await ctx.pipeline.get(key);
     }
     const outcome = await ctx.pipeline.send({ key, kind: "stake", worker: WORKER, to: request!.to, data: request!.data });
     if (outcome.status !== "mined") {
-      await ctx.db.update(tables.assetPurchases).set({ error: `stake: ${outcome.reason}` }).where(eq(tables.assetPurchases.id, id));
+      await ctx.db
+        .update(tables.assetPurchases)
+        .set({ error: `stake: ${outcome.reason}` })
+        .where(eq(tables.assetPurchases.id, id));
       throw new Error(`stake of purchase ${id} failed: ${outcome.reason}`);
     }
-    const [deposit] = parseEventLogs({ abi: erc4626Abi, eventName: "Deposit", logs: outcome.receipt.logs }).filter((l) => getAddress(l.address) === getAddress(vault));
+    const [deposit] = parseEventLogs({ abi: erc4626Abi, eventName: "Deposit", logs: outcome.receipt.logs }).filter(
+      (l) => getAddress(l.address) === getAddress(vault),
+    );
     await ctx.db
       .update(tables.assetPurchases)
-      .set({ status: "done", assetStaked: (deposit?.args.assets ?? 0n).toString(), shares: (deposit?.args.shares ?? 0n).toString(), stakeIntentId: outcome.intent.id, completedAt: new Date() })
+      .set({
+        status: "done",
+        assetStaked: (deposit?.args.assets ?? 0n).toString(),
+        shares: (deposit?.args.shares ?? 0n).toString(),
+        stakeIntentId: outcome.intent.id,
+        completedAt: new Date(),
+      })
       .where(eq(tables.assetPurchases.id, id));
     await logDecision(ctx, {
       worker: WORKER,
       decision: "asset-purchased",
       reason: `bought ${formatUnits(BigInt(p!.assetBought ?? 0), 18)} of the secondary asset for ${showUnits(BigInt(p!.usdcIn), USDC_UNIT)} and staked ${formatUnits(deposit?.args.assets ?? 0n, 18)} for ${formatUnits(deposit?.args.shares ?? 0n, 18)} vault shares`,
-      data: { purchaseId: id, tx: outcome.receipt.transactionHash, usdcIn: p!.usdcIn, assetBought: p!.assetBought, staked: deposit?.args.assets ?? 0n, shares: deposit?.args.shares ?? 0n },
+      data: {
+        purchaseId: id,
+        tx: outcome.receipt.transactionHash,
+        usdcIn: p!.usdcIn,
+        assetBought: p!.assetBought,
+        staked: deposit?.args.assets ?? 0n,
+        shares: deposit?.args.shares ?? 0n,
+      },
     });
   }
   return { id, status: "done" };
@@ -84,17 +114,34 @@ async function executePurchase(ctx: EngineContext, id: number) {
 
 export async function runAssetCycle(ctx: EngineContext) {
   const results: unknown[] = [];
-  const unfinished = await ctx.db.select({ id: tables.assetPurchases.id }).from(tables.assetPurchases).where(inArray(tables.assetPurchases.status, ["swapping", "staking"]));
+  const unfinished = await ctx.db
+    .select({ id: tables.assetPurchases.id })
+    .from(tables.assetPurchases)
+    .where(inArray(tables.assetPurchases.status, ["swapping", "staking"]));
   for (const u of unfinished) results.push(await executePurchase(ctx, u.id));
   const final = await finalBlock(ctx);
   const pending = await pendingAssetUsdc(ctx.db, final);
   if (pending < ASSET_MIN_BATCH_USDC) {
-    if (pending > 0n) await logDecision(ctx, { worker: WORKER, decision: "wait", reason: `asset leg ${showUnits(pending, USDC_UNIT)} below the batch minimum ${showUnits(ASSET_MIN_BATCH_USDC, USDC_UNIT)}` });
+    if (pending > 0n)
+      await logDecision(ctx, {
+        worker: WORKER,
+        decision: "wait",
+        reason: `asset leg ${showUnits(pending, USDC_UNIT)} below the batch minimum ${showUnits(ASSET_MIN_BATCH_USDC, USDC_UNIT)}`,
+      });
     return { purchases: results, pendingUsdc: pending.toString() };
   }
   const id = await ctx.db.transaction(async (tx) => {
     const [row] = await tx.insert(tables.assetPurchases).values({ usdcIn: pending.toString(), status: "swapping" }).returning({ id: tables.assetPurchases.id });
-    await consumeLeg(tx, { leg: Legs.asset, token: null, amount: pending, key: `spend:asset-purchase:${row!.id}`, kind: "asset-spend", currency: "USDC", finalBlock: final, data: { purchaseId: row!.id } });
+    await consumeLeg(tx, {
+      leg: Legs.asset,
+      token: null,
+      amount: pending,
+      key: `spend:asset-purchase:${row!.id}`,
+      kind: "asset-spend",
+      currency: "USDC",
+      finalBlock: final,
+      data: { purchaseId: row!.id },
+    });
     return row!.id;
   });
   results.push(await executePurchase(ctx, id));

@@ -39,7 +39,15 @@ export async function runAuditCycle(ctx: EngineContext, indexSchema = VIEWS_SCHE
   const block = await ctx.publicClient.getBlock({ blockNumber: BigInt(report.block) });
   const tokens = await auditedTokens(ctx, indexSchema);
   const run = await recordAuditRun(ctx.db, report, new Date(Number(block.timestamp) * 1000), tokens);
-  return { run, block: report.block, ok: report.ok, settled: report.settled, differences: report.differences.length, pending: report.pending.length, tokens: tokens.length };
+  return {
+    run,
+    block: report.block,
+    ok: report.ok,
+    settled: report.settled,
+    differences: report.differences.length,
+    pending: report.pending.length,
+    tokens: tokens.length,
+  };
 }
 
 export const auditor: Worker = { name: WORKER, minSeconds: 600, maxSeconds: 900, run: (ctx) => runAuditCycle(ctx) };

@@ -32,7 +32,12 @@ export async function runBuybackCycle(ctx: EngineContext) {
     const id = await startBuyback(ctx.db, { kind: "protocol", token, leg: Legs.protocol, currency: "USDC", amount: pending, finalBlock: final });
     done.push(await executeBuyback(ctx, id, WORKER));
   } else if (pending > 0n) {
-    await logDecision(ctx, { worker: WORKER, token, decision: "wait", reason: `pending ${showUnits(pending, USDC_UNIT)} below the protocol buyback minimum ${showUnits(ctx.config.protocolBuybackMinUsdc, USDC_UNIT)}` });
+    await logDecision(ctx, {
+      worker: WORKER,
+      token,
+      decision: "wait",
+      reason: `pending ${showUnits(pending, USDC_UNIT)} below the protocol buyback minimum ${showUnits(ctx.config.protocolBuybackMinUsdc, USDC_UNIT)}`,
+    });
   }
   const legacy = await legacyWethBalance(ctx.db, final);
   if (legacy >= LEGACY_WETH_MIN) {

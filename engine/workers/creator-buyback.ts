@@ -14,7 +14,11 @@ const WORKER = "creator-buyback";
 export async function runCreatorBuybackCycle(ctx: EngineContext) {
   const done: BuybackSummary[] = [];
   for (const id of await unfinishedBuybacks(ctx, "creator")) done.push(await executeBuyback(ctx, id, WORKER));
-  const queued = await consumeCreatorBuybacksAbove(ctx.db, async (token) => (await mandateFor(ctx.db, ctx.config, token)).buybackMinUsdc, await finalBlock(ctx));
+  const queued = await consumeCreatorBuybacksAbove(
+    ctx.db,
+    async (token) => (await mandateFor(ctx.db, ctx.config, token)).buybackMinUsdc,
+    await finalBlock(ctx),
+  );
   for (const q of queued) done.push(await executeBuyback(ctx, q.buybackId, WORKER));
   return { buybacks: done };
 }

@@ -12,7 +12,7 @@ import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js"
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
-import { listDesks, tradesByToken } from "../desks/trades.js";
+import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import type { PriceWindow } from "../decisions/window.js";
 import { getAddress } from "viem";
@@ -21,7 +21,7 @@ import { spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { mandateForToken } from "../../core/token-mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import { priceWindowFor } from "../desks/prices.js";
-import { listEnrolledTokens } from "../../core/tokens.js";
+import { listEnrolledTokens } from "../../core/registry-cache.js";
 import type { Worker } from "./types.js";
 
 const WORKER = "desk-manager";
@@ -36,7 +36,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
   // One query each for the desks, the perp USDC and the live trades of every token; the pair's
   // limits and the feed's window once per pair (docs/design.md §6): a cycle's reads grow with
   // the funded desks, not with the enrolled tokens.
-  const desks = new Map((await listDesks(ctx.db)).map((d) => [getAddress(d.token), d]));
+  const desks = new Map((await loadDesks(ctx.db)).map((d) => [getAddress(d.token), d]));
   const perp = await spendableBalancesByToken(ctx.db, Legs.perp, final);
   const liveTrades = await tradesByToken(ctx.db);
   const limits = new Map<number, PairLimits>();
@@ -75,7 +75,8 @@ export async function manageTokenDesks(ctx: EngineContext) {
     });
     actions.push({ token: token.token, action: d.action, reason: d.reason });
     if (d.action === "open") await openDeskTrade(ctx, { token: token.token, pairIndex, decision: d, worker: WORKER, finalBlock: final });
-    else if (d.action === "top-up") await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER, finalBlock: final });
+    else if (d.action === "top-up")
+      await topUpDeskTrade(ctx, { trade: open.find((t) => t.id === d.tradeId)!, amount: d.amount, reason: d.reason, worker: WORKER, finalBlock: final });
     else await logDecision(ctx, { worker: WORKER, token: token.token, decision: "wait", reason: d.reason, data: { perpUsdc } });
   }
   return { actions };

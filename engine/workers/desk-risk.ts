@@ -14,10 +14,10 @@ import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
-import { listDesks, tradesByToken } from "../desks/trades.js";
+import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { mandateFor } from "../../core/token-mandate.js";
-import { tokenInfo } from "../../core/tokens.js";
+import { tokenInfo } from "../../core/registry-cache.js";
 import type { Worker } from "./types.js";
 import { toJsonValue } from "../../common/json.js";
 
@@ -26,8 +26,14 @@ const WORKER = "desk-risk";
 /** Records a halt or unhalt with its reason, then mirrors it in the registry. */
 export async function setDeskHalted(ctx: EngineContext, token: Address, halted: boolean, reason: string, data?: Record<string, unknown>): Promise<void> {
   const haltId = await ctx.db.transaction(async (tx) => {
-    await tx.update(tables.desks).set({ halted, haltReason: halted ? reason : null, updatedAt: new Date() }).where(eq(tables.desks.token, token));
-    const [row] = await tx.insert(tables.deskHalts).values({ token, halted, reason, data: data ? toJsonValue(data) : null }).returning({ id: tables.deskHalts.id });
+    await tx
+      .update(tables.desks)
+      .set({ halted, haltReason: halted ? reason : null, updatedAt: new Date() })
+      .where(eq(tables.desks.token, token));
+    const [row] = await tx
+      .insert(tables.deskHalts)
+      .values({ token, halted, reason, data: data ? toJsonValue(data) : null })
+      .returning({ id: tables.deskHalts.id });
     return row!.id;
   });
   await logDecision(ctx, { worker: WORKER, token, decision: halted ? "desk-halted" : "desk-unhalted", reason, data });
@@ -54,7 +60,7 @@ export async function runDeskRiskCycle(ctx: EngineContext) {
   const limits = new Map<number, PairLimits>();
   // The open trades of every desk in one query; each pair's price and limits read once (docs/design.md §6).
   const open = await tradesByToken(ctx.db, ["open"]);
-  for (const desk of await listDesks(ctx.db)) {
+  for (const desk of await loadDesks(ctx.db)) {
     const trades = (open.get(getAddress(desk.token)) ?? []).filter((t) => t.collateral !== null && t.openPrice !== null);
     if (!trades.length && !desk.halted) continue;
     if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await venue.readPairPrice(ctx, desk.pairIndex));

@@ -24,7 +24,7 @@ import { checkFeeRouting } from "../fees/routing.js";
 import { type FeeGrowth, rememberCollected, tokensWithFeesWaiting } from "../fees/waiting.js";
 import { convertWethFees } from "../fees/weth.js";
 import { getState, setState } from "../runtime/state.js";
-import { type TokenInfo, refreshTokenCache } from "../../core/tokens.js";
+import { type TokenInfo, refreshTokenCache } from "../../core/registry-cache.js";
 import type { Worker } from "./types.js";
 
 /** Pooled balances below these stay in the fee locker until they grow. */
@@ -47,7 +47,14 @@ export function nextBatch(active: TokenInfo[], cursor: number, size: number): To
 export async function claimPooledFeesCycle(ctx: EngineContext) {
   const enrolled = await refreshTokenCache(ctx);
   // A token whose operator slot is no longer paid in the paired currency is not collected (routing.ts).
-  const unrouted = new Set((await checkFeeRouting(ctx, enrolled.filter((t) => t.active))).map((u) => u.token));
+  const unrouted = new Set(
+    (
+      await checkFeeRouting(
+        ctx,
+        enrolled.filter((t) => t.active),
+      )
+    ).map((u) => u.token),
+  );
   const active = enrolled.filter((t) => t.active && !unrouted.has(t.token));
 
   let [cycle] = await ctx.db
@@ -66,7 +73,10 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
     const cursor = (await getState<{ enrolOrder: number }>(ctx.db, "claim-cursor"))?.enrolOrder ?? -1;
     const batch = nextBatch(found.waiting, cursor, ctx.config.claimBatchSize);
     cycle = await ctx.db.transaction(async (tx) => {
-      const [row] = await tx.insert(tables.claimCycles).values({ tokens: batch.map((t) => t.token), status: "collecting" }).returning();
+      const [row] = await tx
+        .insert(tables.claimCycles)
+        .values({ tokens: batch.map((t) => t.token), status: "collecting" })
+        .returning();
       if (batch.length) await setState(tx, "claim-cursor", { enrolOrder: batch[batch.length - 1]!.enrolOrder });
       return row!;
     });
@@ -104,7 +114,12 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
     ] as const) {
       const key = `claim-cycle:${id}:claim:${name}`;
       if (!(await ctx.pipeline.get(key))) {
-        const available = await ctx.publicClient.readContract({ address: ctx.contract("feeLocker"), abi: clankerFeeLockerAbi, functionName: "availableFees", args: [ctx.operator, currency] });
+        const available = await ctx.publicClient.readContract({
+          address: ctx.contract("feeLocker"),
+          abi: clankerFeeLockerAbi,
+          functionName: "availableFees",
+          args: [ctx.operator, currency],
+        });
         if (available < min) continue;
       }
       const outcome = await ctx.pipeline.send({
@@ -124,7 +139,16 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
   const weth = await attributeClaims(ctx, "WETH");
   const conversion = await convertWethFees(ctx, WORKER);
   if (!active.length) await logDecision(ctx, { worker: WORKER, decision: "skip", reason: "no enrolled active tokens" });
-  return { cycle: cycle?.id ?? null, batch: cycle?.tokens ?? [], waiting, collected, claimed, attributedUsdc: usdc, attributedWeth: weth, conversion: conversion ?? null };
+  return {
+    cycle: cycle?.id ?? null,
+    batch: cycle?.tokens ?? [],
+    waiting,
+    collected,
+    claimed,
+    attributedUsdc: usdc,
+    attributedWeth: weth,
+    conversion: conversion ?? null,
+  };
 }
 
 export const feeClaimer: Worker = { name: WORKER, minSeconds: 180, maxSeconds: 300, run: claimPooledFeesCycle };

@@ -140,7 +140,9 @@ describe("Sign-In with Ethereum", () => {
   it("malformed bodies are 400s, a non-SIWE message a 401", async () => {
     expect((await api.call("POST", "/api/v1/auth/verify", { body: { message: "hi" } })).status).toBe(400);
     expect((await api.call("POST", "/api/v1/auth/verify", { raw: "{" })).status).toBe(400);
-    expect((await api.call("POST", "/api/v1/auth/verify", { body: { message: "hi", signature: "nothex" } })).json.error).toMatch(/signature must be 0x-prefixed hex/);
+    expect((await api.call("POST", "/api/v1/auth/verify", { body: { message: "hi", signature: "nothex" } })).json.error).toMatch(
+      /signature must be 0x-prefixed hex/,
+    );
     await reject({ message: "hello", signature: "0x1234" }, /not a Sign-In with Ethereum message/);
   });
 
@@ -160,7 +162,13 @@ contract OwnedWallet {
   }
 }`;
     const out = JSON.parse(
-      solc.compile(JSON.stringify({ language: "Solidity", sources: { "W.sol": { content: source } }, settings: { outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } } })),
+      solc.compile(
+        JSON.stringify({
+          language: "Solidity",
+          sources: { "W.sol": { content: source } },
+          settings: { outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
+        }),
+      ),
     );
     const c = out.contracts["W.sol"].OwnedWallet;
     const deployer = devnetAs(3);
@@ -182,10 +190,16 @@ contract OwnedWallet {
     const now = new Date("2030-01-01T00:00:00Z");
     const base = `${HOST} wants you to sign in with your Ethereum account:\n0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n\n\nURI: ${BASE}\nVersion: 1\nChain ID: 31337\nNonce: abcdef0123456789\nIssued At: 2030-01-01T00:00:00.000Z`;
     expect(checkSiweMessage(base, { domain: HOST, chainId: 31337, now }).ok).toBe(true);
-    expect(checkSiweMessage(base.replace("Version: 1", "Version: 2"), { domain: HOST, chainId: 31337, now })).toEqual({ ok: false, reason: "unsupported version 2" });
+    expect(checkSiweMessage(base.replace("Version: 1", "Version: 2"), { domain: HOST, chainId: 31337, now })).toEqual({
+      ok: false,
+      reason: "unsupported version 2",
+    });
     expect(checkSiweMessage(base.replace("Nonce: abcdef0123456789", "Nonce: abc"), { domain: HOST, chainId: 31337, now })).toMatchObject({ ok: false });
     expect(checkSiweMessage(base, { domain: HOST, chainId: 1, now })).toEqual({ ok: false, reason: "wrong chain ID: expected 1" });
-    expect(checkSiweMessage(base, { domain: HOST, chainId: 31337, now: new Date("2029-12-31T00:00:00Z") })).toEqual({ ok: false, reason: "message issued in the future" });
+    expect(checkSiweMessage(base, { domain: HOST, chainId: 31337, now: new Date("2029-12-31T00:00:00Z") })).toEqual({
+      ok: false,
+      reason: "message issued in the future",
+    });
   });
 });
 
@@ -239,7 +253,11 @@ describe("agents and charters", () => {
     const charter = {
       engine: { strategy: "hold" },
       persona: { name: "Ada", voice: "dry" },
-      mandate: { split: { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 }, desk: { market: "BTC/USD", maxLeverage: 2, maxDrawdownPct: 10 }, buybackMinUsdc: "7.5" },
+      mandate: {
+        split: { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 },
+        desk: { market: "BTC/USD", maxLeverage: 2, maxDrawdownPct: 10 },
+        buybackMinUsdc: "7.5",
+      },
     };
     const ok = await api.call("POST", `/api/v1/agents/${agentId}/charter/submit`, { token: alice, body: charter });
     expect(ok.status, ok.text).toBe(200);
@@ -248,8 +266,16 @@ describe("agents and charters", () => {
 
     const bad: [string, object, RegExp][] = [
       ["split", { mandate: { ...charter.mandate, split: { assetPct: 30, perpPct: 57, creatorPct: 9.5 } } }, /invalid split: .* must equal 95 \(got 96.5\)/],
-      ["market", { mandate: { ...charter.mandate, desk: { ...charter.mandate.desk, market: "SOL/USD" } } }, /^mandate.desk.market: .*one of ETH\/USD, BTC\/USD/],
-      ["leverage", { mandate: { ...charter.mandate, desk: { ...charter.mandate.desk, maxLeverage: 75 } } }, /^mandate.desk.maxLeverage: maxLeverage must be at most 50/],
+      [
+        "market",
+        { mandate: { ...charter.mandate, desk: { ...charter.mandate.desk, market: "SOL/USD" } } },
+        /^mandate.desk.market: .*one of ETH\/USD, BTC\/USD/,
+      ],
+      [
+        "leverage",
+        { mandate: { ...charter.mandate, desk: { ...charter.mandate.desk, maxLeverage: 75 } } },
+        /^mandate.desk.maxLeverage: maxLeverage must be at most 50/,
+      ],
       ["drawdown", { mandate: { ...charter.mandate, desk: { ...charter.mandate.desk, maxDrawdownPct: -1 } } }, /maxDrawdownPct must be greater than 0/],
       ["buyback", { mandate: { ...charter.mandate, buybackMinUsdc: "lots" } }, /^mandate.buybackMinUsdc: /],
       ["strategy", { engine: { strategy: "yolo" } }, /^engine.strategy: .*one of momentum, hold/],
@@ -281,7 +307,10 @@ describe("agents and charters", () => {
     expect(res.json.charter.mandate).toMatchObject({ split: { assetPct: 30, perpPct: 55, creatorPct: 10 }, desk: { market: "BTC/USD", maxLeverage: 5 } });
     expect(res.json.questions).toHaveLength(1);
     expect(res.json.questions[0]).toMatch(/drawdown/);
-    const one = await api.call("POST", `/api/v1/agents/${agentId}/charter/chat`, { token: alice, body: { message: "Name it Bo, halt at 10% drawdown, 2x leverage, ETH, default split" } });
+    const one = await api.call("POST", `/api/v1/agents/${agentId}/charter/chat`, {
+      token: alice,
+      body: { message: "Name it Bo, halt at 10% drawdown, 2x leverage, ETH, default split" },
+    });
     expect(one.json).toMatchObject({ ready: true, questions: [] });
     expect((await api.call("POST", `/api/v1/agents/${agentId}/charter/chat`, { token: alice, body: { messages: [] } })).status).toBe(400);
     const stored = await api.call("GET", `/api/v1/agents/${agentId}`);

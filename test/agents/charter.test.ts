@@ -96,7 +96,9 @@ describe("submitted charter", () => {
 describe("charter hash", () => {
   it("is keccak256 of the canonical JSON (sorted keys), independent of key order", () => {
     const c = valid();
-    const reordered = JSON.parse(JSON.stringify({ mandate: c.mandate, persona: { voice: c.persona.voice, name: c.persona.name }, engine: c.engine, version: 1 }));
+    const reordered = JSON.parse(
+      JSON.stringify({ mandate: c.mandate, persona: { voice: c.persona.voice, name: c.persona.name }, engine: c.engine, version: 1 }),
+    );
     expect(canonicalJson(c)).toBe(canonicalJson(reordered));
     expect(charterHash(c)).toBe(keccak256(stringToBytes(canonicalJson(c))));
     expect(canonicalJson(c)).toMatch(/^\{"engine":\{"strategy":"momentum"\},"mandate":\{"buybackMinUsdc":"20","desk":/);
@@ -110,7 +112,11 @@ describe("charter hash", () => {
         if (a + p > 9500) return;
         const c = charterSchema.parse({
           ...valid(),
-          mandate: { ...valid().mandate, split: { assetPct: a / 100, perpPct: p / 100, creatorPct: (9500 - a - p) / 100 }, desk: { ...valid().mandate.desk, maxLeverage: lev / 100 } },
+          mandate: {
+            ...valid().mandate,
+            split: { assetPct: a / 100, perpPct: p / 100, creatorPct: (9500 - a - p) / 100 },
+            desk: { ...valid().mandate.desk, maxLeverage: lev / 100 },
+          },
         });
         const back = charterSchema.parse(JSON.parse(JSON.stringify(c)));
         expect(charterHash(back)).toBe(charterHash(c));
@@ -122,10 +128,16 @@ describe("charter hash", () => {
 });
 
 describe("deterministic chat compiler", () => {
-  const compile = (...texts: string[]) => compileCharter(texts.map((content) => ({ role: "user" as const, content })), DEFAULTS);
+  const compile = (...texts: string[]) =>
+    compileCharter(
+      texts.map((content) => ({ role: "user" as const, content })),
+      DEFAULTS,
+    );
 
   it("reads a full brief with no questions left", () => {
-    const r = compile("Call it Ada, a dry, patient trader. Split 30% to the asset, 55% to the perp desk and 10% to me. 4x leverage on BTC, halt at 15% drawdown.");
+    const r = compile(
+      "Call it Ada, a dry, patient trader. Split 30% to the asset, 55% to the perp desk and 10% to me. 4x leverage on BTC, halt at 15% drawdown.",
+    );
     expect(r.questions).toEqual([]);
     expect(r.charter.persona).toEqual({ name: "Ada", voice: "a dry, patient trader" });
     expect(r.charter.mandate.split).toEqual({ assetPct: 30, perpPct: 55, creatorPct: 10 });
@@ -171,7 +183,13 @@ describe("deterministic chat compiler", () => {
     const r = compile("5x leverage on ETH", "actually 2x leverage on BTC");
     expect(r.charter.mandate.desk).toMatchObject({ maxLeverage: 2, market: "BTC/USD" });
     // Assistant messages are not the creator's words.
-    const a = compileCharter([{ role: "assistant", content: "Shall I use 50x leverage?" }, { role: "user", content: "no" }], DEFAULTS);
+    const a = compileCharter(
+      [
+        { role: "assistant", content: "Shall I use 50x leverage?" },
+        { role: "user", content: "no" },
+      ],
+      DEFAULTS,
+    );
     expect(a.charter.mandate.desk.maxLeverage).toBe(3);
   });
 

@@ -29,7 +29,11 @@ export const TEST_RATE_LIMITS = {
 export type TestApi = {
   deps: AgentApiDeps;
   app: Hono;
-  call: (method: string, path: string, p?: { token?: string; body?: unknown; raw?: string; host?: string }) => Promise<{ status: number; json: any; text: string; headers: Headers }>;
+  call: (
+    method: string,
+    path: string,
+    p?: { token?: string; body?: unknown; raw?: string; host?: string },
+  ) => Promise<{ status: number; json: any; text: string; headers: Headers }>;
   close: () => Promise<void>;
 };
 

@@ -25,7 +25,9 @@ const CHILD = "test/agents/fixtures/launch-child.ts";
 const ALICE = ANVIL_KEYS[1];
 const OPERATOR = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
 const deprecatedAbi = [{ type: "function", name: "setDeprecated", stateMutability: "nonpayable", inputs: [{ name: "d", type: "bool" }], outputs: [] }] as const;
-const erc20BalanceAbi = [{ type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "a", type: "address" }], outputs: [{ type: "uint256" }] }] as const;
+const erc20BalanceAbi = [
+  { type: "function", name: "balanceOf", stateMutability: "view", inputs: [{ name: "a", type: "address" }], outputs: [{ type: "uint256" }] },
+] as const;
 
 let api: TestApi;
 let databaseUrl: string;
@@ -79,7 +81,9 @@ describe("launch from the agent wallet", () => {
     await fund(agent.wallet, parseEther("0.001"));
     const res = await launch(agent.id, { name: "Under", symbol: "UND" });
     expect(res.status, res.text).toBe(422);
-    const m = /holds 0\.001 ETH; the launch needs ([\d.]+) ETH \(platform fee 0\.002 \+ estimated gas ([\d.]+) \+ dev buy 0\): short by ([\d.]+) ETH/.exec(res.json.error);
+    const m = /holds 0\.001 ETH; the launch needs ([\d.]+) ETH \(platform fee 0\.002 \+ estimated gas ([\d.]+) \+ dev buy 0\): short by ([\d.]+) ETH/.exec(
+      res.json.error,
+    );
     expect(m, res.json.error).not.toBeNull();
     const [needs, gas, short] = [parseEther(m![1]!), parseEther(m![2]!), parseEther(m![3]!)];
     expect(gas).toBeGreaterThan(0n);
@@ -109,7 +113,13 @@ describe("launch from the agent wallet", () => {
     const agent = await newAgent();
     await fund(agent.wallet, parseEther("0.05"));
     const operatorBefore = await chain().getBalance({ address: OPERATOR });
-    const pending = launch(agent.id, { name: "Agent Coin", symbol: "AGC", image: "https://example.com/agc.png", description: "Run by Ada", devBuyEth: "0.001" });
+    const pending = launch(agent.id, {
+      name: "Agent Coin",
+      symbol: "AGC",
+      image: "https://example.com/agc.png",
+      description: "Run by Ada",
+      devBuyEth: "0.001",
+    });
     // The fee and the deploy are sent; then the dev buy waits for the sniper auction: nothing
     // more leaves the agent wallet while the chain does not move.
     for (let i = 0; i < 200 && (await chain().getTransactionCount({ address: agent.wallet })) < 2; i++) await new Promise((r) => setTimeout(r, 100));
@@ -130,7 +140,14 @@ describe("launch from the agent wallet", () => {
     const deploy = await chain().getTransactionReceipt({ hash: txs.deploy! });
     expect(getAddress(deploy.from)).toBe(agent.wallet);
     const created = parseTokenCreated(deploy, contracts().launcher);
-    expect(created).toMatchObject({ token, tokenAdmin: agent.wallet, msgSender: agent.wallet, name: "Agent Coin", symbol: "AGC", pairedToken: contracts().usdc });
+    expect(created).toMatchObject({
+      token,
+      tokenAdmin: agent.wallet,
+      msgSender: agent.wallet,
+      name: "Agent Coin",
+      symbol: "AGC",
+      pairedToken: contracts().usdc,
+    });
     expect(JSON.parse(created.metadata)).toEqual({ description: "Run by Ada" });
     const rewards = await chain().readContract({ address: contracts().lpLocker, abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] });
     expect(rewards.rewardRecipients.map((r) => getAddress(r))).toEqual([OPERATOR, getAddress(devnetAs(1).account.address)]);
@@ -142,8 +159,13 @@ describe("launch from the agent wallet", () => {
     expect(devBuy.blockNumber).toBeGreaterThan(deploy.blockNumber + 3n);
     const at = async (blockNumber: bigint) => (await chain().getBlock({ blockNumber })).timestamp;
     expect((await at(devBuy.blockNumber)) - (await at(deploy.blockNumber))).toBeGreaterThanOrEqual(15n);
-    const { rows: waited } = await api.deps.services.pool.query("SELECT reason FROM engine.agent_log WHERE decision = 'dev-buy-waits' AND data->>'agentId' = $1", [agent.id]);
-    expect(waited.map((r) => r.reason)).toEqual([expect.stringMatching(/^the dev buy waits: the pool refuses swaps until after block \d+ \(its auction block\)$/)]);
+    const { rows: waited } = await api.deps.services.pool.query(
+      "SELECT reason FROM engine.agent_log WHERE decision = 'dev-buy-waits' AND data->>'agentId' = $1",
+      [agent.id],
+    );
+    expect(waited.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/^the dev buy waits: the pool refuses swaps until after block \d+ \(its auction block\)$/),
+    ]);
     expect(await chain().readContract({ address: token, abi: erc20BalanceAbi, functionName: "balanceOf", args: [agent.wallet] })).toBeGreaterThan(0n);
 
     // Enrolment by the operator, with the charter's split and hash.
@@ -162,7 +184,14 @@ describe("launch from the agent wallet", () => {
     const engineDb = openEngineDb(databaseUrl);
     try {
       const mandate = await mandateForToken(engineDb.db, token);
-      expect(mandate).toMatchObject({ agentId: agent.id, strategy: "momentum", deskPairIndex: 1, maxLeverage: 4n * 10n ** 10n, maxDrawdownBps: 1500, buybackMinUsdc: 20_000_000n });
+      expect(mandate).toMatchObject({
+        agentId: agent.id,
+        strategy: "momentum",
+        deskPairIndex: 1,
+        maxLeverage: 4n * 10n ** 10n,
+        maxDrawdownBps: 1500,
+        buybackMinUsdc: 20_000_000n,
+      });
       // What the desk and buyback workers read.
       const workers = await mandateFor(engineDb.db, api.deps.services.config, token);
       expect(workers).toMatchObject({ deskPairIndex: 1, maxLeverage: 4n * 10n ** 10n, maxDrawdownBps: 1500, takeProfitBps: 1000, buybackMinUsdc: 20_000_000n });
@@ -174,7 +203,15 @@ describe("launch from the agent wallet", () => {
     const stored = await pool.query("SELECT * FROM engine.token_mandates WHERE token = $1", [token]);
     expect(stored.rows[0]).toMatchObject({ desk_pair_index: 1, max_drawdown_bps: 1500 });
     const log = await pool.query("SELECT decision FROM engine.agent_log WHERE data->>'agentId' = $1 ORDER BY id", [agent.id]);
-    expect(log.rows.map((r) => r.decision)).toEqual(["charter-locked", "platform-fee-paid", "token-deployed", "dev-buy-waits", "dev-buy", "enrolled", "activated"]);
+    expect(log.rows.map((r) => r.decision)).toEqual([
+      "charter-locked",
+      "platform-fee-paid",
+      "token-deployed",
+      "dev-buy-waits",
+      "dev-buy",
+      "enrolled",
+      "activated",
+    ]);
 
     const view = await api.call("GET", `/api/v1/agents/${agent.id}`);
     expect(view.json).toMatchObject({ status: "running", token, launch: { name: "Agent Coin", symbol: "AGC", devBuyEth: "0.001", txs } });
@@ -247,7 +284,8 @@ describe("crash between steps", () => {
     const crashed = await child(agent.id, "after-sign:3");
     expect(crashed.signal, crashed.stderr + crashed.stdout).toBe("SIGKILL");
     const pool = api.deps.services.pool;
-    const enrol = async () => (await pool.query("SELECT key, status, tx_hash, nonce FROM engine.tx_intents WHERE key LIKE $1", [`agent:${agent.id}:enroll:%`])).rows;
+    const enrol = async () =>
+      (await pool.query("SELECT key, status, tx_hash, nonce FROM engine.tx_intents WHERE key LIKE $1", [`agent:${agent.id}:enroll:%`])).rows;
     const before = await enrol();
     expect(before).toMatchObject([{ key: `agent:${agent.id}:enroll:1`, status: "signed" }]);
     expect((await pool.query("SELECT status, token FROM engine.agents WHERE id = $1", [agent.id])).rows[0].status).toBe("launched");
@@ -281,7 +319,10 @@ describe("a reorg after the launch", () => {
     const res = await launch(agent.id, { name: "Reorged Coin", symbol: "RGC" });
     expect(res.status, res.text).toBe(201);
     const { token, txs } = res.json as { token: Address; txs: Record<string, Hex> };
-    const { rows: steps } = await api.deps.services.pool.query("SELECT key, signer, tx_hash FROM engine.tx_intents WHERE agent_id = $1 OR key LIKE $2 ORDER BY id", [agent.id, `%${agent.id}%`]);
+    const { rows: steps } = await api.deps.services.pool.query(
+      "SELECT key, signer, tx_hash FROM engine.tx_intents WHERE agent_id = $1 OR key LIKE $2 ORDER BY id",
+      [agent.id, `%${agent.id}%`],
+    );
     expect(steps.length).toBeGreaterThanOrEqual(3); // platform fee, deploy, enrolment
 
     // The chain forgets the launch, then grows past it.
@@ -295,7 +336,8 @@ describe("a reorg after the launch", () => {
       expect(report.reopened).toEqual(expect.arrayContaining(steps.map((s) => s.key)));
       // Same signed bytes, mined again in their order: the same hashes, the same token.
       // (Sent again as they were; under load the node may take a moment to mine them.)
-      for (const hash of Object.values(txs).filter(Boolean)) expect((await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status).toBe("success");
+      for (const hash of Object.values(txs).filter(Boolean))
+        expect((await chain().waitForTransactionReceipt({ hash, timeout: 30_000, pollingInterval: 100 })).status).toBe("success");
       expect(await api.deps.services.pipeline.settleReorged()).toEqual(expect.arrayContaining(steps.map((s) => s.key)));
       const again = await checkFinality({ db: db.db, publicClient: chain(), log: createLogger("finality", "error"), confirmations: 0, rewind: rewindEngine });
       expect(again.lost).toEqual([]);

@@ -86,7 +86,12 @@ describe("prospectus page in a browser", () => {
     expect(agent.status, agent.text).toBe(201);
     Object.assign(s, { agentId: agent.json.id, wallet: agent.json.wallet });
     expect((await call("POST", `/api/v1/agents/${s.agentId}/charter/submit`, { token, body: CHARTER })).status).toBe(200);
-    const fund = await creator.walletClient.sendTransaction({ to: s.wallet, value: parseEther("0.05"), account: creator.account, chain: creator.walletClient.chain });
+    const fund = await creator.walletClient.sendTransaction({
+      to: s.wallet,
+      value: parseEther("0.05"),
+      account: creator.account,
+      chain: creator.walletClient.chain,
+    });
     await creator.publicClient.waitForTransactionReceipt({ hash: fund });
     const launched = await call("POST", `/api/v1/agents/${s.agentId}/charter/launch`, {
       token,
@@ -177,7 +182,12 @@ describe("prospectus page in a browser", () => {
     expect(await text('[data-field="locked-split"]')).toContain("500 / 2500 / 6000 / 1000");
 
     // Ledger: fees in by leg, buybacks, burns, desk PnL — the indexed figures.
-    for (const [leg, column] of [["protocol", "protocol_leg_usdc"], ["asset", "asset_leg_usdc"], ["perp", "perp_leg_usdc"], ["creator", "creator_leg_usdc"]] as const) {
+    for (const [leg, column] of [
+      ["protocol", "protocol_leg_usdc"],
+      ["asset", "asset_leg_usdc"],
+      ["perp", "perp_leg_usdc"],
+      ["creator", "creator_leg_usdc"],
+    ] as const) {
       expect(await text(`[data-table="fees"] [data-leg="${leg}"] td.num`), leg).toBe(showUsdc(BigInt(totals[column])));
     }
     expect(await text('[data-figure="buybacks"] .v')).toBe("1");
@@ -229,9 +239,16 @@ describe("prospectus page in a browser", () => {
     expect(await text('[data-field="title"]')).toBe(`${row.name} (${row.symbol})`);
     expect(await text('[data-field="agent"]')).toContain("No agent");
     expect(await text('[data-field="token"]')).toBe(demo);
-    expect(await text('[data-field="locked-split"]')).toContain(`${enrolled.protocol_bps} / ${enrolled.asset_bps} / ${enrolled.perp_bps} / ${enrolled.creator_bps}`);
+    expect(await text('[data-field="locked-split"]')).toContain(
+      `${enrolled.protocol_bps} / ${enrolled.asset_bps} / ${enrolled.perp_bps} / ${enrolled.creator_bps}`,
+    );
     expect(await text('[data-field="split"]')).toContain(`protocol ${showPct(enrolled.protocol_bps)}`);
-    for (const [leg, column] of [["protocol", "protocol_leg_usdc"], ["asset", "asset_leg_usdc"], ["perp", "perp_leg_usdc"], ["creator", "creator_leg_usdc"]] as const) {
+    for (const [leg, column] of [
+      ["protocol", "protocol_leg_usdc"],
+      ["asset", "asset_leg_usdc"],
+      ["perp", "perp_leg_usdc"],
+      ["creator", "creator_leg_usdc"],
+    ] as const) {
       expect(await text(`[data-table="fees"] [data-leg="${leg}"] td.num`), leg).toBe(showUsdc(BigInt(totals[column])));
     }
     expect(await text('[data-figure="burned"] .v')).toBe(`${showTokens(BigInt(totals.burned))} ${row.symbol}`);
@@ -258,4 +275,3 @@ describe("prospectus page in a browser", () => {
     expect(res.json.charter.persona.name).toBe(PERSONA);
   });
 });
-

@@ -35,7 +35,11 @@ const charter = (strategy: "momentum" | "hold", name: string, voice: string): Ch
   charterSchema.parse({
     engine: { strategy },
     persona: { name, voice },
-    mandate: { split: { assetPct: 5, perpPct: 85, creatorPct: 5 }, desk: { market: "ETH/USD", maxLeverage: 5, maxDrawdownPct: 50, takeProfitPct: 10 }, buybackMinUsdc: "5" },
+    mandate: {
+      split: { assetPct: 5, perpPct: 85, creatorPct: 5 },
+      desk: { market: "ETH/USD", maxLeverage: 5, maxDrawdownPct: 50, takeProfitPct: 10 },
+      buybackMinUsdc: "5",
+    },
   });
 
 async function run(name: WorkerName) {
@@ -110,7 +114,9 @@ describe("charters obeyed", () => {
     const [long] = await tradesOf(engine.ctx.db, tokens.hold);
     expect(short!.side).toBe("short");
     expect(long!.side).toBe("long");
-    expect((await tradesOf(engine.ctx.db, tokens.hold, ["opening", "open", "closing", "closed", "failed", "canceled"])).every((t) => t.side === "long")).toBe(true);
+    expect((await tradesOf(engine.ctx.db, tokens.hold, ["opening", "open", "closing", "closed", "failed", "canceled"])).every((t) => t.side === "long")).toBe(
+      true,
+    );
 
     // The agents speak in their own voices, and say which mandate decided.
     const [ada] = await agentLog(tokens.momentum, "desk-open");
@@ -125,7 +131,9 @@ describe("charters obeyed", () => {
     }
     // The launch log claims only what is true of the activation credit.
     const [activated] = await agentLog(tokens.hold, "activated");
-    expect(activated!.reason).toMatch(/platform fee of 0\.002 ETH is recorded as the activation credit \(it pays for the launch and funds no leg\); Bo runs the hold mandate on ETH\/USD: the desk only goes long/);
+    expect(activated!.reason).toMatch(
+      /platform fee of 0\.002 ETH is recorded as the activation credit \(it pays for the launch and funds no leg\); Bo runs the hold mandate on ETH\/USD: the desk only goes long/,
+    );
 
     // A second cycle with more perp USDC and the market still falling: the hold desk still never shorts.
     await d.buy(TRADER, tokens.hold, 3_000n * USDC);
@@ -134,7 +142,9 @@ describe("charters obeyed", () => {
     await d.setPrice("ETH_USD", eth);
     await run("price-sampler");
     await run("desk-manager");
-    expect((await tradesOf(engine.ctx.db, tokens.hold, ["opening", "open", "closing", "closed", "failed", "canceled"])).every((t) => t.side === "long")).toBe(true);
+    expect((await tradesOf(engine.ctx.db, tokens.hold, ["opening", "open", "closing", "closed", "failed", "canceled"])).every((t) => t.side === "long")).toBe(
+      true,
+    );
     expect(await checkLedgerInvariants(engine.ctx.db)).toEqual({ ok: true, violations: [] });
   });
 
@@ -162,7 +172,10 @@ describe("charters obeyed", () => {
       window,
     };
     expect(decideTakeProfit({ ...input, strategy: "hold" }).action).toBe("hold");
-    expect(decideTakeProfit({ ...input, strategy: "momentum" })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the long; taking profit [\d,.]+ USDC early \(threshold [\d,.]+ USDC\)$/) });
+    expect(decideTakeProfit({ ...input, strategy: "momentum" })).toMatchObject({
+      action: "close",
+      reason: expect.stringMatching(/turned against the long; taking profit [\d,.]+ USDC early \(threshold [\d,.]+ USDC\)$/),
+    });
 
     // +6% more: past the threshold, the hold desk takes its profit.
     await d.setPrice("ETH_USD", (eth * 107n) / 100n);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../api/create-app.js";
 import type { ApiDeps, ReadDb } from "../../api/deps.js";
 import { createEnginePort } from "../../api/engine-port.js";
-import { createChainLauncher } from "../../core/launch/operator.js";
+import { createChainLauncher } from "../../core/launch/deploy-and-enroll.js";
 import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
 import { answer } from "../helpers/http.js";
 import { testConfig } from "../helpers/env.js";
@@ -52,14 +52,24 @@ beforeAll(async () => {
     db: drizzle(readPool, { casing: "snake_case" }) as unknown as ReadDb,
     config,
     engine: createEnginePort(enginePool),
-    launcher: createChainLauncher({ config, publicClient: createPublicClient({ transport: http(testEnv().rpcUrl) }) as PublicClient, sender: undefined as never }),
+    launcher: createChainLauncher({
+      config,
+      publicClient: createPublicClient({ transport: http(testEnv().rpcUrl) }) as PublicClient,
+      sender: undefined as never,
+    }),
     startedAt: Date.now(),
     pollIntervalMs: 0,
     logError: (error, where) => console.error("unexpected error", where, error),
   };
   const app = createApp(deps);
   call = async (method, path, body) =>
-    answer(await app.request(`http://api.test${path}`, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }));
+    answer(
+      await app.request(`http://api.test${path}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
 }, 120_000);
 
 afterAll(async () => {

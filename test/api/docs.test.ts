@@ -12,7 +12,10 @@ import { type TestBrowser, launchBrowser } from "../helpers/browser.js";
 import { type Harness, startHarness } from "./harness.js";
 
 type Doc = { paths: Record<string, Record<string, unknown>> };
-const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)).sort();
+const operations = (doc: Doc) =>
+  Object.entries(doc.paths)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
 
 describe("OpenAPI document", () => {
   it("is valid OpenAPI 3.0 for an independent validator, every $ref resolved", async () => {
@@ -27,7 +30,9 @@ describe("OpenAPI document", () => {
 
   it("refuses a broken document (the validator is not a rubber stamp)", async () => {
     const broken = structuredClone(openApiDocument(REST_ROUTES)) as Doc;
-    (broken.paths["/health"]!.get as { responses: unknown }).responses = { 200: { content: { "application/json": { schema: { $ref: "#/components/schemas/Missing" } } } } };
+    (broken.paths["/health"]!.get as { responses: unknown }).responses = {
+      200: { content: { "application/json": { schema: { $ref: "#/components/schemas/Missing" } } } },
+    };
     await expect(SwaggerParser.validate(broken as never)).rejects.toThrow();
   });
 });
@@ -76,7 +81,9 @@ describe("API reference page, offline", () => {
     const blocks = page.locator(".opblock");
     await expect.poll(() => blocks.count(), { timeout: 60_000 }).toBe(expected.length);
     const rendered = await page.$$eval(".opblock", (els) =>
-      els.map((el) => `${el.querySelector(".opblock-summary-method")?.textContent?.trim()} ${el.querySelector(".opblock-summary-path")?.getAttribute("data-path")}`),
+      els.map(
+        (el) => `${el.querySelector(".opblock-summary-method")?.textContent?.trim()} ${el.querySelector(".opblock-summary-path")?.getAttribute("data-path")}`,
+      ),
     );
     expect(rendered.sort()).toEqual(expected);
     // The document's title and the two bearer schemes show.

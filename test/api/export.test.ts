@@ -41,7 +41,10 @@ async function ndjson(path: string): Promise<Row[]> {
   const a = await exportText(path);
   expect(a.status, a.text).toBe(200);
   expect(a.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
-  return a.text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Row);
+  return a.text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Row);
 }
 
 /** RFC 4180: quoted cells with doubled quotes, CRLF line ends. */
@@ -53,12 +56,16 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") row.push(cell), (cell = "");
-    else if (ch === "\r" && text[i + 1] === "\n") {
+    else if (ch === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (ch === "\r" && text[i + 1] === "\n") {
       row.push(cell);
       rows.push(row);
       row = [];
@@ -83,7 +90,10 @@ async function gqlAll(field: string, args: string, selection: string): Promise<{
   const edges: { cursor: string; node: Row }[] = [];
   let after: string | null = null;
   for (;;) {
-    const a = await h.gql(`query($after: String) { ${field}(first: 200, after: $after${args ? `, ${args}` : ""}) { edges { cursor node { ${selection} } } pageInfo { hasNextPage endCursor } } }`, { after });
+    const a = await h.gql(
+      `query($after: String) { ${field}(first: 200, after: $after${args ? `, ${args}` : ""}) { edges { cursor node { ${selection} } } pageInfo { hasNextPage endCursor } } }`,
+      { after },
+    );
     expect(a.json.errors, a.text).toBeUndefined();
     const conn = a.json.data[field];
     edges.push(...conn.edges);
@@ -107,7 +117,8 @@ function asExported(edge: { cursor: string; node: Row }): Row {
 function csvRecords(table: { header: string[]; rows: string[][] }): Row[] {
   return table.rows.map((cells) => Object.fromEntries(table.header.map((k, i) => [k, cells[i]])));
 }
-const asText = (row: Row): Row => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v)]));
+const asText = (row: Row): Row =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null ? "" : typeof v === "object" ? JSON.stringify(v) : String(v)]));
 
 describe("the exports equal GraphQL, row for row", () => {
   it("burns: every field, the order and the cursors, in NDJSON and CSV", async () => {
@@ -116,7 +127,20 @@ describe("the exports equal GraphQL, row for row", () => {
     const rows = await ndjson("/export/burns.ndjson");
     expect(rows).toEqual(expected);
     // Key order too: the documented columns.
-    expect(Object.keys(rows[0]!)).toEqual(["id", "token", "kind", "from", "txFrom", "amount", "amountRaw", "txHash", "blockNumber", "logIndex", "timestamp", "cursor"]);
+    expect(Object.keys(rows[0]!)).toEqual([
+      "id",
+      "token",
+      "kind",
+      "from",
+      "txFrom",
+      "amount",
+      "amountRaw",
+      "txHash",
+      "blockNumber",
+      "logIndex",
+      "timestamp",
+      "cursor",
+    ]);
     const table = await csv("/export/burns.csv");
     expect(table.header).toEqual(Object.keys(rows[0]!));
     expect(csvRecords(table)).toEqual(rows.map(asText));
@@ -183,7 +207,11 @@ describe("the exports equal GraphQL, row for row", () => {
         amount: r.amount,
         amountRaw: r.amountRaw,
       }))
-      .sort((a, b) => (a.blockNumber as number) - (b.blockNumber as number) || `${a.txHash}${a.rewardIndex}${a.currency}`.localeCompare(`${b.txHash}${b.rewardIndex}${b.currency}`));
+      .sort(
+        (a, b) =>
+          (a.blockNumber as number) - (b.blockNumber as number) ||
+          `${a.txHash}${a.rewardIndex}${a.currency}`.localeCompare(`${b.txHash}${b.rewardIndex}${b.currency}`),
+      );
     expect(picked).toEqual(expected);
     // The operator's slot is named as such; the decimals are the currency's.
     const operator = h.deps.config.operator!.toLowerCase();
@@ -207,7 +235,10 @@ describe("filters, as GraphQL's", () => {
       [`toBlock=${mid.blockNumber}`, `filter: { toBlock: "${mid.blockNumber}" }`],
       [`from=${mid.timestamp}`, `filter: { from: "${mid.timestamp}" }`],
       [`to=${mid.timestamp}`, `filter: { to: "${mid.timestamp}" }`],
-      [`token=${s.token}&kind=organic&fromBlock=1&to=2100-01-01T00:00:00Z`, `filter: { token: "${s.token}", kinds: [ORGANIC], fromBlock: "1", to: "2100-01-01T00:00:00Z" }`],
+      [
+        `token=${s.token}&kind=organic&fromBlock=1&to=2100-01-01T00:00:00Z`,
+        `filter: { token: "${s.token}", kinds: [ORGANIC], fromBlock: "1", to: "2100-01-01T00:00:00Z" }`,
+      ],
     ];
     for (const [query, filter] of cases) {
       const expected = (await gqlAll("burns", `orderBy: OLDEST, ${filter}`, BURN_FIELDS)).map(asExported);
@@ -216,7 +247,9 @@ describe("filters, as GraphQL's", () => {
     const protocol = (await gqlAll("buybacks", "orderBy: OLDEST, filter: { kinds: [PROTOCOL_BUYBACK] }", BUYBACK_FIELDS)).map(asExported);
     expect(protocol.length).toBeGreaterThan(0);
     expect(await ndjson("/export/buybacks.ndjson?kind=protocol-buyback")).toEqual(protocol);
-    const burnActivity = (await gqlAll("activity", `kinds: [BURN], token: "${s.token}"`, "id kind tokenAddress txHash blockNumber logIndex timestamp data rawData")).map(asExported);
+    const burnActivity = (
+      await gqlAll("activity", `kinds: [BURN], token: "${s.token}"`, "id kind tokenAddress txHash blockNumber logIndex timestamp data rawData")
+    ).map(asExported);
     expect(await ndjson(`/export/activity.ndjson?order=newest&kind=burn&token=${s.token}`)).toEqual(burnActivity);
     // Nothing matches: a CSV with its header alone.
     const none = await csv(`/export/burns.csv?fromBlock=${10n ** 12n}`);

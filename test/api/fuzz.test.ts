@@ -25,7 +25,7 @@ import {
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ERROR_STATUS, conflict } from "../../api/http/errors.js";
-import type { LaunchPort } from "../../core/launch/operator.js";
+import type { LaunchPort } from "../../core/launch/deploy-and-enroll.js";
 import { type Harness, OPERATOR_API_KEY, startHarness } from "./harness.js";
 
 let h: Harness;
@@ -51,7 +51,8 @@ afterAll(async () => {
 
 // ------------------------------------------------------------------ generators
 
-const hex = (min: number, max: number) => fc.array(fc.constantFrom(..."0123456789abcdefABCDEF"), { minLength: min, maxLength: max }).map((c) => `0x${c.join("")}`);
+const hex = (min: number, max: number) =>
+  fc.array(fc.constantFrom(..."0123456789abcdefABCDEF"), { minLength: min, maxLength: max }).map((c) => `0x${c.join("")}`);
 const address = fc.oneof(
   hex(40, 40),
   hex(0, 45),
@@ -128,16 +129,27 @@ const restPath = fc.oneof(
   fc.array(weird, { minLength: 1, maxLength: 4 }).map((parts) => `/api/v1/${parts.map(encodeURIComponent).join("/")}`),
 );
 const query = fc
-  .array(fc.tuple(fc.oneof(fc.constantFrom("limit", "cursor", "kind", "token"), fc.string({ maxLength: 8 })), fc.oneof(weird, address, fc.constantFrom("burn", "burn,rugpull", "protocol-buyback,"))), {
-    maxLength: 4,
-  })
+  .array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom("limit", "cursor", "kind", "token"), fc.string({ maxLength: 8 })),
+      fc.oneof(weird, address, fc.constantFrom("burn", "burn,rugpull", "protocol-buyback,")),
+    ),
+    {
+      maxLength: 4,
+    },
+  )
   .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&")}` : ""));
 const restRequest = fc.record({
   method: fc.constantFrom("GET", "GET", "POST", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"),
   path: restPath,
   query,
   contentType: fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "", "multipart/form-data; boundary=x", "APPLICATION/JSON"),
-  authorization: fc.oneof(fc.constant(undefined), fc.constant(`Bearer ${OPERATOR_API_KEY}`), fc.constantFrom("Bearer", "Bearer wrong", "Basic abc"), fc.string({ maxLength: 40 })),
+  authorization: fc.oneof(
+    fc.constant(undefined),
+    fc.constant(`Bearer ${OPERATOR_API_KEY}`),
+    fc.constantFrom("Bearer", "Bearer wrong", "Basic abc"),
+    fc.string({ maxLength: 40 }),
+  ),
   body,
 });
 
@@ -152,12 +164,17 @@ const gqlValue: fc.Arbitrary<string> = fc.letrec((tie) => ({
     fc.constantFrom("null", "true", "NEWEST", "LARGEST", "DAY", "YEAR", "OPEN", "ORGANIC", "$v", '"2025-01-01T00:00:00Z"', '"-1"', '"1.5"'),
     fc.array(tie("value"), { maxLength: 3 }).map((xs) => `[${xs.join(", ")}]`),
     fc.dictionary(fc.constantFrom("token", "kinds", "fromBlock", "toBlock", "from", "to", "x"), tie("value"), { maxKeys: 3 }).map(
-      (o) => `{ ${Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(", ")} }`,
+      (o) =>
+        `{ ${Object.entries(o)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(", ")} }`,
     ),
   ),
 })).value;
 const gqlQuery = fc.oneof(
-  fc.tuple(gqlValue, gqlValue, gqlValue).map(([a, b, c]) => `{ burns(first: ${a}, after: ${b}, filter: ${c}) { edges { node { id amount token { symbol } } } pageInfo { endCursor } } }`),
+  fc
+    .tuple(gqlValue, gqlValue, gqlValue)
+    .map(([a, b, c]) => `{ burns(first: ${a}, after: ${b}, filter: ${c}) { edges { node { id amount token { symbol } } } pageInfo { endCursor } } }`),
   fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ buybacks(filter: ${a}, orderBy: ${b}) { edges { node { usdcIn pairedIn } } } }`),
   fc.tuple(gqlValue, gqlValue, gqlValue).map(([a, b, c]) => `{ burnTotals(token: ${a}, groupBy: ${b}, from: ${c}) { start burned } }`),
   gqlValue.map((a) => `{ token(address: ${a}) { name desk { status } burns(first: 3) { edges { node { id } } } } }`),
@@ -166,15 +183,23 @@ const gqlQuery = fc.oneof(
   fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ tokens(first: ${a}, enrolled: ${b}) { edges { node { address } } } }`),
   fc.tuple(gqlValue, gqlValue).map(([a, b]) => `{ burnProof(txHash: ${a}, logIndex: ${b}) }`),
   gqlValue.map((a) => `{ token(address: ${a}) { feeFlow audit } }`),
-  fc.constantFrom("{ stats { feesToOperatorUsdc openDesks { id } } health { status } }", "{ __schema { types { name } } }", "subscription { burnCreated { id } }"),
+  fc.constantFrom(
+    "{ stats { feesToOperatorUsdc openDesks { id } } health { status } }",
+    "{ __schema { types { name } } }",
+    "subscription { burnCreated { id } }",
+  ),
   fc.string({ maxLength: 120 }),
-  fc.integer({ min: 1, max: 60 }).map((n) => `{ ${"token(address: \"0x0\") { burns { edges { node { token { ".repeat(n % 8)} id ${"} } } } }".repeat(n % 8)} }`),
+  fc.integer({ min: 1, max: 60 }).map((n) => `{ ${'token(address: "0x0") { burns { edges { node { token { '.repeat(n % 8)} id ${"} } } } }".repeat(n % 8)} }`),
 );
 const gqlRequest = fc.record({
   method: fc.constantFrom("POST", "POST", "GET"),
   query: gqlQuery,
   variables: fc.oneof(fc.constant(undefined), fc.jsonValue(), fc.dictionary(fc.constantFrom("v", "after", "a"), fc.jsonValue(), { maxKeys: 2 })),
-  raw: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 80 }), fc.jsonValue().map((v) => JSON.stringify(v))),
+  raw: fc.oneof(
+    fc.constant(undefined),
+    fc.string({ maxLength: 80 }),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+  ),
 });
 
 // ------------------------------------------------------------------ requests and checks
@@ -285,17 +310,28 @@ function inputValue(type: GraphQLInputType, depth: number): fc.Arbitrary<string>
   const wrong = fc.constantFrom("null", "1", '"x"', "[]", "{}", "true", "-1", '"0x0"');
   const inner = getNullableType(type) as GraphQLInputType;
   let good: fc.Arbitrary<string>;
-  if (isListType(inner)) good = depth > 2 ? fc.constant("[]") : fc.array(inputValue(inner.ofType, depth + 1), { maxLength: 3 }).map((xs) => `[${xs.join(", ")}]`);
+  if (isListType(inner))
+    good = depth > 2 ? fc.constant("[]") : fc.array(inputValue(inner.ofType, depth + 1), { maxLength: 3 }).map((xs) => `[${xs.join(", ")}]`);
   else if (isEnumType(inner)) good = fc.constantFrom(...inner.getValues().map((v) => v.name));
   else if (isInputObjectType(inner)) {
     const fields = Object.values(inner.getFields());
-    good = depth > 2 || fields.length === 0 ? fc.constant("{}") : fc.tuple(...fields.map((f) => fc.option(inputValue(f.type, depth + 1), { nil: undefined }))).map(
-      (vs) => `{ ${vs.map((v, i) => (v === undefined ? "" : `${fields[i]!.name}: ${v}`)).filter(Boolean).join(", ")} }`,
-    );
+    good =
+      depth > 2 || fields.length === 0
+        ? fc.constant("{}")
+        : fc.tuple(...fields.map((f) => fc.option(inputValue(f.type, depth + 1), { nil: undefined }))).map(
+            (vs) =>
+              `{ ${vs
+                .map((v, i) => (v === undefined ? "" : `${fields[i]!.name}: ${v}`))
+                .filter(Boolean)
+                .join(", ")} }`,
+          );
   } else if (isScalarType(inner) && inner.name === "Int") good = fc.oneof(fc.integer({ min: -5, max: 300 }), fc.integer()).map(String);
   else if (isScalarType(inner) && inner.name === "Boolean") good = fc.boolean().map(String);
   else if (isScalarType(inner) && inner.name === "Float") good = fc.double({ noNaN: true, noDefaultInfinity: true }).map(String);
-  else good = fc.oneof(address, fc.string({ maxLength: 12 }), fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), fc.constantFrom("2025-01-01T00:00:00Z", "")).map((v) => JSON.stringify(v));
+  else
+    good = fc
+      .oneof(address, fc.string({ maxLength: 12 }), fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String), fc.constantFrom("2025-01-01T00:00:00Z", ""))
+      .map((v) => JSON.stringify(v));
   return fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: wrong });
 }
 
@@ -320,10 +356,13 @@ function selection(schema: GraphQLSchema, type: GraphQLOutputType, depth: number
 }
 
 function field(schema: GraphQLSchema, f: GraphQLField<unknown, unknown>, depth: number): fc.Arbitrary<string> {
-  const args = f.args.length === 0 ? fc.constant("") : fc.tuple(...f.args.map((a) => fc.option(inputValue(a.type, 0), { nil: undefined, freq: 2 }))).map((vs) => {
-    const given = vs.map((v, i) => (v === undefined ? "" : `${f.args[i]!.name}: ${v}`)).filter(Boolean);
-    return given.length ? `(${given.join(", ")})` : "";
-  });
+  const args =
+    f.args.length === 0
+      ? fc.constant("")
+      : fc.tuple(...f.args.map((a) => fc.option(inputValue(a.type, 0), { nil: undefined, freq: 2 }))).map((vs) => {
+          const given = vs.map((v, i) => (v === undefined ? "" : `${f.args[i]!.name}: ${v}`)).filter(Boolean);
+          return given.length ? `(${given.join(", ")})` : "";
+        });
   const named = getNamedType(f.type);
   const sub = isObjectType(named) || isInterfaceType(named) || isUnionType(named) ? selection(schema, f.type, depth + 1) : fc.constant("");
   return fc.tuple(args, sub).map(([a, s2]) => `${f.name}${a} ${s2}`.trim());
@@ -332,26 +371,34 @@ function field(schema: GraphQLSchema, f: GraphQLField<unknown, unknown>, depth: 
 /** A valid-looking document, or the same mangled: a span cut out, a character inserted, a brace dropped. */
 function documents(schema: GraphQLSchema): fc.Arbitrary<string> {
   const valid = selection(schema, schema.getQueryType()!, 0);
-  const mangled = fc.tuple(valid, fc.nat(), fc.nat({ max: 8 }), fc.constantFrom("{", "}", "(", ")", ":", "$", "@", "...", '"', "#", "\\u0000", "query", "fragment")).map(
-    ([d, at, len, ins]) => {
+  const mangled = fc
+    .tuple(valid, fc.nat(), fc.nat({ max: 8 }), fc.constantFrom("{", "}", "(", ")", ":", "$", "@", "...", '"', "#", "\\u0000", "query", "fragment"))
+    .map(([d, at, len, ins]) => {
       const i = at % Math.max(1, d.length);
       return `${d.slice(0, i)}${ins}${d.slice(i + len)}`;
-    },
-  );
+    });
   return fc.oneof({ weight: 2, arbitrary: valid }, { weight: 1, arbitrary: mangled });
 }
 
 describe("documents generated from the served schema", () => {
   it("valid and mangled, in memory: never a 5xx nor an internal error", async () => {
     const intro = await memory(
-      new Request(`${BASE}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query: getIntrospectionQuery() }) }),
+      new Request(`${BASE}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ query: getIntrospectionQuery() }),
+      }),
     );
     const schema = buildClientSchema(((await intro.json()) as { data: never }).data);
     let answered = 0;
     await fc.assert(
       fc.asyncProperty(documents(schema), async (query) => {
         const res = await memory(
-          new Request(`${BASE}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": "fuzz" }, body: JSON.stringify({ query }) }),
+          new Request(`${BASE}/graphql`, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": "fuzz" },
+            body: JSON.stringify({ query }),
+          }),
         );
         const text = await res.text();
         expect(res.status, `${query} → ${res.status} ${text}`).toBeLessThan(500);

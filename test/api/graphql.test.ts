@@ -67,7 +67,10 @@ async function pagedBurnsBackward(args: string, size: number): Promise<BurnNode[
   const pages: BurnNode[][] = [];
   let before: string | null = null;
   for (let guard = 0; guard < 1000; guard++) {
-    const d: any = await data(`query($before: String) { burns(last: ${size}, before: $before${args}) { edges { cursor node { ${BURN_FIELDS} } } pageInfo { hasPreviousPage hasNextPage startCursor } } }`, { before });
+    const d: any = await data(
+      `query($before: String) { burns(last: ${size}, before: $before${args}) { edges { cursor node { ${BURN_FIELDS} } } pageInfo { hasPreviousPage hasNextPage startCursor } } }`,
+      { before },
+    );
     expect(d.burns.edges.length).toBeLessThanOrEqual(size);
     expect(d.burns.pageInfo.hasNextPage).toBe(before !== null);
     pages.unshift(d.burns.edges.map((e: { node: BurnNode }) => e.node));
@@ -81,7 +84,10 @@ async function pagedBurns(args: string, size: number): Promise<BurnNode[]> {
   const out: BurnNode[] = [];
   let after: string | null = null;
   for (let guard = 0; guard < 1000; guard++) {
-    const d: any = await data(`query($after: String) { burns(first: ${size}, after: $after${args}) { edges { cursor node { ${BURN_FIELDS} } } pageInfo { hasNextPage endCursor } } }`, { after });
+    const d: any = await data(
+      `query($after: String) { burns(first: ${size}, after: $after${args}) { edges { cursor node { ${BURN_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
+      { after },
+    );
     out.push(...d.burns.edges.map((e: { node: BurnNode }) => e.node));
     if (!d.burns.pageInfo.hasNextPage) return out;
     after = d.burns.pageInfo.endCursor;
@@ -93,7 +99,10 @@ describe("GraphQL queries", () => {
   it("answers in memory and over HTTP alike", async () => {
     const q = `{ health { status indexer { ready } protocolToken } token(address: "${s.token}") { symbol isProtocolToken } }`;
     const memory = await data(q);
-    expect(memory).toEqual({ health: { status: "OK", indexer: { ready: true }, protocolToken: getAddress(h.protocolToken) }, token: { symbol: "ACAT", isProtocolToken: false } });
+    expect(memory).toEqual({
+      health: { status: "OK", indexer: { ready: true }, protocolToken: getAddress(h.protocolToken) },
+      token: { symbol: "ACAT", isProtocolToken: false },
+    });
     expect(await data(q, undefined, "http")).toEqual(memory);
   });
 
@@ -137,15 +146,27 @@ describe("GraphQL queries", () => {
     const blocks = mine.map((b) => BigInt(b.blockNumber)).sort((a, b) => (a < b ? -1 : 1));
     const [from, to] = [blocks[2]!, blocks[5]!];
     const ranged = await allBurns(`, filter: { token: "${s.token}", fromBlock: "${from}", toBlock: "${to}" }`);
-    expect(ranged.map((b) => b.id).sort()).toEqual(mine.filter((b) => BigInt(b.blockNumber) >= from && BigInt(b.blockNumber) <= to).map((b) => b.id).sort());
+    expect(ranged.map((b) => b.id).sort()).toEqual(
+      mine
+        .filter((b) => BigInt(b.blockNumber) >= from && BigInt(b.blockNumber) <= to)
+        .map((b) => b.id)
+        .sort(),
+    );
     const t0 = mine.map((b) => b.timestamp).sort()[3]!;
     const timed = await allBurns(`, filter: { token: "${s.token}", from: "${t0}" }`);
-    expect(timed.map((b) => b.id).sort()).toEqual(mine.filter((b) => b.timestamp >= t0).map((b) => b.id).sort());
+    expect(timed.map((b) => b.id).sort()).toEqual(
+      mine
+        .filter((b) => b.timestamp >= t0)
+        .map((b) => b.id)
+        .sort(),
+    );
     expect(await allBurns(`, filter: { token: "${s.token}", to: "${mine.map((b) => b.timestamp).sort()[0]}" }`)).toEqual([]);
   });
 
   it("filters buybacks and reaches their tokens", async () => {
-    const d = await data(`{ buybacks(first: 200, filter: { kinds: [PROTOCOL_BUYBACK] }) { edges { node { kind txHash usdcIn usdcInRaw tokensBought tokensBurned pairedIn token { address isProtocolToken } } } } }`);
+    const d = await data(
+      `{ buybacks(first: 200, filter: { kinds: [PROTOCOL_BUYBACK] }) { edges { node { kind txHash usdcIn usdcInRaw tokensBought tokensBurned pairedIn token { address isProtocolToken } } } } }`,
+    );
     const nodes = d.buybacks.edges.map((e: { node: unknown }) => e.node);
     expect(nodes.every((n: { kind: string; token: { isProtocolToken: boolean } }) => n.kind === "PROTOCOL_BUYBACK" && n.token.isProtocolToken)).toBe(true);
     expect(nodes.find((n: { txHash: string }) => n.txHash === s.protocolBuyback.tx)).toMatchObject({
@@ -184,16 +205,22 @@ describe("GraphQL queries", () => {
   });
 
   it("lists open desks with their tokens, and tokens with their desks", async () => {
-    const d = await data(`{ desks(status: [OPEN]) { edges { node { tokenAddress token { symbol } side status collateral notional leverage entryPrice halted } } } }`);
+    const d = await data(
+      `{ desks(status: [OPEN]) { edges { node { tokenAddress token { symbol } side status collateral notional leverage entryPrice halted } } } }`,
+    );
     const mine = d.desks.edges.map((e: { node: { tokenAddress: string } }) => e.node).find((n: { tokenAddress: string }) => n.tokenAddress === s.token);
     expect(mine).toMatchObject({ token: { symbol: "ACAT" }, side: "LONG", status: "OPEN", leverage: "5", entryPrice: "3000", halted: false });
-    const byToken = await data(`{ desks(token: "${s.token}") { edges { node { tokenAddress } } } token(address: "${s.token}") { desk { status } pending { perpUsdc } } }`);
+    const byToken = await data(
+      `{ desks(token: "${s.token}") { edges { node { tokenAddress } } } token(address: "${s.token}") { desk { status } pending { perpUsdc } } }`,
+    );
     expect(byToken.desks.edges).toEqual([{ node: { tokenAddress: s.token } }]);
     expect(byToken.token.desk).toEqual({ status: "OPEN" });
   });
 
   it("serves the activity feed by kinds and token, and the stats", async () => {
-    const d = await data(`{ activity(first: 50, kinds: [TOKEN_LAUNCHED, TOKEN_ENROLLED], token: "${s.token}") { edges { node { kind tokenAddress data rawData } } } }`);
+    const d = await data(
+      `{ activity(first: 50, kinds: [TOKEN_LAUNCHED, TOKEN_ENROLLED], token: "${s.token}") { edges { node { kind tokenAddress data rawData } } } }`,
+    );
     expect(d.activity.edges.map((e: { node: { kind: string } }) => e.node.kind).sort()).toEqual(["TOKEN_ENROLLED", "TOKEN_LAUNCHED"]);
     const stats = await data(
       `{ stats { tokensLaunched tokensEnrolled protocolBuybacks protocolBuybackUsdc protocolBuybackUsdcRaw pendingBuybackUsdc desksOpen openDesks { tokenAddress }
@@ -205,14 +232,18 @@ describe("GraphQL queries", () => {
     const summary = stats.stats.deskSummary;
     expect(summary.largest.map((x: { tokenAddress: string }) => x.tokenAddress)).toContain(s.token);
     expect(summary.largest.length).toBeLessThanOrEqual(LARGEST_OPEN_DESKS);
-    const open = (await data(`{ desks(first: 200, status: [OPEN]) { edges { node { id collateralRaw notionalRaw halted } } } }`)).desks.edges.map((e: { node: any }) => e.node);
+    const open = (await data(`{ desks(first: 200, status: [OPEN]) { edges { node { id collateralRaw notionalRaw halted } } } }`)).desks.edges.map(
+      (e: { node: any }) => e.node,
+    );
     expect(open.length).toBe(stats.stats.desksOpen);
     expect(BigInt(summary.openCollateralUsdcRaw)).toBe(open.reduce((a: bigint, d: { collateralRaw: string }) => a + BigInt(d.collateralRaw), 0n));
     expect(BigInt(summary.openNotionalUsdcRaw)).toBe(open.reduce((a: bigint, d: { notionalRaw: string }) => a + BigInt(d.notionalRaw), 0n));
     expect(summary.openCollateralUsdc).toBe(formatDecimal(BigInt(summary.openCollateralUsdcRaw), 6));
     expect(summary.halted).toBe(open.filter((d: { halted: boolean }) => d.halted).length);
     // The deprecated openDesks is bounded: the same largest desks.
-    expect(stats.stats.openDesks.map((x: { tokenAddress: string }) => x.tokenAddress)).toEqual(summary.largest.map((x: { tokenAddress: string }) => x.tokenAddress));
+    expect(stats.stats.openDesks.map((x: { tokenAddress: string }) => x.tokenAddress)).toEqual(
+      summary.largest.map((x: { tokenAddress: string }) => x.tokenAddress),
+    );
   });
 
   it("lists tokens, enrolled or not, in pages", async () => {
@@ -225,7 +256,10 @@ describe("GraphQL queries", () => {
     const paged: string[] = [];
     let after: string | null = null;
     for (;;) {
-      const page: any = await data(`query($after: String) { tokens(first: 2, after: $after) { edges { node { address } } pageInfo { hasNextPage endCursor } } }`, { after });
+      const page: any = await data(
+        `query($after: String) { tokens(first: 2, after: $after) { edges { node { address } } pageInfo { hasNextPage endCursor } } }`,
+        { after },
+      );
       paged.push(...page.tokens.edges.map((e: { node: { address: string } }) => e.node.address));
       if (!page.tokens.pageInfo.hasNextPage) break;
       after = page.tokens.pageInfo.endCursor;
@@ -234,7 +268,10 @@ describe("GraphQL queries", () => {
     const backward: string[][] = [];
     let before: string | null = null;
     for (;;) {
-      const page: any = await data(`query($before: String) { tokens(last: 2, before: $before) { edges { node { address } } pageInfo { hasPreviousPage startCursor } } }`, { before });
+      const page: any = await data(
+        `query($before: String) { tokens(last: 2, before: $before) { edges { node { address } } pageInfo { hasPreviousPage startCursor } } }`,
+        { before },
+      );
       backward.unshift(page.tokens.edges.map((e: { node: { address: string } }) => e.node.address));
       if (!page.tokens.pageInfo.hasPreviousPage) break;
       before = page.tokens.pageInfo.startCursor;
@@ -258,7 +295,11 @@ describe("GraphQL queries", () => {
     const { createAgent } = await import("../../core/agents/store.js");
     await h.deps.agents!.services.ready();
     const agent = await createAgent(h.deps.agents!.services.pool, { owner: trader.account.address, secret: "test-agent-key-secret-0123456789abcdef" });
-    const d = await data(`query($id: String!) { agent(idOrToken: $id) { id owner wallet status charter token { symbol } prospectus } none: agent(idOrToken: "nope") { id } token(address: "${s.token}") { agent { id } } }`, { id: agent.id }, "http");
+    const d = await data(
+      `query($id: String!) { agent(idOrToken: $id) { id owner wallet status charter token { symbol } prospectus } none: agent(idOrToken: "nope") { id } token(address: "${s.token}") { agent { id } } }`,
+      { id: agent.id },
+      "http",
+    );
     expect(d).toEqual({
       agent: { id: agent.id, owner: trader.account.address, wallet: agent.wallet, status: "draft", charter: null, token: null, prospectus: `/p/${agent.id}` },
       none: null,
@@ -296,7 +337,10 @@ describe("GraphQL limits and errors", () => {
     expect(bad[0]).toMatchObject({ message: "invalid cursor", extensions: { code: "BAD_USER_INPUT" } });
     const other = (await data(`{ buybacks(first: 1) { pageInfo { endCursor } } }`)).buybacks.pageInfo.endCursor;
     expect((await errors(`query($c: String) { burns(after: $c) { edges { node { id } } } }`, { c: other }))[0]!.message).toBe("invalid cursor");
-    expect((await errors(`{ token(address: "0x12") { name } }`, undefined, "http"))[0]).toMatchObject({ message: /^address: expected a 0x-prefixed/, extensions: { code: "BAD_USER_INPUT" } });
+    expect((await errors(`{ token(address: "0x12") { name } }`, undefined, "http"))[0]).toMatchObject({
+      message: /^address: expected a 0x-prefixed/,
+      extensions: { code: "BAD_USER_INPUT" },
+    });
     expect((await errors(`{ burns(filter: { fromBlock: "1.5" }) { edges { node { id } } } }`))[0]!.message).toMatch(/BigInt/);
     expect((await errors(`{ burns(filter: { from: "yesterday" }) { edges { node { id } } } }`))[0]!.message).toMatch(/DateTime/);
     expect((await errors(`{ burnTotals(groupBy: YEAR) { burns } }`))[0]!.message).toMatch(/YEAR/);
@@ -346,7 +390,11 @@ describe("GraphQL subscriptions over SSE", () => {
   it("receives a burn made on the devnet, through ponder's server", async () => {
     const abort = new AbortController();
     try {
-      const stream = await subscribe(`${h.url}/graphql`, `subscription { burnCreated(filter: { token: "${s.token}" }) { txHash amount kind tokenAddress token { symbol } } }`, abort.signal);
+      const stream = await subscribe(
+        `${h.url}/graphql`,
+        `subscription { burnCreated(filter: { token: "${s.token}" }) { txHash amount kind tokenAddress token { symbol } } }`,
+        abort.signal,
+      );
       const first = stream.next();
       await new Promise((r) => setTimeout(r, 300)); // the subscription has taken its starting point
       const hash = await trader.write(s.token, erc20Abi, "transfer", [DEAD_ADDRESS, 123_000_000_000_000_000n]);

@@ -15,7 +15,7 @@ import { agentApiFromConfig } from "../../api/agents/index.js";
 import { createApp } from "../../api/create-app.js";
 import type { ApiDeps, ReadDb } from "../../api/deps.js";
 import { createEnginePort } from "../../api/engine-port.js";
-import { createChainLauncher } from "../../core/launch/operator.js";
+import { createChainLauncher } from "../../core/launch/deploy-and-enroll.js";
 import { pipelineSender } from "../../core/launch/sender.js";
 import { createDatabase, devnetAs, startTestPonder, testConfig, testEnv } from "../helpers/env.js";
 
@@ -53,7 +53,6 @@ export type Harness = {
   stop: () => Promise<void>;
   logs: string[];
 };
-
 
 function request(method: string, p: RequestInit & { json?: unknown; key?: string } = {}): RequestInit {
   const headers = new Headers(p.headers);

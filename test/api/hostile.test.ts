@@ -49,9 +49,11 @@ const hostile = {
   /** One field repeated through inline fragments, each once: validation compares them all pairwise. */
   inlineFragments: (n: number) => `# ${n}\n{ ${"... on Query { stats { tokensEnrolled } } ".repeat(190)} }`,
   /** One field repeated through fragments spread once each. */
-  spreadFragments: (n: number) => `# ${n}\n{ ${Array.from({ length: 30 }, (_, i) => `...F${i}`).join(" ")} } ${Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { stats { tokensEnrolled } }`).join(" ")}`,
+  spreadFragments: (n: number) =>
+    `# ${n}\n{ ${Array.from({ length: 30 }, (_, i) => `...F${i}`).join(" ")} } ${Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { stats { tokensEnrolled } }`).join(" ")}`,
   /** Hundreds of fragments, each with a field of its own: validation compares every two. */
-  manyFragments: (n: number) => `# ${n}\n{ ${Array.from({ length: 250 }, (_, i) => `...F${i}`).join(" ")} } ${Array.from({ length: 250 }, (_, i) => `fragment F${i} on Query { a${i}: __typename }`).join(" ")}`,
+  manyFragments: (n: number) =>
+    `# ${n}\n{ ${Array.from({ length: 250 }, (_, i) => `...F${i}`).join(" ")} } ${Array.from({ length: 250 }, (_, i) => `fragment F${i} on Query { a${i}: __typename }`).join(" ")}`,
   /** A field repeated inside introspection (whose fields do not count toward breadth). */
   introspection: (n: number) => `# ${n}\n{ __schema { types { ${"name ".repeat(2_500)} } } }`,
 };
@@ -81,7 +83,10 @@ describe("hostile GraphQL documents", () => {
   it("names the limit each one broke", async () => {
     expect((await post(hostile.repeated61k(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "size" });
     expect((await post(hostile.repeated(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "repeated" });
-    expect((await post(hostile.broad(1))).json.errors?.[0]).toMatchObject({ message: `query breadth ${MAX_BREADTH + 1} exceeds the limit of ${MAX_BREADTH}`, extensions: { kind: "breadth" } });
+    expect((await post(hostile.broad(1))).json.errors?.[0]).toMatchObject({
+      message: `query breadth ${MAX_BREADTH + 1} exceeds the limit of ${MAX_BREADTH}`,
+      extensions: { kind: "breadth" },
+    });
     expect((await post(hostile.deepList(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "nesting" });
     expect((await post(hostile.deepSelections(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "nesting" });
     expect((await post(hostile.tokens(1))).json.errors?.[0]?.extensions).toMatchObject({ kind: "tokens" });
@@ -99,7 +104,7 @@ describe("hostile GraphQL documents", () => {
   });
 
   it("answers a syntax error, from the lexer or the parser, as the client's: 400", async () => {
-    for (const query of ["'", " ", "{ health {", "{ health(a: \"x) { status } }"]) {
+    for (const query of ["'", " ", "{ health {", '{ health(a: "x) { status } }']) {
       const a = await post(query);
       expect(a.status, `${JSON.stringify(query)}: ${JSON.stringify(a.json)}`).toBe(400);
       expect(a.json.errors?.[0]?.message).toMatch(/^Syntax Error/);
@@ -107,11 +112,13 @@ describe("hostile GraphQL documents", () => {
     expect(logged).toEqual([]);
   });
 
-    it("still answers what a client really asks: GraphiQL's introspection, a wide page, a few repeats", async () => {
+  it("still answers what a client really asks: GraphiQL's introspection, a wide page, a few repeats", async () => {
     const intro = await post(getIntrospectionQuery());
     expect(intro.status).toBe(200);
     expect(intro.json.errors).toBeUndefined();
-    const ok = await post(`{ stats { tokensEnrolled } stats { tokensEnrolled } health { status } burns(first: 5) { edges { node { id amount token { symbol } } } } }`);
+    const ok = await post(
+      `{ stats { tokensEnrolled } stats { tokensEnrolled } health { status } burns(first: 5) { edges { node { id amount token { symbol } } } } }`,
+    );
     expect(ok.status).toBe(200);
     expect(ok.json.errors).toBeUndefined();
   });
@@ -268,9 +275,8 @@ describe("client faults over HTTP, through ponder's server", () => {
   }, 30_000);
 });
 
-
 describe("a read that hits a lock timeout", () => {
-  it("is retried once, then answered 503 with a code (REST and GraphQL), never a 500 nor \"Unexpected error.\"", async () => {
+  it('is retried once, then answered 503 with a code (REST and GraphQL), never a 500 nor "Unexpected error."', async () => {
     // The API's reads with a short lock timeout (ponder's own is 500 ms), counting the lock timeouts they hit.
     const pool = new pg.Pool({ connectionString: h.databaseUrl, max: 4, options: "-c search_path=app -c lock_timeout=300" });
     let lockTimeouts = 0;

@@ -32,7 +32,14 @@ function priceE18(sqrtPriceX96: bigint, tokenIs0: boolean): bigint {
 const abs = (x: bigint) => (x < 0n ? -x : x);
 
 type ChainSwap = { block: bigint; logIndex: number; timestamp: bigint; price: bigint; tokenAmount: bigint; pairedAmount: bigint; usdc: bigint };
-type Launched = { token: Address; poolId: Hex; tokenIs0: boolean; initial: bigint; paired: "usdc" | "weth"; burns: { amount: bigint; block: bigint; logIndex: number; id: string }[] };
+type Launched = {
+  token: Address;
+  poolId: Hex;
+  tokenIs0: boolean;
+  initial: bigint;
+  paired: "usdc" | "weth";
+  burns: { amount: bigint; block: bigint; logIndex: number; id: string }[];
+};
 
 async function warp(seconds: number) {
   const request = client.request as (a: { method: string; params?: unknown[] }) => Promise<unknown>;
@@ -42,12 +49,32 @@ async function warp(seconds: number) {
 
 async function launch(symbol: string, paired: "usdc" | "weth"): Promise<Launched> {
   const c = h.contracts;
-  const created = await act.launchToken(operator, c, { name: `Chart ${symbol}`, symbol, operator: operator.account.address, creator: trader.account.address, pairedToken: paired === "weth" ? c.weth! : c.usdc!, ...(paired === "weth" ? { startingMarketCap: 5n * 10n ** 18n } : {}) });
+  const created = await act.launchToken(operator, c, {
+    name: `Chart ${symbol}`,
+    symbol,
+    operator: operator.account.address,
+    creator: trader.account.address,
+    pairedToken: paired === "weth" ? c.weth! : c.usdc!,
+    ...(paired === "weth" ? { startingMarketCap: 5n * 10n ** 18n } : {}),
+  });
   const token = created.token as Address;
   // The index follows a launch's swaps and burns from its enrolment (docs/design.md §4.6), as every flow of ours enrols at launch.
   await act.enroll(operator, c, token, trader.account.address);
-  const [init] = await client.getLogs({ address: c.v4PoolManager!, event: poolManagerAbi[0], args: { id: created.poolId as Hex }, fromBlock: created.receipt.blockNumber, toBlock: created.receipt.blockNumber });
-  return { token, poolId: created.poolId as Hex, tokenIs0: init!.args.currency0!.toLowerCase() === token.toLowerCase(), initial: priceE18(init!.args.sqrtPriceX96!, init!.args.currency0!.toLowerCase() === token.toLowerCase()), paired, burns: [] };
+  const [init] = await client.getLogs({
+    address: c.v4PoolManager!,
+    event: poolManagerAbi[0],
+    args: { id: created.poolId as Hex },
+    fromBlock: created.receipt.blockNumber,
+    toBlock: created.receipt.blockNumber,
+  });
+  return {
+    token,
+    poolId: created.poolId as Hex,
+    tokenIs0: init!.args.currency0!.toLowerCase() === token.toLowerCase(),
+    initial: priceE18(init!.args.sqrtPriceX96!, init!.args.currency0!.toLowerCase() === token.toLowerCase()),
+    paired,
+    burns: [],
+  };
 }
 
 async function burnSome(l: Launched, amount: bigint) {
@@ -62,7 +89,10 @@ async function buyWithWeth(l: Launched, wei: bigint) {
   const c = h.contracts;
   await trader.write(c.weth!, parseAbi(["function deposit() payable"]), "deposit", [], wei);
   const poolKey = await act.poolKeyOf(trader, c, l.token);
-  await act.receipt(trader, await sellToken(trader, { permit2: c.permit2!, universalRouter: c.universalRouter! }, { token: c.weth!, pairedToken: l.token, poolKey }, wei));
+  await act.receipt(
+    trader,
+    await sellToken(trader, { permit2: c.permit2!, universalRouter: c.universalRouter! }, { token: c.weth!, pairedToken: l.token, poolKey }, wei),
+  );
 }
 
 /** USDC base units per 1e18 WETH just before (block, logIndex): the v3 pool's last swap before it, or its state at the previous block. */
@@ -70,20 +100,36 @@ async function ethPriceBefore(block: bigint, logIndex: number): Promise<bigint> 
   const pool = h.contracts.v3WethUsdcPool!;
   const wethIs0 = BigInt(h.contracts.weth!) < BigInt(h.contracts.usdc!);
   const same = (await client.getLogs({ address: pool, event: v3PoolEventsAbi[1], fromBlock: block, toBlock: block })).filter((x) => x.logIndex! < logIndex);
-  const sqrt = same.length ? same.at(-1)!.args.sqrtPriceX96! : (await client.readContract({ address: pool, abi: slot0Abi, functionName: "slot0", blockNumber: block - 1n }))[0];
+  const sqrt = same.length
+    ? same.at(-1)!.args.sqrtPriceX96!
+    : (await client.readContract({ address: pool, abi: slot0Abi, functionName: "slot0", blockNumber: block - 1n }))[0];
   return priceE18(sqrt, wethIs0);
 }
 
 /** Every swap of the pool, from the PoolManager's logs, with its price after and its USDC. */
 async function chainSwaps(l: Launched): Promise<ChainSwap[]> {
-  const logs = await client.getLogs({ address: h.contracts.v4PoolManager!, event: poolManagerAbi[1], args: { id: l.poolId }, fromBlock: 0n, toBlock: "latest" });
+  const logs = await client.getLogs({
+    address: h.contracts.v4PoolManager!,
+    event: poolManagerAbi[1],
+    args: { id: l.poolId },
+    fromBlock: 0n,
+    toBlock: "latest",
+  });
   const out: ChainSwap[] = [];
   for (const x of logs) {
     const block = await client.getBlock({ blockNumber: x.blockNumber! });
     const tokenAmount = abs(l.tokenIs0 ? x.args.amount0! : x.args.amount1!);
     const pairedAmount = abs(l.tokenIs0 ? x.args.amount1! : x.args.amount0!);
     const usdc = l.paired === "usdc" ? pairedAmount : (pairedAmount * (await ethPriceBefore(x.blockNumber!, x.logIndex!))) / E36;
-    out.push({ block: x.blockNumber!, logIndex: x.logIndex!, timestamp: block.timestamp, price: priceE18(x.args.sqrtPriceX96!, l.tokenIs0), tokenAmount, pairedAmount, usdc });
+    out.push({
+      block: x.blockNumber!,
+      logIndex: x.logIndex!,
+      timestamp: block.timestamp,
+      price: priceE18(x.args.sqrtPriceX96!, l.tokenIs0),
+      tokenAmount,
+      pairedAmount,
+      usdc,
+    });
   }
   return out;
 }
@@ -139,10 +185,12 @@ afterAll(async () => {
 const get = (path: string) => h.call("GET", `/api/v1${path}`);
 const dec = (v: bigint, d: number) => formatDecimal(v, d);
 
-const CANDLE_FIELDS = "start open openRaw high highRaw low lowRaw close closeRaw volumeToken volumeTokenRaw volumePaired volumePairedRaw volumeUsdc volumeUsdcRaw unpricedSwaps swaps";
+const CANDLE_FIELDS =
+  "start open openRaw high highRaw low lowRaw close closeRaw volumeToken volumeTokenRaw volumePaired volumePairedRaw volumeUsdc volumeUsdcRaw unpricedSwaps swaps";
 const MARKET_FIELDS =
   "totalSupply totalSupplyRaw burned burnedRaw circulating circulatingRaw pricePaired pricePairedRaw priceUsdc priceUsdcRaw marketCapPaired marketCapPairedRaw marketCapUsdc marketCapUsdcRaw volumeToken volumeTokenRaw volumePaired volumePairedRaw volumeUsdc volumeUsdcRaw unpricedSwaps swaps";
-const BURN_FIELDS = "id amount amountRaw pricePairedAtBurn pricePairedAtBurnRaw priceUsdcAtBurn priceUsdcAtBurnRaw valuePaired valuePairedRaw valueUsdc valueUsdcRaw";
+const BURN_FIELDS =
+  "id amount amountRaw pricePairedAtBurn pricePairedAtBurnRaw priceUsdcAtBurn priceUsdcAtBurnRaw valuePaired valuePairedRaw valueUsdc valueUsdcRaw";
 
 async function gqlToken(address: Address, period: "HOUR" | "DAY") {
   const a = await h.gql(
@@ -220,11 +268,20 @@ describe.each([
       marketCapPairedRaw: ((circulating * last.price) / E36).toString(),
       marketCapUsdc: dec((circulating * priceUsdc) / E36, 6),
       marketCapUsdcRaw: ((circulating * priceUsdc) / E36).toString(),
-      volumeToken: dec(sum((s) => s.tokenAmount), 18),
+      volumeToken: dec(
+        sum((s) => s.tokenAmount),
+        18,
+      ),
       volumeTokenRaw: sum((s) => s.tokenAmount).toString(),
-      volumePaired: dec(sum((s) => s.pairedAmount), pairedDecimals),
+      volumePaired: dec(
+        sum((s) => s.pairedAmount),
+        pairedDecimals,
+      ),
       volumePairedRaw: sum((s) => s.pairedAmount).toString(),
-      volumeUsdc: dec(sum((s) => s.usdc), 6),
+      volumeUsdc: dec(
+        sum((s) => s.usdc),
+        6,
+      ),
       volumeUsdcRaw: sum((s) => s.usdc).toString(),
       unpricedSwaps: 0,
       swaps: swaps.length,
@@ -247,7 +304,17 @@ describe.each([
       const prior = swaps.filter((s) => s.block < b.block || (s.block === b.block && s.logIndex < b.logIndex)).at(-1);
       const base = { id: b.id, amount: dec(b.amount, 18), amountRaw: b.amount.toString() };
       if (!prior) {
-        rows.push({ ...base, pricePairedAtBurn: null, pricePairedAtBurnRaw: null, priceUsdcAtBurn: null, priceUsdcAtBurnRaw: null, valuePaired: null, valuePairedRaw: null, valueUsdc: null, valueUsdcRaw: null });
+        rows.push({
+          ...base,
+          pricePairedAtBurn: null,
+          pricePairedAtBurnRaw: null,
+          priceUsdcAtBurn: null,
+          priceUsdcAtBurnRaw: null,
+          valuePaired: null,
+          valuePairedRaw: null,
+          valueUsdc: null,
+          valueUsdcRaw: null,
+        });
         continue;
       }
       const usdcPrice = l.paired === "usdc" ? prior.price : (prior.price * (await ethPriceBefore(prior.block, prior.logIndex))) / E36;

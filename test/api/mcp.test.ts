@@ -37,7 +37,15 @@ async function rest(path: string, token?: string): Promise<any> {
 async function signIn(key: Hex): Promise<string> {
   const account = privateKeyToAccount(key);
   const { nonce } = await rest("/api/v1/auth/nonce");
-  const message = createSiweMessage({ address: account.address, chainId: DEVNET_CHAIN_ID, domain: HOST, nonce, uri: `http://${HOST}/login`, version: "1", issuedAt: new Date() });
+  const message = createSiweMessage({
+    address: account.address,
+    chainId: DEVNET_CHAIN_ID,
+    domain: HOST,
+    nonce,
+    uri: `http://${HOST}/login`,
+    version: "1",
+    issuedAt: new Date(),
+  });
   const res = await fetch(`${h.url}/api/v1/auth/verify`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -98,7 +106,17 @@ describe("the read tools", () => {
       expect(t.annotations?.readOnlyHint, t.name).toBe(READ_TOOLS.includes(t.name) || t.name === "agent");
     }
     const burns = tools.find((t) => t.name === "burns")!;
-    expect(Object.keys(burns.inputSchema.properties ?? {}).sort()).toEqual(["cursor", "fromBlock", "fromTime", "kinds", "limit", "order", "toBlock", "toTime", "token"]);
+    expect(Object.keys(burns.inputSchema.properties ?? {}).sort()).toEqual([
+      "cursor",
+      "fromBlock",
+      "fromTime",
+      "kinds",
+      "limit",
+      "order",
+      "toBlock",
+      "toTime",
+      "token",
+    ]);
   });
 
   it("stats, token, burns, fee_flow and audit_status answer what REST answers", async () => {
@@ -116,7 +134,9 @@ describe("the read tools", () => {
 
     const burns = await ok(client, "burns", { token, limit: 200 });
     const restBurns = await rest(`/api/v1/burns/${token}?limit=200`);
-    expect(burns.items.map((b: any) => [b.id, b.amount, b.amountRaw, b.kind, b.txHash])).toEqual(restBurns.items.map((b: any) => [b.id, b.amount, b.amountRaw, b.kind, b.txHash]));
+    expect(burns.items.map((b: any) => [b.id, b.amount, b.amountRaw, b.kind, b.txHash])).toEqual(
+      restBurns.items.map((b: any) => [b.id, b.amount, b.amountRaw, b.kind, b.txHash]),
+    );
     expect(burns.items.length).toBeGreaterThanOrEqual(2);
     const organic = await ok(client, "burns", { token, kinds: ["organic"], order: "OLDEST" });
     expect(organic.items.every((b: any) => b.kind === "organic")).toBe(true);
@@ -164,7 +184,10 @@ describe("the creator tools", () => {
   it("without a session they refuse with UNAUTHORIZED", async () => {
     const client = await connect();
     expect(await call(client, "create_agent")).toMatchObject({ isError: true, json: { code: "UNAUTHORIZED" } });
-    expect(await call(client, "charter_default", { agentId: "00000000-0000-4000-8000-000000000000" })).toMatchObject({ isError: true, json: { code: "UNAUTHORIZED" } });
+    expect(await call(client, "charter_default", { agentId: "00000000-0000-4000-8000-000000000000" })).toMatchObject({
+      isError: true,
+      json: { code: "UNAUTHORIZED" },
+    });
   });
 
   it("a signed-in creator creates an agent, drafts and adopts a charter, and launches its token through the tools", async () => {

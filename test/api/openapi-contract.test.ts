@@ -41,7 +41,9 @@ beforeAll(async () => {
     strict: true,
     quick: false,
     // The formats the document uses (ajv knows none by default): RFC 3339 timestamps, UUIDs, URIs.
-    ajvOpts: { formats: { "date-time": RFC3339, uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, uri: (v: string) => URL.canParse(v) } },
+    ajvOpts: {
+      formats: { "date-time": RFC3339, uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, uri: (v: string) => URL.canParse(v) },
+    },
   });
   await api.init();
 }, 300_000);
@@ -81,7 +83,11 @@ function conforms(method: string, path: string, a: Answer): Answer {
 
 const v1 = (path: string) => `/api/v1${path}`;
 /** Calls `app` (the harness's own by default) and checks the answer. */
-async function call(method: string, path: string, p: { json?: unknown; body?: string; key?: string; headers?: Record<string, string>; app?: Hono } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  p: { json?: unknown; body?: string; key?: string; headers?: Record<string, string>; app?: Hono } = {},
+): Promise<Answer> {
   const headers = new Headers(p.headers);
   if (p.json !== undefined) headers.set("content-type", "application/json");
   if (p.key) headers.set("authorization", `Bearer ${p.key}`);
@@ -201,13 +207,25 @@ describe("writes", () => {
     expect(conforms("POST", v1("/tokens/launch"), s.launch as Answer).status).toBe(201);
     expectCode(await post("/tokens/launch", { ...launchBody, name: 5 }), 400, "BAD_REQUEST");
     expectCode(await post("/tokens/launch", { ...launchBody, creatorPct: 10 }), 400, "BAD_REQUEST");
-    expectCode(await call("POST", "/tokens/launch", { body: '{"name":', key: OPERATOR_API_KEY, headers: { "content-type": "application/json" } }), 400, "BAD_REQUEST");
+    expectCode(
+      await call("POST", "/tokens/launch", { body: '{"name":', key: OPERATOR_API_KEY, headers: { "content-type": "application/json" } }),
+      400,
+      "BAD_REQUEST",
+    );
     expectCode(await post("/tokens/launch", launchBody, { headers: { "idempotency-key": "no spaces allowed" } }), 400, "BAD_REQUEST");
     expectCode(await post("/tokens/launch", launchBody, { key: "" }), 401, "UNAUTHORIZED");
     expectCode(await post("/tokens/launch", launchBody, { key: "wrong-key-wrong-key-wrong" }), 403, "FORBIDDEN");
     const big = JSON.stringify({ ...launchBody, description: "x".repeat(20_000) });
-    expectCode(await call("POST", "/tokens/launch", { body: big, key: OPERATOR_API_KEY, headers: { "content-type": "application/json" } }), 413, "PAYLOAD_TOO_LARGE");
-    expectCode(await call("POST", "/tokens/launch", { body: JSON.stringify(launchBody), key: OPERATOR_API_KEY, headers: { "content-type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectCode(
+      await call("POST", "/tokens/launch", { body: big, key: OPERATOR_API_KEY, headers: { "content-type": "application/json" } }),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
+    expectCode(
+      await call("POST", "/tokens/launch", { body: JSON.stringify(launchBody), key: OPERATOR_API_KEY, headers: { "content-type": "text/plain" } }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
   });
 
   it("POST /tokens/launch: 502 with the revert reason when the deploy reverts", async () => {
@@ -223,12 +241,22 @@ describe("writes", () => {
   });
 
   it("POST /tokens/register: enrols, then refuses it again, an unknown token, one that does not pay the operator", async () => {
-    const launched = await act.launchToken(trader, h.contracts, { name: "Contract Later", symbol: "CLATE", operator: operator.account.address, creator: trader.account.address });
+    const launched = await act.launchToken(trader, h.contracts, {
+      name: "Contract Later",
+      symbol: "CLATE",
+      operator: operator.account.address,
+      creator: trader.account.address,
+    });
     expect((await post("/tokens/register", { token: launched.token, creator: trader.account.address, ...split })).status).toBe(201);
     expectCode(await post("/tokens/register", { token: launched.token, ...split }), 409, "CONFLICT");
     expectCode(await post("/tokens/register", { token: getAddress("0x00000000000000000000000000000000000c0ffe"), ...split }), 404, "NOT_FOUND");
     expectCode(await post("/tokens/register", { token: launched.token }), 400, "BAD_REQUEST");
-    const unpaid = await act.launchToken(trader, h.contracts, { name: "Contract Unpaid", symbol: "CUNPD", operator: trader.account.address, creator: trader.account.address });
+    const unpaid = await act.launchToken(trader, h.contracts, {
+      name: "Contract Unpaid",
+      symbol: "CUNPD",
+      operator: trader.account.address,
+      creator: trader.account.address,
+    });
     expectCode(await post("/tokens/register", { token: unpaid.token, ...split }), 422, "UNPROCESSABLE");
     expectCode(await post("/tokens/register", { token: unpaid.token, ...split }, { key: "" }), 401, "UNAUTHORIZED");
   });
@@ -261,7 +289,18 @@ describe("the service's own limits and outages", () => {
     down.on("error", () => {});
     try {
       const app = h.appWith({ db: drizzle(down, { casing: "snake_case" }) as unknown as ReadDb });
-      for (const path of ["/stats", "/desks", "/activity", "/buybacks", `/buybacks/${s.token}`, "/tokens", `/tokens/${s.token}/market`, `/tokens/${s.token}/candles`, `/burns/${s.token}`, ...EXPORT_ROUTES.map((r) => r.path)]) {
+      for (const path of [
+        "/stats",
+        "/desks",
+        "/activity",
+        "/buybacks",
+        `/buybacks/${s.token}`,
+        "/tokens",
+        `/tokens/${s.token}/market`,
+        `/tokens/${s.token}/candles`,
+        `/burns/${s.token}`,
+        ...EXPORT_ROUTES.map((r) => r.path),
+      ]) {
         const a = await get(path, { app });
         expectCode(a, 503, "DATABASE_UNAVAILABLE");
         expect(a.headers.get("retry-after")).toBe("5");
@@ -353,7 +392,8 @@ describe("the validator", () => {
 
 describe("coverage", () => {
   it("checked every REST route's success and its refusals", () => {
-    const id = (method: string, path: string) => api.getOperations().find((o) => o.method === method && o.path === path.replace(/:(\w+)/g, "{$1}"))!.operationId!;
+    const id = (method: string, path: string) =>
+      api.getOperations().find((o) => o.method === method && o.path === path.replace(/:(\w+)/g, "{$1}"))!.operationId!;
     const expected: Record<string, number[]> = {
       "get /health": [200, 503],
       "get /ready": [503],

@@ -93,11 +93,14 @@ beforeAll(async () => {
   await run("buyback-engine");
   await run("auditor");
   // An entry written as the engine once wrote them, amounts in base units in its reason: the page speaks from its data.
-  await sc.engine.ctx.pool.query("INSERT INTO engine.agent_log (token, worker, decision, reason, data) VALUES ($1, 'buyback-engine', 'protocol-buyback', $2, $3)", [
-    usdcToken,
-    "bought 5696326210919413364684110 with 663743 USDC base units and burned 5696326210919413364684110 to 0x…dEaD",
-    JSON.stringify({ currencyIn: "USDC", amountIn: "663743", bought: "5696326210919413364684110", burned: "5696326210919413364684110" }),
-  ]);
+  await sc.engine.ctx.pool.query(
+    "INSERT INTO engine.agent_log (token, worker, decision, reason, data) VALUES ($1, 'buyback-engine', 'protocol-buyback', $2, $3)",
+    [
+      usdcToken,
+      "bought 5696326210919413364684110 with 663743 USDC base units and burned 5696326210919413364684110 to 0x…dEaD",
+      JSON.stringify({ currencyIn: "USDC", amountIn: "663743", bought: "5696326210919413364684110", burned: "5696326210919413364684110" }),
+    ],
+  );
   // The API counts the last 3 blocks as not final yet: totals come as a final and a pending part.
   ponder = await startTestPonder(d.databaseUrl, { ...d.env(), CONFIRMATIONS: String(CONFIRMATIONS) });
   const head = await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 });
@@ -140,14 +143,23 @@ describe("the token page", () => {
     expect(await badge.innerText()).toContain(`at block ${Number(audit.block).toLocaleString("en-US")}`);
 
     // The desk statement: the ledger's and the index's figures, as the API serves them.
-    expect(BigInt(statement.pnl.realised.amountRaw)).toBe((await tradesWithStatus(sc.engine.ctx.db, ["closed"])).filter((t) => t.token === usdcToken).reduce((s, t) => s + t.realisedPnl, 0n));
-    const { rows } = await sc.engine.ctx.pool.query("SELECT tokens_burned::text FROM engine.buybacks WHERE kind = 'creator' AND token = $1 AND status = 'done'", [usdcToken]);
+    expect(BigInt(statement.pnl.realised.amountRaw)).toBe(
+      (await tradesWithStatus(sc.engine.ctx.db, ["closed"])).filter((t) => t.token === usdcToken).reduce((s, t) => s + t.realisedPnl, 0n),
+    );
+    const { rows } = await sc.engine.ctx.pool.query(
+      "SELECT tokens_burned::text FROM engine.buybacks WHERE kind = 'creator' AND token = $1 AND status = 'done'",
+      [usdcToken],
+    );
     expect(statement.profit.tokensBurned.amountRaw).toBe(rows.reduce((s: bigint, r: any) => s + BigInt(r.tokens_burned), 0n).toString());
     expect(BigInt(statement.profit.toCreatorBuybacks.amountRaw)).toBeGreaterThan(0n);
     expect(BigInt(statement.collateral.fromFees.amountRaw)).toBeGreaterThan(0n);
-    expect(await text('[data-table="desk-statement"] [data-row="collateral-in"] td.num')).toBe(showUnits(BigInt(statement.collateral.fromFees.amountRaw), USDC_UNIT));
+    expect(await text('[data-table="desk-statement"] [data-row="collateral-in"] td.num')).toBe(
+      showUnits(BigInt(statement.collateral.fromFees.amountRaw), USDC_UNIT),
+    );
     expect(await text('[data-table="desk-statement"] [data-row="realised"] td.num')).toBe(showUnits(BigInt(statement.pnl.realised.amountRaw), USDC_UNIT));
-    expect(await text('[data-table="desk-statement"] [data-row="burned"] td.num')).toBe(showUnits(BigInt(statement.profit.tokensBurned.amountRaw), { symbol, decimals: 18 }));
+    expect(await text('[data-table="desk-statement"] [data-row="burned"] td.num')).toBe(
+      showUnits(BigInt(statement.profit.tokensBurned.amountRaw), { symbol, decimals: 18 }),
+    );
     expect(await text('[data-field="desk-statement"]')).toBe(statement.statement);
 
     // The chart: bars and a running total with points, on an axis of hours (all burns are today's).
@@ -168,7 +180,10 @@ describe("the token page", () => {
   });
 
   it("a difference forced into the books turns the badge", async () => {
-    await sc.engine.ctx.pool.query("INSERT INTO engine.ledger (key, kind, leg, token, currency, amount) VALUES ('injected:pages', 'allocation', 'perp', $1, 'USDC', 1234567)", [usdcToken]);
+    await sc.engine.ctx.pool.query(
+      "INSERT INTO engine.ledger (key, kind, leg, token, currency, amount) VALUES ('injected:pages', 'allocation', 'perp', $1, 'USDC', 1234567)",
+      [usdcToken],
+    );
     try {
       await sc.run("auditor");
       const page = await browser.context.newPage();
@@ -178,7 +193,9 @@ describe("the token page", () => {
       expect(await badge.innerText()).toMatch(/^2 differences at block [\d,]+$/);
       expect(await badge.getAttribute("class")).toContain("bad");
       await page.goto(`${ponder.url}/`, { waitUntil: "load" });
-      expect(await page.locator(`[data-table="tokens"] tr[data-token="${usdcToken}"] [data-field="audit-badge"]`).getAttribute("data-status")).toBe("differences");
+      expect(await page.locator(`[data-table="tokens"] tr[data-token="${usdcToken}"] [data-field="audit-badge"]`).getAttribute("data-status")).toBe(
+        "differences",
+      );
       await page.close();
     } finally {
       await sc.engine.ctx.pool.query("DELETE FROM engine.ledger WHERE key = 'injected:pages'");
@@ -199,7 +216,12 @@ describe("the dashboard", () => {
     const text = (selector: string) => page.locator(selector).first().innerText();
 
     expect(await page.locator('svg[data-chart="burns"] circle[data-point]').count()).toBeGreaterThan(0);
-    for (const [leg, key] of [["protocol", "protocolUsdc"], ["asset", "assetUsdc"], ["perp", "perpUsdc"], ["creator", "creatorUsdc"]] as const) {
+    for (const [leg, key] of [
+      ["protocol", "protocolUsdc"],
+      ["asset", "assetUsdc"],
+      ["perp", "perpUsdc"],
+      ["creator", "creatorUsdc"],
+    ] as const) {
       expect(await text(`[data-table="fee-legs"] [data-leg="${leg}"] td.num`), leg).toBe(formatUnits(parseDecimal(stats.fees.legs[key], 6), 6));
     }
     // Every token with its books' status from the public audit.

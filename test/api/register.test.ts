@@ -36,7 +36,12 @@ function expectRefused(a: Answer, message: string) {
   expect(a.json.error).toContain(message);
 }
 
-const slot = (recipient: Address, bps: number, feeIn: number = FeeIn.Paired, admin: Address = T): RewardRecipient => ({ recipient, admin, bps, feeIn: feeIn as RewardRecipient["feeIn"] });
+const slot = (recipient: Address, bps: number, feeIn: number = FeeIn.Paired, admin: Address = T): RewardRecipient => ({
+  recipient,
+  admin,
+  bps,
+  feeIn: feeIn as RewardRecipient["feeIn"],
+});
 let launched = 0;
 const launch = async (rewards: RewardRecipient[]) =>
   (await act.launchToken(trader, h.contracts, { name: `Reg ${launched}`, symbol: `REG${launched++}`, operator: O, creator: T, rewards })).token;
@@ -57,7 +62,10 @@ describe("POST /tokens/register refuses a split the locker cannot honour", () =>
     expectRefused(a, "the locker pays the creator 10% directly; the requested creator leg is 15%");
     expectRefused(a, "the locker pays the operator 90%; the requested protocol, asset and perp legs total 85%");
     // No creator leg requested while the locker pays one.
-    expectRefused(await post("/tokens/register", { token, creator: T, assetPct: 40, perpPct: 55, creatorPct: 0 }), "the locker pays the creator 10% directly; the requested creator leg is 0%");
+    expectRefused(
+      await post("/tokens/register", { token, creator: T, assetPct: 40, perpPct: 55, creatorPct: 0 }),
+      "the locker pays the creator 10% directly; the requested creator leg is 0%",
+    );
     // The creator defaults to the operator, whom the locker pays no direct share.
     expectRefused(
       await post("/tokens/register", { token, assetPct: 30, perpPct: 55, creatorPct: 10 }),
@@ -71,7 +79,10 @@ describe("POST /tokens/register refuses a split the locker cannot honour", () =>
     const a = await post("/tokens/register", { token, creator: T, assetPct: 30, perpPct: 55, creatorPct: 10 });
     expectRefused(a, "the locker pays the operator's reward slot 0 in Clanker (FeeIn 2); the engine needs FeeIn.Paired");
     const both = await launch([slot(T, 500), slot(O, 9_500, FeeIn.Both)]);
-    expectRefused(await post("/tokens/register", { token: both, creator: T, assetPct: 30, perpPct: 60, creatorPct: 5 }), "the locker pays the operator's reward slot 1 in Both (FeeIn 0)");
+    expectRefused(
+      await post("/tokens/register", { token: both, creator: T, assetPct: 30, perpPct: 60, creatorPct: 5 }),
+      "the locker pays the operator's reward slot 1 in Both (FeeIn 0)",
+    );
     expect(await isEnrolled(token)).toBe(false);
     expect(await isEnrolled(both)).toBe(false);
   });
@@ -118,7 +129,16 @@ describe("a token whose locker pays the creator directly", () => {
     expect(a.json.split).toEqual({ protocolBps: 500, assetBps: 3000, perpBps: 5500, creatorBps: 1000 });
     expect(await isEnrolled(token)).toBe(true);
 
-    const honoured = { protocolBps: 500, assetBps: 3000, perpBps: 5500, creatorBps: 1000, otherBps: 0, operatorBps: 9000, operatorFeesRouted: true, reason: null };
+    const honoured = {
+      protocolBps: 500,
+      assetBps: 3000,
+      perpBps: 5500,
+      creatorBps: 1000,
+      otherBps: 0,
+      operatorBps: 9000,
+      operatorFeesRouted: true,
+      reason: null,
+    };
     const shares = [
       { rewardIndex: 0, recipient: O, admin: T, bps: 9000, feeIn: "Paired", role: "operator", updatedBlock: null },
       { rewardIndex: 1, recipient: T, admin: T, bps: 1000, feeIn: "Paired", role: "creator", updatedBlock: null },
@@ -135,7 +155,9 @@ describe("a token whose locker pays the creator directly", () => {
     const html = await page();
     expect(html).toContain("protocol 5% · asset 30% · perp desk 55% · creator 10% (paid by the locker directly)");
     expect(html).toContain("routed by the engine (90% of all LP fees)");
-    expect(html).toMatch(new RegExp(`<td><code data-field="slot-recipient">${O}</code></td><td data-field="slot-share">90%</td><td data-field="slot-fee-in">Paired</td>`));
+    expect(html).toMatch(
+      new RegExp(`<td><code data-field="slot-recipient">${O}</code></td><td data-field="slot-share">90%</td><td data-field="slot-fee-in">Paired</td>`),
+    );
   });
 
   it("shows a recipient switching its preference to Clanker and back, and an admin change, as indexed", async () => {
@@ -156,7 +178,15 @@ describe("a token whose locker pays the creator directly", () => {
 
     const admin = await act.receipt(trader, await trader.write(h.contracts.lpLocker!, lockerAbi, "updateRewardAdmin", [token, 1n, X]));
     item = await tokensItem();
-    expect(item.lockerShares[1]).toEqual({ rewardIndex: 1, recipient: T, admin: X, bps: 1000, feeIn: "Paired", role: "creator", updatedBlock: Number(admin.blockNumber) });
+    expect(item.lockerShares[1]).toEqual({
+      rewardIndex: 1,
+      recipient: T,
+      admin: X,
+      bps: 1000,
+      feeIn: "Paired",
+      role: "creator",
+      updatedBlock: Number(admin.blockNumber),
+    });
     expect((await gqlToken()).lockerShares[1]).toMatchObject({ admin: X, updatedBlock: String(admin.blockNumber) });
     html = await page();
     expect(html).toContain(`<code data-field="slot-admin">${X}</code>`);

@@ -96,7 +96,11 @@ describe("two API replicas on one database", () => {
     const query = `{ stats { feesToOperatorUsdc protocolLegUsdc creatorBuybacks } tokens(first: 20) { edges { node { address symbol } } } burns(first: 5) { edges { node { id amount kind txHash } } } }`;
     const [a, b] = await Promise.all(
       replicas().map(async (base) => {
-        const res = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...client() }, body: JSON.stringify({ query }) });
+        const res = await fetch(`${base}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...client() },
+          body: JSON.stringify({ query }),
+        });
         return { status: res.status, body: await res.json() };
       }),
     );
@@ -168,7 +172,9 @@ describe("subscriptions pushed to every replica", () => {
       const direct = await pushOnly.burns.subscribe({ signal: abort.signal });
       const firstDirect = direct.next();
       await new Promise((r) => setTimeout(r, 300)); // the subscriptions have taken their starting point
-      const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'launchpad-api-listen'");
+      const { rows } = await admin.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'launchpad-api-listen'",
+      );
       expect(rows[0].n).toBe(3); // the indexer's process, the replica, and this test's feed
 
       const hash = await burn(10n ** 17n);

@@ -69,7 +69,9 @@ describe("REST answers", () => {
     const engine = h.deps.agents!.services.pool;
     await h.deps.agents!.services.ready();
     const heartbeat = JSON.stringify({ heartbeatAt: new Date().toISOString(), startedAt: new Date().toISOString(), pid: 1, workerIntervalScale: 1 });
-    await engine.query("INSERT INTO engine.state (key, value) VALUES ('engine', $1::jsonb) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [heartbeat]);
+    await engine.query("INSERT INTO engine.state (key, value) VALUES ('engine', $1::jsonb) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [
+      heartbeat,
+    ]);
     await engine.query(
       `INSERT INTO engine.worker_state (name, min_interval_seconds, max_interval_seconds, last_run_at, last_success_at, runs, failures, next_run_at)
        VALUES ('fee-claimer', 180, 300, now(), now(), 3, 0, now() + interval '200 seconds')`,
@@ -78,10 +80,20 @@ describe("REST answers", () => {
       const ok = await get("/health");
       schemas.healthResponse.parse(ok.json);
       expect(shapeOf(ok.json.workers)).toMatchSnapshot();
-      expect(ok.json).toMatchObject({ status: "ok", reasons: [], workers: [{ name: "fee-claimer", minIntervalSeconds: 180, maxIntervalSeconds: 300, runs: 3, failures: 0, lastError: null }] });
-      await engine.query("UPDATE engine.worker_state SET last_error = 'rpc-unavailable: fetch failed', last_error_at = now() + interval '1 second', failures = 1");
+      expect(ok.json).toMatchObject({
+        status: "ok",
+        reasons: [],
+        workers: [{ name: "fee-claimer", minIntervalSeconds: 180, maxIntervalSeconds: 300, runs: 3, failures: 0, lastError: null }],
+      });
+      await engine.query(
+        "UPDATE engine.worker_state SET last_error = 'rpc-unavailable: fetch failed', last_error_at = now() + interval '1 second', failures = 1",
+      );
       const degraded = await get("/health");
-      expect(degraded.json).toMatchObject({ status: "degraded", reasons: ["fee-claimer: rpc-unavailable: fetch failed"], workers: [{ lastError: "rpc-unavailable: fetch failed", failures: 1 }] });
+      expect(degraded.json).toMatchObject({
+        status: "degraded",
+        reasons: ["fee-claimer: rpc-unavailable: fetch failed"],
+        workers: [{ lastError: "rpc-unavailable: fetch failed", failures: 1 }],
+      });
     } finally {
       await engine.query("DELETE FROM engine.worker_state; DELETE FROM engine.state WHERE key = 'engine'");
     }
@@ -167,7 +179,10 @@ describe("REST answers", () => {
       }));
       await writable.insert(deskTrade).values(rows);
       // Pair 2 has no mark; pair 0's is far from most entries (losses floored at the collateral).
-      const marks = new Map<number, bigint>([[0, 1n + next(10n ** 12n)], [1, 1n + next(10n ** 14n)]]);
+      const marks = new Map<number, bigint>([
+        [0, 1n + next(10n ** 12n)],
+        [1, 1n + next(10n ** 14n)],
+      ]);
       const ctx = deskContextOf([], marks, []);
       const summary = await openDeskSummary(db, ctx);
       const priced = rows.filter((r) => marks.has(Number(r.pairIndex)));
@@ -200,6 +215,12 @@ describe("REST answers", () => {
     expect(a.json.desks.largest.map((d: { id: string }) => d.id)).toEqual(bySize.slice(0, LARGEST_OPEN_DESKS).map((d) => d.id));
     expect(a.json.tokens.launched).toBeGreaterThanOrEqual(4);
     expect(a.json.buybacks.protocol.count).toBeGreaterThanOrEqual(1);
+    // The legs: one shape in REST and GraphQL (Stats.legs, the type TokenTotals.legs has too), the same figures.
+    const gql = await h.gql("{ stats { legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } }");
+    expect(gql.json.errors, gql.text).toBeUndefined();
+    expect(Object.keys(a.json.fees.legs)).toEqual(["protocolUsdc", "assetUsdc", "perpUsdc", "creatorUsdc", "operatorUsdc"]);
+    expect(gql.json.data.stats.legs).toEqual(a.json.fees.legs);
+    expect(parseUsdc(a.json.fees.legs.protocolUsdc)).toBeGreaterThan(0n);
     // The aggregate row, as the indexer keeps it.
     const [totals] = await h.query<{ protocol_buyback_usdc: string; fees_to_operator_usdc: string }>("SELECT * FROM protocol_totals WHERE id = 'protocol'");
     expect(a.json.buybacks.protocol.usdcIn).toBe(String(Number(totals!.protocol_buyback_usdc) / 1e6));
@@ -266,7 +287,13 @@ describe("REST answers", () => {
     expect(a.status).toBe(200);
     schemas.buybacksResponse.parse(a.json);
     expect(a.json.items).toHaveLength(1);
-    expect(a.json.items[0]).toMatchObject({ token: s.token, kind: "creator-buyback", txHash: s.creatorBuyback.tx, usdcIn: "100", tokensBought: formatTokens(s.creatorBuyback.bought) });
+    expect(a.json.items[0]).toMatchObject({
+      token: s.token,
+      kind: "creator-buyback",
+      txHash: s.creatorBuyback.tx,
+      usdcIn: "100",
+      tokensBought: formatTokens(s.creatorBuyback.bought),
+    });
     expect(a.json.items[0].tokensBurned).toBe(a.json.items[0].tokensBought);
     expect(a.json.items[0].spent).toEqual({ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, amount: "100" });
     expect(a.json.totals).toEqual({
@@ -301,7 +328,16 @@ describe("REST answers", () => {
     // Every token of ours by default (as GraphQL `tokens`), the protocol token too, not enrolled;
     // `enrolled=true` keeps the enrolled ones only (the default before: docs/api.md, "Tokens").
     const protocol = a.json.items.find((t: { address: string }) => t.address === getAddress(h.protocolToken));
-    expect(protocol).toMatchObject({ isProtocolToken: true, enrolled: false, creator: null, split: null, enrolledAt: null, active: false, halted: false, honouredSplit: null });
+    expect(protocol).toMatchObject({
+      isProtocolToken: true,
+      enrolled: false,
+      creator: null,
+      split: null,
+      enrolledAt: null,
+      active: false,
+      halted: false,
+      honouredSplit: null,
+    });
     const enrolled = await get("/tokens?limit=200&enrolled=true");
     schemas.tokensResponse.parse(enrolled.json);
     expect(enrolled.json.items.some((t: { address: string }) => t.address === getAddress(h.protocolToken))).toBe(false);
@@ -323,7 +359,13 @@ describe("REST answers", () => {
     expect(mine.totals).toMatchObject({
       feesToOperatorUsdc: usdc(claimed),
       creatorLegUsdc: usdc(fee!.to_creator!),
-      legs: { protocolUsdc: usdc(tt!.protocol_leg_usdc!), assetUsdc: usdc(tt!.asset_leg_usdc!), perpUsdc: usdc(tt!.perp_leg_usdc!), operatorUsdc: "0" },
+      legs: {
+        protocolUsdc: usdc(tt!.protocol_leg_usdc!),
+        assetUsdc: usdc(tt!.asset_leg_usdc!),
+        perpUsdc: usdc(tt!.perp_leg_usdc!),
+        creatorUsdc: usdc(fee!.to_creator!),
+        operatorUsdc: "0",
+      },
       feesByCurrency: [
         {
           currency: getAddress(h.contracts.usdc!),
@@ -351,14 +393,34 @@ describe("REST answers", () => {
     expect(shapeOf({ ...a.json, items: [mine] })).toMatchSnapshot();
     expect(mine).toMatchObject({ token: s.token, status: "open", side: "long", leverage: "5", entryPrice: "3000", halted: false, usdcReturned: "0" });
     // The same desks, in the same order, as GraphQL `desks`; the same figures under the same names.
-    const gql = await h.gql(`{ desks(first: 200) { edges { node { id tokenAddress status collateral notional leverage entryPrice realisedPnl usdcReturned openTx halted } } } }`);
+    const gql = await h.gql(
+      `{ desks(first: 200) { edges { node { id tokenAddress status collateral notional leverage entryPrice realisedPnl usdcReturned openTx halted } } } }`,
+    );
     expect(gql.json.errors, gql.text).toBeUndefined();
     const nodes = gql.json.data.desks.edges.map((e: { node: Record<string, unknown> }) => e.node);
     expect(a.json.items.map((d: { id: string }) => d.id)).toEqual(nodes.map((n: { id: string }) => n.id));
     for (const [i, n] of nodes.entries()) {
       const r = a.json.items[i];
-      expect({ token: r.token, status: r.status.toUpperCase(), collateral: r.collateral, notional: r.notional, leverage: r.leverage, realisedPnl: r.realisedPnl, usdcReturned: r.usdcReturned, openTx: r.openTx, halted: r.halted }).toEqual({
-        token: n.tokenAddress, status: n.status, collateral: n.collateral, notional: n.notional, leverage: n.leverage, realisedPnl: n.realisedPnl, usdcReturned: n.usdcReturned, openTx: n.openTx, halted: n.halted,
+      expect({
+        token: r.token,
+        status: r.status.toUpperCase(),
+        collateral: r.collateral,
+        notional: r.notional,
+        leverage: r.leverage,
+        realisedPnl: r.realisedPnl,
+        usdcReturned: r.usdcReturned,
+        openTx: r.openTx,
+        halted: r.halted,
+      }).toEqual({
+        token: n.tokenAddress,
+        status: n.status,
+        collateral: n.collateral,
+        notional: n.notional,
+        leverage: n.leverage,
+        realisedPnl: n.realisedPnl,
+        usdcReturned: n.usdcReturned,
+        openTx: n.openTx,
+        halted: n.halted,
       });
     }
     // Pages of one join up to the whole list, without gaps or duplicates.
@@ -379,7 +441,9 @@ describe("REST answers", () => {
     const several = (await get("/desks?status=closed,liquidated&limit=200")).json.items;
     expect(open.length + several.length).toBe(a.json.items.length);
     const byToken = (await get(`/desks?token=${s.token.toLowerCase()}`)).json.items;
-    expect(byToken.map((d: { token: string }) => d.token)).toEqual(a.json.items.filter((d: { token: string }) => d.token === s.token).map((d: { token: string }) => d.token));
+    expect(byToken.map((d: { token: string }) => d.token)).toEqual(
+      a.json.items.filter((d: { token: string }) => d.token === s.token).map((d: { token: string }) => d.token),
+    );
     expect((await get(`/desks?token=${getAddress("0x00000000000000000000000000000000000c0ffe")}`)).json).toEqual({ items: [], nextCursor: null });
     expect((await get("/desks?halted=true")).json.items.every((d: { halted: boolean }) => d.halted)).toBe(true);
     expect((await get("/desks?halted=false&limit=200")).json.items.map((d: { id: string }) => d.id)).toContain(mine.id);
@@ -395,14 +459,24 @@ describe("REST answers", () => {
   });
 
   it("GET /tokens and GraphQL tokens: the same token set by default and under each filter, the same totals per token", async () => {
-    const gqlTotals = "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc assetUsdc perpUsdc operatorUsdc } }";
-    for (const [query, arg] of [["", ""], ["&enrolled=true", "enrolled: true"], ["&enrolled=false", "enrolled: false"]] as const) {
+    const gqlTotals =
+      "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } }";
+    for (const [query, arg] of [
+      ["", ""],
+      ["&enrolled=true", "enrolled: true"],
+      ["&enrolled=false", "enrolled: false"],
+    ] as const) {
       const rest = await get(`/tokens?limit=200${query}`);
       expect(rest.status, rest.text).toBe(200);
-      const gql = await h.gql(`{ tokens(first: 200${arg ? `, ${arg}` : ""}) { totalCount edges { node { address isProtocolToken createdAt enrollment { creator } ${gqlTotals} } } } }`);
+      const gql = await h.gql(
+        `{ tokens(first: 200${arg ? `, ${arg}` : ""}) { totalCount edges { node { address isProtocolToken createdAt enrollment { creator } ${gqlTotals} } } } }`,
+      );
       expect(gql.json.errors, gql.text).toBeUndefined();
       const nodes = gql.json.data.tokens.edges.map((e: { node: any }) => e.node);
-      expect(rest.json.items.map((t: { address: string }) => t.address), query).toEqual(nodes.map((n: { address: string }) => n.address));
+      expect(
+        rest.json.items.map((t: { address: string }) => t.address),
+        query,
+      ).toEqual(nodes.map((n: { address: string }) => n.address));
       expect(rest.json.items.length).toBe(gql.json.data.tokens.totalCount);
       for (const [i, n] of nodes.entries()) {
         const r = rest.json.items[i];
@@ -459,8 +533,16 @@ describe("REST invalid input", () => {
   it("splits not summing to 95, negative, three-decimal, non-number percents", async () => {
     expectError(await post("/tokens/launch", { ...valid, creatorPct: 10 }), 400, "invalid split: assetPct + perpPct + creatorPct must equal 95 (got 95.5)");
     expectError(await post("/tokens/launch", { ...valid, assetPct: -28.5, perpPct: 114 }), 400, /must not be negative/);
-    expectError(await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":28.505,"perpPct":57,"creatorPct":9.495}'), 400, /at most two decimal places/);
-    expectError(await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":NaN,"perpPct":57,"creatorPct":9.5}'), 400, /^invalid JSON at position 40: unexpected character "N"/);
+    expectError(
+      await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":28.505,"perpPct":57,"creatorPct":9.495}'),
+      400,
+      /at most two decimal places/,
+    );
+    expectError(
+      await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":NaN,"perpPct":57,"creatorPct":9.5}'),
+      400,
+      /^invalid JSON at position 40: unexpected character "N"/,
+    );
     expectError(await raw("/tokens/launch", '{"name":"Cat","symbol":"CAT","assetPct":1e999,"perpPct":57,"creatorPct":9.5}'), 400, /must be at most 95/);
     expectError(await post("/tokens/register", { token: s.token, assetPct: 95, perpPct: 0, creatorPct: 0.01 }), 400, /got 95.01/);
   });
@@ -515,7 +597,9 @@ describe("REST operator key", () => {
     expect(a.status, a.text).toBe(200);
     const report = schemas.auditResponse.parse(a.json);
     // The harness indexes the chain and keeps an engine database; the audit reads both.
-    expect(report.checks).toEqual(expect.arrayContaining(["ledger invariants", "fees claimed: ledger vs indexed ClaimTokens", "dead address: chain vs indexed burns"]));
+    expect(report.checks).toEqual(
+      expect.arrayContaining(["ledger invariants", "fees claimed: ledger vs indexed ClaimTokens", "dead address: chain vs indexed burns"]),
+    );
     expect(report.differences.filter((d) => d.check === "dead address balance (index vs chain)")).toEqual([]);
   });
 
@@ -533,7 +617,8 @@ describe("REST operator key", () => {
 describe("REST rate limits", () => {
   it("answers 429 with Retry-After past a client's burst, stricter on the POSTs", async () => {
     const app = h.appWith({ rateLimits: { read: { capacity: 3, refillPerSecond: 0.01 }, write: { capacity: 1, refillPerSecond: 0.01 } } });
-    const ask = (client: string, method = "GET", path = "/api/v1/health") => app.request(`http://api.test${path}`, { method, headers: { "x-forwarded-for": client } });
+    const ask = (client: string, method = "GET", path = "/api/v1/health") =>
+      app.request(`http://api.test${path}`, { method, headers: { "x-forwarded-for": client } });
     for (let i = 0; i < 3; i++) expect((await ask("203.0.113.1")).status).toBe(200);
     const refused = await ask("203.0.113.1");
     expect(refused.status).toBe(429);
@@ -572,13 +657,29 @@ describe("POST /tokens/launch end to end", () => {
     expect(receipt.from).toBe(operator.account.address.toLowerCase());
     const tokens = await h.fetch("GET", "/api/v1/tokens?limit=200");
     expect(tokens.json.items.map((t: { address: string }) => t.address)).toContain(a.json.token);
-    const g = await h.gql(`query($a: String!) { token(address: $a) { address name enrollment { creator split { assetBps perpBps creatorBps } } pool { poolId } } }`, { a: a.json.token }, "http");
+    const g = await h.gql(
+      `query($a: String!) { token(address: $a) { address name enrollment { creator split { assetBps perpBps creatorBps } } pool { poolId } } }`,
+      { a: a.json.token },
+      "http",
+    );
     expect(g.json).toEqual({
-      data: { token: { address: a.json.token, name: "Api Cat", enrollment: { creator: s.creator, split: { assetBps: 3000, perpBps: 5000, creatorBps: 1500 } }, pool: { poolId: a.json.poolId } } },
+      data: {
+        token: {
+          address: a.json.token,
+          name: "Api Cat",
+          enrollment: { creator: s.creator, split: { assetBps: 3000, perpBps: 5000, creatorBps: 1500 } },
+          pool: { poolId: a.json.poolId },
+        },
+      },
     });
     // Every operator transaction went through the pipeline as an intent.
     const intents = (await h.deps.agents!.services.pool.query("SELECT kind, status, tx_hash FROM engine.tx_intents WHERE worker = 'api' ORDER BY id")).rows;
-    expect(intents).toEqual(expect.arrayContaining([{ kind: "launch", status: "mined", tx_hash: a.json.txHash }, { kind: "enroll", status: "mined", tx_hash: a.json.enrollTxHash }]));
+    expect(intents).toEqual(
+      expect.arrayContaining([
+        { kind: "launch", status: "mined", tx_hash: a.json.txHash },
+        { kind: "enroll", status: "mined", tx_hash: a.json.enrollTxHash },
+      ]),
+    );
   });
 
   it("with the same Idempotency-Key, answers the first launch again without sending", async () => {
@@ -592,7 +693,11 @@ describe("POST /tokens/launch end to end", () => {
     expect(again.status).toBe(201);
     expect(again.json).toEqual(first.json);
     expect(await operator.publicClient.getTransactionCount({ address: operator.account.address })).toBe(nonce);
-    expectError(await h.call("POST", "/api/v1/tokens/launch", { json: body, key: OPERATOR_API_KEY, headers: { "idempotency-key": "no spaces allowed" } }), 400, /^Idempotency-Key/);
+    expectError(
+      await h.call("POST", "/api/v1/tokens/launch", { json: body, key: OPERATOR_API_KEY, headers: { "idempotency-key": "no spaces allowed" } }),
+      400,
+      /^Idempotency-Key/,
+    );
   });
 
   it("answers 502 with the revert reason when the deploy reverts", async () => {
@@ -609,8 +714,21 @@ describe("POST /tokens/launch end to end", () => {
   it("answers 503 naming the variable when a contract is not configured", async () => {
     const { launcher: _launcher, ...contracts } = h.deps.config.contracts;
     const config = { ...h.deps.config, contracts };
-    const { createChainLauncher } = await import("../../core/launch/operator.js");
-    const app = h.appWith({ config, launcher: createChainLauncher({ config, publicClient: operator.publicClient, sender: { operator: async () => operator.account.address, previous: async () => undefined, send: async () => { throw new Error("not sent"); } } }) });
+    const { createChainLauncher } = await import("../../core/launch/deploy-and-enroll.js");
+    const app = h.appWith({
+      config,
+      launcher: createChainLauncher({
+        config,
+        publicClient: operator.publicClient,
+        sender: {
+          operator: async () => operator.account.address,
+          previous: async () => undefined,
+          send: async () => {
+            throw new Error("not sent");
+          },
+        },
+      }),
+    });
     const a = await app.request("http://api.test/api/v1/tokens/launch", {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${OPERATOR_API_KEY}` },
@@ -626,12 +744,21 @@ describe("POST /tokens/register", () => {
   const split = { assetPct: 40, perpPct: 45.5, creatorPct: 9.5 };
 
   it("enrols a launcher token that pays the operator, then refuses it as already enrolled", async () => {
-    const launched = await act.launchToken(trader, h.contracts, { name: "Later", symbol: "LATE", operator: operator.account.address, creator: trader.account.address });
+    const launched = await act.launchToken(trader, h.contracts, {
+      name: "Later",
+      symbol: "LATE",
+      operator: operator.account.address,
+      creator: trader.account.address,
+    });
     const a = await post("/tokens/register", { token: launched.token, creator: trader.account.address, ...split });
     expect(a.status, a.text).toBe(201);
     schemas.registerResponse.parse(a.json);
     expect(shapeOf(a.json)).toMatchSnapshot();
-    expect(a.json).toMatchObject({ token: launched.token, creator: trader.account.address, split: { protocolBps: 500, assetBps: 4000, perpBps: 4550, creatorBps: 950 } });
+    expect(a.json).toMatchObject({
+      token: launched.token,
+      creator: trader.account.address,
+      split: { protocolBps: 500, assetBps: 4000, perpBps: 4550, creatorBps: 950 },
+    });
     expect(await operator.read(h.contracts.registry!, registryAbi, "isEnrolled", [launched.token])).toBe(true);
     expectError(await post("/tokens/register", { token: launched.token, ...split }), 409, `token ${launched.token} is already enrolled`);
   });
@@ -640,7 +767,12 @@ describe("POST /tokens/register", () => {
     expectError(await post("/tokens/register", { token: getAddress("0x00000000000000000000000000000000000c0ffe"), ...split }), 404, /^unknown token/);
     expectError(await post("/tokens/register", { token: zeroAddress, ...split }), 404, /^unknown token/);
     expectError(await post("/tokens/register", { token: h.protocolToken, ...split }), 409, /protocol token/);
-    const unpaid = await act.launchToken(trader, h.contracts, { name: "Unpaid", symbol: "UNPD", operator: trader.account.address, creator: trader.account.address });
+    const unpaid = await act.launchToken(trader, h.contracts, {
+      name: "Unpaid",
+      symbol: "UNPD",
+      operator: trader.account.address,
+      creator: trader.account.address,
+    });
     expectError(await post("/tokens/register", { token: unpaid.token, ...split }), 422, /does not pay LP rewards to the operator/);
   });
 });

@@ -66,7 +66,13 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
   const feed = (env.deployments.contracts.priceFeeds as Record<string, Address>).ETH_USD!;
   await act.setFeed(keeper, feed, 3_000n * 10n ** 8n);
   const slotsBefore = await act.openTradeIndices(operator, c, operator.account.address, 0n);
-  const opened = await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(200n), leverage: 5n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
+  const opened = await act.openTrade(operator, keeper, c, {
+    pairIndex: 0n,
+    collateral: USDC(200n),
+    leverage: 5n * PERPS_PRECISION,
+    buy: true,
+    openPrice: 3_000n * PERPS_PRECISION,
+  });
   await h.deps.agents!.services.ready();
   await h.deps.agents!.services.pool.query(
     `INSERT INTO engine.desk_trades (token, pair_index, side, leverage, basis_usdc, status, order_id) VALUES ($1, 0, 'long', $2, $3, 'open', $4)`,

@@ -71,7 +71,9 @@ describe("reads", () => {
   });
 
   it("reads the views schema (launchpad), not the build's tables directly", async () => {
-    const [{ n }] = await h.query<{ n: number }>("SELECT count(*)::int AS n FROM information_schema.views WHERE table_schema = 'launchpad' AND table_name = 'token'");
+    const [{ n }] = await h.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM information_schema.views WHERE table_schema = 'launchpad' AND table_name = 'token'",
+    );
     expect(n).toBe(1);
   });
 });

@@ -53,12 +53,17 @@ async function synced() {
 }
 
 const chain = () => sc.d.as(1).publicClient;
-const deadBalance = (token: Address, block: bigint) => chain().readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [DEAD_ADDRESS], blockNumber: block });
+const deadBalance = (token: Address, block: bigint) =>
+  chain().readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [DEAD_ADDRESS], blockNumber: block });
 
 /** The operator's amount of each ClaimedRewards log for a token, read from the chain. */
 async function operatorRewards(token: Address, currency: Address): Promise<bigint> {
   const logs = await chain().getLogs({ address: sc.d.c.lpLocker, fromBlock: 0n, toBlock: "latest" });
-  const info = await sc.d.as(1).read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(sc.d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+  const info = await sc.d
+    .as(1)
+    .read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(sc.d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [
+      token,
+    ]);
   let amount = 0n;
   for (const log of logs) {
     let decoded;
@@ -140,7 +145,9 @@ afterAll(async () => {
 
 describe("burn proofs", () => {
   it("proves a protocol buyback's burn: its block and dead-address balances from the chain, its swap and the fee legs that paid, each with its transactions", async () => {
-    const { rows } = await sc.engine.ctx.pool.query("SELECT id, amount_in::text, tokens_burned::text, swap_tx_hash, burn_tx_hash FROM engine.buybacks WHERE kind = 'protocol' AND status = 'done'");
+    const { rows } = await sc.engine.ctx.pool.query(
+      "SELECT id, amount_in::text, tokens_burned::text, swap_tx_hash, burn_tx_hash FROM engine.buybacks WHERE kind = 'protocol' AND status = 'done'",
+    );
     expect(rows.length).toBe(1);
     const b = rows[0];
     const burn = await burnOf(sc.d.protocolToken, b.burn_tx_hash);
@@ -158,7 +165,9 @@ describe("burn proofs", () => {
     expect(bb.unfunded.amountRaw).toBe("0");
     // The sources add up to what the swap paid, each a fee of an enrolled token with its collection and claim transactions.
     expect(bb.sources.reduce((s: bigint, x: any) => s + BigInt(x.paid.amountRaw), 0n)).toBe(BigInt(b.amount_in));
-    const { rows: claims } = await sc.engine.ctx.pool.query("SELECT tx_hash FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%:claim:%' AND status = 'mined'");
+    const { rows: claims } = await sc.engine.ctx.pool.query(
+      "SELECT tx_hash FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%:claim:%' AND status = 'mined'",
+    );
     for (const s of bb.sources) {
       expect([usdcToken, wethToken]).toContain(s.token);
       expect(s.leg).toBe("protocol");
@@ -179,7 +188,10 @@ describe("burn proofs", () => {
   });
 
   it("proves a creator buyback's burn paid by the desk's profit, with the trade's open and close transactions", async () => {
-    const { rows } = await sc.engine.ctx.pool.query("SELECT id, amount_in::text, tokens_burned::text, burn_tx_hash FROM engine.buybacks WHERE kind = 'creator' AND status = 'done' AND token = $1", [usdcToken]);
+    const { rows } = await sc.engine.ctx.pool.query(
+      "SELECT id, amount_in::text, tokens_burned::text, burn_tx_hash FROM engine.buybacks WHERE kind = 'creator' AND status = 'done' AND token = $1",
+      [usdcToken],
+    );
     expect(rows.length).toBe(1);
     const burn = await burnOf(usdcToken, rows[0].burn_tx_hash);
     const proof = await ok(`/api/v1/burns/${burn.txHash}/${burn.logIndex}`);
@@ -215,17 +227,28 @@ describe("burn proofs", () => {
 
   it("refuses malformed input with 400 and answers 404 for what is not there", async () => {
     const hash = `0x${"cd".repeat(32)}`;
-    for (const path of [`/api/v1/burns/0x1234/0`, `/api/v1/burns/${hash}/abc`, `/api/v1/burns/${hash}/-1`, `/api/v1/burns/${hash}/99999999999`, "/api/v1/tokens/0xnot/flow", "/api/v1/tokens/0x12/audit"]) {
+    for (const path of [
+      `/api/v1/burns/0x1234/0`,
+      `/api/v1/burns/${hash}/abc`,
+      `/api/v1/burns/${hash}/-1`,
+      `/api/v1/burns/${hash}/99999999999`,
+      "/api/v1/tokens/0xnot/flow",
+      "/api/v1/tokens/0x12/audit",
+    ]) {
       const a = await get(path);
       expect(a.status, path).toBe(400);
       expect(Object.keys(a.json)).toEqual(["error", "code"]);
     }
-    for (const path of [`/api/v1/burns/${hash}/0`, `/api/v1/tokens/${"0x" + "11".repeat(20)}/flow`, `/api/v1/tokens/${"0x" + "11".repeat(20)}/audit`]) {
+    for (const path of [`/api/v1/burns/${hash}/0`, `/api/v1/tokens/${`0x${"11".repeat(20)}`}/flow`, `/api/v1/tokens/${`0x${"11".repeat(20)}`}/audit`]) {
       const a = await get(path);
       expect(a.status, path).toBe(404);
       expect(typeof a.json.error).toBe("string");
     }
-    const res = await fetch(`${ponder.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: `{ burnProof(txHash: "0x12", logIndex: 0) }` }) });
+    const res = await fetch(`${ponder.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ burnProof(txHash: "0x12", logIndex: 0) }` }),
+    });
     expect((await res.json()).errors[0].extensions.code).toBe("BAD_USER_INPUT");
   });
 });
@@ -258,7 +281,9 @@ describe("fee flow", () => {
       expect(BigInt(collected.claimed.amountRaw)).toBeGreaterThan(0n);
       // The per-token legs hold what the ledger's running balances hold.
       for (const leg of [Legs.perp, Legs.creatorBuyback] as const) {
-        expect(flow.legs.find((l: any) => l.leg === leg).pending.amountRaw, `${token} ${leg}`).toBe((await legBalance(sc.engine.ctx.db, leg, token)).toString());
+        expect(flow.legs.find((l: any) => l.leg === leg).pending.amountRaw, `${token} ${leg}`).toBe(
+          (await legBalance(sc.engine.ctx.db, leg, token)).toString(),
+        );
       }
     }
     // The USDC-paired token: its desk's collateral, its profit's buyback and what that burned, as the chain saw it.
@@ -269,15 +294,26 @@ describe("fee flow", () => {
     expect(BigInt(creator.returned.amountRaw)).toBeGreaterThan(0n); // the desk's profit
     expect(creator.inflows.items.every((i: any) => i.kind === "desk-profit" && /^0x[0-9a-f]{64}$/.test(i.txHash))).toBe(true);
     const [cb] = creator.spends.items;
-    const { rows } = await sc.engine.ctx.pool.query("SELECT tokens_burned::text, burn_tx_hash FROM engine.buybacks WHERE kind = 'creator' AND token = $1", [usdcToken]);
+    const { rows } = await sc.engine.ctx.pool.query("SELECT tokens_burned::text, burn_tx_hash FROM engine.buybacks WHERE kind = 'creator' AND token = $1", [
+      usdcToken,
+    ]);
     expect(cb.tokensBurned.amountRaw).toBe(rows[0].tokens_burned);
     expect(cb.txHashes).toContain(rows[0].burn_tx_hash);
     const burnReceipt = await chain().getTransactionReceipt({ hash: rows[0].burn_tx_hash });
-    expect((await deadBalance(usdcToken, burnReceipt.blockNumber)) - (await deadBalance(usdcToken, burnReceipt.blockNumber - 1n))).toBe(BigInt(rows[0].tokens_burned));
-    expect(usdc.outcomes.deskPnl.amountRaw).toBe((await tradesWithStatus(sc.engine.ctx.db, ["closed"])).filter((t) => t.token === usdcToken).reduce((s, t) => s + t.realisedPnl, 0n).toString());
+    expect((await deadBalance(usdcToken, burnReceipt.blockNumber)) - (await deadBalance(usdcToken, burnReceipt.blockNumber - 1n))).toBe(
+      BigInt(rows[0].tokens_burned),
+    );
+    expect(usdc.outcomes.deskPnl.amountRaw).toBe(
+      (await tradesWithStatus(sc.engine.ctx.db, ["closed"]))
+        .filter((t) => t.token === usdcToken)
+        .reduce((s, t) => s + t.realisedPnl, 0n)
+        .toString(),
+    );
     // The protocol buyback divided among the tokens whose protocol legs paid it: the parts add up to the swap's USDC.
     const { rows: pb } = await sc.engine.ctx.pool.query("SELECT id, amount_in::text FROM engine.buybacks WHERE kind = 'protocol'");
-    const parts = [usdcToken, wethToken].flatMap((t) => flows[t].legs.find((l: any) => l.leg === "protocol").spends.items.filter((s: any) => s.what === "buyback" && s.id === Number(pb[0].id)));
+    const parts = [usdcToken, wethToken].flatMap((t) =>
+      flows[t].legs.find((l: any) => l.leg === "protocol").spends.items.filter((s: any) => s.what === "buyback" && s.id === Number(pb[0].id)),
+    );
     expect(parts.reduce((s: bigint, p: any) => s + BigInt(p.paid.amountRaw), 0n)).toBe(BigInt(pb[0].amount_in));
     // What the pooled protocol leg holds, divided among tokens, adds up to its balance.
     const held = [usdcToken, wethToken].reduce((s, t) => s + BigInt(flows[t].legs.find((l: any) => l.leg === "protocol").pending.amountRaw), 0n);
@@ -299,21 +335,32 @@ describe("public audit", () => {
     const clean = await ok(`/api/v1/tokens/${usdcToken}/audit`);
     tokenAuditResponse.parse(clean);
     const block = await chain().getBlock({ blockNumber: BigInt(clean.block) });
-    expect(clean).toMatchObject({ status: "clean", ok: true, settled: true, differences: [], blockTime: new Date(Number(block.timestamp) * 1000).toISOString() });
+    expect(clean).toMatchObject({
+      status: "clean",
+      ok: true,
+      settled: true,
+      differences: [],
+      blockTime: new Date(Number(block.timestamp) * 1000).toISOString(),
+    });
     expect(clean.summary).toBe(`clean at block ${clean.block}, ${clean.blockTime}`);
     expect(clean.lastClean).toMatchObject({ block: clean.block });
     // Nothing secret: no key, no private field; only the checks and their amounts.
     expect(JSON.stringify(clean)).not.toMatch(/private|secret|0x[0-9a-f]{64}/i);
 
     // A difference forced into the books: 1.234567 USDC allocated to the token's perp leg with no fee behind it.
-    await sc.engine.ctx.pool.query("INSERT INTO engine.ledger (key, kind, leg, token, currency, amount) VALUES ('injected:test', 'allocation', 'perp', $1, 'USDC', 1234567)", [usdcToken]);
+    await sc.engine.ctx.pool.query(
+      "INSERT INTO engine.ledger (key, kind, leg, token, currency, amount) VALUES ('injected:test', 'allocation', 'perp', $1, 'USDC', 1234567)",
+      [usdcToken],
+    );
     await sc.run("auditor");
     const found = await ok(`/api/v1/tokens/${usdcToken}/audit`);
     tokenAuditResponse.parse(found);
     expect(found).toMatchObject({ status: "differences", ok: false });
     const details = found.differences.map((d: any) => `${d.scope} ${d.check} ${d.detail}`);
     expect(details).toContainEqual(expect.stringMatching(new RegExp(`^token ledger token ${usdcToken}: claimed \\d+ ≠ allocated \\d+`)));
-    expect(details).toContainEqual(expect.stringMatching(new RegExp(`^token ledger balance of leg perp of ${usdcToken} \\(USDC\\): kept \\d+ ≠ ledger sum \\d+`)));
+    expect(details).toContainEqual(
+      expect.stringMatching(new RegExp(`^token ledger balance of leg perp of ${usdcToken} \\(USDC\\): kept \\d+ ≠ ledger sum \\d+`)),
+    );
     expect(found.summary).toMatch(/^2 differences at block \d+/);
     expect(found.lastClean).toEqual(clean.lastClean);
     // The other token is unaffected; GraphQL says the same.

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { ZodError, z } from "zod";
+import { type ZodError, z } from "zod";
 import { ConfigError, MissingConfigError } from "../../common/config.js";
 import { LaunchConfigError } from "../../common/deploy-config.js";
 import { InferenceError } from "../../core/agents/inference.js";
@@ -22,7 +22,7 @@ import { REST_ROUTES } from "../../api/create-app.js";
 import { decodeCursor, encodeCursor } from "../../api/http/cursor.js";
 import { ApiError, ERROR_STATUS, errorResponse, toHttpError } from "../../api/http/errors.js";
 import { EngineError, Refusal, SERVICE_ERROR_CODES, ServiceError, causeChain } from "../../core/errors.js";
-import { JsonNumber, JsonSyntaxError, MAX_DEPTH, parseJson, toScaledInteger } from "../../api/http/json.js";
+import { JsonNumber, JsonSyntaxError, MAX_JSON_DEPTH, parseJson, toScaledInteger } from "../../api/http/json.js";
 import { RateLimiter, clientAddress, isTrustedProxy, rateLimit } from "../../api/http/rate-limit.js";
 import { BodyError, ValidationError, validate } from "../../api/http/validation.js";
 import { openApiDocument } from "../../api/openapi/document.js";
@@ -57,12 +57,12 @@ describe("exact JSON", () => {
   });
 
   it("rejects what is not JSON, duplicate keys and deep nesting, with a position", () => {
-    for (const bad of ["", "{", "{'a':1}", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "NaN", "Infinity", "-", "\"\\x\"", "{\"a\" 1}", "[1] x", "\"a\nb\""]) {
+    for (const bad of ["", "{", "{'a':1}", "[1,]", '{"a":1,}', "01", "1.", ".5", "NaN", "Infinity", "-", '"\\x"', '{"a" 1}', "[1] x", '"a\nb"']) {
       expect(() => parseJson(bad), bad).toThrow(JsonSyntaxError);
     }
     expect(() => parseJson('{"a":1,"a":2}')).toThrow(/duplicate key "a"/);
-    expect(() => parseJson("[".repeat(MAX_DEPTH + 2) + "]".repeat(MAX_DEPTH + 2))).toThrow(/nesting deeper/);
-    expect(() => parseJson("{\"a\":}")).toThrow(/position 5/);
+    expect(() => parseJson("[".repeat(MAX_JSON_DEPTH + 2) + "]".repeat(MAX_JSON_DEPTH + 2))).toThrow(/nesting deeper/);
+    expect(() => parseJson('{"a":}')).toThrow(/position 5/);
   });
 
   it("keeps __proto__ an own property", () => {
@@ -115,7 +115,9 @@ describe("launch and register bodies", () => {
     const base = (a: string, p: string, c: string) => `{"name":"Cat","symbol":"CAT","assetPct":${a},"perpPct":${p},"creatorPct":${c}}`;
     expect(launchError(base("28.5", "57", "9"))).toBe("invalid split: assetPct + perpPct + creatorPct must equal 95 (got 94.5)");
     expect(launchError(base("30", "57", "9.5"))).toMatch(/must equal 95 \(got 96.5\)/);
-    expect(launchError(base("28.505", "57", "9.495"))).toBe("assetPct: must have at most two decimal places (0.01%); creatorPct: must have at most two decimal places (0.01%)");
+    expect(launchError(base("28.505", "57", "9.495"))).toBe(
+      "assetPct: must have at most two decimal places (0.01%); creatorPct: must have at most two decimal places (0.01%)",
+    );
     expect(launchError(base("-1", "57", "39"))).toMatch(/^assetPct: must not be negative/);
     expect(launchError(base("1e999", "0", "0"))).toMatch(/^assetPct: must be at most 95/);
     expect(launchError(base("96", "0", "0"))).toMatch(/^assetPct: must be at most 95/);
@@ -153,7 +155,7 @@ describe("launch and register bodies", () => {
     expect(launchError('{"name":"Cat","symbol":"CAT","creator":"0x123"}')).toMatch(/^creator: expected a 0x-prefixed 20-byte hex address/);
     // Mixed case with a wrong checksum is a typo, not an address.
     expect(launchError('{"name":"Cat","symbol":"CAT","creator":"0x5fbDB2315678afecb367f032d93F642f64180aa3"}')).toMatch(/^creator: /);
-    expect(launchError('[1,2]')).toBe("body: expected an object, got array");
+    expect(launchError("[1,2]")).toBe("body: expected an object, got array");
     expect(launchError('{"name":"Cat","symbol":"CAT","image":"not a url"}')).toBe("image: image must be a URL");
     expect(() => validate(registerBody, parseJson('{"token":"0x5FbDB2315678afecb367f032d93F642f64180aa3","assetPct":28.5,"perpPct":57}'), "body")).toThrow(
       "creatorPct: is required",
@@ -277,17 +279,33 @@ describe("operator key", () => {
 
 describe("error mapping", () => {
   it("maps each cause to its status, and hides the unknown", () => {
-    expect(toHttpError(new MissingConfigError("LAUNCHER_ADDRESS"))).toMatchObject({ status: 503, code: "NOT_CONFIGURED", message: "missing configuration: LAUNCHER_ADDRESS is not set" });
+    expect(toHttpError(new MissingConfigError("LAUNCHER_ADDRESS"))).toMatchObject({
+      status: 503,
+      code: "NOT_CONFIGURED",
+      message: "missing configuration: LAUNCHER_ADDRESS is not set",
+    });
     expect(toHttpError(new ValidationError("limit: bad"))).toMatchObject({ status: 400, code: "BAD_REQUEST", message: "limit: bad" });
     expect(toHttpError(new ApiError("CONFLICT", "token 0x1 is already enrolled"))).toMatchObject({ status: 409, code: "CONFLICT" });
     expect(toHttpError(new JsonSyntaxError("invalid JSON at position 0"))).toMatchObject({ status: 400, code: "BAD_REQUEST" });
     const zod = z.object({ a: z.string() }).safeParse({});
     expect(toHttpError((zod as { error: ZodError }).error)).toMatchObject({ status: 400, code: "BAD_REQUEST" });
-    expect(toHttpError(new Error("connection refused at 10.0.0.1"))).toEqual({ status: 500, code: "INTERNAL_ERROR", message: "internal error", headers: {}, unexpected: true });
+    expect(toHttpError(new Error("connection refused at 10.0.0.1"))).toEqual({
+      status: 500,
+      code: "INTERNAL_ERROR",
+      message: "internal error",
+      headers: {},
+      unexpected: true,
+    });
   });
 
   it("answers 503 (never 500) when PostgreSQL cannot be reached or is restarting", () => {
-    const unavailable = { status: 503, code: "DATABASE_UNAVAILABLE", message: "database unavailable; retry later", headers: { "Retry-After": "5" }, unexpected: false };
+    const unavailable = {
+      status: 503,
+      code: "DATABASE_UNAVAILABLE",
+      message: "database unavailable; retry later",
+      headers: { "Retry-After": "5" },
+      unexpected: false,
+    };
     const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
     const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
     for (const error of [
@@ -463,13 +481,31 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/p/{idOrToken}"].get.servers).toEqual([{ url: "/" }]);
     expect(Object.keys(doc.paths["/p/{idOrToken}"].get.responses["200"].content)).toEqual(["text/html"]);
     expect(doc.paths["/audit"].get.security).toEqual([{ operatorKey: [] }]);
-    expect(doc.paths["/buybacks/{token}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual(["path:token", "query:limit", "query:cursor"]);
+    expect(doc.paths["/buybacks/{token}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
+      "path:token",
+      "query:limit",
+      "query:cursor",
+    ]);
     expect(doc.paths["/activity"].get.parameters.find((p: { name: string }) => p.name === "kind").schema.type).toBe("string");
-    expect(Object.keys(doc.paths["/tokens/launch"].post.responses).sort()).toEqual(["201", "400", "401", "403", "408", "413", "415", "422", "429", "500", "502", "503"]);
+    expect(Object.keys(doc.paths["/tokens/launch"].post.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "408",
+      "413",
+      "415",
+      "422",
+      "429",
+      "500",
+      "502",
+      "503",
+    ]);
     expect(doc.paths["/tokens/launch"].post.security).toEqual([{ operatorKey: [] }]);
     // The operator-key reads answer 401 and 403 too; each error answer names its codes.
     expect(Object.keys(doc.paths["/audit"].get.responses).sort()).toEqual(["200", "401", "403", "429", "500", "503"]);
-    const codes = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content["application/json"].schema.properties.code.enum;
+    const codes = (path: string, method: string, status: number) =>
+      doc.paths[path][method].responses[status].content["application/json"].schema.properties.code.enum;
     expect(codes("/audit", "get", 401)).toEqual(["UNAUTHORIZED"]);
     expect(codes("/audit", "get", 403)).toEqual(["FORBIDDEN"]);
     expect(codes("/tokens/register", "post", 503)).toEqual(["NOT_CONFIGURED", "DATABASE_UNAVAILABLE", "DATABASE_BUSY", "CHAIN_UNAVAILABLE"]);

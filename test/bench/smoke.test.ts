@@ -25,21 +25,43 @@ describe("bench:smoke", () => {
     const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(status, output.slice(-6000)).toBe(0);
     const table = readFileSync(join(ROOT, "bench", "results", "latest-smoke.md"), "utf8");
-    for (const section of ["## Histories", "## Indexing throughput", "## API under load", "## Growth with history", "## Ledger growth", "## API replicas", "## Subscriber fan-out", "## Soak and faults", "## Targets"]) {
+    for (const section of [
+      "## Histories",
+      "## Indexing throughput",
+      "## API under load",
+      "## Growth with history",
+      "## Ledger growth",
+      "## API replicas",
+      "## Subscriber fan-out",
+      "## Soak and faults",
+      "## Targets",
+    ]) {
       expect(table).toContain(section);
     }
     expect(table).toMatch(/ours \/ bare events per second, both given the same \d+ endpoints: \*\*\d/);
     expect(table).toMatch(/GraphQL burns: ours \/ ponder \| \d/);
     // Every target has a met / not-met line, and the ledger-growth row ran.
     const targets = table.split("\n## Targets")[1]!.split("\n## ")[0]!;
-    for (const target of ["/stats: ≥ 1,000 req/s", "/tokens: ≥ 1,000 req/s", "/health: ≥ 1,000 req/s", "GraphQL burn page", "/stats with", "/tokens with", "fan-out: each of"]) {
+    for (const target of [
+      "/stats: ≥ 1,000 req/s",
+      "/tokens: ≥ 1,000 req/s",
+      "/health: ≥ 1,000 req/s",
+      "GraphQL burn page",
+      "/stats with",
+      "/tokens with",
+      "fan-out: each of",
+    ]) {
       const line = targets.split("\n").find((l) => l.includes(target));
       expect(line, target).toMatch(/\| (met|\*\*not met\*\*) \|$/);
     }
     // The soak's totals row: the row under the header that starts with "requests" (a table per fault follows it).
     const soakLines = table.split("\n## Soak and faults")[1]!.split("\n## ")[0]!.trim().split("\n");
     const header = soakLines.findIndex((l) => l.startsWith("| requests |"));
-    const cells = (line: string) => line.split("|").slice(1, -1).map((cell) => cell.trim());
+    const cells = (line: string) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim());
     const soak = Object.fromEntries(cells(soakLines[header]!).map((name, i) => [name, cells(soakLines[header + 2]!)[i]]));
     expect(Number(soak.requests)).toBeGreaterThan(0);
     expect(Number(soak["5xx"])).toBe(0);
@@ -48,11 +70,23 @@ describe("bench:smoke", () => {
     expect(faults).toBeGreaterThanOrEqual(1);
     expect(soak.invariants).toBe("hold");
     // Each fault has its recovery measured.
-    const recovery = soakLines.slice(soakLines.findIndex((l) => l.startsWith("| fault |")) + 2).filter((l) => l.startsWith("|")).map(cells);
+    const recovery = soakLines
+      .slice(soakLines.findIndex((l) => l.startsWith("| fault |")) + 2)
+      .filter((l) => l.startsWith("|"))
+      .map(cells);
     expect(recovery).toHaveLength(faults);
-    for (const [fault, lasted, recovered] of recovery) expect({ fault, lasted: Number(lasted) >= 0, recovered: Number(recovered) >= 0 }).toEqual({ fault, lasted: true, recovered: true });
+    for (const [fault, lasted, recovered] of recovery)
+      expect({ fault, lasted: Number(lasted) >= 0, recovered: Number(recovered) >= 0 }).toEqual({ fault, lasted: true, recovered: true });
     // Every subscriber of both replicas received every burn (the run fails otherwise), through one LISTEN per replica.
-    const fanout = table.split("\n## Subscriber fan-out")[1]!.split("\n## ")[0]!.trim().split("\n").at(-1)!.split("|").slice(1, -1).map((cell) => cell.trim());
+    const fanout = table
+      .split("\n## Subscriber fan-out")[1]!
+      .split("\n## ")[0]!
+      .trim()
+      .split("\n")
+      .at(-1)!
+      .split("|")
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     expect(fanout[0]).toMatch(/^(\d+) \/ \1$/);
     expect(fanout.at(-1)).toBe("2");
   }, 900_000);

@@ -11,16 +11,7 @@
 import { CLANKERS } from "clanker-sdk";
 import { Clanker as ClankerSdk } from "clanker-sdk/v4";
 import { createRequire } from "node:module";
-import {
-  type Abi,
-  type AbiEvent,
-  type AbiFunction,
-  type AbiParameter,
-  type Hex,
-  decodeAbiParameters,
-  toEventSelector,
-  toFunctionSelector,
-} from "viem";
+import { type Abi, type AbiEvent, type AbiFunction, type AbiParameter, type Hex, decodeAbiParameters, toEventSelector, toFunctionSelector } from "viem";
 import { formatAbiItem } from "viem/utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as productionAbis from "../../common/abis/index.js";
@@ -78,9 +69,7 @@ function eventShape(event: AbiEvent): string[] {
 }
 
 function ourFunction(contract: string, selector: Hex): AbiFunction {
-  const matches = abiOf(contract).filter(
-    (item): item is AbiFunction => item.type === "function" && toFunctionSelector(item) === selector,
-  );
+  const matches = abiOf(contract).filter((item): item is AbiFunction => item.type === "function" && toFunctionSelector(item) === selector);
   expect(matches, `${contract} has no function with selector ${selector}`).toHaveLength(1);
   return matches[0]!;
 }
@@ -104,7 +93,10 @@ function expectSameEvent(contract: string, productionAbi: Abi, name: string): He
   const ours = eventNamed(abiOf(contract), name);
   expect(toEventSelector(ours), `${name} topic0`).toBe(toEventSelector(production));
   expect(eventShape(ours), `${name} inputs`).toEqual(eventShape(production));
-  expect(ours.inputs.map((i) => i.name), `${name} input names`).toEqual(production.inputs.map((i) => i.name));
+  expect(
+    ours.inputs.map((i) => i.name),
+    `${name} input names`,
+  ).toEqual(production.inputs.map((i) => i.name));
   return toEventSelector(ours);
 }
 
@@ -130,10 +122,8 @@ const SURFACES = [
 ] as const;
 
 type SurfaceItem = AbiFunction | AbiEvent | Extract<Abi[number], { type: "error" }>;
-const surfaceOf = (abi: Abi) =>
-  abi.filter((item): item is SurfaceItem => item.type === "function" || item.type === "event" || item.type === "error");
-const surfaceId = (item: SurfaceItem) =>
-  item.type === "event" ? toEventSelector(item) : toFunctionSelector(formatAbiItem(item).replace(/^error /, ""));
+const surfaceOf = (abi: Abi) => abi.filter((item): item is SurfaceItem => item.type === "function" || item.type === "event" || item.type === "error");
+const surfaceId = (item: SurfaceItem) => (item.type === "event" ? toEventSelector(item) : toFunctionSelector(formatAbiItem(item).replace(/^error /, "")));
 /** What must agree beyond the id: outputs and mutability class (functions), indexed inputs (events). */
 const surfaceShape = (item: SurfaceItem) =>
   item.type === "function"
@@ -166,12 +156,9 @@ describe("the devnet Clanker contracts implement clanker-sdk's whole v4 surface"
 });
 
 describe("Clanker v4 factory (clanker-sdk Clanker_v4_abi)", () => {
-  it.each(["deployToken", "tokenDeploymentInfo", "deploymentInfoForToken", "setLocker", "enabledLockers", "TOKEN_SUPPLY"])(
-    "function %s",
-    (name) => {
-      expectSameFunction("Clanker", sdk.factory, name);
-    },
-  );
+  it.each(["deployToken", "tokenDeploymentInfo", "deploymentInfoForToken", "setLocker", "enabledLockers", "TOKEN_SUPPLY"])("function %s", (name) => {
+    expectSameFunction("Clanker", sdk.factory, name);
+  });
 
   it("deployToken has the production selector and is payable", () => {
     const selector = expectSameFunction("Clanker", sdk.factory, "deployToken");
@@ -184,9 +171,7 @@ describe("Clanker v4 factory (clanker-sdk Clanker_v4_abi)", () => {
   });
 
   it("TokenCreated has the topic pinned in protocols.md", () => {
-    expect(expectSameEvent("Clanker", sdk.factory, "TokenCreated")).toBe(
-      "0x9299d1d1a88d8e1abdc591ae7a167a6bc63a8f17d695804e9091ee33aa89fb67",
-    );
+    expect(expectSameEvent("Clanker", sdk.factory, "TokenCreated")).toBe("0x9299d1d1a88d8e1abdc591ae7a167a6bc63a8f17d695804e9091ee33aa89fb67");
   });
 });
 
@@ -257,7 +242,16 @@ describe("the V2 hooks read clanker-sdk's fee data (static and dynamic)", () => 
     } as never);
     const poolConfig = (tx.args as unknown as [{ poolConfig: { hook: string; poolData: Hex } }])[0].poolConfig;
     const [outer] = decodeAbiParameters(
-      [{ type: "tuple", components: [{ name: "extension", type: "address" }, { name: "extensionData", type: "bytes" }, { name: "feeData", type: "bytes" }] }],
+      [
+        {
+          type: "tuple",
+          components: [
+            { name: "extension", type: "address" },
+            { name: "extensionData", type: "bytes" },
+            { name: "feeData", type: "bytes" },
+          ],
+        },
+      ],
       poolConfig.poolData,
     );
     return { hook: poolConfig.hook, feeData: outer.feeData };
@@ -289,12 +283,15 @@ describe("the V2 hooks read clanker-sdk's fee data (static and dynamic)", () => 
     });
     expect(hook).toBe("0xd60D6B218116cFd801E28F78d011a203D2b068Cc");
     expect(readAs("ClankerHookDynamicFeeV2", "poolConfigVars", feeData)).toEqual([10_000, 50_000, 30n, 120n, 200, 500_000_000n, 7_500]);
-    const names = (functionsNamed(abiOf("ClankerHookDynamicFeeV2"), "poolConfigVars")[0]!.outputs[0] as { components: readonly AbiParameter[] }).components.map((p) => p.name);
+    const names = (functionsNamed(abiOf("ClankerHookDynamicFeeV2"), "poolConfigVars")[0]!.outputs[0] as { components: readonly AbiParameter[] }).components.map(
+      (p) => p.name,
+    );
     expect(names).toEqual(["baseFee", "maxLpFee", "referenceTickFilterPeriod", "resetPeriod", "resetTickFilter", "feeControlNumerator", "decayFilterBps"]);
   });
 
   it("both hooks carry Base's V2 permission bits in their mined addresses' low 14 bits (0x28CC)", () => {
-    for (const base of ["0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC", "0xd60D6B218116cFd801E28F78d011a203D2b068Cc"]) expect(BigInt(base) & 0x3fffn).toBe(0x28ccn);
+    for (const base of ["0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC", "0xd60D6B218116cFd801E28F78d011a203D2b068Cc"])
+      expect(BigInt(base) & 0x3fffn).toBe(0x28ccn);
     for (const contract of ["ClankerHookStaticFeeV2", "ClankerHookDynamicFeeV2"]) {
       expect(functionsNamed(abiOf(contract), "PERMISSIONS")).toHaveLength(1);
     }
@@ -382,19 +379,14 @@ describe("LP locker (ClankerLpLockerFeeConversion, clanker-sdk ClankerLocker_v4_
 
   it("tokenRewards returns the TokenRewardInfo tuple in production order", () => {
     const [output] = ourFunction("ClankerLpLocker", "0x30bd3eeb").outputs;
-    expect(canonicalType(output!)).toBe(
-      "(address,(address,address,uint24,int24,address),uint256,uint256,uint16[],address[],address[])",
-    );
+    expect(canonicalType(output!)).toBe("(address,(address,address,uint24,int24,address),uint256,uint256,uint16[],address[],address[])");
   });
 });
 
 describe("fee locker (ClankerFeeLocker, clanker-sdk ClankerFeeLocker_abi)", () => {
-  it.each(["storeFees", "claim", "availableFees", "feesToClaim", "addDepositor", "allowedDepositors"])(
-    "function %s",
-    (name) => {
-      expectSameFunction("ClankerFeeLocker", sdk.feeLocker, name);
-    },
-  );
+  it.each(["storeFees", "claim", "availableFees", "feesToClaim", "addDepositor", "allowedDepositors"])("function %s", (name) => {
+    expectSameFunction("ClankerFeeLocker", sdk.feeLocker, name);
+  });
 
   it.each(["StoreTokens", "ClaimTokens", "ClaimTokensPermissioned", "AddDepositor"])("event %s", (name) => {
     expectSameEvent("ClankerFeeLocker", sdk.feeLocker, name);
@@ -403,12 +395,8 @@ describe("fee locker (ClankerFeeLocker, clanker-sdk ClankerFeeLocker_abi)", () =
   it("matches the selectors and topics pinned in protocols.md", () => {
     expect(expectSameFunction("ClankerFeeLocker", sdk.feeLocker, "availableFees")).toBe("0x8296535a");
     expect(expectSameFunction("ClankerFeeLocker", sdk.feeLocker, "claim")).toBe("0x21c0b342");
-    expect(expectSameEvent("ClankerFeeLocker", sdk.feeLocker, "StoreTokens")).toBe(
-      "0xadf5da7301d0edbace5767201c524369b56f4040e2eafc873897493fc466e35d",
-    );
-    expect(expectSameEvent("ClankerFeeLocker", sdk.feeLocker, "ClaimTokens")).toBe(
-      "0xf98eaa9c1f790e5c18b1f227bd5bade62600f9f3e3587c7644b90c50b9bf13c5",
-    );
+    expect(expectSameEvent("ClankerFeeLocker", sdk.feeLocker, "StoreTokens")).toBe("0xadf5da7301d0edbace5767201c524369b56f4040e2eafc873897493fc466e35d");
+    expect(expectSameEvent("ClankerFeeLocker", sdk.feeLocker, "ClaimTokens")).toBe("0xf98eaa9c1f790e5c18b1f227bd5bade62600f9f3e3587c7644b90c50b9bf13c5");
   });
 });
 
@@ -481,8 +469,7 @@ describe("Avantis v1 perps (protocols.md §4)", () => {
 });
 
 describe("Uniswap v4 PoolManager events (v4-core artifact vs protocols.md §5.2)", () => {
-  const poolManager = () =>
-    (require("@uniswap/v4-core/out/PoolManager.sol/PoolManager.json") as { abi: Abi }).abi;
+  const poolManager = () => (require("@uniswap/v4-core/out/PoolManager.sol/PoolManager.json") as { abi: Abi }).abi;
 
   it.each([
     ["Initialize", "0xdd466e674ea557f56295e2d0218a125ea4b4f0f6f3307b95f85e6110838d6438"],

@@ -48,7 +48,9 @@ function lockerEvents(r: TransactionReceipt) {
 
 /** The v4 `Swap`s of a pool in a receipt: who called the PoolManager, and the amounts. */
 const swapsOf = (r: TransactionReceipt, poolId: Hex) =>
-  parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: r.logs }).filter((l) => l.args.id === poolId).map((l) => l.args);
+  parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: r.logs })
+    .filter((l) => l.args.id === poolId)
+    .map((l) => l.args);
 
 const share = (bps: number, amount: bigint) => (BigInt(bps) * amount) / 10_000n;
 
@@ -84,7 +86,9 @@ function modelSplit(prefs: readonly number[], bps: readonly number[], convertTo:
 
 /** Fees the collection took out of the positions: the PoolManager's transfers to the locker before any swap of the receipt. */
 function collectedFees(r: TransactionReceipt, currency: Address): bigint {
-  const swapTopic = r.logs.findIndex((l) => l.address.toLowerCase() === c.v4PoolManager!.toLowerCase() && parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: [l] }).length > 0);
+  const swapTopic = r.logs.findIndex(
+    (l) => l.address.toLowerCase() === c.v4PoolManager!.toLowerCase() && parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: [l] }).length > 0,
+  );
   const before = swapTopic < 0 ? r.logs : r.logs.slice(0, swapTopic);
   return parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: before.filter((l) => l.address.toLowerCase() === currency.toLowerCase()) })
     .filter((l) => l.args.from.toLowerCase() === c.v4PoolManager!.toLowerCase() && l.args.to.toLowerCase() === c.lpLocker!.toLowerCase())

@@ -16,7 +16,6 @@ import {
   parseEventLogs,
   parseSignature,
   toHex,
-  zeroAddress,
   zeroHash,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -30,13 +29,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
 import { DEVNET_ACCOUNTS, DEVNET_TOKENS, devnetAccount, devnetLaunchFees, devnetPrivateKey, launchToken } from "../../devnet/protocol.js";
 import { v4PoolManagerAbi } from "../../devnet/uniswap.js";
-import {
-  CLANKER_TOKEN_SUPPLY,
-  buildDeploymentConfig,
-  launchSplitRewards,
-  sqrtPriceAtTick,
-  tickFromMarketCap,
-} from "../../common/deploy-config.js";
+import { CLANKER_TOKEN_SUPPLY, buildDeploymentConfig, launchSplitRewards, sqrtPriceAtTick, tickFromMarketCap } from "../../common/deploy-config.js";
 import { testEnv } from "../helpers/env.js";
 import { passAuction } from "../helpers/actions.js";
 
@@ -49,7 +42,15 @@ const launcherCtx = as(1);
 const trader = as(1);
 const stranger = as(2);
 
-type TokenRewardInfo = { token: Address; poolKey: PoolKey; positionId: bigint; numPositions: bigint; rewardBps: readonly number[]; rewardAdmins: readonly Address[]; rewardRecipients: readonly Address[] };
+type TokenRewardInfo = {
+  token: Address;
+  poolKey: PoolKey;
+  positionId: bigint;
+  numPositions: bigint;
+  rewardBps: readonly number[];
+  rewardAdmins: readonly Address[];
+  rewardRecipients: readonly Address[];
+};
 const tokenRewards = (token: Address) => trader.read<TokenRewardInfo>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
 const availableFees = (owner: Address, currency: Address) => trader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [owner, currency]);
 const balanceOf = (token: Address, owner: Address) => trader.read<bigint>(token, erc20Abi, "balanceOf", [owner]);
@@ -80,7 +81,9 @@ async function launch(p: { creator: Address; pairedToken?: Address; startingMark
 async function poolState(poolId: `0x${string}`) {
   const stateSlot = keccak256(concat([poolId, pad(toHex(6), { size: 32 })]));
   const slot0 = BigInt(await trader.read<`0x${string}`>(c.v4PoolManager!, v4PoolManagerAbi as Abi, "extsload", [stateSlot]));
-  const liquidity = BigInt(await trader.read<`0x${string}`>(c.v4PoolManager!, v4PoolManagerAbi as Abi, "extsload", [toHex(BigInt(stateSlot) + 3n, { size: 32 })]));
+  const liquidity = BigInt(
+    await trader.read<`0x${string}`>(c.v4PoolManager!, v4PoolManagerAbi as Abi, "extsload", [toHex(BigInt(stateSlot) + 3n, { size: 32 })]),
+  );
   const rawTick = Number((slot0 >> 160n) & 0xffffffn);
   return { sqrtPriceX96: slot0 & ((1n << 160n) - 1n), tick: rawTick >= 0x800000 ? rawTick - 0x1000000 : rawTick, liquidity };
 }
@@ -89,8 +92,16 @@ function feeEvents(r: TransactionReceipt) {
   const locker = parseEventLogs({ abi: clankerLpLockerAbi, logs: r.logs });
   const stores = parseEventLogs({ abi: clankerFeeLockerAbi, eventName: "StoreTokens", logs: r.logs });
   return {
-    claimed: locker.find((l) => l.eventName === "ClaimedRewards")!.args as { token: Address; amount0: bigint; amount1: bigint; rewards0: readonly bigint[]; rewards1: readonly bigint[] },
-    swapped: locker.filter((l) => l.eventName === "FeesSwapped").map((l) => l.args as { token: Address; rewardToken: Address; amountSwapped: bigint; swappedToken: Address; amountOut: bigint }),
+    claimed: locker.find((l) => l.eventName === "ClaimedRewards")!.args as {
+      token: Address;
+      amount0: bigint;
+      amount1: bigint;
+      rewards0: readonly bigint[];
+      rewards1: readonly bigint[];
+    },
+    swapped: locker
+      .filter((l) => l.eventName === "FeesSwapped")
+      .map((l) => l.args as { token: Address; rewardToken: Address; amountSwapped: bigint; swappedToken: Address; amountOut: bigint }),
     stores: stores.map((l) => l.args),
   };
 }
@@ -143,9 +154,21 @@ describe("the devnet's launched tokens", () => {
     expect(info.rewardRecipients).toEqual([operator, creator]);
     expect(info.rewardBps).toEqual([9050, 950]);
     for (const i of [0n, 1n]) expect(await trader.read(c.lpLocker!, clankerLpLockerAbi as Abi, "feePreferences", [token, i])).toBe(FeeIn.Paired);
-    const [enrolledCreator, protocolBps, assetBps, perpBps, creatorBps, charterHash, active, halted] = await trader.read<readonly unknown[]>(c.registry!, registryAbi as Abi, "enrollment", [token]);
+    const [enrolledCreator, protocolBps, assetBps, perpBps, creatorBps, charterHash, active, halted] = await trader.read<readonly unknown[]>(
+      c.registry!,
+      registryAbi as Abi,
+      "enrollment",
+      [token],
+    );
     expect({ enrolledCreator, protocolBps, assetBps, perpBps, creatorBps, charterHash, active, halted }).toEqual({
-      enrolledCreator: creator, protocolBps: 500, assetBps: 2850, perpBps: 5700, creatorBps: 950, charterHash: zeroHash, active: true, halted: false,
+      enrolledCreator: creator,
+      protocolBps: 500,
+      assetBps: 2850,
+      perpBps: 5700,
+      creatorBps: 950,
+      charterHash: zeroHash,
+      active: true,
+      halted: false,
     });
   });
 
@@ -234,9 +257,13 @@ describe("the launched token", () => {
     expect(await trader.read(token, erc20Abi, "name")).toBe(name);
 
     const domain = { name, version: "1", chainId: DEVNET_CHAIN_ID, verifyingContract: token };
-    expect(await trader.read(token, permitAbi, "DOMAIN_SEPARATOR")).toBe(hashDomain({ domain: { ...domain, chainId: BigInt(DEVNET_CHAIN_ID) }, types: { EIP712Domain: EIP712_DOMAIN } }));
+    expect(await trader.read(token, permitAbi, "DOMAIN_SEPARATOR")).toBe(
+      hashDomain({ domain: { ...domain, chainId: BigInt(DEVNET_CHAIN_ID) }, types: { EIP712Domain: EIP712_DOMAIN } }),
+    );
     const message = { owner: holder.account.address, spender, value: 123n, nonce: 0n, deadline: 2n ** 40n };
-    const signature = parseSignature(await holder.walletClient.signTypedData({ account: holder.account, domain, types: PERMIT_TYPES, primaryType: "Permit", message }));
+    const signature = parseSignature(
+      await holder.walletClient.signTypedData({ account: holder.account, domain, types: PERMIT_TYPES, primaryType: "Permit", message }),
+    );
     await stranger.write(token, permitAbi, "permit", [message.owner, spender, message.value, message.deadline, Number(signature.v), signature.r, signature.s]);
     expect(await trader.read(token, erc20Abi, "allowance", [holder.account.address, spender])).toBe(123n);
     expect(await trader.read(token, permitAbi, "nonces", [holder.account.address])).toBe(1n);
@@ -263,7 +290,11 @@ describe("fees: swaps → collectRewards → fee locker → claim", () => {
     await buyToken(trader, m, pool, usdcIn);
     const bought = await balanceOf(token, trader.account.address);
     const tokensIn = bought / 2n;
-    const before = { op: await availableFees(operator, c.usdc!), creator: await availableFees(creator, c.usdc!), opToken: await availableFees(operator, token) };
+    const before = {
+      op: await availableFees(operator, c.usdc!),
+      creator: await availableFees(creator, c.usdc!),
+      opToken: await availableFees(operator, token),
+    };
     // The hook collects on every swap, one swap late: the sell moves the buy's USDC fee into the fee locker.
     const sell = await receipt(await sellToken(trader, m, pool, tokensIn));
     const r = await receipt(await trader.write(c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [token]));

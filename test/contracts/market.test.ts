@@ -69,7 +69,12 @@ describe("market simulator", () => {
     const all = first.flat();
     expect(all.filter((a) => a.error)).toEqual([]);
     expect(all.some((a) => a.kind === "buy")).toBe(true);
-    expect(all.filter((a) => a.kind === "price").map((a) => (a as { feed: string }).feed).slice(0, 3)).toEqual(["ETH_USD", "BTC_USD", "ASSET_USD"]);
+    expect(
+      all
+        .filter((a) => a.kind === "price")
+        .map((a) => (a as { feed: string }).feed)
+        .slice(0, 3),
+    ).toEqual(["ETH_USD", "BTC_USD", "ASSET_USD"]);
     const traders = DEVNET_ACCOUNTS.traders.map((i) => devnetAccount(i).address as Address);
     for (const action of all) if ("trader" in action && action.kind !== "close") expect(traders).toContain(action.trader);
   });
@@ -88,7 +93,13 @@ describe("market simulator", () => {
     await market.stop();
     expect(collected, "a round swapped the protocol token within 200 rounds").toBe(true);
 
-    const claims = await reader.publicClient.getContractEvents({ address: c.lpLocker!, abi: clankerLpLockerAbi, eventName: "ClaimedRewards", args: { token: deployments.protocolToken }, fromBlock });
+    const claims = await reader.publicClient.getContractEvents({
+      address: c.lpLocker!,
+      abi: clankerLpLockerAbi,
+      eventName: "ClaimedRewards",
+      args: { token: deployments.protocolToken },
+      fromBlock,
+    });
     const stored = claims.reduce((sum, log) => sum + log.args.amount0! + log.args.amount1!, 0n);
     expect(stored).toBeGreaterThan(0n);
     const after = await reader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [operator, c.usdc]);
@@ -101,9 +112,23 @@ describe("market simulator", () => {
     const feed = deployments.contracts.priceFeeds!.ETH_USD!;
     const price = (await reader.read<bigint>(feed, feedAbi, "latestAnswer")) * 100n;
     await trader.write(c.usdc!, erc20Abi, "approve", [c.perpsStorage!, maxUint256]);
-    const trade = { trader: trader.account.address, pairIndex: 0n, index: 0n, initialPosToken: 0n, positionSizeUSDC: 100_000_000n, openPrice: price, buy: true, leverage: 50n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n };
+    const trade = {
+      trader: trader.account.address,
+      pairIndex: 0n,
+      index: 0n,
+      initialPosToken: 0n,
+      positionSizeUSDC: 100_000_000n,
+      openPrice: price,
+      buy: true,
+      leverage: 50n * PERPS_PRECISION,
+      tp: 0n,
+      sl: 0n,
+      timestamp: 0n,
+    };
     // Slippage 100%: the market's own random walk may move the price before execution.
-    const opened = await trader.publicClient.getTransactionReceipt({ hash: await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 0, 100n * PERPS_PRECISION]) });
+    const opened = await trader.publicClient.getTransactionReceipt({
+      hash: await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 0, 100n * PERPS_PRECISION]),
+    });
     const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: opened.logs });
 
     const slot = await reader.read<bigint>(c.perpsStorage!, storageViews, "firstEmptyTradeIndex", [trader.account.address, 0n]);
@@ -116,7 +141,11 @@ describe("market simulator", () => {
     expect(execute!.error, stringifyJson(execute)).toBeUndefined();
     expect((execute as { orderIds: bigint[] }).orderIds).toContain(initiated!.args.orderId);
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count + 1n);
-    const stored = await reader.read<{ index: bigint; openPrice: bigint; leverage: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, 0n, slot]);
+    const stored = await reader.read<{ index: bigint; openPrice: bigint; leverage: bigint }>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [
+      trader.account.address,
+      0n,
+      slot,
+    ]);
     expect(stored.leverage).toBe(50n * PERPS_PRECISION);
 
     // At 50x a 5% drop is a total loss; the next round's random walk cannot undo it.
@@ -136,7 +165,15 @@ describe("market simulator", () => {
     const market = startMarket({ rpcUrl, deployments, seed: 11 });
     // Two launches, one block apart: a USDC-paired and a WETH-paired token, their auctions still to come.
     const usdcLaunch = await launchToken(launcher, c, { name: "Bid USDC", symbol: "BIDU", operator, creator, auction: "keep" });
-    const wethLaunch = await launchToken(launcher, c, { name: "Bid WETH", symbol: "BIDW", operator, creator, auction: "keep", pairedToken: c.weth, startingMarketCap: 5n * 10n ** 18n });
+    const wethLaunch = await launchToken(launcher, c, {
+      name: "Bid WETH",
+      symbol: "BIDW",
+      operator,
+      creator,
+      auction: "keep",
+      pairedToken: c.weth,
+      startingMarketCap: 5n * 10n ** 18n,
+    });
     const actions = await market.step();
     await market.stop();
 
@@ -145,7 +182,10 @@ describe("market simulator", () => {
       { kind: "bid", bidder, token: usdcLaunch.token, amount: DEFAULT_AUCTION_BID_WEI, block: usdcLaunch.receipt.blockNumber + NO_TRADE_BLOCKS + 1n },
       { kind: "bid", bidder, token: wethLaunch.token, amount: DEFAULT_AUCTION_BID_WEI, block: wethLaunch.receipt.blockNumber + NO_TRADE_BLOCKS + 1n },
     ]);
-    expect(actions.filter((a) => a.error), stringifyJson(actions)).toEqual([]);
+    expect(
+      actions.filter((a) => a.error),
+      stringifyJson(actions),
+    ).toEqual([]);
 
     const fromBlock = usdcLaunch.receipt.blockNumber;
     const won = await reader.publicClient.getContractEvents({ address: c.mevModule!, abi: sniperAuctionAbi, eventName: "AuctionWon", fromBlock });
@@ -168,10 +208,21 @@ describe("market simulator", () => {
     for (let i = 0; i < 3; i++) actions.push(...(await market.step()));
     await market.stop();
     expect(actions.filter((a) => a.kind === "bid")).toEqual([]);
-    expect(first.some((a) => a.kind === "buy" || a.kind === "sell"), "the round traded other pools").toBe(true);
+    expect(
+      first.some((a) => a.kind === "buy" || a.kind === "sell"),
+      "the round traded other pools",
+    ).toBe(true);
     expect(first.filter((a) => "token" in a && a.token === launched.token)).toEqual([]);
-    expect(actions.filter((a) => a.error), stringifyJson(actions)).toEqual([]);
-    const won = await reader.publicClient.getContractEvents({ address: c.mevModule!, abi: sniperAuctionAbi, eventName: "AuctionWon", fromBlock: launched.receipt.blockNumber });
+    expect(
+      actions.filter((a) => a.error),
+      stringifyJson(actions),
+    ).toEqual([]);
+    const won = await reader.publicClient.getContractEvents({
+      address: c.mevModule!,
+      abi: sniperAuctionAbi,
+      eventName: "AuctionWon",
+      fromBlock: launched.receipt.blockNumber,
+    });
     expect(won).toEqual([]);
   });
 
@@ -183,7 +234,13 @@ describe("market simulator", () => {
     try {
       const launched = await launchToken(launcher, c, { name: "Watched", symbol: "WATCH", operator, creator: launcher.account.address, auction: "keep" });
       const auctionBlock = launched.receipt.blockNumber + NO_TRADE_BLOCKS + 1n;
-      const auctionsWon = () => reader.publicClient.getContractEvents({ address: c.mevModule!, abi: sniperAuctionAbi, eventName: "AuctionWon", fromBlock: launched.receipt.blockNumber });
+      const auctionsWon = () =>
+        reader.publicClient.getContractEvents({
+          address: c.mevModule!,
+          abi: sniperAuctionAbi,
+          eventName: "AuctionWon",
+          fromBlock: launched.receipt.blockNumber,
+        });
       let won: Awaited<ReturnType<typeof auctionsWon>> = [];
       for (let i = 0; i < 100 && won.length === 0; i++) {
         await new Promise((r) => setTimeout(r, 100));

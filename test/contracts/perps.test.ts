@@ -30,11 +30,24 @@ const keeperAbi = parseAbi([
 ]);
 const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
 
-type Trade = { trader: Address; pairIndex: bigint; index: bigint; initialPosToken: bigint; positionSizeUSDC: bigint; openPrice: bigint; buy: boolean; leverage: bigint; tp: bigint; sl: bigint; timestamp: bigint };
+type Trade = {
+  trader: Address;
+  pairIndex: bigint;
+  index: bigint;
+  initialPosToken: bigint;
+  positionSizeUSDC: bigint;
+  openPrice: bigint;
+  buy: boolean;
+  leverage: bigint;
+  tp: bigint;
+  sl: bigint;
+  timestamp: bigint;
+};
 
 const receipt = (hash: Hex) => trader.publicClient.getTransactionReceipt({ hash });
 const usdcOf = (owner: Address) => trader.read<bigint>(c.usdc!, erc20Abi, "balanceOf", [owner]);
-const openTrade = (pairIndex: bigint, index: bigint) => trader.read<Trade>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, pairIndex, index]);
+const openTrade = (pairIndex: bigint, index: bigint) =>
+  trader.read<Trade>(c.perpsStorage!, perpsStorageAbi as Abi, "openTrades", [trader.account.address, pairIndex, index]);
 /** Sets a pair's feed (8 decimals) from a 1e10 price, as the keeper. */
 const setPrice = (feed: string, price: bigint) => keeper.write(feeds[feed]!, feedAbi, "setAnswer", [price / 100n]);
 const priceOf = async (feed: string) => (await keeper.read<bigint>(feeds[feed]!, feedAbi, "latestAnswer")) * 100n;
@@ -53,10 +66,30 @@ function event<N extends "MarketExecuted" | "LimitExecuted">(r: TransactionRecei
 
 /** Trader requests a market open; returns the order id of MarketOrderInitiated. */
 async function requestOpen(p: { pairIndex: bigint; collateral: bigint; leverage: bigint; buy: boolean; price: bigint }): Promise<bigint> {
-  const t = { trader: trader.account.address, pairIndex: p.pairIndex, index: 0n, initialPosToken: 0n, positionSizeUSDC: p.collateral, openPrice: p.price, buy: p.buy, leverage: p.leverage, tp: 0n, sl: 0n, timestamp: 0n };
+  const t = {
+    trader: trader.account.address,
+    pairIndex: p.pairIndex,
+    index: 0n,
+    initialPosToken: 0n,
+    positionSizeUSDC: p.collateral,
+    openPrice: p.price,
+    buy: p.buy,
+    leverage: p.leverage,
+    tp: 0n,
+    sl: 0n,
+    timestamp: 0n,
+  };
   const r = await receipt(await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [t, 0, PERPS_PRECISION]));
   const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: r.logs });
-  expect(initiated!.args).toMatchObject({ trader: trader.account.address, pairIndex: p.pairIndex, open: true, isBuy: p.buy, isPnl: false, initialPosToken: p.collateral, leverage: p.leverage });
+  expect(initiated!.args).toMatchObject({
+    trader: trader.account.address,
+    pairIndex: p.pairIndex,
+    open: true,
+    isBuy: p.buy,
+    isPnl: false,
+    initialPosToken: p.collateral,
+    leverage: p.leverage,
+  });
   return initiated!.args.orderId;
 }
 
@@ -99,10 +132,36 @@ describe("perps pairs", () => {
   });
 
   it("rejects a position below the pair's minimum leveraged size (BELOW_MIN_POS)", async () => {
-    const t = { trader: trader.account.address, pairIndex: ETH, index: 0n, initialPosToken: 0n, positionSizeUSDC: 19_000_000n, openPrice: await priceOf("ETH_USD"), buy: true, leverage: 5n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n };
-    await expect(trader.publicClient.simulateContract({ account: trader.account, address: c.perpsTrading!, abi: perpsTradingAbi, functionName: "openTrade", args: [t, 0, PERPS_PRECISION] })).rejects.toThrow(/BELOW_MIN_POS/);
+    const t = {
+      trader: trader.account.address,
+      pairIndex: ETH,
+      index: 0n,
+      initialPosToken: 0n,
+      positionSizeUSDC: 19_000_000n,
+      openPrice: await priceOf("ETH_USD"),
+      buy: true,
+      leverage: 5n * PERPS_PRECISION,
+      tp: 0n,
+      sl: 0n,
+      timestamp: 0n,
+    };
+    await expect(
+      trader.publicClient.simulateContract({
+        account: trader.account,
+        address: c.perpsTrading!,
+        abi: perpsTradingAbi,
+        functionName: "openTrade",
+        args: [t, 0, PERPS_PRECISION],
+      }),
+    ).rejects.toThrow(/BELOW_MIN_POS/);
     // 20 USDC at 5x is exactly the minimum.
-    await trader.publicClient.simulateContract({ account: trader.account, address: c.perpsTrading!, abi: perpsTradingAbi, functionName: "openTrade", args: [{ ...t, positionSizeUSDC: 20_000_000n }, 0, PERPS_PRECISION] });
+    await trader.publicClient.simulateContract({
+      account: trader.account,
+      address: c.perpsTrading!,
+      abi: perpsTradingAbi,
+      functionName: "openTrade",
+      args: [{ ...t, positionSizeUSDC: 20_000_000n }, 0, PERPS_PRECISION],
+    });
   });
 });
 
@@ -122,8 +181,24 @@ describe("a long desk on ETH/USD: open, deposit, close with profit", () => {
     const fee = (((collateral * leverage) / PERPS_PRECISION) * OPEN_FEE_P) / HUNDRED_PERCENT;
     expect(fee).toBe(8_000_000n);
     trade = executed.t as Trade;
-    expect(executed).toMatchObject({ orderId, open: true, price, positionSizeUSDC: ((collateral - fee) * leverage) / PERPS_PRECISION, percentProfit: 0n, usdcSentToTrader: 0n, isPnl: false });
-    expect(trade).toMatchObject({ trader: trader.account.address, pairIndex: ETH, initialPosToken: collateral - fee, positionSizeUSDC: 0n, openPrice: price, buy: true, leverage });
+    expect(executed).toMatchObject({
+      orderId,
+      open: true,
+      price,
+      positionSizeUSDC: ((collateral - fee) * leverage) / PERPS_PRECISION,
+      percentProfit: 0n,
+      usdcSentToTrader: 0n,
+      isPnl: false,
+    });
+    expect(trade).toMatchObject({
+      trader: trader.account.address,
+      pairIndex: ETH,
+      initialPosToken: collateral - fee,
+      positionSizeUSDC: 0n,
+      openPrice: price,
+      buy: true,
+      leverage,
+    });
     expect(await openTrade(ETH, trade.index)).toEqual(trade);
     expect(await trader.read(c.perpsStorage!, perpsStorageAbi as Abi, "pendingMarketOpenCount", [trader.account.address, ETH])).toBe(0n);
   });

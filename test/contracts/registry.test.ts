@@ -28,7 +28,9 @@ const simulate = (account: Address, functionName: "enroll" | "setActive" | "setH
 
 describe("ProtocolRegistry", () => {
   it("has the devnet operator as its operator and the two devnet creator tokens enrolled", async () => {
-    expect(await client.readContract({ address: registry, abi: parseAbi(["function operator() view returns (address)"]), functionName: "operator" })).toBe(operator);
+    expect(await client.readContract({ address: registry, abi: parseAbi(["function operator() view returns (address)"]), functionName: "operator" })).toBe(
+      operator,
+    );
     expect(await client.readContract({ address: registry, abi, functionName: "enrolledCount" })).toBeGreaterThanOrEqual(2n);
     const enrolled = [0n, 1n].map((i) => client.readContract({ address: registry, abi, functionName: "enrolledAt", args: [i] }));
     expect(await Promise.all(enrolled)).toEqual([deployments.contracts.wethPairedToken, deployments.contracts.usdcPairedToken]);

@@ -29,7 +29,7 @@ import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { DEFAULT_SPLIT } from "../../common/constants.js";
 import type { OperatorSender } from "../../core/launch/sender.js";
-import { createChainLauncher } from "../../core/launch/operator.js";
+import { createChainLauncher } from "../../core/launch/deploy-and-enroll.js";
 import {
   DYNAMIC_BASIC_FEES,
   type DeploymentConfig,
@@ -39,7 +39,7 @@ import {
   encodePoolData,
   launchSplitRewards,
 } from "../../common/deploy-config.js";
-import { type PoolKey } from "../../common/uniswap.js";
+import type { PoolKey } from "../../common/uniswap.js";
 import { compileProject } from "../../devnet/compile.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { type MarketPool, buyToken, ensureRouterApproval, marketContracts, sellToken } from "../../devnet/market.js";
@@ -58,13 +58,22 @@ const creator = privateKeyToAccount(generatePrivateKey()).address;
 const wethAbi = parseAbi(["function deposit() payable", "function approve(address, uint256) returns (bool)"]);
 const claimsAbi = parseAbi(["function balanceOf(address owner, uint256 id) view returns (uint256)"]);
 const factoryAdminAbi = parseAbi(["function setHook(address hook, bool enabled)"]);
-const auctionBidType = [{ type: "tuple", components: [{ name: "payee", type: "address" }, { name: "amount", type: "uint256" }] }] as const;
+const auctionBidType = [
+  {
+    type: "tuple",
+    components: [
+      { name: "payee", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+  },
+] as const;
 
 const receipt = (hash: Hex) => trader.publicClient.getTransactionReceipt({ hash });
 const balanceOf = (token: Address, owner: Address) => trader.read<bigint>(token, erc20Abi, "balanceOf", [owner]);
 const availableFees = (owner: Address, currency: Address) => trader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [owner, currency]);
 const factoryClaims = (currency: Address) => trader.read<bigint>(c.v4PoolManager!, claimsAbi, "balanceOf", [c.launcher!, BigInt(currency)]);
-const rpc = (method: string, params: unknown[] = []) => (trader.publicClient.request as (a: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
+const rpc = (method: string, params: unknown[] = []) =>
+  (trader.publicClient.request as (a: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
 const mine = async (blocks: number) => {
   for (let i = 0; i < blocks; i++) await rpc("evm_mine");
 };
@@ -111,7 +120,13 @@ function config(overrides: (c: DeploymentConfig) => DeploymentConfig): Deploymen
 }
 
 const simulateLaunch = (deployment: DeploymentConfig) =>
-  trader.publicClient.simulateContract({ address: c.launcher!, abi: [...clankerFactoryAbi, ...knownErrorsAbi], functionName: "deployToken", args: [deployment], account: trader.account });
+  trader.publicClient.simulateContract({
+    address: c.launcher!,
+    abi: [...clankerFactoryAbi, ...knownErrorsAbi],
+    functionName: "deployToken",
+    args: [deployment],
+    account: trader.account,
+  });
 
 describe("the launcher refuses what Base refuses, with production's errors", () => {
   it("accepts the devnet's hook, module and locker", async () => {
@@ -134,8 +149,14 @@ describe("the launcher refuses what Base refuses, with production's errors", () 
   });
 
   it("accepts static fees of any size up to 10% each way; above it the hook's ClankerFeeTooHigh() / PairedFeeTooHigh()", async () => {
-    const withFees = (clankerFee: number, pairedFee: number) => config((d) => ({ ...d, poolConfig: { ...d.poolConfig, poolData: encodePoolData(clankerFee, pairedFee) } }));
-    for (const [clankerFee, pairedFee] of [[0, 0], [50_000, 50_000], [100_000, 3_000], [1, 100_000]]) {
+    const withFees = (clankerFee: number, pairedFee: number) =>
+      config((d) => ({ ...d, poolConfig: { ...d.poolConfig, poolData: encodePoolData(clankerFee, pairedFee) } }));
+    for (const [clankerFee, pairedFee] of [
+      [0, 0],
+      [50_000, 50_000],
+      [100_000, 3_000],
+      [1, 100_000],
+    ]) {
       await expect(simulateLaunch(withFees(clankerFee!, pairedFee!)), `${clankerFee}/${pairedFee}`).resolves.toBeDefined();
     }
     expect((await rejection(simulateLaunch(withFees(100_001, 10_000)))).name).toBe("ClankerFeeTooHigh");
@@ -175,9 +196,12 @@ async function launch(fees: Parameters<typeof launchToken>[2]["fees"] = {}): Pro
   return { ...launched, pool: { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey } };
 }
 
-const swapOf = (r: TransactionReceipt, poolId: Hex) => parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: r.logs }).find((l) => l.args.id === poolId)!.args;
-const hookEvents = (r: TransactionReceipt) => parseEventLogs({ abi: clankerHookAbi, logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerHook!.toLowerCase()) });
-const auctionEvents = (r: TransactionReceipt) => parseEventLogs({ abi: sniperAuctionAbi, logs: r.logs.filter((l) => l.address.toLowerCase() === c.mevModule!.toLowerCase()) });
+const swapOf = (r: TransactionReceipt, poolId: Hex) =>
+  parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: r.logs }).find((l) => l.args.id === poolId)!.args;
+const hookEvents = (r: TransactionReceipt) =>
+  parseEventLogs({ abi: clankerHookAbi, logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerHook!.toLowerCase()) });
+const auctionEvents = (r: TransactionReceipt) =>
+  parseEventLogs({ abi: sniperAuctionAbi, logs: r.logs.filter((l) => l.address.toLowerCase() === c.mevModule!.toLowerCase()) });
 const blockTime = async (r: TransactionReceipt) => (await trader.publicClient.getBlock({ blockNumber: r.blockNumber })).timestamp;
 
 describe("the sniper auction", () => {
@@ -210,7 +234,11 @@ describe("the sniper auction", () => {
     const bid = 10n ** 16n;
     await trader.write(c.weth!, wethAbi, "deposit", [], bid);
     await trader.write(c.weth!, wethAbi, "approve", [c.mevModule!, bid]);
-    const before = { op: await availableFees(operator, c.weth!), creator: await availableFees(creator, c.weth!), factory: await balanceOf(c.weth!, c.launcher!) };
+    const before = {
+      op: await availableFees(operator, c.weth!),
+      creator: await availableFees(creator, c.weth!),
+      factory: await balanceOf(c.weth!, c.launcher!),
+    };
 
     const launched = await launch();
     await mine(2); // the next transaction lands in the auction block
@@ -220,7 +248,12 @@ describe("the sniper auction", () => {
 
     const events = auctionEvents(r);
     const lp = (bid * 8_000n) / 10_000n;
-    expect(events.find((e) => e.eventName === "AuctionWon")!.args).toEqual({ poolId: launched.poolId, payee: trader.account.address, paymentAmount: bid, round: 1n });
+    expect(events.find((e) => e.eventName === "AuctionWon")!.args).toEqual({
+      poolId: launched.poolId,
+      payee: trader.account.address,
+      paymentAmount: bid,
+      round: 1n,
+    });
     expect(events.find((e) => e.eventName === "AuctionRewardsTransferred")!.args).toEqual({ poolId: launched.poolId, lpPayment: lp, factoryPayment: bid - lp });
     expect(events.map((e) => e.eventName)).toContain("AuctionEnded");
 
@@ -308,7 +341,11 @@ describe("static fees of any allowed size", () => {
   it("a 5% pool charges 5% each way, and 20% of it (1%) on top for the factory", async () => {
     const fees = { pairedFee: 50_000, clankerFee: 50_000 };
     const launched = await launchToken(trader, c, { name: "Five", symbol: "FIVE", operator, creator, fees });
-    expect(parseEventLogs({ abi: clankerHookAbi, eventName: "PoolInitialized", logs: launched.receipt.logs })[0]!.args).toEqual({ poolId: launched.poolId, clankerFee: 50_000, pairedFee: 50_000 });
+    expect(parseEventLogs({ abi: clankerHookAbi, eventName: "PoolInitialized", logs: launched.receipt.logs })[0]!.args).toEqual({
+      poolId: launched.poolId,
+      clankerFee: 50_000,
+      pairedFee: 50_000,
+    });
     const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
     const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
     const usdcIs0 = info.poolKey.currency0 === c.usdc;
@@ -409,8 +446,14 @@ describe("the dynamic-fee V2 hook", () => {
       const swap = swapOf(r, launched.poolId);
       const expected = model.swap(tick, await blockTime(r));
       expect(swap.fee, `fee of a swap from tick ${tick}`).toBe(expected);
-      const dynamicEvents = parseEventLogs({ abi: clankerHookAbi, eventName: "ClaimProtocolFees", logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerDynamicHook!.toLowerCase()) });
-      expect(dynamicEvents[0]!.args.amount, "20% of the dynamic fee on the USDC input").toBe((usdc * 1_000_000n * BigInt(Math.floor(expected / 5))) / 1_000_000n);
+      const dynamicEvents = parseEventLogs({
+        abi: clankerHookAbi,
+        eventName: "ClaimProtocolFees",
+        logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerDynamicHook!.toLowerCase()),
+      });
+      expect(dynamicEvents[0]!.args.amount, "20% of the dynamic fee on the USDC input").toBe(
+        (usdc * 1_000_000n * BigInt(Math.floor(expected / 5))) / 1_000_000n,
+      );
       tick = swap.tick;
       return expected;
     };
@@ -444,4 +487,3 @@ describe("the dynamic-fee V2 hook", () => {
     expect(swapOf(await receipt(await buyToken(trader, m, pool, 1_000_000n)), launched.poolId).fee).toBe(tight.maxLpFee);
   });
 });
-

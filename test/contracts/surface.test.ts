@@ -108,8 +108,16 @@ describe("the token's votes (ERC-5805, as OpenZeppelin's ERC20Votes)", () => {
     expect(balance).toBeGreaterThan(0n);
     const r = await receipt(await holder.write(token, tokenAbi(), "delegate", [holder.account.address]));
     const events = parseEventLogs({ abi: tokenAbi(), logs: r.logs }) as unknown as { eventName: string; args: Record<string, unknown> }[];
-    expect(events.find((e) => e.eventName === "DelegateChanged")!.args).toEqual({ delegator: holder.account.address, fromDelegate: zeroAddress, toDelegate: holder.account.address });
-    expect(events.find((e) => e.eventName === "DelegateVotesChanged")!.args).toEqual({ delegate: holder.account.address, previousVotes: 0n, newVotes: balance });
+    expect(events.find((e) => e.eventName === "DelegateChanged")!.args).toEqual({
+      delegator: holder.account.address,
+      fromDelegate: zeroAddress,
+      toDelegate: holder.account.address,
+    });
+    expect(events.find((e) => e.eventName === "DelegateVotesChanged")!.args).toEqual({
+      delegate: holder.account.address,
+      previousVotes: 0n,
+      newVotes: balance,
+    });
     expect(await read<bigint>("getVotes", [holder.account.address])).toBe(balance);
     expect(await read<number>("numCheckpoints", [holder.account.address])).toBe(1);
     expect(await read<{ _key: number; _value: bigint }>("checkpoints", [holder.account.address, 0])).toEqual({ _key: Number(r.blockNumber), _value: balance });
@@ -127,7 +135,13 @@ describe("the token's votes (ERC-5805, as OpenZeppelin's ERC20Votes)", () => {
     const signer = other.account;
     const nonce = await read<bigint>("nonces", [signer.address]);
     const domain = { name, version: "1", chainId: DEVNET_CHAIN_ID, verifyingContract: token };
-    const types = { Delegation: [{ name: "delegatee", type: "address" }, { name: "nonce", type: "uint256" }, { name: "expiry", type: "uint256" }] };
+    const types = {
+      Delegation: [
+        { name: "delegatee", type: "address" },
+        { name: "nonce", type: "uint256" },
+        { name: "expiry", type: "uint256" },
+      ],
+    };
     const message = { delegatee: holder.account.address, nonce, expiry: 2n ** 40n };
     const signature = parseSignature(await other.walletClient.signTypedData({ account: signer, domain, types, primaryType: "Delegation", message }));
     const before = await read<bigint>("getVotes", [holder.account.address]);
@@ -141,10 +155,27 @@ describe("the token's votes (ERC-5805, as OpenZeppelin's ERC20Votes)", () => {
 
   it("ERC-7802: only the SuperchainTokenBridge may mint or burn across chains; ERC-165 answers as production", async () => {
     for (const fn of ["crosschainMint", "crosschainBurn"]) {
-      expect(await revertName(tokenAbi(), holder.publicClient.simulateContract({ address: token, abi: tokenAbi(), functionName: fn, args: [holder.account.address, 1n], account: holder.account }))).toBe("Unauthorized");
+      expect(
+        await revertName(
+          tokenAbi(),
+          holder.publicClient.simulateContract({
+            address: token,
+            abi: tokenAbi(),
+            functionName: fn,
+            args: [holder.account.address, 1n],
+            account: holder.account,
+          }),
+        ),
+      ).toBe("Unauthorized");
     }
     const bridge = "0x4200000000000000000000000000000000000028" as const;
-    const sim = await holder.publicClient.simulateContract({ address: token, abi: tokenAbi(), functionName: "crosschainMint", args: [other.account.address, 5n], account: bridge });
+    const sim = await holder.publicClient.simulateContract({
+      address: token,
+      abi: tokenAbi(),
+      functionName: "crosschainMint",
+      args: [other.account.address, 5n],
+      account: bridge,
+    });
     expect(sim.request).toBeDefined();
     // IERC7802, IERC20, IERC165.
     for (const id of ["0x33331994", "0x36372b07", "0x01ffc9a7"]) expect(await read<boolean>("supportsInterface", [id]), id).toBe(true);
@@ -155,11 +186,23 @@ describe("the token's votes (ERC-5805, as OpenZeppelin's ERC20Votes)", () => {
 describe("the factory's production surface", () => {
   it("was initialised with the operator as team fee recipient, once", async () => {
     expect(await holder.read<Address>(c.launcher!, factoryAbi(), "teamFeeRecipient")).toBe(operator);
-    expect(await revertName(factoryAbi(), operatorCtx.publicClient.simulateContract({ address: c.launcher!, abi: factoryAbi(), functionName: "initialize", args: [operator], account: operatorCtx.account }))).toBe("AlreadyInitialized");
+    expect(
+      await revertName(
+        factoryAbi(),
+        operatorCtx.publicClient.simulateContract({
+          address: c.launcher!,
+          abi: factoryAbi(),
+          functionName: "initialize",
+          args: [operator],
+          account: operatorCtx.account,
+        }),
+      ),
+    ).toBe("AlreadyInitialized");
   });
 
   it("enables only contracts that declare the interface: InvalidHook, InvalidMevModule, InvalidLocker, InvalidExtension", async () => {
-    const sim = (fn: string, args: unknown[]) => operatorCtx.publicClient.simulateContract({ address: c.launcher!, abi: factoryAbi(), functionName: fn, args, account: operatorCtx.account });
+    const sim = (fn: string, args: unknown[]) =>
+      operatorCtx.publicClient.simulateContract({ address: c.launcher!, abi: factoryAbi(), functionName: fn, args, account: operatorCtx.account });
     expect(await revertName(factoryAbi(), sim("setHook", [c.usdc, true]))).toBe("InvalidHook");
     expect(await revertName(factoryAbi(), sim("setMevModule", [c.clankerHook, true]))).toBe("InvalidMevModule");
     expect(await revertName(factoryAbi(), sim("setLocker", [c.feeLocker, c.clankerHook, true]))).toBe("InvalidLocker");
@@ -172,7 +215,13 @@ describe("the factory's production surface", () => {
 
   it("refuses more than 10 extensions, more than 90% of the supply to them, and extensions not enabled", async () => {
     const launch = (extensions: DeploymentConfig["extensionConfigs"]) =>
-      holder.publicClient.simulateContract({ address: c.launcher!, abi: clankerFactoryAbi, functionName: "deployToken", args: [config({ extensions })], account: holder.account });
+      holder.publicClient.simulateContract({
+        address: c.launcher!,
+        abi: clankerFactoryAbi,
+        functionName: "deployToken",
+        args: [config({ extensions })],
+        account: holder.account,
+      });
     const ext = (bps: number) => ({ extension: other.account.address, msgValue: 0n, extensionBps: bps, extensionData: "0x" as Hex });
     expect(await revertName(factoryAbi(), launch(Array.from({ length: 11 }, () => ext(1))))).toBe("MaxExtensionsExceeded");
     expect(await revertName(factoryAbi(), launch([ext(5_000), ext(4_001)]))).toBe("MaxExtensionBpsExceeded");
@@ -186,7 +235,9 @@ describe("the factory's production surface", () => {
     expect(setEvent!.args).toEqual({ extension, enabled: true });
 
     const recipient = other.account.address;
-    const deployment = config({ extensions: [{ extension, msgValue: 0n, extensionBps: 1_500, extensionData: encodeAbiParameters([{ type: "address" }], [recipient]) }] });
+    const deployment = config({
+      extensions: [{ extension, msgValue: 0n, extensionBps: 1_500, extensionData: encodeAbiParameters([{ type: "address" }], [recipient]) }],
+    });
     const r = await receipt(await holder.write(c.launcher!, clankerFactoryAbi as Abi, "deployToken", [deployment]));
     const created = parseTokenCreated(r, c.launcher);
     const supply = await holder.read<bigint>(created.token, erc20Abi, "totalSupply");
@@ -201,13 +252,31 @@ describe("the factory's production surface", () => {
     const info = await holder.read<{ extensions: readonly Address[] }>(c.launcher!, factoryAbi(), "tokenDeploymentInfo", [created.token]);
     expect(info.extensions).toEqual([extension]);
     // ETH sent must equal the extensions' msgValues.
-    expect(await revertName(factoryAbi(), holder.publicClient.simulateContract({ address: c.launcher!, abi: clankerFactoryAbi, functionName: "deployToken", args: [config({ extensions: deployment.extensionConfigs })], value: 1n, account: holder.account }))).toBe("ExtensionMsgValueMismatch");
+    expect(
+      await revertName(
+        factoryAbi(),
+        holder.publicClient.simulateContract({
+          address: c.launcher!,
+          abi: clankerFactoryAbi,
+          functionName: "deployToken",
+          args: [config({ extensions: deployment.extensionConfigs })],
+          value: 1n,
+          account: holder.account,
+        }),
+      ),
+    ).toBe("ExtensionMsgValueMismatch");
   });
 
   it("deployTokenZeroSupply: refused on the originating chain; elsewhere a token with no supply at the launch address", async () => {
     const tokenConfig = config().tokenConfig;
     const deployZero = (t: typeof tokenConfig) =>
-      holder.publicClient.simulateContract({ address: c.launcher!, abi: factoryAbi(), functionName: "deployTokenZeroSupply", args: [t], account: holder.account });
+      holder.publicClient.simulateContract({
+        address: c.launcher!,
+        abi: factoryAbi(),
+        functionName: "deployTokenZeroSupply",
+        args: [t],
+        account: holder.account,
+      });
     expect(await revertName(factoryAbi(), deployZero(tokenConfig))).toBe("OnlyNonOriginatingChains");
 
     const elsewhere = { ...tokenConfig, originatingChainId: 8453n };
@@ -219,4 +288,3 @@ describe("the factory's production surface", () => {
     expect(parseEventLogs({ abi: parseAbi(["event Transfer(address indexed from, address indexed to, uint256 value)"]), logs: r.logs })).toEqual([]);
   });
 });
-

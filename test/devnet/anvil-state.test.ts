@@ -44,7 +44,11 @@ function fillerInitCode(): string {
 }
 
 async function rpc<T = string>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result;
@@ -230,18 +234,20 @@ describe("devnet chain state", () => {
   it("recovers a complete exit dump that a dying parent never renamed into place", async () => {
     const file = join(dir, "crash", "state.json");
     const tmp = `${file}.exit.tmp`;
-    const block = BigInt(await (async () => {
-      // anvil as our handle starts it, but its parent gone before the rename.
-      const port = await freePort();
-      const child = spawn(anvilBinary(), ["--port", String(port), "--load-state", file, "--dump-state", tmp], { stdio: "ignore" });
-      const url = `http://127.0.0.1:${port}`;
-      await waitForRpc(url);
-      await send(url, { to: OTHER, value: "0x9" });
-      const head = await rpc(url, "eth_blockNumber");
-      child.kill("SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-      return head;
-    })());
+    const block = BigInt(
+      await (async () => {
+        // anvil as our handle starts it, but its parent gone before the rename.
+        const port = await freePort();
+        const child = spawn(anvilBinary(), ["--port", String(port), "--load-state", file, "--dump-state", tmp], { stdio: "ignore" });
+        const url = `http://127.0.0.1:${port}`;
+        await waitForRpc(url);
+        await send(url, { to: OTHER, value: "0x9" });
+        const head = await rpc(url, "eth_blockNumber");
+        child.kill("SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+        return head;
+      })(),
+    );
     expect(existsSync(tmp)).toBe(true);
     const messages: string[] = [];
     const restarted = await startAnvil({ port: await freePort(), stateFile: file, onProgress: (m) => messages.push(m) });
@@ -262,7 +268,10 @@ describe("devnet chain state", () => {
     const cut = Math.floor(statSync(truncated).size * 0.6);
     truncateSync(truncated, cut);
     const port = await freePort();
-    const error = await startAnvil({ port, stateFile: truncated }).then(() => undefined, (e: Error) => e);
+    const error = await startAnvil({ port, stateFile: truncated }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error).toBeInstanceOf(UnloadableStateError);
     expect(error!.message).not.toContain("\n");
     expect(error!.message).toBe(
@@ -276,9 +285,14 @@ describe("devnet chain state", () => {
   it("maps anvil's own refusal of a complete but invalid state file to the same line", async () => {
     const invalid = join(dir, "invalid.json");
     writeFileSync(invalid, '{"block": 5}\n');
-    const error = await startAnvil({ port: await freePort(), stateFile: invalid }).then(() => undefined, (e: Error) => e);
+    const error = await startAnvil({ port: await freePort(), stateFile: invalid }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(error).toBeInstanceOf(UnloadableStateError);
-    expect(error!.message).toMatch(/^devnet state .*invalid\.json cannot be loaded \(anvil: .*BlockEnv.*\): move it away to start a fresh devnet, or restore a backup$/);
+    expect(error!.message).toMatch(
+      /^devnet state .*invalid\.json cannot be loaded \(anvil: .*BlockEnv.*\): move it away to start a fresh devnet, or restore a backup$/,
+    );
     expect(readFileSync(invalid, "utf8")).toBe('{"block": 5}\n');
   });
 });

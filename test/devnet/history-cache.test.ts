@@ -18,7 +18,11 @@ const dir = join(HISTORY_DIR, historyName(EVENTS, SEED));
 async function servedHead(history: History): Promise<number> {
   const anvil = await serveHistory(history);
   try {
-    const res = await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }) });
+    const res = await fetch(anvil.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    });
     return Number(((await res.json()) as { result: string }).result);
   } finally {
     await anvil.stop();
@@ -76,7 +80,9 @@ describe("benchmark history cache", () => {
     truncateSync(gz, size >> 1);
     const lines: string[] = [];
     const history = await ensureHistory(EVENTS, SEED, await freePort(), (m) => lines.push(m));
-    expect(lines[0]).toMatch(new RegExp(`^cached ${historyName(EVENTS, SEED)} is unusable \\(state\\.json\\.gz has ${size >> 1} bytes, meta\\.json says \\d+\\): regenerating it$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^cached ${historyName(EVENTS, SEED)} is unusable \\(state\\.json\\.gz has ${size >> 1} bytes, meta\\.json says \\d+\\): regenerating it$`),
+    );
     expect((await loadHistory(EVENTS, SEED)).problem).toBeUndefined();
     expect(await servedHead(history)).toBe(history.head);
 

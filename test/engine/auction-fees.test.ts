@@ -22,7 +22,15 @@ import { type Scenario, startScenario } from "./scenario.js";
 const LAUNCHER = 3;
 const BIDDER = 6;
 const wethAbi = parseAbi(["function deposit() payable", "function approve(address, uint256) returns (bool)"]);
-const bidType = [{ type: "tuple", components: [{ name: "payee", type: "address" }, { name: "amount", type: "uint256" }] }] as const;
+const bidType = [
+  {
+    type: "tuple",
+    components: [
+      { name: "payee", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+  },
+] as const;
 
 let sc: Scenario;
 let ponder: Awaited<ReturnType<typeof startTestPonder>> | undefined;
@@ -41,10 +49,21 @@ beforeAll(async () => {
   await bidder.write(d.c.weth!, wethAbi, "approve", [d.c.mevModule!, bid]);
   await ensureRouterApproval(bidder, m, d.c.usdc!, maxUint256 / 2n); // before the launch: no approval in the no-trade blocks
 
-  const launched = await act.launchToken(launcher, d.c, { name: "Auctioned", symbol: "AUCW", operator: sc.operator, creator: launcher.account.address, auction: "keep" });
+  const launched = await act.launchToken(launcher, d.c, {
+    name: "Auctioned",
+    symbol: "AUCW",
+    operator: sc.operator,
+    creator: launcher.account.address,
+    auction: "keep",
+  });
   token = launched.token;
   launchHash = launched.receipt.transactionHash;
-  const info = await launcher.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+  const info = await launcher.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(
+    d.c.lpLocker!,
+    clankerLpLockerAbi as Abi,
+    "tokenRewards",
+    [token],
+  );
   const pool = { token, pairedToken: d.c.usdc!, poolKey: info.poolKey };
   // The two no-trade blocks, then the bid lands in the auction block.
   while ((await launcher.publicClient.getBlockNumber({ cacheTime: 0 })) < launched.receipt.blockNumber + 2n) {
@@ -110,7 +129,10 @@ describe("sniper auction proceeds", () => {
     const q = async (text: string, params: unknown[]) => (await engine.ctx.pool.query(text, params)).rows;
     const lower = token.toLowerCase();
     expect(await q(`SELECT token, amount::text FROM ${VIEWS_SCHEMA}.auction`, [])).toEqual([{ token: lower, amount: String(bid) }]);
-    const [fee] = await q(`SELECT to_operator::text, unclaimed::text FROM ${VIEWS_SCHEMA}.token_fee WHERE token = $1 AND currency = $2`, [lower, d.c.weth!.toLowerCase()]);
+    const [fee] = await q(`SELECT to_operator::text, unclaimed::text FROM ${VIEWS_SCHEMA}.token_fee WHERE token = $1 AND currency = $2`, [
+      lower,
+      d.c.weth!.toLowerCase(),
+    ]);
     // WETH reaches this USDC-paired token only through its auction.
     expect(fee).toEqual({ to_operator: String(operatorShareStored()), unclaimed: "0" });
     const kinds = (await q(`SELECT kind FROM ${VIEWS_SCHEMA}.activity WHERE token = $1 ORDER BY id`, [lower])).map((r) => r.kind);
@@ -119,7 +141,9 @@ describe("sniper auction proceeds", () => {
     // The token's page says when the auction ended and what it paid.
     const page = await (await fetch(`${ponder.url}/p/${token}`)).text();
     const line = /<p data-field="auction"[^>]*>([^<]*)<\/p>/.exec(page)?.[1];
-    expect(line).toBe(`Sniper auction ended ${new Date(Number(await decayEnd()) * 1000).toISOString().replace(".000Z", "Z")} (block ${auctionReceipt.blockNumber} auctioned); won for 0.02 WETH, 80% of it to the reward recipients.`);
+    expect(line).toBe(
+      `Sniper auction ended ${new Date(Number(await decayEnd()) * 1000).toISOString().replace(".000Z", "Z")} (block ${auctionReceipt.blockNumber} auctioned); won for 0.02 WETH, 80% of it to the reward recipients.`,
+    );
 
     const report = await auditThreeWay({
       db: engine.ctx.db,

@@ -205,7 +205,12 @@ describe("the audit with work in flight", () => {
     expect(r.inFlight).toEqual([]);
     expect(r.indexedTo).toBeLessThan(r.engineBlock!);
     expect(r.pending).toEqual([
-      expect.objectContaining({ check: "fees claimed (index vs ledger)", currency: "USDC", amount: claimed.toString(), what: [expect.stringMatching(/behind the engine's block .* not indexed yet/)] }),
+      expect.objectContaining({
+        check: "fees claimed (index vs ledger)",
+        currency: "USDC",
+        amount: claimed.toString(),
+        what: [expect.stringMatching(/behind the engine's block .* not indexed yet/)],
+      }),
     ]);
     await expectSettledClean();
   });
@@ -264,8 +269,12 @@ describe("the audit with work in flight", () => {
     expectPendingOnly(r);
     const closingWork = closing.map((t) => `desk trade ${t.id} closing`);
     expect(r.inFlight).toEqual(expect.arrayContaining(closingWork));
-    expect(pendingOf(r, "operator USDC (ledger vs chain)")).toEqual([expect.objectContaining({ amount: returned.toString(), what: expect.arrayContaining(closingWork) })]);
-    expect(pendingOf(r, "desk USDC returned (index vs engine)")).toEqual([expect.objectContaining({ amount: (-returned).toString(), what: expect.arrayContaining(closingWork) })]);
+    expect(pendingOf(r, "operator USDC (ledger vs chain)")).toEqual([
+      expect.objectContaining({ amount: returned.toString(), what: expect.arrayContaining(closingWork) }),
+    ]);
+    expect(pendingOf(r, "desk USDC returned (index vs engine)")).toEqual([
+      expect.objectContaining({ amount: (-returned).toString(), what: expect.arrayContaining(closingWork) }),
+    ]);
 
     // 5. Applied (the profit queued as a creator buyback): settled and clean.
     await sc.run("profit-checker");
@@ -338,4 +347,6 @@ describe("the audit with work in flight", () => {
   });
 });
 
-const keeperAbi = [{ type: "function", name: "executeMarketOrders", stateMutability: "nonpayable", inputs: [{ name: "orderIds", type: "uint256[]" }], outputs: [] }] as const;
+const keeperAbi = [
+  { type: "function", name: "executeMarketOrders", stateMutability: "nonpayable", inputs: [{ name: "orderIds", type: "uint256[]" }], outputs: [] },
+] as const;

@@ -40,7 +40,7 @@ async function run(name: WorkerName): Promise<Record<string, unknown>> {
 /** Every intent the engine recorded that calls the exchange or approves USDC to it. */
 async function perpsIntents(): Promise<unknown[]> {
   const exchange = [d.c.perpsTrading!, d.c.perpsStorage!, d.c.perpsCallbacks!].map((a) => a.toLowerCase());
-  const { rows } = await engine.ctx.pool.query<{ key: string; kind: string; to: string; data: string }>("SELECT key, kind, \"to\", data FROM engine.tx_intents");
+  const { rows } = await engine.ctx.pool.query<{ key: string; kind: string; to: string; data: string }>('SELECT key, kind, "to", data FROM engine.tx_intents');
   return rows.filter(
     (r) =>
       r.kind.startsWith("perps") ||
@@ -121,7 +121,10 @@ describe("the engine on Base (chain 8453), where the perps exchange is Avantis v
     await run("desk-manager");
     const grown = await peekPerpUsdc(engine.ctx.db, usdcToken, Infinity);
     expect(grown).toBeGreaterThan(perp);
-    const { rows } = await engine.ctx.pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE leg = $1 AND token = $2", [Legs.perp, usdcToken]);
+    const { rows } = await engine.ctx.pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE leg = $1 AND token = $2", [
+      Legs.perp,
+      usdcToken,
+    ]);
     expect(BigInt(rows[0].s)).toBe(grown);
     expect(await perpsIntents()).toEqual([]);
     expect(await operatorOrdersOnchain()).toBe(0);
@@ -143,6 +146,8 @@ describe("the engine on Base (chain 8453), where the perps exchange is Avantis v
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('data-field="desks-off"');
-    expect(html).toContain("Desks are off on chain 8453: the perps adapter avantis-v1 (Avantis v1) does not support it, so nothing is traded; the perp leg keeps accumulating.");
+    expect(html).toContain(
+      "Desks are off on chain 8453: the perps adapter avantis-v1 (Avantis v1) does not support it, so nothing is traded; the perp leg keeps accumulating.",
+    );
   });
 });

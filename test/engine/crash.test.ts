@@ -24,7 +24,8 @@ let db: EngineDb;
 let operator: Address;
 let baseNonce: number;
 
-const cli = (args: string, extra: Record<string, string> = {}): Promise<ChildResult> => runTs("engine/cli.ts", d.env({ ARGS: args, ...extra }), { timeoutMs: 90_000 });
+const cli = (args: string, extra: Record<string, string> = {}): Promise<ChildResult> =>
+  runTs("engine/cli.ts", d.env({ ARGS: args, ...extra }), { timeoutMs: 90_000 });
 
 async function nonce(): Promise<number> {
   return Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
@@ -79,7 +80,11 @@ async function expectNothingLost(): Promise<void> {
     }
     if (e.eventName !== "ClaimedRewards") continue;
     const token = getAddress(e.args.token);
-    const info = await d.as(1).read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+    const info = await d
+      .as(1)
+      .read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [
+        token,
+      ]);
     const idx = info.rewardRecipients.findIndex((r) => getAddress(r) === operator);
     const usdc = getAddress(d.c.usdc!);
     if (idx < 0 || (getAddress(info.poolKey.currency0) !== usdc && getAddress(info.poolKey.currency1) !== usdc)) continue;
@@ -162,7 +167,9 @@ describe("crash injection (SIGKILL) and restart", () => {
     expect(rows).toEqual([{ status: "burning", tokens_bought: expect.any(String) }]);
     expect(await d.balance(token, operator)).toBe(BigInt(rows[0].tokens_bought)); // bought, not yet burned
     expectOk(await cli("run buyback-engine"));
-    const { rows: after } = await db.pool.query("SELECT status, tokens_bought::text AS bought, tokens_burned::text AS burned FROM engine.buybacks WHERE kind = 'protocol'");
+    const { rows: after } = await db.pool.query(
+      "SELECT status, tokens_bought::text AS bought, tokens_burned::text AS burned FROM engine.buybacks WHERE kind = 'protocol'",
+    );
     expect(after).toEqual([{ status: "done", bought: rows[0].tokens_bought, burned: rows[0].tokens_bought }]);
     expect(await d.balance(token, operator)).toBe(0n);
     expect((await d.balance(token, DEAD_ADDRESS)) - dead).toBe(BigInt(rows[0].tokens_bought));
@@ -174,7 +181,10 @@ describe("crash injection (SIGKILL) and restart", () => {
     // Warm the price window (what five price-sampler cycles would record).
     const eth = await d.price("ETH_USD");
     for (let i = 0; i < 5; i++) {
-      await db.pool.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', $1, 8, $2, 0)", [eth.toString(), String(i)]);
+      await db.pool.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', $1, 8, $2, 0)", [
+        eth.toString(),
+        String(i),
+      ]);
     }
     expectKilled(await cli("run desk-manager", { ENGINE_CRASH_AT: "after-open-order" }));
     const { rows } = await db.pool.query("SELECT id, order_id FROM engine.desk_trades WHERE status = 'opening'");
@@ -197,7 +207,9 @@ describe("crash injection (SIGKILL) and restart", () => {
     // The whole engine (scheduler and all eight workers, fast intervals) dies at the first swap→burn gap.
     const first = runTs("engine/main.ts", d.env({ ENGINE_CRASH_AT: "between-swap-and-burn", WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 60_000 });
     expectKilled(await first);
-    const { rows } = await db.pool.query("SELECT id, kind FROM engine.buybacks WHERE status = 'burning' UNION ALL SELECT id, 'asset' FROM engine.asset_purchases WHERE status = 'staking'");
+    const { rows } = await db.pool.query(
+      "SELECT id, kind FROM engine.buybacks WHERE status = 'burning' UNION ALL SELECT id, 'asset' FROM engine.asset_purchases WHERE status = 'staking'",
+    );
     expect(rows.length).toBeGreaterThanOrEqual(1);
     // Restart: reconciliation, then the workers finish the interrupted cycle.
     const second = runTs("engine/main.ts", d.env({ WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 60_000 });

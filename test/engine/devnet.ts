@@ -19,7 +19,10 @@ import { freePort } from "../helpers/ports.js";
 import { rpc } from "./helpers.js";
 
 export const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
-export const keeperAbi = parseAbi(["function executeMarketOrders(uint256[] orderIds)", "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index)"]);
+export const keeperAbi = parseAbi([
+  "function executeMarketOrders(uint256[] orderIds)",
+  "function executeLimitOrder(uint8 _orderType, address _trader, uint256 _pairIndex, uint256 _index)",
+]);
 
 export type PrivateDevnet = {
   anvil: AnvilHandle;
@@ -71,7 +74,12 @@ export async function startPrivateDevnet(options: { port?: number; chainId?: num
   const pool = async (token: Address) => {
     if (!pools.has(token)) {
       const info = await as(1).read<{ poolKey: MarketPool["poolKey"] }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
-      const key = { ...info.poolKey, currency0: getAddress(info.poolKey.currency0), currency1: getAddress(info.poolKey.currency1), hooks: getAddress(info.poolKey.hooks) };
+      const key = {
+        ...info.poolKey,
+        currency0: getAddress(info.poolKey.currency0),
+        currency1: getAddress(info.poolKey.currency1),
+        hooks: getAddress(info.poolKey.hooks),
+      };
       pools.set(token, { token, pairedToken: key.currency0 === token ? key.currency1 : key.currency0, poolKey: key });
     }
     return pools.get(token)!;

@@ -23,7 +23,7 @@ import { readWorkerHealth } from "../../core/health.js";
 import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type LeaseRow, readLease } from "../../core/leadership.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
-import { type ChildResult, type Proxy, rpc, runTs, startProxy } from "./helpers.js";
+import { type ChildResult, type Proxy as FaultProxy, rpc, runTs, startProxy } from "./helpers.js";
 
 const USDC = 1_000_000n;
 const TRADER = 6;
@@ -66,7 +66,8 @@ function collect(engine: Engine): Engine {
   return engine;
 }
 
-const standingBy = (engine: Engine) => waitFor(`engine ${engine.child.pid} to wait as standby`, async () => /waiting as standby/.test(engineOut.get(engine) ?? ""));
+const standingBy = (engine: Engine) =>
+  waitFor(`engine ${engine.child.pid} to wait as standby`, async () => /waiting as standby/.test(engineOut.get(engine) ?? ""));
 
 async function operatorNonce(): Promise<number> {
   return Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
@@ -98,14 +99,19 @@ async function settled(before: number): Promise<void> {
     await waitFor("the work to settle", async () => (await buybacksDone()) > before && (await inFlight()) === 0, 150_000);
   } catch (error) {
     // Say what each engine was doing: the last lines it logged, and whether it still runs.
-    const tails = [...engineOut].map(([e, out]) => `engine ${e.child.pid} (exit ${e.child.exitCode ?? e.child.signalCode ?? "running"}):\n${out.split("\n").slice(-15).join("\n")}`);
+    const tails = [...engineOut].map(
+      ([e, out]) => `engine ${e.child.pid} (exit ${e.child.exitCode ?? e.child.signalCode ?? "running"}):\n${out.split("\n").slice(-15).join("\n")}`,
+    );
     throw new Error(`${(error as Error).message}\n${tails.join("\n")}`);
   }
 }
 
 /** No transaction twice, none outside an intent: the operator's nonce advanced once per mined intent, each at its own nonce. */
 async function expectExactlyOnce(): Promise<void> {
-  const { rows } = await db.pool.query("SELECT key, nonce, tx_hash FROM engine.tx_intents WHERE signer = $1 AND status IN ('mined', 'reverted') ORDER BY nonce", [operator]);
+  const { rows } = await db.pool.query(
+    "SELECT key, nonce, tx_hash FROM engine.tx_intents WHERE signer = $1 AND status IN ('mined', 'reverted') ORDER BY nonce",
+    [operator],
+  );
   expect(await operatorNonce()).toBe(baseNonce + rows.length);
   expect(rows.map((r) => r.nonce)).toEqual(rows.map((_, i) => baseNonce + i));
   for (const r of rows) {
@@ -122,7 +128,10 @@ async function expectAuditClean(): Promise<void> {
 
 /** Nothing was written under the old leader's epoch after the new leader took the lease. */
 async function expectNoWritesAfter(old: LeaseRow, next: LeaseRow): Promise<void> {
-  const { rows } = await db.pool.query("SELECT key, status FROM engine.tx_intents WHERE epoch = $1 AND updated_at > $2", [old.epoch.toString(), next.acquiredAt]);
+  const { rows } = await db.pool.query("SELECT key, status FROM engine.tx_intents WHERE epoch = $1 AND updated_at > $2", [
+    old.epoch.toString(),
+    next.acquiredAt,
+  ]);
   expect(rows).toEqual([]);
 }
 
@@ -204,10 +213,17 @@ describe("engine failover and fencing", () => {
     // The new leader keeps working meanwhile: every transaction at or past that nonce is one of
     // its intents, under its epoch (with expectExactlyOnce: none outside an intent).
     // (Polled: a transaction of the new leader may be mined before it records the receipt.)
-    const since = await waitFor("every transaction since the freeze recorded as an intent", async () => {
-      const { rows } = await db.pool.query("SELECT key, epoch::text AS epoch FROM engine.tx_intents WHERE signer = $1 AND nonce >= $2 AND status IN ('mined', 'reverted')", [operator, nonceBefore]);
-      return (await operatorNonce()) === nonceBefore + rows.length ? rows : undefined;
-    }, 30_000);
+    const since = await waitFor(
+      "every transaction since the freeze recorded as an intent",
+      async () => {
+        const { rows } = await db.pool.query(
+          "SELECT key, epoch::text AS epoch FROM engine.tx_intents WHERE signer = $1 AND nonce >= $2 AND status IN ('mined', 'reverted')",
+          [operator, nonceBefore],
+        );
+        return (await operatorNonce()) === nonceBefore + rows.length ? rows : undefined;
+      },
+      30_000,
+    );
     for (const r of since) expect(r, r.key).toMatchObject({ epoch: leaseB.epoch.toString() });
     await expectNoWritesAfter(leaseA, leaseB);
     expect((await stop(b)).code).toBe(0);
@@ -216,7 +232,7 @@ describe("engine failover and fencing", () => {
   }, 240_000);
 
   it("a leader cut off from PostgreSQL (frozen TCP proxy) while it reaches the chain: it stands down, the standby leads", async () => {
-    let proxy: Proxy | undefined;
+    let proxy: FaultProxy | undefined;
     try {
       proxy = await startProxy(d.databaseUrl);
       const lease = { LEADER_LEASE_SECONDS: "6" };

@@ -10,11 +10,14 @@ import { forEachLine } from "../../common/async.js";
 import { freePort } from "../helpers/ports.js";
 import type { PrivateDevnet } from "./devnet.js";
 
-
 export type ChildResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
 /** Runs a TypeScript file in a child node process (tsx loader, one process) and resolves when it exits. */
-export function runTs(file: string, env: Record<string, string>, options: { timeoutMs?: number; onStdout?: (line: string) => void } = {}): Promise<ChildResult> & { child: ChildProcess } {
+export function runTs(
+  file: string,
+  env: Record<string, string>,
+  options: { timeoutMs?: number; onStdout?: (line: string) => void } = {},
+): Promise<ChildResult> & { child: ChildProcess } {
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, file), ...(env.ARGS ? env.ARGS.split(" ") : [])], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
@@ -37,13 +40,21 @@ export function runTs(file: string, env: Record<string, string>, options: { time
 
 /** One JSON-RPC call. */
 export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
 }
 
-export const lines = (out: string) => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+export const lines = (out: string) =>
+  out
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
 
 export type Proxy = {
   /** `target` with the proxy's host and port (an RPC or a PostgreSQL URL). */
@@ -120,6 +131,9 @@ export async function claimedOnchain(d: PrivateDevnet, operator: Address, curren
 
 /** What the ledger attributed of the fees claimed in `currency` (attributions plus unattributed revenue). */
 export async function attributed(pool: pg.Pool, currency: "USDC" | "WETH" = "USDC"): Promise<bigint> {
-  const { rows } = await pool.query("SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = $1 AND kind IN ('fee-claimed', 'unattributed')", [currency]);
+  const { rows } = await pool.query(
+    "SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger WHERE currency = $1 AND kind IN ('fee-claimed', 'unattributed')",
+    [currency],
+  );
   return BigInt(rows[0].s);
 }

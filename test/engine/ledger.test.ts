@@ -117,7 +117,10 @@ describe("ledger", () => {
   it("reports violations: overspent legs, unbalanced splits, unburned buybacks", async () => {
     await recordEntries(e.db, [{ key: "bad:1", kind: "spend", leg: Legs.asset, currency: "USDC", amount: -10_000_000n }]);
     await recordEntries(e.db, [{ key: "bad:2", kind: "fee-claimed", leg: Legs.claimed, token: B, currency: "USDC", amount: 1n }]);
-    await e.pool.query("INSERT INTO engine.buybacks (kind, token, currency_in, amount_in, tokens_bought, tokens_burned, status) VALUES ('protocol', $1, 'USDC', 1, 10, 9, 'done')", [A]);
+    await e.pool.query(
+      "INSERT INTO engine.buybacks (kind, token, currency_in, amount_in, tokens_bought, tokens_burned, status) VALUES ('protocol', $1, 'USDC', 1, 10, 9, 'done')",
+      [A],
+    );
     const report = await checkLedgerInvariants(e.db);
     expect(report.ok).toBe(false);
     expect(report.violations.join("\n")).toMatch(/leg asset overspent/);

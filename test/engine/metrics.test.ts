@@ -114,7 +114,10 @@ describe("engine metrics", () => {
 
     // Nonce lag: the chain's pending nonce against the highest mined nonce; settled, nothing lags.
     const chainNonce = await engine.ctx.publicClient.getTransactionCount({ address: sc.operator, blockTag: "pending" });
-    const { rows: nonce } = await engine.ctx.pool.query<{ n: number }>("SELECT max(nonce) AS n FROM engine.tx_intents WHERE status IN ('mined', 'reverted') AND signer = $1", [sc.operator]);
+    const { rows: nonce } = await engine.ctx.pool.query<{ n: number }>(
+      "SELECT max(nonce) AS n FROM engine.tx_intents WHERE status IN ('mined', 'reverted') AND signer = $1",
+      [sc.operator],
+    );
     expect(m.value("engine_nonce_lag")).toBe(chainNonce - (nonce[0]!.n + 1));
     expect(m.value("engine_nonce_lag")).toBe(0);
 

@@ -118,7 +118,11 @@ describe("engine migrations", () => {
     expect(actual.indexes).toContain(
       "ledger | ledger_refund_of | CREATE INDEX ledger_refund_of ON engine.ledger USING btree (((data ->> 'spendKey'::text))) WHERE (kind = 'refund'::text)",
     );
-    expect(actual.constraints.filter((l) => l.includes(" | c | ")).map((l) => l.split(" | ")[1])).toEqual(["agents_status_check", "buybacks_kind_check", "tx_intents_status_check"]);
+    expect(actual.constraints.filter((l) => l.includes(" | c | ")).map((l) => l.split(" | ")[1])).toEqual([
+      "agents_status_check",
+      "buybacks_kind_check",
+      "tx_intents_status_check",
+    ]);
     for (const part of ["tables", "columns", "indexes", "constraints", "sequences"] as const) expect(actual[part], part).toEqual(expected[part]);
     expect(await recorded(generated)).toEqual([{ version: 1, name: BASELINE }]);
   });
@@ -137,7 +141,9 @@ describe("engine migrations", () => {
     const pool = await handWrittenPool("mig_upgrade");
     await pool.query(`INSERT INTO engine.ledger (key, kind, leg, token, currency, amount) VALUES ('fee:1', 'allocation', 'perp', '0xA1', 'USDC', 570000)`);
     await pool.query(`INSERT INTO engine.ledger_balances (leg, token, currency, balance, allocated, rows) VALUES ('perp', '0xA1', 'USDC', 570000, 570000, 1)`);
-    await pool.query(`INSERT INTO engine.tx_intents (key, kind, status, "to", data, signer) VALUES ('buyback:1:swap', 'swap', 'pending', '0x01', '0x', '0xB2')`);
+    await pool.query(
+      `INSERT INTO engine.tx_intents (key, kind, status, "to", data, signer) VALUES ('buyback:1:swap', 'swap', 'pending', '0x01', '0x', '0xB2')`,
+    );
     const before = await describeEngineSchema(pool);
     const messages: string[] = [];
 
@@ -180,7 +186,9 @@ describe("engine migrations", () => {
     await expect(migrate(pool, { folder: failing.folder })).rejects.toThrow(new RegExp(`engine migration ${failing.tag} failed: .*no_such_function`));
     // The committed migrations before it stay applied; the failing one is neither recorded nor half done.
     expect(await recorded(pool)).toEqual(asRecorded(ALL));
-    const { rows } = await pool.query("SELECT 1 FROM information_schema.columns WHERE table_schema = 'engine' AND table_name = 'desks' AND column_name = 'note'");
+    const { rows } = await pool.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = 'engine' AND table_name = 'desks' AND column_name = 'note'",
+    );
     expect(rows).toEqual([]);
     await expect(migrate(pool, { folder: failing.folder })).rejects.toThrow(/no_such_function/);
     expect(await migrate(pool)).toEqual([]);

@@ -60,7 +60,11 @@ async function operatorRewards(currency: Address, recipient: (r: Address) => boo
     }
     if (decoded.eventName !== "ClaimedRewards") continue;
     const token = getAddress(decoded.args.token);
-    const info = await d.as(1).read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+    const info = await d
+      .as(1)
+      .read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[] }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [
+        token,
+      ]);
     let amount = 0n;
     info.rewardRecipients.forEach((r, i) => {
       if (!recipient(getAddress(r))) return;
@@ -99,7 +103,10 @@ async function api(path: string, body?: unknown): Promise<any> {
   await waitForIndexed(ponder, head, 180_000).catch((error) => {
     throw new Error(`${error.message}\n${ponder!.logs.slice(-30).join("\n")}`);
   });
-  const res = await fetch(`${ponder.url}${path}`, body === undefined ? undefined : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(
+    `${ponder.url}${path}`,
+    body === undefined ? undefined : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+  );
   const text = await res.text();
   expect(res.status, text).toBe(200);
   return text.startsWith("{") ? JSON.parse(text) : text;
@@ -124,7 +131,12 @@ async function expectViewsEqualLedger(): Promise<void> {
   const claimed = await legBalancesByToken(engine.ctx.db, Legs.claimed);
   const allocated = await ledgerLegsByToken();
   const { protocol, asset, perp, operator: operatorLeg } = ledger.allocatedUsdc;
-  expect(stats.fees.legs).toMatchObject({ protocolUsdc: formatUsdc(protocol), assetUsdc: formatUsdc(asset), perpUsdc: formatUsdc(perp), operatorUsdc: formatUsdc(operatorLeg) });
+  expect(stats.fees.legs).toMatchObject({
+    protocolUsdc: formatUsdc(protocol),
+    assetUsdc: formatUsdc(asset),
+    perpUsdc: formatUsdc(perp),
+    operatorUsdc: formatUsdc(operatorLeg),
+  });
   // One meaning everywhere: the operator slots' fees = the sum of the four legs.
   expect(stats.fees.toOperatorUsdc).toBe(formatUsdc(protocol + asset + perp + operatorLeg));
   expect(stats.fees.protocolTokenFeesUsdc).toBe(formatUsdc(claimed.get(d.protocolToken) ?? 0n));
@@ -147,7 +159,8 @@ async function expectViewsEqualLedger(): Promise<void> {
     const feed = await api(`/api/v1/activity?token=${token}&kind=fees-attributed&limit=200`);
     expect(feed.nextCursor).toBeNull();
     expect(feed.items.length, token).toBeGreaterThan(0);
-    const legSum = (leg: string) => feed.items.reduce((a: bigint, i: { data: { legs?: Record<string, string> } }) => a + parseUsdc(i.data.legs?.[leg] ?? "0"), 0n);
+    const legSum = (leg: string) =>
+      feed.items.reduce((a: bigint, i: { data: { legs?: Record<string, string> } }) => a + parseUsdc(i.data.legs?.[leg] ?? "0"), 0n);
     for (const leg of ["protocol", "asset", "perp", "operator"]) expect(legSum(`${leg}Usdc`), `${token} ${leg}`).toBe(allocated(token, leg));
     expect(feed.items.every((i: { token: string }) => i.token === token)).toBe(true);
   }
@@ -164,7 +177,10 @@ async function expectViewsEqualLedger(): Promise<void> {
     perpLegUsdcRaw: String(perp),
     operatorLegUsdcRaw: String(operatorLeg),
   });
-  for (const [name, token] of [["usdcToken", usdcToken], ["wethToken", wethToken]] as const) {
+  for (const [name, token] of [
+    ["usdcToken", usdcToken],
+    ["wethToken", wethToken],
+  ] as const) {
     expect(gql.data[name].totals, name).toEqual({
       feesToOperatorUsdcRaw: String(claimed.get(token)),
       protocolLegUsdcRaw: String(allocated(token, "protocol")),
@@ -183,7 +199,9 @@ async function conversionsOnchain(): Promise<{ wethIn: bigint; usdcOut: bigint; 
   const out = [];
   for (const r of rows) {
     const receipt = await d.as(1).publicClient.getTransactionReceipt({ hash: r.tx_hash });
-    const [swap] = parseEventLogs({ abi: v3PoolEventsAbi, eventName: "Swap", logs: receipt.logs as Log[] }).filter((l) => getAddress(l.address) === getAddress(d.c.v3WethUsdcPool!));
+    const [swap] = parseEventLogs({ abi: v3PoolEventsAbi, eventName: "Swap", logs: receipt.logs as Log[] }).filter(
+      (l) => getAddress(l.address) === getAddress(d.c.v3WethUsdcPool!),
+    );
     const wethIs0 = BigInt(d.c.weth!) < BigInt(d.c.usdc!);
     const [wethDelta, usdcDelta] = wethIs0 ? [swap!.args.amount0, swap!.args.amount1] : [swap!.args.amount1, swap!.args.amount0];
     out.push({ wethIn: BigInt(r.weth_in), usdcOut: BigInt(r.usdc_out), logged: { wethIn: wethDelta, usdcOut: -usdcDelta } });
@@ -275,7 +293,16 @@ describe("money path", () => {
     const usdcItem = tokens.items.find((t: { address: string }) => t.address === usdcToken);
     const usdcFees = (await operatorRewards(d.c.usdc!)).get(usdcToken)!;
     expect(usdcItem.totals.feesByCurrency).toEqual([
-      expect.objectContaining({ currency: getAddress(d.c.usdc!), symbol: "USDC", decimals: 6, toOperator: formatUsdc(usdcFees), claimed: formatUsdc(usdcFees), usdc: formatUsdc(usdcFees), converted: "0", usdcPerUnit: null }),
+      expect.objectContaining({
+        currency: getAddress(d.c.usdc!),
+        symbol: "USDC",
+        decimals: 6,
+        toOperator: formatUsdc(usdcFees),
+        claimed: formatUsdc(usdcFees),
+        usdc: formatUsdc(usdcFees),
+        converted: "0",
+        usdcPerUnit: null,
+      }),
     ]);
 
     // /stats: the WETH currency beside USDC.
@@ -362,7 +389,9 @@ describe("money path", () => {
     const closes = parseEventLogs({ abi: perpsCallbacksAbi, eventName: "MarketExecuted", logs: receipt.logs as Log[] });
     const closed = await tradesWithStatus(engine.ctx.db, ["closed"]);
     const usdcTrade = closed.find((t) => t.token === usdcToken)!;
-    const event = closes.find((e) => getAddress(e.args.t.trader) === operator && e.args.t.pairIndex === BigInt(usdcTrade.pairIndex) && e.args.t.index === BigInt(usdcTrade.tradeIndex!))!;
+    const event = closes.find(
+      (e) => getAddress(e.args.t.trader) === operator && e.args.t.pairIndex === BigInt(usdcTrade.pairIndex) && e.args.t.index === BigInt(usdcTrade.tradeIndex!),
+    )!;
     expect(event.args.usdcSentToTrader).toBe(usdcTrade.usdcReturned);
     const profit = usdcTrade.usdcReturned - usdcTrade.basisUsdc;
     expect(profit).toBeGreaterThan(5n * USDC);
@@ -416,7 +445,9 @@ describe("money path", () => {
     const shares = (await d.as(1).read<bigint>(d.c.assetVault!, erc4626Abi as Abi, "balanceOf", [operator])) - sharesBefore;
     expect(shares).toBeGreaterThan(0n);
     expect(await d.balance(d.c.secondaryAsset!, operator)).toBe(0n);
-    const { rows } = await engine.ctx.pool.query("SELECT asset_bought::text, asset_staked::text, shares::text FROM engine.asset_purchases WHERE status = 'done'");
+    const { rows } = await engine.ctx.pool.query(
+      "SELECT asset_bought::text, asset_staked::text, shares::text FROM engine.asset_purchases WHERE status = 'done'",
+    );
     // The whole balance is staked: what was bought (plus any dust the wallet held).
     expect(BigInt(rows[0].asset_staked)).toBeGreaterThanOrEqual(BigInt(rows[0].asset_bought));
     expect(BigInt(rows[0].shares)).toBe(shares);
@@ -430,7 +461,12 @@ describe("money path", () => {
       else expect(r.leg).toBe("creator-buyback");
     }
     // Every protocol-token transfer to the operator came from a protocol buyback swap.
-    const logs = await d.as(1).publicClient.getLogs({ address: d.protocolToken, event: erc20Abi.find((e) => e.type === "event" && e.name === "Transfer") as never, args: { to: operator } as never, fromBlock: 0n });
+    const logs = await d.as(1).publicClient.getLogs({
+      address: d.protocolToken,
+      event: erc20Abi.find((e) => e.type === "event" && e.name === "Transfer") as never,
+      args: { to: operator } as never,
+      fromBlock: 0n,
+    });
     const { rows: swaps } = await engine.ctx.pool.query("SELECT swap_tx_hash FROM engine.buybacks WHERE kind = 'protocol' AND status = 'done'");
     for (const l of logs as unknown as { transactionHash: string }[]) expect(swaps.map((s) => s.swap_tx_hash)).toContain(l.transactionHash);
   });
@@ -491,7 +527,8 @@ describe("money path", () => {
     await expectViewsEqualLedger();
     // The locker collects again (the hook does on Base) and the engine has not claimed it yet:
     // the views count it in no leg, as the ledger does, and show it as not claimed.
-    const unclaimedBefore = (await api("/api/v1/tokens?limit=200")).items.find((t: { address: string }) => t.address === usdcToken).totals.feesByCurrency[0].unclaimed;
+    const unclaimedBefore = (await api("/api/v1/tokens?limit=200")).items.find((t: { address: string }) => t.address === usdcToken).totals.feesByCurrency[0]
+      .unclaimed;
     expect(unclaimedBefore).toBe("0");
     await d.buy(TRADER, usdcToken, 2_000n * USDC);
     await d.as(TRADER).write(d.c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [usdcToken]);
@@ -505,7 +542,12 @@ describe("money path", () => {
     expect(rows.length).toBe(1);
     const buybacks = await api("/api/v1/buybacks?limit=200");
     const legacy = buybacks.items.find((b: { txHash: string }) => b.txHash === rows[0]!.swap_tx_hash);
-    expect(legacy.spent).toEqual({ currency: getAddress(d.c.weth!), symbol: "WETH", decimals: 18, amount: formatDecimal(BigInt(rows[0]!.amount_in), TOKEN_DECIMALS) });
+    expect(legacy.spent).toEqual({
+      currency: getAddress(d.c.weth!),
+      symbol: "WETH",
+      decimals: 18,
+      amount: formatDecimal(BigInt(rows[0]!.amount_in), TOKEN_DECIMALS),
+    });
     expect(Number(legacy.usdcIn)).toBeGreaterThan(0);
     expect(buybacks.totals.spent.map((s: { symbol: string }) => s.symbol)).toEqual(["USDC", "WETH"]);
     // Selling legacy WETH on the way to a buyback is no fee conversion: the WETH token's USDC is still its conversions'.
@@ -513,18 +555,39 @@ describe("money path", () => {
     const tokens = await api("/api/v1/tokens?limit=200");
     const weth = tokens.items.find((t: { address: string }) => t.address === wethToken).totals.feesByCurrency[0];
     expect(weth.usdc).toBe(formatUsdc(conversions.reduce((a, c) => a + c.usdcOut, 0n)));
-    expect(weth.converted).toBe(formatDecimal(conversions.reduce((a, c) => a + c.wethIn, 0n), TOKEN_DECIMALS));
+    expect(weth.converted).toBe(
+      formatDecimal(
+        conversions.reduce((a, c) => a + c.wethIn, 0n),
+        TOKEN_DECIMALS,
+      ),
+    );
   });
 
   it("reports a trade it did not open as an orphan at reconciliation, never adopting it", async () => {
     // Someone with the operator key opens a trade outside the engine.
     const price = (await d.price("BTC_USD")) * 100n;
     const hash = await d.as(0).write(d.c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [
-      { trader: operator, pairIndex: 1n, index: 0n, initialPosToken: 0n, positionSizeUSDC: 30n * USDC, openPrice: price, buy: true, leverage: 5n * PERPS_PRECISION, tp: 0n, sl: 0n, timestamp: 0n },
+      {
+        trader: operator,
+        pairIndex: 1n,
+        index: 0n,
+        initialPosToken: 0n,
+        positionSizeUSDC: 30n * USDC,
+        openPrice: price,
+        buy: true,
+        leverage: 5n * PERPS_PRECISION,
+        tp: 0n,
+        sl: 0n,
+        timestamp: 0n,
+      },
       0,
       PERPS_PRECISION,
     ]);
-    const [initiated] = parseEventLogs({ abi: perpsTradingAbi, eventName: "MarketOrderInitiated", logs: (await d.as(1).publicClient.getTransactionReceipt({ hash })).logs as Log[] });
+    const [initiated] = parseEventLogs({
+      abi: perpsTradingAbi,
+      eventName: "MarketOrderInitiated",
+      logs: (await d.as(1).publicClient.getTransactionReceipt({ hash })).logs as Log[],
+    });
     await d.execute([initiated!.args.orderId]);
     const { rows: before } = await engine.ctx.pool.query("SELECT COUNT(*)::int AS n FROM engine.desk_trades");
     const report = (await engine.reconcile()).desks as { orphans: { pairIndex: number; index: number }[] };
@@ -558,9 +621,13 @@ describe("money path", () => {
     expect(report.inFlight).toEqual([]);
     expect(report.checks).toContain("operator holdings: chain vs ledger legs");
     // The orphan trade's 30 USDC left the wallet without the ledger: the audit names it, and only it.
-    expect(report.differences).toEqual([expect.objectContaining({ check: "operator USDC (ledger vs chain)", currency: "USDC", difference: (-30n * USDC).toString() })]);
+    expect(report.differences).toEqual([
+      expect.objectContaining({ check: "operator USDC (ledger vs chain)", currency: "USDC", difference: (-30n * USDC).toString() }),
+    ]);
   });
 });
 
-const parseAbiKeeper = [{ type: "function", name: "executeMarketOrders", stateMutability: "nonpayable", inputs: [{ name: "orderIds", type: "uint256[]" }], outputs: [] }] as const;
+const parseAbiKeeper = [
+  { type: "function", name: "executeMarketOrders", stateMutability: "nonpayable", inputs: [{ name: "orderIds", type: "uint256[]" }], outputs: [] },
+] as const;
 const parseAbiWeth = [{ type: "function", name: "deposit", stateMutability: "payable", inputs: [], outputs: [] }] as const;

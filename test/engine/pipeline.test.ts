@@ -35,7 +35,9 @@ async function balanceOf(address: Address): Promise<bigint> {
   return BigInt(await rpc<Hex>(anvil.rpcUrl, "eth_getBalance", [address, "latest"]));
 }
 async function intents(prefix: string) {
-  const { rows } = await e.pool.query("SELECT key, status, nonce, tx_hash, tx_hashes, replacements FROM engine.tx_intents WHERE key LIKE $1 ORDER BY id", [`${prefix}%`]);
+  const { rows } = await e.pool.query("SELECT key, status, nonce, tx_hash, tx_hashes, replacements FROM engine.tx_intents WHERE key LIKE $1 ORDER BY id", [
+    `${prefix}%`,
+  ]);
   return rows as { key: string; status: string; nonce: number; tx_hash: Hex; tx_hashes: Hex[]; replacements: number }[];
 }
 
@@ -73,7 +75,10 @@ describe("crash recovery", () => {
     expect(crashed.signal).toBe("SIGKILL");
     // transfer:1 mined; transfer:2 signed (raw stored) but never sent.
     const mid = await intents("transfer:");
-    expect(mid.map((r) => [r.key, r.status])).toEqual([["transfer:1", "mined"], ["transfer:2", "signed"]]);
+    expect(mid.map((r) => [r.key, r.status])).toEqual([
+      ["transfer:1", "mined"],
+      ["transfer:2", "signed"],
+    ]);
     expect(await nonceOf(OPERATOR, "pending")).toBe(first + 1);
 
     const resumed = await runTs(CHILD, childEnv({ COUNT: "3" }));
@@ -131,7 +136,10 @@ describe("in-process pipeline", () => {
     const first = await nonceOf(OPERATOR);
     const a = await p.send({ key: "idem:1", kind: "transfer", to: RECIPIENT, data: "0x", value: 5n });
     const b = await p.send({ key: "idem:1", kind: "transfer", to: RECIPIENT, data: "0x", value: 5n });
-    const [c, d] = await Promise.all([p.send({ key: "idem:2", kind: "t", to: RECIPIENT, data: "0x" }), p.send({ key: "idem:2", kind: "t", to: RECIPIENT, data: "0x" })]);
+    const [c, d] = await Promise.all([
+      p.send({ key: "idem:2", kind: "t", to: RECIPIENT, data: "0x" }),
+      p.send({ key: "idem:2", kind: "t", to: RECIPIENT, data: "0x" }),
+    ]);
     expect(a.status).toBe("mined");
     expect(b.intent.txHash).toBe(a.intent.txHash);
     expect(c.intent.txHash).toBe(d.intent.txHash);
@@ -228,7 +236,14 @@ describe("out of gas", () => {
       for (let i = 0; i < 100 && !(row = (await intents(key))[0])?.tx_hash; i++) await new Promise((r) => setTimeout(r, 50));
       expect(row?.tx_hash).toBeTruthy();
       await rpc(anvil.rpcUrl, "eth_sendTransaction", [
-        { from: OTHER, to: sink, data: `0x${(20_000).toString(16).padStart(64, "0")}`, gas: "0x30000", maxPriorityFeePerGas: "0x174876e800", maxFeePerGas: "0x2540be4000" },
+        {
+          from: OTHER,
+          to: sink,
+          data: `0x${(20_000).toString(16).padStart(64, "0")}`,
+          gas: "0x30000",
+          maxPriorityFeePerGas: "0x174876e800",
+          maxFeePerGas: "0x2540be4000",
+        },
       ]);
       await rpc(anvil.rpcUrl, "evm_mine");
       return sending;
@@ -240,13 +255,23 @@ describe("out of gas", () => {
   it("recognises a transaction that ran out of gas, says so, and retries it once with a higher limit", async () => {
     const sink = getAddress("0x000000000000000000000000000000000000ca5e");
     await rpc(anvil.rpcUrl, "anvil_setCode", [sink, GAS_SINK]);
-    const p = new TxPipeline({ pool: e.pool, clients: clients(), log, options: { pollMs: 50, maxWaitMs: 20_000, stuckAfterMs: 60_000, gasRetryKinds: ["gas-sink"] } });
+    const p = new TxPipeline({
+      pool: e.pool,
+      clients: clients(),
+      log,
+      options: { pollMs: 50, maxWaitMs: 20_000, stuckAfterMs: 60_000, gasRetryKinds: ["gas-sink"] },
+    });
     const first = await nonceOf(OPERATOR);
     const outcome = await sendUnderRaisedLoad(p, "oog:1", sink, sink);
     expect(outcome.status).toBe("mined");
     expect(outcome.intent.key).toBe("oog:1:gas-retry");
-    const { rows } = await e.pool.query("SELECT key, status, gas_limit::text AS gas, gas_used::text AS used, revert_reason FROM engine.tx_intents WHERE key LIKE 'oog:1%' ORDER BY id");
-    expect(rows.map((r) => [r.key, r.status])).toEqual([["oog:1", "reverted"], ["oog:1:gas-retry", "mined"]]);
+    const { rows } = await e.pool.query(
+      "SELECT key, status, gas_limit::text AS gas, gas_used::text AS used, revert_reason FROM engine.tx_intents WHERE key LIKE 'oog:1%' ORDER BY id",
+    );
+    expect(rows.map((r) => [r.key, r.status])).toEqual([
+      ["oog:1", "reverted"],
+      ["oog:1:gas-retry", "mined"],
+    ]);
     expect(rows[0].revert_reason).toBe(`out of gas at limit ${rows[0].gas} (used ${rows[0].used})`);
     expect(BigInt(rows[1].gas)).toBeGreaterThanOrEqual(2n * BigInt(rows[0].gas));
     expect(BigInt(rows[1].used)).toBeGreaterThan(BigInt(rows[0].gas));
@@ -267,7 +292,9 @@ describe("out of gas", () => {
     const outcome = await sendUnderRaisedLoad(p, "oog:inner", wrapper, sink);
     expect(outcome.status).toBe("reverted");
     expect(outcome.status === "reverted" && outcome.receipt.gasUsed).toBeLessThan(Number(outcome.intent.gasLimit));
-    expect(outcome.status === "reverted" && outcome.reason).toMatch(new RegExp(`^out of gas at limit \\d+ \\(used \\d+, ran out in a call to ${sink}\\)$`, "i"));
+    expect(outcome.status === "reverted" && outcome.reason).toMatch(
+      new RegExp(`^out of gas at limit \\d+ \\(used \\d+, ran out in a call to ${sink}\\)$`, "i"),
+    );
   });
 });
 

@@ -55,11 +55,18 @@ describe("launch-protocol-token", () => {
 
   it("--dry-run with a configured address that has no code: says it would launch, and what to configure", async () => {
     const nowhere = getAddress(`0x${"ab".repeat(20)}`);
-    const run = await runTs("engine/cli.ts", { ...d.env(), PROTOCOL_TOKEN_ADDRESS: nowhere, LOG_FORMAT: "json", ARGS: [...args, "--dry-run"].join(" ") }, { timeoutMs: 120_000 });
+    const run = await runTs(
+      "engine/cli.ts",
+      { ...d.env(), PROTOCOL_TOKEN_ADDRESS: nowhere, LOG_FORMAT: "json", ARGS: [...args, "--dry-run"].join(" ") },
+      { timeoutMs: 120_000 },
+    );
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out.existing).toEqual({ token: nowhere, deployed: false, symbol: null });
-    expect(out.dryRun).toEqual({ wouldSend: true, message: `PROTOCOL_TOKEN_ADDRESS=${nowhere} has no code on this chain: without --dry-run this would launch LAUNCH2 at ${out.plan.token} from ${operator}; then set PROTOCOL_TOKEN_ADDRESS=${out.plan.token}` });
+    expect(out.dryRun).toEqual({
+      wouldSend: true,
+      message: `PROTOCOL_TOKEN_ADDRESS=${nowhere} has no code on this chain: without --dry-run this would launch LAUNCH2 at ${out.plan.token} from ${operator}; then set PROTOCOL_TOKEN_ADDRESS=${out.plan.token}`,
+    });
   });
 
   it("asks for --yes when there is no terminal to confirm at", async () => {
@@ -84,7 +91,14 @@ describe("launch-protocol-token", () => {
     const token = getAddress(out.launched.token);
     expect(out.configure).toBe(`PROTOCOL_TOKEN_ADDRESS=${token}`);
     expect(await d.as(1).publicClient.getCode({ address: token })).toMatch(/^0x.+/);
-    const rewards = await d.as(1).read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[]; rewardBps: number[] }>(d.c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
+    const rewards = await d
+      .as(1)
+      .read<{ poolKey: { currency0: Address; currency1: Address }; rewardRecipients: Address[]; rewardBps: number[] }>(
+        d.c.lpLocker!,
+        clankerLpLockerAbi as Abi,
+        "tokenRewards",
+        [token],
+      );
     expect([getAddress(rewards.poolKey.currency0), getAddress(rewards.poolKey.currency1)]).toContain(d.c.usdc);
     expect(rewards.rewardRecipients.map((r) => getAddress(r))).toEqual([operator]);
     expect(rewards.rewardBps).toEqual([10_000]);

@@ -73,7 +73,9 @@ describe("reorgs and rollbacks", () => {
     expect(first.claimed).toEqual(["usdc", "weth"]);
     const claimedFirst = await claimedOnchain(d.c.usdc!);
     expect(claimedFirst).toBeGreaterThan(0n);
-    const { rows: mined } = await engine.ctx.pool.query("SELECT key, tx_hash FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%' AND status = 'mined' ORDER BY id");
+    const { rows: mined } = await engine.ctx.pool.query(
+      "SELECT key, tx_hash FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%' AND status = 'mined' ORDER BY id",
+    );
     expect(mined.length).toBeGreaterThanOrEqual(3);
 
     // The chain forgets the claim; the new branch has one more trade, so the re-mined
@@ -86,7 +88,9 @@ describe("reorgs and rollbacks", () => {
     expect(report.reversed).toBeGreaterThan(0);
 
     // Same signed bytes: each intent mined again under its original hash.
-    const { rows: again } = await engine.ctx.pool.query("SELECT key, tx_hash, status, reorgs FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%' ORDER BY id");
+    const { rows: again } = await engine.ctx.pool.query(
+      "SELECT key, tx_hash, status, reorgs FROM engine.tx_intents WHERE key LIKE 'claim-cycle:%' ORDER BY id",
+    );
     for (const r of mined) expect(again.find((a) => a.key === r.key)).toMatchObject({ tx_hash: r.tx_hash, status: "mined", reorgs: 1 });
     await run("fee-claimer");
     const claimedNow = await claimedOnchain(d.c.usdc!);
@@ -249,7 +253,10 @@ describe("reorgs and rollbacks", () => {
     await revertTo(before, 1);
     const report = await engine.checkFinality();
     expect(report.reopened).toContain("test:agent-wallet:transfer");
-    const again = await engine.ctx.pipeline.send({ key: "test:agent-wallet:transfer", kind: "agent-transfer", to: d.c.usdc!, data: encodeTransfer(DEAD_ADDRESS, 1n) }, agent);
+    const again = await engine.ctx.pipeline.send(
+      { key: "test:agent-wallet:transfer", kind: "agent-transfer", to: d.c.usdc!, data: encodeTransfer(DEAD_ADDRESS, 1n) },
+      agent,
+    );
     expect(again).toMatchObject({ status: "mined" });
     expect(again.status === "mined" && again.receipt.transactionHash).toBe(hash);
     const row = await engine.ctx.pipeline.get("test:agent-wallet:transfer");

@@ -12,7 +12,7 @@ import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
 import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
-import { type Proxy, attributed as attributedOf, claimedOnchain as claimedOnchainOf, rpc, runTs, startProxy } from "./helpers.js";
+import { type Proxy as FaultProxy, attributed as attributedOf, claimedOnchain as claimedOnchainOf, rpc, runTs, startProxy } from "./helpers.js";
 
 const USDC = 1_000_000n;
 
@@ -27,7 +27,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>
 }
 
 let d: PrivateDevnet;
-let proxy: Proxy;
+let proxy: FaultProxy;
 let db: EngineDb;
 let operator: Address;
 

@@ -30,11 +30,18 @@ export type Scenario = {
 };
 
 /** A private devnet and an engine on it, reconciled as at every engine start. */
-export async function startScenario(options: { faults?: Faults; logLevel?: string; log?: Logger; confirmations?: number; env?: Record<string, string> } = {}): Promise<Scenario> {
+export async function startScenario(
+  options: { faults?: Faults; logLevel?: string; log?: Logger; confirmations?: number; env?: Record<string, string> } = {},
+): Promise<Scenario> {
   const d = await startPrivateDevnet();
   const config = { ...d.config(options.env), ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }) };
   const operator = config.operator!;
-  const engine = await createEngine({ config, log: options.log ?? createLogger("engine", (options.logLevel ?? "warn") as never), faults: options.faults, pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
+  const engine = await createEngine({
+    config,
+    log: options.log ?? createLogger("engine", (options.logLevel ?? "warn") as never),
+    faults: options.faults,
+    pipeline: { pollMs: 50, maxWaitMs: 30_000 },
+  });
   await engine.reconcile();
   return {
     d,
@@ -89,7 +96,15 @@ export async function expectConverged(sc: Scenario) {
   expect(await sc.sumRows("currency = 'USDC' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await sc.claimedOnchain(d.c.usdc!));
   expect(await sc.sumRows("currency = 'WETH' AND kind IN ('fee-claimed', 'unattributed')")).toBe(await sc.claimedOnchain(d.c.weth!));
   // The three-way audit: the operator's USDC and WETH equal the legs that hold them, to the base unit.
-  const audit = await auditThreeWay({ db: engine.ctx.db, pool: engine.ctx.pool, publicClient: engine.ctx.publicClient, operator: sc.operator, usdc: d.c.usdc!, weth: d.c.weth!, protocolToken: d.protocolToken });
+  const audit = await auditThreeWay({
+    db: engine.ctx.db,
+    pool: engine.ctx.pool,
+    publicClient: engine.ctx.publicClient,
+    operator: sc.operator,
+    usdc: d.c.usdc!,
+    weth: d.c.weth!,
+    protocolToken: d.protocolToken,
+  });
   expect(audit.inFlight).toEqual([]);
   expect(audit.differences).toEqual([]);
   return audit;

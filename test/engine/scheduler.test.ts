@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../common/logger.js";
 import { type EngineContext, newEngineLocal } from "../../core/context.js";
-import { Gate } from "../../core/gate.js";
+import { ReorgGate } from "../../core/reorg-gate.js";
 import { type EngineDb, openEngineDb } from "../../core/db/client.js";
 import { migrate } from "../../core/db/migrations.js";
 import { readWorkerHealth } from "../../core/health.js";
@@ -21,7 +21,7 @@ let ctx: EngineContext;
 beforeAll(async () => {
   e = openEngineDb(await createDatabase("scheduler"));
   await migrate(e.pool);
-  ctx = { db: e.db, pool: e.pool, log: createLogger("test", "silent" as never), gate: new Gate(), local: newEngineLocal() } as unknown as EngineContext;
+  ctx = { db: e.db, pool: e.pool, log: createLogger("test", "silent" as never), gate: new ReorgGate(), local: newEngineLocal() } as unknown as EngineContext;
 });
 afterAll(async () => {
   await e?.close();
@@ -97,7 +97,14 @@ describe("Scheduler", () => {
   });
 
   it("reports a worker whose last run failed as degraded", async () => {
-    const broken: Worker = { name: "desk-risk", minSeconds: 300, maxSeconds: 600, run: async () => { throw new Error("execution reverted: NOT_LIQUIDATABLE"); } };
+    const broken: Worker = {
+      name: "desk-risk",
+      minSeconds: 300,
+      maxSeconds: 600,
+      run: async () => {
+        throw new Error("execution reverted: NOT_LIQUIDATABLE");
+      },
+    };
     const scheduler = new Scheduler(ctx, [broken], { scale: 1 });
     await scheduler.start();
     const outcome = await scheduler.runNow("desk-risk");

@@ -6,7 +6,20 @@
  * back to the protocol leg to the base unit, and the next cycle buys again. The agent's dev
  * buy at launch is bounded the same way.
  */
-import { type Abi, type Address, type Hex, decodeAbiParameters, decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, maxUint256, parseAbi, parseEther, parseGwei } from "viem";
+import {
+  type Abi,
+  type Address,
+  type Hex,
+  decodeAbiParameters,
+  decodeFunctionData,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  maxUint256,
+  parseAbi,
+  parseEther,
+  parseGwei,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
@@ -46,10 +59,16 @@ function routerMinimums(data: Hex): { deadline: bigint; v3: bigint[]; v4: bigint
   const [commands, inputs, deadline] = args as [Hex, Hex[], bigint];
   const v3: bigint[] = [];
   const v4: bigint[] = [];
-  const bytes = commands.slice(2).match(/../g)!.map((b) => parseInt(b, 16));
+  const bytes = commands
+    .slice(2)
+    .match(/../g)!
+    .map((b) => parseInt(b, 16));
   bytes.forEach((command, i) => {
     if (command === 0x00) {
-      const [, , amountOutMin] = decodeAbiParameters([{ type: "address" }, { type: "uint256" }, { type: "uint256" }, { type: "bytes" }, { type: "bool" }], inputs[i]!);
+      const [, , amountOutMin] = decodeAbiParameters(
+        [{ type: "address" }, { type: "uint256" }, { type: "uint256" }, { type: "bytes" }, { type: "bool" }],
+        inputs[i]!,
+      );
       v3.push(amountOutMin);
     } else if (command === 0x10) {
       const [, params] = decodeAbiParameters([{ type: "bytes" }, { type: "bytes[]" }], inputs[i]!);
@@ -172,7 +191,9 @@ describe("swap bounds", () => {
     expect(buybacks).toHaveLength(1);
     expect(buybacks[0]).toMatchObject({ status: "failed", amount_in: pending.toString() });
     expect(buybacks[0].error).toMatch(/V4TooLittleReceived\(\d+, \d+\).*the price moved beyond the slippage bound/);
-    const { rows: intents } = await engine.ctx.pool.query("SELECT status, block_number FROM engine.tx_intents WHERE key = $1", [`buyback:${buybacks[0].id}:swap`]);
+    const { rows: intents } = await engine.ctx.pool.query("SELECT status, block_number FROM engine.tx_intents WHERE key = $1", [
+      `buyback:${buybacks[0].id}:swap`,
+    ]);
     expect(intents[0].status).toBe("reverted");
     const { rows: log } = await engine.ctx.pool.query("SELECT reason FROM engine.agent_log WHERE decision = 'buyback-failed'");
     expect(log).toHaveLength(1);
@@ -209,7 +230,13 @@ describe("swap bounds", () => {
     expect(terms.deadline).toBe(latest.timestamp + DEADLINE_SECONDS);
 
     const before = await buyer.read<bigint>(usdcToken, erc20Abi, "balanceOf", [buyer.account.address]);
-    const hash = await buyer.walletClient.sendTransaction({ account: buyer.account, chain: buyer.walletClient.chain, to: plan.to, data: plan.data, value: plan.value });
+    const hash = await buyer.walletClient.sendTransaction({
+      account: buyer.account,
+      chain: buyer.walletClient.chain,
+      to: plan.to,
+      data: plan.data,
+      value: plan.value,
+    });
     const receipt = await buyer.publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe("success");
     const got = (await buyer.read<bigint>(usdcToken, erc20Abi, "balanceOf", [buyer.account.address])) - before;
@@ -235,7 +262,19 @@ describe("swap bounds", () => {
     const [token0, token1] = BigInt(weth) < BigInt(usdc) ? [weth, usdc] : [usdc, weth];
     const [amount0, amount1] = token0 === weth ? [parseEther("150"), 500_000n * USDC] : [500_000n * USDC, parseEther("150")];
     await lp.write(d.c.v3PositionManager!, v3PositionManagerAbi as Abi, "mint", [
-      { token0, token1, fee: V3_WETH_USDC_FEE, tickLower: lower, tickUpper: upper, amount0Desired: amount0, amount1Desired: amount1, amount0Min: 0n, amount1Min: 0n, recipient: lp.account.address, deadline: 2n ** 40n },
+      {
+        token0,
+        token1,
+        fee: V3_WETH_USDC_FEE,
+        tickLower: lower,
+        tickUpper: upper,
+        amount0Desired: amount0,
+        amount1Desired: amount1,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient: lp.account.address,
+        deadline: 2n ** 40n,
+      },
     ]);
 
     // The operator converts 300 WETH: more than the concentrated position holds on its side.

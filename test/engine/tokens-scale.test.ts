@@ -21,7 +21,9 @@ let tokens: Address[];
 beforeAll(async () => {
   sc = await startScenario();
   const { d } = sc;
-  const launched = await launchEnrolledTokens({ rpcUrl: d.rpcUrl, c: d.c, operator: d.as(0), launchers: [d.as(1), d.as(2), d.as(3)] }, ENROLLED, { seed: "scale-test" });
+  const launched = await launchEnrolledTokens({ rpcUrl: d.rpcUrl, c: d.c, operator: d.as(0), launchers: [d.as(1), d.as(2), d.as(3)] }, ENROLLED, {
+    seed: "scale-test",
+  });
   tokens = launched.tokens;
 }, 240_000);
 

@@ -23,7 +23,6 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signWebhook, verifyWebhookSignature } from "../../common/webhook-signature.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { startTestPonder } from "../helpers/env.js";
-import { freePort } from "../helpers/ports.js";
 import { rpc, runTs } from "./helpers.js";
 import { type Scenario, startScenario } from "./scenario.js";
 
@@ -140,10 +139,14 @@ async function burn(token: Address, amount: bigint): Promise<Hex> {
 }
 
 async function outbox(endpoint: string) {
-  const { rows } = await sc.engine.ctx.pool.query<{ id: string; phase: string; status: string; attempts: number; last_status: number | null; fact_key: string }>(
-    "SELECT id::text, phase, status, attempts, last_status, fact_key FROM engine.webhook_deliveries WHERE endpoint_id = $1 ORDER BY id",
-    [endpoint],
-  );
+  const { rows } = await sc.engine.ctx.pool.query<{
+    id: string;
+    phase: string;
+    status: string;
+    attempts: number;
+    last_status: number | null;
+    fact_key: string;
+  }>("SELECT id::text, phase, status, attempts, last_status, fact_key FROM engine.webhook_deliveries WHERE endpoint_id = $1 ORDER BY id", [endpoint]);
   return rows;
 }
 
@@ -186,7 +189,10 @@ describe("signatures", () => {
     expect(verifyWebhookSignature("whsec_right", header, body)).toEqual({ ok: true, timestamp: now });
     expect(verifyWebhookSignature("whsec_wrong", header, body)).toEqual({ ok: false, reason: "signature does not match" });
     expect(verifyWebhookSignature("whsec_right", header, body.replace("final", "pending"))).toEqual({ ok: false, reason: "signature does not match" });
-    expect(verifyWebhookSignature("whsec_right", signWebhook("whsec_right", body, now - 3600), body)).toEqual({ ok: false, reason: "timestamp outside the tolerance" });
+    expect(verifyWebhookSignature("whsec_right", signWebhook("whsec_right", body, now - 3600), body)).toEqual({
+      ok: false,
+      reason: "timestamp outside the tolerance",
+    });
     expect(verifyWebhookSignature("whsec_right", undefined, body)).toMatchObject({ ok: false });
     expect(verifyWebhookSignature("whsec_right", "t=1", body)).toMatchObject({ ok: false });
   });
@@ -212,7 +218,15 @@ describe("registering endpoints", () => {
     const listed = await api("GET", "/webhooks");
     expect(listed.status).toBe(200);
     const item = listed.json.items.find((e: { id: string }) => e.id === id);
-    expect(item).toMatchObject({ id, url: r.url, events: ["burn"], token: null, pending: false, description: "scratch", deliveries: { queued: 0, delivered: 0, dead: 0 } });
+    expect(item).toMatchObject({
+      id,
+      url: r.url,
+      events: ["burn"],
+      token: null,
+      pending: false,
+      description: "scratch",
+      deliveries: { queued: 0, delivered: 0, dead: 0 },
+    });
     expect(JSON.stringify(listed.json)).not.toContain("whsec_");
     expect((await api("DELETE", `/webhooks/${id}`)).json).toEqual({ id, deleted: true });
     expect((await api("DELETE", `/webhooks/${id}`)).status).toBe(404);
@@ -234,7 +248,12 @@ describe("finality and reorgs", () => {
     await cyclesUntil("the pending burn delivered", () => pending.accepted.some((d) => d.event === "burn.pending" && factTx(d) === lost));
     const sentPending = pending.accepted.find((d) => factTx(d) === lost)!;
     expect(sentPending.json).toMatchObject({ id: sentPending.id, event: "burn.pending", phase: "pending", endpoint: pendingId, confirmations: CONFIRMATIONS });
-    expect(sentPending.json.fact).toMatchObject({ kind: "burn", token: usdcToken, data: { amount: "0.000000000000001", kind: "organic" }, raw: { amount: "1000" } });
+    expect(sentPending.json.fact).toMatchObject({
+      kind: "burn",
+      token: usdcToken,
+      data: { amount: "0.000000000000001", kind: "organic" },
+      raw: { amount: "1000" },
+    });
     // Not final yet: the final-only endpoint has nothing.
     expect(finalOnly.accepted).toEqual([]);
 
@@ -243,7 +262,10 @@ describe("finality and reorgs", () => {
     const kept = (await burn(usdcToken, 2_500n)).toLowerCase();
     await mine(CONFIRMATIONS + 1);
     await synced();
-    await cyclesUntil("the retraction and the new branch's burn delivered", async () => (await delivered(pendingId)) && (await delivered(finalId)) && finalOnly.accepted.length > 0);
+    await cyclesUntil(
+      "the retraction and the new branch's burn delivered",
+      async () => (await delivered(pendingId)) && (await delivered(finalId)) && finalOnly.accepted.length > 0,
+    );
 
     const retraction = pending.accepted.find((d) => d.event === "burn.retracted");
     expect(retraction, JSON.stringify(pending.accepted.map((d) => d.event))).toBeDefined();
@@ -290,7 +312,14 @@ describe("failing receivers", () => {
     const letters = await api("GET", `/webhooks/dead-letters?endpoint=${id}`);
     expect(letters.status).toBe(200);
     expect(letters.json.items).toEqual([
-      expect.objectContaining({ id: dead!.id, endpointId: id, event: "burn.final", phase: "final", lastStatus: 401, lastError: expect.stringContaining("signature does not match") }),
+      expect.objectContaining({
+        id: dead!.id,
+        endpointId: id,
+        event: "burn.final",
+        phase: "final",
+        lastStatus: 401,
+        lastError: expect.stringContaining("signature does not match"),
+      }),
     ]);
     expect(letters.json.items[0].payload.fact).toMatchObject({ kind: "burn", token: wethToken, raw: { amount: "7000" } });
     expect((await api("GET", "/webhooks/dead-letters", { key: null })).status).toBe(401);

@@ -3,18 +3,7 @@
  * swaps in launched tokens' pools, fee collection, perps trades, burns. Each waits for its
  * receipt and returns it.
  */
-import {
-  type Abi,
-  type Address,
-  type Hex,
-  type TransactionReceipt,
-  erc20Abi,
-  keccak256,
-  maxUint256,
-  parseAbi,
-  parseEventLogs,
-  toHex,
-} from "viem";
+import { type Abi, type Address, type Hex, type TransactionReceipt, erc20Abi, keccak256, maxUint256, parseAbi, parseEventLogs, toHex } from "viem";
 import { clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { registryAbi } from "../../common/abis/registry.js";
@@ -50,7 +39,17 @@ export async function passAuction(ctx: DevnetContext, seconds?: number): Promise
 export async function launchToken(
   ctx: DevnetContext,
   c: Contracts,
-  p: { name: string; symbol: string; operator: Address; creator: Address; pairedToken?: Address; startingMarketCap?: bigint; auction?: "keep" | "pass"; fees?: Partial<LaunchFees>; rewards?: RewardRecipient[] },
+  p: {
+    name: string;
+    symbol: string;
+    operator: Address;
+    creator: Address;
+    pairedToken?: Address;
+    startingMarketCap?: bigint;
+    auction?: "keep" | "pass";
+    fees?: Partial<LaunchFees>;
+    rewards?: RewardRecipient[];
+  },
 ) {
   const config = buildDeploymentConfig({
     tokenAdmin: ctx.account.address,
@@ -160,7 +159,10 @@ export async function openTrade(
 }
 
 export async function closeTrade(trader: DevnetContext, keeper: DevnetContext, c: Contracts, pairIndex: bigint, index: bigint, amount: bigint) {
-  const closing = await receipt(trader, await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "closeTradeMarket", [pairIndex, index, amount], 350_000_000_000_000n));
+  const closing = await receipt(
+    trader,
+    await trader.write(c.perpsTrading!, perpsTradingAbi as Abi, "closeTradeMarket", [pairIndex, index, amount], 350_000_000_000_000n),
+  );
   return receipt(keeper, await keeper.write(c.perpsTrading!, keeperAbi, "executeMarketOrders", [[orderIdOf(closing)]]));
 }
 

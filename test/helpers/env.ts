@@ -83,7 +83,8 @@ export async function startPrivateDevnet() {
     /** Environment overrides pointing a service at this devnet. */
     env: { RPC_URL: anvil.rpcUrl, DEPLOYMENTS_FILE: deploymentsFile },
     as: (keyIndex: number) => createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, ANVIL_KEYS[keyIndex]!),
-    rpc: async <T = unknown>(method: string, params: unknown[] = []) => (await operator.publicClient.request({ method: method as never, params: params as never })) as T,
+    rpc: async <T = unknown>(method: string, params: unknown[] = []) =>
+      (await operator.publicClient.request({ method: method as never, params: params as never })) as T,
     stop: () => anvil.stop(),
   };
 }

@@ -28,7 +28,11 @@ export function processes(): Proc[] {
 export function descendants(pid: number, table = processes()): Proc[] {
   const out: Proc[] = [];
   const walk = (p: number) => {
-    for (const c of table) if (c.ppid === p) (out.push(c), walk(c.pid));
+    for (const c of table) {
+      if (c.ppid !== p) continue;
+      out.push(c);
+      walk(c.pid);
+    }
   };
   walk(pid);
   return out;
@@ -123,7 +127,9 @@ export function startStack(env: Record<string, string>, options: { keep?: number
         if (v) return v;
         await new Promise((r) => setTimeout(r, 1_000));
       }
-      throw new Error(`${what} not reached in ${ms / 1000} s\n--- last /health ---\n${lastHealth.slice(0, 2_000)}\n--- npm start output ---\n${output.slice(-8_000)}`);
+      throw new Error(
+        `${what} not reached in ${ms / 1000} s\n--- last /health ---\n${lastHealth.slice(0, 2_000)}\n--- npm start output ---\n${output.slice(-8_000)}`,
+      );
     },
     async indexerLag(rpcUrl) {
       const head = await fetch(rpcUrl, {
@@ -134,7 +140,10 @@ export function startStack(env: Record<string, string>, options: { keep?: number
       })
         .then((r) => r.json() as Promise<{ result: string }>)
         .then((b) => Number(BigInt(b.result)));
-      const status = (await fetch(`${api}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.json())) as Record<string, { block: { number: number } }>;
+      const status = (await fetch(`${api}/status`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.json())) as Record<
+        string,
+        { block: { number: number } }
+      >;
       return head - Object.values(status)[0]!.block.number;
     },
     async killAll() {
@@ -168,9 +177,19 @@ export const AUDIT_SETTLE_SECONDS = 20;
 export async function cliAudit(dataDir: string, env: Record<string, string> = {}): Promise<AuditRun> {
   const args = ["--import", "tsx/esm", join(ROOT, "engine", "cli.ts"), "audit", "--json", "--settle", String(AUDIT_SETTLE_SECONDS)];
   const run = await new Promise<{ code: number; out: string }>((resolve) => {
-    execFile(process.execPath, args, { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", DATABASE_URL: "", RPC_URL: "", ...env }, encoding: "utf8", maxBuffer: 64 << 20 }, (error, stdout) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout ?? "" });
-    });
+    execFile(
+      process.execPath,
+      args,
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "error", DATABASE_URL: "", RPC_URL: "", ...env },
+        encoding: "utf8",
+        maxBuffer: 64 << 20,
+      },
+      (error, stdout) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out: stdout ?? "" });
+      },
+    );
   });
   let report: AuditRun["report"];
   try {
@@ -188,9 +207,18 @@ export async function cliAudit(dataDir: string, env: Record<string, string> = {}
  * nonce below it. Read while the stack runs, so a transaction mined between the two reads
  * makes it wrong for a moment: call it until it holds (`ok`), `detail` says why not.
  */
-export async function operatorNonceAccounting(databaseUrl: string, rpcUrl: string, operator: string): Promise<{ ok: boolean; detail: string; deployment?: number; chainNonce?: number; mined?: number }> {
+export async function operatorNonceAccounting(
+  databaseUrl: string,
+  rpcUrl: string,
+  operator: string,
+): Promise<{ ok: boolean; detail: string; deployment?: number; chainNonce?: number; mined?: number }> {
   const call = async <T>(method: string, params: unknown[]): Promise<T> => {
-    const res = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), signal: AbortSignal.timeout(5_000) });
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      signal: AbortSignal.timeout(5_000),
+    });
     const body = (await res.json()) as { result?: T; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result as T;
@@ -201,7 +229,10 @@ export async function operatorNonceAccounting(databaseUrl: string, rpcUrl: strin
   await client.connect();
   try {
     const mine = "lower(coalesce(signer, $1)) = lower($1)";
-    const { rows } = await client.query(`SELECT nonce, status, block_number::text AS block FROM engine.tx_intents WHERE ${mine} AND nonce IS NOT NULL AND status IN ('mined', 'reverted', 'signed', 'broadcast') ORDER BY nonce`, [operator]);
+    const { rows } = await client.query(
+      `SELECT nonce, status, block_number::text AS block FROM engine.tx_intents WHERE ${mine} AND nonce IS NOT NULL AND status IN ('mined', 'reverted', 'signed', 'broadcast') ORDER BY nonce`,
+      [operator],
+    );
     const chainNonce = Number(BigInt(await call<string>("eth_getTransactionCount", [operator, "latest"])));
     const done = rows.filter((r) => r.status === "mined" || r.status === "reverted");
     if (!done.length) return { ok: false, detail: "no operator intent mined yet", chainNonce };
@@ -211,7 +242,9 @@ export async function operatorNonceAccounting(databaseUrl: string, rpcUrl: strin
     let deployment = 0;
     for (let b = 0; b < Number(first.block); b += 20) {
       const blocks = await Promise.all(
-        Array.from({ length: Math.min(20, Number(first.block) - b) }, (_, i) => call<{ transactions: { from: string }[] } | null>("eth_getBlockByNumber", [`0x${(b + i).toString(16)}`, true])),
+        Array.from({ length: Math.min(20, Number(first.block) - b) }, (_, i) =>
+          call<{ transactions: { from: string }[] } | null>("eth_getBlockByNumber", [`0x${(b + i).toString(16)}`, true]),
+        ),
       );
       for (const block of blocks) deployment += (block?.transactions ?? []).filter((t) => t.from.toLowerCase() === operator.toLowerCase()).length;
     }
@@ -221,7 +254,22 @@ export async function operatorNonceAccounting(databaseUrl: string, rpcUrl: strin
     const ok = JSON.stringify(nonces) === JSON.stringify(expected) && inFlightBelow.length === 0;
     const detail = ok
       ? `operator nonce ${chainNonce} = deployment ${deployment} + ${done.length} mined intents`
-      : `operator nonce ${chainNonce}, deployment ${deployment}, ${done.length} mined or reverted intents (nonces ${nonces.slice(0, 3).join(",")}…${nonces.slice(-5).join(",")}; missing ${expected.filter((n) => !nonces.includes(n)).slice(0, 10).join(",") || "none"}; repeated ${nonces.filter((n, i) => nonces.indexOf(n) !== i).slice(0, 10).join(",") || "none"}; beyond the chain ${nonces.filter((n) => n >= chainNonce).slice(0, 10).join(",") || "none"}); in flight below it: ${inFlightBelow.map((r) => `${r.nonce}:${r.status}`).join(",") || "none"}`;
+      : `operator nonce ${chainNonce}, deployment ${deployment}, ${done.length} mined or reverted intents (nonces ${nonces.slice(0, 3).join(",")}…${nonces.slice(-5).join(",")}; missing ${
+          expected
+            .filter((n) => !nonces.includes(n))
+            .slice(0, 10)
+            .join(",") || "none"
+        }; repeated ${
+          nonces
+            .filter((n, i) => nonces.indexOf(n) !== i)
+            .slice(0, 10)
+            .join(",") || "none"
+        }; beyond the chain ${
+          nonces
+            .filter((n) => n >= chainNonce)
+            .slice(0, 10)
+            .join(",") || "none"
+        }); in flight below it: ${inFlightBelow.map((r) => `${r.nonce}:${r.status}`).join(",") || "none"}`;
     return { ok, detail, deployment, chainNonce, mined: done.length };
   } finally {
     await client.end().catch(() => {});

@@ -59,7 +59,13 @@ describe("indexer consistency", () => {
     const router = { permit2: c.permit2!, universalRouter: c.universalRouter! };
     await ensureRouterApproval(operator, router, c.weth!, amountIn);
     const { commands, inputs } = routerPlan([
-      v3ExactIn({ recipient: operator.account.address, amountIn, amountOutMin: 0n, path: { tokens: [c.weth!, c.usdc!], fees: [V3_WETH_USDC_FEE] }, payerIsUser: true }),
+      v3ExactIn({
+        recipient: operator.account.address,
+        amountIn,
+        amountOutMin: 0n,
+        path: { tokens: [c.weth!, c.usdc!], fees: [V3_WETH_USDC_FEE] },
+        payerIsUser: true,
+      }),
     ]);
     await operator.write(c.universalRouter!, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, 2n ** 40n]);
   }

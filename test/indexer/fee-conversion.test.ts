@@ -37,7 +37,11 @@ async function engineDivision(wethIn: bigint, usdcOut: bigint, weights: Map<Addr
   const stored = Object.fromEntries([...weights].map(([t, a]) => [t, a.toString()]));
   const { rows } = await client.query<{ shares: Record<string, string> }>("SELECT $1::jsonb AS shares", [JSON.stringify(stored)]);
   const back = Object.fromEntries(Object.entries(rows[0]!.shares).map(([t, a]) => [t, BigInt(a)]));
-  const shares = divideConversion(wethIn, usdcOut, Object.entries(back).map(([token, amount]) => ({ token, amount })));
+  const shares = divideConversion(
+    wethIn,
+    usdcOut,
+    Object.entries(back).map(([token, amount]) => ({ token, amount })),
+  );
   return new Map(shares.map((s) => [s.token.toLowerCase(), s.usdc]));
 }
 
@@ -79,7 +83,9 @@ describe("fee conversion division", () => {
       const shares = proRata(total, weights);
       expect(shares.reduce((a, s) => a + s.amount, 0n)).toBe(total);
       expect(shares.every((s) => s.amount >= 0n)).toBe(true);
-      if (weights.some((w) => w.amount > 0n)) weights.forEach((w, i) => w.amount === 0n && expect(shares[i]!.amount).toBe(0n));
+      if (weights.some((w) => w.amount > 0n)) {
+        for (const [i, w] of weights.entries()) if (w.amount === 0n) expect(shares[i]!.amount).toBe(0n);
+      }
     }
   });
 });

@@ -46,17 +46,28 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     chain = await startPrivateDevnet();
     c = chain.deployments.contracts as Record<string, Address>;
     const mint = parseAbi(["function mint(address to, uint256 amount)"]);
-    for (const i of [TRADER, STRANGER, STRANGE_TRADER]) await devnet.as(OPERATOR).write(c.usdc!, mint, "mint", [devnet.as(i).account.address, USDC(1_000_000n)]);
+    for (const i of [TRADER, STRANGER, STRANGE_TRADER])
+      await devnet.as(OPERATOR).write(c.usdc!, mint, "mint", [devnet.as(i).account.address, USDC(1_000_000n)]);
 
     // Strangers' launches through our launcher: their own reward recipients, never enrolled.
     const stranger = devnet.as(STRANGER);
     for (const symbol of ["FRN1", "FRN2"]) {
-      const launched = await act.launchToken(stranger, c, { name: `Foreign ${symbol}`, symbol, operator: stranger.account.address, creator: devnet.as(STRANGE_TRADER).account.address });
+      const launched = await act.launchToken(stranger, c, {
+        name: `Foreign ${symbol}`,
+        symbol,
+        operator: stranger.account.address,
+        creator: devnet.as(STRANGE_TRADER).account.address,
+      });
       foreign.push({ token: launched.token, poolId: launched.poolId, launchTx: launched.receipt.transactionHash });
     }
     // Ours: launched paying the operator, and enrolled.
     const operator = devnet.as(OPERATOR);
-    const launched = await act.launchToken(operator, c, { name: "Ours", symbol: "OURS", operator: operator.account.address, creator: devnet.as(CREATOR).account.address });
+    const launched = await act.launchToken(operator, c, {
+      name: "Ours",
+      symbol: "OURS",
+      operator: operator.account.address,
+      creator: devnet.as(CREATOR).account.address,
+    });
     ours = launched.token;
     await act.enroll(operator, c, ours, devnet.as(CREATOR).account.address);
   }, 300_000);
@@ -71,7 +82,10 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     await ensureRouterApproval(ctx, { permit2: c.permit2!, universalRouter: c.universalRouter! }, c.usdc!, usdcIn);
     const zeroForOne = poolKey.currency0.toLowerCase() === c.usdc!.toLowerCase();
     const { commands, inputs } = routerPlan([v4ExactInSingle({ poolKey, zeroForOne, amountIn: usdcIn, amountOutMin: 0n, payerIsUser: true })]);
-    return { to: c.universalRouter!, data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI as Abi, functionName: "execute", args: [commands, inputs, 2n ** 40n] }) };
+    return {
+      to: c.universalRouter!,
+      data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI as Abi, functionName: "execute", args: [commands, inputs, 2n ** 40n] }),
+    };
   }
 
   /** A stranger's buy and ours in one block (automine off while both wait in the pool). */
@@ -151,9 +165,18 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
 
       // The chain holds the strangers' launches and trades...
       const client = devnet.as(0).publicClient;
-      const launches = await client.getLogs({ address: c.launcher!, event: clankerFactoryAbi.find((e) => e.type === "event" && e.name === "TokenCreated") as never, fromBlock: 0n, toBlock: head });
+      const launches = await client.getLogs({
+        address: c.launcher!,
+        event: clankerFactoryAbi.find((e) => e.type === "event" && e.name === "TokenCreated") as never,
+        fromBlock: 0n,
+        toBlock: head,
+      });
       expect(launches.length).toBe(6); // the devnet's three, two strangers', ours
-      const swaps = parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: await client.getLogs({ address: c.v4PoolManager!, fromBlock: 0n, toBlock: head }) });
+      const swaps = parseEventLogs({
+        abi: poolManagerAbi,
+        eventName: "Swap",
+        logs: await client.getLogs({ address: c.v4PoolManager!, fromBlock: 0n, toBlock: head }),
+      });
       const foreignIds = new Set(foreign.map((f) => f.poolId));
       expect(swaps.filter((s) => foreignIds.has(s.args.id)).length).toBeGreaterThanOrEqual(6);
       // ...and the index none of it: no foreign token, pool, burn, fee or activity.
@@ -218,7 +241,11 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     const token = f.token.toLowerCase();
     const rows = (table: string) => (dump[table] ?? []).map((r) => JSON.parse(r) as Record<string, unknown>);
     // The enrolment shows, and counts.
-    expect(rows("enrollment").filter((r) => r.token === token).map((r) => BigInt(r.enrolled_block as string))).toEqual([enrolled.blockNumber]);
+    expect(
+      rows("enrollment")
+        .filter((r) => r.token === token)
+        .map((r) => BigInt(r.enrolled_block as string)),
+    ).toEqual([enrolled.blockNumber]);
     // Its launch, found by its code's first block: the launch transaction and block, as launched.
     const launch = await client.getTransactionReceipt({ hash: f.launchTx });
     const [tokenRow] = rows("token").filter((r) => r.address === token);
@@ -232,13 +259,21 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     expect(slots.map((r) => r.recipient)).toEqual(expect.arrayContaining([devnet.as(STRANGER).account.address.toLowerCase()]));
     // Its pool, counting the swaps after the enrolment only (the trader's, and the locker's fee
     // conversion its hook's collection runs in the same pool), priced as of the last of them.
-    const poolSwaps = parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: await client.getLogs({ address: c.v4PoolManager!, fromBlock: 0n }) }).filter((l) => l.args.id === f.poolId);
+    const poolSwaps = parseEventLogs({
+      abi: poolManagerAbi,
+      eventName: "Swap",
+      logs: await client.getLogs({ address: c.v4PoolManager!, fromBlock: 0n }),
+    }).filter((l) => l.args.id === f.poolId);
     const swapsSince = poolSwaps.filter((l) => l.blockNumber > enrolled.blockNumber);
     expect(poolSwaps.length).toBeGreaterThan(swapsSince.length);
     const [poolRow] = rows("pool").filter((r) => r.pool_id === f.poolId.toLowerCase());
     expect(poolRow).toMatchObject({ token, swaps: swapsSince.length });
     expect(BigInt(poolRow!.sqrt_price_x_96 as string)).toBe(swapsSince.at(-1)!.args.sqrtPriceX96);
-    expect(rows("activity").filter((r) => r.token === token).map((r) => r.kind)).toEqual(expect.arrayContaining(["burn", "token-enrolled", "token-launched"]));
+    expect(
+      rows("activity")
+        .filter((r) => r.token === token)
+        .map((r) => r.kind),
+    ).toEqual(expect.arrayContaining(["burn", "token-enrolled", "token-launched"]));
     // Its burns from the enrolment on, not before.
     const burns = rows("burn").filter((r) => r.token === token);
     expect(burns.map((r) => BigInt(r.amount as string))).toEqual([held]);

@@ -73,7 +73,12 @@ describe("indexer: scripted scenario", () => {
     await operator.write(c.usdc!, parseAbi(["function mint(address to, uint256 amount)"]), "mint", [operator.account.address, USDC(10_000n)]);
 
     // Launch and enrol a USDC-paired creator token.
-    const launched = await act.launchToken(operator, c, { name: "Scenario", symbol: "SCN", operator: operator.account.address, creator: creator.account.address });
+    const launched = await act.launchToken(operator, c, {
+      name: "Scenario",
+      symbol: "SCN",
+      operator: operator.account.address,
+      creator: creator.account.address,
+    });
     Object.assign(s, { token: launched.token, poolId: launched.poolId, launchTx: launched.receipt.transactionHash });
     await act.enroll(operator, c, s.token, creator.account.address);
 
@@ -120,7 +125,9 @@ describe("indexer: scripted scenario", () => {
     await act.swapInPool(trader, c, conv.token, c.usdc!, USDC(5_000n));
     const convCollect = await act.collectRewards(operator, c, conv.token);
     s.convCollectTx = convCollect.transactionHash;
-    s.convSwapped = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "FeesSwapped", logs: convCollect.logs }).filter((l) => lc(l.args.swappedToken) === lc(conv.token)).length;
+    s.convSwapped = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "FeesSwapped", logs: convCollect.logs }).filter(
+      (l) => lc(l.args.swappedToken) === lc(conv.token),
+    ).length;
 
     // An organic burn.
     const organic = await act.burnAll(trader, s.token);
@@ -130,23 +137,37 @@ describe("indexer: scripted scenario", () => {
     const feed = env.deployments.contracts.priceFeeds!.ETH_USD as Address;
     const startPrice = 3_000n * 10n ** 8n;
     await act.setFeed(keeper, feed, startPrice);
-    const first = await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(1_000n), leverage: 5n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
+    const first = await act.openTrade(operator, keeper, c, {
+      pairIndex: 0n,
+      collateral: USDC(1_000n),
+      leverage: 5n * PERPS_PRECISION,
+      buy: true,
+      openPrice: 3_000n * PERPS_PRECISION,
+    });
     s.openTx = first.executed.transactionHash;
     s.tradeIds = [`0-${first.index}-${first.orderId}`];
     await act.depositMargin(operator, c, 0n, first.index, USDC(200n));
     await act.setFeed(keeper, feed, (startPrice * 110n) / 100n);
     s.closeTx = (await act.closeTrade(operator, keeper, c, 0n, first.index, USDC(1_000_000n))).transactionHash;
     await act.setFeed(keeper, feed, startPrice);
-    const second = await act.openTrade(operator, keeper, c, { pairIndex: 0n, collateral: USDC(500n), leverage: 20n * PERPS_PRECISION, buy: true, openPrice: 3_000n * PERPS_PRECISION });
+    const second = await act.openTrade(operator, keeper, c, {
+      pairIndex: 0n,
+      collateral: USDC(500n),
+      leverage: 20n * PERPS_PRECISION,
+      buy: true,
+      openPrice: 3_000n * PERPS_PRECISION,
+    });
     s.tradeIds.push(`0-${second.index}-${second.orderId}`);
     await act.setFeed(keeper, feed, (startPrice * 95n) / 100n);
     s.liquidationTx = (await act.liquidate(keeper, c, operator.account.address, 0n, second.index)).transactionHash;
     await act.setFeed(keeper, feed, startPrice);
 
     // A halt.
-    s.haltTx = (await operator.publicClient.getTransactionReceipt({
-      hash: await operator.write(c.registry!, (await import("../../common/abis/registry.js")).registryAbi, "setHalted", [s.token, true]),
-    })).transactionHash;
+    s.haltTx = (
+      await operator.publicClient.getTransactionReceipt({
+        hash: await operator.write(c.registry!, (await import("../../common/abis/registry.js")).registryAbi, "setHalted", [s.token, true]),
+      })
+    ).transactionHash;
 
     s.lastBlock = await operator.publicClient.getBlockNumber();
     await waitForIndexed(ponder.url, s.lastBlock).catch((error) => {
@@ -161,7 +182,16 @@ describe("indexer: scripted scenario", () => {
 
   it("records the launch, the pool and the reward slots", async () => {
     const [t] = await q("SELECT * FROM token WHERE address = $1", [lc(s.token)]);
-    expect(t).toMatchObject({ name: "Scenario", symbol: "SCN", pool_id: s.poolId, paired_token: lc(c.usdc!), locker: lc(c.lpLocker!), is_protocol_token: false, launch_tx: s.launchTx, admin: lc(operator.account.address) });
+    expect(t).toMatchObject({
+      name: "Scenario",
+      symbol: "SCN",
+      pool_id: s.poolId,
+      paired_token: lc(c.usdc!),
+      locker: lc(c.lpLocker!),
+      is_protocol_token: false,
+      launch_tx: s.launchTx,
+      admin: lc(operator.account.address),
+    });
     const [protocol] = await q("SELECT is_protocol_token FROM token WHERE address = $1", [lc(protocolToken)]);
     expect(protocol).toEqual({ is_protocol_token: true });
     const slots = await q("SELECT reward_index, recipient, bps FROM reward_recipient WHERE token = $1 ORDER BY reward_index", [lc(s.token)]);
@@ -172,7 +202,13 @@ describe("indexer: scripted scenario", () => {
   });
 
   it("keeps pool state and volume equal to the PoolManager's Swap events", async () => {
-    const logs = await operator.publicClient.getLogs({ address: c.v4PoolManager!, event: poolManagerAbi[1], args: { id: s.poolId }, fromBlock: s.startBlock, toBlock: s.lastBlock });
+    const logs = await operator.publicClient.getLogs({
+      address: c.v4PoolManager!,
+      event: poolManagerAbi[1],
+      args: { id: s.poolId },
+      fromBlock: s.startBlock,
+      toBlock: s.lastBlock,
+    });
     const [p] = await q("SELECT * FROM pool WHERE pool_id = $1", [s.poolId]);
     const tokenIs0 = lc(p!.currency0 as string) === lc(s.token);
     const abs = (x: bigint) => (x < 0n ? -x : x);
@@ -202,12 +238,24 @@ describe("indexer: scripted scenario", () => {
     ].filter((e) => e.amount > 0n);
     expect(rows.length).toBe(expected.length);
     for (const e of expected) {
-      expect(rows).toContainEqual({ reward_index: e.i, recipient: e.i === 0 ? lc(operator.account.address) : lc(creator.account.address), currency: e.currency, amount: e.amount.toString() });
+      expect(rows).toContainEqual({
+        reward_index: e.i,
+        recipient: e.i === 0 ? lc(operator.account.address) : lc(creator.account.address),
+        currency: e.currency,
+        amount: e.amount.toString(),
+      });
     }
     // The hook collects on every swap: the token's fees arrive over every ClaimedRewards of the scenario.
-    const all = await operator.publicClient.getLogs({ address: c.lpLocker!, event: clankerLpLockerAbi.find((i) => i.type === "event" && i.name === "ClaimedRewards") as never, args: { token: s.token } as never, fromBlock: s.startBlock, toBlock: s.lastBlock });
+    const all = await operator.publicClient.getLogs({
+      address: c.lpLocker!,
+      event: clankerLpLockerAbi.find((i) => i.type === "event" && i.name === "ClaimedRewards") as never,
+      args: { token: s.token } as never,
+      fromBlock: s.startBlock,
+      toBlock: s.lastBlock,
+    });
     const usdcIs0 = lc(p!.currency0 as string) === lc(c.usdc!);
-    const usdcOf = (l: (typeof all)[number], i: number) => ((l as unknown as { args: { rewards0: bigint[]; rewards1: bigint[] } }).args[usdcIs0 ? "rewards0" : "rewards1"][i] ?? 0n);
+    const usdcOf = (l: (typeof all)[number], i: number) =>
+      (l as unknown as { args: { rewards0: bigint[]; rewards1: bigint[] } }).args[usdcIs0 ? "rewards0" : "rewards1"][i] ?? 0n;
     const operatorUsdc = all.reduce((a, l) => a + usdcOf(l, 0), 0n);
     const creatorUsdc = all.reduce((a, l) => a + usdcOf(l, 1), 0n);
     expect(all.length).toBeGreaterThan(1);
@@ -223,7 +271,11 @@ describe("indexer: scripted scenario", () => {
     expect(leg("protocol_leg_usdc") + leg("asset_leg_usdc") + leg("perp_leg_usdc")).toBe(counted);
     // Each leg is its bps of the counted USDC, split per claim (rounding at most a unit per collection).
     const legs = splitOperatorShare(counted, { assetBps: 2850, perpBps: 5700 });
-    for (const [name, value] of [["protocol_leg_usdc", legs.protocol], ["asset_leg_usdc", legs.asset], ["perp_leg_usdc", legs.perp]] as const) {
+    for (const [name, value] of [
+      ["protocol_leg_usdc", legs.protocol],
+      ["asset_leg_usdc", legs.asset],
+      ["perp_leg_usdc", legs.perp],
+    ] as const) {
       const diff = leg(name) - value;
       expect(diff < 0n ? -diff : diff, name).toBeLessThanOrEqual(BigInt(all.length));
     }
@@ -244,12 +296,41 @@ describe("indexer: scripted scenario", () => {
     );
     const usdc = lc(c.usdc!);
     expect(rows).toEqual([
-      { tx_hash: s.buybackTx, token: lc(s.token), kind: "creator-buyback", usdc_in: USDC(100n).toString(), currency_in: usdc, amount_in: USDC(100n).toString(), tokens_bought: s.bought.toString(), tokens_burned: s.bought.toString() },
-      { tx_hash: s.protocolBuyTx, token: lc(protocolToken), kind: "protocol-buyback", usdc_in: USDC(50n).toString(), currency_in: usdc, amount_in: USDC(50n).toString(), tokens_bought: s.protocolBought.toString(), tokens_burned: s.protocolBought.toString() },
+      {
+        tx_hash: s.buybackTx,
+        token: lc(s.token),
+        kind: "creator-buyback",
+        usdc_in: USDC(100n).toString(),
+        currency_in: usdc,
+        amount_in: USDC(100n).toString(),
+        tokens_bought: s.bought.toString(),
+        tokens_burned: s.bought.toString(),
+      },
+      {
+        tx_hash: s.protocolBuyTx,
+        token: lc(protocolToken),
+        kind: "protocol-buyback",
+        usdc_in: USDC(50n).toString(),
+        currency_in: usdc,
+        amount_in: USDC(50n).toString(),
+        tokens_bought: s.protocolBought.toString(),
+        tokens_burned: s.protocolBought.toString(),
+      },
       // Two hops, USDC → WETH → token: paid in USDC.
-      { tx_hash: s.wethBuyTx, token: lc(c.wethPairedToken!), kind: "creator-buyback", usdc_in: USDC(200n).toString(), currency_in: usdc, amount_in: USDC(200n).toString(), tokens_bought: s.wethBought.toString(), tokens_burned: s.wethBought.toString() },
+      {
+        tx_hash: s.wethBuyTx,
+        token: lc(c.wethPairedToken!),
+        kind: "creator-buyback",
+        usdc_in: USDC(200n).toString(),
+        currency_in: usdc,
+        amount_in: USDC(200n).toString(),
+        tokens_bought: s.wethBought.toString(),
+        tokens_burned: s.wethBought.toString(),
+      },
     ]);
-    const burns = await q("SELECT tx_hash, kind, amount FROM burn WHERE tx_hash = ANY($1) ORDER BY block_number", [[s.burnTx, s.protocolBurnTx, s.wethBurnTx, s.organicBurnTx]]);
+    const burns = await q("SELECT tx_hash, kind, amount FROM burn WHERE tx_hash = ANY($1) ORDER BY block_number", [
+      [s.burnTx, s.protocolBurnTx, s.wethBurnTx, s.organicBurnTx],
+    ]);
     expect(burns).toEqual([
       { tx_hash: s.burnTx, kind: "creator-buyback", amount: s.bought.toString() },
       { tx_hash: s.protocolBurnTx, kind: "protocol-buyback", amount: s.protocolBought.toString() },
@@ -270,7 +351,10 @@ describe("indexer: scripted scenario", () => {
     const [closed] = parseEventLogs({ abi: perpsCallbacksAbi, eventName: "MarketExecuted", logs: closeReceipt.logs });
     const liqReceipt = await operator.publicClient.getTransactionReceipt({ hash: s.liquidationTx });
     const [liq] = parseEventLogs({ abi: perpsCallbacksAbi, eventName: "LimitExecuted", logs: liqReceipt.logs });
-    const events = await q("SELECT kind, collateral_delta, realised_pnl, usdc_returned, tx_hash FROM desk_event WHERE trade_id = ANY($1) ORDER BY block_number", [s.tradeIds]);
+    const events = await q(
+      "SELECT kind, collateral_delta, realised_pnl, usdc_returned, tx_hash FROM desk_event WHERE trade_id = ANY($1) ORDER BY block_number",
+      [s.tradeIds],
+    );
     expect(events.map((e) => e.kind)).toEqual(["desk-opened", "desk-increased", "desk-closed", "desk-opened", "desk-liquidated"]);
     const opened = events[0]!;
     const collateral = BigInt(opened.collateral_delta as string) + USDC(200n);
@@ -289,7 +373,9 @@ describe("indexer: scripted scenario", () => {
   });
 
   it("writes one activity row per event, in chain order", async () => {
-    const kinds = await q<{ kind: string; tx_hash: string }>("SELECT kind, tx_hash FROM activity WHERE block_number > $1 ORDER BY id", [s.startBlock.toString()]);
+    const kinds = await q<{ kind: string; tx_hash: string }>("SELECT kind, tx_hash FROM activity WHERE block_number > $1 ORDER BY id", [
+      s.startBlock.toString(),
+    ]);
     const seen = (kind: string, tx: Hex) => kinds.some((k) => k.kind === kind && k.tx_hash === tx);
     expect(seen("token-launched", s.launchTx)).toBe(true);
     expect(seen("fees-collected", s.collectTx)).toBe(true);

@@ -108,7 +108,11 @@ describe("npm start on a disk that fills up", () => {
     const conn = readConnectionFile(dir)!;
     const operator = privateKeyToAccount(DEVNET_OPERATOR_KEY).address;
     // The engine has sent transactions before the disk fills.
-    await s.waitFor("an operator transaction mined", 180_000, async () => ((await operatorNonceAccounting(conn.DATABASE_URL!, conn.RPC_URL!, operator).catch(() => undefined))?.mined ?? 0) > 0 || undefined);
+    await s.waitFor(
+      "an operator transaction mined",
+      180_000,
+      async () => ((await operatorNonceAccounting(conn.DATABASE_URL!, conn.RPC_URL!, operator).catch(() => undefined))?.mined ?? 0) > 0 || undefined,
+    );
 
     // The disk fills up, and stays full: whatever another writer frees (a temporary file
     // removed after its write failed) the filler takes at once.
@@ -125,7 +129,10 @@ describe("npm start on a disk that fills up", () => {
     const switchWal = async () => {
       const c = new pg.Client({ connectionString: conn.DATABASE_URL, connectionTimeoutMillis: 3_000, query_timeout: 3_000 });
       c.on("error", () => {});
-      await c.connect().then(() => c.query("SELECT pg_switch_wal()")).catch(() => {});
+      await c
+        .connect()
+        .then(() => c.query("SELECT pg_switch_wal()"))
+        .catch(() => {});
       await c.end().catch(() => {});
     };
     const namesDisk = (a: { reasons: string[] }) => a.reasons.some((r) => /disk full: .* free of .* on the filesystem of /.test(r));
@@ -138,7 +145,9 @@ describe("npm start on a disk that fills up", () => {
       const h = await fetch(`${api}/api/v1/health`, { signal: AbortSignal.timeout(5_000) })
         .then(async (r) => ({ code: r.status, body: JSON.parse(await r.text()) as { status: string; reasons?: string[] } }))
         .catch((error: Error) => {
-          unanswered.push(`${Math.round(at / 1000)}s:${error.name === "TimeoutError" ? "timeout" : ((error.cause as { code?: string })?.code ?? error.message)}`);
+          unanswered.push(
+            `${Math.round(at / 1000)}s:${error.name === "TimeoutError" ? "timeout" : ((error.cause as { code?: string })?.code ?? error.message)}`,
+          );
           return undefined;
         });
       if (h) answers.push({ at, code: h.code, status: h.body.status, reasons: h.body.reasons ?? [] });
@@ -151,7 +160,10 @@ describe("npm start on a disk that fills up", () => {
     console.log(`reasons seen: ${[...new Set(told.flatMap((a) => a.reasons.map((r) => r.replace(/[\d.:TZ-]{2,}/g, "N"))))].join(" | ")}`);
     // Health told the truth: never a 500, never ok, and it named the full disk.
     expect(answers.filter((a) => a.code >= 500 && a.code !== 503)).toEqual([]);
-    expect(answers.filter((a) => a.status === "ok"), summary).toEqual([]);
+    expect(
+      answers.filter((a) => a.status === "ok"),
+      summary,
+    ).toEqual([]);
     expect(told.length, `${summary}\n${s.output().slice(-6_000)}`).toBeGreaterThan(0);
     expect(told.some(namesDisk), JSON.stringify(told.slice(-3))).toBe(true);
 
@@ -159,39 +171,54 @@ describe("npm start on a disk that fills up", () => {
     rmSync(filler);
     const freedAt = Date.now();
     /** What npm start itself said (restarts, PostgreSQL's exits), to read with a failure or the timings. */
-    const supervisorLines = () => s.output().split("\n").filter((l) => /"service":"start"|postgres: /.test(l)).map((l) => l.replace(/^.*"time":"([^"]+)".*"msg":"([^"]*)".*$/, "$1 $2")).slice(-40).join("\n");
+    const supervisorLines = () =>
+      s
+        .output()
+        .split("\n")
+        .filter((l) => /"service":"start"|postgres: /.test(l))
+        .map((l) => l.replace(/^.*"time":"([^"]+)".*"msg":"([^"]*)".*$/, "$1 $2"))
+        .slice(-40)
+        .join("\n");
     let last = "";
-    await s.waitFor("health ok after space was freed", RECOVERY_LIMIT_MS, async () => {
-      const h = await s.health();
-      last = h ? `${h.code} ${h.body.status}: ${JSON.stringify(h.body.reasons)}` : "unanswered";
-      return h?.body.status === "ok" ? true : undefined;
-    }).catch((error) => {
-      throw new Error(`${(error as Error).message.split("\n")[0]}\n--- last health ---\n${last}\n--- npm start's own lines ---\n${supervisorLines()}`);
-    });
+    await s
+      .waitFor("health ok after space was freed", RECOVERY_LIMIT_MS, async () => {
+        const h = await s.health();
+        last = h ? `${h.code} ${h.body.status}: ${JSON.stringify(h.body.reasons)}` : "unanswered";
+        return h?.body.status === "ok" ? true : undefined;
+      })
+      .catch((error) => {
+        throw new Error(`${(error as Error).message.split("\n")[0]}\n--- last health ---\n${last}\n--- npm start's own lines ---\n${supervisorLines()}`);
+      });
     const recoveredSeconds = (Date.now() - freedAt) / 1000;
     expect(s.child.exitCode).toBeNull();
     console.log(`npm start's own lines:\n${supervisorLines()}`);
     const output = s.output();
     const postgresRestarted = /embedded PostgreSQL is back after \d+ s/.test(output);
-    console.log(`space freed: health ok after ${recoveredSeconds.toFixed(1)} s (PostgreSQL ${postgresRestarted ? "had exited and was started again by npm start" : "stayed up"}; restarts logged: ${output.split("\n").filter((l) => /restarting it|starting it again|is back after/.test(l)).length})`);
+    console.log(
+      `space freed: health ok after ${recoveredSeconds.toFixed(1)} s (PostgreSQL ${postgresRestarted ? "had exited and was started again by npm start" : "stayed up"}; restarts logged: ${output.split("\n").filter((l) => /restarting it|starting it again|is back after/.test(l)).length})`,
+    );
     expect(output).not.toMatch(/stopping\b.*\n.*stopped/);
 
     // The audit is clean once nothing is in flight, and every operator transaction is one mined intent.
     let audit: AuditRun | undefined;
-    await s.waitFor("a settled clean audit", 180_000, async () => {
-      audit = await cliAudit(dir);
-      return audit.code === 0 && audit.report?.settled ? true : undefined;
-    }).catch((error) => {
-      throw new Error(`${(error as Error).message}\n--- last audit ---\n${audit?.out.slice(0, 4_000)}`);
-    });
+    await s
+      .waitFor("a settled clean audit", 180_000, async () => {
+        audit = await cliAudit(dir);
+        return audit.code === 0 && audit.report?.settled ? true : undefined;
+      })
+      .catch((error) => {
+        throw new Error(`${(error as Error).message}\n--- last audit ---\n${audit?.out.slice(0, 4_000)}`);
+      });
     expect(audit!.report).toMatchObject({ ok: true, settled: true, pending: [] });
     let nonces: Awaited<ReturnType<typeof operatorNonceAccounting>> | undefined;
-    await s.waitFor("every operator transaction one mined intent", 60_000, async () => {
-      nonces = await operatorNonceAccounting(conn.DATABASE_URL!, conn.RPC_URL!, operator).catch((e) => ({ ok: false, detail: String(e) }));
-      return nonces.ok ? true : undefined;
-    }).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${nonces?.detail}`);
-    });
+    await s
+      .waitFor("every operator transaction one mined intent", 60_000, async () => {
+        nonces = await operatorNonceAccounting(conn.DATABASE_URL!, conn.RPC_URL!, operator).catch((e) => ({ ok: false, detail: String(e) }));
+        return nonces.ok ? true : undefined;
+      })
+      .catch((error) => {
+        throw new Error(`${(error as Error).message}\n${nonces?.detail}`);
+      });
     console.log(nonces!.detail);
   }, 1_200_000);
 });

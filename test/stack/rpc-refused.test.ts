@@ -23,7 +23,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../devnet/compile.js";
 import { type PrivateDevnet, startPrivateDevnet } from "../engine/devnet.js";
 import { rpc } from "../engine/helpers.js";
 import { freePort } from "../helpers/ports.js";
@@ -91,7 +90,9 @@ describe("npm start through an RPC refusing connections", () => {
     expect(during.filter((h) => h.code >= 500 && h.code !== 503)).toEqual([]);
     const degraded = during.filter((h) => h.status !== "ok");
     expect(degraded.length, JSON.stringify(during.slice(-3))).toBeGreaterThan(0);
-    console.log(`while the RPC refused connections: ${degraded.length} of ${during.length} health answers degraded; reasons seen: ${[...new Set(degraded.flatMap((h) => h.reasons.map((r) => r.replace(/\d+/g, "N"))))].join(" | ")}`);
+    console.log(
+      `while the RPC refused connections: ${degraded.length} of ${during.length} health answers degraded; reasons seen: ${[...new Set(degraded.flatMap((h) => h.reasons.map((r) => r.replace(/\d+/g, "N"))))].join(" | ")}`,
+    );
     expect(lagAtReturn).toBeGreaterThanOrEqual(OUTAGE_SECONDS - 5);
 
     // Back within 10 blocks of the head within 60 s; health degraded while it is not.
@@ -113,7 +114,10 @@ describe("npm start through an RPC refusing connections", () => {
       }
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    const watchdog = s.output().split("\n").filter((l) => /restarting it/.test(l));
+    const watchdog = s
+      .output()
+      .split("\n")
+      .filter((l) => /restarting it/.test(l));
     console.log(
       `RPC refused connections ${OUTAGE_SECONDS} s: ${lagAtReturn} blocks behind at its return, within 10 blocks of the head ${caughtUpAfter?.toFixed(1)} s after (last lag ${lastLag}); ` +
         (watchdog.length ? `the watchdog restarted ponder: ${watchdog.join(" / ")}` : "ponder recovered by itself (no watchdog restart)"),
@@ -130,12 +134,14 @@ describe("npm start through an RPC refusing connections", () => {
 
     // The audit settles clean, and every operator transaction is one mined intent.
     let last: AuditRun | undefined;
-    await s.waitFor("a settled clean audit", 90_000, async () => {
-      last = await cliAudit(join(dir, "data"), { ...d.env(), RPC_URL: d.rpcUrl });
-      return last.code === 0 && last.report?.settled ? true : undefined;
-    }).catch((error) => {
-      throw new Error(`${(error as Error).message}\n${JSON.stringify(last?.report)}`);
-    });
+    await s
+      .waitFor("a settled clean audit", 90_000, async () => {
+        last = await cliAudit(join(dir, "data"), { ...d.env(), RPC_URL: d.rpcUrl });
+        return last.code === 0 && last.report?.settled ? true : undefined;
+      })
+      .catch((error) => {
+        throw new Error(`${(error as Error).message}\n${JSON.stringify(last?.report)}`);
+      });
     expect(last!.report).toMatchObject({ ok: true, settled: true, pending: [], differences: [] });
 
     s.child.kill("SIGTERM");

@@ -31,7 +31,12 @@ const HEALTHY_LIMIT_MS = 120_000;
 const REBUILD_MS_PER_BLOCK = 1_000;
 /** The chain's head block. */
 async function chainHead(rpcUrl: string): Promise<number> {
-  const res = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }), signal: AbortSignal.timeout(5_000) });
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
+    signal: AbortSignal.timeout(5_000),
+  });
   return Number(BigInt(((await res.json()) as { result: string }).result));
 }
 
@@ -98,20 +103,31 @@ describe("npm start killed whole with SIGKILL", () => {
     const res = await fetch(page);
     expect(res.status).toBe(200);
     // On a miss, the supervisor's own words on the demo agent say why.
-    expect(await res.text(), output().match(/[^\n]*demo agent[^\n]*/g)?.join("\n")).toMatch(/Demo Agent Coin|DEMO/);
+    expect(
+      await res.text(),
+      output()
+        .match(/[^\n]*demo agent[^\n]*/g)
+        ?.join("\n"),
+    ).toMatch(/Demo Agent Coin|DEMO/);
     // Fees claimed (the engine has booked money) before the power cut.
-    await waitFor("fees claimed", 120_000, () => engineDb(async (c) => ((await c.query("SELECT 1 FROM engine.ledger WHERE kind = 'fee-claimed' LIMIT 1")).rows.length ? true : undefined)));
+    await waitFor("fees claimed", 120_000, () =>
+      engineDb(async (c) => ((await c.query("SELECT 1 FROM engine.ledger WHERE kind = 'fee-claimed' LIMIT 1")).rows.length ? true : undefined)),
+    );
 
     const random = mulberry32(SEED);
     const delays = Array.from({ length: KILLS }, () => Math.round(random() * MAX_DELAY_MS));
-    console.log(`SIGKILL ${KILLS} times, seed ${SEED} (STACK_KILL_SEED=${SEED} replays it): after ${delays.map((d) => `${(d / 1000).toFixed(1)} s`).join(", ")}`);
+    console.log(
+      `SIGKILL ${KILLS} times, seed ${SEED} (STACK_KILL_SEED=${SEED} replays it): after ${delays.map((d) => `${(d / 1000).toFixed(1)} s`).join(", ")}`,
+    );
     const operator = privateKeyToAccount(DEVNET_OPERATOR_KEY).address;
     const recoveries: string[] = [];
     for (let round = 1; round <= KILLS; round++) {
       // A random moment: the engine works on for a while (past the devnet's last state save or
       // not), claims, buybacks and orders in whatever stage they are.
       await new Promise((r) => setTimeout(r, delays[round - 1]));
-      const minedBefore = await engineDb(async (c) => Number((await c.query("SELECT COUNT(*)::int AS n FROM engine.tx_intents WHERE status = 'mined'")).rows[0].n));
+      const minedBefore = await engineDb(async (c) =>
+        Number((await c.query("SELECT COUNT(*)::int AS n FROM engine.tx_intents WHERE status = 'mined'")).rows[0].n),
+      );
       const headBefore = await chainHead(readConnectionFile(dir)!.RPC_URL!);
       await stack.killAll();
       expect(minedBefore).toBeGreaterThan(0);
@@ -128,7 +144,9 @@ describe("npm start killed whole with SIGKILL", () => {
         return (await health())?.status === "ok" ? true : undefined;
       });
       const healthySeconds = (Date.now() - restarted) / 1000;
-      expect(healthySeconds * 1000, rebuilt ? `index rebuilt (${headBefore} blocks)` : "no index rebuild").toBeLessThan(rebuilt ? rebuildLimitMs : HEALTHY_LIMIT_MS);
+      expect(healthySeconds * 1000, rebuilt ? `index rebuilt (${headBefore} blocks)` : "no index rebuild").toBeLessThan(
+        rebuilt ? rebuildLimitMs : HEALTHY_LIMIT_MS,
+      );
 
       // Converged: nothing stuck, the invariants hold, and the three-way audit comes back clean
       // (retried while work is in flight or the index catches up with the engine).
@@ -140,22 +158,51 @@ describe("npm start killed whole with SIGKILL", () => {
         return run.code === 0 && run.report?.settled ? run.report : undefined;
       }).catch(async (error) => {
         if (stack?.child.exitCode !== null) throw error;
-        const intents = await engineDb(async (c) => (await c.query("SELECT key, status, nonce, reorgs, left(error, 100) AS error FROM engine.tx_intents WHERE reorgs > 0 OR status NOT IN ('mined', 'failed') ORDER BY id DESC LIMIT 20")).rows);
-        const legs = await engineDb(async (c) => (await c.query("SELECT leg, token, currency, balance::text FROM engine.ledger_balances WHERE balance <> 0 ORDER BY leg")).rows);
+        const intents = await engineDb(
+          async (c) =>
+            (
+              await c.query(
+                "SELECT key, status, nonce, reorgs, left(error, 100) AS error FROM engine.tx_intents WHERE reorgs > 0 OR status NOT IN ('mined', 'failed') ORDER BY id DESC LIMIT 20",
+              )
+            ).rows,
+        );
+        const legs = await engineDb(
+          async (c) => (await c.query("SELECT leg, token, currency, balance::text FROM engine.ledger_balances WHERE balance <> 0 ORDER BY leg")).rows,
+        );
         // Where the ledger's claims came from, against the chain's blocks.
         const conn = readConnectionFile(dir)!;
         const { createPublicClient, http } = await import("viem");
         const client = createPublicClient({ transport: http(conn.RPC_URL) });
-        const facts = await engineDb(async (c) => (await c.query(`SELECT block_number, block_hash, currency, SUM(amount)::text AS amount, bool_or(EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)) AS reversed
-          FROM engine.ledger l WHERE kind IN ('fee-claimed', 'unattributed') AND key NOT LIKE 'reversal:%' GROUP BY block_number, block_hash, currency ORDER BY block_number`)).rows);
+        const facts = await engineDb(
+          async (c) =>
+            (
+              await c.query(`SELECT block_number, block_hash, currency, SUM(amount)::text AS amount, bool_or(EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)) AS reversed
+          FROM engine.ledger l WHERE kind IN ('fee-claimed', 'unattributed') AND key NOT LIKE 'reversal:%' GROUP BY block_number, block_hash, currency ORDER BY block_number`)
+            ).rows,
+        );
         for (const f of facts) f.canonical = (await client.getBlock({ blockNumber: BigInt(f.block_number) }).catch(() => null))?.hash === f.block_hash;
-        const state = await engineDb(async (c) => (await c.query("SELECT key, value FROM engine.state WHERE key LIKE 'fee-cursor%' OR key IN ('last-reorg', 'finality')")).rows);
+        const state = await engineDb(
+          async (c) => (await c.query("SELECT key, value FROM engine.state WHERE key LIKE 'fee-cursor%' OR key IN ('last-reorg', 'finality')")).rows,
+        );
         // The operator's claims three ways: the chain's ClaimTokens logs, the index's fee_claim rows (by block).
         const deployments = JSON.parse(readFileSync(env.DEPLOYMENTS_FILE!, "utf8")) as { contracts: Record<string, Hex> };
-        const claimLogs = await client.getLogs({ address: deployments.contracts.feeLocker, event: getAbiItem({ abi: clankerFeeLockerAbi, name: "ClaimTokens" }), fromBlock: 0n, toBlock: "latest" });
+        const claimLogs = await client.getLogs({
+          address: deployments.contracts.feeLocker,
+          event: getAbiItem({ abi: clankerFeeLockerAbi, name: "ClaimTokens" }),
+          fromBlock: 0n,
+          toBlock: "latest",
+        });
         const onChain = claimLogs.map((l) => `${l.blockNumber}:${l.args.token?.slice(0, 6)}:${l.args.amountClaimed}`);
-        const indexed = await engineDb(async (c) => (await c.query(`SELECT block_number::text AS b, left(currency, 6) AS c, amount::text AS a FROM "${ponderSchemaName()}".fee_claim ORDER BY block_number`)).rows.map((r) => `${r.b}:${r.c}:${r.a}`)).catch((e) => [String(e)]);
-        throw new Error(`${(error as Error).message}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`);
+        const indexed = await engineDb(async (c) =>
+          (
+            await c.query(
+              `SELECT block_number::text AS b, left(currency, 6) AS c, amount::text AS a FROM "${ponderSchemaName()}".fee_claim ORDER BY block_number`,
+            )
+          ).rows.map((r) => `${r.b}:${r.c}:${r.a}`),
+        ).catch((e) => [String(e)]);
+        throw new Error(
+          `${(error as Error).message}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
+        );
       });
       const auditSeconds = (Date.now() - restarted) / 1000;
       expect(audit.ok).toBe(true);
@@ -173,13 +220,16 @@ describe("npm start killed whole with SIGKILL", () => {
       }).catch((error) => {
         throw new Error(`${(error as Error).message}\n${nonces?.detail}`);
       });
-      recoveries.push(`kill ${round} after ${(delays[round - 1]! / 1000).toFixed(1)} s: health ok in ${healthySeconds.toFixed(1)} s${rebuilt ? ` (index rebuilt, ${headBefore} blocks)` : ""}, settled clean audit ${auditSeconds.toFixed(1)} s after the restart; ${nonces!.detail}`);
+      recoveries.push(
+        `kill ${round} after ${(delays[round - 1]! / 1000).toFixed(1)} s: health ok in ${healthySeconds.toFixed(1)} s${rebuilt ? ` (index rebuilt, ${headBefore} blocks)` : ""}, settled clean audit ${auditSeconds.toFixed(1)} s after the restart; ${nonces!.detail}`,
+      );
     }
     console.log(`seed ${SEED}:\n${recoveries.join("\n")}`);
   }, 1_500_000);
 
   it("restarts a crashed engine while the API stays up", async () => {
-    const enginePid = () => engineDb(async (c) => (await c.query("SELECT value->>'pid' AS pid FROM engine.state WHERE key = 'engine'")).rows[0]?.pid as string | undefined);
+    const enginePid = () =>
+      engineDb(async (c) => (await c.query("SELECT value->>'pid' AS pid FROM engine.state WHERE key = 'engine'")).rows[0]?.pid as string | undefined);
     const before = await enginePid();
     expect(before).toBeDefined();
     process.kill(Number(before), "SIGKILL");

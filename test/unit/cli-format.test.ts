@@ -12,7 +12,18 @@ describe("CLI amounts in words", () => {
   });
 
   it("reads currencies from field names in worker outcomes, and leaves counts and ids alone", () => {
-    const lines = formatValue({ cycle: 110, claims: 3, claimedTotal: "1500000", pendingUsdc: "2908005", attributedUsdc: { claims: 2, attributed: { "0xabc": "1000000" } }, attributedWeth: { claimedTotal: "5000000000000000" }, batch: ["0xabc"] }, { raw: false });
+    const lines = formatValue(
+      {
+        cycle: 110,
+        claims: 3,
+        claimedTotal: "1500000",
+        pendingUsdc: "2908005",
+        attributedUsdc: { claims: 2, attributed: { "0xabc": "1000000" } },
+        attributedWeth: { claimedTotal: "5000000000000000" },
+        batch: ["0xabc"],
+      },
+      { raw: false },
+    );
     expect(lines).toEqual([
       "cycle: 110",
       "claims: 3",
@@ -42,7 +53,33 @@ describe("CLI amounts in words", () => {
     expect(text).toContain("Invariants: VIOLATED\n  - leg perp: spent more than allocated");
     expect(text).not.toMatch(/\b23193597\b/);
     const audit = formatAudit(
-      { ok: false, block: 120, indexedBlock: 118, indexedTo: 119, engineBlock: 119, settled: false, inFlight: ["buyback 3 burning"], inFlightWork: [], pending: [{ check: "operator USDC (ledger vs chain)", token: null, leg: "protocol", currency: "USDC", expected: "5000000", actual: "4000000", amount: "-1000000", what: ["buyback 3 burning"] }], deficits: [], checks: ["ledger"], differences: [{ check: "operator holdings", token: null, leg: "protocol", currency: "USDC", expected: "5000000", actual: "2091995", difference: "-2908005" }] },
+      {
+        ok: false,
+        block: 120,
+        indexedBlock: 118,
+        indexedTo: 119,
+        engineBlock: 119,
+        settled: false,
+        inFlight: ["buyback 3 burning"],
+        inFlightWork: [],
+        pending: [
+          {
+            check: "operator USDC (ledger vs chain)",
+            token: null,
+            leg: "protocol",
+            currency: "USDC",
+            expected: "5000000",
+            actual: "4000000",
+            amount: "-1000000",
+            what: ["buyback 3 burning"],
+          },
+        ],
+        deficits: [],
+        checks: ["ledger"],
+        differences: [
+          { check: "operator holdings", token: null, leg: "protocol", currency: "USDC", expected: "5000000", actual: "2091995", difference: "-2908005" },
+        ],
+      },
       { raw: false },
     );
     expect(audit).toContain("operator holdings (leg protocol): expected 5 USDC, found 2.091995 USDC, difference -2.908005 USDC");

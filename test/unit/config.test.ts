@@ -42,7 +42,10 @@ describe("config", () => {
 
   it("gives the indexer RPC_URL, or the endpoints INDEXER_RPC_URLS lists", () => {
     expect(loadConfig({ ...NO_FILE, RPC_URL: "http://node:8545" }).indexerRpcUrls).toEqual(["http://node:8545"]);
-    expect(loadConfig({ ...NO_FILE, INDEXER_RPC_URLS: "https://a.example/v1, https://b.example/v1" }).indexerRpcUrls).toEqual(["https://a.example/v1", "https://b.example/v1"]);
+    expect(loadConfig({ ...NO_FILE, INDEXER_RPC_URLS: "https://a.example/v1, https://b.example/v1" }).indexerRpcUrls).toEqual([
+      "https://a.example/v1",
+      "https://b.example/v1",
+    ]);
   });
 
   it("never echoes a secret in its error", () => {

@@ -61,20 +61,28 @@ describe("decideDeskEntry", () => {
 
   it("respects the mandate's leverage and desk size caps", () => {
     const m = { ...mandate, maxLeverage: 3n * X, maxDeskUsdc: 40n * USDC };
-    expect(decideDeskEntry({ ...base, mandate: m, perpUsdc: 100n * USDC, window: rising })).toMatchObject({ action: "open", leverage: 3n * X, collateral: 40n * USDC });
+    expect(decideDeskEntry({ ...base, mandate: m, perpUsdc: 100n * USDC, window: rising })).toMatchObject({
+      action: "open",
+      leverage: 3n * X,
+      collateral: 40n * USDC,
+    });
     expect(decideDeskEntry({ ...base, mandate: m, perpUsdc: 100n * USDC, window: rising, deskBasisUsdc: 40n * USDC })).toMatchObject({ action: "wait" });
   });
 
   it("never opens below the minimum notional or above the caps (property)", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10_000n * USDC }), fc.array(fc.double({ min: 1000, max: 5000, noNaN: true }), { minLength: 0, maxLength: 20 }), (perpUsdc, prices) => {
-        const d = decideDeskEntry({ ...base, perpUsdc, window: priceWindow(prices) });
-        if (d.action === "open") {
-          expect(d.notional >= 100n * USDC).toBe(true);
-          expect(d.collateral <= perpUsdc).toBe(true);
-          expect(d.leverage >= pair.minLeverage && d.leverage <= mandate.maxLeverage).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10_000n * USDC }),
+        fc.array(fc.double({ min: 1000, max: 5000, noNaN: true }), { minLength: 0, maxLength: 20 }),
+        (perpUsdc, prices) => {
+          const d = decideDeskEntry({ ...base, perpUsdc, window: priceWindow(prices) });
+          if (d.action === "open") {
+            expect(d.notional >= 100n * USDC).toBe(true);
+            expect(d.collateral <= perpUsdc).toBe(true);
+            expect(d.leverage >= pair.minLeverage && d.leverage <= mandate.maxLeverage).toBe(true);
+          }
+        },
+      ),
     );
   });
 });
@@ -82,14 +90,23 @@ describe("decideDeskEntry", () => {
 describe("decideDeskIncrease", () => {
   const base = { pair, minNotionalUsdc: 100n * USDC, mandate, side: "long" as const, window: rising };
   it("opens another trade when the notional minimum is reached and a slot is free", () => {
-    expect(decideDeskIncrease({ ...base, perpUsdc: 30n * USDC, trades: [{ id: 1, collateral: 20n * USDC, leverage: 5n * X }], freeSlots: 2 })).toMatchObject({ action: "open", side: "long" });
+    expect(decideDeskIncrease({ ...base, perpUsdc: 30n * USDC, trades: [{ id: 1, collateral: 20n * USDC, leverage: 5n * X }], freeSlots: 2 })).toMatchObject({
+      action: "open",
+      side: "long",
+    });
   });
   it("tops up margin down to the pair's minimum leverage otherwise", () => {
     const d = decideDeskIncrease({ ...base, perpUsdc: 5n * USDC, trades: [{ id: 7, collateral: 20n * USDC, leverage: 5n * X }], freeSlots: 2 });
     expect(d).toMatchObject({ action: "top-up", tradeId: 7, amount: 5n * USDC, newLeverage: 4n * X });
     // size 100 USDC at the 2x minimum allows at most 50 USDC of collateral: 30 more.
-    expect(decideDeskIncrease({ ...base, perpUsdc: 80n * USDC, trades: [{ id: 7, collateral: 20n * USDC, leverage: 5n * X }], freeSlots: 0 })).toMatchObject({ action: "top-up", amount: 30n * USDC, newLeverage: 2n * X });
-    expect(decideDeskIncrease({ ...base, perpUsdc: 5n * USDC, trades: [{ id: 7, collateral: 50n * USDC, leverage: 2n * X }], freeSlots: 0 })).toMatchObject({ action: "wait" });
+    expect(decideDeskIncrease({ ...base, perpUsdc: 80n * USDC, trades: [{ id: 7, collateral: 20n * USDC, leverage: 5n * X }], freeSlots: 0 })).toMatchObject({
+      action: "top-up",
+      amount: 30n * USDC,
+      newLeverage: 2n * X,
+    });
+    expect(decideDeskIncrease({ ...base, perpUsdc: 5n * USDC, trades: [{ id: 7, collateral: 50n * USDC, leverage: 2n * X }], freeSlots: 0 })).toMatchObject({
+      action: "wait",
+    });
   });
 });
 
@@ -146,12 +163,18 @@ describe("decideDeskRisk", () => {
   });
   it("never asks to close more than a trade holds (property)", () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: 10_000n * USDC }), fc.bigInt({ min: 2n, max: 50n }), fc.bigInt({ min: 1_000n, max: 5_000n }), fc.boolean(), (collateral, lev, price, halted) => {
-        const d = decideDeskRisk({ ...input, halted, trades: [{ ...t, collateral, basisUsdc: collateral, leverage: lev * X }], price: price * X });
-        for (const r of d.reduce) expect(r.amount > 0n && r.amount <= collateral).toBe(true);
-        if (halted) expect(d.action).not.toBe("halt");
-        else expect(d.action).not.toBe("unhalt");
-      }),
+      fc.property(
+        fc.bigInt({ min: 1n, max: 10_000n * USDC }),
+        fc.bigInt({ min: 2n, max: 50n }),
+        fc.bigInt({ min: 1_000n, max: 5_000n }),
+        fc.boolean(),
+        (collateral, lev, price, halted) => {
+          const d = decideDeskRisk({ ...input, halted, trades: [{ ...t, collateral, basisUsdc: collateral, leverage: lev * X }], price: price * X });
+          for (const r of d.reduce) expect(r.amount > 0n && r.amount <= collateral).toBe(true);
+          if (halted) expect(d.action).not.toBe("halt");
+          else expect(d.action).not.toBe("unhalt");
+        },
+      ),
     );
   });
 });

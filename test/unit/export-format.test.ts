@@ -18,7 +18,14 @@ describe("decimalOfDigits", () => {
       }),
       { numRuns: 5_000 },
     );
-    for (const [v, d, out] of [[0n, 18, "0"], [1n, 6, "0.000001"], [1_500_000n, 6, "1.5"], [10n ** 18n, 18, "1"], [-1n, 6, "-0.000001"], [12n, 0, "12"]] as const) {
+    for (const [v, d, out] of [
+      [0n, 18, "0"],
+      [1n, 6, "0.000001"],
+      [1_500_000n, 6, "1.5"],
+      [10n ** 18n, 18, "1"],
+      [-1n, 6, "-0.000001"],
+      [12n, 0, "12"],
+    ] as const) {
       expect(decimalOfDigits(v.toString(), d)).toBe(out);
     }
   });

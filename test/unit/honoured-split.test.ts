@@ -8,7 +8,13 @@ import { splitOperatorShare } from "../../common/split.js";
 const OPERATOR = getAddress("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
 const CREATOR = getAddress("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
 const OTHER = getAddress("0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
-const slot = (rewardIndex: number, recipient: Address, bps: number, feeIn: number = FeeIn.Paired): RewardSlot => ({ rewardIndex, recipient, admin: recipient, bps, feeIn });
+const slot = (rewardIndex: number, recipient: Address, bps: number, feeIn: number = FeeIn.Paired): RewardSlot => ({
+  rewardIndex,
+  recipient,
+  admin: recipient,
+  bps,
+  feeIn,
+});
 
 describe("honouredSplit", () => {
   it("splits the operator's slots as the engine splits its fees, beside what the locker pays directly", () => {
@@ -24,10 +30,16 @@ describe("honouredSplit", () => {
   });
 
   it("counts a share paid to anyone else apart, and the requested split exactly when the locker honours it", () => {
-    const h = honouredSplit([slot(0, OPERATOR, 8550), slot(1, CREATOR, 950), slot(2, OTHER, 500)], { operator: OPERATOR, creator: CREATOR, split: { assetBps: 2850, perpBps: 5700 } });
+    const h = honouredSplit([slot(0, OPERATOR, 8550), slot(1, CREATOR, 950), slot(2, OTHER, 500)], {
+      operator: OPERATOR,
+      creator: CREATOR,
+      split: { assetBps: 2850, perpBps: 5700 },
+    });
     expect(h.otherBps).toBe(500);
     expect(h.protocolBps + h.assetBps + h.perpBps).toBe(8550);
-    expect(honouredSplit([slot(0, OPERATOR, 9050), slot(1, CREATOR, 950)], { operator: OPERATOR, creator: CREATOR, split: { assetBps: 2850, perpBps: 5700 } })).toEqual({
+    expect(
+      honouredSplit([slot(0, OPERATOR, 9050), slot(1, CREATOR, 950)], { operator: OPERATOR, creator: CREATOR, split: { assetBps: 2850, perpBps: 5700 } }),
+    ).toEqual({
       protocolBps: 500,
       assetBps: 2850,
       perpBps: 5700,
@@ -42,7 +54,9 @@ describe("splitDifferences", () => {
   const split = { assetBps: 3000, perpBps: 5000, creatorBps: 1500 };
   it("is empty when the locker honours the split", () => {
     expect(splitDifferences([slot(0, OPERATOR, 8500), slot(1, CREATOR, 1500)], { operator: OPERATOR, creator: CREATOR, split })).toEqual([]);
-    expect(splitDifferences([slot(0, OPERATOR, 10_000)], { operator: OPERATOR, creator: OPERATOR, split: { assetBps: 3000, perpBps: 6500, creatorBps: 0 } })).toEqual([]);
+    expect(
+      splitDifferences([slot(0, OPERATOR, 10_000)], { operator: OPERATOR, creator: OPERATOR, split: { assetBps: 3000, perpBps: 6500, creatorBps: 0 } }),
+    ).toEqual([]);
   });
 
   it("names every difference", () => {
@@ -53,7 +67,9 @@ describe("splitDifferences", () => {
     expect(splitDifferences([slot(0, OPERATOR, 8500, FeeIn.Both), slot(1, CREATOR, 1500)], { operator: OPERATOR, creator: CREATOR, split })).toEqual([
       "the locker pays the operator's reward slot 0 in Both (FeeIn 0); the engine needs FeeIn.Paired",
     ]);
-    expect(splitDifferences([slot(0, CREATOR, 10_000)], { operator: OPERATOR, creator: CREATOR, split })).toEqual([`the locker pays no reward slot to the operator wallet ${OPERATOR}`]);
+    expect(splitDifferences([slot(0, CREATOR, 10_000)], { operator: OPERATOR, creator: CREATOR, split })).toEqual([
+      `the locker pays no reward slot to the operator wallet ${OPERATOR}`,
+    ]);
   });
 
   it("formats basis points as exact percentages", () => {

@@ -34,7 +34,12 @@ const CREATOR = "0x2222222222222222222222222222222222222222" as const;
 const LOCKER = "0x63D2DfEA64b3433F4071A98665bcD7Ca14d93496" as const; // Base fee-conversion locker
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 const SALT = keccak256(toHex("salt"));
-const FEES = { hook: "0x3333333333333333333333333333333333333333", mevModule: "0x4444444444444444444444444444444444444444", ...DEFAULT_POOL_FEES, ...DEFAULT_SNIPER_FEES } as const;
+const FEES = {
+  hook: "0x3333333333333333333333333333333333333333",
+  mevModule: "0x4444444444444444444444444444444444444444",
+  ...DEFAULT_POOL_FEES,
+  ...DEFAULT_SNIPER_FEES,
+} as const;
 
 const base = {
   tokenAdmin: CREATOR,
@@ -42,7 +47,7 @@ const base = {
   symbol: "TEST",
   image: "ipfs://image",
   metadata: "{}",
-  context: "{\"interface\":\"SDK\"}",
+  context: '{"interface":"SDK"}',
   salt: SALT,
   chainId: 8453,
   pairedToken: BASE_USDC,
@@ -86,13 +91,10 @@ describe("tick maths", () => {
     expect(() => sqrtPriceAtTick(MAX_TICK + 1)).toThrow(RangeError);
   });
 
-  it.each([1_000n, 10_000n, 27_000n, 69_420n, 1_000_000n, 1_500_000_000n])(
-    "a %s USDC market cap gives the SDK's tick (getTickFromMarketCapUSDC)",
-    (usdc) => {
-      expect(tickFromMarketCap(usdc * 10n ** 6n, 200)).toBe(getTickFromMarketCapUSDC(Number(usdc), 200));
-      expect(tickFromMarketCap(usdc * 10n ** 6n, 60)).toBe(getTickFromMarketCapUSDC(Number(usdc), 60));
-    },
-  );
+  it.each([1_000n, 10_000n, 27_000n, 69_420n, 1_000_000n, 1_500_000_000n])("a %s USDC market cap gives the SDK's tick (getTickFromMarketCapUSDC)", (usdc) => {
+    expect(tickFromMarketCap(usdc * 10n ** 6n, 200)).toBe(getTickFromMarketCapUSDC(Number(usdc), 200));
+    expect(tickFromMarketCap(usdc * 10n ** 6n, 60)).toBe(getTickFromMarketCapUSDC(Number(usdc), 60));
+  });
 
   it("rounds down to the spacing and brackets the market cap", () => {
     const cap = 10_000n * 10n ** 6n;
@@ -116,7 +118,10 @@ describe("tick maths", () => {
 
 describe("buildDeploymentConfig", () => {
   const baseConfig = loadConfig({ CHAIN_ID: "8453", RPC_URL: "https://base.example" });
-  const sdkTransaction = async (fees: { clankerFee: number; pairedFee: number; startingFee: number; endingFee: number; secondsToDecay: number }, startTick: number) => {
+  const sdkTransaction = async (
+    fees: { clankerFee: number; pairedFee: number; startingFee: number; endingFee: number; secondsToDecay: number },
+    startTick: number,
+  ) => {
     const tx = await new ClankerSdk().getDeployTransaction({
       chainId: 8453,
       name: base.name,
@@ -126,7 +131,12 @@ describe("buildDeploymentConfig", () => {
       salt: SALT,
       metadata: {},
       context: { interface: "SDK" },
-      pool: { pairedToken: BASE_USDC, tickIfToken0IsClanker: startTick, tickSpacing: 200, positions: [{ tickLower: startTick, tickUpper: startTick + 110_400, positionBps: 10_000 }] },
+      pool: {
+        pairedToken: BASE_USDC,
+        tickIfToken0IsClanker: startTick,
+        tickSpacing: 200,
+        positions: [{ tickLower: startTick, tickUpper: startTick + 110_400, positionBps: 10_000 }],
+      },
       // The SDK takes LP fees in bps; the hook and our config take pips.
       fees: { type: "static", clankerFee: fees.clankerFee / 100, pairedFee: fees.pairedFee / 100 },
       sniperFees: { startingFee: fees.startingFee, endingFee: fees.endingFee, secondsToDecay: fees.secondsToDecay },
@@ -146,7 +156,12 @@ describe("buildDeploymentConfig", () => {
   ])("builds clanker-sdk's deploy transaction for Base byte for byte with %s", async (_, fees) => {
     const startTick = tickFromMarketCap(10_000n * 10n ** 6n, 200);
     const config = { ...baseConfig, launchFees: fees };
-    const ours = buildDeploymentConfig({ ...base, locker: requireContract(config, "lpLocker"), startingMarketCap: 10_000n * 10n ** 6n, fees: requireLaunchFees(config) });
+    const ours = buildDeploymentConfig({
+      ...base,
+      locker: requireContract(config, "lpLocker"),
+      startingMarketCap: 10_000n * 10n ** 6n,
+      fees: requireLaunchFees(config),
+    });
     const tx = { to: requireContract(config, "launcher"), data: encodeDeployToken(ours), value: 0n };
     expect(tx).toEqual(await sdkTransaction(fees, startTick));
     expect(ours.poolConfig.hook).toBe("0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC");
@@ -170,9 +185,23 @@ describe("buildDeploymentConfig", () => {
       salt: SALT,
       metadata: {},
       context: { interface: "SDK" },
-      pool: { pairedToken: BASE_USDC, tickIfToken0IsClanker: startTick, tickSpacing: 200, positions: [{ tickLower: startTick, tickUpper: startTick + 110_400, positionBps: 10_000 }] },
+      pool: {
+        pairedToken: BASE_USDC,
+        tickIfToken0IsClanker: startTick,
+        tickSpacing: 200,
+        positions: [{ tickLower: startTick, tickUpper: startTick + 110_400, positionBps: 10_000 }],
+      },
       // The SDK takes the base and maximum fees in bps; the hook and our config take pips.
-      fees: { type: "dynamic", baseFee: 100, maxFee: 800, referenceTickFilterPeriod: 30, resetPeriod: 120, resetTickFilter: 150, feeControlNumerator: 123_456_789, decayFilterBps: 7_500 },
+      fees: {
+        type: "dynamic",
+        baseFee: 100,
+        maxFee: 800,
+        referenceTickFilterPeriod: 30,
+        resetPeriod: 120,
+        resetTickFilter: 150,
+        feeControlNumerator: 123_456_789,
+        decayFilterBps: 7_500,
+      },
       rewards: {
         recipients: [
           { admin: OPERATOR, recipient: OPERATOR, bps: 9050, token: "Paired" },
@@ -191,7 +220,9 @@ describe("buildDeploymentConfig", () => {
     const env = { CHAIN_ID: "8453", RPC_URL: "https://base.example", LAUNCH_FEE_TYPE: "dynamic" };
     expect(() => loadConfig({ ...env, LAUNCH_FEE_TYPE: "curvy" })).toThrow(/LAUNCH_FEE_TYPE.*static or dynamic/);
     expect(() => loadConfig({ ...env, LAUNCH_DYNAMIC_BASE_FEE_PIPS: "1000" })).toThrow(/LAUNCH_DYNAMIC_BASE_FEE_PIPS/);
-    expect(() => loadConfig({ ...env, LAUNCH_DYNAMIC_BASE_FEE_PIPS: "30000", LAUNCH_DYNAMIC_MAX_FEE_PIPS: "20000" })).toThrow(/LAUNCH_DYNAMIC_MAX_FEE_PIPS.*at least/);
+    expect(() => loadConfig({ ...env, LAUNCH_DYNAMIC_BASE_FEE_PIPS: "30000", LAUNCH_DYNAMIC_MAX_FEE_PIPS: "20000" })).toThrow(
+      /LAUNCH_DYNAMIC_MAX_FEE_PIPS.*at least/,
+    );
     expect(requireLaunchFees(loadConfig({ CHAIN_ID: "8453", RPC_URL: "https://base.example" })).dynamic).toBeUndefined();
   });
 
@@ -207,7 +238,10 @@ describe("buildDeploymentConfig", () => {
     const words = describeDeploymentConfig(config, { symbol: "USDC", decimals: 6 });
     expect(words.hook.buyFee).toMatch(/^1% LP fee when USDC is the input/);
     expect(words.mevModule.decay).toBe("sniper fee 66.6777% decaying to 4.1673% over 15 s");
-    expect(words.rewards.map((r) => [r.share, r.paidIn])).toEqual([["9050 bps (90.5%)", "the paired token"], ["950 bps (9.5%)", "the paired token"]]);
+    expect(words.rewards.map((r) => [r.share, r.paidIn])).toEqual([
+      ["9050 bps (90.5%)", "the paired token"],
+      ["950 bps (9.5%)", "the paired token"],
+    ]);
     expect(words.startingMarketCap).toMatch(/^\d+\.\d+ USDC \(tick -230400\)$/);
   });
 

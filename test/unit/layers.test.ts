@@ -34,7 +34,9 @@ function sources(dir: string): string[] {
 /** The files a file imports by a relative path (type-only imports included), as paths from the root. */
 function importedFiles(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
-  const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) => normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"));
+  const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) =>
+    normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"),
+  );
   return [...new Set(targets)];
 }
 
@@ -106,10 +108,23 @@ describe("layers", () => {
     });
   }
 
-  it("no import circle between files of core/ and engine/: each file sits above what it imports", () => {
-    const files = ["core", "engine"].flatMap(sources);
+  it("no import circle between files of any product folder: each file sits above what it imports", () => {
+    const files = Object.keys(ALLOWED).flatMap(sources);
     expect(files.length).toBeGreaterThan(0);
     expect(importCircles(importGraph(files))).toEqual([]);
+  });
+
+  it("every exported name is declared once across the product folders: an import never has to ask which one", () => {
+    const declared = new Map<string, string[]>();
+    for (const file of Object.keys(ALLOWED).flatMap(sources)) {
+      for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(
+        /^export (?:async )?(?:function|const|let|class|type|interface|enum) ([A-Za-z0-9_]+)/gm,
+      )) {
+        declared.set(m[1]!, [...(declared.get(m[1]!) ?? []), file]);
+      }
+    }
+    expect(declared.size).toBeGreaterThan(100);
+    expect([...declared].filter(([, files]) => files.length > 1)).toEqual([]);
   });
 
   it("the circle check finds every circle, and only circles", () => {
@@ -134,9 +149,7 @@ describe("layers", () => {
   });
 
   it("one transaction pipeline class serves every signer", () => {
-    const classes = ["core", "engine", "api"]
-      .flatMap(sources)
-      .filter((file) => /class \w*(Pipeline|Sender)\b/.test(readFileSync(join(ROOT, file), "utf8")));
+    const classes = ["core", "engine", "api"].flatMap(sources).filter((file) => /class \w*(Pipeline|Sender)\b/.test(readFileSync(join(ROOT, file), "utf8")));
     expect(classes).toEqual(["core/chain/pipeline/index.ts"]);
   });
 });

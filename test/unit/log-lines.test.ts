@@ -18,9 +18,18 @@ const NO_FILE = { DEPLOYMENTS_FILE: "/nonexistent/deployments.json" };
 describe("decision sentences", () => {
   it.each([
     [{ worker: "fee-claimer", decision: "fees-claimed", reason: "", data: { currency: "USDC", amount: 2_150_000n } }, "UCRT", "claimed 2.15 USDC for UCRT"],
-    [{ worker: "fee-claimer", decision: "fees-claimed", reason: "", data: { currency: "WETH", amount: "1500000000000000" } }, "WCRT", "claimed 0.0015 WETH for WCRT"],
     [
-      { worker: "buyback-engine", decision: "protocol-buyback", reason: "", data: { currencyIn: "USDC", amountIn: "25000000", bought: "1234500000000000000000", burned: "1234500000000000000001" } },
+      { worker: "fee-claimer", decision: "fees-claimed", reason: "", data: { currency: "WETH", amount: "1500000000000000" } },
+      "WCRT",
+      "claimed 0.0015 WETH for WCRT",
+    ],
+    [
+      {
+        worker: "buyback-engine",
+        decision: "protocol-buyback",
+        reason: "",
+        data: { currencyIn: "USDC", amountIn: "25000000", bought: "1234500000000000000000", burned: "1234500000000000000001" },
+      },
       "TITHE",
       "protocol buyback: swapped 25 USDC for 1,234.5 TITHE, burned 1,234.5 TITHE",
     ],
@@ -29,13 +38,34 @@ describe("decision sentences", () => {
       "UCRT",
       "opening a 4x long desk for UCRT with 120 USDC",
     ],
-    [{ worker: "desk-manager", decision: "desk-opened", reason: "", data: { collateral: "119880000" } }, "UCRT", "the UCRT desk is open: 119.88 USDC collateral on the exchange"],
-    [{ worker: "desk-manager", decision: "desk-increase", reason: "", data: { amount: 5_500_000n } }, "UCRT", "increasing the UCRT desk by 5.5 USDC"],
-    [{ worker: "profit-checker", decision: "desk-close", reason: "profit 31% above 25%", data: { amount: "100000000" } }, "UCRT", "closing the UCRT desk: 100 USDC of collateral (profit 31% above 25%)"],
-    [{ worker: "desk-manager", decision: "desk-closed", reason: "", data: { returned: 131_000_000n, pnl: 31_000_000n, full: true } }, "UCRT", "the UCRT desk closed: 131 USDC returned, profit 31 USDC"],
-    [{ worker: "desk-manager", decision: "desk-liquidated", reason: "", data: { returned: 0n, pnl: -100_000_000n, full: true } }, "UCRT", "the UCRT desk was liquidated: 0 USDC returned, loss 100 USDC"],
     [
-      { worker: "asset-engine", decision: "asset-purchased", reason: "", data: { usdcIn: "2304288", assetBought: "1148684861040117367", staked: 1148684861040117367n, shares: 1n } },
+      { worker: "desk-manager", decision: "desk-opened", reason: "", data: { collateral: "119880000" } },
+      "UCRT",
+      "the UCRT desk is open: 119.88 USDC collateral on the exchange",
+    ],
+    [{ worker: "desk-manager", decision: "desk-increase", reason: "", data: { amount: 5_500_000n } }, "UCRT", "increasing the UCRT desk by 5.5 USDC"],
+    [
+      { worker: "profit-checker", decision: "desk-close", reason: "profit 31% above 25%", data: { amount: "100000000" } },
+      "UCRT",
+      "closing the UCRT desk: 100 USDC of collateral (profit 31% above 25%)",
+    ],
+    [
+      { worker: "desk-manager", decision: "desk-closed", reason: "", data: { returned: 131_000_000n, pnl: 31_000_000n, full: true } },
+      "UCRT",
+      "the UCRT desk closed: 131 USDC returned, profit 31 USDC",
+    ],
+    [
+      { worker: "desk-manager", decision: "desk-liquidated", reason: "", data: { returned: 0n, pnl: -100_000_000n, full: true } },
+      "UCRT",
+      "the UCRT desk was liquidated: 0 USDC returned, loss 100 USDC",
+    ],
+    [
+      {
+        worker: "asset-engine",
+        decision: "asset-purchased",
+        reason: "",
+        data: { usdcIn: "2304288", assetBought: "1148684861040117367", staked: 1148684861040117367n, shares: 1n },
+      },
       undefined,
       "bought 1.14 of the secondary asset with 2.304288 USDC, staked 1.14 in the vault",
     ],
@@ -71,7 +101,10 @@ describe("log format", () => {
     const script = `import { createLogger } from "./common/logger.ts"; import { loadConfig } from "./common/config.ts";
 const c = loadConfig(process.env);
 createLogger("engine", c.logLevel, c.logFormat).info({ worker: "fee-claimer", data: { amount: "2150000" } }, "claimed 2.15 USDC for UCRT");`;
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, env: { ...process.env, ...NO_FILE, ...env } });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: ROOT,
+      env: { ...process.env, ...NO_FILE, ...env },
+    });
     return stdout.trim();
   };
 
@@ -82,7 +115,9 @@ createLogger("engine", c.logLevel, c.logFormat).info({ worker: "fee-claimer", da
 
   it("LOG_FORMAT=pretty: a line a person reads, fields kept", async () => {
     const line = await logOnce({ LOG_FORMAT: "pretty" });
-    expect(line).toMatch(/^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] INFO \(engine\): claimed 2\.15 USDC for UCRT \{"worker":"fee-claimer","data":\{"amount":"2150000"\}\}$/);
+    expect(line).toMatch(
+      /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\] INFO \(engine\): claimed 2\.15 USDC for UCRT \{"worker":"fee-claimer","data":\{"amount":"2150000"\}\}$/,
+    );
   });
 });
 
@@ -137,11 +172,18 @@ describe("transaction lines name their owner", () => {
     const lines: string[] = [];
     const { Writable } = await import("node:stream");
     const pino = (await import("pino")).default;
-    const log = pino({ base: { service: "api" }, mixin: intentOwnerMixin(intentOwnerOf) as never }, new Writable({ write: (chunk, _e, cb) => (lines.push(String(chunk)), cb()) }));
+    const log = pino(
+      { base: { service: "api" }, mixin: intentOwnerMixin(intentOwnerOf) as never },
+      new Writable({
+        write: (chunk, _e, cb) => {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
     log.child({ component: "tx-pipeline" }).info({ intent: "claim-cycle:2:claim:usdc" }, "claim-fees transaction mined");
     log.info({ intent: "api:launch:x" }, "launch transaction mined");
     log.info("no transaction");
     expect(lines.map((l) => JSON.parse(l).intentOwner)).toEqual(["engine", "api", undefined]);
   });
 });
-

@@ -16,7 +16,22 @@ describe("PostgreSQL error codes", () => {
   });
 
   it("the engine counts the database unavailable for exactly the shared codes", () => {
-    const codes = [...PG_SHUTTING_DOWN, ...SOCKET_FAILURES, "08000", "08001", "08003", "08006", "08P01", ...PG_NOT_MIGRATED, ...Object.keys(PG_TRANSIENT), "23505", "ENOTFOUND", "XX000", "53100", "53200"];
+    const codes = [
+      ...PG_SHUTTING_DOWN,
+      ...SOCKET_FAILURES,
+      "08000",
+      "08001",
+      "08003",
+      "08006",
+      "08P01",
+      ...PG_NOT_MIGRATED,
+      ...Object.keys(PG_TRANSIENT),
+      "23505",
+      "ENOTFOUND",
+      "XX000",
+      "53100",
+      "53200",
+    ];
     for (const code of codes) expect(isDatabaseUnavailable({ code }), code).toBe(isDatabaseUnavailableCode(code));
     expect(isDatabaseUnavailableCode("57P01")).toBe(true);
     expect(isDatabaseUnavailableCode("08006")).toBe(true);
@@ -25,7 +40,9 @@ describe("PostgreSQL error codes", () => {
     expect(isDatabaseUnavailableCode("42P01")).toBe(false);
     // A full disk is waited out like an outage: the server cannot write until space is freed.
     expect(isDatabaseUnavailableCode("53100")).toBe(true);
-    expect(classifyError(Object.assign(new Error('could not extend file "base/16384/16386": No space left on device'), { code: "53100" })).code).toBe("database-unavailable");
+    expect(classifyError(Object.assign(new Error('could not extend file "base/16384/16386": No space left on device'), { code: "53100" })).code).toBe(
+      "database-unavailable",
+    );
   });
 
   it("a refused connection is the database's when the driver threw it, the RPC's when viem did", () => {

@@ -32,7 +32,10 @@ describe("desk side by strategy", () => {
 
   it("a hold desk never adds to a short; a momentum desk grows in its own direction", () => {
     const grow = { ...base, perpUsdc: 30n * USDC, window: falling, trades: [{ id: 1, collateral: 20n * USDC, leverage: 5n * X }], freeSlots: 2 };
-    expect(decideDeskIncrease({ ...grow, side: "short", strategy: "hold" })).toMatchObject({ action: "wait", reason: expect.stringMatching(/never adds to a short/) });
+    expect(decideDeskIncrease({ ...grow, side: "short", strategy: "hold" })).toMatchObject({
+      action: "wait",
+      reason: expect.stringMatching(/never adds to a short/),
+    });
     expect(decideDeskIncrease({ ...grow, side: "long", strategy: "hold" })).toMatchObject({ action: "open", side: "long" });
     expect(decideDeskIncrease({ ...grow, side: "short", strategy: "momentum" })).toMatchObject({ action: "open", side: "short" });
   });
@@ -45,14 +48,23 @@ describe("take profit by strategy", () => {
   const input = { mandate, minProfitUsdc: 500_000n };
 
   it("hold never takes profit before the threshold, even with momentum against it; takes it at the threshold", () => {
-    expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "hold", window: falling })).toMatchObject({ action: "hold", reason: expect.stringMatching(/^hold mandate: profit 1 USDC below the take-profit threshold 2 USDC; held$/) });
+    expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "hold", window: falling })).toMatchObject({
+      action: "hold",
+      reason: expect.stringMatching(/^hold mandate: profit 1 USDC below the take-profit threshold 2 USDC; held$/),
+    });
     expect(decideTakeProfit({ ...input, trade: long, price: 3060n * X, strategy: "hold", window: falling })).toMatchObject({ action: "close" });
   });
 
   it("momentum takes a profit early when momentum turns against the trade, and only then", () => {
-    expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "momentum", window: falling })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the long/) });
+    expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "momentum", window: falling })).toMatchObject({
+      action: "close",
+      reason: expect.stringMatching(/turned against the long/),
+    });
     expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "momentum", window: rising }).action).toBe("hold");
-    expect(decideTakeProfit({ ...input, trade: short, price: 2970n * X, strategy: "momentum", window: rising })).toMatchObject({ action: "close", reason: expect.stringMatching(/turned against the short/) });
+    expect(decideTakeProfit({ ...input, trade: short, price: 2970n * X, strategy: "momentum", window: rising })).toMatchObject({
+      action: "close",
+      reason: expect.stringMatching(/turned against the short/),
+    });
     // Not in profit, or a window still warming up: nothing early.
     expect(decideTakeProfit({ ...input, trade: long, price: 2990n * X, strategy: "momentum", window: falling }).action).toBe("hold");
     expect(decideTakeProfit({ ...input, trade: long, price: 3030n * X, strategy: "momentum", window: priceWindow([3000, 2990]) }).action).toBe("hold");

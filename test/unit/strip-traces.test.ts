@@ -27,8 +27,14 @@ async function strip(text: string, chunkSizes: number[]): Promise<{ out: string;
 
 /** An anvil-like state: transactions whose traces hold nested calls and awkward strings. */
 const leaf = fc.record({ to: fc.string(), output: fc.string(), calls: fc.constant([] as unknown[]) });
-const trace = fc.record({ to: fc.string(), input: fc.string(), calls: fc.array(fc.record({ to: fc.string(), calls: fc.array(leaf, { maxLength: 2 }) }), { maxLength: 2 }) });
-const state = fc.array(fc.record({ hash: fc.string(), info: fc.record({ traces: fc.array(trace, { maxLength: 3 }), logs: fc.array(fc.string()) }) }), { maxLength: 4 });
+const trace = fc.record({
+  to: fc.string(),
+  input: fc.string(),
+  calls: fc.array(fc.record({ to: fc.string(), calls: fc.array(leaf, { maxLength: 2 }) }), { maxLength: 2 }),
+});
+const state = fc.array(fc.record({ hash: fc.string(), info: fc.record({ traces: fc.array(trace, { maxLength: 3 }), logs: fc.array(fc.string()) }) }), {
+  maxLength: 4,
+});
 
 describe("history cache: stripping anvil's traces", () => {
   it("empties every traces array and keeps the rest, across any chunking (property)", async () => {

@@ -98,7 +98,10 @@ export async function settle(p: PipelineContext, row: IntentRow, receipt: Transa
   if (receipt.status === "success") {
     const updated = await updateIntent(p, row.id, { status: "mined", ...mined, error: null }, "broadcast");
     if (updated.status !== "mined") return (await outcome(p, updated)) ?? settle(p, updated, receipt);
-    p.log.info({ intent: row.key, hash: receipt.transactionHash, block: Number(receipt.blockNumber) }, `${row.kind} transaction ${row.key} mined in block ${receipt.blockNumber}`);
+    p.log.info(
+      { intent: row.key, hash: receipt.transactionHash, block: Number(receipt.blockNumber) },
+      `${row.kind} transaction ${row.key} mined in block ${receipt.blockNumber}`,
+    );
     return { status: "mined", intent: updated, receipt };
   }
   const reason = await revertReason(p, row, receipt);
@@ -120,7 +123,9 @@ async function revertReason(p: PipelineContext, row: IntentRow, receipt: Transac
   if (replayed) return replayed;
   // "not reproducible by a call" marks these: a caller may replay on the block's own state (swap/revert.ts).
   if (trace?.reason) return `${trace.reason} (from the transaction's trace; not reproducible by a call on the parent block)`;
-  return trace ? "reverted without a reason (not reproducible by a call on the parent block)" : "reverted (not reproducible by a call on the parent block, and the node offers no trace)";
+  return trace
+    ? "reverted without a reason (not reproducible by a call on the parent block)"
+    : "reverted (not reproducible by a call on the parent block, and the node offers no trace)";
 }
 
 /** The same call on the parent block: its revert reason, or undefined when it does not revert there. */

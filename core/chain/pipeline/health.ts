@@ -8,7 +8,16 @@ import { dbOf, tables } from "../../db/client.js";
 
 const t = tables.txIntents;
 
-export type PendingIntent = { key: string; kind: string; signer: string | null; status: string; nonce: number | null; ageSeconds: number; reorgs: number; error: string | null };
+export type PendingIntent = {
+  key: string;
+  kind: string;
+  signer: string | null;
+  status: string;
+  nonce: number | null;
+  ageSeconds: number;
+  reorgs: number;
+  error: string | null;
+};
 
 /**
  * For health: counts of intents by status, the latest permanent failures, and every intent not
@@ -16,7 +25,10 @@ export type PendingIntent = { key: string; kind: string; signer: string | null; 
  * intents already final (the history) and counts everything else (in flight, awaiting
  * finality, reverted, failed, dropped); each query reads a partial index (migration 4).
  */
-export async function pipelineHealth(pool: pg.Pool, recent = 10): Promise<{
+export async function pipelineHealth(
+  pool: pg.Pool,
+  recent = 10,
+): Promise<{
   counts: Record<string, number>;
   failures: { key: string; kind: string; status: string; error: string | null; at: string }[];
   notFinal: PendingIntent[];

@@ -73,7 +73,7 @@ export type PipelineDeps = {
   options?: Partial<PipelineOptions>;
 } & (
   | { clients: ChainClients }
-  | { publicClient: PublicClient; chain: Chain; /** The operator wallet, when this process signs as the operator. */ operator?: LocalAccount }
+  | { publicClient: PublicClient; chain: Chain /** The operator wallet, when this process signs as the operator. */; operator?: LocalAccount }
 );
 
 export class TxPipeline {

@@ -81,7 +81,10 @@ export function gasRetryOf(p: PipelineContext, outcome: TxOutcome): IntentReques
     p.log.warn({ intent: row.key, gasLimit: String(row.gasLimit) }, `${row.key} ran out of gas at the ceiling ${p.options.gasCeiling}; not retried`);
     return undefined;
   }
-  p.log.warn({ intent: row.key, gasLimit: String(row.gasLimit), retryLimit: String(raised) }, `${row.key}: ${row.revertReason}; retrying once with at least ${raised}`);
+  p.log.warn(
+    { intent: row.key, gasLimit: String(row.gasLimit), retryLimit: String(raised) },
+    `${row.key}: ${row.revertReason}; retrying once with at least ${raised}`,
+  );
   const retry: IntentRequest = { key: `${row.key}${GAS_RETRY_SUFFIX}`, kind: row.kind, to: row.to, data: row.data, value: row.value, minGasLimit: raised };
   if (row.worker) retry.worker = row.worker;
   if (row.agentId) retry.agentId = row.agentId;

@@ -16,7 +16,10 @@ const t = tables.txIntents;
 /** The wallet cannot pay for the transaction (value plus gas): the caller must fund it. */
 export class WalletUnderfundedError extends EngineError {
   override name = "WalletUnderfundedError";
-  constructor(readonly wallet: Address, cause?: unknown) {
+  constructor(
+    readonly wallet: Address,
+    cause?: unknown,
+  ) {
     super(`wallet ${wallet} cannot pay for the transaction and its gas`, { code: "insufficient-funds", retryable: false, cause });
   }
 }
@@ -24,7 +27,11 @@ export class WalletUnderfundedError extends EngineError {
 /** The chain's nonce for a signer is below a transaction we recorded as mined: a reorg the watcher has not handled yet. */
 export class ChainBehindError extends EngineError {
   override name = "ChainBehindError";
-  constructor(readonly signer: Address, chainNonce: number, recorded: number) {
+  constructor(
+    readonly signer: Address,
+    chainNonce: number,
+    recorded: number,
+  ) {
     super(`the chain counts ${chainNonce} transactions of ${signer} but nonce ${recorded} was recorded as mined: waiting for the finality watcher`, {
       code: "timeout",
       retryable: true,

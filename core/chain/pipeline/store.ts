@@ -205,7 +205,11 @@ export async function inFlightIntentIds(p: PipelineContext, signer: Address): Pr
 /** Intents of any signer that a reorg sent back to broadcast, oldest first. */
 export async function reorgedIntents(p: PipelineContext): Promise<IntentRow[]> {
   const rows = await withRetry(p, "load reorged intents", () =>
-    p.db.select().from(t).where(and(eq(t.status, "broadcast"), gt(t.reorgs, 0))).orderBy(asc(t.id)),
+    p.db
+      .select()
+      .from(t)
+      .where(and(eq(t.status, "broadcast"), gt(t.reorgs, 0)))
+      .orderBy(asc(t.id)),
   );
   return rows.map(intentFromRecord);
 }

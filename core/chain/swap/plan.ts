@@ -16,10 +16,18 @@ import { type Address, type Hex, type PublicClient, encodeAbiParameters, encodeF
 import type { Config } from "../../../common/config.js";
 import { minimumOut, priceImpactBps } from "../../../common/quote.js";
 import type { PoolKey } from "../../../common/uniswap.js";
-import { ADDRESS_THIS, CONTRACT_BALANCE, type RouterStep, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../../../common/universal-router.js";
+import {
+  ADDRESS_THIS,
+  CONTRACT_BALANCE,
+  type RouterStep,
+  UNIVERSAL_ROUTER_ABI,
+  routerPlan,
+  v3ExactIn,
+  v4ExactInSingle,
+} from "../../../common/universal-router.js";
 import type { EngineContext } from "../../context.js";
 import { EngineError } from "../../errors.js";
-import { tokenInfo } from "../../tokens.js";
+import { tokenInfo } from "../../registry-cache.js";
 import { quoteRoute, quoteRouteByBalance, quoteV3Hop, spotV4Hop } from "./quote.js";
 
 /** UniversalRouter WRAP_ETH command. */
@@ -62,7 +70,10 @@ export async function swapDeadline(client: PublicClient, seconds: number): Promi
  * route is quoted by running it (`quoteRoute`); its output must reach the quote less the
  * slippage bound. (An inner hop needs no bound of its own: the route is one atomic call.)
  */
-export async function planSwapToToken(ctx: EngineContext, p: { token: Address; currencyIn: Address; amountIn: bigint; bounds?: SwapBounds }): Promise<SwapPlan> {
+export async function planSwapToToken(
+  ctx: EngineContext,
+  p: { token: Address; currencyIn: Address; amountIn: bigint; bounds?: SwapBounds },
+): Promise<SwapPlan> {
   const info = await tokenInfo(ctx, p.token);
   const bounds = p.bounds ?? swapBounds(ctx.config);
   const first: RouterStep[] = [];
@@ -74,13 +85,24 @@ export async function planSwapToToken(ctx: EngineContext, p: { token: Address; c
     if (leg.tokenOut !== getAddress(info.pairedToken)) {
       throw new EngineError(`no route from ${p.currencyIn} to ${p.token} (paired with ${info.pairedToken})`, { code: "unknown", retryable: false });
     }
-    first.push(v3ExactIn({ recipient: ADDRESS_THIS, amountIn: p.amountIn, amountOutMin: 0n, path: { tokens: [p.currencyIn, leg.tokenOut], fees: [leg.fee] }, payerIsUser: true }));
+    first.push(
+      v3ExactIn({
+        recipient: ADDRESS_THIS,
+        amountIn: p.amountIn,
+        amountOutMin: 0n,
+        path: { tokens: [p.currencyIn, leg.tokenOut], fees: [leg.fee] },
+        payerIsUser: true,
+      }),
+    );
     spotIn = leg.spotOut;
     route = "v3+v4";
   }
   const spot = await spotV4Hop(ctx.publicClient, ctx.contract("v4PoolManager"), info.poolKey, info.pairedToken, spotIn, ctx.config.launchFees.secondsToDecay);
   const build = (minOut: bigint) =>
-    routerPlan([...first, v4ExactInSingle({ poolKey: info.poolKey, zeroForOne: spot.zeroForOne, amountIn: p.amountIn, amountOutMin: minOut, payerIsUser: route === "v4" })]);
+    routerPlan([
+      ...first,
+      v4ExactInSingle({ poolKey: info.poolKey, zeroForOne: spot.zeroForOne, amountIn: p.amountIn, amountOutMin: minOut, payerIsUser: route === "v4" }),
+    ]);
   return boundedRouterPlan(ctx.publicClient, {
     route,
     currencyIn: p.currencyIn,
@@ -119,7 +141,9 @@ async function boundedRouterPlan(
 ): Promise<SwapPlan> {
   const to = getAddress(p.router);
   const deadline = await swapDeadline(client, p.bounds.deadlineSeconds);
-  const expectedOut = await (p.quote ?? ((d: bigint) => quoteRoute(client, { from: p.from, to, value: p.value || undefined, deadline: d, build: p.build })))(deadline);
+  const expectedOut = await (p.quote ?? ((d: bigint) => quoteRoute(client, { from: p.from, to, value: p.value || undefined, deadline: d, build: p.build })))(
+    deadline,
+  );
   const minOut = minimumOut(expectedOut, p.bounds.slippageBps);
   const { commands, inputs } = p.build(minOut);
   return {
@@ -146,7 +170,15 @@ async function boundedRouterPlan(
 export async function planV3Swap(ctx: EngineContext, p: { pool: Address; tokenIn: Address; amountIn: bigint; bounds?: SwapBounds }): Promise<SwapPlan> {
   const leg = await quoteV3Hop(ctx.publicClient, p.pool, p.tokenIn, p.amountIn);
   const build = (minOut: bigint) =>
-    routerPlan([v3ExactIn({ recipient: ctx.operator, amountIn: p.amountIn, amountOutMin: minOut, path: { tokens: [p.tokenIn, leg.tokenOut], fees: [leg.fee] }, payerIsUser: true })]);
+    routerPlan([
+      v3ExactIn({
+        recipient: ctx.operator,
+        amountIn: p.amountIn,
+        amountOutMin: minOut,
+        path: { tokens: [p.tokenIn, leg.tokenOut], fees: [leg.fee] },
+        payerIsUser: true,
+      }),
+    ]);
   const router = getAddress(ctx.contract("universalRouter"));
   const plan = await boundedRouterPlan(ctx.publicClient, {
     route: "v3",
@@ -159,9 +191,11 @@ export async function planV3Swap(ctx: EngineContext, p: { pool: Address; tokenIn
     value: 0n,
     bounds: p.bounds ?? swapBounds(ctx.config),
     build,
-    quote: (deadline) => quoteRouteByBalance(ctx.publicClient, { from: ctx.operator, to: router, tokenOut: leg.tokenOut, recipient: ctx.operator, deadline, build }),
+    quote: (deadline) =>
+      quoteRouteByBalance(ctx.publicClient, { from: ctx.operator, to: router, tokenOut: leg.tokenOut, recipient: ctx.operator, deadline, build }),
   });
-  if (plan.minOut === 0n) throw new EngineError(`swap quote failed: ${p.amountIn} of ${p.tokenIn} buys nothing in pool ${p.pool}`, { code: "unknown", retryable: false });
+  if (plan.minOut === 0n)
+    throw new EngineError(`swap quote failed: ${p.amountIn} of ${p.tokenIn} buys nothing in pool ${p.pool}`, { code: "unknown", retryable: false });
   return plan;
 }
 
@@ -186,13 +220,20 @@ export async function planEthToToken(
 ): Promise<SwapPlan> {
   const c = p.contracts;
   const leg = await quoteV3Hop(client, c.v3WethUsdcPool, c.weth, p.amountInWei);
-  if (leg.tokenOut !== getAddress(c.usdc)) throw new EngineError(`pool ${c.v3WethUsdcPool} does not trade WETH for USDC`, { code: "unknown", retryable: false });
+  if (leg.tokenOut !== getAddress(c.usdc))
+    throw new EngineError(`pool ${c.v3WethUsdcPool} does not trade WETH for USDC`, { code: "unknown", retryable: false });
   const spot = await spotV4Hop(client, c.v4PoolManager, p.poolKey, c.usdc, leg.spotOut, p.secondsToDecay);
   const wrap: RouterStep = { command: WRAP_ETH, input: encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [ADDRESS_THIS, p.amountInWei]) };
   const build = (minOut: bigint) =>
     routerPlan([
       wrap,
-      v3ExactIn({ recipient: ADDRESS_THIS, amountIn: CONTRACT_BALANCE, amountOutMin: 0n, path: { tokens: [c.weth, c.usdc], fees: [leg.fee] }, payerIsUser: false }),
+      v3ExactIn({
+        recipient: ADDRESS_THIS,
+        amountIn: CONTRACT_BALANCE,
+        amountOutMin: 0n,
+        path: { tokens: [c.weth, c.usdc], fees: [leg.fee] },
+        payerIsUser: false,
+      }),
       v4ExactInSingle({ poolKey: p.poolKey, zeroForOne: spot.zeroForOne, amountIn: 0n, amountOutMin: minOut, payerIsUser: false }),
     ]);
   return boundedRouterPlan(client, {
@@ -208,4 +249,3 @@ export async function planEthToToken(
     build,
   });
 }
-

@@ -22,7 +22,8 @@ const QUOTE_PROBE_MIN = 2n ** 128n - 1n;
 export async function quoteV3Hop(client: PublicClient, pool: Address, tokenIn: Address, amountIn: bigint) {
   const state = await readV3PoolState(client, pool);
   const zeroForOne = getAddress(tokenIn) === getAddress(state.token0);
-  if (!zeroForOne && getAddress(tokenIn) !== getAddress(state.token1)) throw new EngineError(`pool ${pool} does not trade ${tokenIn}`, { code: "unknown", retryable: false });
+  if (!zeroForOne && getAddress(tokenIn) !== getAddress(state.token1))
+    throw new EngineError(`pool ${pool} does not trade ${tokenIn}`, { code: "unknown", retryable: false });
   const tokenOut = zeroForOne ? state.token1 : state.token0;
   return { tokenOut: getAddress(tokenOut), fee: state.fee, spotOut: spotOut(amountIn, state.sqrtPriceX96, zeroForOne, state.fee) };
 }
@@ -68,7 +69,12 @@ export async function quoteRoute(
 ): Promise<bigint> {
   const { commands, inputs } = p.build(QUOTE_PROBE_MIN);
   try {
-    await client.call({ account: p.from, to: p.to, value: p.value, data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, p.deadline] }) });
+    await client.call({
+      account: p.from,
+      to: p.to,
+      value: p.value,
+      data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, p.deadline] }),
+    });
   } catch (error) {
     const data = revertDataOf(error);
     const chain = data ? revertChain(data) : [];
@@ -97,7 +103,11 @@ export async function quoteRouteByBalance(
   try {
     ({ results } = await client.simulateCalls({
       account: p.from,
-      calls: [balance, { to: p.to, data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, p.deadline] }) }, balance],
+      calls: [
+        balance,
+        { to: p.to, data: encodeFunctionData({ abi: UNIVERSAL_ROUTER_ABI, functionName: "execute", args: [commands, inputs, p.deadline] }) },
+        balance,
+      ],
     }));
   } catch (error) {
     throw new EngineError(`swap quote failed: ${classifyError(error).message}`, { code: classifyError(error).code, retryable: true, cause: error });
@@ -110,7 +120,7 @@ export async function quoteRouteByBalance(
   }
   const read = (r: typeof before) => (r?.status === "success" ? BigInt(r.data) : undefined);
   const [was, is] = [read(before), read(after)];
-  if (was === undefined || is === undefined) throw new EngineError(`swap quote failed: could not read the balance of ${p.tokenOut}`, { code: "unknown", retryable: true });
+  if (was === undefined || is === undefined)
+    throw new EngineError(`swap quote failed: could not read the balance of ${p.tokenOut}`, { code: "unknown", retryable: true });
   return is - was;
 }
-

@@ -31,4 +31,3 @@ export function explainSwapBound(reason: string): string {
   if (/DeadlinePassed/.test(reason)) return `${reason}: the swap's deadline passed before it was mined`;
   return reason;
 }
-

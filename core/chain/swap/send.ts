@@ -15,19 +15,31 @@ export type SwapResult = { outcome: TxOutcome; amountOut: bigint; plan?: SwapPla
  * Sends a planned swap as the intent `key` (planning only when the intent is new, so a resumed
  * swap keeps its signed terms) and reports the output the operator received.
  */
-export async function sendSwap(ctx: EngineContext, p: { key: string; worker: string; tokenOut: Address; currencyIn: Address; plan: () => Promise<SwapPlan> }): Promise<SwapResult> {
+export async function sendSwap(
+  ctx: EngineContext,
+  p: { key: string; worker: string; tokenOut: Address; currencyIn: Address; plan: () => Promise<SwapPlan> },
+): Promise<SwapResult> {
   const existing = await ctx.pipeline.get(p.key);
   let plan: SwapPlan | undefined;
   if (!existing) {
     await ensureRouterAllowance(ctx, p.currencyIn, p.worker);
     plan = await p.plan();
     ctx.log.info(
-      { key: p.key, route: plan.route, amountIn: String(plan.amountIn), expectedOut: String(plan.expectedOut), minOut: String(plan.minOut), impactBps: plan.impactBps, deadline: Number(plan.deadline) },
+      {
+        key: p.key,
+        route: plan.route,
+        amountIn: String(plan.amountIn),
+        expectedOut: String(plan.expectedOut),
+        minOut: String(plan.minOut),
+        impactBps: plan.impactBps,
+        deadline: Number(plan.deadline),
+      },
       "swap planned",
     );
   }
   let outcome = await ctx.pipeline.send({ key: p.key, kind: "swap", worker: p.worker, to: existing?.to ?? plan!.to, data: existing?.data ?? plan!.data });
-  if (outcome.status === "reverted") outcome = { ...outcome, reason: await swapRevertReason(ctx.publicClient, outcome.intent, outcome.receipt, outcome.reason) };
+  if (outcome.status === "reverted")
+    outcome = { ...outcome, reason: await swapRevertReason(ctx.publicClient, outcome.intent, outcome.receipt, outcome.reason) };
   else if (outcome.status === "failed") outcome = { ...outcome, reason: explainSwapBound(outcome.reason) };
   const amountOut = outcome.status === "mined" ? receivedInReceipt(outcome.receipt, p.tokenOut, ctx.operator) : 0n;
   return { outcome, amountOut, plan };

@@ -82,7 +82,12 @@ export async function refreshTokenCache(ctx: EngineContext): Promise<TokenInfo[]
   const lpLocker = ctx.contract("lpLocker");
   const count = Number(await ctx.publicClient.readContract({ address: registry, abi: registryAbi, functionName: "enrolledCount" }));
   const indexes = Array.from({ length: count }, (_, i) => BigInt(i));
-  const tokens = (await readMany<Address>(ctx.publicClient, indexes.map((i) => ({ address: registry, abi: registryAbi, functionName: "enrolledAt", args: [i] })))).map((t) => getAddress(t));
+  const tokens = (
+    await readMany<Address>(
+      ctx.publicClient,
+      indexes.map((i) => ({ address: registry, abi: registryAbi, functionName: "enrolledAt", args: [i] })),
+    )
+  ).map((t) => getAddress(t));
   const enrollments = await readMany<readonly [Address, number, number, number, number, string, boolean, boolean, bigint]>(
     ctx.publicClient,
     tokens.map((token) => ({ address: registry, abi: registryAbi, functionName: "enrollment", args: [token] })),
@@ -112,8 +117,7 @@ export async function refreshTokenCache(ctx: EngineContext): Promise<TokenInfo[]
     };
     const row = cached.get(token);
     const same =
-      row &&
-      row.enrolled &&
+      row?.enrolled &&
       row.enrolOrder === i &&
       row.creator === values.creator &&
       row.assetBps === assetBps &&
@@ -142,8 +146,34 @@ function samePoolKey(a: PoolKey | null, b: PoolKey): boolean {
 
 /** Every column of the cache from the proposed row (`excluded`), for the batched upsert. */
 function upsertSet() {
-  const cols = ["enrolled", "enrol_order", "creator", "asset_bps", "perp_bps", "creator_bps", "active", "halted", "paired_token", "pool_key", "reward_recipients", "updated_at"] as const;
-  const keys = ["enrolled", "enrolOrder", "creator", "assetBps", "perpBps", "creatorBps", "active", "halted", "pairedToken", "poolKey", "rewardRecipients", "updatedAt"] as const;
+  const cols = [
+    "enrolled",
+    "enrol_order",
+    "creator",
+    "asset_bps",
+    "perp_bps",
+    "creator_bps",
+    "active",
+    "halted",
+    "paired_token",
+    "pool_key",
+    "reward_recipients",
+    "updated_at",
+  ] as const;
+  const keys = [
+    "enrolled",
+    "enrolOrder",
+    "creator",
+    "assetBps",
+    "perpBps",
+    "creatorBps",
+    "active",
+    "halted",
+    "pairedToken",
+    "poolKey",
+    "rewardRecipients",
+    "updatedAt",
+  ] as const;
   return Object.fromEntries(keys.map((k, i) => [k, sql.raw(`excluded.${cols[i]}`)]));
 }
 

@@ -39,9 +39,7 @@ import type { OperatorSender } from "./sender.js";
 /** Starting market cap of an API launch: 10,000 USDC for the whole supply, like the protocol token. */
 export const LAUNCH_MARKET_CAP_USDC = 10_000_000_000n;
 
-const launcherViewsAbi = parseAbi([
-  "function deploymentInfoForToken(address token) view returns (address token_, address hook, address locker)",
-]);
+const launcherViewsAbi = parseAbi(["function deploymentInfoForToken(address token) view returns (address token_, address hook, address locker)"]);
 
 export type SplitBps = Split & { protocolBps: number };
 export type LaunchRequest = {
@@ -121,7 +119,13 @@ export function createChainLauncher({ config, publicClient, sender }: ChainLaunc
     const previous = await sender.previous(call.key);
     if (previous) return previous;
     try {
-      await publicClient.simulateContract({ address: call.to, abi: call.abi, functionName: call.functionName, args: call.args, account: await sender.operator() });
+      await publicClient.simulateContract({
+        address: call.to,
+        abi: call.abi,
+        functionName: call.functionName,
+        args: call.args,
+        account: await sender.operator(),
+      });
     } catch (error) {
       const reason = revertReason(error);
       throw (reason !== undefined ? onRevert?.(reason) : undefined) ?? chainError(error, what);
@@ -223,7 +227,9 @@ export function createChainLauncher({ config, publicClient, sender }: ChainLaunc
         publicClient.readContract({ address: launcher, abi: launcherViewsAbi, functionName: "deploymentInfoForToken", args: [token] }),
       );
       if (BigInt(launched) === 0n) throw new Refusal("not-found", `unknown token ${token}: not launched through the launcher`);
-      const isEnrolled = await read("registry lookup", () => publicClient.readContract({ address: registry, abi: registryAbi, functionName: "isEnrolled", args: [token] }));
+      const isEnrolled = await read("registry lookup", () =>
+        publicClient.readContract({ address: registry, abi: registryAbi, functionName: "isEnrolled", args: [token] }),
+      );
       if (isEnrolled) throw new Refusal("conflict", `token ${token} is already enrolled`);
       const rewards = await read("locker lookup", () =>
         publicClient.readContract({ address: locker, abi: clankerLpLockerAbi, functionName: "tokenRewards", args: [token] }),

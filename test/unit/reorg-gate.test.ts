@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { Gate } from "../../core/gate.js";
+import { ReorgGate } from "../../core/reorg-gate.js";
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
-describe("Gate (worker cycles shared, the finality watcher exclusive)", () => {
+describe("ReorgGate (worker cycles shared, the finality watcher exclusive)", () => {
   it("lets readers run together, a writer alone, and serves a waiting writer before later readers", async () => {
-    const gate = new Gate();
+    const gate = new ReorgGate();
     const events: string[] = [];
     let active = 0;
     let maxActive = 0;
@@ -33,7 +33,7 @@ describe("Gate (worker cycles shared, the finality watcher exclusive)", () => {
   });
 
   it("releases on a thrown error", async () => {
-    const gate = new Gate();
+    const gate = new ReorgGate();
     await expect(gate.exclusive(async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(await gate.shared(async () => 1)).toBe(1);
   });

@@ -7,7 +7,7 @@
  * Kept here rather than taken from a package: it is the two methods the engine needs, and
  * the lock libraries on npm model mutexes or semaphores, which would need the same wrapping.
  */
-export class Gate {
+export class ReorgGate {
   private readers = 0;
   private writing = false;
   private readonly waiting: { exclusive: boolean; start: () => void }[] = [];
