@@ -106,7 +106,15 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, options: "-c search_path=app" });
   try {
     const dataset = DATASETS.burns;
-    const query = dataset.lines!(drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb, {}, dataset.orderings.oldest, undefined, "csv", undefined, NO_CONFIG);
+    const query = dataset.lines!(
+      drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb,
+      {},
+      dataset.orderings.oldest,
+      undefined,
+      "csv",
+      undefined,
+      NO_CONFIG,
+    );
     const client = await pool.connect();
     try {
       await client.query("SET datestyle = 'ISO, MDY'");
@@ -126,7 +134,10 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
 /** Burns' lines read no configuration (no currencies, no operator). */
 const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as Parameters<NonNullable<(typeof DATASETS)["burns"]["lines"]>>[6];
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 /**
  * With `CPU_PROFILE_FILE` set (and `NODE_OPTIONS=--import bench/cpu-profile.mjs` so the ponder
@@ -168,7 +179,19 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
     log("  the same COPY to a bare client (the ceiling)");
     const raw = await rawCopy(databaseUrl);
     const ceiling = { ...raw, rowsPerSecond: raw.rows / raw.seconds };
-    return { rowsAdded: rows, rows: exported, bytes: got.bytes, seconds, rowsPerSecond: exported / seconds, rssBeforeMb, rssPeakMb, rssGrowthMb: rssPeakMb - rssBeforeMb, ceiling, loadBefore, loadAfter: load() };
+    return {
+      rowsAdded: rows,
+      rows: exported,
+      bytes: got.bytes,
+      seconds,
+      rowsPerSecond: exported / seconds,
+      rssBeforeMb,
+      rssPeakMb,
+      rssGrowthMb: rssPeakMb - rssBeforeMb,
+      ceiling,
+      loadBefore,
+      loadAfter: load(),
+    };
   } finally {
     await removeBurns(databaseUrl);
   }

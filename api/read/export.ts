@@ -86,21 +86,23 @@ export type LineColumn =
   | { name: string; kind: "addressOrText"; isAddress: SQL; address: SQL; text: SQL };
 
 /** Decimals of an amount: fixed, or chosen per row (`then` when `when` holds, otherwise `else`). */
-export type Decimals = number | { when: SQL; then: number; else: number };
+export type Decimals = number | { when: SQL; yes: number; no: number };
 
 const literal = (text: string) => sql.raw(pg.escapeLiteral(text));
 
 /** `expr` (a numeric of base units) as `decimalOfDigits` writes it: scaled exactly (a multiplication, never a rounding division), trailing zeros trimmed. */
 export const sqlDecimal = (expr: SQL, decimals: Decimals): SQL =>
   typeof decimals !== "number"
-    ? sql`(CASE WHEN ${decimals.when} THEN ${sqlDecimal(expr, decimals.then)} ELSE ${sqlDecimal(expr, decimals.else)} END)`
+    ? sql`(CASE WHEN ${decimals.when} THEN ${sqlDecimal(expr, decimals.yes)} ELSE ${sqlDecimal(expr, decimals.no)} END)`
     : decimals === 0
       ? sql`(${expr})::text`
       : sql`trim_scale((${expr})::numeric * ${sql.raw(`0.${"0".repeat(decimals - 1)}1`)})::text`;
 
 /** Decimals as an integer expression. */
 export const sqlDecimals = (decimals: Decimals): SQL =>
-  typeof decimals === "number" ? sql.raw(String(decimals)) : sql`(CASE WHEN ${decimals.when} THEN ${sql.raw(String(decimals.then))} ELSE ${sql.raw(String(decimals.else))} END)`;
+  typeof decimals === "number"
+    ? sql.raw(String(decimals))
+    : sql`(CASE WHEN ${decimals.when} THEN ${sql.raw(String(decimals.yes))} ELSE ${sql.raw(String(decimals.no))} END)`;
 
 /**
  * Unix seconds → ISO-8601 in UTC with milliseconds (`new Date(s * 1000).toISOString()`): whole
@@ -198,7 +200,7 @@ function sqlCurrency(currency: SQL, launchedSymbol: SQL, config: Pick<Config, "c
   const isUsdc = usdc ? sql`(${lower} = ${literal(usdc)})` : sql`false`;
   const isWeth = weth ? sql`(${lower} = ${literal(weth)})` : sql`false`;
   return {
-    decimals: { when: isUsdc, then: USDC_DECIMALS, else: TOKEN_DECIMALS } satisfies Decimals,
+    decimals: { when: isUsdc, yes: USDC_DECIMALS, no: TOKEN_DECIMALS } satisfies Decimals,
     symbol: {
       isAddress: sql`(NOT ${isUsdc} AND NOT ${isWeth} AND ${launchedSymbol} IS NULL)`,
       address: lower,
@@ -458,7 +460,12 @@ const buybacks: ExportDataset = {
               { name: "kind", kind: "text", expr: sql`${buyback.kind}` },
               { name: "usdcIn", kind: "decimal", expr: sql`${buyback.usdcIn}`, decimals: USDC_DECIMALS },
               { name: "usdcInRaw", kind: "raw", expr: sql`${buyback.usdcIn}` },
-              { name: "pairedIn", kind: "decimal", expr: sql`${buyback.pairedIn}`, decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, then: USDC_DECIMALS, else: TOKEN_DECIMALS } },
+              {
+                name: "pairedIn",
+                kind: "decimal",
+                expr: sql`${buyback.pairedIn}`,
+                decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, yes: USDC_DECIMALS, no: TOKEN_DECIMALS },
+              },
               { name: "pairedInRaw", kind: "raw", expr: sql`${buyback.pairedIn}` },
               { name: "spentCurrency", kind: "address", expr: sql`lower(${buyback.currencyIn})` },
               { name: "spentSymbol", kind: "addressOrText", ...spent.symbol },
@@ -603,7 +610,13 @@ const fees: ExportDataset = {
               { name: "id", kind: "text", expr: sql`${feeCollection.id}` },
               { name: "token", kind: "address", expr: sql`${feeCollection.token}` },
               { name: "rewardIndex", kind: "int", expr: sql`${feeCollection.rewardIndex}` },
-              { name: "recipient", kind: "addressOrText", isAddress: sql`(${feeCollection.recipient} ~ '^0x[0-9a-fA-F]{40}$')`, address: recipient, text: sql`${feeCollection.recipient}` },
+              {
+                name: "recipient",
+                kind: "addressOrText",
+                isAddress: sql`(${feeCollection.recipient} ~ '^0x[0-9a-fA-F]{40}$')`,
+                address: recipient,
+                text: sql`${feeCollection.recipient}`,
+              },
               { name: "role", kind: "text", expr: role },
               { name: "currency", kind: "address", expr: sql`lower(${feeCollection.currency})` },
               { name: "symbol", kind: "addressOrText", ...currency.symbol },

@@ -338,8 +338,18 @@ describe("lines built by PostgreSQL (COPY) equal the API's own formatting, byte 
     await h.query("DROP SCHEMA IF EXISTS edge CASCADE");
     await h.query("CREATE SCHEMA edge");
     await h.query("CREATE TABLE edge.burn (LIKE app.burn INCLUDING ALL)");
-    const ids = ['plain-1', 'quote"d', "com,ma", "back\\slash", "new\nline", "carriage\rreturn", "tab\there", "ctl\u0001x", "ünïcödé-✓-😀", "", "'single'"];
-    const amounts = ["0", "1", "999999999999999999", "1000000000000000000", "1000000000000000001", "123456789012345678901234567890", `${"9".repeat(78)}`, "-1", "-1500000000000000000"];
+    const ids = ["plain-1", 'quote"d', "com,ma", "back\\slash", "new\nline", "carriage\rreturn", "tab\there", "ctl\u0001x", "ünïcödé-✓-😀", "", "'single'"];
+    const amounts = [
+      "0",
+      "1",
+      "999999999999999999",
+      "1000000000000000000",
+      "1000000000000000001",
+      "123456789012345678901234567890",
+      `${"9".repeat(78)}`,
+      "-1",
+      "-1500000000000000000",
+    ];
     const times = ["0", "1", "1700000000", "253402300799"];
     const rows = ids.map((id, i) => [
       id,
@@ -354,17 +364,16 @@ describe("lines built by PostgreSQL (COPY) equal the API's own formatting, byte 
       times[i % times.length],
     ]);
     for (const r of rows)
-      await h.query(`INSERT INTO edge.burn (id, token, kind, "from", tx_from, amount, tx_hash, block_number, log_index, timestamp) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, r);
+      await h.query(
+        `INSERT INTO edge.burn (id, token, kind, "from", tx_from, amount, tx_hash, block_number, log_index, timestamp) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        r,
+      );
     // The remaining amounts on rows of their own.
     for (const [i, amount] of amounts.entries())
-      await h.query(`INSERT INTO edge.burn (id, token, kind, "from", tx_from, amount, tx_hash, block_number, log_index, timestamp) VALUES ($1, $2, 'organic', $2, $2, $3, $4, $5, 0, $6)`, [
-        `amount-${i}`,
-        DEAD,
-        amount,
-        `0x${"ab".repeat(32)}`,
-        String(2 * 10 ** 12 + i),
-        times[i % times.length],
-      ]);
+      await h.query(
+        `INSERT INTO edge.burn (id, token, kind, "from", tx_from, amount, tx_hash, block_number, log_index, timestamp) VALUES ($1, $2, 'organic', $2, $2, $3, $4, $5, 0, $6)`,
+        [`amount-${i}`, DEAD, amount, `0x${"ab".repeat(32)}`, String(2 * 10 ** 12 + i), times[i % times.length]],
+      );
     pool = new pg.Pool({ connectionString: h.databaseUrl, max: 2, options: "-c search_path=edge,app" });
     db = drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb;
   }, 60_000);
@@ -374,7 +383,13 @@ describe("lines built by PostgreSQL (COPY) equal the API's own formatting, byte 
   });
 
   /** The export as the cursor path writes it: the dataset's records of its query's text rows, encoded by lineEncoder. */
-  async function formatted(format: "csv" | "ndjson", order: "oldest" | "newest", after?: string, name: "burns" | "buybacks" | "fees" = "burns", on: { db: ReadDb; pool: pg.Pool } = { db, pool }): Promise<string> {
+  async function formatted(
+    format: "csv" | "ndjson",
+    order: "oldest" | "newest",
+    after?: string,
+    name: "burns" | "buybacks" | "fees" = "burns",
+    on: { db: ReadDb; pool: pg.Pool } = { db, pool },
+  ): Promise<string> {
     const dataset = DATASETS[name];
     const ordering = dataset.orderings[order];
     const query = dataset.query(on.db, {}, ordering, after);
@@ -442,7 +457,10 @@ describe("lines built by PostgreSQL (COPY) equal the API's own formatting, byte 
     const evil = Buffer.from(JSON.stringify(["burn-oldest", "1'); DROP TABLE edge.burn; --", "0"])).toString("base64url");
     expect((await app.request(`http://api.test/api/v1/export/burns.csv?after=${evil}`)).status).toBe(400);
     const res = await app.request(`http://api.test/api/v1/export/burns.ndjson?token=${DEAD}&kind=organic`);
-    const rows = (await res.text()).split("\n").filter(Boolean).map((l) => JSON.parse(l) as Row);
+    const rows = (await res.text())
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Row);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.token === "0x000000000000000000000000000000000000dEaD" && r.kind === "organic")).toBe(true);
     expect((await h.query("SELECT count(*)::int AS n FROM edge.burn"))[0]!.n).toBeGreaterThan(15);
@@ -555,7 +573,9 @@ describe("a large table", () => {
         // From the first sample (a few pages in) to the last, the live heap does not grow with the
         // rows streamed: the whole export held at once would be ~150k row objects and ~60 MB of text.
         const growthMb = (Math.max(...heap) - heap[0]!) / 2 ** 20;
-        console.log(`${path} export of ${ROWS} rows: live heap growth ${growthMb.toFixed(1)} MB over ${heap.length} samples; RSS growth ${((rssPeak - rssBase) / 2 ** 20).toFixed(1)} MB (uncollected garbage included)`);
+        console.log(
+          `${path} export of ${ROWS} rows: live heap growth ${growthMb.toFixed(1)} MB over ${heap.length} samples; RSS growth ${((rssPeak - rssBase) / 2 ** 20).toFixed(1)} MB (uncollected garbage included)`,
+        );
         expect(heap.length).toBeGreaterThan(5);
         expect(growthMb).toBeLessThan(16);
       }, 240_000);
@@ -579,7 +599,9 @@ describe("a large table", () => {
           expect(socket!.bytesRead - bytesAtStart).toBe(read);
           // What was read: a few socket buffers, not the table's ~40 MB.
           expect(read).toBeLessThan(4 * 2 ** 20);
-          const waiting = await h.query<{ wait: string | null }>("SELECT wait_event AS wait FROM pg_stat_activity WHERE query LIKE 'COPY (%' AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()");
+          const waiting = await h.query<{ wait: string | null }>(
+            "SELECT wait_event AS wait FROM pg_stat_activity WHERE query LIKE 'COPY (%' AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+          );
           expect(waiting.map((w) => w.wait)).toEqual(["ClientWrite"]);
         }
         expect(ROWS / EXPORT_PAGE).toBeGreaterThan(20);
@@ -604,7 +626,11 @@ describe("a large table", () => {
         // A discarded connection's backend ends as its socket closes: within moments.
         let open = 1;
         for (let i = 0; i < 50 && open > 0; i++) {
-          open = (await h.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE (query LIKE 'FETCH FORWARD % FROM export_rows' OR query LIKE 'COPY (%') AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()"))[0]!.n as number;
+          open = (
+            await h.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE (query LIKE 'FETCH FORWARD % FROM export_rows' OR query LIKE 'COPY (%') AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+            )
+          )[0]!.n as number;
           if (open) await new Promise((r) => setTimeout(r, 100));
         }
         expect(open).toBe(0);
@@ -660,7 +686,11 @@ describe("a client that disconnects over HTTP", () => {
     );
     await client.end();
     const streaming = async () =>
-      (await h.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY (%' AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()"))[0]!.n as number;
+      (
+        await h.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY (%' AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+        )
+      )[0]!.n as number;
 
     const abort = new AbortController();
     const res = await fetch(`${h.url}/api/v1/export/burns.csv?fromBlock=10000000000`, { signal: abort.signal });
