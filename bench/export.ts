@@ -2,10 +2,18 @@
  * The export row: a million synthetic burns added to an indexed history's `burn` table, then
  * `GET /api/v1/export/burns.csv` downloaded whole from the ponder process (indexer + API) while
  * its resident memory is sampled. Reports rows per second and the API process's RSS growth
- * (targets: ≥ 50,000 rows/s, < 50 MB). The synthetic rows are removed afterwards.
+ * (targets: ≥ 50,000 rows/s, < 50 MB), and beside them, in the same run, the ceiling the machine
+ * sets: the export's own COPY (the lines PostgreSQL builds) read by a bare client and discarded,
+ * as `psql -c "COPY …" > /dev/null` would. The synthetic rows are removed afterwards.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
+import copyStreams from "pg-copy-streams";
+import type { ReadDb } from "../api/deps.js";
+import { DATASETS } from "../api/read/export.js";
+import { inlineParams } from "../api/read/export-copy.js";
 import type { PonderHandle } from "../devnet/ponder.js";
 
 export type ExportResult = {
@@ -17,6 +25,11 @@ export type ExportResult = {
   rssBeforeMb: number;
   rssPeakMb: number;
   rssGrowthMb: number;
+  /** The same export's COPY to a bare client (bytes discarded): what the database and machine allow. */
+  ceiling: { rows: number; bytes: number; seconds: number; rowsPerSecond: number };
+  /** Load averages (1, 5, 15 min) before the download and after the ceiling. */
+  loadBefore: string;
+  loadAfter: string;
 };
 
 /** Resident memory of a process (Linux), in MB. */
@@ -86,6 +99,47 @@ async function download(url: string): Promise<{ lines: number; bytes: number }> 
 }
 
 /**
+ * The export's COPY (`burns.csv`, every row, oldest first: the statement the API sends) read by
+ * a bare pg client that counts and discards the bytes.
+ */
+async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: number; seconds: number }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, options: "-c search_path=app" });
+  try {
+    const dataset = DATASETS.burns;
+    const query = dataset.lines!(
+      drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb,
+      {},
+      dataset.orderings.oldest,
+      undefined,
+      "csv",
+      undefined,
+      NO_CONFIG,
+    );
+    const client = await pool.connect();
+    try {
+      await client.query("SET datestyle = 'ISO, MDY'");
+      const started = performance.now();
+      const stream = client.query(copyStreams.to(`COPY (${inlineParams(query)}) TO STDOUT (FORMAT binary)`));
+      let bytes = 0;
+      for await (const chunk of stream as AsyncIterable<Buffer>) bytes += chunk.length;
+      return { rows: stream.rowCount, bytes, seconds: (performance.now() - started) / 1000 };
+    } finally {
+      client.release();
+    }
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Burns' lines read no configuration (no currencies, no operator). */
+const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as Parameters<NonNullable<(typeof DATASETS)["burns"]["lines"]>>[6];
+
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
+/**
  * With `CPU_PROFILE_FILE` set (and `NODE_OPTIONS=--import bench/cpu-profile.mjs` so the ponder
  * child samples its CPU), asks the child for its profile once the download is done.
  */
@@ -104,6 +158,7 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
     // Warm: the route, its queries and the JIT.
     await download(`${ponder.url}/api/v1/export/burns.csv?limit=20000`);
     await new Promise((r) => setTimeout(r, 2_000));
+    const loadBefore = load();
     const rssBeforeMb = rssMb(pid);
     let rssPeakMb = rssBeforeMb;
     const sampler = setInterval(() => {
@@ -121,6 +176,9 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
     rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
     const exported = got.lines - 1;
     if (exported < rows) throw new Error(`the export had ${exported} rows, fewer than the ${rows} synthetic ones`);
+    log("  the same COPY to a bare client (the ceiling)");
+    const raw = await rawCopy(databaseUrl);
+    const ceiling = { ...raw, rowsPerSecond: raw.rows / raw.seconds };
     return {
       rowsAdded: rows,
       rows: exported,
@@ -130,6 +188,9 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
       rssBeforeMb,
       rssPeakMb,
       rssGrowthMb: rssPeakMb - rssBeforeMb,
+      ceiling,
+      loadBefore,
+      loadAfter: load(),
     };
   } finally {
     await removeBurns(databaseUrl);

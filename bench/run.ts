@@ -468,10 +468,20 @@ function finish(results: Results, started: number) {
             fmt(e.rssPeakMb, 0),
             fmt(e.rssGrowthMb, 1),
           ],
+          [
+            "its COPY, to a bare client (ceiling)",
+            e.ceiling.rows,
+            fmt(e.ceiling.bytes / 1e6, 1),
+            fmt(e.ceiling.seconds, 1),
+            fmt(e.ceiling.rowsPerSecond, 0),
+            "",
+            "",
+            "",
+          ],
         ],
       ),
       "",
-      "The ponder process (indexer and API in one) downloaded from over HTTP by one client; its resident memory sampled every 50 ms during the download, after a warm-up export of 20,000 rows.",
+      `The ponder process (indexer and API in one) downloaded from over HTTP by one client; its resident memory sampled every 50 ms during the download, after a warm-up export of 20,000 rows. The ceiling: the same COPY statement (the lines PostgreSQL builds, in binary COPY framing) read by a bare pg client in the bench process and discarded, right after. Export / ceiling: **${fmt(e.rowsPerSecond / e.ceiling.rowsPerSecond, 2)}**. Load ${e.loadBefore} before the download, ${e.loadAfter} after the ceiling.`,
     );
   }
   if (results.soak) {

@@ -32,8 +32,20 @@ let streaming = 0;
 /** Exports streaming in this process now (their connections are checked out). */
 export const exportStreams = () => streaming;
 
+/** Takes one of the process's MAX_EXPORT_STREAMS slots, or refuses with a 503 DATABASE_BUSY (with Retry-After). */
+export function acquireExportSlot(): void {
+  if (streaming >= MAX_EXPORT_STREAMS) {
+    throw new ApiError("DATABASE_BUSY", `${MAX_EXPORT_STREAMS} exports are streaming from this server already; retry shortly`, { "Retry-After": "10" });
+  }
+  streaming++;
+}
+
+export function releaseExportSlot(): void {
+  streaming--;
+}
+
 /** The pool under a drizzle client (ponder's read-only `db`, or a test's). */
-function poolOf(db: ReadDb): Connector {
+export function connectorOf(db: ReadDb): Connector {
   const client = (db as { $client?: unknown }).$client as Partial<Connector> | undefined;
   if (typeof client?.connect !== "function") throw new Error("exports need the read database's pool (drizzle's $client)");
   return client as Connector;
@@ -53,15 +65,12 @@ export class RowCursor {
    * per process: one more is a 503 DATABASE_BUSY (with Retry-After), before any connection is taken.
    */
   static async open(db: ReadDb, query: ExportSql): Promise<RowCursor> {
-    if (streaming >= MAX_EXPORT_STREAMS) {
-      throw new ApiError("DATABASE_BUSY", `${MAX_EXPORT_STREAMS} exports are streaming from this server already; retry shortly`, { "Retry-After": "10" });
-    }
-    streaming++;
+    acquireExportSlot();
     let client: pg.PoolClient;
     try {
-      client = await poolOf(db).connect();
+      client = await connectorOf(db).connect();
     } catch (error) {
-      streaming--;
+      releaseExportSlot();
       throw error;
     }
     // A server gone while the connection is checked out: noted (not a crash), the connection discarded on close.
@@ -110,6 +119,6 @@ export class RowCursor {
     if (!discard) this.client.off("error", this.onError);
     // Released with an error, the pool destroys the client instead of keeping it.
     this.client.release(discard);
-    streaming--;
+    releaseExportSlot();
   }
 }

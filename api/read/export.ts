@@ -7,7 +7,9 @@
  * fields come as the database's own text (no drizzle row objects, no bigint per amount), and
  * each row becomes its cells from those strings.
  */
-import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
+import { type SQL, and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import pg from "pg";
 import { type Hex, keccak256 } from "viem";
 import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
@@ -53,7 +55,167 @@ export type ExportDataset = {
   query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined) => ExportSql;
   /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
   records: (rows: TextRow[], ordering: Ordering<TextRow>, ctx: { db: ReadDb; config: Config }) => Promise<Cell[][]>;
+  /**
+   * The same rows as ready lines, built in SQL for COPY (api/read/export-copy.ts): each row's
+   * fields, every odd one an address the API writes checksummed. Absent: the dataset is read
+   * through the cursor (`records`).
+   */
+  lines?: (
+    db: ReadDb,
+    filter: ExportFilter,
+    ordering: Ordering<TextRow>,
+    cursor: string | undefined,
+    format: "csv" | "ndjson",
+    limit: number | undefined,
+    config: Pick<Config, "contracts" | "operator">,
+  ) => ExportSql;
 };
+
+// ------------------------------------------------------------------ lines in SQL (COPY)
+
+/**
+ * A column of a line built in SQL, by what it holds: free text (CSV-quoted when it holds a quote,
+ * comma or line end; a JSON string), an address (left to the API's checksum), an amount (its
+ * exact decimal; `raw` its base units), an integer, a unix time (ISO-8601 with milliseconds, as
+ * `isoTime`), or a row's cursor (text that never needs quoting).
+ */
+export type LineColumn =
+  | { name: string; kind: "text" | "address" | "raw" | "int" | "iso" | "plain"; expr: SQL }
+  | { name: string; kind: "decimal"; expr: SQL; decimals: Decimals }
+  /** An address when `isAddress` holds (checksummed by the API), otherwise `text` as free text. */
+  | { name: string; kind: "addressOrText"; isAddress: SQL; address: SQL; text: SQL };
+
+/** Decimals of an amount: fixed, or chosen per row (`then` when `when` holds, otherwise `else`). */
+export type Decimals = number | { when: SQL; yes: number; no: number };
+
+const literal = (text: string) => sql.raw(pg.escapeLiteral(text));
+
+/** `expr` (a numeric of base units) as `decimalOfDigits` writes it: scaled exactly (a multiplication, never a rounding division), trailing zeros trimmed. */
+export const sqlDecimal = (expr: SQL, decimals: Decimals): SQL =>
+  typeof decimals !== "number"
+    ? sql`(CASE WHEN ${decimals.when} THEN ${sqlDecimal(expr, decimals.yes)} ELSE ${sqlDecimal(expr, decimals.no)} END)`
+    : decimals === 0
+      ? sql`(${expr})::text`
+      : sql`trim_scale((${expr})::numeric * ${sql.raw(`0.${"0".repeat(decimals - 1)}1`)})::text`;
+
+/** Decimals as an integer expression. */
+export const sqlDecimals = (decimals: Decimals): SQL =>
+  typeof decimals === "number"
+    ? sql.raw(String(decimals))
+    : sql`(CASE WHEN ${decimals.when} THEN ${sql.raw(String(decimals.yes))} ELSE ${sql.raw(String(decimals.no))} END)`;
+
+/**
+ * Unix seconds → ISO-8601 in UTC with milliseconds (`new Date(s * 1000).toISOString()`): whole
+ * days and seconds added to the epoch in integers (exact at any size, unlike a float's
+ * to_timestamp), written by the timestamp's own output (DateStyle ISO, set by the COPY's
+ * transaction), its space made a `T`. Years past 9999 are written as PostgreSQL writes them.
+ */
+export const sqlIso = (expr: SQL): SQL =>
+  sql`replace(('epoch'::timestamp + make_interval(days => ((${expr})::int8 / 86400)::int4, secs => (${expr})::int8 % 86400))::text, ' ', 'T') || '.000Z'`;
+
+/**
+ * `encodeCursor(ordering.name, keys)`: base64url of the JSON array `[name, ...keys as strings]`
+ * (an integer key's digits written as they are, a text key as JSON).
+ */
+export const sqlCursor = (ordering: Pick<Ordering<unknown>, "name" | "types">, keys: SQL[]): SQL => {
+  const json = sql.join(
+    keys.map((k, i) => (ordering.types[i] === "int" ? sql`'"' || (${k})::text || '"'` : sql`to_json((${k})::text)::text`)),
+    sql` || ',' || `,
+  );
+  return sql`rtrim(translate(encode(textsend(${literal(`[${JSON.stringify(ordering.name)},`)} || ${json} || ']'), 'base64'), E'+/\\n', '-_'), '=')`;
+};
+
+/** RFC 4180: quoted (its quotes doubled) when it holds a quote, comma, CR or LF. */
+const csvText = (expr: SQL): SQL =>
+  sql`(CASE WHEN strpos(${expr}, '"') > 0 OR strpos(${expr}, ',') > 0 OR strpos(${expr}, chr(13)) > 0 OR strpos(${expr}, chr(10)) > 0 THEN '"' || replace(${expr}, '"', '""') || '"' ELSE ${expr} END)`;
+
+/**
+ * One line per row as the fields COPY sends: text fields between the address slots (`0x` and
+ * 40 hex digits, checksummed by the API). CSV: RFC 4180 with CRLF; NDJSON: one JSON object per
+ * line, keys in column order (as `lineEncoder`).
+ */
+export function lineFields(columns: readonly LineColumn[], format: "csv" | "ndjson"): SQL[] {
+  const json = format === "ndjson";
+  const fields: SQL[] = [];
+  let pieces: SQL[] = [];
+  const text = (t: string) => pieces.push(literal(t));
+  columns.forEach((c, i) => {
+    text(json ? `${i ? "," : "{"}${JSON.stringify(c.name)}:` : i ? "," : "");
+    switch (c.kind) {
+      case "address":
+        if (json) text('"');
+        fields.push(pieces.length ? sql.join(pieces, sql` || `) : sql`''`);
+        fields.push(sql`(${c.expr})::text`);
+        pieces = [];
+        if (json) text('"');
+        return;
+      case "addressOrText":
+        // The slot holds the address or NULL (nothing); the text, when not an address, follows it.
+        if (json) pieces.push(sql`(CASE WHEN ${c.isAddress} THEN '"' ELSE '' END)`);
+        fields.push(pieces.length ? sql.join(pieces, sql` || `) : sql`''`);
+        fields.push(sql`(CASE WHEN ${c.isAddress} THEN (${c.address})::text END)`);
+        pieces = [
+          json
+            ? sql`(CASE WHEN ${c.isAddress} THEN '"' ELSE to_json((${c.text})::text)::text END)`
+            : sql`(CASE WHEN ${c.isAddress} THEN '' ELSE ${csvText(sql`(${c.text})::text`)} END)`,
+        ];
+        return;
+      case "text":
+        pieces.push(json ? sql`to_json((${c.expr})::text)::text` : csvText(sql`(${c.expr})::text`));
+        return;
+      case "int":
+        pieces.push(sql`(${c.expr})::text`);
+        return;
+      case "decimal":
+        pieces.push(json ? sql`'"' || ${sqlDecimal(c.expr, c.decimals)} || '"'` : sqlDecimal(c.expr, c.decimals));
+        return;
+      case "raw":
+        pieces.push(json ? sql`'"' || (${c.expr})::text || '"'` : sql`(${c.expr})::text`);
+        return;
+      case "iso":
+        pieces.push(json ? sql`'"' || ${sqlIso(c.expr)} || '"'` : sqlIso(c.expr));
+        return;
+      case "plain":
+        pieces.push(json ? sql`'"' || (${c.expr}) || '"'` : c.expr);
+        return;
+    }
+  });
+  text(json ? "}\n" : "\r\n");
+  fields.push(sql.join(pieces, sql` || `));
+  return fields;
+}
+
+/** `fields` as a select list of the sql fields `f0`, `f1`, … (in order). */
+export const selectFields = (fields: SQL[]): Record<string, SQL<string>> => Object.fromEntries(fields.map((f, i) => [`f${i}`, f as SQL<string>]));
+
+/**
+ * A currency column's facts as `currencyInfos` gives them, in SQL: USDC and WETH (the configured
+ * addresses) by name, a launched token by its symbol (`launched`: the token table joined on the
+ * currency), anything else by its checksummed address; 6 decimals for USDC, 18 otherwise.
+ */
+function sqlCurrency(currency: SQL, launchedSymbol: SQL, config: Pick<Config, "contracts">) {
+  const usdc = config.contracts.usdc?.toLowerCase();
+  const weth = config.contracts.weth?.toLowerCase();
+  const lower = sql`lower(${currency})`;
+  const isUsdc = usdc ? sql`(${lower} = ${literal(usdc)})` : sql`false`;
+  const isWeth = weth ? sql`(${lower} = ${literal(weth)})` : sql`false`;
+  return {
+    decimals: { when: isUsdc, yes: USDC_DECIMALS, no: TOKEN_DECIMALS } satisfies Decimals,
+    symbol: {
+      isAddress: sql`(NOT ${isUsdc} AND NOT ${isWeth} AND ${launchedSymbol} IS NULL)`,
+      address: lower,
+      text: sql`(CASE WHEN ${isUsdc} THEN 'USDC' WHEN ${isWeth} THEN 'WETH' ELSE ${launchedSymbol} END)`,
+    },
+  };
+}
+
+/** The token table again, joined on a currency (a launched token's symbol). */
+const currencyToken = alias(tokenTable, "currency_token");
+
+/** `limit` rows at most, when given. */
+function limited<Q extends { limit(n: number): unknown; toSQL(): ExportSql }>(query: Q, limit: number | undefined): ExportSql {
+  return limit === undefined ? query.toSQL() : (query.limit(limit) as Q).toSQL();
+}
 
 /** An ordering of GraphQL's (same name, columns and key types) whose key is read from a TextRow's fields. */
 function textOrdering(ordering: Ordering<never>, keyFields: readonly number[]): Ordering<TextRow> {
@@ -165,6 +327,34 @@ const burns: ExportDataset = {
       .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
+  lines: (db, filter, ordering, cursor, format, limit) => {
+    const query = db
+      .select(
+        selectFields(
+          lineFields(
+            [
+              { name: "id", kind: "text", expr: sql`${burn.id}` },
+              { name: "token", kind: "address", expr: sql`${burn.token}` },
+              { name: "kind", kind: "text", expr: sql`${burn.kind}` },
+              { name: "from", kind: "address", expr: sql`${burn.from}` },
+              { name: "txFrom", kind: "address", expr: sql`${burn.txFrom}` },
+              { name: "amount", kind: "decimal", expr: sql`${burn.amount}`, decimals: TOKEN_DECIMALS },
+              { name: "amountRaw", kind: "raw", expr: sql`${burn.amount}` },
+              { name: "txHash", kind: "text", expr: sql`${burn.txHash}` },
+              { name: "blockNumber", kind: "int", expr: sql`${burn.blockNumber}` },
+              { name: "logIndex", kind: "int", expr: sql`${burn.logIndex}` },
+              { name: "timestamp", kind: "iso", expr: sql`${burn.timestamp}` },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) },
+            ],
+            format,
+          ),
+        ),
+      )
+      .from(burn)
+      .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+    return limited(query, limit);
+  },
   records: async (rows, ordering) =>
     rows.map((r) => [
       r[B.id]!,
@@ -255,6 +445,54 @@ const buybacks: ExportDataset = {
       .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
+  lines: (db, filter, ordering, cursor, format, limit, config) => {
+    const spent = sqlCurrency(sql`${buyback.currencyIn}`, sql`${currencyToken.symbol}`, config);
+    const usdc = config.contracts.usdc?.toLowerCase();
+    // As `records`: the pool's paired currency's decimals (USDC 6, otherwise 18; no pool and no USDC configured compare equal).
+    const pairedIsUsdc = usdc ? sql`(lower(${pool.pairedToken}) = ${literal(usdc)})` : sql`(${pool.pairedToken} IS NULL)`;
+    const query = db
+      .select(
+        selectFields(
+          lineFields(
+            [
+              { name: "id", kind: "text", expr: sql`${buyback.id}` },
+              { name: "token", kind: "address", expr: sql`${buyback.token}` },
+              { name: "kind", kind: "text", expr: sql`${buyback.kind}` },
+              { name: "usdcIn", kind: "decimal", expr: sql`${buyback.usdcIn}`, decimals: USDC_DECIMALS },
+              { name: "usdcInRaw", kind: "raw", expr: sql`${buyback.usdcIn}` },
+              {
+                name: "pairedIn",
+                kind: "decimal",
+                expr: sql`${buyback.pairedIn}`,
+                decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, yes: USDC_DECIMALS, no: TOKEN_DECIMALS },
+              },
+              { name: "pairedInRaw", kind: "raw", expr: sql`${buyback.pairedIn}` },
+              { name: "spentCurrency", kind: "address", expr: sql`lower(${buyback.currencyIn})` },
+              { name: "spentSymbol", kind: "addressOrText", ...spent.symbol },
+              { name: "spent", kind: "decimal", expr: sql`${buyback.amountIn}`, decimals: spent.decimals },
+              { name: "spentRaw", kind: "raw", expr: sql`${buyback.amountIn}` },
+              { name: "tokensBought", kind: "decimal", expr: sql`${buyback.tokensBought}`, decimals: TOKEN_DECIMALS },
+              { name: "tokensBoughtRaw", kind: "raw", expr: sql`${buyback.tokensBought}` },
+              { name: "tokensBurned", kind: "decimal", expr: sql`${buyback.tokensBurned}`, decimals: TOKEN_DECIMALS },
+              { name: "tokensBurnedRaw", kind: "raw", expr: sql`${buyback.tokensBurned}` },
+              { name: "txHash", kind: "text", expr: sql`${buyback.txHash}` },
+              { name: "blockNumber", kind: "int", expr: sql`${buyback.blockNumber}` },
+              { name: "logIndex", kind: "int", expr: sql`${buyback.logIndex}` },
+              { name: "timestamp", kind: "iso", expr: sql`${buyback.timestamp}` },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${buyback.blockNumber}`, sql`${buyback.logIndex}`]) },
+            ],
+            format,
+          ),
+        ),
+      )
+      .from(buyback)
+      .leftJoin(tokenTable, eq(tokenTable.address, buyback.token))
+      .leftJoin(pool, eq(pool.poolId, tokenTable.poolId))
+      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${buyback.currencyIn})`))
+      .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+    return limited(query, limit);
+  },
   records: async (rows, ordering, { db, config }) => {
     const currencies = await currencyInfos(
       db,
@@ -359,6 +597,48 @@ const fees: ExportDataset = {
       .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
+  lines: (db, filter, ordering, cursor, format, limit, config) => {
+    const currency = sqlCurrency(sql`${feeCollection.currency}`, sql`${currencyToken.symbol}`, config);
+    const operator = config.operator?.toLowerCase();
+    const recipient = sql`lower(${feeCollection.recipient})`;
+    const role = sql`(CASE ${operator ? sql`WHEN ${recipient} = ${literal(operator)} THEN 'operator' ` : sql``}WHEN ${recipient} = lower(${enrollment.creator}) THEN 'creator' ELSE 'other' END)`;
+    const query = db
+      .select(
+        selectFields(
+          lineFields(
+            [
+              { name: "id", kind: "text", expr: sql`${feeCollection.id}` },
+              { name: "token", kind: "address", expr: sql`${feeCollection.token}` },
+              { name: "rewardIndex", kind: "int", expr: sql`${feeCollection.rewardIndex}` },
+              {
+                name: "recipient",
+                kind: "addressOrText",
+                isAddress: sql`(${feeCollection.recipient} ~ '^0x[0-9a-fA-F]{40}$')`,
+                address: recipient,
+                text: sql`${feeCollection.recipient}`,
+              },
+              { name: "role", kind: "text", expr: role },
+              { name: "currency", kind: "address", expr: sql`lower(${feeCollection.currency})` },
+              { name: "symbol", kind: "addressOrText", ...currency.symbol },
+              { name: "decimals", kind: "int", expr: sqlDecimals(currency.decimals) },
+              { name: "amount", kind: "decimal", expr: sql`${feeCollection.amount}`, decimals: currency.decimals },
+              { name: "amountRaw", kind: "raw", expr: sql`${feeCollection.amount}` },
+              { name: "txHash", kind: "text", expr: sql`${feeCollection.txHash}` },
+              { name: "blockNumber", kind: "int", expr: sql`${feeCollection.blockNumber}` },
+              { name: "timestamp", kind: "iso", expr: sql`${feeCollection.timestamp}` },
+              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${feeCollection.blockNumber}`, sql`${feeCollection.id}`]) },
+            ],
+            format,
+          ),
+        ),
+      )
+      .from(feeCollection)
+      .leftJoin(enrollment, eq(enrollment.token, feeCollection.token))
+      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${feeCollection.currency})`))
+      .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+    return limited(query, limit);
+  },
   records: async (rows, ordering, { db, config }) => {
     const currencies = await currencyInfos(
       db,

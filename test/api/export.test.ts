@@ -11,7 +11,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReadDb } from "../../api/deps.js";
-import { EXPORT_PAGE } from "../../api/rest/export.js";
+import { ChunkWriter, EXPORT_PAGE, lineEncoder } from "../../api/rest/export.js";
+import { DATASETS, type TextRow } from "../../api/read/export.js";
 import { exportStreams } from "../../api/read/export-stream.js";
 import { type Harness, startHarness } from "./harness.js";
 import { type Scenario, seedScenario } from "./scenario.js";
@@ -326,11 +327,154 @@ describe("the answer", () => {
   });
 });
 
+describe("lines built by PostgreSQL (COPY) equal the API's own formatting, byte for byte", () => {
+  let pool: pg.Pool;
+  let db: ReadDb;
+  const DEAD = "0x000000000000000000000000000000000000dead";
+
+  beforeAll(async () => {
+    // Edge values in a copy of the burn table: text that CSV must quote and JSON must escape,
+    // amounts from 0 and 1 base unit to 78 digits (and a negative one), times from 1970 to 9999.
+    await h.query("DROP SCHEMA IF EXISTS edge CASCADE");
+    await h.query("CREATE SCHEMA edge");
+    await h.query("CREATE TABLE edge.burn (LIKE app.burn INCLUDING ALL)");
+    const ids = ["plain-1", 'quote"d', "com,ma", "back\\slash", "new\nline", "carriage\rreturn", "tab\there", "ctl\u0001x", "ünïcödé-✓-😀", "", "'single'"];
+    const amounts = [
+      "0",
+      "1",
+      "999999999999999999",
+      "1000000000000000000",
+      "1000000000000000001",
+      "123456789012345678901234567890",
+      `${"9".repeat(78)}`,
+      "-1",
+      "-1500000000000000000",
+    ];
+    const times = ["0", "1", "1700000000", "253402300799"];
+    const rows = ids.map((id, i) => [
+      id,
+      i % 2 ? DEAD : "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed",
+      i % 3 ? "organic" : 'we"ird,kind',
+      `0x${(i + 1).toString(16).padStart(40, "a")}`,
+      `0x${(i * 7919).toString(16).padStart(40, "f")}`,
+      amounts[i % amounts.length],
+      `0x${i.toString(16).padStart(64, "0")}`,
+      String(10 ** 12 + i),
+      String(i % 3),
+      times[i % times.length],
+    ]);
+    for (const r of rows)
+      await h.query(
+        `INSERT INTO edge.burn (id, token, kind, "from", tx_from, amount, tx_hash, block_number, log_index, timestamp) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        r,
+      );
+    // The remaining amounts on rows of their own.
+    for (const [i, amount] of amounts.entries())
+      await h.query(
+        `INSERT INTO edge.burn (id, token, kind, "from", tx_from, amount, tx_hash, block_number, log_index, timestamp) VALUES ($1, $2, 'organic', $2, $2, $3, $4, $5, 0, $6)`,
+        [`amount-${i}`, DEAD, amount, `0x${"ab".repeat(32)}`, String(2 * 10 ** 12 + i), times[i % times.length]],
+      );
+    pool = new pg.Pool({ connectionString: h.databaseUrl, max: 2, options: "-c search_path=edge,app" });
+    db = drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb;
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.end();
+    await h?.query("DROP SCHEMA IF EXISTS edge CASCADE");
+  });
+
+  /** The export as the cursor path writes it: the dataset's records of its query's text rows, encoded by lineEncoder. */
+  async function formatted(
+    format: "csv" | "ndjson",
+    order: "oldest" | "newest",
+    after?: string,
+    name: "burns" | "buybacks" | "fees" = "burns",
+    on: { db: ReadDb; pool: pg.Pool } = { db, pool },
+  ): Promise<string> {
+    const dataset = DATASETS[name];
+    const ordering = dataset.orderings[order];
+    const query = dataset.query(on.db, {}, ordering, after);
+    const client = await on.pool.connect();
+    let rows: TextRow[];
+    try {
+      const text = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
+      rows = (await client.query<TextRow>({ text: query.sql, values: query.params, rowMode: "array", types: text })).rows;
+    } finally {
+      client.release();
+    }
+    const writer = new ChunkWriter();
+    if (format === "csv") writer.text(`${dataset.columns.join(",")}\r\n`);
+    const encode = lineEncoder(format, dataset.columns);
+    for (const record of await dataset.records(rows, ordering, { db: on.db, config: h.deps.config })) encode(record, writer);
+    return Buffer.concat(writer.take()).toString("utf8");
+  }
+
+  it("buybacks and fees on the indexed history: their currencies' symbols and decimals, roles, both formats and orders", async () => {
+    const appPool = new pg.Pool({ connectionString: h.databaseUrl, max: 2, options: "-c search_path=app" });
+    try {
+      const appDb = drizzle(appPool, { casing: "snake_case" }) as unknown as ReadDb;
+      for (const name of ["buybacks", "fees"] as const) {
+        expect(DATASETS[name].lines, `${name} reads with COPY`).toBeDefined();
+        for (const format of ["csv", "ndjson"] as const) {
+          for (const order of ["oldest", "newest"] as const) {
+            const res = await h.app.request(`http://api.test/api/v1/export/${name}.${format}?order=${order}`);
+            expect(res.status).toBe(200);
+            const expected = await formatted(format, order, undefined, name, { db: appDb, pool: appPool });
+            expect(expected.split("\n").filter(Boolean).length).toBeGreaterThan(format === "csv" ? 2 : 1);
+            expect(await res.text(), `${name}.${format} ${order}`).toBe(expected);
+          }
+        }
+      }
+    } finally {
+      await appPool.end();
+    }
+  }, 60_000);
+
+  it("CSV and NDJSON, both orders, and resumed after a cursor", async () => {
+    const app = h.appWith({ db });
+    for (const format of ["csv", "ndjson"] as const) {
+      for (const order of ["oldest", "newest"] as const) {
+        const res = await app.request(`http://api.test/api/v1/export/burns.${format}?order=${order}`);
+        expect(res.status).toBe(200);
+        const got = await res.text();
+        const expected = await formatted(format, order);
+        expect(expected.split("\n").length).toBeGreaterThan(15);
+        expect(got).toBe(expected);
+        // Resumed after the fifth row's cursor: the rest, as the cursor path writes it.
+        const fifth = (JSON.parse((await formatted("ndjson", order)).split("\n")[4]!) as Row).cursor as string;
+        const rest = await app.request(`http://api.test/api/v1/export/burns.${format}?order=${order}&after=${fifth}`);
+        expect(await rest.text()).toBe(await formatted(format, order, fifth));
+        const limited = await app.request(`http://api.test/api/v1/export/burns.${format}?order=${order}&limit=3`);
+        expect((await limited.text()).split("\n").filter(Boolean).length).toBe(format === "csv" ? 4 : 3);
+      }
+    }
+    expect(exportStreams()).toBe(0);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  }, 60_000);
+
+  it("a filter's text reaches the COPY as a literal, never as SQL", async () => {
+    const app = h.appWith({ db });
+    // A cursor is the one free text of a query: one that decodes to a quote-laden key is refused (its keys are integers), not run.
+    const evil = Buffer.from(JSON.stringify(["burn-oldest", "1'); DROP TABLE edge.burn; --", "0"])).toString("base64url");
+    expect((await app.request(`http://api.test/api/v1/export/burns.csv?after=${evil}`)).status).toBe(400);
+    const res = await app.request(`http://api.test/api/v1/export/burns.ndjson?token=${DEAD}&kind=organic`);
+    const rows = (await res.text())
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Row);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.token === "0x000000000000000000000000000000000000dEaD" && r.kind === "organic")).toBe(true);
+    expect((await h.query("SELECT count(*)::int AS n FROM edge.burn"))[0]!.n).toBeGreaterThan(15);
+  }, 60_000);
+});
+
 describe("a large table", () => {
   const ROWS = 150_000;
+  const SAMPLE_BYTES = 10 * 256 * 1024;
   let pool: pg.Pool;
   let db: ReadDb;
   let selects = 0;
+  let socket: { bytesRead: number } | undefined;
+  let bytesAtStart = 0;
 
   beforeAll(async () => {
     // A copy of the burn table's shape in its own schema, filled with synthetic rows.
@@ -348,7 +492,7 @@ describe("a large table", () => {
     await h.query("ANALYZE synth.burn");
     pool = new pg.Pool({ connectionString: h.databaseUrl, max: 2, options: "-c search_path=synth,app" });
     const inner = drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb;
-    // Counts the reads: each batch is one FETCH from the export's cursor, on a connection of the db's pool.
+    // Counts the reads: a burn export is one COPY on a connection of the db's pool (whose socket's bytes are counted too).
     const counted = new WeakSet<pg.PoolClient>();
     const connector = {
       connect: async () => {
@@ -358,7 +502,11 @@ describe("a large table", () => {
           const query = client.query.bind(client) as (...args: unknown[]) => unknown;
           (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
             const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
-            if (text?.startsWith("FETCH")) selects++;
+            if (text?.startsWith("FETCH") || text?.startsWith("COPY")) {
+              selects++;
+              socket = (client as unknown as { connection: { stream: { bytesRead: number } } }).connection.stream;
+              bytesAtStart = socket.bytesRead;
+            }
             return query(...args);
           };
         }
@@ -374,101 +522,142 @@ describe("a large table", () => {
     await h?.query("DROP SCHEMA IF EXISTS synth CASCADE");
   });
 
-  it("streams every row with memory flat", async () => {
-    // A collected heap between samples: what the export keeps, not what it has not freed yet.
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    const app = h.appWith({ db });
-    const res = await app.request("http://api.test/api/v1/export/burns.ndjson");
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let lines = 0;
-    let tail = "";
-    let last = "";
-    let chunks = 0;
-    const heap: number[] = [];
-    const rssBase = process.memoryUsage().rss;
-    let rssPeak = rssBase;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const text = tail + decoder.decode(value, { stream: true });
-      const parts = text.split("\n");
-      tail = parts.pop()!;
-      lines += parts.length;
-      if (parts.length) last = parts.at(-1)!;
-      if (++chunks % 10 === 0) {
-        gc();
-        heap.push(process.memoryUsage().heapUsed);
-      }
-      rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-    }
-    expect(lines).toBe(ROWS);
-    expect(JSON.parse(last).id).toBe(`b-${ROWS}`);
-    // From the first sample (a few pages in) to the last, the live heap does not grow with the
-    // rows streamed: the whole export held at once would be ~150k row objects and ~60 MB of text.
-    const growthMb = (Math.max(...heap) - heap[0]!) / 2 ** 20;
-    console.log(
-      `export of ${ROWS} rows: live heap growth ${growthMb.toFixed(1)} MB over ${heap.length} samples; RSS growth ${((rssPeak - rssBase) / 2 ** 20).toFixed(1)} MB (uncollected garbage included)`,
-    );
-    expect(heap.length).toBeGreaterThan(5);
-    expect(growthMb).toBeLessThan(16);
-  }, 240_000);
+  // Each with the burns' lines built by PostgreSQL (COPY), and through the cursor as the datasets without COPY lines are read.
+  for (const path of ["copy", "cursor"] as const) {
+    describe(path, () => {
+      const lines = DATASETS.burns.lines;
+      beforeAll(() => {
+        if (path === "cursor") delete DATASETS.burns.lines;
+      });
+      afterAll(() => {
+        DATASETS.burns.lines = lines;
+      });
 
-  it("a client that stops reading stops the reads (backpressure)", async () => {
-    const app = h.appWith({ db });
-    selects = 0;
-    const res = await app.request("http://api.test/api/v1/export/burns.csv");
-    const reader = res.body!.getReader();
-    await reader.read();
-    await new Promise((r) => setTimeout(r, 1_000));
-    // The first batch, and at most one or two read ahead: not the table's 150 batches.
-    expect(selects).toBeGreaterThanOrEqual(1);
-    expect(selects).toBeLessThanOrEqual(3);
-    expect(ROWS / EXPORT_PAGE).toBeGreaterThan(20);
-    expect(exportStreams()).toBe(1);
-    await reader.cancel();
-    // Cancelled: the cursor is closed and its connection back in the pool.
-    expect(exportStreams()).toBe(0);
-    expect(pool.totalCount - pool.idleCount).toBe(0);
-    expect(pool.waitingCount).toBe(0);
-  }, 60_000);
+      it(`${path}: streams every row with memory flat`, async () => {
+        // A collected heap between samples: what the export keeps, not what it has not freed yet.
+        setFlagsFromString("--expose-gc");
+        const gc = runInNewContext("gc") as () => void;
+        const app = h.appWith({ db });
+        const res = await app.request("http://api.test/api/v1/export/burns.ndjson");
+        expect(res.status).toBe(200);
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        let lines = 0;
+        let tail = "";
+        let last = "";
+        /** Bytes received, and where the next heap sample is due. */
+        let bytes = 0;
+        let sampleAt = SAMPLE_BYTES;
+        const heap: number[] = [];
+        const rssBase = process.memoryUsage().rss;
+        let rssPeak = rssBase;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          const text = tail + decoder.decode(value, { stream: true });
+          const parts = text.split("\n");
+          tail = parts.pop()!;
+          lines += parts.length;
+          if (parts.length) last = parts.at(-1)!;
+          // A sample every 2.5 MB (ten of the cursor path's chunks; COPY's are what the socket holds, often smaller).
+          bytes += value.length;
+          if (bytes >= sampleAt) {
+            sampleAt += SAMPLE_BYTES;
+            gc();
+            heap.push(process.memoryUsage().heapUsed);
+          }
+          rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+        }
+        expect(lines).toBe(ROWS);
+        expect(JSON.parse(last).id).toBe(`b-${ROWS}`);
+        // From the first sample (a few pages in) to the last, the live heap does not grow with the
+        // rows streamed: the whole export held at once would be ~150k row objects and ~60 MB of text.
+        const growthMb = (Math.max(...heap) - heap[0]!) / 2 ** 20;
+        console.log(
+          `${path} export of ${ROWS} rows: live heap growth ${growthMb.toFixed(1)} MB over ${heap.length} samples; RSS growth ${((rssPeak - rssBase) / 2 ** 20).toFixed(1)} MB (uncollected garbage included)`,
+        );
+        expect(heap.length).toBeGreaterThan(5);
+        expect(growthMb).toBeLessThan(16);
+      }, 240_000);
 
-  it("a cancelled download leaves no transaction open, and the next export reads every row", async () => {
-    const app = h.appWith({ db });
-    for (let i = 0; i < 3; i++) {
-      const res = await app.request("http://api.test/api/v1/export/burns.ndjson");
-      const reader = res.body!.getReader();
-      await reader.read();
-      await reader.read();
-      await reader.cancel();
-    }
-    expect(exportStreams()).toBe(0);
-    const open = await h.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'FETCH FORWARD % FROM export_rows' AND state <> 'idle'");
-    expect(open[0]!.n).toBe(0);
-    const res = await app.request("http://api.test/api/v1/export/burns.csv?fromBlock=14000");
-    const lines = (await res.text()).split("\r\n").filter(Boolean);
-    // The header, then block 14000 (rows 140000..140009) to the end.
-    expect(lines.length).toBe(1 + ROWS - 140_000 + 1);
-    expect(pool.totalCount - pool.idleCount).toBe(0);
-  }, 120_000);
+      it(`${path}: a client that stops reading stops the reads (backpressure)`, async () => {
+        const app = h.appWith({ db });
+        selects = 0;
+        const res = await app.request("http://api.test/api/v1/export/burns.csv");
+        const reader = res.body!.getReader();
+        await reader.read();
+        await new Promise((r) => setTimeout(r, 1_000));
+        if (path === "cursor") {
+          // The first batch, and at most one or two read ahead: not the table's 150 batches.
+          expect(selects).toBeGreaterThanOrEqual(1);
+          expect(selects).toBeLessThanOrEqual(3);
+        } else {
+          // One COPY; the client not reading, the API stops reading its socket and the server waits to send.
+          expect(selects).toBe(1);
+          const read = socket!.bytesRead - bytesAtStart;
+          await new Promise((r) => setTimeout(r, 1_000));
+          expect(socket!.bytesRead - bytesAtStart).toBe(read);
+          // What was read: a few socket buffers, not the table's ~40 MB.
+          expect(read).toBeLessThan(4 * 2 ** 20);
+          const waiting = await h.query<{ wait: string | null }>(
+            "SELECT wait_event AS wait FROM pg_stat_activity WHERE query LIKE 'COPY (%' AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+          );
+          expect(waiting.map((w) => w.wait)).toEqual(["ClientWrite"]);
+        }
+        expect(ROWS / EXPORT_PAGE).toBeGreaterThan(20);
+        expect(exportStreams()).toBe(1);
+        await reader.cancel();
+        // Cancelled: the cursor or COPY is ended and its connection back in the pool (or discarded).
+        expect(exportStreams()).toBe(0);
+        expect(pool.totalCount - pool.idleCount).toBe(0);
+        expect(pool.waitingCount).toBe(0);
+      }, 60_000);
 
-  it("more exports at once than the server streams is a 503 DATABASE_BUSY, and a slot frees when one ends", async () => {
-    const app = h.appWith({ db });
-    const a = await app.request("http://api.test/api/v1/export/burns.csv");
-    const b = await app.request("http://api.test/api/v1/export/burns.csv");
-    expect([a.status, b.status]).toEqual([200, 200]);
-    const busy = await app.request("http://api.test/api/v1/export/burns.csv");
-    expect(busy.status).toBe(503);
-    expect(await busy.json()).toEqual({ error: expect.stringContaining("exports are streaming"), code: "DATABASE_BUSY" });
-    expect(busy.headers.get("retry-after")).toBe("10");
-    await a.body!.cancel();
-    const c = await app.request("http://api.test/api/v1/export/burns.csv?limit=5");
-    expect((await c.text()).split("\r\n").filter(Boolean).length).toBe(6);
-    await b.body!.cancel();
-    expect(exportStreams()).toBe(0);
-  }, 60_000);
+      it(`${path}: a cancelled download leaves no transaction open, and the next export reads every row`, async () => {
+        const app = h.appWith({ db });
+        for (let i = 0; i < 3; i++) {
+          const res = await app.request("http://api.test/api/v1/export/burns.ndjson");
+          const reader = res.body!.getReader();
+          await reader.read();
+          await reader.read();
+          await reader.cancel();
+        }
+        expect(exportStreams()).toBe(0);
+        // A discarded connection's backend ends as its socket closes: within moments.
+        let open = 1;
+        for (let i = 0; i < 50 && open > 0; i++) {
+          open = (
+            await h.query(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE (query LIKE 'FETCH FORWARD % FROM export_rows' OR query LIKE 'COPY (%') AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+            )
+          )[0]!.n as number;
+          if (open) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(open).toBe(0);
+        const res = await app.request("http://api.test/api/v1/export/burns.csv?fromBlock=14000");
+        const lines = (await res.text()).split("\r\n").filter(Boolean);
+        // The header, then block 14000 (rows 140000..140009) to the end.
+        expect(lines.length).toBe(1 + ROWS - 140_000 + 1);
+        expect(pool.totalCount - pool.idleCount).toBe(0);
+      }, 120_000);
+
+      it(`${path}: more exports at once than the server streams is a 503 DATABASE_BUSY, and a slot frees when one ends`, async () => {
+        const app = h.appWith({ db });
+        const a = await app.request("http://api.test/api/v1/export/burns.csv");
+        const b = await app.request("http://api.test/api/v1/export/burns.csv");
+        expect([a.status, b.status]).toEqual([200, 200]);
+        const busy = await app.request("http://api.test/api/v1/export/burns.csv");
+        expect(busy.status).toBe(503);
+        expect(await busy.json()).toEqual({ error: expect.stringContaining("exports are streaming"), code: "DATABASE_BUSY" });
+        expect(busy.headers.get("retry-after")).toBe("10");
+        await a.body!.cancel();
+        const c = await app.request("http://api.test/api/v1/export/burns.csv?limit=5");
+        expect((await c.text()).split("\r\n").filter(Boolean).length).toBe(6);
+        await b.body!.cancel();
+        expect(exportStreams()).toBe(0);
+      }, 60_000);
+    });
+  }
 });
 
 describe("a client that disconnects over HTTP", () => {
@@ -483,7 +672,7 @@ describe("a client that disconnects over HTTP", () => {
     await client.end();
   });
 
-  it("closes the export's cursor in the ponder process, and a second export there reads every row", async () => {
+  it("ends the export's COPY in the ponder process, and a second export there reads every row", async () => {
     // Rows in the indexed table itself, after the history (triggers off: ponder's live notices are not wanted).
     const client = new pg.Client({ connectionString: h.databaseUrl, options: "-c search_path=app" });
     await client.connect();
@@ -497,15 +686,18 @@ describe("a client that disconnects over HTTP", () => {
     );
     await client.end();
     const streaming = async () =>
-      (await h.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'FETCH FORWARD % FROM export_rows' AND state <> 'idle'"))[0]!
-        .n as number;
+      (
+        await h.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY (%' AND state <> 'idle' AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+        )
+      )[0]!.n as number;
 
     const abort = new AbortController();
     const res = await fetch(`${h.url}/api/v1/export/burns.csv?fromBlock=10000000000`, { signal: abort.signal });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     await reader.read();
-    // Mid-way: the server holds the cursor open in its transaction, waiting for the client.
+    // Mid-way: the server's COPY waits for the client.
     expect(await streaming()).toBe(1);
     abort.abort();
     await reader.cancel().catch(() => {});
@@ -514,7 +706,7 @@ describe("a client that disconnects over HTTP", () => {
       await new Promise((r) => setTimeout(r, 100));
       open = await streaming();
     }
-    expect(open, "the cursor's transaction ended after the disconnect").toBe(0);
+    expect(open, "the COPY ended after the disconnect").toBe(0);
 
     const whole = await fetch(`${h.url}/api/v1/export/burns.csv?fromBlock=10000000000`);
     expect(whole.status).toBe(200);
