@@ -23,7 +23,14 @@ import type { Readable } from "node:stream";
 import type { ReadDb } from "../deps.js";
 import { fastChecksum } from "./export.js";
 import type { ExportSql } from "./export.js";
-import { EXPORT_IDLE_TIMEOUT_MS, EXPORT_STATEMENT_TIMEOUT_MS, acquireExportSlot, connectorOf, releaseExportSlot } from "./export-stream.js";
+import {
+  EXPORT_IDLE_TIMEOUT_MS,
+  EXPORT_STATEMENT_TIMEOUT_MS,
+  acquireExportSlot,
+  connectorOf,
+  releaseExportConnection,
+  releaseExportSlot,
+} from "./export-stream.js";
 
 /** Longest one COPY (a whole export) may run on the server. */
 export const EXPORT_COPY_TIMEOUT_MS = 3_600_000;
@@ -299,18 +306,7 @@ export class CopyExport {
   private async finish(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    let discard: Error | undefined = this.lost();
-    if (!discard) {
-      try {
-        await this.client.query("COMMIT");
-      } catch (error) {
-        discard = error instanceof Error ? error : new Error(String(error));
-      }
-    }
-    discard ??= this.lost();
-    if (!discard) this.client.off("error", this.onError);
-    this.client.release(discard);
-    releaseExportSlot();
+    await releaseExportConnection(this.client, "COMMIT", () => this.lost(), this.onError);
   }
 
   /**

@@ -45,6 +45,32 @@ export function releaseExportSlot(): void {
 }
 
 /** The pool under a drizzle client (ponder's read-only `db`, or a test's). */
+/**
+ * Ends an export's read transaction (`end`: ROLLBACK for a cursor, COMMIT after a COPY) and
+ * gives its connection back, with the export's slot. A connection that failed to end the
+ * transaction, or whose server went away (`lost`), is discarded rather than reused: released
+ * with an error, the pool destroys it; it keeps `onError`, where its last errors land.
+ */
+export async function releaseExportConnection(
+  client: pg.PoolClient,
+  end: "ROLLBACK" | "COMMIT",
+  lost: () => Error | undefined,
+  onError: (error: Error) => void,
+): Promise<void> {
+  let discard: Error | undefined = lost();
+  if (!discard) {
+    try {
+      await client.query(end);
+    } catch (error) {
+      discard = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+  discard ??= lost();
+  if (!discard) client.off("error", onError);
+  client.release(discard);
+  releaseExportSlot();
+}
+
 export function connectorOf(db: ReadDb): Connector {
   const client = (db as { $client?: unknown }).$client as Partial<Connector> | undefined;
   if (typeof client?.connect !== "function") throw new Error("exports need the read database's pool (drizzle's $client)");
@@ -106,19 +132,6 @@ export class RowCursor {
   async close(_error?: unknown): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    let discard: Error | undefined = this.broken();
-    if (!discard) {
-      try {
-        await this.client.query("ROLLBACK");
-      } catch (error) {
-        discard = error instanceof Error ? error : new Error(String(error));
-      }
-    }
-    discard ??= this.broken();
-    // A kept connection sheds this export's listener; a discarded one keeps it (its last errors land there).
-    if (!discard) this.client.off("error", this.onError);
-    // Released with an error, the pool destroys the client instead of keeping it.
-    this.client.release(discard);
-    releaseExportSlot();
+    await releaseExportConnection(this.client, "ROLLBACK", () => this.broken(), this.onError);
   }
 }
