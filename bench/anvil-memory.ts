@@ -4,15 +4,16 @@
  *
  * The devnet is deployed once (as `npm start` does: automine, then its state saved); each
  * candidate then loads that state into a fresh anvil started by `startAnvil` with the
- * candidate's arguments, sets interval mining as `npm start` does (which also sets anvil's
- * state-history limit), and runs two phases while /proc/<pid>/status VmRSS is sampled:
+ * candidate's arguments, sets a block a second as `npm start` does (or did: anvil's interval
+ * mining, which also sets anvil's state-history limit), then automine, and runs two phases while
+ * /proc/<pid>/status VmRSS is sampled:
  *   - traffic: mining paused, the market simulator's rounds (`step()`) on automine, so every
  *     transaction is a block of its own — the npm start devnet's busy blocks;
  *   - empty blocks: `evm_mine` one at a time — the npm start devnet's idle seconds.
  * Then what our code asks of old blocks: logs from the deploy block, an old receipt, a call at
  * a block before the candidate's history window and one inside it.
  *
- *   npx tsx bench/anvil-memory.ts [--blocks 1000] [--empty 3000] [--only name] [--no-interval] [--state FILE]
+ *   npx tsx bench/anvil-memory.ts [--blocks 1000] [--empty 3000] [--only name] [--args "anvil arguments"] [--state FILE]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,22 +34,27 @@ const flag = (name: string) => {
 const TRAFFIC_BLOCKS = Number(flag("blocks") ?? 1000);
 const EMPTY_BLOCKS = Number(flag("empty") ?? 3000);
 const only = flag("only");
-/** Skip `evm_setIntervalMining` (which resets anvil's state-history limit to 1,500 blocks). */
-const noInterval = args.includes("--no-interval");
 /** Keep the deployed devnet's state in this file and reuse it on the next run. */
 const keepState = flag("state");
 
-const CANDIDATES: { name: string; stateHistoryBlocks?: number; extraArgs?: string[] }[] = [
-  { name: "anvil's default" },
-  { name: "--prune-history 256", stateHistoryBlocks: 256 },
-  { name: "--prune-history 64", stateHistoryBlocks: 64 },
-  { name: "--max-persisted-states 0", extraArgs: ["--max-persisted-states", "0"] },
-  { name: "--transaction-block-keeper 256", extraArgs: ["--transaction-block-keeper", "256"] },
+/**
+ * `interval`: the devnet once set anvil's interval mining (`evm_setIntervalMining 1`, as npm
+ * start did); `timer`: `setBlockTime(1)`, startAnvil's own block timer (as npm start does now).
+ */
+type Candidate = { name: string; mining: "interval" | "timer"; stateHistoryBlocks?: number; extraArgs?: string[] };
+const CANDIDATES: Candidate[] = [
+  { name: "anvil's default, interval mining", mining: "interval" },
+  { name: "--prune-history 256, interval mining", mining: "interval", extraArgs: ["--prune-history", "256"] },
+  { name: "--max-persisted-states 0, interval mining", mining: "interval", extraArgs: ["--max-persisted-states", "0"] },
+  { name: "--transaction-block-keeper 256, interval mining", mining: "interval", extraArgs: ["--transaction-block-keeper", "256"] },
+  { name: "anvil's default, block timer", mining: "timer" },
+  { name: "--prune-history 256, block timer (npm start)", mining: "timer", stateHistoryBlocks: 256 },
+  { name: "--prune-history 64, block timer", mining: "timer", stateHistoryBlocks: 64 },
 ];
 
 /** `--args "…"`: measure these anvil arguments alone. */
 const custom = flag("args");
-if (custom) CANDIDATES.splice(0, CANDIDATES.length, { name: custom, extraArgs: custom.split(/\s+/) });
+if (custom) CANDIDATES.splice(0, CANDIDATES.length, { name: custom, mining: "timer", extraArgs: custom.split(/\s+/) });
 
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -86,12 +92,15 @@ try {
     const pid = anvil.process.pid!;
     try {
       const url = anvil.rpcUrl;
-      // npm start: interval mining from here on (this also sets anvil's state-history limit); paused for the measurement.
-      if (!noInterval) {
+      // npm start: a block a second from here on; back to automine for the measurement.
+      if (candidate.mining === "interval") {
         await rpc(url, "evm_setIntervalMining", [1]);
         await rpc(url, "evm_setIntervalMining", [0]);
+        await rpc(url, "evm_setAutomine", [true]);
+      } else {
+        await anvil.setBlockTime(1);
+        await anvil.setBlockTime(0);
       }
-      await rpc(url, "evm_setAutomine", [true]);
       const start = { block: await head(url), rss: rssMb(pid) };
       const market = startMarket({ rpcUrl: url, deployments: { ...deployments, rpcUrl: url }, seed: 7 });
       let txs = 0;
@@ -103,10 +112,13 @@ try {
       }
       await market.stop();
       const traffic = { block: await head(url), rss: rssMb(pid) };
+      const series: string[] = [];
       for (let i = 0; i < EMPTY_BLOCKS; i++) {
         await rpc(url, "evm_mine");
         if (i % 100 === 0) peak = Math.max(peak, rssMb(pid));
+        if (i % 500 === 499) series.push(rssMb(pid).toFixed(0));
       }
+      log(`${candidate.name}: RSS MB every 500 empty blocks: ${series.join(", ")}`);
       const empty = { block: await head(url), rss: rssMb(pid) };
       peak = Math.max(peak, empty.rss);
       const trafficBlocks = traffic.block - start.block;

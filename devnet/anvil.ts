@@ -403,7 +403,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
 }
 
 /** Past blocks whose state the `npm start` devnet keeps for calls at a block number, unless `DEVNET_STATE_HISTORY_BLOCKS` says otherwise. */
-export const DEFAULT_STATE_HISTORY_BLOCKS = 256;
+export const DEFAULT_STATE_HISTORY_BLOCKS = 64;
 
 /**
  * `DEVNET_STATE_HISTORY_BLOCKS`: a positive integer (at most 100,000), or `0` for anvil's own
