@@ -405,6 +405,7 @@ function soakSection(s: SoakResult): string[] {
       s.faults.map((f) => [f.kind, fmt(f.seconds, 1), f.recoveredSeconds === null ? `**not within ${s.seconds < 60 ? 20 : 60} s**` : fmt(f.recoveredSeconds, 1), f.lagBefore ?? "–", f.lagAtEnd ?? "–", f.lagAfter ?? "–"]),
     ));
   }
+  if (s.ponderExit) lines.push("", `**${s.ponderExit.replace(/\|/g, "/")}**`);
   const m = s.memory;
   lines.push("", `### Memory of every process (PSS, MB; sampled every ${m.intervalSeconds} s over ${fmt(m.minutes, 1)} min)`, "", `anvil bounded to ${s.stateHistoryBlocks === undefined ? "anvil's default state history" : `${s.stateHistoryBlocks} blocks of state history`} (\`DEVNET_STATE_HISTORY_BLOCKS\`), a block a second; ${s.replicas} API replica${s.replicas === 1 ? "" : "s"} beside ponder. Growth: the least-squares slope over the run; a day: that slope × 1,440 (docs/benchmarks.md, "Memory over a soak").`, "", table(
     ["process", "samples", "start", "peak", "end", "growth MB/min", "a day at that rate, MB"],

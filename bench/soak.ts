@@ -68,6 +68,8 @@ export type SoakResult = {
   stateHistoryBlocks: number | undefined;
   /** Every process's memory over the timed run, sampled every few seconds. */
   memory: MemoryReport;
+  /** Set when ponder (indexer + API) exited before the end: when, and its last log lines. */
+  ponderExit?: string;
 };
 
 /** Seconds between memory samples of the soak's processes. */
@@ -107,7 +109,15 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   };
   // A block a second, like the npm start devnet, so the engine and market see time pass.
   await anvil.setBlockTime(1);
-  const ponder = startPonder({ port: await freePort(), env, schema: "app" });
+  const started = Date.now();
+  // ponder's last lines, reported if it exits during the run (nothing restarts it here).
+  const ponderTail: string[] = [];
+  const ponder = startPonder({ port: await freePort(), env, schema: "app", onLog: (line) => (ponderTail.push(line), ponderTail.length > 5 && ponderTail.shift()) });
+  let ponderExit: string | undefined;
+  ponder.process.once("exit", (code, signal) => {
+    ponderExit = `ponder exited (${code ?? signal}) ${Math.round((Date.now() - started) / 1000)} s into the soak; its last lines: ${ponderTail.map((l) => l.slice(0, 300)).join(" | ")}`;
+    log(`soak: ${ponderExit}`);
+  });
   const market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: history.deployments, seed: options.seed, intervalMs: 1_000 });
   let engine: ChildProcess | undefined;
   const replicas: PonderHandle[] = [];
@@ -297,6 +307,7 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       replicas: replicas.length,
       stateHistoryBlocks,
       memory: memory!,
+      ponderExit,
     };
   } finally {
     await db.close();
