@@ -1,6 +1,6 @@
 /**
  * anvil's resident memory per block under the market simulator's traffic, for each way of
- * bounding what it keeps (docs/benchmarks.md, "anvil's memory").
+ * bounding what it keeps (docs/operations.md, "The devnet's memory").
  *
  * The devnet is deployed once (as `npm start` does: automine, then its state saved); each
  * candidate then loads that state into a fresh anvil started by `startAnvil` with the
