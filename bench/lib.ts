@@ -9,7 +9,7 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import pg from "pg";
 import { DEVNET_CHAIN_ID } from "../common/config.js";
-import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
+import { type AnvilHandle, type AnvilOptions, startAnvil } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { type PonderHandle, startPonder, waitForIndexed } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
@@ -19,6 +19,8 @@ import type { History } from "./history.js";
 export type Bench = {
   databaseUrl: string;
   createDatabase: (prefix: string) => Promise<string>;
+  /** The PostgreSQL server's postmaster (its backends run under it). */
+  postgresPid: number | undefined;
   stop: () => Promise<void>;
 };
 
@@ -50,6 +52,7 @@ export async function startBench(): Promise<Bench> {
   let n = 0;
   return {
     databaseUrl: postgres.url,
+    postgresPid: postgres.process.pid,
     createDatabase: async (prefix) => {
       const name = `${prefix}_${n++}`;
       const admin = new pg.Client({ connectionString: postgres.url.replace(/\/[^/]+$/, "/postgres") });
@@ -72,14 +75,18 @@ export async function startBench(): Promise<Bench> {
  * `progress` gets the inflated size and how long inflating and loading took (the million-event
  * history is ~1 GB of JSON, loaded in under a minute).
  */
-export async function serveHistory(history: History, progress: (msg: string) => void = () => {}): Promise<AnvilHandle & { loadSeconds: number }> {
+export async function serveHistory(
+  history: History,
+  progress: (msg: string) => void = () => {},
+  anvilOptions: Pick<AnvilOptions, "stateHistoryBlocks"> = {},
+): Promise<AnvilHandle & { loadSeconds: number }> {
   const started = performance.now();
   const done = (anvil: AnvilHandle) => {
     const loadSeconds = (performance.now() - started) / 1000;
     progress(`${history.name} served by anvil after ${loadSeconds.toFixed(1)} s`);
     return { ...anvil, loadSeconds };
   };
-  if (!history.stateFile.endsWith(".gz")) return done(await startAnvil({ port: await freePort(), loadStateFile: history.stateFile }));
+  if (!history.stateFile.endsWith(".gz")) return done(await startAnvil({ port: await freePort(), loadStateFile: history.stateFile, ...anvilOptions }));
   const dir = mkdtempSync(join(tmpdir(), "launchpad-history-"));
   try {
     const stateFile = join(dir, "state.json");
@@ -87,7 +94,7 @@ export async function serveHistory(history: History, progress: (msg: string) => 
     progress(
       `${history.name}: inflated ${(statSync(stateFile).size / 1e6).toFixed(0)} MB of state in ${((performance.now() - started) / 1000).toFixed(1)} s; anvil loads it`,
     );
-    return done(await startAnvil({ port: await freePort(), loadStateFile: stateFile }));
+    return done(await startAnvil({ port: await freePort(), loadStateFile: stateFile, ...anvilOptions }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

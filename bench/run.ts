@@ -9,6 +9,8 @@
  *   npm run bench -- --part tokens      the engine with 10, 1,000 and 10,000 enrolled tokens (BENCH_TOKEN_SIZES=10,1000 to choose);
  *                                       its section of latest.md is replaced, the rest of the file kept
  *   npm run bench -- --part export      the export row alone, on the smallest history (1M synthetic burns; smoke 100k)
+ *   npm run bench -- --part soak        the soak alone, on the smallest history; its section of latest.md is replaced
+ *   npm run bench -- --part soak --minutes 10   a soak of 10 minutes (default 5; smoke 20 s), every process's memory sampled
  *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 100k)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -62,7 +64,14 @@ const ENGINE_SEED = smoke ? { claimsPerToken: 100, intents: 1_000, priceSamples:
 const REPLICAS = smoke ? { subscribers: 100, burns: 2, requests: [STATS] } : { subscribers: 1_000, burns: 5, requests: undefined };
 /** Synthetic burns the export row adds to the indexed history before downloading them all. */
 const EXPORT_ROWS = smoke ? 100_000 : 1_000_000;
-const SOAK = smoke ? { seconds: 20, seed: SEED, concurrency: 4 } : { seconds: 300, seed: SEED, concurrency: 8 };
+/** `--minutes N`: the soak's length (default 5 minutes; smoke 20 s). */
+const minutesIndex = args.indexOf("--minutes");
+const SOAK_MINUTES = minutesIndex >= 0 ? Number(args[minutesIndex + 1]) : undefined;
+if (SOAK_MINUTES !== undefined && !(SOAK_MINUTES > 0 && SOAK_MINUTES <= 24 * 60)) {
+  process.stderr.write(`--minutes: expected a number of minutes from 0 to 1440 (got "${args[minutesIndex + 1]}")\n`);
+  process.exit(2);
+}
+const SOAK = { seconds: SOAK_MINUTES !== undefined ? Math.round(SOAK_MINUTES * 60) : smoke ? 20 : 300, seed: SEED, concurrency: smoke ? 4 : 8 };
 
 type Throughput = { events: number; seconds: number; eventsPerSecond: number };
 /** Ours against the bare app, both given the same endpoints; `ratio` is the target's figure. */
@@ -97,6 +106,7 @@ async function main() {
   const started = Date.now();
   const results: Results = { histories: [] };
   if (only === "tokens") return tokensOnly(started);
+  if (only === "soak") return soakOnly(started);
   // The export row alone needs only an indexed history to add its rows to: the smallest.
   const sizes = only === "export" ? SIZES.slice(0, 1) : runs("growth") || runs("history") ? [...SIZES, ...GROWTH_ONLY_SIZES] : SIZES;
   for (const size of sizes) {
@@ -484,68 +494,7 @@ function finish(results: Results, started: number) {
       `The ponder process (indexer and API in one) downloaded from over HTTP by one client; its resident memory sampled every 50 ms during the download, after a warm-up export of 20,000 rows. The ceiling: the same COPY statement (the lines PostgreSQL builds, in binary COPY framing) read by a bare pg client in the bench process and discarded, right after. Export / ceiling: **${fmt(e.rowsPerSecond / e.ceiling.rowsPerSecond, 2)}**. Load ${e.loadBefore} before the download, ${e.loadAfter} after the ceiling.`,
     );
   }
-  if (results.soak) {
-    const s = results.soak;
-    lines.push(
-      "",
-      `## Soak and faults (${s.seconds} s)`,
-      "",
-      "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.",
-      "",
-      table(
-        [
-          "requests",
-          "by status",
-          "5xx",
-          "503 during database outages",
-          "network errors",
-          "engine kills",
-          "chain rollbacks",
-          "database outages",
-          "RPC freezes",
-          "ledger rows",
-          "invariants",
-          "reorg deficits",
-        ],
-        [
-          [
-            s.requests,
-            Object.entries(s.byStatus)
-              .map(([k, v]) => `${k}: ${v}`)
-              .join(", "),
-            s.server5xx,
-            s.outage503,
-            s.networkErrors,
-            s.engineKills,
-            s.rollbacks,
-            s.databaseOutages,
-            s.rpcFreezes,
-            s.ledgerRows,
-            s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
-            `${s.deficits.recorded} recorded, ${s.deficits.open} still short`,
-          ],
-        ],
-      ),
-    );
-    if (s.faults.length) {
-      lines.push(
-        "",
-        "Recovery after each fault: until `/api/v1/health` answers 200 and the index is within 10 blocks of the head (or no further behind than before the fault, when the load kept it further). Lags in blocks.",
-        "",
-        table(
-          ["fault", "lasted s", "recovered after s", "index lag before", "at its end", "after"],
-          s.faults.map((f) => [
-            f.kind,
-            fmt(f.seconds, 1),
-            f.recoveredSeconds === null ? `**not within ${s.seconds < 60 ? 20 : 60} s**` : fmt(f.recoveredSeconds, 1),
-            f.lagBefore ?? "–",
-            f.lagAtEnd ?? "–",
-            f.lagAfter ?? "–",
-          ]),
-        ),
-      );
-    }
-  }
+  if (results.soak) lines.push(...soakSection(results.soak));
   if (results.tokens) lines.push(...tokensSection(results.tokens, table, fmt));
   const targets = targetRows(results, LOAD.connections);
   if (targets.length) {
@@ -579,6 +528,92 @@ function finish(results: Results, started: number) {
   process.exit(failed ? 1 : 0);
 }
 
+/** The soak's section: requests and faults, recovery after each fault, and every process's memory. */
+function soakSection(s: SoakResult): string[] {
+  const lines: string[] = [];
+  lines.push(
+    "",
+    `## Soak and faults (${s.seconds} s)`,
+    "",
+    "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.",
+    "",
+    table(
+      [
+        "requests",
+        "by status",
+        "5xx",
+        "503 during database outages",
+        "network errors",
+        "engine kills",
+        "chain rollbacks",
+        "database outages",
+        "RPC freezes",
+        "ledger rows",
+        "invariants",
+        "reorg deficits",
+      ],
+      [
+        [
+          s.requests,
+          Object.entries(s.byStatus)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(", "),
+          s.server5xx,
+          s.outage503,
+          s.networkErrors,
+          s.engineKills,
+          s.rollbacks,
+          s.databaseOutages,
+          s.rpcFreezes,
+          s.ledgerRows,
+          s.invariants.ok ? "hold" : `violated: ${s.invariants.violations.join("; ")}`,
+          `${s.deficits.recorded} recorded, ${s.deficits.open} still short`,
+        ],
+      ],
+    ),
+  );
+  if (s.faults.length) {
+    lines.push(
+      "",
+      "Recovery after each fault: until `/api/v1/health` answers 200 and the index is within 10 blocks of the head (or no further behind than before the fault, when the load kept it further). Lags in blocks.",
+      "",
+      table(
+        ["fault", "lasted s", "recovered after s", "index lag before", "at its end", "after"],
+        s.faults.map((f) => [
+          f.kind,
+          fmt(f.seconds, 1),
+          f.recoveredSeconds === null ? `**not within ${s.seconds < 60 ? 20 : 60} s**` : fmt(f.recoveredSeconds, 1),
+          f.lagBefore ?? "–",
+          f.lagAtEnd ?? "–",
+          f.lagAfter ?? "–",
+        ]),
+      ),
+    );
+  }
+  if (s.ponderExit) lines.push("", `**${s.ponderExit.replace(/\|/g, "/")}**`);
+  const m = s.memory;
+  lines.push(
+    "",
+    `### Memory of every process (PSS, MB; sampled every ${m.intervalSeconds} s over ${fmt(m.minutes, 1)} min)`,
+    "",
+    `anvil bounded to ${s.stateHistoryBlocks === undefined ? "anvil's default state history" : `${s.stateHistoryBlocks} blocks of state history`} (\`DEVNET_STATE_HISTORY_BLOCKS\`), a block a second; ${s.replicas} API replica${s.replicas === 1 ? "" : "s"} beside ponder. Growth: the least-squares slope over the run; a day: that slope × 1,440 (docs/benchmarks.md, "Memory over a soak").`,
+    "",
+    table(
+      ["process", "samples", "start", "peak", "end", "growth MB/min", "a day at that rate, MB"],
+      m.processes.map((p) => [
+        p.name,
+        p.samples,
+        fmt(p.startMb, 0),
+        fmt(p.peakMb, 0),
+        fmt(p.endMb, 0),
+        fmt(p.growthMbPerMinute, 2),
+        fmt(p.growthMbPerMinute * 1440, 0),
+      ]),
+    ),
+  );
+  return lines;
+}
+
 /**
  * `--part tokens` alone: measures, then replaces only its own section of the results file (or
  * adds it before "Previous run"), leaving every other part's figures as they were.
@@ -591,16 +626,35 @@ async function tokensOnly(started: number) {
   } finally {
     await bench.stop();
   }
-  const section = tokensSection(result, table, fmt).join("\n").trim();
+  replaceSection("\n## Enrolled tokens", tokensSection(result, table, fmt).join("\n").trim(), "tokens", started);
+  process.exit(result.sizes.every((s) => s.booked === s.sample && s.cycles.every((c) => c.ok)) ? 0 : 1);
+}
+
+/** `--part soak` alone: on the smallest history; replaces only its own section of the results file, as `--part tokens` does. */
+async function soakOnly(started: number) {
+  const history = await ensureHistory(SIZES[0]!, SEED, await freePort(), (m) => log(`  ${m}`));
+  const bench = await startBench();
+  let result: SoakResult;
+  try {
+    log(`soak: ${SOAK.seconds} s of mixed load; the engine killed, the chain rolled back, the database away and the RPC frozen at random moments`);
+    result = await benchSoak(bench, history, SOAK);
+  } finally {
+    await bench.stop();
+  }
+  replaceSection("\n## Soak and faults", soakSection(result).join("\n").trim(), "soak", started);
+  process.exit(result.server5xx > 0 || !result.invariants.ok ? 1 : 0);
+}
+
+/** Prints `section` and puts it in the results file in place of the one under `heading` (or before "Previous run"), leaving every other part's figures as they were. */
+function replaceSection(heading: string, section: string, part: string, started: number) {
   process.stdout.write(`\n${section}\n`);
   const dir = join(ROOT, "bench", "results");
   const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
   mkdirSync(dir, { recursive: true });
   const text = existsSync(file) ? readFileSync(file, "utf8") : `# Benchmark results${smoke ? " (smoke)" : ""}\n`;
   const [current, previous] = ((i) => (i < 0 ? [text, ""] : [text.slice(0, i), text.slice(i)]))(text.indexOf("\n## Previous run"));
-  const heading = "\n## Enrolled tokens";
   const at = current.indexOf(heading);
-  const note = `${section}\n\n(\`--part tokens\` of ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s, load ${LOAD_AT_START} at start)`;
+  const note = `${section}\n\n(\`--part ${part}\` of ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s, load ${LOAD_AT_START} at start)`;
   let updated: string;
   if (at < 0) updated = `${current.trimEnd()}\n\n${note}\n`;
   else {
@@ -608,7 +662,6 @@ async function tokensOnly(started: number) {
     updated = `${current.slice(0, at).trimEnd()}\n\n${note}\n${next < 0 ? "" : current.slice(next)}`;
   }
   writeFileSync(file, `${updated.trimEnd()}\n${previous}`);
-  process.exit(result.sizes.every((s) => s.booked === s.sample && s.cycles.every((c) => c.ok)) ? 0 : 1);
 }
 
 main().catch((error) => {

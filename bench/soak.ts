@@ -17,13 +17,15 @@ import { join } from "node:path";
 import { DEVNET_CHAIN_ID } from "../common/config.js";
 import { ROOT } from "../devnet/compile.js";
 import { startMarket, mulberry32 } from "../devnet/market.js";
-import { startPonder, waitForIndexed } from "../devnet/ponder.js";
+import { stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
+import { type PonderHandle, startApiReplica, startPonder, waitForIndexed, waitForReady } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
 import { checkLedgerInvariants } from "../core/ledger/invariants.js";
 import { reorgDeficits } from "../core/ledger/reorg.js";
 import { startFaultProxy } from "./fault-proxy.js";
 import type { History } from "./history.js";
+import { type MemoryReport, startMemorySampler } from "./memory.js";
 import { BENCH_RATE_LIMIT_SCALE, type Bench, log, logsBlockRange, serveHistory } from "./lib.js";
 
 export type SoakFault = {
@@ -60,7 +62,18 @@ export type SoakResult = {
   ledgerRows: number;
   /** Rollbacks deeper than CONFIRMATIONS that took back fees already spent: recorded per leg, and the legs still short at the end. */
   deficits: { recorded: number; open: number };
+  /** API replicas (`ponder serve`) beside ponder; the load alternates between them. */
+  replicas: number;
+  /** anvil's `stateHistoryBlocks` (undefined: anvil's default). */
+  stateHistoryBlocks: number | undefined;
+  /** Every process's memory over the timed run, sampled every few seconds. */
+  memory: MemoryReport;
+  /** Set when ponder (indexer + API) exited before the end: when, and its last log lines. */
+  ponderExit?: string;
 };
+
+/** Seconds between memory samples of the soak's processes. */
+const MEMORY_SAMPLE_SECONDS = 10;
 
 const KINDS: SoakFault["kind"][] = ["database-outage", "rpc-freeze", "engine-kill", "rollback"];
 
@@ -75,9 +88,15 @@ const PATHS = [
   "/api/v1/activity?cursor=not-a-cursor",
 ];
 
-export async function benchSoak(bench: Bench, history: History, options: { seconds: number; seed: number; concurrency: number }): Promise<SoakResult> {
+export async function benchSoak(
+  bench: Bench,
+  history: History,
+  options: { seconds: number; seed: number; concurrency: number; replicas?: number },
+): Promise<SoakResult> {
   const random = mulberry32(options.seed);
-  const anvil = await serveHistory(history);
+  // anvil bounded as the npm start devnet is (DEVNET_STATE_HISTORY_BLOCKS).
+  const stateHistoryBlocks = stateHistoryBlocksFromEnv(process.env);
+  const anvil = await serveHistory(history, undefined, { stateHistoryBlocks });
   const databaseUrl = await bench.createDatabase("soak");
   // The services reach PostgreSQL and the RPC through proxies the soak can cut.
   const dbProxy = await startFaultProxy(databaseUrl);
@@ -93,14 +112,28 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     LOG_LEVEL: "warn",
   };
   // A block a second, like the npm start devnet, so the engine and market see time pass.
-  await fetch(anvil.rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setIntervalMining", params: [1] }),
+  await anvil.setBlockTime(1);
+  const started = Date.now();
+  // ponder's last lines, reported if it exits during the run (nothing restarts it here).
+  const ponderTail: string[] = [];
+  const ponder = startPonder({
+    port: await freePort(),
+    env,
+    schema: "app",
+    onLog: (line) => {
+      ponderTail.push(line);
+      if (ponderTail.length > 5) ponderTail.shift();
+    },
   });
-  const ponder = startPonder({ port: await freePort(), env, schema: "app" });
+  let ponderExit: string | undefined;
+  ponder.process.once("exit", (code, signal) => {
+    ponderExit = `ponder exited (${code ?? signal}) ${Math.round((Date.now() - started) / 1000)} s into the soak; its last lines: ${ponderTail.map((l) => l.slice(0, 300)).join(" | ")}`;
+    log(`soak: ${ponderExit}`);
+  });
   const market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: history.deployments, seed: options.seed, intervalMs: 1_000 });
   let engine: ChildProcess | undefined;
+  const replicas: PonderHandle[] = [];
+  let memory: MemoryReport | undefined;
   const startEngine = () => {
     engine = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "main.ts")], { cwd: ROOT, env: { ...process.env, ...env }, stdio: "ignore" });
   };
@@ -127,14 +160,41 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
   };
   try {
     await waitForIndexed(ponder, history.head, 600_000);
+    for (let i = 0; i < (options.replicas ?? 1); i++) replicas.push(startApiReplica({ port: await freePort(), env, schema: "app" }));
+    for (const replica of replicas) await waitForReady(replica);
     startEngine();
+    const sampler = startMemorySampler(
+      () => ({
+        anvil: anvil.process.pid,
+        "ponder (indexer + API)": ponder.process.pid,
+        ...Object.fromEntries(replicas.map((r, i) => [`API replica ${i + 1}`, r.process.pid])),
+        engine: engine && engine.exitCode === null && engine.signalCode === null ? engine.pid : undefined,
+        PostgreSQL: bench.postgresPid,
+        "supervisor (this process: market, load, faults)": process.pid,
+      }),
+      MEMORY_SAMPLE_SECONDS * 1000,
+    );
+    const memoryLog = setInterval(
+      () =>
+        log(
+          `soak: memory MB ${Object.entries(sampler.latest())
+            .map(([n, mb]) => `${n.split(" (")[0]} ${mb.toFixed(0)}`)
+            .join(", ")}`,
+        ),
+      60_000,
+    );
+    memoryLog.unref();
     const deadline = Date.now() + options.seconds * 1000;
     const base = ponder.url;
+    /** The API processes the load alternates between. */
+    const bases = [ponder.url, ...replicas.map((r) => r.url)];
+    let workers = 0;
     const worker = async () => {
+      const api = bases[workers++ % bases.length]!;
       while (Date.now() < deadline) {
         const path = PATHS[Math.floor(random() * PATHS.length)]!;
         try {
-          const res = await fetch(`${base}${path}`);
+          const res = await fetch(`${api}${path}`);
           await res.arrayBuffer();
           byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
           if (res.status === 503 && databaseAway) outage503++;
@@ -233,6 +293,8 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       }
     };
     await Promise.all([...Array.from({ length: options.concurrency }, worker), chaos()]);
+    clearInterval(memoryLog);
+    memory = sampler.stop();
     await market.stop();
     // Converged: the engine settles what the faults left in flight (the watcher ticks every 5 s).
     const db = openEngineDb(databaseUrl, "launchpad-bench");
@@ -250,6 +312,7 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
     }
   } finally {
     await market.stop();
+    for (const replica of replicas) await replica.stop();
     if (engine && engine.exitCode === null) {
       engine.kill("SIGTERM");
       await new Promise((r) => engine!.once("exit", r));
@@ -285,6 +348,10 @@ export async function benchSoak(bench: Bench, history: History, options: { secon
       invariants,
       ledgerRows: Number(rows[0]?.n ?? 0),
       deficits,
+      replicas: replicas.length,
+      stateHistoryBlocks,
+      memory: memory!,
+      ponderExit,
     };
   } finally {
     await db.close();

@@ -18,6 +18,15 @@
  *     for a 280 MB state), so the interval stretches to 30 times the last dump's duration.
  *   - A state file is checked before anvil is spawned; one that cannot be loaded stops the
  *     start with one line naming the file and what to do, never a silent fresh chain.
+ *
+ * How its memory stays bounded (docs/operations.md, "The devnet's memory"): anvil keeps a full
+ * copy of the chain's state for every recent block (about 0.3 MB each on the deployed devnet),
+ * for calls at a past block. `stateHistoryBlocks` bounds them (`--prune-history N`). anvil's own
+ * interval mining (`--block-time`, `evm_setIntervalMining`) lifts that bound (anvil 1.7.1 then
+ * keeps every block's state: measured 0.33 MB a block, without end), so a `blockTime` is mined
+ * here, by `evm_mine` on a timer (`setBlockTime`), never by anvil's interval miner. Blocks,
+ * transactions, receipts, logs and anvil's call traces are all kept: they are the history
+ * ponder rebuilds its index from.
  */
 import { forEachLine, settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -55,12 +64,18 @@ export type AnvilHandle = {
   dumpState: () => Promise<Buffer>;
   /** Saves the chain to `stateFile` now, atomically (no-op without a `stateFile`). */
   saveState: () => Promise<void>;
+  /**
+   * From now on a block every `seconds` (transactions wait in the pool for it), mined by
+   * `evm_mine` from this process; 0 goes back to automine. Use this, never
+   * `evm_setIntervalMining`, which lifts `stateHistoryBlocks`.
+   */
+  setBlockTime: (seconds: number) => Promise<void>;
 };
 
 export type AnvilOptions = {
   port: number;
   chainId?: number;
-  /** Seconds between blocks; omit for automine. */
+  /** Seconds between blocks, mined from here (see `setBlockTime`); omit for automine. */
   blockTime?: number;
   /** The devnet's chain: loaded from this file at start, saved to it periodically and at stop, atomically. */
   stateFile?: string;
@@ -75,6 +90,14 @@ export type AnvilOptions = {
   gasLimit?: number;
   /** Run in its own process group, so a terminal's Ctrl-C reaches only the parent. */
   detached?: boolean;
+  /**
+   * Past blocks whose state anvil keeps, in memory only, for calls at a block number
+   * (`--prune-history N`). Blocks, transactions, receipts and logs are all kept whatever this
+   * says; a call at an older block fails. Unset: anvil's own default (see `stateHistoryArgs`).
+   */
+  stateHistoryBlocks?: number;
+  /** Further anvil arguments, after ours. */
+  extraArgs?: string[];
 };
 
 /** Polls `eth_chainId` until the node answers. */
@@ -129,6 +152,17 @@ export function exitDumpTimeoutMs(stateBytes: number): number {
   return 60_000 + Math.ceil(stateBytes / 4e6) * 1_000;
 }
 
+/**
+ * anvil's arguments for `stateHistoryBlocks`. Without them anvil keeps the state of up to 1,500
+ * recent blocks in memory (interval mining resets its limit to 1,500 each time it is set) and
+ * 3,600 more on disk. `--prune-history N` keeps N in memory and none on disk.
+ */
+export function stateHistoryArgs(blocks: number | undefined): string[] {
+  if (blocks === undefined) return [];
+  if (!Number.isSafeInteger(blocks) || blocks < 1) throw new Error(`stateHistoryBlocks: expected a positive integer (got ${blocks})`);
+  return ["--prune-history", String(blocks)];
+}
+
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
 export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
@@ -149,6 +183,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     "--balance",
     "1000000",
   ];
+
+  args.push(...stateHistoryArgs(options.stateHistoryBlocks), ...(options.extraArgs ?? []));
 
   const exitTmp = stateFile && `${stateFile}.exit.tmp`;
   const loadFile = stateFile ?? options.loadStateFile;
@@ -178,9 +214,9 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     progress(`devnet state: loading ${megabytes(stateBytes)} from ${loadFile} (checked in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
   }
   if (exitTmp) args.push("--dump-state", exitTmp);
-  // A loaded chain starts without mining: its clock is set first (`keepClockForward`), then
-  // interval mining begins.
-  if (options.blockTime) args.push(...(loading ? ["--no-mining"] : ["--block-time", String(options.blockTime)]));
+  // With a block time anvil never mines by itself (`setBlockTime` does); a loaded chain's clock
+  // is set first (`keepClockForward`).
+  if (options.blockTime) args.push("--no-mining");
 
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
   const recent: string[] = [];
@@ -217,10 +253,54 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     throw error;
   }
 
+  // The block timer: `evm_mine` every `blockTime` seconds, one at a time; paused while a dump
+  // runs (see `saveNow`) and once stopping.
+  let blockTimer: NodeJS.Timeout | undefined;
+  let mining: Promise<void> = Promise.resolve();
+  let miningBusy = false;
+  let minerPauses = 0;
+  const mineOnce = () => {
+    if (miningBusy || minerPauses > 0 || stopped) return;
+    miningBusy = true;
+    mining = rpc(rpcUrl, "evm_mine")
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        miningBusy = false;
+      });
+  };
+  const pauseMiner = async () => {
+    minerPauses++;
+    await mining;
+  };
+  const resumeMiner = () => {
+    minerPauses--;
+  };
+  const setBlockTime = async (seconds: number) => {
+    if (!Number.isFinite(seconds) || seconds < 0) throw new Error(`setBlockTime: expected seconds ≥ 0 (got ${seconds})`);
+    clearInterval(blockTimer);
+    blockTimer = undefined;
+    await mining;
+    await rpc(rpcUrl, "evm_setAutomine", [seconds === 0]);
+    if (seconds > 0) {
+      blockTimer = setInterval(mineOnce, seconds * 1000);
+      blockTimer.unref();
+    }
+  };
+
   if (loading) {
     try {
       await keepClockForward(rpcUrl, progress);
-      if (options.blockTime) await rpc(rpcUrl, "evm_setIntervalMining", [options.blockTime]);
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
+  if (options.blockTime) {
+    try {
+      await setBlockTime(options.blockTime);
     } catch (error) {
       child.kill("SIGKILL");
       throw error;
@@ -260,13 +340,12 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     // block mined in between tears the dump (a sender's nonce one off the transactions kept),
     // and a chain loaded from it has a nonce gap or state without its block. Mining pauses for
     // the dump (transactions sent meanwhile wait in the pool for the next block).
-    const pause = Boolean(options.blockTime);
-    if (pause) await rpc(rpcUrl, "evm_setIntervalMining", [0]);
+    await pauseMiner();
     let gz: Buffer;
     try {
       gz = await dumpState();
     } finally {
-      if (pause && !stopped) await rpc(rpcUrl, "evm_setIntervalMining", [options.blockTime]).catch(() => {});
+      resumeMiner();
     }
     const { bytes } = await writeFileAtomic(stateFile, gz, { gunzip: true, tag: "save" });
     stateBytes = bytes;
@@ -306,7 +385,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
       if (child.exitCode === null && child.signalCode === null) {
         const started = performance.now();
         // No block is mined while anvil writes its exit dump (see `saveNow`).
-        if (options.blockTime) await rpc(rpcUrl, "evm_setIntervalMining", [0]).catch(() => {});
+        clearInterval(blockTimer);
+        await mining;
         child.kill("SIGTERM");
         if (!stateFile || !exitTmp) {
           if (!(await settlesWithin(exited, 5_000))) child.kill("SIGKILL");
@@ -337,5 +417,19 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     return stopping;
   };
 
-  return { rpcUrl, process: child, stop, dumpState, saveState };
+  return { rpcUrl, process: child, stop, dumpState, saveState, setBlockTime };
+}
+
+/** Past blocks whose state the `npm start` devnet keeps for calls at a block number, unless `DEVNET_STATE_HISTORY_BLOCKS` says otherwise. */
+export const DEFAULT_STATE_HISTORY_BLOCKS = 64;
+
+/**
+ * `DEVNET_STATE_HISTORY_BLOCKS`: a positive integer (at most 100,000), or `0` for anvil's own
+ * default (no bound of ours). Throws a configuration error naming the variable otherwise.
+ */
+export function stateHistoryBlocksFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.DEVNET_STATE_HISTORY_BLOCKS;
+  if (raw === undefined || raw === "") return DEFAULT_STATE_HISTORY_BLOCKS;
+  if (!/^\d{1,6}$/.test(raw) || Number(raw) > 100_000) throw new Error(`DEVNET_STATE_HISTORY_BLOCKS: expected an integer from 0 to 100000 (got "${raw}")`);
+  return Number(raw) === 0 ? undefined : Number(raw);
 }

@@ -20,7 +20,7 @@ import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExi
 import { dataDir, writeConnectionFile } from "../common/connection-file.js";
 import { diskFull } from "../common/disk.js";
 import { createLogger, lineRelay, resolveLogFormat } from "../common/logger.js";
-import { type AnvilHandle, startAnvil } from "../devnet/anvil.js";
+import { type AnvilHandle, startAnvil, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
 import { ROOT } from "../devnet/compile.js";
 import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
@@ -72,6 +72,17 @@ function portFromEnv(name: string, fallback: number): number {
   return Number(raw);
 }
 const BLOCK_TIME_SECONDS = 1;
+/** Past blocks whose state the devnet keeps for calls at a block number (docs/operations.md, "The devnet's memory"). */
+const STATE_HISTORY_BLOCKS = stateHistoryBlocksOrExit();
+
+function stateHistoryBlocksOrExit(): number | undefined {
+  try {
+    return stateHistoryBlocksFromEnv(process.env);
+  } catch (error) {
+    process.stderr.write(`configuration error: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}
 const MARKET_INTERVAL_MS = 2_000;
 const DEVNET_SAVE_SECONDS = 5;
 
@@ -422,6 +433,7 @@ async function main(): Promise<void> {
       stateFile,
       detached: true,
       saveIntervalSeconds: DEVNET_SAVE_SECONDS,
+      stateHistoryBlocks: STATE_HISTORY_BLOCKS,
       onProgress: (message) => log.info(message),
     });
     const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
@@ -435,12 +447,9 @@ async function main(): Promise<void> {
       writeDeployments(DEPLOYMENTS, { ...deployments, rpcUrl: anvil.rpcUrl });
       log.info("devnet deployed");
     }
-    // From now on a block every second, like a live chain.
-    await fetch(anvil.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_setIntervalMining", params: [BLOCK_TIME_SECONDS] }),
-    });
+    // From now on a block every second, like a live chain (mined by startAnvil's timer: anvil's
+    // own interval mining would lift the state-history bound).
+    await anvil.setBlockTime(BLOCK_TIME_SECONDS);
     env.RPC_URL = anvil.rpcUrl;
     env.WORKER_INTERVAL_SCALE = process.env.WORKER_INTERVAL_SCALE ?? "0.05";
     Object.assign(env, devnetSecrets());
