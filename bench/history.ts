@@ -539,7 +539,8 @@ export async function ensureHistory(
   // histories are saved by anvil's own dump at exit: their `anvil_dumpState` answer (hex of
   // the gzip) would pass Node's maximum string length (~512M characters; 1M events is ~0.7 GB).
   const batch = actionsPerTransaction(events, options.batch);
-  const exitDump = batch > 1;
+  // Strangers' batched swaps keep ~30 KB of trace each in anvil until the dump: a noisy twin's dump (1k events of ours: 387 MB) is saved from anvil's exit too.
+  const exitDump = batch > 1 || (options.foreign ?? 0) > 0;
   const plainState = join(dir, "state.json");
   const twin = options.foreign !== undefined;
   const anvil = await startAnvil({

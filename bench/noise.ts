@@ -88,6 +88,8 @@ export type NoiseRun = {
   /** Backfill seconds by ponder's log lines (as the indexing part), each run; `seconds` is the least. */
   runs: number[];
   seconds: number;
+  /** RPC requests of each run (ponder's retries and receipt re-reads vary a little from run to run); `requests` is their mean. */
+  requestRuns: number[];
   requests: number;
   httpRequests: number;
   byMethod: Record<string, number>;
@@ -145,7 +147,8 @@ export async function benchNoise(bench: Bench, clean: History, noisy: History, l
       history: h.name,
       runs: runs.map((r) => r.seconds),
       seconds: Math.min(...runs.map((r) => r.seconds)),
-      requests: first.requests,
+      requestRuns: runs.map((r) => r.requests),
+      requests: runs.reduce((s, r) => s + r.requests, 0) / runs.length,
       httpRequests: first.httpRequests,
       byMethod: first.byMethod,
       rows: Object.fromEntries(Object.entries(first.tables!).map(([t, rows]) => [t, rows.length])),
@@ -203,16 +206,18 @@ export function noiseSection(
       .join(", ")}). Generated in ${r.generatedSeconds.clean} s (clean) and ${r.generatedSeconds.noisy} s (noisy).`,
     "",
     table(
-      ["history", "backfill s (least of runs)", "runs s", "RPC requests", "HTTP requests", "rows"],
+      ["history", "backfill s (least of runs)", "runs s", "RPC requests (mean)", "runs", "rows"],
       [r.clean, r.noisy].map((x) => [
         x.history,
         fmt(x.seconds, 2),
         x.runs.map((s) => fmt(s, 2)).join(", "),
-        x.requests,
-        x.httpRequests,
+        fmt(x.requests, 1),
+        x.requestRuns.join(", "),
         Object.values(x.rows).reduce((s, v) => s + v, 0),
       ]),
     ),
+    "",
+    "RPC requests by method (first run of each; a JSON-RPC batch counts each call):",
     "",
     table(
       ["RPC method", "clean", "noisy"],
