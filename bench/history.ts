@@ -18,7 +18,12 @@
  * swaps, burns and collections per transaction with swaps straight against the PoolManager,
  * saved by anvil's dump at exit (see `actionsPerTransaction`).
  *
- *   npx tsx bench/history.ts --events 10000 [--seed 7] [--batch 40]
+ * Twin histories (`--foreign <ratio>`, cached as `history-<events>-<seed>-foreign<ratio>`): the
+ * same activity of ours on a fixed clock and in blocks large enough that each batch is one block,
+ * with strangers' launches and trading `ratio` times our events beside it (bench/foreign.ts;
+ * ratio 0 is the clean twin). The noise benchmark (bench/noise.ts) indexes both.
+ *
+ *   npx tsx bench/history.ts --events 10000 [--seed 7] [--batch 40] [--foreign 10]
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
