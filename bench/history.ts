@@ -139,8 +139,12 @@ export type History = {
   foreign?: { ratio: number; events: number; bySource: Record<string, number>; tokenTransfers: number; launches: number; transactions: number };
 };
 
-/** Twin histories (`--foreign`): block gas limit, so that each batch of ours is one block with or without strangers beside it. */
-export const TWIN_GAS_LIMIT = 2_000_000_000;
+/**
+ * Twin histories (`--foreign`): block gas limit, so that each batch of ours is one block with or
+ * without strangers beside it (anvil fills a block by declared gas: a 10k-event round of ours
+ * with its strangers declares ~2.2 billion, and 2 billion split them).
+ */
+export const TWIN_GAS_LIMIT = 100_000_000_000;
 /** Twin histories' clock: the first block's time, then this many seconds a block (the same blocks get the same times in both twins). */
 export const TWIN_GENESIS_TIME = 2_000_000_000;
 export const TWIN_BLOCK_SECONDS = 2;
@@ -227,9 +231,25 @@ async function rpc<T>(ctx: DevnetContext, method: string, params: unknown[] = []
 }
 
 /** Mines until the pool is empty and no sender's transaction went missing (`Sender.repair`). */
-async function mineAll(ctx: DevnetContext, senders: Sender[], progress: (msg: string) => void): Promise<void> {
+/**
+ * Mines one block, waiting as long as anvil takes: a block of hundreds of swaps can take longer
+ * than the client's 10 s, and sending `evm_mine` again after a timeout (as `patient` would)
+ * mines a second, empty block, which would shift a twin history's later blocks.
+ */
+async function mineBlock(rpcUrl: string): Promise<void> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+    signal: AbortSignal.timeout(600_000),
+  });
+  const body = (await res.json()) as { error?: { message: string } };
+  if (body.error) throw new Error(`evm_mine: ${body.error.message}`);
+}
+
+async function mineAll(ctx: DevnetContext, rpcUrl: string, senders: Sender[], progress: (msg: string) => void): Promise<void> {
   for (;;) {
-    await rpc(ctx, "evm_mine");
+    await mineBlock(rpcUrl);
     const status = await rpc<{ pending: Hex }>(ctx, "txpool_status");
     if (BigInt(status.pending) !== 0n) continue;
     let repaired = false;
@@ -572,7 +592,7 @@ export async function ensureHistory(
     const ratio = options.foreign ?? 0;
     const foreign = ratio > 0 ? new ForeignActivity(anvil.rpcUrl, deployments.contracts as Record<string, Address>, seed, (ctx) => new Sender(ctx)) : undefined;
     const foreignSenders = (foreign?.senders ?? []) as Sender[];
-    const mine = () => mineAll(operatorCtx, [...traders, keeper, operator, ...foreignSenders], progress);
+    const mine = () => mineAll(operatorCtx, anvil.rpcUrl, [...traders, keeper, operator, ...foreignSenders], progress);
     // Large histories: each trader acts through its own batcher (deployed while automine is on).
     const batchers = new Map<Sender, Address>();
     if (batch > 1) {

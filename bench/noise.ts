@@ -18,10 +18,21 @@ import { type Bench, indexHistory, serveHistory } from "./lib.js";
 export const NOISE_EXCLUDED_COLUMNS: Record<string, { columns: string[]; why: string }> = {};
 
 /** An HTTP JSON-RPC proxy that counts requests by method (a batch counts each of its calls) and HTTP requests. */
-export type RpcCounter = { url: string; counts: Record<string, number>; httpRequests: number; total: () => number; close: () => Promise<void> };
+export type RpcCounter = {
+  url: string;
+  counts: Record<string, number>;
+  /** Milliseconds from forwarding to the node's whole answer, and the answer's bytes, summed by method (a batch under its first call's). */
+  millis: Record<string, number>;
+  bytes: Record<string, number>;
+  httpRequests: number;
+  total: () => number;
+  close: () => Promise<void>;
+};
 
 export async function startRpcCounter(target: string): Promise<RpcCounter> {
   const counts: Record<string, number> = {};
+  const millis: Record<string, number> = {};
+  const bytes: Record<string, number> = {};
   const state = { httpRequests: 0 };
   const body = (req: IncomingMessage) =>
     new Promise<Buffer>((resolve, reject) => {
@@ -34,14 +45,20 @@ export async function startRpcCounter(target: string): Promise<RpcCounter> {
     try {
       const raw = await body(req);
       state.httpRequests++;
+      let method = "(unparsed)";
       try {
         const parsed = JSON.parse(raw.toString("utf8")) as { method?: string } | { method?: string }[];
-        for (const call of Array.isArray(parsed) ? parsed : [parsed]) counts[call.method ?? "?"] = (counts[call.method ?? "?"] ?? 0) + 1;
+        const calls = Array.isArray(parsed) ? parsed : [parsed];
+        method = calls[0]?.method ?? "?";
+        for (const call of calls) counts[call.method ?? "?"] = (counts[call.method ?? "?"] ?? 0) + 1;
       } catch {
-        counts["(unparsed)"] = (counts["(unparsed)"] ?? 0) + 1;
+        counts[method] = (counts[method] ?? 0) + 1;
       }
+      const started = performance.now();
       const upstream = await fetch(target, { method: "POST", headers: { "content-type": "application/json" }, body: raw.toString("utf8") });
       const answer = Buffer.from(await upstream.arrayBuffer());
+      millis[method] = (millis[method] ?? 0) + (performance.now() - started);
+      bytes[method] = (bytes[method] ?? 0) + answer.length;
       res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" });
       res.end(answer);
     } catch (error) {
@@ -54,6 +71,8 @@ export async function startRpcCounter(target: string): Promise<RpcCounter> {
   return {
     url: `http://127.0.0.1:${port}`,
     counts,
+    millis,
+    bytes,
     get httpRequests() {
       return state.httpRequests;
     },
@@ -93,6 +112,9 @@ export type NoiseRun = {
   requests: number;
   httpRequests: number;
   byMethod: Record<string, number>;
+  /** The node's answer time (ms) and bytes by method, first run. */
+  millisByMethod: Record<string, number>;
+  bytesByMethod: Record<string, number>;
   rows: Record<string, number>;
 };
 
@@ -124,7 +146,15 @@ async function indexCounted(bench: Bench, history: History, label: string, log: 
     const seconds = run.backfillSeconds ?? run.seconds;
     const tables = dump ? await dumpTables(run.databaseUrl) : undefined;
     log(`  ${label}: ${seconds.toFixed(2)} s, ${counter.total()} RPC requests (${counter.httpRequests} HTTP)`);
-    return { seconds, requests: counter.total(), httpRequests: counter.httpRequests, byMethod: { ...counter.counts }, tables };
+    return {
+      seconds,
+      requests: counter.total(),
+      httpRequests: counter.httpRequests,
+      byMethod: { ...counter.counts },
+      millis: { ...counter.millis },
+      bytes: { ...counter.bytes },
+      tables,
+    };
   } finally {
     await counter.close();
     await anvil.stop();
@@ -151,6 +181,8 @@ export async function benchNoise(bench: Bench, clean: History, noisy: History, l
       requests: runs.reduce((s, r) => s + r.requests, 0) / runs.length,
       httpRequests: first.httpRequests,
       byMethod: first.byMethod,
+      millisByMethod: first.millis,
+      bytesByMethod: first.bytes,
       rows: Object.fromEntries(Object.entries(first.tables!).map(([t, rows]) => [t, rows.length])),
     };
   };
@@ -217,11 +249,19 @@ export function noiseSection(
       ]),
     ),
     "",
-    "RPC requests by method (first run of each; a JSON-RPC batch counts each call):",
+    "RPC requests by method (first run of each; a JSON-RPC batch counts each call), with the node's answer time and size summed:",
     "",
     table(
-      ["RPC method", "clean", "noisy"],
-      methods.map((m) => [m, r.clean.byMethod[m] ?? 0, r.noisy.byMethod[m] ?? 0]),
+      ["RPC method", "clean", "noisy", "clean node s", "noisy node s", "clean MB", "noisy MB"],
+      methods.map((m) => [
+        m,
+        r.clean.byMethod[m] ?? 0,
+        r.noisy.byMethod[m] ?? 0,
+        fmt((r.clean.millisByMethod[m] ?? 0) / 1000, 2),
+        fmt((r.noisy.millisByMethod[m] ?? 0) / 1000, 2),
+        fmt((r.clean.bytesByMethod[m] ?? 0) / 1e6, 2),
+        fmt((r.noisy.bytesByMethod[m] ?? 0) / 1e6, 2),
+      ]),
     ),
     "",
     table(
