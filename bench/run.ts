@@ -68,7 +68,7 @@ const REPLICAS = smoke ? { subscribers: 100, burns: 2, requests: [STATS] } : { s
 const EXPORT_ROWS = smoke ? 100_000 : 1_000_000;
 /**
  * The foreign-noise twins: our activity of a history of `--events` events (default 1k: its
- * noisy twin generates in about a minute here; 10k in ~8 min, docs/benchmarks.md) and
+ * noisy twin generates in about a minute here; 10k in ~6 min, docs/benchmarks.md) and
  * strangers' `--foreign` times as many events beside it.
  */
 const flagNumber = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
