@@ -18,7 +18,12 @@
  * swaps, burns and collections per transaction with swaps straight against the PoolManager,
  * saved by anvil's dump at exit (see `actionsPerTransaction`).
  *
- *   npx tsx bench/history.ts --events 10000 [--seed 7] [--batch 40]
+ * Twin histories (`--foreign <ratio>`, cached as `history-<events>-<seed>-foreign<ratio>`): the
+ * same activity of ours on a fixed clock and in blocks large enough that each batch is one block,
+ * with strangers' launches and trading `ratio` times our events beside it (bench/foreign.ts;
+ * ratio 0 is the clean twin). The noise benchmark (bench/noise.ts) indexes both.
+ *
+ *   npx tsx bench/history.ts --events 10000 [--seed 7] [--batch 40] [--foreign 10]
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -57,8 +62,9 @@ import { mulberry32 } from "../devnet/market.js";
 import { advancePastAuction, devnetLaunchFees, devnetPrivateKey } from "../devnet/protocol.js";
 import { checkStateFile, sha256File, writeFileAtomic } from "../devnet/state.js";
 import { permit2Abi } from "../devnet/uniswap.js";
-import { buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
+import { DEFAULT_SNIPER_FEES, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
 import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../common/universal-router.js";
+import { ForeignActivity } from "./foreign.js";
 
 export const HISTORY_DIR = join(ROOT, "bench", "history");
 const TRADERS = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -125,19 +131,36 @@ export type History = {
   stateJsonBytes?: number;
   /** How it was made: trader actions per transaction, anvil's dump with traces, anvil's peak memory, save time. */
   generation?: { actionsPerTransaction: number; dumpedJsonBytes: number; anvilPeakBytes: number; savedInSeconds: number };
+  /**
+   * A twin history (`--foreign <ratio>`, ratio 0 for the clean twin): generated on the twin
+   * clock and block size, with strangers' activity beside ours (bench/foreign.ts). The fields
+   * above count ours alone (the same as the clean twin's); these count the strangers'.
+   */
+  foreign?: { ratio: number; events: number; bySource: Record<string, number>; tokenTransfers: number; launches: number; transactions: number };
 };
+
+/**
+ * Twin histories (`--foreign`): block gas limit, so that each batch of ours is one block with or
+ * without strangers beside it (anvil fills a block by declared gas: a 10k-event round of ours
+ * with its strangers declares ~2.2 billion, and 2 billion split them).
+ */
+export const TWIN_GAS_LIMIT = 100_000_000_000;
+/** Twin histories' clock: the first block's time, then this many seconds a block (the same blocks get the same times in both twins). */
+export const TWIN_GENESIS_TIME = 2_000_000_000;
+export const TWIN_BLOCK_SECONDS = 2;
 
 /** A signer that numbers its own nonces and never waits: batches are mined by `mineAll`. */
 class Sender {
   nonce = 0;
   /** Transactions sent and not yet seen mined, by nonce (for `repair`). */
-  private unmined = new Map<number, { to: Address; data: Hex; value: bigint; gas: bigint; resent: number }>();
+  private unmined = new Map<number, { to: Address | undefined; data: Hex; value: bigint; gas: bigint; resent: number }>();
   constructor(readonly ctx: DevnetContext) {}
   async init() {
     this.nonce = await this.ctx.publicClient.getTransactionCount({ address: this.ctx.account.address, blockTag: "pending" });
     return this;
   }
-  async send(to: Address, data: Hex, value = 0n, gas = GAS): Promise<Hex> {
+  /** `to` undefined: a contract creation. */
+  async send(to: Address | undefined, data: Hex, value = 0n, gas = GAS): Promise<Hex> {
     const nonce = this.nonce++;
     this.unmined.set(nonce, { to, data, value, gas, resent: 0 });
     // A busy anvil can take longer than the client's timeout to accept a transaction: send the
@@ -152,7 +175,7 @@ class Sender {
       }
     }
   }
-  private sendOnce(to: Address, data: Hex, value: bigint, gas: bigint, nonce: number): Promise<Hex> {
+  private sendOnce(to: Address | undefined, data: Hex, value: bigint, gas: bigint, nonce: number): Promise<Hex> {
     return this.ctx.walletClient.sendTransaction({
       account: this.ctx.account,
       chain: this.ctx.walletClient.chain,
@@ -208,9 +231,25 @@ async function rpc<T>(ctx: DevnetContext, method: string, params: unknown[] = []
 }
 
 /** Mines until the pool is empty and no sender's transaction went missing (`Sender.repair`). */
-async function mineAll(ctx: DevnetContext, senders: Sender[], progress: (msg: string) => void): Promise<void> {
+/**
+ * Mines one block, waiting as long as anvil takes: a block of hundreds of swaps can take longer
+ * than the client's 10 s, and sending `evm_mine` again after a timeout (as `patient` would)
+ * mines a second, empty block, which would shift a twin history's later blocks.
+ */
+async function mineBlock(rpcUrl: string): Promise<void> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evm_mine", params: [] }),
+    signal: AbortSignal.timeout(600_000),
+  });
+  const body = (await res.json()) as { error?: { message: string } };
+  if (body.error) throw new Error(`evm_mine: ${body.error.message}`);
+}
+
+async function mineAll(ctx: DevnetContext, rpcUrl: string, senders: Sender[], progress: (msg: string) => void): Promise<void> {
   for (;;) {
-    await rpc(ctx, "evm_mine");
+    await mineBlock(rpcUrl);
     const status = await rpc<{ pending: Hex }>(ctx, "txpool_status");
     if (BigInt(status.pending) !== 0n) continue;
     let repaired = false;
@@ -225,41 +264,66 @@ async function mineAll(ctx: DevnetContext, senders: Sender[], progress: (msg: st
   }
 }
 
-/** Counts the logs each indexer source follows in [fromBlock, toBlock], in block chunks. */
-export async function countIndexedEvents(ctx: DevnetContext, d: Deployments, tokens: Address[], fromBlock: bigint, toBlock: bigint) {
+/**
+ * Counts the logs each indexer source follows in [fromBlock, toBlock], in block chunks. With
+ * `foreignTxs` (hashes of strangers' transactions, lowercase), logs of those transactions are
+ * counted apart, in `foreign`: the rest is ours.
+ */
+export async function countIndexedEvents(
+  ctx: DevnetContext,
+  d: Deployments,
+  tokens: Address[],
+  fromBlock: bigint,
+  toBlock: bigint,
+  foreignTxs: Set<string> = new Set(),
+) {
   const c = d.contracts as Record<string, Address>;
-  const count = async (address: Address | Address[], event?: AbiEvent, args?: Record<string, unknown>) => {
+  const count = async (address: Address | Address[], event?: AbiEvent, args?: Record<string, unknown>): Promise<[ours: number, foreign: number]> => {
     let n = 0;
+    let foreign = 0;
     const from = fromBlock;
     // Generated blocks are huge (hundreds of transactions): a few at a time keeps each answer small.
     for (let start = from; start <= toBlock; start += LOG_CHUNK_BLOCKS) {
       const end = start + LOG_CHUNK_BLOCKS - 1n > toBlock ? toBlock : start + LOG_CHUNK_BLOCKS - 1n;
       const logs = await patient(() => ctx.publicClient.getLogs({ address, event, args, fromBlock: start, toBlock: end } as never));
-      n += logs.length;
+      for (const l of logs as { transactionHash: Hex }[]) {
+        if (foreignTxs.has(l.transactionHash.toLowerCase())) foreign++;
+        else n++;
+      }
     }
-    return n;
+    return [n, foreign];
   };
+  const sum = (...counts: [number, number][]): [number, number] => counts.reduce((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0]);
   const transferEvent = erc20Abi.find((i): i is Extract<typeof i, { type: "event" }> => i.type === "event" && i.name === "Transfer")!;
-  const bySource: Record<string, number> = {
+  const both: Record<string, [number, number]> = {
     launcher: await count(c.launcher!),
     lpLocker: await count(c.lpLocker!),
     feeLocker: await count(c.feeLocker!),
     registry: await count(c.registry!),
-    poolManager:
-      (await count(
+    poolManager: sum(
+      await count(
         c.v4PoolManager!,
         poolManagerAbi.find((i) => i.name === "Swap"),
-      )) +
-      (await count(
+      ),
+      await count(
         c.v4PoolManager!,
         poolManagerAbi.find((i) => i.name === "Initialize"),
-      )),
+      ),
+    ),
     v3Pools: await count([c.v3WethUsdcPool!, c.secondaryAssetPool!].filter(Boolean), undefined),
     perps: await count(c.perpsTrading!),
-    burns: await count(tokens, transferEvent, { to: DEAD_ADDRESS }),
+    burns: tokens.length ? await count(tokens, transferEvent, { to: DEAD_ADDRESS }) : [0, 0],
   };
-  const tokenTransfers = await count(tokens, transferEvent);
-  return { bySource, total: Object.values(bySource).reduce((a, b) => a + b, 0), tokenTransfers };
+  const transfers = tokens.length ? await count(tokens, transferEvent) : ([0, 0] as [number, number]);
+  const bySource = Object.fromEntries(Object.entries(both).map(([k, v]) => [k, v[0]]));
+  const foreignBySource = Object.fromEntries(Object.entries(both).map(([k, v]) => [k, v[1]]));
+  const total = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+  return {
+    bySource,
+    total: total(bySource),
+    tokenTransfers: transfers[0],
+    foreign: { bySource: foreignBySource, total: total(foreignBySource), tokenTransfers: transfers[1] },
+  };
 }
 
 const TRACES_KEY = Buffer.from('"traces":[');
@@ -438,13 +502,13 @@ function actBatch(s: Sender, batcher: Address, swaps: bigint[], calls: [Address,
   return s.send(batcher, data, 0n, GAS_PER_ACTION * BigInt(swaps.length + calls.length) + 200_000n);
 }
 
-export function historyName(events: number, seed: number, batch?: number): string {
-  return `history-${events}-${seed}${batch === undefined ? "" : `-b${batch}`}`;
+export function historyName(events: number, seed: number, batch?: number, foreign?: number): string {
+  return `history-${events}-${seed}${batch === undefined ? "" : `-b${batch}`}${foreign === undefined ? "" : `-foreign${foreign}`}`;
 }
 
 /** The stored history of `events` events for `seed`, if complete and intact; otherwise why not. */
-export async function loadHistory(events: number, seed: number, batch?: number): Promise<{ history?: History; problem?: string }> {
-  const dir = join(HISTORY_DIR, historyName(events, seed, batch));
+export async function loadHistory(events: number, seed: number, batch?: number, foreign?: number): Promise<{ history?: History; problem?: string }> {
+  const dir = join(HISTORY_DIR, historyName(events, seed, batch, foreign));
   const metaFile = join(dir, "meta.json");
   if (!existsSync(metaFile)) return existsSync(dir) ? { problem: "its generation never finished (no meta.json)" } : {};
   let meta: History;
@@ -485,10 +549,10 @@ export async function ensureHistory(
   seed: number,
   port: number,
   progress: (msg: string) => void = () => {},
-  options: { batch?: number } = {},
+  options: { batch?: number; foreign?: number } = {},
 ): Promise<History> {
-  const name = historyName(events, seed, options.batch);
-  const { history: existing, problem } = await loadHistory(events, seed, options.batch);
+  const name = historyName(events, seed, options.batch, options.foreign);
+  const { history: existing, problem } = await loadHistory(events, seed, options.batch, options.foreign);
   if (existing) return existing;
   const dir = join(HISTORY_DIR, name);
   if (problem) progress(`cached ${name} is unusable (${problem}): regenerating it`);
@@ -500,11 +564,22 @@ export async function ensureHistory(
   // histories are saved by anvil's own dump at exit: their `anvil_dumpState` answer (hex of
   // the gzip) would pass Node's maximum string length (~512M characters; 1M events is ~0.7 GB).
   const batch = actionsPerTransaction(events, options.batch);
-  const exitDump = batch > 1;
+  // Strangers' batched swaps keep ~30 KB of trace each in anvil until the dump: a noisy twin's dump (1k events of ours: 387 MB) is saved from anvil's exit too.
+  const exitDump = batch > 1 || (options.foreign ?? 0) > 0;
   const plainState = join(dir, "state.json");
-  const anvil = await startAnvil({ port, ...(exitDump ? { stateFile: plainState, saveIntervalSeconds: 0, onProgress: progress } : {}) });
+  const twin = options.foreign !== undefined;
+  const anvil = await startAnvil({
+    port,
+    ...(twin ? { gasLimit: TWIN_GAS_LIMIT } : {}),
+    ...(exitDump ? { stateFile: plainState, saveIntervalSeconds: 0, onProgress: progress } : {}),
+  });
   try {
     const operatorCtx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
+    if (twin) {
+      // The twins' clock: the same block numbers get the same times, whenever and however fast they are generated.
+      await rpc(operatorCtx, "evm_setNextBlockTimestamp", [TWIN_GENESIS_TIME]);
+      await rpc(operatorCtx, "anvil_setBlockTimestampInterval", [TWIN_BLOCK_SECONDS]);
+    }
     progress("deploying the devnet");
     const deployments = await deployDevnet(operatorCtx);
     const c = deployments.contracts as Record<string, Address>;
@@ -513,7 +588,11 @@ export async function ensureHistory(
     const traders = await Promise.all(TRADERS.map((i) => new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(i))).init()));
     const keeper = await new Sender(createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(KEEPER))).init();
     const operator = await new Sender(operatorCtx).init();
-    const mine = () => mineAll(operatorCtx, [...traders, keeper, operator], progress);
+    // Strangers beside us (twin histories with a ratio): their own accounts, random stream and batchers.
+    const ratio = options.foreign ?? 0;
+    const foreign = ratio > 0 ? new ForeignActivity(anvil.rpcUrl, deployments.contracts as Record<string, Address>, seed, (ctx) => new Sender(ctx)) : undefined;
+    const foreignSenders = (foreign?.senders ?? []) as Sender[];
+    const mine = () => mineAll(operatorCtx, anvil.rpcUrl, [...traders, keeper, operator, ...foreignSenders], progress);
     // Large histories: each trader acts through its own batcher (deployed while automine is on).
     const batchers = new Map<Sender, Address>();
     if (batch > 1) {
@@ -549,15 +628,26 @@ export async function ensureHistory(
         batch > 1 ? 4_000_000n : GAS,
       );
     }
+    // Strangers' batchers, wrapped WETH and launches, in the block of ours (after them: our positions stay).
+    await foreign?.setup(ratio * Math.max(3, launches));
     await mine();
     // Past the launches' no-trade blocks, auction block and sniper fee decay before any trading.
     await advancePastAuction(operatorCtx.publicClient as never);
+    if (twin) {
+      // The twins' clock ignores evm_increaseTime (it moves TWIN_BLOCK_SECONDS a block): past the sniper fee decay explicitly.
+      const last = await operatorCtx.publicClient.getBlock({ blockTag: "latest" });
+      await rpc(operatorCtx, "evm_setNextBlockTimestamp", [Number(last.timestamp) + DEFAULT_SNIPER_FEES.secondsToDecay + 1]);
+      await rpc(operatorCtx, "evm_mine");
+    }
     const created = await operatorCtx.publicClient.getLogs({
       address: c.launcher!,
       event: clankerFactoryAbi.find((i) => i.type === "event" && i.name === "TokenCreated") as never,
       fromBlock: 0n,
     });
-    const tokens = created.map((l) => parseTokenCreated({ logs: [l] }).token);
+    const launched = created.map((l) => parseTokenCreated({ logs: [l] }));
+    const strangers = foreign?.accounts ?? new Set<string>();
+    const tokens = launched.filter((t) => !strangers.has(t.tokenAdmin.toLowerCase())).map((t) => t.token);
+    await foreign?.adopt(launched);
     for (const token of tokens.slice(3)) {
       const creator = traders[tokens.indexOf(token) % traders.length]!;
       await operator.call(c.registry!, registryAbi, "enroll", [token, creator.ctx.account.address, 2850, 5700, 950, `0x${"00".repeat(32)}`]);
@@ -585,6 +675,7 @@ export async function ensureHistory(
         await s.send(batcher, encodeFunctionData({ abi: batcherAbi, functionName: "addPools", args: [pools] }), 0n, 200_000n + 150_000n * BigInt(pools.length));
       }
     }
+    await foreign?.addPools();
     await mine();
 
     const swapData = (token: Address, tokenIn: Address, amountIn: bigint) => {
@@ -624,15 +715,38 @@ export async function ensureHistory(
     let peakRss = 0;
     let countedTo = BigInt(deployments.startBlock ?? 0) - 1n;
     const tally = { bySource: {} as Record<string, number>, tokenTransfers: 0 };
-    /** Counts the blocks mined since the last count and adds them to the tally. */
+    const foreignTally = { bySource: {} as Record<string, number>, tokenTransfers: 0, events: 0, transactions: 0 };
+    /** Hashes of the strangers' transactions in [from, to] (none without strangers). */
+    const foreignTxsIn = async (from: bigint, to: bigint) => {
+      const hashes = new Set<string>();
+      if (!foreign) return hashes;
+      for (let b = from; b <= to; b++) {
+        const block = await patient(() => operatorCtx.publicClient.getBlock({ blockNumber: b, includeTransactions: true }));
+        for (const tx of block.transactions) if (strangers.has(tx.from.toLowerCase())) hashes.add(tx.hash.toLowerCase());
+      }
+      foreignTally.transactions += hashes.size;
+      return hashes;
+    };
+    /** Counts the blocks mined since the last count and adds them to the tally (ours; the strangers' apart). */
     const countNew = async () => {
       const head = await patient(() => operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 }));
-      const fresh = await countIndexedEvents(operatorCtx, deployments, tokens, countedTo + 1n, head);
+      const foreignTxs = await foreignTxsIn(countedTo + 1n, head);
+      const fresh = await countIndexedEvents(operatorCtx, deployments, [...tokens, ...(foreign?.traded ?? [])], countedTo + 1n, head, foreignTxs);
       countedTo = head;
       for (const [source, n] of Object.entries(fresh.bySource)) tally.bySource[source] = (tally.bySource[source] ?? 0) + n;
       tally.tokenTransfers += fresh.tokenTransfers;
+      for (const [source, n] of Object.entries(fresh.foreign.bySource)) foreignTally.bySource[source] = (foreignTally.bySource[source] ?? 0) + n;
+      foreignTally.tokenTransfers += fresh.foreign.tokenTransfers;
+      foreignTally.events += fresh.foreign.total;
       return fresh;
     };
+    /**
+     * Foreign events to add to the block being filled: enough to stay `ratio` × 1.1 ahead of
+     * ours counted so far plus one more round like the last (the strangers' events are counted
+     * after mining, like ours).
+     */
+    let lastRound = 0;
+    const foreignDue = (ahead: number) => Math.ceil(ratio * (counted + ahead) * 1.1 - foreignTally.events);
     const orders: bigint[] = [];
     // Small histories count every round so they land near their target; large ones batch more.
     const perRound = Math.min(150, Math.max(10, Math.floor(events / 20)));
@@ -685,6 +799,11 @@ export async function ensureHistory(
         };
         await operator.call(c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [trade, 3, 10n ** 12n], 350_000_000_000_000n);
       }
+      if (foreign) {
+        // Strangers trade in the block of our round, after ours; now and then one launches.
+        await foreign.trade(foreignDue(lastRound || perRound * 1.3));
+        if (round % 4 === 1) await foreign.launch();
+      }
       await mine();
       if (round % 3 === 0) {
         const head = await patient(() => operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 }));
@@ -702,7 +821,8 @@ export async function ensureHistory(
       round++;
       if (round % countEvery === 0) {
         await mine();
-        counted += (await countNew()).total;
+        lastRound = (await countNew()).total;
+        counted += lastRound;
         const seconds = (Date.now() - started) / 1000;
         const rss = residentBytes(anvil.process.pid);
         progress(
@@ -717,6 +837,8 @@ export async function ensureHistory(
       const left = await operatorCtx.read<bigint>(token, erc20Abi, "balanceOf", [operatorCtx.account.address]);
       if (left > 0n) await operator.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, left]);
     }
+    // The strangers make up what they are short of, in this last block of ours.
+    await foreign?.trade(foreignDue(0));
     await mine();
     await rpc(operatorCtx, "evm_setAutomine", [true]);
     const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });
@@ -754,7 +876,21 @@ export async function ensureHistory(
         anvilPeakBytes: peakRss,
         savedInSeconds: Math.round((performance.now() - saved) / 1000),
       },
+      ...(twin
+        ? {
+            foreign: {
+              ratio,
+              events: foreignTally.events,
+              bySource: foreignTally.bySource,
+              tokenTransfers: foreignTally.tokenTransfers,
+              launches: foreign?.launches ?? 0,
+              transactions: foreignTally.transactions,
+            },
+          }
+        : {}),
     };
+    if (foreign && foreignTally.events < ratio * history.indexedEvents)
+      progress(`only ${foreignTally.events} foreign events against ${history.indexedEvents} of ours: fewer than ${ratio} to 1`);
     await anvil.stop();
     // Written last: its presence says the state and deployments before it are complete.
     await writeFileAtomic(join(dir, "meta.json"), json(history));
@@ -778,7 +914,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const seed = Number(flag("seed", "7"));
   // --batch N: trader actions per transaction whatever the size (its own cache, `-bN`), to try batching on small histories.
   const batch = args.includes("--batch") ? Number(flag("batch", "1")) : undefined;
+  // --foreign R: a twin history with strangers' events R times ours beside them (0: the clean twin; its own cache, `-foreignR`).
+  const foreign = args.includes("--foreign") ? Number(flag("foreign", "0")) : undefined;
   const { freePort } = await import("../devnet/ports.js");
-  const h = await ensureHistory(events, seed, await freePort(), (m) => console.log(m), { batch });
+  const h = await ensureHistory(events, seed, await freePort(), (m) => console.log(m), { batch, foreign });
   console.log(`${h.name}: ${h.indexedEvents} indexed events, ${h.tokenTransfers} token transfers, head ${h.head}, generated in ${h.generatedInSeconds}s`);
 }

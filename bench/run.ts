@@ -11,6 +11,9 @@
  *   npm run bench -- --part export      the export row alone, on the smallest history (1M synthetic burns; smoke 100k)
  *   npm run bench -- --part soak        the soak alone, on the smallest history; its section of latest.md is replaced
  *   npm run bench -- --part soak --minutes 10   a soak of 10 minutes (default 5; smoke 20 s), every process's memory sampled
+ *   npm run bench -- --part noise       the clean and the noisy twin of a history indexed side by side (time, RPC requests, rows);
+ *                                       --events N (our activity, default 1000; smoke 100), --foreign R (strangers' ×R, default 10);
+ *                                       its section of latest.md is replaced, the rest of the file kept
  *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 100k)
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,7 +27,8 @@ import { type EngineState, seedEngineState } from "./engine-state.js";
 import { type ExportResult, benchExport } from "./export.js";
 import { type LedgerGrowthResult, benchLedgerGrowth } from "./growth.js";
 import { type History, ensureHistory } from "./history.js";
-import { INDEXER_ENDPOINTS, type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
+import { type Bench, INDEXER_ENDPOINTS, type Indexed, fmt, indexHistory, log, servePonderGraphql, serveHistory, startBench } from "./lib.js";
+import { type NoiseResult, benchNoise, noiseSection, noiseTargets } from "./noise.js";
 import { type LoadResult, load } from "./load.js";
 import { type ReplicasResult, benchReplicas, replicasSection } from "./replicas.js";
 import { type SoakResult, benchSoak } from "./soak.js";
@@ -34,7 +38,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes("--smoke");
 const partIndex = args.indexOf("--part");
 const only = partIndex >= 0 ? args[partIndex + 1] : undefined;
-const PARTS = ["history", "indexing", "api", "growth", "replicas", "export", "soak", "tokens"] as const;
+const PARTS = ["history", "indexing", "api", "growth", "replicas", "export", "soak", "tokens", "noise"] as const;
 if (only && !PARTS.includes(only as never)) {
   process.stderr.write(`unknown part "${only}"; choose one of ${PARTS.join(", ")}\n`);
   process.exit(2);
@@ -72,6 +76,13 @@ if (SOAK_MINUTES !== undefined && !(SOAK_MINUTES > 0 && SOAK_MINUTES <= 24 * 60)
   process.exit(2);
 }
 const SOAK = { seconds: SOAK_MINUTES !== undefined ? Math.round(SOAK_MINUTES * 60) : smoke ? 20 : 300, seed: SEED, concurrency: smoke ? 4 : 8 };
+/**
+ * The foreign-noise twins: our activity of a history of `--events` events (default 1k: its
+ * noisy twin generates in about a minute here; 10k in ~6 min, docs/benchmarks.md) and
+ * strangers' `--foreign` times as many events beside it.
+ */
+const flagNumber = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
+const NOISE = { events: flagNumber("events", smoke ? 100 : 1_000), ratio: flagNumber("foreign", 10) };
 
 type Throughput = { events: number; seconds: number; eventsPerSecond: number };
 /** Ours against the bare app, both given the same endpoints; `ratio` is the target's figure. */
@@ -92,6 +103,7 @@ type Results = {
   export?: ExportResult;
   soak?: SoakResult;
   tokens?: TokensResult;
+  noise?: NoiseResult;
 };
 
 /** Enrolled-token sizes of the `tokens` part (smoke: 10 and 100). */
@@ -107,6 +119,7 @@ async function main() {
   const results: Results = { histories: [] };
   if (only === "tokens") return tokensOnly(started);
   if (only === "soak") return soakOnly(started);
+  if (only === "noise") return noiseOnly(started);
   // The export row alone needs only an indexed history to add its rows to: the smallest.
   const sizes = only === "export" ? SIZES.slice(0, 1) : runs("growth") || runs("history") ? [...SIZES, ...GROWTH_ONLY_SIZES] : SIZES;
   for (const size of sizes) {
@@ -231,6 +244,7 @@ async function main() {
       await i.stopAnvil();
     }
     indexed.clear();
+    if (runs("noise")) results.noise = await noise(bench);
     if (runs("tokens")) {
       log(`tokens: the engine with ${TOKEN_PART_SIZES.join(", ")} enrolled tokens`);
       results.tokens = await benchTokens(bench, TOKEN_PART_SIZES, log);
@@ -308,6 +322,7 @@ export function targetRows(results: Results, connections: number): [target: stri
       ]);
     }
   }
+  if (results.noise) rows.push(...noiseTargets(results.noise));
   return rows;
 }
 
@@ -496,6 +511,7 @@ function finish(results: Results, started: number) {
   }
   if (results.soak) lines.push(...soakSection(results.soak));
   if (results.tokens) lines.push(...tokensSection(results.tokens, table, fmt));
+  if (results.noise) lines.push(...noiseSection(results.noise, table, fmt));
   const targets = targetRows(results, LOAD.connections);
   if (targets.length) {
     lines.push(
@@ -662,6 +678,46 @@ function replaceSection(heading: string, section: string, part: string, started:
     updated = `${current.slice(0, at).trimEnd()}\n\n${note}\n${next < 0 ? "" : current.slice(next)}`;
   }
   writeFileSync(file, `${updated.trimEnd()}\n${previous}`);
+}
+
+/** The noise twins (generated or loaded from their caches), indexed side by side. */
+async function noise(bench: Bench): Promise<NoiseResult> {
+  const twins: History[] = [];
+  for (const foreign of [0, NOISE.ratio]) {
+    log(`noise: history of ${NOISE.events} events, strangers ×${foreign}`);
+    twins.push(await ensureHistory(NOISE.events, SEED, await freePort(), (m) => log(`  ${m}`), { foreign }));
+  }
+  log(`noise: indexing the clean and the noisy twin, twice each`);
+  return benchNoise(bench, twins[0]!, twins[1]!, log);
+}
+
+/** `--part noise` alone: measures, then replaces only its own section of the results file (as `--part tokens`). */
+async function noiseOnly(started: number) {
+  const bench = await startBench();
+  let result: NoiseResult;
+  try {
+    result = await noise(bench);
+  } finally {
+    await bench.stop();
+  }
+  const section = noiseSection(result, table, fmt).join("\n").trim();
+  process.stdout.write(`\n${section}\n`);
+  const dir = join(ROOT, "bench", "results");
+  const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
+  mkdirSync(dir, { recursive: true });
+  const text = existsSync(file) ? readFileSync(file, "utf8") : `# Benchmark results${smoke ? " (smoke)" : ""}\n`;
+  const [current, previous] = ((i) => (i < 0 ? [text, ""] : [text.slice(0, i), text.slice(i)]))(text.indexOf("\n## Previous run"));
+  const heading = "\n## Foreign noise";
+  const at = current.indexOf(heading);
+  const note = `${section}\n\n(\`--part noise\` of ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s, load ${LOAD_AT_START} at start)`;
+  let updated: string;
+  if (at < 0) updated = `${current.trimEnd()}\n\n${note}\n`;
+  else {
+    const next = current.indexOf("\n## ", at + heading.length);
+    updated = `${current.slice(0, at).trimEnd()}\n\n${note}\n${next < 0 ? "" : current.slice(next)}`;
+  }
+  writeFileSync(file, `${updated.trimEnd()}\n${previous}`);
+  process.exit(noiseTargets(result).every(([, , met]) => met) ? 0 : 1);
 }
 
 main().catch((error) => {
