@@ -70,10 +70,10 @@ describe("bench:smoke", () => {
     expect(faults).toBeGreaterThanOrEqual(1);
     expect(soak.invariants).toBe("hold");
     // Each fault has its recovery measured.
-    const recovery = soakLines
-      .slice(soakLines.findIndex((l) => l.startsWith("| fault |")) + 2)
-      .filter((l) => l.startsWith("|"))
-      .map(cells);
+    // The recovery table's rows: up to the first line that is not a table row (the memory table follows).
+    const afterHeader = soakLines.slice(soakLines.findIndex((l) => l.startsWith("| fault |")) + 2);
+    const end = afterHeader.findIndex((l) => !l.startsWith("|"));
+    const recovery = (end < 0 ? afterHeader : afterHeader.slice(0, end)).map(cells);
     expect(recovery).toHaveLength(faults);
     for (const [fault, lasted, recovered] of recovery)
       expect({ fault, lasted: Number(lasted) >= 0, recovered: Number(recovered) >= 0 }).toEqual({ fault, lasted: true, recovered: true });
