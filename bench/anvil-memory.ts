@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Hex, erc20Abi, encodeFunctionData } from "viem";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, type Deployments } from "../common/config.js";
-import { startAnvil } from "../devnet/anvil.js";
+import { rpc, startAnvil } from "../devnet/anvil.js";
 import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet } from "../devnet/deploy.js";
 import { startMarket } from "../devnet/market.js";
@@ -61,16 +61,6 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
 const head = async (url: string) => Number(BigInt(await rpc<Hex>(url, "eth_blockNumber")));
 
 const dir = mkdtempSync(join(tmpdir(), "anvil-memory-"));

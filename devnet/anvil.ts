@@ -119,7 +119,8 @@ export async function waitForRpc(rpcUrl: string, timeoutMs = 30_000): Promise<vo
   }
 }
 
-async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
+/** One JSON-RPC call to a node; its error answer thrown with the method named. */
+export async function rpc<T>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },

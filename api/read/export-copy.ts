@@ -23,14 +23,7 @@ import type { Readable } from "node:stream";
 import type { ReadDb } from "../deps.js";
 import { fastChecksum } from "./export.js";
 import type { ExportSql } from "./export.js";
-import {
-  EXPORT_IDLE_TIMEOUT_MS,
-  EXPORT_STATEMENT_TIMEOUT_MS,
-  acquireExportSlot,
-  connectorOf,
-  releaseExportConnection,
-  releaseExportSlot,
-} from "./export-stream.js";
+import { EXPORT_IDLE_TIMEOUT_MS, EXPORT_STATEMENT_TIMEOUT_MS, openExportConnection, releaseExportConnection, releaseExportSlot } from "./export-stream.js";
 
 /** Longest one COPY (a whole export) may run on the server. */
 export const EXPORT_COPY_TIMEOUT_MS = 3_600_000;
@@ -202,19 +195,7 @@ export class CopyExport {
    * connection is taken). Undefined (nothing held) when the server's encoding is not UTF-8.
    */
   static async open(db: ReadDb, query: ExportSql): Promise<CopyExport | undefined> {
-    acquireExportSlot();
-    let client: pg.PoolClient;
-    try {
-      client = await connectorOf(db).connect();
-    } catch (error) {
-      releaseExportSlot();
-      throw error;
-    }
-    let lost: Error | undefined;
-    const onError = (error: Error) => {
-      lost = error;
-    };
-    client.on("error", onError);
+    const { client, lost, onError } = await openExportConnection(db);
     try {
       if (!(await CopyExport.utf8(client))) {
         client.off("error", onError);
@@ -232,7 +213,7 @@ export class CopyExport {
       throw error;
     }
     const stream = client.query(copyStreams.to(`COPY (${inlineParams(query)}) TO STDOUT (FORMAT binary)`)) as unknown as CopyOutStream;
-    return new CopyExport(client, stream, onError, () => lost);
+    return new CopyExport(client, stream, onError, lost);
   }
 
   /**

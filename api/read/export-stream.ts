@@ -71,6 +71,28 @@ export async function releaseExportConnection(
   releaseExportSlot();
 }
 
+/**
+ * An export's own connection, with its slot taken first (one more than MAX_EXPORT_STREAMS is a
+ * 503 before any connection is taken). A server gone while the connection is checked out is
+ * noted by `onError` (not a crash) and read back by `lost`; the connection is then discarded.
+ */
+export async function openExportConnection(db: ReadDb): Promise<{ client: pg.PoolClient; lost: () => Error | undefined; onError: (error: Error) => void }> {
+  acquireExportSlot();
+  let client: pg.PoolClient;
+  try {
+    client = await connectorOf(db).connect();
+  } catch (error) {
+    releaseExportSlot();
+    throw error;
+  }
+  let lost: Error | undefined;
+  const onError = (error: Error) => {
+    lost = error;
+  };
+  client.on("error", onError);
+  return { client, lost: () => lost, onError };
+}
+
 export function connectorOf(db: ReadDb): Connector {
   const client = (db as { $client?: unknown }).$client as Partial<Connector> | undefined;
   if (typeof client?.connect !== "function") throw new Error("exports need the read database's pool (drizzle's $client)");
@@ -91,21 +113,8 @@ export class RowCursor {
    * per process: one more is a 503 DATABASE_BUSY (with Retry-After), before any connection is taken.
    */
   static async open(db: ReadDb, query: ExportSql): Promise<RowCursor> {
-    acquireExportSlot();
-    let client: pg.PoolClient;
-    try {
-      client = await connectorOf(db).connect();
-    } catch (error) {
-      releaseExportSlot();
-      throw error;
-    }
-    // A server gone while the connection is checked out: noted (not a crash), the connection discarded on close.
-    let lost: Error | undefined;
-    const onError = (error: Error) => {
-      lost = error;
-    };
-    client.on("error", onError);
-    const cursor = new RowCursor(client, () => lost, onError);
+    const { client, lost, onError } = await openExportConnection(db);
+    const cursor = new RowCursor(client, lost, onError);
     try {
       await client.query("BEGIN READ ONLY");
       await client.query(`SET LOCAL statement_timeout = ${EXPORT_STATEMENT_TIMEOUT_MS}`);
