@@ -106,6 +106,11 @@ export async function readLease(q: Queryable, name = ENGINE_LEASE): Promise<Leas
  * the end of its term), with the next epoch; undefined while another holder's term runs. The
  * expiry is the database's clock plus `ttlMs`. Run it on the session that will renew the
  * lease: that session's backend pid is recorded.
+ *
+ * A lease `holder` already holds keeps its epoch: it comes from an earlier attempt of this
+ * same standby whose answer never arrived (a timed-out statement the server still committed).
+ * Nothing was done under that epoch, and raising it again would count takeovers that never
+ * happened.
  */
 export async function tryAcquireLease(q: Queryable, holder: string, ttlMs: number, name = ENGINE_LEASE): Promise<LeaseRow | undefined> {
   const t = tables.leadership;
@@ -117,9 +122,17 @@ export async function tryAcquireLease(q: Queryable, holder: string, ttlMs: numbe
     .values({ name, holder, epoch: 1n, sessionPid: session, acquiredAt: now, renewedAt: now, expiresAt: expires })
     .onConflictDoUpdate({
       target: t.name,
-      set: { holder, epoch: sql`${t.epoch} + 1`, sessionPid: session, acquiredAt: now, renewedAt: now, expiresAt: expires },
+      set: {
+        holder,
+        epoch: sql`CASE WHEN ${t.holder} = ${holder} THEN ${t.epoch} ELSE ${t.epoch} + 1 END`,
+        sessionPid: session,
+        acquiredAt: now,
+        renewedAt: now,
+        expiresAt: expires,
+      },
       // Raw SQL: the holder's session looked up in pg_stat_activity (a catalog view).
       setWhere: sql`${t.expiresAt} <= clock_timestamp()
+        OR ${t.holder} = ${holder}
         OR ${t.sessionPid} IS NULL
         OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = ${t.sessionPid})`,
     })

@@ -98,12 +98,15 @@ async function settled(before: number): Promise<void> {
   try {
     await waitFor("the work to settle", async () => (await buybacksDone()) > before && (await inFlight()) === 0, 150_000);
   } catch (error) {
-    // Say what each engine was doing: the last lines it logged, and whether it still runs.
-    const tails = [...engineOut].map(
-      ([e, out]) => `engine ${e.child.pid} (exit ${e.child.exitCode ?? e.child.signalCode ?? "running"}):\n${out.split("\n").slice(-15).join("\n")}`,
-    );
-    throw new Error(`${(error as Error).message}\n${tails.join("\n")}`);
+    throw new Error(`${(error as Error).message}\n${engineTails()}`);
   }
+}
+
+/** What each engine was doing: the last lines it logged, and whether it still runs. */
+function engineTails(): string {
+  return [...engineOut]
+    .map(([e, out]) => `engine ${e.child.pid} (exit ${e.child.exitCode ?? e.child.signalCode ?? "running"}):\n${out.split("\n").slice(-15).join("\n")}`)
+    .join("\n");
 }
 
 /** No transaction twice, none outside an intent: the operator's nonce advanced once per mined intent, each at its own nonce. */
@@ -182,7 +185,7 @@ describe("engine failover and fencing", () => {
     const leaseB = await leaseOf(b);
     const tookOverMs = Date.now() - killedAt;
     expect(tookOverMs).toBeLessThan(15_000);
-    expect(leaseB.epoch).toBe(leaseA.epoch + 1n);
+    expect(leaseB.epoch, engineTails()).toBe(leaseA.epoch + 1n);
     // Health names the engine that leads now, and since when.
     const health = await readWorkerHealth(db.pool);
     expect(health.leader).toMatchObject({ holder: leaseB.holder, epoch: leaseB.epoch.toString(), since: leaseB.acquiredAt.toISOString(), live: true });
@@ -203,7 +206,7 @@ describe("engine failover and fencing", () => {
     await waitFor("work in flight", async () => (await inFlight()) > 0);
     a.child.kill("SIGSTOP");
     const leaseB = await leaseOf(b);
-    expect(leaseB.epoch).toBe(leaseA.epoch + 1n);
+    expect(leaseB.epoch, engineTails()).toBe(leaseA.epoch + 1n);
     await settled(done);
     const nonceBefore = await operatorNonce();
     a.child.kill("SIGCONT");
@@ -246,7 +249,7 @@ describe("engine failover and fencing", () => {
       const nonceAtCut = await operatorNonce();
       proxy.freeze();
       const leaseB = await leaseOf(b);
-      expect(leaseB.epoch).toBe(leaseA.epoch + 1n);
+      expect(leaseB.epoch, engineTails()).toBe(leaseA.epoch + 1n);
       // The old leader's own clock suspended its term while the link is cut: it signs nothing.
       await waitFor("the old leader's term suspended", async () => /leadership suspended/.test(engineOut.get(a) ?? ""));
       await new Promise((r) => setTimeout(r, 2_000));
