@@ -343,6 +343,7 @@ function previousRun(file: string): { text: string; api: Map<string, { p50: stri
 }
 
 function finish(results: Results, started: number) {
+  if (only === "export" && results.export) return exportOnly(results.export, started);
   const dir = join(ROOT, "bench", "results");
   const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
   const previous = previousRun(file);
@@ -474,41 +475,7 @@ function finish(results: Results, started: number) {
     );
   }
   if (results.replicas) lines.push(...replicasSection(results.replicas, LOAD, table, fmt));
-  if (results.export) {
-    const e = results.export;
-    lines.push(
-      "",
-      `## Export (${e.rowsAdded.toLocaleString("en")} synthetic burns added to the indexed history)`,
-      "",
-      table(
-        ["export", "rows", "MB", "seconds", "rows/s", "API RSS before MB", "peak MB", "growth MB"],
-        [
-          [
-            "GET /api/v1/export/burns.csv",
-            e.rows,
-            fmt(e.bytes / 1e6, 1),
-            fmt(e.seconds, 1),
-            fmt(e.rowsPerSecond, 0),
-            fmt(e.rssBeforeMb, 0),
-            fmt(e.rssPeakMb, 0),
-            fmt(e.rssGrowthMb, 1),
-          ],
-          [
-            "its COPY, to a bare client (ceiling)",
-            e.ceiling.rows,
-            fmt(e.ceiling.bytes / 1e6, 1),
-            fmt(e.ceiling.seconds, 1),
-            fmt(e.ceiling.rowsPerSecond, 0),
-            "",
-            "",
-            "",
-          ],
-        ],
-      ),
-      "",
-      `The ponder process (indexer and API in one) downloaded from over HTTP by one client; its resident memory sampled every 50 ms during the download, after a warm-up export of 20,000 rows. The ceiling: the same COPY statement (the lines PostgreSQL builds, in binary COPY framing) read by a bare pg client in the bench process and discarded, right after. Export / ceiling: **${fmt(e.rowsPerSecond / e.ceiling.rowsPerSecond, 2)}**. Load ${e.loadBefore} before the download, ${e.loadAfter} after the ceiling.`,
-    );
-  }
+  if (results.export) lines.push(...exportSection(results.export));
   if (results.soak) lines.push(...soakSection(results.soak));
   if (results.tokens) lines.push(...tokensSection(results.tokens, table, fmt));
   if (results.noise) lines.push(...noiseSection(results.noise, table, fmt));
@@ -630,6 +597,42 @@ function soakSection(s: SoakResult): string[] {
   return lines;
 }
 
+/** The export row's section: the download against its COPY ceiling, and the API's memory. */
+function exportSection(e: ExportResult): string[] {
+  return [
+    "",
+    `## Export (${e.rowsAdded.toLocaleString("en")} synthetic burns added to the indexed history)`,
+    "",
+    table(
+      ["export", "rows", "MB", "seconds", "rows/s", "API RSS before MB", "peak MB", "growth MB"],
+      [
+        [
+          "GET /api/v1/export/burns.csv",
+          e.rows,
+          fmt(e.bytes / 1e6, 1),
+          fmt(e.seconds, 1),
+          fmt(e.rowsPerSecond, 0),
+          fmt(e.rssBeforeMb, 0),
+          fmt(e.rssPeakMb, 0),
+          fmt(e.rssGrowthMb, 1),
+        ],
+        [
+          "its COPY, to a bare client (ceiling)",
+          e.ceiling.rows,
+          fmt(e.ceiling.bytes / 1e6, 1),
+          fmt(e.ceiling.seconds, 1),
+          fmt(e.ceiling.rowsPerSecond, 0),
+          "",
+          "",
+          "",
+        ],
+      ],
+    ),
+    "",
+    `The ponder process (indexer and API in one) downloaded from over HTTP by one client; its resident memory sampled every 50 ms during the download, after a warm-up export of 20,000 rows. The ceiling: the same COPY statement (the lines PostgreSQL builds, in binary COPY framing) read by a bare pg client in the bench process and discarded, right after. Export / ceiling: **${fmt(e.rowsPerSecond / e.ceiling.rowsPerSecond, 2)}**. Load ${e.loadBefore} before the download, ${e.loadAfter} after the ceiling.`,
+  ];
+}
+
 /**
  * `--part tokens` alone: measures, then replaces only its own section of the results file (or
  * adds it before "Previous run"), leaving every other part's figures as they were.
@@ -680,6 +683,22 @@ function replaceSection(heading: string, section: string, part: string, started:
   writeFileSync(file, `${updated.trimEnd()}\n${previous}`);
 }
 
+/**
+ * `--part export` alone: its section and its row of the targets table replace theirs in the
+ * results file (as `--part tokens` does), every other part's figures left as they were.
+ */
+function exportOnly(e: ExportResult, started: number) {
+  replaceSection("\n## Export", exportSection(e).join("\n").trim(), "export", started);
+  const [target, measured, met] = targetRows({ histories: [], export: e }, LOAD.connections).find(([t]) => t.startsWith("export of"))!;
+  const file = join(ROOT, "bench", "results", smoke ? "latest-smoke.md" : "latest.md");
+  const text = readFileSync(file, "utf8");
+  const row = `| ${target} | ${measured} | ${met ? "met" : "**not met**"} |`;
+  const at = text.search(/^\| export of [^\n]*$/m);
+  const end = text.indexOf("\n## Previous run");
+  if (at >= 0 && (end < 0 || at < end)) writeFileSync(file, text.slice(0, at) + row + text.slice(text.indexOf("\n", at)));
+  process.exitCode = met ? 0 : 1;
+}
+
 /** The noise twins (generated or loaded from their caches), indexed side by side. */
 async function noise(bench: Bench): Promise<NoiseResult> {
   const twins: History[] = [];
@@ -700,23 +719,7 @@ async function noiseOnly(started: number) {
   } finally {
     await bench.stop();
   }
-  const section = noiseSection(result, table, fmt).join("\n").trim();
-  process.stdout.write(`\n${section}\n`);
-  const dir = join(ROOT, "bench", "results");
-  const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
-  mkdirSync(dir, { recursive: true });
-  const text = existsSync(file) ? readFileSync(file, "utf8") : `# Benchmark results${smoke ? " (smoke)" : ""}\n`;
-  const [current, previous] = ((i) => (i < 0 ? [text, ""] : [text.slice(0, i), text.slice(i)]))(text.indexOf("\n## Previous run"));
-  const heading = "\n## Foreign noise";
-  const at = current.indexOf(heading);
-  const note = `${section}\n\n(\`--part noise\` of ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s, load ${LOAD_AT_START} at start)`;
-  let updated: string;
-  if (at < 0) updated = `${current.trimEnd()}\n\n${note}\n`;
-  else {
-    const next = current.indexOf("\n## ", at + heading.length);
-    updated = `${current.slice(0, at).trimEnd()}\n\n${note}\n${next < 0 ? "" : current.slice(next)}`;
-  }
-  writeFileSync(file, `${updated.trimEnd()}\n${previous}`);
+  replaceSection("\n## Foreign noise", noiseSection(result, table, fmt).join("\n").trim(), "noise", started);
   process.exit(noiseTargets(result).every(([, , met]) => met) ? 0 : 1);
 }
 
