@@ -13,7 +13,7 @@ import { toPerpsPrice } from "../common/perps-math.js";
 import { type DesksHealth, type WorkerHealth as CoreWorkerHealth, readWorkerHealth } from "../core/health.js";
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
-import { type Leg, Legs, ledgerTotalsAndTokenBalances } from "../core/ledger/ledger.js";
+import { type Leg, Legs, legBalancesOf, ledgerTotals } from "../core/ledger/ledger.js";
 import { PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN } from "../common/pg-errors.js";
 import {
   type DeskTradeView,
@@ -74,10 +74,11 @@ export type PendingAmounts = {
   perpUsdc: bigint;
   creatorBuybackUsdc: bigint;
   legacyWeth: bigint;
-  /** Per token (lowercase address): its pending perp USDC and creator-buyback queue. */
-  perpUsdcByToken: Map<string, bigint>;
-  creatorBuybackUsdcByToken: Map<string, bigint>;
 };
+
+/** A token's own pending amounts: its perp USDC waiting for the desk manager, and its creator-buyback queue. */
+export type TokenPending = { perpUsdc: bigint; creatorBuybackUsdc: bigint };
+export const NO_TOKEN_PENDING: TokenPending = { perpUsdc: 0n, creatorBuybackUsdc: 0n };
 
 /** A desk trade the engine opened for a token, keyed by the exchange's open order id. */
 export type DeskBinding = {
@@ -103,7 +104,10 @@ export type FundedBuyback = EngineBuyback & {
 export interface EnginePort {
   health(): Promise<EngineHealthView>;
   pending(): Promise<PendingAmounts>;
-  deskBindings(): Promise<DeskBinding[]>;
+  /** The pending amounts of `tokens` (a page of them), by lowercase address; a token with none is absent. */
+  tokenPending(tokens: readonly string[]): Promise<Map<string, TokenPending>>;
+  /** Every desk trade the engine opened, or only those of `tokens` (a page of them). */
+  deskBindings(tokens?: readonly Address[]): Promise<DeskBinding[]>;
   /** Latest oracle price per perps pair index (the price-sampler's), 1e10 precision (the exchange's). */
   markPrices(): Promise<Map<number, bigint>>;
   /** The three-way audit (ledger, indexed facts, chain balances); undefined without the engine's database. */
@@ -135,8 +139,6 @@ export const EMPTY_PENDING: PendingAmounts = {
   perpUsdc: 0n,
   creatorBuybackUsdc: 0n,
   legacyWeth: 0n,
-  perpUsdcByToken: new Map(),
-  creatorBuybackUsdcByToken: new Map(),
 };
 
 /** An engine that has never run. */
@@ -144,6 +146,7 @@ export const idleEngine: EnginePort = {
   health: async () => ({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null }),
   audit: async () => undefined,
   pending: async () => EMPTY_PENDING,
+  tokenPending: async () => new Map(),
   deskBindings: async () => [],
   markPrices: async () => new Map(),
   burnFunding: async () => [],
@@ -164,7 +167,7 @@ async function tolerant<T>(empty: T, read: () => Promise<T>): Promise<T> {
   }
 }
 
-const rowsOf = async (pool: pg.Pool, text: string) => (await pool.query(text)).rows as Record<string, unknown>[];
+const rowsOf = async (pool: pg.Pool, text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as Record<string, unknown>[];
 
 /** readWorkerHealth's reasons for an engine without a heartbeat. */
 const NEVER_RAN = /^engine (has not started|is not running)/;
@@ -217,28 +220,45 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
 
     pending: () =>
       tolerant(EMPTY_PENDING, async () => {
-        // One read of the running balances: the totals and the per-token legs together.
-        const { totals, byToken: balances } = await ledgerTotalsAndTokenBalances(ledgerDb, [Legs.perp, Legs.creatorBuyback]);
-        const byToken = (leg: Leg) => new Map([...balances.get(leg)!].map(([token, amount]) => [token.toLowerCase(), amount]));
+        const totals = await ledgerTotals(ledgerDb);
         return {
           protocolBuybackUsdc: totals.pending.protocolUsdc,
           assetUsdc: totals.pending.assetUsdc,
           perpUsdc: totals.pending.perpUsdc,
           creatorBuybackUsdc: totals.pending.creatorBuybackUsdc,
           legacyWeth: totals.pending.legacyWeth,
-          perpUsdcByToken: byToken(Legs.perp),
-          creatorBuybackUsdcByToken: byToken(Legs.creatorBuyback),
         };
       }),
 
-    deskBindings: () =>
+    tokenPending: (tokens) =>
+      tolerant(new Map<string, TokenPending>(), async () => {
+        // Only the page's tokens: primary-key lookups, whatever the number of tokens in the ledger.
+        const balances = await legBalancesOf(
+          ledgerDb,
+          [Legs.perp, Legs.creatorBuyback],
+          tokens.map((t) => getAddress(t)),
+        );
+        const out = new Map<string, TokenPending>();
+        const add = (leg: Leg, field: keyof TokenPending) => {
+          for (const [token, amount] of balances.get(leg)!) {
+            const key = token.toLowerCase();
+            out.set(key, { ...(out.get(key) ?? NO_TOKEN_PENDING), [field]: amount });
+          }
+        };
+        add(Legs.perp, "perpUsdc");
+        add(Legs.creatorBuyback, "creatorBuybackUsdc");
+        return out;
+      }),
+
+    deskBindings: (tokens) =>
       tolerant([], async () =>
         (
           await rowsOf(
             pool,
             `SELECT t.token, t.order_id::text AS order_id, t.pair_index, coalesce(d.halted, false) AS halted, d.halt_reason
                FROM engine.desk_trades t LEFT JOIN engine.desks d ON d.token = t.token
-              WHERE t.order_id IS NOT NULL`,
+              WHERE t.order_id IS NOT NULL${tokens ? " AND t.token = ANY($1::text[])" : ""}`,
+            tokens ? [tokens.map((t) => getAddress(t))] : [],
           )
         ).map((r) => ({
           token: getAddress(String(r.token)),

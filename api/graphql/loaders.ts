@@ -5,7 +5,7 @@
 import DataLoader from "dataloader";
 import { type Address, type Hex, getAddress } from "viem";
 import type { ApiDeps } from "../deps.js";
-import type { PendingAmounts } from "../engine-port.js";
+import { NO_TOKEN_PENDING, type TokenPending } from "../engine-port.js";
 import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from "../read/desks.js";
 import { type CurrencyInfo, type FeeCurrencyView, type BuybackSpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
 import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
@@ -28,7 +28,7 @@ export type Loaders = {
   /** A pool's USDC volume, by pool id. */
   poolVolume: DataLoader<Hex, { volumeUsdc: bigint; unpricedSwaps: number } | null>;
   deskContext: () => Promise<DeskContext>;
-  pending: () => Promise<PendingAmounts>;
+  tokenPending: DataLoader<Hex, TokenPending>;
 };
 
 const once = <T>(fn: () => Promise<T>) => {
@@ -77,6 +77,9 @@ export function createLoaders(deps: ApiDeps): Loaders {
       return ids.map((id) => volumes.get(id.toLowerCase()) ?? null);
     }),
     deskContext: ctx,
-    pending: once(() => deps.engine.pending()),
+    tokenPending: new DataLoader(async (keys) => {
+      const pending = await deps.engine.tokenPending(keys);
+      return keys.map((k) => pending.get(k.toLowerCase()) ?? NO_TOKEN_PENDING);
+    }),
   };
 }

@@ -190,9 +190,8 @@ TokenRef.implement({
     pending: t.field({
       type: TokenPending,
       resolve: async (v, _a, ctx) => {
-        const p = await ctx.loaders.pending();
-        const key = v.token.address.toLowerCase();
-        return { perp: p.perpUsdcByToken.get(key) ?? 0n, creatorBuyback: p.creatorBuybackUsdcByToken.get(key) ?? 0n };
+        const p = await ctx.loaders.tokenPending.load(v.token.address);
+        return { perp: p.perpUsdc, creatorBuyback: p.creatorBuybackUsdc };
       },
     }),
     desk: t.field({

@@ -139,7 +139,7 @@ async function readLedger(
       .where(and(eq(burnDaily.token, hex), gte(burnDaily.day, (since / 86_400n) * 86_400n)))
       .orderBy(desc(burnDaily.day))
       .limit(CHART_DAYS + 1),
-    deskContext(db, engine),
+    deskContext(db, engine, [getAddress(token)]),
     tokenFeeCurrencies(db, services.config, [hex]),
     rewardSlotsOf(db, [hex]),
     db.select().from(poolTable).where(eq(poolTable.token, hex)).limit(1),

@@ -45,7 +45,7 @@ export async function readDeskStatement(deps: Pick<ApiDeps, "db" | "engine">, to
   const hex = token.toLowerCase() as Hex;
   const [flow, ctx, [row], [burns]] = await Promise.all([
     deps.engine.tokenFlow(address),
-    deskContext(deps.db, deps.engine),
+    deskContext(deps.db, deps.engine, [address]),
     deps.db.select({ symbol: tokenTable.symbol }).from(tokenTable).where(eq(tokenTable.address, hex)),
     deps.db
       .select({

@@ -53,12 +53,12 @@ export const DESK_ORDERING: Ordering<{ openedAt: bigint; id: string }> = {
   key: (r) => [r.openedAt, r.id],
 };
 
-/** What a page of desks needs from the engine, read once per request. */
+/** What a page of desks needs from the engine, read once per request (for `tokens` only when given: a page of tokens needs their desks alone). */
 export type DeskContext = { bindings: Map<bigint, DeskBinding>; marks: Map<number, bigint>; haltedTokens: Set<string> };
 
-export async function deskContext(db: ReadDb, engine: EnginePort): Promise<DeskContext> {
+export async function deskContext(db: ReadDb, engine: EnginePort, tokens?: readonly Address[]): Promise<DeskContext> {
   const [bindings, marks, halted] = await Promise.all([
-    engine.deskBindings(),
+    engine.deskBindings(tokens),
     engine.markPrices(),
     db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)),
   ]);

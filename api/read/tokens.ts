@@ -6,7 +6,7 @@ import { type HonouredSplit, type RewardSlot, type SlotRole, honouredSplit, slot
 import { enrollment, pool, rewardRecipient, token, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
 import type { ReadDb } from "./db.js";
-import type { PendingAmounts } from "../engine-port.js";
+import type { TokenPending } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
 import { type FeeCurrencyView, type BuybackSpendView, tokenBuybackSpends, tokenFeeCurrencies } from "./fees.js";
 import { type Ordering, type Page, type PageWindow, keysetWindow } from "./keyset.js";
@@ -80,7 +80,8 @@ export async function listTokens(db: ReadDb, p: PageWindow & TokenFilter & { ord
 
 export type TokenPage = {
   page: Page<TokenView>;
-  pending: PendingAmounts;
+  /** Per token (lowercase address): its pending perp USDC and creator-buyback queue (absent: none). */
+  pending: Map<string, TokenPending>;
   desks: Map<string, DeskView>;
   /** Per token (lowercase address): its fees per currency and its buybacks per currency paid in. */
   fees: Map<string, FeeCurrencyView[]>;
@@ -157,7 +158,7 @@ export function honouredView(e: EnrollmentRow | null, rows: readonly RewardSlotR
 /**
  * A page of tokens (`GET /tokens`: every token of ours by default, newest launch first, as
  * GraphQL `tokens`; `enrolled` keeps only enrolled or only not enrolled tokens) with the
- * engine's pending amounts, each token's latest desk and its fees per currency. Each read
+ * page's own pending amounts, each token's latest desk and its fees per currency. Each read
  * starts as soon as what it needs is known: the page's fees as soon as the page, its desks once
  * the page and the desk context are both in.
  */
@@ -166,10 +167,17 @@ export async function readTokenPage(deps: ApiDeps, p: { limit: number; after?: s
     page,
     addresses: page.rows.map((v) => v.token.address),
   }));
-  const ctx = deskContext(deps.db, deps.engine);
+  // The desks of this page's tokens only: bindings read for them, not for every token.
+  const ctx = addresses.then((a) =>
+    deskContext(
+      deps.db,
+      deps.engine,
+      a.addresses.map((x) => getAddress(x)),
+    ),
+  );
   const [{ page }, pending, desks, fees, spend, slots] = await Promise.all([
     addresses,
-    deps.engine.pending(),
+    addresses.then((a) => deps.engine.tokenPending(a.addresses)),
     Promise.all([addresses, ctx]).then(([a, c]) =>
       latestDeskByToken(
         deps.db,

@@ -8,7 +8,7 @@ import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { ApiDeps } from "../deps.js";
 import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
-import type { PendingAmounts } from "../engine-port.js";
+import { NO_TOKEN_PENDING, type TokenPending } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
 import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
 import { checksum, isoTime, legsJson, tokenAmount, usdcAmount } from "../read/format.js";
@@ -43,7 +43,7 @@ export function honouredJson(h: HonouredView, shares: readonly LockerShareView[]
  */
 export function tokenJson(
   v: TokenView,
-  pending: PendingAmounts,
+  pending: TokenPending,
   desk: DeskView | undefined,
   fees: FeeCurrencyView[] | undefined,
   spend: BuybackSpendView[] | undefined,
@@ -92,8 +92,8 @@ export function tokenJson(
       finality: finality ? tokenFinalityJson(finality, key, v.totals) : null,
     },
     pending: {
-      perpUsdc: usdcAmount(pending.perpUsdcByToken.get(key) ?? 0n),
-      creatorBuybackUsdc: usdcAmount(pending.creatorBuybackUsdcByToken.get(key) ?? 0n),
+      perpUsdc: usdcAmount(pending.perpUsdc),
+      creatorBuybackUsdc: usdcAmount(pending.creatorBuybackUsdc),
     },
     desk: desk ? deskJson(desk) : null,
   };
@@ -117,7 +117,16 @@ const tokenPages = coalescerFor(async (deps: ApiDeps, key: string) => {
       const rows = slots.get(key);
       const honoured = honouredView(v.enrollment, rows, deps.config.operator);
       const shares = lockerSharesOf(rows ?? [], deps.config.operator, v.enrollment?.creator ?? null);
-      return tokenJson(v, pending, desks.get(getAddress(v.token.address)), fees.get(key), spend.get(key), honoured, finality, shares);
+      return tokenJson(
+        v,
+        pending.get(key) ?? NO_TOKEN_PENDING,
+        desks.get(getAddress(v.token.address)),
+        fees.get(key),
+        spend.get(key),
+        honoured,
+        finality,
+        shares,
+      );
     }),
   );
 });

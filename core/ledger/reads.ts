@@ -4,7 +4,7 @@
  * not spendable).
  */
 import { sql } from "drizzle-orm";
-import type { Address } from "viem";
+import { type Address, getAddress } from "viem";
 import type { Queryable } from "../db/client.js";
 import type { Leg } from "./legs.js";
 
@@ -21,6 +21,28 @@ export async function legBalancesByToken(q: Queryable, leg: Leg): Promise<Map<Ad
     sql`SELECT token, SUM(balance)::text AS total FROM engine.ledger_balances WHERE leg = ${leg} AND token <> '' GROUP BY token HAVING SUM(balance) <> 0 ORDER BY token`,
   );
   return new Map(rows.map((r) => [r.token, BigInt(r.total)]));
+}
+
+/**
+ * Balances of per-token `legs` for `tokens` only (a page of them), by leg then token: one
+ * primary-key lookup per (leg, token), whatever the number of tokens in the ledger.
+ */
+export async function legBalancesOf(q: Queryable, legs: readonly Leg[], tokens: readonly Address[]): Promise<Map<Leg, Map<Address, bigint>>> {
+  const out = new Map<Leg, Map<Address, bigint>>(legs.map((leg) => [leg, new Map()]));
+  if (!tokens.length || !legs.length) return out;
+  const { rows } = await q.execute<{ leg: Leg; token: Address; total: string }>(
+    sql`SELECT leg, token, SUM(balance)::text AS total FROM engine.ledger_balances
+         WHERE leg IN (${sql.join(
+           legs.map((l) => sql`${l}`),
+           sql`, `,
+         )}) AND token IN (${sql.join(
+           tokens.map((t) => sql`${getAddress(t)}`),
+           sql`, `,
+         )})
+         GROUP BY leg, token HAVING SUM(balance) <> 0`,
+  );
+  for (const r of rows) out.get(r.leg)?.set(r.token, BigInt(r.total));
+  return out;
 }
 
 /** Inflows (positive rows) derived from blocks above `finalBlock` and not reversed: pending, not yet spendable. */

@@ -1,8 +1,7 @@
 /** The ledger's totals for `/stats` and the CLI, from the running balances. */
 import { sql } from "drizzle-orm";
-import type { Address } from "viem";
 import type { Queryable } from "../db/client.js";
-import { type Leg, Legs } from "./legs.js";
+import { Legs } from "./legs.js";
 
 export type LedgerTotals = {
   /** Fees attributed to enrolled and other tokens, USDC. */
@@ -17,29 +16,6 @@ export async function ledgerTotals(q: Queryable): Promise<LedgerTotals> {
     sql`SELECT leg, SUM(balance)::text AS balance, SUM(allocated)::text AS allocated FROM engine.ledger_balances GROUP BY leg`,
   );
   return totalsOf(new Map(rows.map((r) => [r.leg, { balance: BigInt(r.balance), allocated: BigInt(r.allocated) }])));
-}
-
-/**
- * `ledgerTotals` and the balances of per-token `legs` by token (`legBalancesByToken` of each),
- * from one read of the running balances: one row per leg and token, whatever the length of
- * history. The API's pending amounts.
- */
-export async function ledgerTotalsAndTokenBalances(
-  q: Queryable,
-  legs: readonly Leg[],
-): Promise<{ totals: LedgerTotals; byToken: Map<Leg, Map<Address, bigint>> }> {
-  const { rows } = await q.execute<{ leg: string; token: string; balance: string; allocated: string }>(
-    sql`SELECT leg, token, SUM(balance)::text AS balance, SUM(allocated)::text AS allocated FROM engine.ledger_balances GROUP BY leg, token ORDER BY leg, token`,
-  );
-  const perLeg = new Map<string, { balance: bigint; allocated: bigint }>();
-  const byToken = new Map<Leg, Map<Address, bigint>>(legs.map((leg) => [leg, new Map()]));
-  for (const r of rows) {
-    const balance = BigInt(r.balance);
-    const sum = perLeg.get(r.leg) ?? { balance: 0n, allocated: 0n };
-    perLeg.set(r.leg, { balance: sum.balance + balance, allocated: sum.allocated + BigInt(r.allocated) });
-    if (r.token !== "" && balance !== 0n) byToken.get(r.leg as Leg)?.set(r.token as Address, balance);
-  }
-  return { totals: totalsOf(perLeg), byToken };
 }
 
 function totalsOf(perLeg: Map<string, { balance: bigint; allocated: bigint }>): LedgerTotals {

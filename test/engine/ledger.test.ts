@@ -10,7 +10,7 @@ import { consumeCreatorBuybacksAbove, consumePerpUsdc, peekPerpUsdc, pendingBuyb
 import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { recordEntries } from "../../core/ledger/journal.js";
 import { Legs } from "../../core/ledger/legs.js";
-import { legBalance, spendableBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
+import { legBalance, legBalancesOf, spendableBalance, spendableBalancesByToken } from "../../core/ledger/reads.js";
 import { reorgDeficits, reverseBlocks } from "../../core/ledger/reorg.js";
 import { InsufficientLegBalanceError, refundSpend } from "../../core/ledger/spend.js";
 import { ledgerTotals } from "../../core/ledger/totals.js";
@@ -67,6 +67,12 @@ describe("ledger", () => {
     expect(await legBalance(e.db, Legs.creatorBuyback, A)).toBe(0n);
     expect(await legBalance(e.db, Legs.creatorBuyback, B)).toBe(4_999_999n); // below the minimum: stays queued
     expect(await consumeCreatorBuybacksAbove(e.db, 5_000_000n, Infinity)).toEqual([]);
+    // A page's balances: only the tokens asked for (in any case), only the legs asked for, none at zero.
+    const page = await legBalancesOf(e.db, [Legs.creatorBuyback, Legs.perp], [B.toLowerCase() as typeof B, A]);
+    expect(page.get(Legs.creatorBuyback)).toEqual(new Map([[B, 4_999_999n]]));
+    expect(page.get(Legs.perp)!.get(A) ?? 0n).toBe(await legBalance(e.db, Legs.perp, A));
+    expect([...page.keys()]).toEqual([Legs.creatorBuyback, Legs.perp]);
+    expect((await legBalancesOf(e.db, [Legs.creatorBuyback], [])).get(Legs.creatorBuyback)!.size).toBe(0);
   });
 
   it("spends only final inflows; a reorg deeper than that leaves a deficit the leg's next inflows repay", async () => {
