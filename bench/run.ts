@@ -573,6 +573,11 @@ function soakSection(s: SoakResult): string[] {
       ),
     );
   }
+  const t = s.transactions;
+  lines.push(
+    "",
+    `The engine's transactions: ${t.mined} mined, ${t.reverted} reverted, ${t.outOfGas} of them out of gas (retries included). Out-of-gas first tries retried with a higher limit and mined: ${t.outOfGasRetried} of ${t.outOfGasFirstTries}${t.unretried.length ? `; **not made good: ${t.unretried.join(", ")}**` : ""}.`,
+  );
   if (s.ponderExit) lines.push("", `**${s.ponderExit.replace(/\|/g, "/")}**`);
   const m = s.memory;
   lines.push(

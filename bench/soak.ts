@@ -23,6 +23,7 @@ import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
 import { checkLedgerInvariants } from "../core/ledger/invariants.js";
 import { reorgDeficits } from "../core/ledger/reorg.js";
+import type pg from "pg";
 import { startFaultProxy } from "./fault-proxy.js";
 import type { History } from "./history.js";
 import { type MemoryReport, startMemorySampler } from "./memory.js";
@@ -62,6 +63,8 @@ export type SoakResult = {
   ledgerRows: number;
   /** Rollbacks deeper than CONFIRMATIONS that took back fees already spent: recorded per leg, and the legs still short at the end. */
   deficits: { recorded: number; open: number };
+  /** The engine's transactions by outcome; those that ran out of gas, and whether each one's retry (`<key>:gas-retry`) was mined. */
+  transactions: TransactionOutcomes;
   /** API replicas (`ponder serve`) beside ponder; the load alternates between them. */
   replicas: number;
   /** anvil's `stateHistoryBlocks` (undefined: anvil's default). */
@@ -71,6 +74,41 @@ export type SoakResult = {
   /** Set when ponder (indexer + API) exited before the end: when, and its last log lines. */
   ponderExit?: string;
 };
+
+export type TransactionOutcomes = {
+  mined: number;
+  reverted: number;
+  /** Every transaction that ran out of gas, retries included. */
+  outOfGas: number;
+  /** First tries that ran out of gas, and how many of them a retry with a higher limit made good. */
+  outOfGasFirstTries: number;
+  outOfGasRetried: number;
+  /** First tries out of gas whose retry was not mined (or never made). */
+  unretried: string[];
+};
+
+/**
+ * The engine's transactions over the run: mined, reverted, and those that ran out of gas (the
+ * revert reason the pipeline records, core/chain/revert-cause.ts) with their retries. An
+ * out-of-gas one counts as retried when its `:gas-retry` intent was mined.
+ */
+export async function transactionOutcomes(pool: pg.Pool): Promise<TransactionOutcomes> {
+  const { rows } = await pool.query<{ key: string; status: string; oog: boolean; retry_status: string | null }>(
+    `SELECT i.key, i.status, coalesce(i.revert_reason LIKE 'out of gas%', false) AS oog, r.status AS retry_status
+       FROM engine.tx_intents i LEFT JOIN engine.tx_intents r ON r.key = i.key || ':gas-retry'
+      WHERE i.status IN ('mined', 'reverted')`,
+  );
+  const oog = rows.filter((r) => r.oog && !r.key.endsWith(":gas-retry"));
+  const unretried = oog.filter((r) => r.retry_status !== "mined").map((r) => r.key);
+  return {
+    mined: rows.filter((r) => r.status === "mined").length,
+    reverted: rows.filter((r) => r.status === "reverted").length,
+    outOfGas: rows.filter((r) => r.oog).length,
+    outOfGasFirstTries: oog.length,
+    outOfGasRetried: oog.length - unretried.length,
+    unretried,
+  };
+}
 
 /** Seconds between memory samples of the soak's processes. */
 const MEMORY_SAMPLE_SECONDS = 10;
@@ -348,6 +386,7 @@ export async function benchSoak(
       invariants,
       ledgerRows: Number(rows[0]?.n ?? 0),
       deficits,
+      transactions: await transactionOutcomes(db.pool),
       replicas: replicas.length,
       stateHistoryBlocks,
       memory: memory!,

@@ -15,6 +15,7 @@ import { clankerFactoryAbi } from "../common/abis/clanker.js";
 import { registryAbi } from "../common/abis/registry.js";
 import { DEFAULT_SPLIT } from "../common/constants.js";
 import { buildDeploymentConfig, launchSplitRewards } from "../common/deploy-config.js";
+import { rpc } from "../devnet/anvil.js";
 import type { DevnetContext } from "../devnet/context.js";
 import { advancePastAuction, devnetLaunchFees } from "../devnet/protocol.js";
 
@@ -28,17 +29,6 @@ export type LaunchTarget = {
 };
 
 export type Launched = { tokens: Address[]; launchSeconds: number; enrolSeconds: number; blocks: number };
-
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
 
 /** Signs `data` to `to` from `s` at `nonce` locally and sends it (no wait, no client timeout: a loaded anvil may take long to accept). */
 async function sendAt(s: DevnetContext, to: Address, data: Hex, gas: bigint, nonce: number): Promise<Hex> {

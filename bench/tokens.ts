@@ -141,9 +141,17 @@ function countQueries(pool: pg.Pool): { count: () => number } {
 const diffCounts = (a: Record<string, number>, b: Record<string, number>) =>
   Object.fromEntries(Object.entries(b).flatMap(([k, v]) => (v - (a[k] ?? 0) > 0 ? [[k, v - (a[k] ?? 0)]] : [])));
 
+/** Block gas limit and state history of the part's devnets (see benchTokensSize). */
+const TOKENS_BLOCK_GAS = 600_000_000;
+const TOKENS_STATE_HISTORY = 128;
+
 /** One size: a fresh devnet with `n` enrolled tokens, the engine measured on it. */
 export async function benchTokensSize(bench: Bench, n: number, log: (m: string) => void): Promise<TokensSize> {
-  const anvil = await startAnvil({ port: await freePort(), chainId: DEVNET_CHAIN_ID });
+  // anvil keeps a full copy of the chain's state per recent block, and 10,000 tokens make that
+  // state large: blocks of 600M gas (about 170 launches each) and 128 blocks of state history
+  // keep it to a few GB (at 60M gas and anvil's default history, 10,000 launches passed 18 GB).
+  // ponder's handlers read at the block of each event, all within those 128 blocks here.
+  const anvil = await startAnvil({ port: await freePort(), chainId: DEVNET_CHAIN_ID, gasLimit: TOKENS_BLOCK_GAS, stateHistoryBlocks: TOKENS_STATE_HISTORY });
   const proxy = await startCountingProxy(anvil.rpcUrl);
   let stopEngine: (() => Promise<void>) | undefined;
   const deploymentsFile = join(tmpdir(), `bench-tokens-${process.pid}-${n}.json`);

@@ -77,6 +77,9 @@ describe("bench:smoke", () => {
     expect(recovery).toHaveLength(faults);
     for (const [fault, lasted, recovered] of recovery)
       expect({ fault, lasted: Number(lasted) >= 0, recovered: Number(recovered) >= 0 }).toEqual({ fault, lasted: true, recovered: true });
+    // The engine's transactions by outcome, out-of-gas first tries and their retries counted.
+    const outcomes = soakLines.find((l) => l.startsWith("The engine's transactions:"));
+    expect(outcomes).toMatch(/^The engine's transactions: \d+ mined, \d+ reverted, \d+ of them out of gas .*: (\d+) of (\d+)/);
     // Every subscriber of both replicas received every burn (the run fails otherwise), through one LISTEN per replica.
     const fanout = table
       .split("\n## Subscriber fan-out")[1]!
