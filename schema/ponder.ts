@@ -27,7 +27,9 @@ export const token = onchainTable(
     createdBlock: t.bigint().notNull(),
     createdAt: t.bigint().notNull(),
   }),
-  (table) => ({ poolIdx: index().on(table.poolId), createdIdx: index().on(table.createdAt) }),
+  // newestIdx: a page of tokens, newest launch first (`/tokens`, GraphQL `tokens`), read from the
+  // index with the page's limit instead of sorting every token.
+  (table) => ({ poolIdx: index().on(table.poolId), createdIdx: index().on(table.createdAt), newestIdx: index().on(table.createdBlock, table.address) }),
 );
 
 /**

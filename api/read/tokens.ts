@@ -57,13 +57,10 @@ function tokenConditions(p: TokenFilter): SQL[] {
   return c;
 }
 
-/** How many tokens match the filter: one count over the token table, which grows with launches only. */
+/** How many tokens match the filter: one count over the token table (joined to enrolments only to filter by them), which grows with launches only. */
 export async function countTokens(db: ReadDb, p: TokenFilter): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(token)
-    .leftJoin(enrollment, eq(enrollment.token, token.address))
-    .where(and(...tokenConditions(p)));
+  const counted = db.select({ n: count() }).from(token);
+  const [row] = await (p.enrolled == null ? counted : counted.leftJoin(enrollment, eq(enrollment.token, token.address))).where(and(...tokenConditions(p)));
   return row?.n ?? 0;
 }
 
