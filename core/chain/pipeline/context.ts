@@ -46,7 +46,9 @@ export const DEFAULT_PIPELINE_OPTIONS: PipelineOptions = {
   feeBumpBps: 1_250n,
   maxReplacements: 8,
   gasMarginBps: 2_500n,
-  gasMarginBpsByKind: { "collect-rewards": 10_000n, "claim-fees": 5_000n },
+  // A swap through our pools also runs the pool hook, whose work moves with the fees pending
+  // when it is mined (a 30-minute soak saw one buyback swap run out at 25%).
+  gasMarginBpsByKind: { "collect-rewards": 10_000n, "claim-fees": 5_000n, swap: 5_000n },
   gasCeiling: 8_000_000n,
   gasRetryKinds: ["collect-rewards", "claim-fees"],
   maxWaitMs: 120_000,
