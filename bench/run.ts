@@ -18,7 +18,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, hostname, loadavg, release, totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Address } from "viem";
 import { ROOT } from "../devnet/compile.js";
 import { freePort } from "../devnet/ports.js";
@@ -108,6 +108,9 @@ type Results = {
 
 /** Enrolled-token sizes of the `tokens` part (smoke: 10 and 100). */
 const TOKEN_PART_SIZES = process.env.BENCH_TOKEN_SIZES ? process.env.BENCH_TOKEN_SIZES.split(",").map(Number) : smoke ? [10, 100] : TOKEN_SIZES;
+
+/** The results file every part writes (the smoke run's own file under `--smoke`). */
+const RESULTS_FILE = join(ROOT, "bench", "results", smoke ? "latest-smoke.md" : "latest.md");
 
 /** The machine's load when the run started (other work on a shared machine shows here). */
 const LOAD_AT_START = loadavg()
@@ -344,8 +347,8 @@ function previousRun(file: string): { text: string; api: Map<string, { p50: stri
 
 function finish(results: Results, started: number) {
   if (only === "export" && results.export) return exportOnly(results.export, started);
-  const dir = join(ROOT, "bench", "results");
-  const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
+  const file = RESULTS_FILE;
+  const dir = dirname(file);
   const previous = previousRun(file);
   const versions = {
     node: process.version,
@@ -672,8 +675,8 @@ async function soakOnly(started: number) {
 /** Prints `section` and puts it in the results file in place of the one under `heading` (or before "Previous run"), leaving every other part's figures as they were. */
 function replaceSection(heading: string, section: string, part: string, started: number) {
   process.stdout.write(`\n${section}\n`);
-  const dir = join(ROOT, "bench", "results");
-  const file = join(dir, smoke ? "latest-smoke.md" : "latest.md");
+  const file = RESULTS_FILE;
+  const dir = dirname(file);
   mkdirSync(dir, { recursive: true });
   const text = existsSync(file) ? readFileSync(file, "utf8") : `# Benchmark results${smoke ? " (smoke)" : ""}\n`;
   const [current, previous] = ((i) => (i < 0 ? [text, ""] : [text.slice(0, i), text.slice(i)]))(text.indexOf("\n## Previous run"));
@@ -695,7 +698,7 @@ function replaceSection(heading: string, section: string, part: string, started:
 function exportOnly(e: ExportResult, started: number) {
   replaceSection("\n## Export", exportSection(e).join("\n").trim(), "export", started);
   const [target, measured, met] = targetRows({ histories: [], export: e }, LOAD.connections).find(([t]) => t.startsWith("export of"))!;
-  const file = join(ROOT, "bench", "results", smoke ? "latest-smoke.md" : "latest.md");
+  const file = RESULTS_FILE;
   const text = readFileSync(file, "utf8");
   const row = `| ${target} | ${measured} | ${met ? "met" : "**not met**"} |`;
   const at = text.search(/^\| export of [^\n]*$/m);

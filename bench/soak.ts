@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { DEVNET_CHAIN_ID } from "../common/config.js";
 import { ROOT } from "../devnet/compile.js";
 import { startMarket, mulberry32 } from "../devnet/market.js";
-import { stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
+import { rpc as anvilRpc, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
 import { type PonderHandle, startApiReplica, startPonder, waitForIndexed, waitForReady } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
@@ -186,16 +186,7 @@ export async function benchSoak(
   /** While the database is away, and until the API answers again after it. */
   let databaseAway = false;
   const faults: SoakFault[] = [];
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(anvil.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const rpc = (method: string, params: unknown[] = []) => anvilRpc(anvil.rpcUrl, method, params);
   try {
     await waitForIndexed(ponder, history.head, 600_000);
     for (let i = 0; i < (options.replicas ?? 1); i++) replicas.push(startApiReplica({ port: await freePort(), env, schema: "app" }));
