@@ -581,7 +581,12 @@ function soakSection(s: SoakResult): string[] {
     "",
     `The engine's transactions: ${t.mined} mined, ${t.reverted} reverted, ${t.outOfGas} of them out of gas (retries included). Out-of-gas first tries retried with a higher limit and mined: ${t.outOfGasRetried} of ${t.outOfGasFirstTries}${t.unretried.length ? `; **not made good by a gas retry: ${t.unretried.join(", ")}**` : ""} (the pipeline retries fee collections and claims; a buyback whose swap fails refunds its spend and buys again on a later cycle).`,
   );
-  if (s.ponderExit) lines.push("", `**${s.ponderExit.replace(/\|/g, "/")}**`);
+  lines.push(
+    "",
+    s.ponderExits.length
+      ? `**ponder stopped ${s.ponderExits.length} time${s.ponderExits.length === 1 ? "" : "s"} and was started again (as npm start does):** ${s.ponderExits.map((e) => e.replace(/\|/g, "/")).join("; ")}`
+      : "ponder ran through the whole soak without exiting.",
+  );
   const m = s.memory;
   lines.push(
     "",

@@ -14,10 +14,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { DEVNET_CHAIN_ID } from "../common/config.js";
+import { DEVNET_CHAIN_ID, loadConfig } from "../common/config.js";
 import { ROOT } from "../devnet/compile.js";
 import { startMarket, mulberry32 } from "../devnet/market.js";
 import { rpc as anvilRpc, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
+import { watchIndexer } from "../devnet/indexer-watchdog.js";
 import { type PonderHandle, startApiReplica, startPonder, waitForIndexed, waitForReady } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
@@ -71,8 +72,12 @@ export type SoakResult = {
   stateHistoryBlocks: number | undefined;
   /** Every process's memory over the timed run, sampled every few seconds. */
   memory: MemoryReport;
-  /** Set when ponder (indexer + API) exited before the end: when, and its last log lines. */
-  ponderExit?: string;
+  /**
+   * Each time ponder (indexer + API) exited before the end, or the indexer's watchdog stopped it:
+   * when, and its last log lines or the watchdog's reason. Like `npm start`'s supervisor, the
+   * soak started it again (1 s, then doubling to 10 s).
+   */
+  ponderExits: string[];
 };
 
 export type TransactionOutcomes = {
@@ -152,21 +157,52 @@ export async function benchSoak(
   // A block a second, like the npm start devnet, so the engine and market see time pass.
   await anvil.setBlockTime(1);
   const started = Date.now();
-  // ponder's last lines, reported if it exits during the run (nothing restarts it here).
-  const ponderTail: string[] = [];
-  const ponder = startPonder({
-    port: await freePort(),
-    env,
-    schema: "app",
-    onLog: (line) => {
-      ponderTail.push(line);
-      if (ponderTail.length > 5) ponderTail.shift();
+  // ponder (indexer + API), supervised as npm start supervises it: started again whenever it
+  // exits (each exit reported with its last lines), and stopped by the indexer's watchdog when
+  // it stays behind the head while the RPC answers (devnet/indexer-watchdog.ts).
+  const ponderPort = await freePort();
+  const ponderExits: string[] = [];
+  let stopping = false;
+  /** Set when the watchdog is stopping ponder: its next exit is reported as the watchdog's. */
+  let watchdogStop: string | undefined;
+  let ponder!: PonderHandle;
+  const runPonder = () => {
+    const tail: string[] = [];
+    ponder = startPonder({
+      port: ponderPort,
+      env,
+      schema: "app",
+      onLog: (line) => {
+        tail.push(line);
+        if (tail.length > 5) tail.shift();
+      },
+    });
+    ponder.process.once("exit", (code, signal) => {
+      if (stopping) return;
+      const at = `${Math.round((Date.now() - started) / 1000)} s into the soak`;
+      const exit = watchdogStop
+        ? `ponder stopped by the indexer watchdog ${at} (${watchdogStop})`
+        : `ponder exited (${code ?? signal}) ${at}; its last lines: ${tail.map((l) => l.slice(0, 300)).join(" | ")}`;
+      watchdogStop = undefined;
+      ponderExits.push(exit);
+      const delay = Math.min(10_000, 1_000 * 2 ** (ponderExits.length - 1));
+      log(`soak: ${exit}; starting it again in ${delay / 1000} s`);
+      setTimeout(() => stopping || runPonder(), delay);
+    });
+  };
+  runPonder();
+  watchIndexer({
+    apiUrl: ponder.url,
+    rpcUrl: rpcProxy.url,
+    maxLagBlocks: loadConfig({ ...process.env, ...env }).indexerMaxLagBlocks,
+    ponder: () => ponder,
+    stopping: () => stopping,
+    log: {
+      warn: (fields, message) => {
+        if ("lagBlocks" in fields) watchdogStop = message;
+        log(`soak: watchdog: ${message}`);
+      },
     },
-  });
-  let ponderExit: string | undefined;
-  ponder.process.once("exit", (code, signal) => {
-    ponderExit = `ponder exited (${code ?? signal}) ${Math.round((Date.now() - started) / 1000)} s into the soak; its last lines: ${ponderTail.map((l) => l.slice(0, 300)).join(" | ")}`;
-    log(`soak: ${ponderExit}`);
   });
   const market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: history.deployments, seed: options.seed, intervalMs: 1_000 });
   let engine: ChildProcess | undefined;
@@ -195,7 +231,7 @@ export async function benchSoak(
     const sampler = startMemorySampler(
       () => ({
         anvil: anvil.process.pid,
-        "ponder (indexer + API)": ponder.process.pid,
+        "ponder (indexer + API)": ponder.process.exitCode === null && ponder.process.signalCode === null ? ponder.process.pid : undefined,
         ...Object.fromEntries(replicas.map((r, i) => [`API replica ${i + 1}`, r.process.pid])),
         engine: engine && engine.exitCode === null && engine.signalCode === null ? engine.pid : undefined,
         PostgreSQL: bench.postgresPid,
@@ -381,9 +417,10 @@ export async function benchSoak(
       replicas: replicas.length,
       stateHistoryBlocks,
       memory: memory!,
-      ponderExit,
+      ponderExits,
     };
   } finally {
+    stopping = true;
     await db.close();
     await ponder.stop();
     await dbProxy.close();

@@ -46,6 +46,7 @@ async function creatorAuctionProceeds(
   const t = await context.db.find(token, { address });
   if (!t) return;
   const receipt = await receiptOf(context.client, event);
+  if (!receipt) return; // the block is being rolled back (indexer/receipts.ts)
   const stores = parseEventLogs({ abi: clankerFeeLockerAbi, eventName: "StoreTokens", logs: receipt.logs }).filter(
     (l) =>
       l.address.toLowerCase() === indexerConfig.feeLocker &&

@@ -2,9 +2,10 @@
  * What the handlers need to know about the deployment (addresses of the operator, the
  * protocol token and the reference currencies), from the typed config, read once.
  */
-import { type Address, type Hex, type TransactionReceipt, createPublicClient, fallback, http } from "viem";
+import { type Address, type TransactionReceipt, createPublicClient, fallback, http } from "viem";
 import type { OursContext } from "../common/ours.js";
 import { loadConfigOrExit, requireContract } from "../common/config.js";
+import { type NodeClient, type PonderReceiptClient, type ReceiptEvent, receiptAtEventBlock } from "./receipts.js";
 
 const config = loadConfigOrExit();
 
@@ -30,24 +31,21 @@ export const isOperator = (a: string | undefined | null) => !!a && a.toLowerCase
 /** What common/ours.ts needs to tell our tokens from strangers'. */
 export const oursContext: OursContext = { operator: indexerConfig.operator, protocolToken: indexerConfig.protocolToken };
 
-let direct: ReturnType<typeof createPublicClient> | undefined;
-
-type ReceiptClient = { getTransactionReceipt: (a: { hash: Hex }) => Promise<TransactionReceipt> };
+let node: NodeClient | undefined;
 
 /**
- * The receipt of the transaction of an event being indexed, from the event's own block.
- * ponder's client caches receipts by hash alone; after a reorg that re-included the
- * transaction in another block, that copy is stale, so a receipt whose block is not the
- * event's is read again from the node (its answer for the canonical chain).
+ * The receipt of an event's transaction from the event's own block, or `null` when that block
+ * has just left the canonical chain: the handler then writes nothing more, and ponder reverts
+ * the block at its next poll (indexer/receipts.ts).
  */
-export async function receiptOf(client: ReceiptClient, event: { transaction: { hash: Hex }; block: { hash: Hex } }): Promise<TransactionReceipt> {
-  const receipt = await client.getTransactionReceipt({ hash: event.transaction.hash });
-  if (receipt.blockHash === event.block.hash) return receipt;
-  direct ??= createPublicClient({ transport: fallback(config.indexerRpcUrls.map((url) => http(url))) });
-  for (let attempt = 0; ; attempt++) {
-    const fresh = await direct.getTransactionReceipt({ hash: event.transaction.hash });
-    if (fresh.blockHash === event.block.hash) return fresh;
-    if (attempt >= 20) throw new Error(`receipt of ${event.transaction.hash} is in block ${fresh.blockHash}, not ${event.block.hash}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+export function receiptOf(client: PonderReceiptClient, event: ReceiptEvent): Promise<TransactionReceipt | null> {
+  return receiptAtEventBlock(
+    client,
+    () => (node ??= createPublicClient({ transport: fallback(config.indexerRpcUrls.map((url) => http(url))) })),
+    event,
+    (e) =>
+      console.warn(
+        `block ${e.block.number} (${e.block.hash}) left the canonical chain while indexing ${e.transaction.hash}: ponder reverts it at its next poll`,
+      ),
+  );
 }

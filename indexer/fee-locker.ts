@@ -24,7 +24,8 @@ ponder.on("FeeLocker:StoreTokens", async ({ event, context }) => {
   // this transaction, read from its receipt (docs/design.md §4.6).
   const sender = event.args.sender.toLowerCase();
   if (sender === indexerConfig.lpLocker) {
-    await lockerEventsOf(context, await receiptOf(context.client, event), event.block);
+    const receipt = await receiptOf(context.client, event);
+    if (receipt) await lockerEventsOf(context, receipt, event.block); // else the block is being rolled back
     return;
   }
   // A sniper auction's proceeds, stored by the MEV module for the auctioned token's recipients:

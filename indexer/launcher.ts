@@ -43,6 +43,7 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
     !!(await context.db.find(enrollment, { token: address }));
   if (!ours) return;
   const receipt = await receiptOf(context.client, event);
+  if (!receipt) return; // the block is being rolled back (indexer/receipts.ts)
   await writeLaunch(context.db, { args: event.args, txHash: event.transaction.hash, block: event.block, logIndex: event.log.logIndex, receipt });
   await addProtocolTotals(context.db, event.block, { tokensLaunched: 1 });
 });

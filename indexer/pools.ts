@@ -41,6 +41,7 @@ export async function followSwaps(context: Pick<Context, "db" | "client">, event
   if (await context.db.find(swapTx, { txHash: event.transaction.hash })) return; // read at an earlier transfer
   await context.db.insert(swapTx).values({ txHash: event.transaction.hash });
   const receipt = await receiptOf(context.client, event);
+  if (!receipt) return; // the block is being rolled back (indexer/receipts.ts)
   for (const l of parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: receipt.logs })) {
     if (l.address.toLowerCase() !== indexerConfig.poolManager) continue;
     const p = await context.db.find(pool, { poolId: l.args.id });

@@ -80,6 +80,10 @@ describe("bench:smoke", () => {
     // The engine's transactions by outcome, out-of-gas first tries and their retries counted.
     const outcomes = soakLines.find((l) => l.startsWith("The engine's transactions:"));
     expect(outcomes).toMatch(/^The engine's transactions: \d+ mined, \d+ reverted, \d+ of them out of gas .*: (\d+) of (\d+)/);
+    // ponder rides out the rollbacks and outages without exiting (a rollback under an event's
+    // receipt read once stopped it: indexer/receipts.ts); the line names each exit otherwise.
+    const ponderLine = soakLines.find((l) => l.startsWith("ponder ran") || l.startsWith("**ponder stopped"));
+    expect(ponderLine).toBe("ponder ran through the whole soak without exiting.");
     // Every subscriber of both replicas received every burn (the run fails otherwise), through one LISTEN per replica.
     const fanout = table
       .split("\n## Subscriber fan-out")[1]!
