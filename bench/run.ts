@@ -75,7 +75,17 @@ if (SOAK_MINUTES !== undefined && !(SOAK_MINUTES > 0 && SOAK_MINUTES <= 24 * 60)
   process.stderr.write(`--minutes: expected a number of minutes from 0 to 1440 (got "${args[minutesIndex + 1]}")\n`);
   process.exit(2);
 }
-const SOAK = { seconds: SOAK_MINUTES !== undefined ? Math.round(SOAK_MINUTES * 60) : smoke ? 20 : 300, seed: SEED, concurrency: smoke ? 4 : 8 };
+/**
+ * The soak's load: requests a second in all, over its connections (ponder and the replica
+ * answer half each). Paced, so the indexer sharing ponder's process keeps its share of the CPU.
+ */
+const SOAK_REQUESTS_PER_SECOND = 100;
+const SOAK = {
+  seconds: SOAK_MINUTES !== undefined ? Math.round(SOAK_MINUTES * 60) : smoke ? 20 : 300,
+  seed: SEED,
+  concurrency: smoke ? 4 : 8,
+  requestsPerSecond: SOAK_REQUESTS_PER_SECOND,
+};
 /**
  * The foreign-noise twins: our activity of a history of `--events` events (default 1k: its
  * noisy twin generates in about a minute here; 10k in ~6 min, docs/benchmarks.md) and
@@ -521,6 +531,8 @@ function soakSection(s: SoakResult): string[] {
     "",
     `## Soak and faults (${s.seconds} s)`,
     "",
+    `The load: ${s.load.requestsPerSecond} requests a second in all, paced over ${s.load.connections} connections split between ponder and the replica. ponder is supervised as \`npm start\` supervises it: started again when it exits, and stopped by the indexer's watchdog when it stays behind the head while the RPC answers.`,
+    "",
     "A reorg deficit: a rollback deeper than `CONFIRMATIONS` (0 here) took back fees a worker had already spent; the leg records it and its next fees repay it (docs/design.md §5.5). 503s while the database is away are the API's contract and not counted as 5xx.",
     "",
     table(
@@ -561,7 +573,7 @@ function soakSection(s: SoakResult): string[] {
   if (s.faults.length) {
     lines.push(
       "",
-      "Recovery after each fault: until `/api/v1/health` answers 200 and the index is within 10 blocks of the head (or no further behind than before the fault, when the load kept it further). Lags in blocks.",
+      "Recovery after each fault: until `/api/v1/health` answers 200 and the index, standing on the chain's own blocks (after a rollback: once ponder has reverted the blocks the chain lost), is within 10 blocks of the head (or no further behind than before the fault, when the load kept it further). Lags in blocks.",
       "",
       table(
         ["fault", "lasted s", "recovered after s", "index lag before", "at its end", "after"],

@@ -13,6 +13,8 @@
  * answers while the database is away, which are its contract.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEVNET_CHAIN_ID, loadConfig } from "../common/config.js";
 import { ROOT } from "../devnet/compile.js";
@@ -48,6 +50,8 @@ export type SoakFault = {
 
 export type SoakResult = {
   seconds: number;
+  /** The load: requests a second in all, paced over this many connections. */
+  load: { requestsPerSecond: number; connections: number };
   requests: number;
   byStatus: Record<string, number>;
   server5xx: number;
@@ -88,7 +92,10 @@ export type TransactionOutcomes = {
   /** First tries that ran out of gas, and how many of them a retry with a higher limit made good. */
   outOfGasFirstTries: number;
   outOfGasRetried: number;
-  /** First tries out of gas whose retry was not mined (or never made). */
+  /**
+   * First tries out of gas whose retry was not mined (or never made): the key, then both rows
+   * (status, gas limit and used, block, reorgs, error) and the engine's last lines naming it.
+   */
   unretried: string[];
 };
 
@@ -97,14 +104,22 @@ export type TransactionOutcomes = {
  * revert reason the pipeline records, core/chain/revert-cause.ts) with their retries. An
  * out-of-gas one counts as retried when its `:gas-retry` intent was mined.
  */
-export async function transactionOutcomes(pool: pg.Pool): Promise<TransactionOutcomes> {
-  const { rows } = await pool.query<{ key: string; status: string; oog: boolean; retry_status: string | null }>(
-    `SELECT i.key, i.status, coalesce(i.revert_reason LIKE 'out of gas%', false) AS oog, r.status AS retry_status
+export async function transactionOutcomes(pool: pg.Pool, engineLog?: string): Promise<TransactionOutcomes> {
+  const { rows } = await pool.query<{ key: string; status: string; oog: boolean; first: string; retry: string | null; retry_status: string | null }>(
+    `SELECT i.key, i.status, coalesce(i.revert_reason LIKE 'out of gas%', false) AS oog, r.status AS retry_status,
+            concat_ws(', ', 'limit ' || i.gas_limit, 'used ' || i.gas_used, 'block ' || i.block_number, 'reorgs ' || i.reorgs, i.error) AS first,
+            CASE WHEN r.id IS NOT NULL THEN concat_ws(', ', r.status, 'limit ' || r.gas_limit, 'used ' || r.gas_used, 'block ' || r.block_number, 'reorgs ' || r.reorgs, r.error) END AS retry
        FROM engine.tx_intents i LEFT JOIN engine.tx_intents r ON r.key = i.key || ':gas-retry'
       WHERE i.status IN ('mined', 'reverted')`,
   );
+  const lines = engineLog ? readFileSync(engineLog, "utf8").split("\n") : [];
   const oog = rows.filter((r) => r.oog && !r.key.endsWith(":gas-retry"));
-  const unretried = oog.filter((r) => r.retry_status !== "mined").map((r) => r.key);
+  const unretried = oog
+    .filter((r) => r.retry_status !== "mined")
+    .map((r) => {
+      const said = lines.filter((l) => l.includes(r.key)).slice(-3);
+      return `${r.key} (${r.first}; its retry: ${r.retry ?? "never made"}${said.length ? `; the engine said: ${said.map((l) => l.slice(0, 400)).join(" / ")}` : ""})`;
+    });
   return {
     mined: rows.filter((r) => r.status === "mined").length,
     reverted: rows.filter((r) => r.status === "reverted").length,
@@ -134,7 +149,7 @@ const PATHS = [
 export async function benchSoak(
   bench: Bench,
   history: History,
-  options: { seconds: number; seed: number; concurrency: number; replicas?: number },
+  options: { seconds: number; seed: number; concurrency: number; requestsPerSecond: number; replicas?: number },
 ): Promise<SoakResult> {
   const random = mulberry32(options.seed);
   // anvil bounded as the npm start devnet is (DEVNET_STATE_HISTORY_BLOCKS).
@@ -166,8 +181,10 @@ export async function benchSoak(
   /** Set when the watchdog is stopping ponder: its next exit is reported as the watchdog's. */
   let watchdogStop: string | undefined;
   let ponder!: PonderHandle;
+  let quickExits = 0;
   const runPonder = () => {
     const tail: string[] = [];
+    const startedAt = Date.now();
     ponder = startPonder({
       port: ponderPort,
       env,
@@ -185,7 +202,9 @@ export async function benchSoak(
         : `ponder exited (${code ?? signal}) ${at}; its last lines: ${tail.map((l) => l.slice(0, 300)).join(" | ")}`;
       watchdogStop = undefined;
       ponderExits.push(exit);
-      const delay = Math.min(10_000, 1_000 * 2 ** (ponderExits.length - 1));
+      // Backoff from 1 s, doubling to 10 s while it keeps exiting within a minute of its start.
+      quickExits = Date.now() - startedAt > 60_000 ? 0 : quickExits + 1;
+      const delay = Math.min(10_000, 1_000 * 2 ** quickExits);
       log(`soak: ${exit}; starting it again in ${delay / 1000} s`);
       setTimeout(() => stopping || runPonder(), delay);
     });
@@ -208,8 +227,16 @@ export async function benchSoak(
   let engine: ChildProcess | undefined;
   const replicas: PonderHandle[] = [];
   let memory: MemoryReport | undefined;
+  // The engine's lines, across its restarts, kept for the report's account of each unretried out-of-gas.
+  const engineLog = join(mkdtempSync(join(tmpdir(), "launchpad-soak-")), "engine.log");
   const startEngine = () => {
-    engine = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "main.ts")], { cwd: ROOT, env: { ...process.env, ...env }, stdio: "ignore" });
+    const out = openSync(engineLog, "a");
+    engine = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "main.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", out, out],
+    });
+    closeSync(out);
   };
   const byStatus: Record<string, number> = {};
   let requests = 0;
@@ -254,9 +281,17 @@ export async function benchSoak(
     /** The API processes the load alternates between. */
     const bases = [ponder.url, ...replicas.map((r) => r.url)];
     let workers = 0;
+    // Each connection paced to its share of the rate (catching up, never bursting past it, when
+    // an answer is slow): a steady load like a deployment's, not one that takes every CPU cycle
+    // from the indexer sharing ponder's process (the API part measures throughput).
+    const gapMs = (options.concurrency * 1000) / options.requestsPerSecond;
     const worker = async () => {
       const api = bases[workers++ % bases.length]!;
+      let next = Date.now() + random() * gapMs;
       while (Date.now() < deadline) {
+        const wait = next - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        next = Math.max(next + gapMs, Date.now() - gapMs);
         const path = PATHS[Math.floor(random() * PATHS.length)]!;
         try {
           const res = await fetch(`${api}${path}`);
@@ -270,19 +305,30 @@ export async function benchSoak(
       }
     };
     const head = async () => Number(BigInt((await rpc("eth_blockNumber")) as string));
-    const lag = async (): Promise<number | null> => {
+    /**
+     * The index's lag behind the head in blocks, and whether its last block is still the chain's
+     * (after a rollback, until ponder reverts it, the index stands on blocks the chain no longer
+     * has: its block's timestamp differs from the node's block at that height, or there is none).
+     */
+    const indexState = async (): Promise<{ lag: number; onChain: boolean } | null> => {
       try {
         const res = await fetch(`${base}/status`, { signal: AbortSignal.timeout(3_000) });
-        const status = (await res.json()) as Record<string, { block?: { number: number } }>;
-        const indexed = Object.values(status)[0]?.block?.number;
-        return indexed === undefined ? null : (await head()) - indexed;
+        const status = (await res.json()) as Record<string, { block?: { number: number; timestamp: number } }>;
+        const indexed = Object.values(status)[0]?.block;
+        if (!indexed) return null;
+        const block = (await rpc("eth_getBlockByNumber", [`0x${indexed.number.toString(16)}`, false])) as { timestamp: string } | null;
+        return { lag: (await head()) - indexed.number, onChain: !!block && Number(BigInt(block.timestamp)) === indexed.timestamp };
       } catch {
         return null;
       }
     };
+    const lag = async (): Promise<number | null> => (await indexState())?.lag ?? null;
     // Short soaks (the smoke run) wait 20 s for a recovery, long ones 60 s.
     const recoveryCapMs = options.seconds < 60 ? 20_000 : 60_000;
-    /** Seconds until the API answers health 200 and the index is within 10 blocks of the head, or of its lag before the fault (null past 60 s), and the lag then. */
+    /**
+     * Seconds until the API answers health 200 and the index, on the chain's own blocks, is within
+     * 10 blocks of the head or of its lag before the fault (null past 60 s), and the lag then.
+     */
     const recovery = async (before: number | null): Promise<{ seconds: number | null; lag: number | null }> => {
       const from = Date.now();
       const target = Math.max(10, before ?? 0);
@@ -292,8 +338,9 @@ export async function benchSoak(
           (r) => r.status === 200,
           () => false,
         );
-        last = await lag();
-        if (up && last !== null && (last < 10 || last <= target)) return { seconds: (Date.now() - from) / 1000, lag: last };
+        const state = await indexState();
+        last = state?.lag ?? null;
+        if (up && state?.onChain && (state.lag < 10 || state.lag <= target)) return { seconds: (Date.now() - from) / 1000, lag: state.lag };
         await new Promise((r) => setTimeout(r, 250));
       }
       return { seconds: null, lag: last };
@@ -400,6 +447,7 @@ export async function benchSoak(
         .reduce((a, [, n]) => a + n, 0) - outage503;
     return {
       seconds: options.seconds,
+      load: { requestsPerSecond: options.requestsPerSecond, connections: options.concurrency },
       requests,
       byStatus,
       server5xx,
@@ -413,7 +461,7 @@ export async function benchSoak(
       invariants,
       ledgerRows: Number(rows[0]?.n ?? 0),
       deficits,
-      transactions: await transactionOutcomes(db.pool),
+      transactions: await transactionOutcomes(db.pool, engineLog),
       replicas: replicas.length,
       stateHistoryBlocks,
       memory: memory!,
