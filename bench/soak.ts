@@ -216,11 +216,9 @@ export async function benchSoak(
     maxLagBlocks: loadConfig({ ...process.env, ...env }).indexerMaxLagBlocks,
     ponder: () => ponder,
     stopping: () => stopping,
-    log: {
-      warn: (fields, message) => {
-        if ("lagBlocks" in fields) watchdogStop = message;
-        log(`soak: watchdog: ${message}`);
-      },
+    log: { warn: (_fields, message) => log(`soak: watchdog: ${message}`) },
+    onStop: (reason) => {
+      watchdogStop = reason;
     },
   });
   const market = startMarket({ rpcUrl: anvil.rpcUrl, deployments: history.deployments, seed: options.seed, intervalMs: 1_000 });

@@ -33,6 +33,8 @@ export function watchIndexer(options: {
   /** True once the stack is stopping: the watchdog stops too. */
   stopping: () => boolean;
   log: { warn: (fields: object, message: string) => void };
+  /** Told each time the watchdog stops ponder, with the reason it logged. */
+  onStop?: (reason: string) => void;
 }): void {
   let samples: { at: number; lag: number; indexed: number; head: number }[] = [];
   let rpcUpSince: number | undefined;
@@ -83,6 +85,7 @@ export function watchIndexer(options: {
     const last = samples[samples.length - 1]!;
     const judged = now >= judgedFrom && now - rpcUpSince >= WATCHDOG_WINDOW_MS && last.at - first.at >= WATCHDOG_WINDOW_MS;
     if (judged && samples.every((x) => x.lag > options.maxLagBlocks) && last.lag >= first.lag && handle && !options.stopping()) {
+      const reason = `the indexer is ${last.lag} blocks behind the head and has not caught up for ${Math.round((last.at - first.at) / 1000)} s while the RPC answers (ponder's client stays throttled after an RPC outage); restarting it`;
       options.log.warn(
         {
           indexed: last.indexed,
@@ -91,8 +94,9 @@ export function watchIndexer(options: {
           windowSeconds: Math.round((last.at - first.at) / 1000),
           advancedBlocks: last.indexed - first.indexed,
         },
-        `the indexer is ${last.lag} blocks behind the head and has not caught up for ${Math.round((last.at - first.at) / 1000)} s while the RPC answers (ponder's client stays throttled after an RPC outage); restarting it`,
+        reason,
       );
+      options.onStop?.(reason);
       samples = [];
       judgedFrom = now + WATCHDOG_COOLDOWN_MS;
       await handle.stop().catch(() => {});
