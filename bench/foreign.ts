@@ -46,8 +46,14 @@ export const FOREIGN_ACCOUNTS = [20, 21, 22, 23, 24];
 const FOREIGN_SEED = 0x5eed_f0e1;
 /** Actions per foreign batcher transaction. */
 export const FOREIGN_BATCH = 40;
-/** Gas a foreign action may take: swaps through the Clanker hook that cross many ticks take well over 60k (an unlock out of gas drops every swap of its transaction). */
-const GAS_PER_ACTION = 150_000n;
+/**
+ * Gas a foreign action may take. Swaps through the Clanker hook that cross many ticks take
+ * well over 60k, and a fee collection that converts takes several hundred thousand: at 150k an
+ * action, one batch in about 250 ran out, and an unlock out of gas drops every event of its
+ * transaction (enough, in a 40-event twin, to fall short of the ratio). Blocks are
+ * `TWIN_GAS_LIMIT` large; only the gas used is paid.
+ */
+const GAS_PER_ACTION = 500_000n;
 const LAUNCH_GAS = 4_500_000n;
 const wethAbi = parseAbi(["function deposit() payable"]);
 const batcherAbi = parseAbi([

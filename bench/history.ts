@@ -833,12 +833,16 @@ export async function ensureHistory(
     }
     await mine();
     // No bought token stays in the operator wallet: burn what the rounds' small burns left.
+    let lastBurns = 0;
     for (const token of tokens) {
       const left = await operatorCtx.read<bigint>(token, erc20Abi, "balanceOf", [operatorCtx.account.address]);
-      if (left > 0n) await operator.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, left]);
+      if (left > 0n) {
+        await operator.call(token, erc20Abi, "transfer", [DEAD_ADDRESS, left]);
+        lastBurns++;
+      }
     }
-    // The strangers make up what they are short of, in this last block of ours.
-    await foreign?.trade(foreignDue(0));
+    // The strangers make up what they are short of, in this last block of ours (its burns counted ahead).
+    await foreign?.trade(foreignDue(lastBurns));
     await mine();
     await rpc(operatorCtx, "evm_setAutomine", [true]);
     const head = await operatorCtx.publicClient.getBlockNumber({ cacheTime: 0 });

@@ -130,6 +130,10 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         await pipeline
           .resumeInFlight()
           .catch((error) => log.warn({ err: describeError(error) }, "transactions in flight not settled yet; driving them again on the next tick"));
+        // An out-of-gas outcome settled by that drive (or by a reorg) may have no caller left to retry it.
+        await pipeline
+          .retryOutOfGasLeftBehind()
+          .catch((error) => log.warn({ err: describeError(error) }, "out-of-gas retries not sent yet; trying again on the next tick"));
         return report;
       })
       .finally(() => {

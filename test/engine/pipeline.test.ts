@@ -281,6 +281,31 @@ describe("out of gas", () => {
     expect(await nonceOf(OPERATOR)).toBe(first + 2);
   });
 
+  it("retries an out-of-gas outcome that no send returned (settled on a finality tick), once, on the next sweep", async () => {
+    const sink = getAddress("0x000000000000000000000000000000000000ca61");
+    await rpc(anvil.rpcUrl, "anvil_setCode", [sink, GAS_SINK]);
+    const options = { pollMs: 50, maxWaitMs: 20_000, stuckAfterMs: 60_000 };
+    // The outcome reaches the row without a retry, as when a restarted engine's finality tick
+    // drives it to its receipt after the cycle that sent it is done.
+    const settling = new TxPipeline({ pool: e.pool, clients: clients(), log, options: { ...options, gasRetryKinds: [] } });
+    const first = await nonceOf(OPERATOR);
+    const settled = await sendUnderRaisedLoad(settling, "oog:left", sink, sink);
+    expect(settled.status).toBe("reverted");
+    expect(settled.status === "reverted" && settled.reason).toMatch(/^out of gas at limit/);
+    expect((await intents("oog:left")).map((r) => r.key)).toEqual(["oog:left"]);
+
+    const engine = new TxPipeline({ pool: e.pool, clients: clients(), log, options: { ...options, gasRetryKinds: ["gas-sink"] } });
+    expect(await engine.retryOutOfGasLeftBehind()).toEqual(["oog:left"]);
+    expect((await intents("oog:left")).map((r) => [r.key, r.status])).toEqual([
+      ["oog:left", "reverted"],
+      ["oog:left:gas-retry", "mined"],
+    ]);
+    // The next tick finds nothing left behind and sends nothing; the original key answers with the retry.
+    expect(await engine.retryOutOfGasLeftBehind()).toEqual([]);
+    expect((await engine.send({ key: "oog:left", kind: "gas-sink", to: sink, data: "0x" })).intent.key).toBe("oog:left:gas-retry");
+    expect(await nonceOf(OPERATOR)).toBe(first + 2);
+  });
+
   it("names the call that ran out inside a transaction from the node's trace", async () => {
     const sink = getAddress("0x000000000000000000000000000000000000ca5f");
     const wrapper = getAddress("0x000000000000000000000000000000000000ca60");

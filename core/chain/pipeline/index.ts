@@ -31,7 +31,8 @@
  *           the stored bytes are re-sent as they are (confirm.ts)
  *
  *   reverted for lack of gas, of a retryable kind ──▶ a new intent `<key>:gas-retry`
- *   with twice the limit (replace.ts)
+ *   with twice the limit (replace.ts): by `send`, or, for an outcome no `send` saw (settled
+ *   on a finality tick, re-mined out of gas after a reorg), by `retryOutOfGasLeftBehind`
  *
  * Terminal: mined, reverted, failed, dropped. Each step's result is in the row before the
  * next step starts, so after a restart an intent resumes from its row: signed bytes are
@@ -51,7 +52,7 @@ import type { ChainClients } from "../client.js";
 import { outcome, settleReorged } from "./confirm.js";
 import { DEFAULT_PIPELINE_OPTIONS, type PipelineContext, type PipelineOptions } from "./context.js";
 import { driveInFlight, driveOne } from "./drive.js";
-import { gasRetryOf } from "./replace.js";
+import { gasRetryOf, outOfGasLeftBehind } from "./replace.js";
 import { type IntentRequest, type IntentRow, TERMINAL, type TxOutcome, assignUnsignedIntents, ensureIntent, getIntent } from "./store.js";
 
 export { backoff, DEFAULT_PIPELINE_OPTIONS, type PipelineOptions } from "./context.js";
@@ -145,6 +146,26 @@ export class TxPipeline {
   private async retryOutOfGas(account: LocalAccount, done: TxOutcome): Promise<TxOutcome> {
     const retry = gasRetryOf(this.p, done);
     return retry ? this.send(retry, account) : done;
+  }
+
+  /**
+   * Sends the one retry of every out-of-gas intent of a signer (default: the operator) whose
+   * outcome came to no `send`: settled on a finality tick after a restart, or re-mined out of
+   * gas after a reorg, once its cycle was done (`outOfGasLeftBehind`). Returns the keys
+   * retried. Idempotent: each retry is an intent of its own key.
+   */
+  async retryOutOfGasLeftBehind(signer?: LocalAccount): Promise<string[]> {
+    const account = signer ?? this.operatorSigner();
+    await this.prepare();
+    const retried: string[] = [];
+    for (const row of await outOfGasLeftBehind(this.p, account.address)) {
+      const done = await outcome(this.p, row);
+      const retry = done && gasRetryOf(this.p, done);
+      if (!retry) continue;
+      retried.push(row.key);
+      await this.send(retry, account);
+    }
+    return retried;
   }
 
   /** The current row of an intent, by key. */

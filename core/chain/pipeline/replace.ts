@@ -3,14 +3,14 @@
  * with fees at least `feeBumpBps` higher, and an intent of a retryable kind that ran out of
  * gas is sent once more under a new intent with a higher limit.
  */
-import { sql } from "drizzle-orm";
-import { type LocalAccount, keccak256 } from "viem";
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import { type Address, type LocalAccount, keccak256 } from "viem";
 import { tables } from "../../db/client.js";
 import { classifyError } from "../../errors.js";
-import { isOutOfGas } from "../revert-cause.js";
+import { OUT_OF_GAS, isOutOfGas } from "../revert-cause.js";
 import { sendRaw } from "./broadcast.js";
-import type { PipelineContext } from "./context.js";
-import { type IntentRequest, type IntentRow, type TxOutcome, transition } from "./store.js";
+import { type PipelineContext, withRetry } from "./context.js";
+import { type IntentRequest, type IntentRow, type TxOutcome, intentFromRecord, transition } from "./store.js";
 
 const t = tables.txIntents;
 
@@ -89,4 +89,33 @@ export function gasRetryOf(p: PipelineContext, outcome: TxOutcome): IntentReques
   if (row.worker) retry.worker = row.worker;
   if (row.agentId) retry.agentId = row.agentId;
   return retry;
+}
+
+/**
+ * A signer's intents of a retryable kind that ran out of gas below the ceiling and have no
+ * retry row, oldest first. `send` retries the outcomes it returns itself; these are the
+ * outcomes settled elsewhere: an intent driven to its receipt on a finality tick after a
+ * restart, or re-mined after a reorg on a chain where it now runs out, whose cycle is done
+ * and will never ask for it again.
+ */
+export async function outOfGasLeftBehind(p: PipelineContext, signer: Address): Promise<IntentRow[]> {
+  if (!p.options.gasRetryKinds.length) return [];
+  const rows = await withRetry(p, "load out-of-gas intents", () =>
+    p.db
+      .select()
+      .from(t)
+      .where(
+        and(
+          eq(t.signer, signer),
+          eq(t.status, "reverted"),
+          inArray(t.kind, p.options.gasRetryKinds),
+          lt(t.gasLimit, p.options.gasCeiling.toString()),
+          sql`${t.revertReason} LIKE ${`${OUT_OF_GAS}%`}`,
+          sql`${t.key} NOT LIKE ${`%${GAS_RETRY_SUFFIX}`}`,
+          sql`NOT EXISTS (SELECT 1 FROM engine.tx_intents r WHERE r.key = ${t.key} || ${GAS_RETRY_SUFFIX})`,
+        ),
+      )
+      .orderBy(asc(t.id)),
+  );
+  return rows.map(intentFromRecord);
 }
