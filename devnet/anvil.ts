@@ -25,8 +25,10 @@
  * interval mining (`--block-time`, `evm_setIntervalMining`) lifts that bound (anvil 1.7.1 then
  * keeps every block's state: measured 0.33 MB a block, without end), so a `blockTime` is mined
  * here, by `evm_mine` on a timer (`setBlockTime`), never by anvil's interval miner. Blocks,
- * transactions, receipts, logs and anvil's call traces are all kept: they are the history
- * ponder rebuilds its index from.
+ * transactions, receipts and logs are all kept: they are the history ponder rebuilds its index
+ * from. The call trace anvil records for every transaction is most of what grows; a state file
+ * is saved and loaded without traces (`stripTraces`), so a restarted anvil holds a fraction of
+ * the running one's memory, and `npm start` restarts it past a bound (devnet/memory-bound.ts).
  */
 import { forEachLine, settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -45,6 +47,7 @@ import {
   stateProblemFromAnvil,
   writeFileAtomic,
 } from "./state.js";
+import { stripTraces, stripTracesFromFile } from "./traces.js";
 
 const require = createRequire(import.meta.url);
 
@@ -210,6 +213,12 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     const started = performance.now();
     const problem = checkStateFile(loadFile);
     if (problem) throw new UnloadableStateError(loadFile, problem);
+    // Our own chain loads without call traces (an exit dump has them): anvil then holds a
+    // fraction of the memory it held before it stopped. Nothing of ours reads an old trace.
+    if (stateFile) {
+      const removed = await stripTracesFromFile(loadFile);
+      if (removed > 0) progress(`devnet state: dropped ${megabytes(removed)} of call traces from ${loadFile} before loading it`);
+    }
     stateBytes = sizeOf(loadFile);
     args.push("--load-state", loadFile);
     progress(`devnet state: loading ${megabytes(stateBytes)} from ${loadFile} (checked in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
@@ -348,7 +357,7 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilHandle> {
     } finally {
       resumeMiner();
     }
-    const { bytes } = await writeFileAtomic(stateFile, gz, { gunzip: true, tag: "save" });
+    const { bytes } = await writeFileAtomic(stateFile, gz, { gunzip: true, tag: "save", transform: stripTraces });
     stateBytes = bytes;
     lastSavedHead = head?.hash;
     lastSaveSeconds = (performance.now() - started) / 1000;

@@ -137,7 +137,7 @@ export function stateProblemFromAnvil(output: string): StateProblem {
 }
 
 /** fsync of a folder, so a rename inside it survives a power cut (best effort where unsupported). */
-function fsyncDir(dir: string): void {
+export function fsyncDir(dir: string): void {
   try {
     const fd = openSync(dir, "r");
     try {
@@ -164,13 +164,13 @@ export function promoteSync(tmp: string, file: string): void {
 
 /**
  * Writes `data` to `file` atomically: into `file.<tag>.tmp`, fsync, rename. `gunzip` inflates
- * gzip bytes on the way (streamed, so the event loop stays free). On failure the temporary file
+ * gzip bytes on the way (streamed, so the event loop stays free), then `transform` rewrites them. On failure the temporary file
  * is removed and `file` is untouched.
  */
 export async function writeFileAtomic(
   file: string,
   data: Buffer,
-  options: { gunzip?: boolean; tag?: string } = {},
+  options: { gunzip?: boolean; tag?: string; transform?: (chunks: AsyncIterable<Buffer>) => AsyncIterable<Buffer> } = {},
 ): Promise<{ bytes: number; sha256: string }> {
   const tmp = `${file}.${options.tag ?? "write"}.tmp`;
   const hash = createHash("sha256");
@@ -185,8 +185,9 @@ export async function writeFileAtomic(
         yield chunk;
       }
     };
-    if (options.gunzip) await pipeline(source, createGunzip(), count, out);
-    else await pipeline(source, count, out);
+    const transform = options.transform ?? ((chunks: AsyncIterable<Buffer>) => chunks);
+    if (options.gunzip) await pipeline(source, createGunzip(), transform, count, out);
+    else await pipeline(source, transform, count, out);
     const handle = await open(tmp, "r+");
     try {
       await handle.sync();

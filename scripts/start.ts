@@ -21,6 +21,7 @@ import { dataDir, writeConnectionFile } from "../common/connection-file.js";
 import { diskFull } from "../common/disk.js";
 import { createLogger, lineRelay, resolveLogFormat } from "../common/logger.js";
 import { type AnvilHandle, startAnvil, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
+import { type MemoryBound, boundAnvilMemory } from "../devnet/memory-bound.js";
 import { ROOT } from "../devnet/compile.js";
 import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet, writeDeployments } from "../devnet/deploy.js";
@@ -86,6 +87,8 @@ function stateHistoryBlocksOrExit(): number | undefined {
 }
 const MARKET_INTERVAL_MS = 2_000;
 const DEVNET_SAVE_SECONDS = 5;
+/** anvil's resident memory (MB) past which it is restarted without its call traces (devnet/memory-bound.ts); 0: never for memory. */
+const ANVIL_MEMORY_MB = integerFromEnv("DEVNET_ANVIL_MEMORY_MB", 1024, 0, 1_000_000);
 
 // Validate the user's environment before starting anything: a bad value stops here.
 const initial = loadConfigOrExit();
@@ -95,6 +98,7 @@ const env: Record<string, string> = { LOG_FORMAT: resolveLogFormat(initial.logFo
 
 let postgres: PostgresHandle | undefined;
 let anvil: AnvilHandle | undefined;
+let anvilBound: MemoryBound | undefined;
 let ponder: PonderHandle | undefined;
 const replicas: PonderHandle[] = [];
 let engine: ChildProcess | undefined;
@@ -113,7 +117,7 @@ async function stopAll(code: number): Promise<never> {
   // On Ctrl-C the terminal signals every child too; stopping one already gone is fine.
   await Promise.all(replicas.map((r) => r.stop().catch(() => {})));
   await ponder?.stop().catch(() => {});
-  await anvil?.stop().catch(() => {});
+  await (anvilBound ?? anvil)?.stop().catch(() => {});
   await postgresStarting?.catch(() => {});
   await postgres?.stop().catch(() => {});
   log.info("stopped");
@@ -337,14 +341,15 @@ async function main(): Promise<void> {
     log.info("starting anvil devnet");
     // Saved every few seconds (longer as the state grows: a save pauses anvil), so a crash rolls
     // the devnet back by a few blocks only — within the indexer's own finality window.
-    anvil = await startAnvil({
+    const anvilOptions = {
       port: ANVIL_PORT,
       stateFile,
       detached: true,
       saveIntervalSeconds: DEVNET_SAVE_SECONDS,
       stateHistoryBlocks: STATE_HISTORY_BLOCKS,
-      onProgress: (message) => log.info(message),
-    });
+      onProgress: (message: string) => log.info(message),
+    };
+    anvil = await startAnvil(anvilOptions);
     const ctx = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
     const fresh = (await ctx.publicClient.getTransactionCount({ address: ctx.account.address })) === 0;
     if (!fresh && !readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)) {
@@ -359,6 +364,17 @@ async function main(): Promise<void> {
     // From now on a block every second, like a live chain (mined by startAnvil's timer: anvil's
     // own interval mining would lift the state-history bound).
     await anvil.setBlockTime(BLOCK_TIME_SECONDS);
+    // Restarted past its memory bound, or when it exits (devnet/memory-bound.ts).
+    anvilBound = boundAnvilMemory(anvil, {
+      limitBytes: ANVIL_MEMORY_MB > 0 ? ANVIL_MEMORY_MB * 1e6 : Number.POSITIVE_INFINITY,
+      restart: async () => {
+        const next = await startAnvil(anvilOptions);
+        await next.setBlockTime(BLOCK_TIME_SECONDS);
+        return next;
+      },
+      onRestarted: (next) => (anvil = next),
+      log: (message) => log.warn(message),
+    });
     env.RPC_URL = anvil.rpcUrl;
     env.WORKER_INTERVAL_SCALE = process.env.WORKER_INTERVAL_SCALE ?? "0.05";
     Object.assign(env, devnetSecrets());

@@ -5,10 +5,22 @@
  * our code asks of old blocks — logs from the first block (ponder's rebuild, the engine's
  * cursors), old receipts and blocks — while calls at a block older than the bound fail and
  * calls at recent blocks (the engine's replays, ponder's reads at an event's block) answer.
+ * What still grows, the call traces, is dropped from the saved state, and past a memory bound
+ * `npm start` restarts anvil from it (devnet/memory-bound.ts).
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AnvilHandle, DEFAULT_STATE_HISTORY_BLOCKS, startAnvil, stateHistoryArgs, stateHistoryBlocksFromEnv } from "../../devnet/anvil.js";
+import {
+  type AnvilHandle,
+  type AnvilOptions,
+  DEFAULT_STATE_HISTORY_BLOCKS,
+  startAnvil,
+  stateHistoryArgs,
+  stateHistoryBlocksFromEnv,
+} from "../../devnet/anvil.js";
+import { type MemoryBound, boundAnvilMemory, residentBytes } from "../../devnet/memory-bound.js";
 import { freePort } from "../../devnet/ports.js";
 
 const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -140,5 +152,77 @@ describe("the devnet's anvil memory bound", () => {
       await expect(codeAt(url, logger, now - 100)).rejects.toThrow(/BlockOutOfRange|block height/i);
       await expect(codeAt(url, logger, deployBlock + 1)).rejects.toThrow(/BlockOutOfRange|block height/i);
     });
+  });
+
+  describe("restarted past its memory bound, or after it exited", () => {
+    const CALLS_BEFORE = 12;
+    let dir: string;
+    let bound: MemoryBound | undefined;
+    let logger: string;
+    let firstCallHash: string;
+
+    const traceOf = (url: string, hash: string) => rpc<unknown[]>(url, "trace_transaction", [hash]);
+    const until = async (what: string, done: () => boolean, ms = 30_000) => {
+      const deadline = Date.now() + ms;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "launchpad-anvil-bound-"));
+    });
+    afterAll(async () => {
+      await bound?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("restarts from its state without call traces, keeps the chain, its logs and receipts, and does not loop when the chain itself is near the bound", async () => {
+      const options: AnvilOptions = { port: await freePort(), stateFile: join(dir, "state.json"), saveIntervalSeconds: 0, stateHistoryBlocks: HISTORY };
+      const first = await startAnvil(options);
+      const url = first.rpcUrl;
+      logger = (await receiptOf(url, await rpc(url, "eth_sendTransaction", [{ from: FROM, data: LOGGER_INIT }]))).contractAddress!;
+      for (let i = 0; i < CALLS_BEFORE; i++) {
+        const hash = await rpc(url, "eth_sendTransaction", [{ from: FROM, to: logger }]);
+        await receiptOf(url, hash);
+        if (i === 0) firstCallHash = hash;
+      }
+      expect(await traceOf(url, firstCallHash)).not.toEqual([]);
+      const headBefore = await head(url);
+      const lines: string[] = [];
+      // A bound below any anvil: restarted once, then left running with one line saying why.
+      bound = boundAnvilMemory(first, { limitBytes: 1e6, checkEveryMs: 200, restart: () => startAnvil(options), log: (line) => lines.push(line) });
+      await until("the restart", () => bound!.restarts.length === 1);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(bound.restarts).toHaveLength(1);
+      expect(lines.some((l) => /above its bound of 1 MB: restarting it/.test(l))).toBe(true);
+      expect(lines.some((l) => /the chain itself is near the bound of 1 MB; it is no longer restarted/.test(l))).toBe(true);
+
+      const now = bound.current();
+      expect(now.process.pid).not.toBe(first.process.pid);
+      expect(now.rpcUrl).toBe(url);
+      expect(residentBytes(now.process.pid)).toBeGreaterThan(0);
+      expect(await head(url)).toBe(headBefore);
+      const logs = await rpc<unknown[]>(url, "eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest", address: logger }]);
+      expect(logs).toHaveLength(CALLS_BEFORE);
+      expect((await rpc<Receipt>(url, "eth_getTransactionReceipt", [firstCallHash])).logs).toHaveLength(1);
+      // The trace is what was dropped, in memory and on disk.
+      expect(await traceOf(url, firstCallHash)).toEqual([]);
+      expect(readFileSync(options.stateFile!, "utf8")).not.toMatch(/"traces":\[[^\]]/);
+      // And the chain goes on: a new call is mined and traced as before.
+      const after = await rpc(url, "eth_sendTransaction", [{ from: FROM, to: logger }]);
+      expect(Number(BigInt((await receiptOf(url, after)).blockNumber))).toBe(headBefore + 1);
+      expect(await traceOf(url, after)).not.toEqual([]);
+
+      // An anvil that dies is started again from its last saved state, even after the bound gave up.
+      await now.saveState();
+      const saved = await head(url);
+      now.process.kill("SIGKILL");
+      await until("the restart after the kill", () => bound!.restarts.length === 2);
+      expect(lines.some((l) => /anvil exited: starting it again from its state/.test(l))).toBe(true);
+      expect(await head(url)).toBe(saved);
+      expect(await rpc<unknown[]>(url, "eth_getLogs", [{ fromBlock: "0x0", toBlock: "latest", address: logger }])).toHaveLength(CALLS_BEFORE + 1);
+    }, 120_000);
   });
 });

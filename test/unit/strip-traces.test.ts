@@ -1,11 +1,12 @@
 /**
- * The bench's history cache drops anvil's call traces from its JSON state as it streams by:
+ * The bench's history cache and the `npm start` devnet's saved state drop anvil's call traces
+ * from its JSON state as it streams by:
  * every `"traces":[…]` becomes `"traces":[]`, whatever the chunk boundaries and whatever the
  * strings inside hold, and everything else is kept byte for byte.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { stripTraces } from "../../bench/history.js";
+import { stripTraces } from "../../devnet/traces.js";
 
 async function strip(text: string, chunkSizes: number[]): Promise<{ out: string; removed: number }> {
   const bytes = Buffer.from(text);
