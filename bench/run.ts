@@ -619,6 +619,11 @@ function soakSection(s: SoakResult): string[] {
       ]),
     ),
   );
+  const r = s.tracelessReload;
+  lines.push(
+    "",
+    `**anvil restarted without call traces** (what \`npm start\` does past \`DEVNET_ANVIL_MEMORY_MB\`): the chain dumped at the end is ${fmt(r.stateMb, 0)} MB of JSON, ${fmt(r.tracesMb, 0)} MB of it traces; anvil held ${fmt(r.beforeMb, 0)} MB (RSS), an anvil loaded from the chain without traces ${fmt(r.afterMb, 0)} MB (${fmt(r.seconds, 1)} s to dump, strip and load).`,
+  );
   return lines;
 }
 

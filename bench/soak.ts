@@ -13,13 +13,16 @@
  * answers while the database is away, which are its contract.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEVNET_CHAIN_ID, loadConfig } from "../common/config.js";
 import { ROOT } from "../devnet/compile.js";
 import { startMarket, mulberry32 } from "../devnet/market.js";
-import { rpc as anvilRpc, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
+import { type AnvilHandle, rpc as anvilRpc, startAnvil, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
+import { residentBytes } from "../devnet/memory-bound.js";
+import { writeFileAtomic } from "../devnet/state.js";
+import { stripTraces } from "../devnet/traces.js";
 import { watchIndexer } from "../devnet/indexer-watchdog.js";
 import { type PonderHandle, startApiReplica, startPonder, waitForIndexed, waitForReady } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
@@ -76,6 +79,8 @@ export type SoakResult = {
   stateHistoryBlocks: number | undefined;
   /** Every process's memory over the timed run, sampled every few seconds. */
   memory: MemoryReport;
+  /** anvil at the end, and an anvil loaded from its chain without call traces: what `npm start`'s restart past its bound leaves. */
+  tracelessReload: TracelessReload;
   /**
    * Each time ponder (indexer + API) exited before the end, or the indexer's watchdog stopped it:
    * when, and its last log lines or the watchdog's reason. Like `npm start`'s supervisor, the
@@ -463,6 +468,7 @@ export async function benchSoak(
       replicas: replicas.length,
       stateHistoryBlocks,
       memory: memory!,
+      tracelessReload: await tracelessReload(anvil, stateHistoryBlocks),
       ponderExits,
     };
   } finally {
@@ -472,5 +478,46 @@ export async function benchSoak(
     await dbProxy.close();
     await rpcProxy.close();
     await anvil.stop();
+  }
+}
+
+export type TracelessReload = { beforeMb: number; afterMb: number; stateMb: number; tracesMb: number; seconds: number };
+
+/**
+ * anvil's resident memory at the end of the run, then that of a second anvil loaded from the
+ * same chain without its call traces (devnet/traces.ts): what a restart past `npm start`'s
+ * memory bound gives back (devnet/memory-bound.ts). The first anvil keeps running.
+ */
+async function tracelessReload(anvil: AnvilHandle, stateHistoryBlocks: number | undefined): Promise<TracelessReload> {
+  const started = performance.now();
+  const beforeMb = residentBytes(anvil.process.pid) / 1e6;
+  const dir = mkdtempSync(join(tmpdir(), "launchpad-soak-reload-"));
+  try {
+    let plain = 0;
+    const removed = { bytes: 0 };
+    const counted = async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        plain += chunk.length;
+        yield chunk;
+      }
+    };
+    const file = join(dir, "state.json");
+    await writeFileAtomic(file, await anvil.dumpState(), { gunzip: true, transform: (chunks) => stripTraces(counted(chunks), removed) });
+    const reloaded = await startAnvil({ port: await freePort(), loadStateFile: file, stateHistoryBlocks });
+    try {
+      const [head, reloadedHead] = await Promise.all([anvilRpc<string>(anvil.rpcUrl, "eth_blockNumber"), anvilRpc<string>(reloaded.rpcUrl, "eth_blockNumber")]);
+      if (BigInt(reloadedHead) < BigInt(head) - 5n) throw new Error(`the reloaded chain ends at ${reloadedHead}, the soak's at ${head}`);
+      return {
+        beforeMb,
+        afterMb: residentBytes(reloaded.process.pid) / 1e6,
+        stateMb: plain / 1e6,
+        tracesMb: removed.bytes / 1e6,
+        seconds: (performance.now() - started) / 1000,
+      };
+    } finally {
+      await reloaded.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
