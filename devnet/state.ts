@@ -137,7 +137,7 @@ export function stateProblemFromAnvil(output: string): StateProblem {
 }
 
 /** fsync of a folder, so a rename inside it survives a power cut (best effort where unsupported). */
-export function fsyncDir(dir: string): void {
+function fsyncDir(dir: string): void {
   try {
     const fd = openSync(dir, "r");
     try {

@@ -4,10 +4,9 @@
  * restarted anvil holds a fraction of the memory the running one did (devnet/memory-bound.ts).
  */
 import { createReadStream, createWriteStream, existsSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import { dirname } from "node:path";
-import { fsyncDir } from "./state.js";
+import { promoteSync } from "./state.js";
 
 const TRACES_KEY = Buffer.from('"traces":[');
 const TRACES_CLOSE = Buffer.from("]");
@@ -92,14 +91,7 @@ export async function stripTracesFromFile(file: string): Promise<number> {
       await rm(tmp, { force: true });
       return 0;
     }
-    const handle = await open(tmp, "r+");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, file);
-    fsyncDir(dirname(file));
+    promoteSync(tmp, file);
     return removed.bytes;
   } catch (error) {
     await rm(tmp, { force: true });
