@@ -591,7 +591,7 @@ function soakSection(s: SoakResult): string[] {
   const t = s.transactions;
   lines.push(
     "",
-    `The engine's transactions: ${t.mined} mined, ${t.reverted} reverted, ${t.outOfGas} of them out of gas (retries included). Out-of-gas first tries retried with a higher limit and mined: ${t.outOfGasRetried} of ${t.outOfGasFirstTries}${t.unretried.length ? `; **not made good by a gas retry: ${t.unretried.join(", ")}**` : ""} (the pipeline retries fee collections and claims; a buyback whose swap fails refunds its spend and buys again on a later cycle).`,
+    `The engine's transactions: ${t.mined} mined, ${t.reverted} reverted, ${t.outOfGas} of them out of gas (retries included). Out-of-gas first tries retried with a higher limit and mined: ${t.outOfGasRetried} of ${t.outOfGasFirstTries}${t.unretried.length ? `; **not made good by a gas retry: ${t.unretried.join(", ")}**` : ""} (the pipeline retries fee collections and claims, the swap module re-plans a swap; a buyback whose swap still fails refunds its spend and buys again on a later cycle).`,
   );
   lines.push(
     "",

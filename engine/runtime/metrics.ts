@@ -17,6 +17,7 @@ import type { Logger } from "../../common/logger.js";
 import { type Db, dbOf, tables } from "../../core/db/client.js";
 import { DEFAULT_PIPELINE_OPTIONS, GAS_RETRY_SUFFIX } from "../../core/chain/pipeline/index.js";
 import { OUT_OF_GAS } from "../../core/chain/revert-cause.js";
+import { SWAP_KIND } from "../../core/chain/swap/send.js";
 import { describeError } from "../../core/errors.js";
 import type { CycleOutcome } from "./scheduler.js";
 
@@ -94,7 +95,7 @@ async function readSnapshot(db: Db, operator: Address | undefined): Promise<Snap
         and(
           eq(txIntents.status, "reverted"),
           outOfGas,
-          inArray(txIntents.kind, DEFAULT_PIPELINE_OPTIONS.gasRetryKinds),
+          inArray(txIntents.kind, [...DEFAULT_PIPELINE_OPTIONS.gasRetryKinds, SWAP_KIND]),
           sql`${txIntents.key} NOT LIKE ${`%${GAS_RETRY_SUFFIX}`}`,
           sql`NOT EXISTS (SELECT 1 FROM engine.tx_intents r WHERE r.key = ${txIntents.key} || ${GAS_RETRY_SUFFIX} AND r.status = 'mined')`,
         ),
@@ -195,7 +196,7 @@ export function createEngineMetrics(source: MetricsSource): EngineMetrics {
   });
   new Gauge({
     name: "engine_tx_out_of_gas_unretried",
-    help: "Out-of-gas reverts of a retryable kind (collects, claims) whose retry with a higher limit has not mined",
+    help: "Out-of-gas reverts of a retried kind (collects, claims, swaps) whose retry with a higher limit has not mined",
     registers: [registry],
     async collect() {
       const s = await snapshot();

@@ -24,7 +24,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../common/config.js";
 import { createLogger } from "../../common/logger.js";
 import { planV3Swap } from "../../core/chain/swap/plan.js";
-import { sendSwap } from "../../core/chain/swap/send.js";
+import { type SwapResult, sendSwap } from "../../core/chain/swap/send.js";
+import type { SwapPlan } from "../../core/chain/swap/plan.js";
+import { ensureRouterAllowance } from "../../core/chain/erc20.js";
 import { readV3PoolState } from "../../core/chain/pool-state.js";
 import { devBuyCalldata } from "../../core/launch/agent.js";
 import { Q96 } from "../../common/uniswap.js";
@@ -245,6 +247,74 @@ describe("swap bounds", () => {
     // The same terms after the pool moved by more than the bound revert at simulation.
     await d.buy(TRADER, usdcToken, 20_000n * USDC);
     await expect(buyer.publicClient.call({ account: buyer.account.address, to: plan.to, data: plan.data, value: plan.value })).rejects.toThrow();
+  });
+
+  it("a swap that runs out of gas is planned again (a fresh quote) and sent once more with twice the limit; asked again, it answers with that retry", async () => {
+    // A stand-in for a pool that moved between the estimate and the block: a "swap" whose
+    // target loops `slot 0` times, raised by a trader's transaction in the same block. The
+    // retry logic is the swap module's own; the plan is asked for once per intent.
+    //   CALLDATASIZE ?→set; n = SLOAD(0); while (n) n--; STOP; set: SSTORE(0, CALLDATALOAD(0))
+    const sink = getAddress("0x000000000000000000000000000000000000ca70");
+    await rpc(d.rpcUrl, "anvil_setCode", [sink, "0x366016576000545b801560145760019003600756" + "5b00" + "5b60003560005500"]);
+    const usdc = getAddress(d.c.usdc!);
+    await ensureRouterAllowance(engine.ctx, usdc, "buyback-engine");
+    const plans: string[] = [];
+    const plan = async () => {
+      plans.push(`plan ${plans.length + 1}`);
+      return {
+        route: "v4",
+        currencyIn: usdc,
+        tokenOut: usdcToken,
+        amountIn: 1n,
+        expectedOut: 0n,
+        minOut: 0n,
+        impactBps: 0,
+        deadline: 2n ** 40n,
+        to: sink,
+        data: "0x",
+        value: 0n,
+      } as SwapPlan;
+    };
+    const request = { key: "test:oog-swap", worker: "buyback-engine", tokenOut: usdcToken, currencyIn: usdc, plan };
+    await rpc(d.rpcUrl, "evm_setAutomine", [false]);
+    let sending: Promise<SwapResult> | undefined;
+    try {
+      sending = sendSwap(engine.ctx, request);
+      await waitFor("the swap broadcast", async () => {
+        const { rows } = await engine.ctx.pool.query("SELECT 1 FROM engine.tx_intents WHERE key = 'test:oog-swap' AND status = 'broadcast'");
+        return rows[0];
+      });
+      const trader = d.as(7);
+      await trader.walletClient.sendTransaction({
+        account: trader.account,
+        chain: trader.walletClient.chain,
+        to: sink,
+        data: `0x${(20_000).toString(16).padStart(64, "0")}`,
+        gas: 200_000n,
+        maxFeePerGas: parseGwei("500"),
+        maxPriorityFeePerGas: parseGwei("200"),
+      });
+      await rpc(d.rpcUrl, "evm_mine");
+    } finally {
+      await rpc(d.rpcUrl, "evm_setAutomine", [true]);
+    }
+    const result = await sending!;
+    expect(result.outcome.status).toBe("mined");
+    expect(result.outcome.intent.key).toBe("test:oog-swap:gas-retry");
+    expect(plans).toEqual(["plan 1", "plan 2"]);
+    const { rows } = await engine.ctx.pool.query(
+      "SELECT key, kind, status, gas_limit::text AS gas, revert_reason FROM engine.tx_intents WHERE key LIKE 'test:oog-swap%' ORDER BY id",
+    );
+    expect(rows.map((r) => [r.key, r.kind, r.status])).toEqual([
+      ["test:oog-swap", "swap", "reverted"],
+      ["test:oog-swap:gas-retry", "swap", "mined"],
+    ]);
+    expect(rows[0].revert_reason).toMatch(/^out of gas at limit \d+/);
+    expect(BigInt(rows[1].gas)).toBeGreaterThanOrEqual(2n * BigInt(rows[0].gas));
+    // A restart asks again: nothing planned or sent, the retry's outcome comes back.
+    const again = await sendSwap(engine.ctx, request);
+    expect(again.outcome.intent.txHash).toBe(result.outcome.intent.txHash);
+    expect(plans).toHaveLength(2);
   });
 
   it("a v3 swap is quoted by running it: exact when it crosses out of a concentrated position, where the in-range maths would promise more than it fills", async () => {
