@@ -61,6 +61,7 @@ import { deployDevnet } from "../devnet/deploy.js";
 import { mulberry32 } from "../devnet/market.js";
 import { advancePastAuction, devnetLaunchFees, devnetPrivateKey } from "../devnet/protocol.js";
 import { checkStateFile, sha256File, writeFileAtomic } from "../devnet/state.js";
+import { residentBytes } from "../devnet/memory-bound.js";
 import { stripTraces } from "../devnet/traces.js";
 import { permit2Abi } from "../devnet/uniswap.js";
 import { DEFAULT_SNIPER_FEES, buildDeploymentConfig, launchSplitRewards, parseTokenCreated } from "../common/deploy-config.js";
@@ -372,17 +373,6 @@ async function saveTracelessState(
     throw error;
   }
   return { bytes, sha256: hash.digest("hex"), plainBytes, keptBytes };
-}
-
-/** Resident memory of a process in bytes (Linux; 0 where /proc is not there). */
-function residentBytes(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
-    return kb ? Number(kb) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /**

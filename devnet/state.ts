@@ -164,8 +164,8 @@ export function promoteSync(tmp: string, file: string): void {
 
 /**
  * Writes `data` to `file` atomically: into `file.<tag>.tmp`, fsync, rename. `gunzip` inflates
- * gzip bytes on the way (streamed, so the event loop stays free), then `transform` rewrites them. On failure the temporary file
- * is removed and `file` is untouched.
+ * gzip bytes on the way (streamed, so the event loop stays free), then `transform` rewrites
+ * them. On failure the temporary file is removed and `file` is untouched.
  */
 export async function writeFileAtomic(
   file: string,

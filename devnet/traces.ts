@@ -18,9 +18,9 @@ const TRACES_CLOSE = Buffer.from("]");
  * anvil records the call tree of every transaction it mines (no flag turns that off) and
  * dumps it with the chain: ~85% of a history's state, and of the memory anvil needs to load
  * it. Nothing the benchmarks or the stack ask of a past transaction depends on it: logs,
- * blocks and receipts come from the other fields, and anvil loads a state whose traces are empty (checked on the 100k history: the
- * same `eth_getLogs`, blocks and receipts, byte for byte, from a 313 MB state instead of
- * 1.39 GB, in 0.8 GB of memory instead of 3 GB). Only `debug_trace*`/`trace_*` of the
+ * blocks and receipts come from the other fields, and anvil loads a state whose traces are
+ * empty (checked on the 100k history: the same `eth_getLogs`, blocks and receipts, byte for
+ * byte, from a 313 MB state instead of 1.39 GB, in 0.8 GB of memory instead of 3 GB). Only `debug_trace*`/`trace_*` of the
  * history's own transactions answer empty. anvil's dump is compact JSON, where `"traces":[`
  * can only be that key (a string cannot hold an unescaped quote); the skipped value is walked
  * bracket by bracket, strings included.

@@ -57,7 +57,7 @@ import { type IntentRequest, type IntentRow, TERMINAL, type TxOutcome, assignUns
 
 export { backoff, DEFAULT_PIPELINE_OPTIONS, type PipelineOptions } from "./context.js";
 export { pipelineHealth, type PendingIntent } from "./health.js";
-export { GAS_RETRY_SUFFIX } from "./replace.js";
+export { GAS_RETRY_SUFFIX, raisedGasLimit } from "./replace.js";
 export { ChainBehindError, WalletUnderfundedError } from "./sign.js";
 export { intentFromRow, type IntentRequest, type IntentRow, type IntentStatus, type TxOutcome } from "./store.js";
 

@@ -9,7 +9,7 @@ import { tables } from "../../db/client.js";
 import { classifyError } from "../../errors.js";
 import { OUT_OF_GAS, isOutOfGas } from "../revert-cause.js";
 import { sendRaw } from "./broadcast.js";
-import { type PipelineContext, withRetry } from "./context.js";
+import { type PipelineContext, type PipelineOptions, withRetry } from "./context.js";
 import { type IntentRequest, type IntentRow, type TxOutcome, intentFromRecord, transition } from "./store.js";
 
 const t = tables.txIntents;
@@ -66,6 +66,12 @@ export async function replace(p: PipelineContext, account: LocalAccount, row: In
   return replaced.row;
 }
 
+/** An out-of-gas retry's least limit: twice the limit that ran out, within `gasCeiling`; undefined at the ceiling. */
+export function raisedGasLimit(options: Pick<PipelineOptions, "gasCeiling">, gasLimit: bigint): bigint | undefined {
+  const raised = gasLimit * 2n < options.gasCeiling ? gasLimit * 2n : options.gasCeiling;
+  return raised > gasLimit ? raised : undefined;
+}
+
 /**
  * The retry of an intent of a retryable kind that ran out of gas: the intent
  * `<key>:gas-retry` with at least twice the limit (and a fresh estimate's headroom), within
@@ -76,8 +82,8 @@ export function gasRetryOf(p: PipelineContext, outcome: TxOutcome): IntentReques
   const row = outcome.intent;
   if (outcome.status !== "reverted" || !isOutOfGas(row.revertReason)) return undefined;
   if (row.key.endsWith(GAS_RETRY_SUFFIX) || !p.options.gasRetryKinds.includes(row.kind) || row.gasLimit === null) return undefined;
-  const raised = row.gasLimit * 2n < p.options.gasCeiling ? row.gasLimit * 2n : p.options.gasCeiling;
-  if (raised <= row.gasLimit) {
+  const raised = raisedGasLimit(p.options, row.gasLimit);
+  if (raised === undefined) {
     p.log.warn({ intent: row.key, gasLimit: String(row.gasLimit) }, `${row.key} ran out of gas at the ceiling ${p.options.gasCeiling}; not retried`);
     return undefined;
   }

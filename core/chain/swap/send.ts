@@ -5,7 +5,7 @@
 import type { Address } from "viem";
 import type { EngineContext } from "../../context.js";
 import { ensureRouterAllowance, receivedInReceipt } from "../erc20.js";
-import { GAS_RETRY_SUFFIX, type TxOutcome } from "../pipeline/index.js";
+import { GAS_RETRY_SUFFIX, type TxOutcome, raisedGasLimit } from "../pipeline/index.js";
 import { isOutOfGas } from "../revert-cause.js";
 import { type SwapPlan, planSwapToToken } from "./plan.js";
 import { explainSwapBound, swapRevertReason } from "./revert.js";
@@ -30,9 +30,8 @@ export async function sendSwap(ctx: EngineContext, p: SwapRequest): Promise<Swap
   const first = await sendSwapOnce(ctx, p);
   const row = first.outcome.intent;
   if (first.outcome.status !== "reverted" || !isOutOfGas(first.outcome.intent.revertReason) || row.gasLimit === null) return first;
-  const ceiling = ctx.pipeline.options.gasCeiling;
-  const raised = row.gasLimit * 2n < ceiling ? row.gasLimit * 2n : ceiling;
-  if (raised <= row.gasLimit) return first;
+  const raised = raisedGasLimit(ctx.pipeline.options, row.gasLimit);
+  if (raised === undefined) return first;
   ctx.log.warn(
     { key: p.key, gasLimit: String(row.gasLimit), retryLimit: String(raised) },
     `${p.key}: ${row.revertReason}; planning it again with at least ${raised} gas`,
