@@ -183,6 +183,26 @@ describe("fee preferences: conversions as production makes them", () => {
     expect(swaps.every((s) => s.sender === c.universalRouter)).toBe(true);
   });
 
+  // Before the token side converts outside a swap: with a USDC converter, the USDC dust the sell's nested
+  // conversion leaves would make the router's conversion yield 0 and the whole collection revert
+  // `V4TooLittleReceived(1, 0)`, as production's.
+  it("a recipient switching to FeeIn.Both keeps its currency from then on: no USDC conversion, the last keeper takes the dust", async () => {
+    const admin = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
+    const updated = await receipt(await admin.write(c.lpLocker!, clankerLpLockerAbi as Abi, "updateFeePreference", [pool.token, 3n, FeeIn.Both]));
+    const [event] = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "FeePreferenceUpdated", logs: updated.logs });
+    expect(event!.args).toEqual({ token: pool.token, rewardIndex: 3n, oldFeePreference: FeeIn.Clanker, newFeePreference: FeeIn.Both });
+    prefs[3] = FeeIn.Both;
+
+    await expectProductionSplit(await receipt(await buyToken(trader, m, pool, 700_000_000n)));
+    const r = await collect(pool.token);
+    const { grossUsdc, fromUsdc, claimed } = await expectProductionSplit(r);
+    expect(grossUsdc).toBeGreaterThan(0n);
+    expect(fromUsdc).toBeUndefined();
+    // Slot 3 is now the last keeper of USDC: its bps share plus the rounding dust.
+    const others = share(bps[0]!, grossUsdc) + share(bps[1]!, grossUsdc) + share(bps[2]!, grossUsdc);
+    expect(usdcOf(claimed)[3]).toBe(grossUsdc - others);
+  });
+
   it("outside a swap: the token side converts for the FeeIn.Paired recipients, rewardBps/10000 of the output each and the rest to the last", async () => {
     const tokensIn = (await balanceOf(pool.token, trader.account.address)) / 2n;
     await expectProductionSplit(await receipt(await sellToken(trader, m, pool, tokensIn)));
@@ -214,22 +234,5 @@ describe("fee preferences: conversions as production makes them", () => {
     expect(senders.at(-1)).toBe(c.universalRouter); // the trader's own buy, last
     expect(senders.length).toBeGreaterThan(1);
     expect(senders.slice(0, -1).every((sender) => sender === c.lpLocker)).toBe(true);
-  });
-
-  it("a recipient switching to FeeIn.Both keeps its currency from then on: no USDC conversion, the last keeper takes the dust", async () => {
-    const admin = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
-    const updated = await receipt(await admin.write(c.lpLocker!, clankerLpLockerAbi as Abi, "updateFeePreference", [pool.token, 3n, FeeIn.Both]));
-    const [event] = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "FeePreferenceUpdated", logs: updated.logs });
-    expect(event!.args).toEqual({ token: pool.token, rewardIndex: 3n, oldFeePreference: FeeIn.Clanker, newFeePreference: FeeIn.Both });
-    prefs[3] = FeeIn.Both;
-
-    await expectProductionSplit(await receipt(await buyToken(trader, m, pool, 700_000_000n)));
-    const r = await collect(pool.token);
-    const { grossUsdc, fromUsdc, claimed } = await expectProductionSplit(r);
-    expect(grossUsdc).toBeGreaterThan(0n);
-    expect(fromUsdc).toBeUndefined();
-    // Slot 3 is now the last keeper of USDC: its bps share plus the rounding dust.
-    const others = share(bps[0]!, grossUsdc) + share(bps[1]!, grossUsdc) + share(bps[2]!, grossUsdc);
-    expect(usdcOf(claimed)[3]).toBe(grossUsdc - others);
   });
 });

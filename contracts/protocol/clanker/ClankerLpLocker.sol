@@ -56,10 +56,13 @@ interface IClankerHookMevState {
 ///        SWAP_EXACT_IN_SINGLE, SETTLE_ALL, TAKE_ALL; paid through Permit2), so the pool's `Swap.sender` is the
 ///        router. Inside a swap (the hook's `collectRewardsWithoutUnlock`) the PoolManager is already unlocked and
 ///        the locker swaps on it directly. `FeesSwapped(token, rewardToken, amountSwapped, swappedToken, amountOut)`
-///        reports the amount handed to the swap and the output received. Input the pool cannot absorb (it runs out
-///        of liquidity before the limit) is not paid and stays in the locker, credited to nobody: so does
-///        production's router path (SETTLE_ALL pays the debt only); inside a swap production pays the whole input
-///        and the swap would revert on the unsettled credit, where the devnet pays what was consumed.
+///        reports the amount handed to the swap and the output received. As production: through the router the
+///        conversion asks a minimum output of 1 (TAKE_ALL's minimum), so a conversion that yields nothing reverts
+///        `V4TooLittleReceived(1, 0)` and with it the whole `collectRewards`; input the pool cannot absorb (it runs
+///        out of liquidity before the limit) is not paid and stays in the locker, credited to nobody (SETTLE_ALL
+///        pays the debt only). Inside a swap the locker pays the whole input and takes whatever came out (0
+///        included), so a partial fill leaves the PoolManager an unsettled credit and the outer swap reverts
+///        (`CurrencyNotSettled`).
 ///      The pool hook collects on every swap (`collectRewardsWithoutUnlock`, inside the swap's unlock: the fees come
 ///      out through `modifyLiquiditiesWithoutUnlock`); nothing is collected while the pool's MEV module operates.
 ///      Devnet differences: empty `lockerData` means `FeeIn.Both` for every recipient; out-of-range fee preferences,
@@ -471,7 +474,7 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
     }
 
     /// @dev UniversalRouter V4_SWAP: SWAP_EXACT_IN_SINGLE, SETTLE_ALL (pays what the swap consumed, through Permit2),
-    ///      TAKE_ALL (the output to this locker).
+    ///      TAKE_ALL (the output to this locker, at least 1: `V4TooLittleReceived(1, 0)` otherwise).
     function _swapThroughRouter(PoolKey memory key, bool zeroForOne, address tokenIn, address tokenOut, uint256 amountIn)
         internal
     {
@@ -488,7 +491,7 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
             })
         );
         params[1] = abi.encode(tokenIn, amountIn);
-        params[2] = abi.encode(tokenOut, uint256(0));
+        params[2] = abi.encode(tokenOut, uint256(1));
         bytes[] memory inputs = new bytes[](1);
         inputs[0] = abi.encode(actions, params);
 
@@ -497,7 +500,8 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
         IUniversalRouterLike(universalRouter).execute(abi.encodePacked(uint8(V4_SWAP)), inputs, block.timestamp);
     }
 
-    /// @dev Inside a swap the PoolManager is unlocked: swap, pay what was consumed, take the output.
+    /// @dev Inside a swap the PoolManager is unlocked: swap, pay the whole input (a partial fill leaves a credit the
+    ///      PoolManager refuses at the end of the unlock), take the output, even 0.
     function _swapUnlocked(PoolKey memory key, bool zeroForOne, uint256 amountIn) internal {
         BalanceDelta delta = poolManager.swap(
             key,
@@ -508,16 +512,13 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
             }),
             ""
         );
-        (int128 inDelta, int128 outDelta) =
-            zeroForOne ? (delta.amount0(), delta.amount1()) : (delta.amount1(), delta.amount0());
+        int128 outDelta = zeroForOne ? delta.amount1() : delta.amount0();
         Currency currencyIn = zeroForOne ? key.currency0 : key.currency1;
         Currency currencyOut = zeroForOne ? key.currency1 : key.currency0;
-        if (inDelta < 0) {
-            poolManager.sync(currencyIn);
-            IERC20(Currency.unwrap(currencyIn)).safeTransfer(address(poolManager), uint256(uint128(-inDelta)));
-            poolManager.settle();
-        }
-        if (outDelta > 0) poolManager.take(currencyOut, address(this), uint256(uint128(outDelta)));
+        poolManager.sync(currencyIn);
+        IERC20(Currency.unwrap(currencyIn)).safeTransfer(address(poolManager), amountIn);
+        poolManager.settle();
+        poolManager.take(currencyOut, address(this), uint256(uint128(outDelta)));
     }
 
     function _sum(uint256[] memory values) internal pure returns (uint256 total) {
