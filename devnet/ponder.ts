@@ -1,8 +1,11 @@
 /**
  * Runs ponder (indexer + API on one port) as a child process. Ponder's build id hashes
  * only its config, `ponder.schema.ts` and `src/`, so the database schema is named after a
- * content hash of everything the indexer's output depends on: a code change means a fresh
- * schema and a full reindex, never tables computed by older code.
+ * content hash of everything the indexer's output depends on: its code and the configuration
+ * it indexes (chain, start block, operator, protocol token, contract addresses). A change of
+ * either means a fresh schema and a full reindex, never tables computed by older code or for
+ * other addresses; ponder publishes the views schema onto the new tables only once they are
+ * indexed to the head, so readers keep the old index until then.
  */
 import { forEachLine, settlesWithin } from "../common/async.js";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -11,6 +14,8 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { ROOT } from "./compile.js";
 import { VIEWS_SCHEMA } from "../common/constants.js";
+import { type Config, loadConfig } from "../common/config.js";
+import pg from "pg";
 
 const HASHED = ["indexer", "schema", "src", "common", "ponder.config.ts", "ponder.schema.ts", "package-lock.json"];
 
@@ -21,14 +26,69 @@ function filesUnder(path: string): string[] {
   return readdirSync(full).flatMap((name) => filesUnder(join(path, name)));
 }
 
-/** `lp_<12 hex>`: stable for the same indexer code, new for any change. */
-export function ponderSchemaName(): string {
+/** The configuration an index is computed from (what `ponder.config.ts` and `indexer/config.ts` read). */
+export type IndexedConfig = Pick<Config, "chainId" | "startBlock" | "operator" | "protocolToken" | "contracts">;
+
+/** The indexed configuration as canonical text: keys sorted, addresses lower-case, absent values left out. */
+export function indexedConfigText(config: IndexedConfig): string {
+  const canonical = (value: unknown): unknown => {
+    if (typeof value === "string") return value.toLowerCase();
+    if (value && typeof value === "object")
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([k, v]) => [k, canonical(v)]),
+      );
+    return value;
+  };
+  return JSON.stringify(
+    canonical({
+      chainId: config.chainId,
+      startBlock: config.startBlock ?? 0,
+      operator: config.operator,
+      protocolToken: config.protocolToken,
+      contracts: config.contracts,
+    }),
+  );
+}
+
+/**
+ * `lp_<12 hex>`: stable for the same indexer code and indexed configuration, new when either
+ * changes (a new `PROTOCOL_TOKEN_ADDRESS`, `START_BLOCK`, chain or contract address included).
+ */
+export function ponderSchemaName(config: IndexedConfig): string {
   const hash = createHash("sha256");
   for (const file of HASHED.flatMap(filesUnder).sort()) {
     hash.update(relative(ROOT, file));
     hash.update(readFileSync(file));
   }
+  hash.update("\0config\0");
+  hash.update(indexedConfigText(config));
   return `lp_${hash.digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The schema the views schema's tables currently read from (ponder points every view at the
+ * index it publishes, in one transaction, once that index is ready), or `undefined` before any
+ * index was published.
+ */
+export async function publishedSchema(databaseUrl: string, viewsSchema = VIEWS_SCHEMA): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ schema: string }>(
+      `SELECT DISTINCT n.nspname AS schema
+         FROM pg_depend d JOIN pg_rewrite r ON r.oid = d.objid JOIN pg_class v ON v.oid = r.ev_class
+         JOIN pg_namespace vn ON vn.oid = v.relnamespace JOIN pg_class t ON t.oid = d.refobjid
+         JOIN pg_namespace n ON n.oid = t.relnamespace
+        WHERE vn.nspname = $1 AND v.relname = '_ponder_meta' AND t.oid <> v.oid`,
+      [viewsSchema],
+    );
+    return rows[0]?.schema;
+  } finally {
+    await client.end();
+  }
 }
 
 export type PonderHandle = { url: string; process: ChildProcess; stop: () => Promise<void> };
@@ -36,6 +96,7 @@ export type PonderHandle = { url: string; process: ChildProcess; stop: () => Pro
 export function startPonder(options: {
   port: number;
   env: Record<string, string>;
+  /** The database schema to index into or serve; default `ponderSchemaName` of the configuration ponder will load. */
   schema?: string;
   viewsSchema?: string;
   logLevel?: string;
@@ -52,7 +113,7 @@ export function startPonder(options: {
     ...(options.root ? ["--root", options.root] : []),
     options.command ?? "start",
     "--schema",
-    options.schema ?? ponderSchemaName(),
+    options.schema ?? ponderSchemaName(loadConfig({ ...process.env, ...options.env })),
     ...(options.command === "serve" ? [] : ["--views-schema", options.viewsSchema ?? VIEWS_SCHEMA]),
     "--port",
     String(options.port),

@@ -29,7 +29,7 @@ import { ensureDemoAgent } from "../devnet/demo-agent.js";
 import { type Market, startMarket } from "../devnet/market.js";
 import { dropIndex, findIndexRollback } from "../devnet/index-rollback.js";
 import { watchIndexer } from "../devnet/indexer-watchdog.js";
-import { type PonderHandle, ponderSchemaName, startApiReplica, startPonder, waitForReady } from "../devnet/ponder.js";
+import { type PonderHandle, ponderSchemaName, publishedSchema, startApiReplica, startPonder, waitForReady } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
 const DATA = dataDir(process.env);
@@ -391,7 +391,9 @@ async function main(): Promise<void> {
     OPERATOR_API_KEY: env.OPERATOR_API_KEY ?? config.operatorApiKey,
   });
   log.info({ file: connectionFile }, "connection details written for the engine CLI");
-  const schema = ponderSchemaName();
+  // Named after the indexer's code and the configuration it indexes: a change of either indexes
+  // into a fresh schema, while the views keep reading the previous index until the new one is ready.
+  const schema = ponderSchemaName(config);
   if (anvil) {
     // A crash rolled the devnet back: deeper than ponder's finality window, the index is rebuilt.
     const rollback = await findIndexRollback({ databaseUrl: env.DATABASE_URL!, schema, rpcUrl: env.RPC_URL!, chainId: config.chainId });
@@ -403,6 +405,12 @@ async function main(): Promise<void> {
       await dropIndex({ databaseUrl: env.DATABASE_URL!, schema });
     }
   }
+  const published = await publishedSchema(env.DATABASE_URL!).catch(() => undefined);
+  if (published && published !== schema)
+    log.warn(
+      { schema, published },
+      "the indexer's code or indexed configuration changed: indexing into a fresh schema; readers of the views keep the previous index until it is ready",
+    );
   log.info({ schema }, "starting ponder (indexer + API)");
   const childEnv = { ...process.env, ...env };
   // ponder stops itself too if this supervisor dies (the preload, through NODE_OPTIONS).

@@ -21,7 +21,7 @@ import { clankerFeeLockerAbi } from "../../common/abis/index.js";
 import { readConnectionFile } from "../../common/connection-file.js";
 import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { ROOT } from "../../devnet/compile.js";
-import { ponderSchemaName } from "../../devnet/ponder.js";
+import { VIEWS_SCHEMA } from "../../common/constants.js";
 import { mulberry32 } from "../../devnet/market.js";
 import { type Stack, cliAudit, embeddedStackEnv, operatorNonceAccounting, startStack } from "../helpers/stack.js";
 
@@ -195,9 +195,7 @@ describe("npm start killed whole with SIGKILL", () => {
         const onChain = claimLogs.map((l) => `${l.blockNumber}:${l.args.token?.slice(0, 6)}:${l.args.amountClaimed}`);
         const indexed = await engineDb(async (c) =>
           (
-            await c.query(
-              `SELECT block_number::text AS b, left(currency, 6) AS c, amount::text AS a FROM "${ponderSchemaName()}".fee_claim ORDER BY block_number`,
-            )
+            await c.query(`SELECT block_number::text AS b, left(currency, 6) AS c, amount::text AS a FROM "${VIEWS_SCHEMA}".fee_claim ORDER BY block_number`)
           ).rows.map((r) => `${r.b}:${r.c}:${r.a}`),
         ).catch((e) => [String(e)]);
         throw new Error(
