@@ -1,17 +1,22 @@
 /**
- * A private devnet for an engine suite: its own anvil with the whole protocol deployed (so
- * the suite knows the chain's exact state and can kill, pause or proxy it), a fresh
- * database, and helpers to trade, move oracle prices and act as the perps keeper.
+ * A private devnet for a suite: its own anvil with the whole protocol deployed (so the suite
+ * knows the chain's exact state and can kill, pause, rewrite or proxy it), a fresh database,
+ * and helpers to trade, move oracle prices and act as the perps keeper.
+ *
+ * The anvil loads the prepared devnet (devnet/prepared.ts) rather than deploying: the same
+ * chain, block for block, in well under a second.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Abi, type Address, type Hex, erc20Abi, getAddress, parseAbi } from "viem";
 import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { type Config, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, type Deployments, loadConfig } from "../../common/config.js";
+import { inject } from "vitest";
 import { type AnvilHandle, startAnvil } from "../../devnet/anvil.js";
 import { createDevnetContext, type DevnetContext } from "../../devnet/context.js";
-import { deployDevnet, writeDeployments } from "../../devnet/deploy.js";
+import { writeDeployments } from "../../devnet/deploy.js";
+import { deploymentsAt, preparedDevnet } from "../../devnet/prepared.js";
 import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
 import { advancePastAuction, devnetPrivateKey } from "../../devnet/protocol.js";
 import { createDatabase } from "../helpers/env.js";
@@ -35,7 +40,12 @@ export type PrivateDevnet = {
   protocolToken: Address;
   /** anvil account i as a devnet context (0 is the operator: never send from it while an engine runs). */
   as: (i: number) => DevnetContext;
+  /** The engine's environment on this devnet: its own database, this anvil, the devnet's deployments. */
   env: (extra?: Record<string, string>) => Record<string, string>;
+  /** Only where the chain is (for a service given its own database, e.g. `startTestPonder`). */
+  chainEnv: Record<string, string>;
+  /** One JSON-RPC call to this anvil. */
+  rpc: <T = unknown>(method: string, params?: unknown[]) => Promise<T>;
   config: (extra?: Record<string, string>) => Config;
   pool: (token: Address) => Promise<MarketPool>;
   buy: (trader: number, token: Address, usdcIn: bigint) => Promise<Hex>;
@@ -55,9 +65,10 @@ export const KEEPER = 9;
 export async function startPrivateDevnet(options: { port?: number; chainId?: number } = {}): Promise<PrivateDevnet> {
   const chainId = options.chainId ?? DEVNET_CHAIN_ID;
   const dir = mkdtempSync(join(tmpdir(), "engine-devnet-"));
-  const anvil = await startAnvil({ port: options.port ?? (await freePort()), chainId });
+  const prepared = chainId === DEVNET_CHAIN_ID ? { stateFile: inject("preparedStateFile"), deployments: undefined } : await preparedDevnet({ chainId });
+  const anvil = await startAnvil({ port: options.port ?? (await freePort()), chainId, loadStateFile: prepared.stateFile });
   const operator = createDevnetContext(anvil.rpcUrl, chainId, DEVNET_OPERATOR_KEY);
-  const deployments = await deployDevnet(operator);
+  const deployments = deploymentsAt(prepared.deployments ?? (JSON.parse(readFileSync(inject("deploymentsFile"), "utf8")) as Deployments), anvil.rpcUrl);
   const deploymentsFile = join(dir, "deployments.json");
   writeDeployments(deploymentsFile, deployments);
   const databaseUrl = await createDatabase("engine");
@@ -94,9 +105,12 @@ export async function startPrivateDevnet(options: { port?: number; chainId?: num
     LOG_LEVEL: "warn",
     ...extra,
   });
+  const chainEnv = { RPC_URL: anvil.rpcUrl, CHAIN_ID: String(chainId), DEPLOYMENTS_FILE: deploymentsFile };
   return {
     anvil,
     rpcUrl: anvil.rpcUrl,
+    chainEnv,
+    rpc: (method, params = []) => rpc(anvil.rpcUrl, method, params),
     deployments,
     deploymentsFile,
     databaseUrl,

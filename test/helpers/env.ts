@@ -67,28 +67,6 @@ export async function startTestPonder(databaseUrl: string, extraEnv: Record<stri
   return Object.assign(handle, { logs });
 }
 
-/** A devnet of the suite's own (fresh anvil, full deployment), for tests that rewrite history. */
-export async function startPrivateDevnet() {
-  const { startAnvil } = await import("../../devnet/anvil.js");
-  const { deployDevnet, writeDeployments } = await import("../../devnet/deploy.js");
-  const { join } = await import("node:path");
-  const anvil = await startAnvil({ port: await freePort() });
-  const operator = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
-  const deployments = await deployDevnet(operator);
-  const deploymentsFile = join(testEnv().workDir, `deployments-${anvil.rpcUrl.split(":").pop()}.json`);
-  writeDeployments(deploymentsFile, deployments);
-  return {
-    rpcUrl: anvil.rpcUrl,
-    deployments,
-    /** Environment overrides pointing a service at this devnet. */
-    env: { RPC_URL: anvil.rpcUrl, DEPLOYMENTS_FILE: deploymentsFile },
-    as: (keyIndex: number) => createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, ANVIL_KEYS[keyIndex]!),
-    rpc: async <T = unknown>(method: string, params: unknown[] = []) =>
-      (await operator.publicClient.request({ method: method as never, params: params as never })) as T,
-    stop: () => anvil.stop(),
-  };
-}
-
 /** Every row of every table ponder created in `schema`, as sorted JSON lines (for equality checks). */
 export async function dumpPonderTables(databaseUrl: string, schema = "app"): Promise<Record<string, string[]>> {
   const client = new pg.Client({ connectionString: databaseUrl });

@@ -13,7 +13,8 @@ import { ensureRouterApproval } from "../../devnet/market.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { V3_WETH_USDC_FEE } from "../../devnet/uniswap.js";
 import * as act from "../helpers/actions.js";
-import { createDatabase, dumpPonderTables, startPrivateDevnet, startTestPonder } from "../helpers/env.js";
+import { createDatabase, dumpPonderTables, startTestPonder } from "../helpers/env.js";
+import { startPrivateDevnet } from "../engine/devnet.js";
 
 const USDC = (n: bigint) => n * 1_000_000n;
 
@@ -72,7 +73,7 @@ describe("indexer consistency", () => {
 
   async function freshDump(): Promise<Record<string, string[]>> {
     const url = await createDatabase("fresh");
-    const ponder = await startTestPonder(url, devnet.env);
+    const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
       return await dumpPonderTables(url);
@@ -83,7 +84,7 @@ describe("indexer consistency", () => {
 
   it("after a reorg, equals a fresh reindex of the final chain", async () => {
     const url = await createDatabase("reorg");
-    const ponder = await startTestPonder(url, devnet.env);
+    const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       const base = await devnet.as(0).publicClient.getBlockNumber();
       await waitForIndexed(ponder.url, base);
@@ -108,13 +109,13 @@ describe("indexer consistency", () => {
 
   it("after SIGKILL mid-history and a restart, equals an uninterrupted run", async () => {
     const url = await createDatabase("restart");
-    let ponder = await startTestPonder(url, devnet.env);
+    let ponder = await startTestPonder(url, devnet.chainEnv);
     await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
     for (let round = 3; round < 6; round++) await activity(round);
     ponder.process.kill("SIGKILL");
     await new Promise((r) => ponder.process.once("exit", r));
     for (let round = 6; round < 9; round++) await activity(round); // history the killed indexer never saw
-    ponder = await startTestPonder(url, devnet.env);
+    ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
       const dump = await dumpPonderTables(url);

@@ -11,13 +11,12 @@ import { clankerFactoryAbi } from "../../common/abis/clanker.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../../common/universal-router.js";
-import { DEVNET_CHAIN_ID } from "../../common/config.js";
-import { type DevnetContext, createDevnetContext } from "../../devnet/context.js";
-import { devnetPrivateKey } from "../../devnet/protocol.js";
+import type { DevnetContext } from "../../devnet/context.js";
 import { ensureRouterApproval } from "../../devnet/market.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import * as act from "../helpers/actions.js";
-import { createDatabase, dumpPonderTables, startPrivateDevnet, startTestPonder } from "../helpers/env.js";
+import { createDatabase, dumpPonderTables, startTestPonder } from "../helpers/env.js";
+import { startPrivateDevnet } from "../engine/devnet.js";
 
 const USDC = (n: bigint) => n * 1_000_000n;
 const tokenAdminAbi = parseAbi(["function updateImage(string image)", "function updateMetadata(string metadata)"]);
@@ -32,10 +31,10 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
   let chain: Awaited<ReturnType<typeof startPrivateDevnet>>;
   /** anvil's accounts by index (the suite's helpers know 0..5; the strangers are 8 and 9). */
   const devnet = {
-    as: (i: number) => (i < 6 ? chain.as(i) : createDevnetContext(chain.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(i))),
+    as: (i: number) => chain.as(i),
     rpc: <T = unknown>(method: string, params: unknown[] = []) => chain.rpc<T>(method, params),
-    get env() {
-      return chain.env;
+    get chainEnv() {
+      return chain.chainEnv;
     },
   };
   let c: Record<string, Address>;
@@ -132,7 +131,7 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
 
   async function freshDump(): Promise<Record<string, string[]>> {
     const url = await createDatabase("foreign_fresh");
-    const ponder = await startTestPonder(url, devnet.env);
+    const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
       return await dumpPonderTables(url);
@@ -146,7 +145,7 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
 
   it("a reorg of a block holding foreign and our swaps ends equal to a fresh reindex, with no foreign row", async () => {
     const url = await createDatabase("foreign");
-    const ponder = await startTestPonder(url, devnet.env);
+    const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       await activity(0);
       await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
