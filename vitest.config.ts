@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts"],
+    // Each file reverts the shared devnet to where it found it (snapshot before, revert after).
+    setupFiles: ["test/helpers/isolate-chain.ts"],
     include: ["test/**/*.test.ts"],
     // Suites share one PostgreSQL server and one anvil; files run one after another.
     fileParallelism: false,

@@ -42,7 +42,7 @@ describe("API reference page, offline", () => {
   let browser: TestBrowser;
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({}, { indexer: false }); // the document and the page need no indexed data
     browser = await launchBrowser({ localOnly: true });
   }, 300_000);
 

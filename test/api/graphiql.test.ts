@@ -7,14 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestBrowser, launchBrowser } from "../helpers/browser.js";
 import { type Harness, startHarness } from "./harness.js";
 
-const QUERY = "{ tokens(first: 3) { edges { node { address symbol } } } }";
+/** Answered from the schema alone: the page needs no indexed data, so no ponder runs. */
+const QUERY = '{ __type(name: "Token") { name kind } }';
 
 describe("GraphiQL in a browser, offline", () => {
   let h: Harness;
   let browser: TestBrowser;
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({}, { indexer: false });
     browser = await launchBrowser({ localOnly: true });
   }, 300_000);
 
@@ -37,8 +38,8 @@ describe("GraphiQL in a browser, offline", () => {
   it("shows the editor, runs a query and shows the API's answer", async () => {
     const expected = await h.gql(QUERY, undefined, "http");
     expect(expected.status).toBe(200);
-    const tokens = (expected.json as { data: { tokens: { edges: { node: { address: string; symbol: string } }[] } } }).data.tokens.edges;
-    expect(tokens.length).toBeGreaterThan(0);
+    const type = (expected.json as { data: { __type: { name: string; kind: string } } }).data.__type;
+    expect(type).toEqual({ name: "Token", kind: "OBJECT" });
 
     const page = await browser.context.newPage();
     const errors: string[] = [];
@@ -59,14 +60,11 @@ describe("GraphiQL in a browser, offline", () => {
     await page.keyboard.insertText(QUERY);
     await page.locator(".graphiql-execute-button").click();
 
-    // The result pane shows the answer: every token's address from the same query over HTTP.
+    // The result pane shows the answer the same query gets over HTTP.
     const result = page.locator(".graphiql-response");
-    await expect.poll(async () => await result.innerText(), { timeout: 30_000 }).toContain(tokens[0]!.node.address);
+    await expect.poll(async () => await result.innerText(), { timeout: 30_000 }).toContain('"Token"');
     const shown = await result.innerText();
-    for (const { node } of tokens) {
-      expect(shown).toContain(node.address);
-      expect(shown).toContain(node.symbol);
-    }
+    expect(shown).toContain('"OBJECT"');
     expect(shown).not.toContain('"errors"');
 
     expect(browser.blocked, "requests beyond this machine").toEqual([]);

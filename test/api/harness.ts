@@ -3,8 +3,11 @@
  * port, as in production) and the same Hono app built in memory over the same PostgreSQL
  * tables (no port; fast enough for thousands of requests). Both read one fresh database that
  * ponder indexes from the shared devnet.
+ *
+ * `{ indexer: false }`: no ponder, for pages that need no indexed data (the API reference,
+ * GraphiQL). The in-memory app is then also served over HTTP at `url`, on an empty database.
  */
-import { type Answer, answer } from "../helpers/http.js";
+import { type Answer, answer, serveFetch } from "../helpers/http.js";
 import { drizzle } from "drizzle-orm/node-postgres";
 import type { Hono } from "hono";
 import pg from "pg";
@@ -61,13 +64,14 @@ function request(method: string, p: RequestInit & { json?: unknown; key?: string
   return { ...p, method, headers, body: p.json !== undefined ? JSON.stringify(p.json) : p.body };
 }
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, options: { indexer?: boolean } = {}): Promise<Harness> {
   const { deployments, rpcUrl } = testEnv();
   const databaseUrl = await createDatabase("api");
   const ponderEnv = { OPERATOR_API_KEY, ...env };
-  const ponder = await startTestPonder(databaseUrl, ponderEnv);
+  const ponder = options.indexer === false ? undefined : await startTestPonder(databaseUrl, ponderEnv);
   const publicClient = createPublicClient({ transport: http(rpcUrl) }) as PublicClient;
   const synced = async () => {
+    if (!ponder) return;
     const head = await publicClient.getBlockNumber({ cacheTime: 0 });
     await waitForIndexed(ponder.url, head).catch((error) => {
       throw new Error(`${error.message}\n${ponder.logs.slice(-30).join("\n")}`);
@@ -95,10 +99,12 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   };
   const app = createApp(deps);
 
+  const served = ponder ? undefined : await serveFetch((req) => app.fetch(req));
+  const url = ponder?.url ?? served!.url;
   const call: Harness["call"] = async (method, path, p) => answer(await app.request(`http://api.test${path}`, request(method, p)));
-  const fetchHttp: Harness["fetch"] = async (method, path, p) => answer(await fetch(`${ponder.url}${path}`, request(method, p)));
+  const fetchHttp: Harness["fetch"] = async (method, path, p) => answer(await fetch(`${url}${path}`, request(method, p)));
   return {
-    url: ponder.url,
+    url,
     databaseUrl,
     contracts: deployments.contracts as Record<string, Address>,
     protocolToken: deployments.protocolToken as Address,
@@ -110,9 +116,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     gql: (query, variables, over = "memory") => (over === "memory" ? call : fetchHttp)("POST", "/graphql", { json: { query, variables } }),
     synced,
     appWith: (override) => createApp({ ...deps, ...override }),
-    logs: ponder.logs,
+    logs: ponder?.logs ?? [],
     stop: async () => {
-      await ponder.stop();
+      await ponder?.stop();
+      await served?.close();
       await readPool.end();
       await enginePool.end();
     },
