@@ -2,10 +2,10 @@
  * What the handlers need to know about the deployment (addresses of the operator, the
  * protocol token and the reference currencies), from the typed config, read once.
  */
-import { type Address, type TransactionReceipt, createPublicClient, fallback, http } from "viem";
+import { type Address, type PublicClient, type TransactionReceipt, createPublicClient, fallback, http } from "viem";
 import type { OursContext } from "../common/ours.js";
 import { loadConfigOrExit, requireContract } from "../common/config.js";
-import { type NodeClient, type PonderReceiptClient, type ReceiptEvent, receiptAtEventBlock } from "./receipts.js";
+import { type PonderReceiptClient, type ReceiptEvent, receiptAtEventBlock } from "./receipts.js";
 
 const config = loadConfigOrExit();
 
@@ -24,6 +24,9 @@ export const indexerConfig = {
   wethUsdcPool: config.contracts.v3WethUsdcPool ? lower(config.contracts.v3WethUsdcPool) : undefined,
   secondaryAsset: config.contracts.secondaryAsset ? lower(config.contracts.secondaryAsset) : undefined,
   secondaryAssetPool: config.contracts.secondaryAssetPool ? lower(config.contracts.secondaryAssetPool) : undefined,
+  startBlock: BigInt(config.startBlock ?? 0),
+  /** The most blocks one `eth_getLogs` is known to be allowed to span (ETH_GET_LOGS_BLOCK_RANGE), if set. */
+  logsBlockRange: config.ethGetLogsBlockRange,
 } as const;
 
 export const isOperator = (a: string | undefined | null) => !!a && a.toLowerCase() === indexerConfig.operator;
@@ -31,7 +34,12 @@ export const isOperator = (a: string | undefined | null) => !!a && a.toLowerCase
 /** What common/ours.ts needs to tell our tokens from strangers'. */
 export const oursContext: OursContext = { operator: indexerConfig.operator, protocolToken: indexerConfig.protocolToken };
 
-let node: NodeClient | undefined;
+let node: PublicClient | undefined;
+
+/** A plain client of the indexer's endpoints, uncached, for what ponder's client does not ask (logs). */
+export function indexerNode(): PublicClient {
+  return (node ??= createPublicClient({ transport: fallback(config.indexerRpcUrls.map((url) => http(url))) }));
+}
 
 /**
  * The receipt of an event's transaction from the event's own block, or `null` when that block
@@ -39,13 +47,7 @@ let node: NodeClient | undefined;
  * the block at its next poll (indexer/receipts.ts).
  */
 export function receiptOf(client: PonderReceiptClient, event: ReceiptEvent): Promise<TransactionReceipt | null> {
-  return receiptAtEventBlock(
-    client,
-    () => (node ??= createPublicClient({ transport: fallback(config.indexerRpcUrls.map((url) => http(url))) })),
-    event,
-    (e) =>
-      console.warn(
-        `block ${e.block.number} (${e.block.hash}) left the canonical chain while indexing ${e.transaction.hash}: ponder reverts it at its next poll`,
-      ),
+  return receiptAtEventBlock(client, indexerNode, event, (e) =>
+    console.warn(`block ${e.block.number} (${e.block.hash}) left the canonical chain while indexing ${e.transaction.hash}: ponder reverts it at its next poll`),
   );
 }

@@ -5,19 +5,20 @@
  * MEV module's launch configuration come from the launch's own receipt (one read per launch of ours), not from following every v4 pool.
  *
  * A token launched by someone else and enrolled later is adopted at its enrolment
- * (`adoptLaunch`): its launch is found by its code's first block, and the same facts are written
- * from that launch's receipt, brought up to the enrolment block by reading its current state.
+ * (`adoptLaunch`): its launch is found by the launcher's `TokenCreated` log for it, and the same
+ * facts are written from that launch's receipt, brought up to the enrolment block by reading its
+ * state there.
  */
 import { type Context, ponder } from "ponder:registry";
 import { enrollment, pool, rewardRecipient, token } from "ponder:schema";
-import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type TransactionReceipt, parseEventLogs } from "viem";
+import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type TransactionReceipt, getAbiItem, parseEventLogs } from "viem";
 import { FeeIn, clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import { clankerHookAbi, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { extsloadAbi } from "../common/abis/engine.js";
 import { poolManagerAbi } from "../common/abis/uniswap.js";
 import { decodeV4Slot0, v4PoolStateSlot } from "../common/uniswap.js";
 import { applyAuctionInitialized, applyFeeConfig } from "./auction.js";
-import { indexerConfig, receiptOf } from "./config.js";
+import { indexerConfig, indexerNode, receiptOf } from "./config.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 import { poolPrices } from "./prices.js";
 
@@ -50,10 +51,10 @@ ponder.on("Launcher:TokenCreated", async ({ event, context }) => {
 
 /**
  * A token enrolled after someone else launched it: its launch facts, written at its enrolment.
- * The launch is found without logs (ponder's handlers have none): the first block holding the
- * token's code, by bisection (about log2(head) `eth_getCode` calls, once per such token), then
- * the transaction of that block whose receipt has the launcher's `TokenCreated` for it. What
- * changed since (admin, image, metadata, reward slots and preferences, the pool's price) is
+ * The launch is found by the launcher's `TokenCreated` log for it (`eth_getLogs` on its indexed
+ * `tokenAddress`, through the indexer's own endpoints: ponder's client asks no logs), then that
+ * transaction's receipt; no state is read at the launch's block, so a node that keeps only the
+ * latest blocks' state serves it. What changed since (admin, image, metadata, reward slots and preferences, the pool's price) is
  * read as of the enrolment block. Its swaps, fees and burns before the enrolment are not
  * indexed (docs/base.md). Returns false when the token is not a launch of this launcher.
  */
@@ -121,40 +122,59 @@ const tokenStateAbi = [
   { type: "function", name: "metadata", stateMutability: "view", inputs: [], outputs: [{ type: "string" }] },
 ] as const;
 
-/** The launch of `address` at or before block `before`: its code's first block, then that block's `TokenCreated` for it. */
+const tokenCreatedEvent = getAbiItem({ abi: clankerFactoryAbi, name: "TokenCreated" });
+
+/**
+ * The launch of `address` at or before block `before`: the launcher's `TokenCreated` for it,
+ * found by its indexed `tokenAddress` with `eth_getLogs` (logs stay on nodes that keep only the
+ * latest blocks' state), then that one transaction's receipt. No contract state is read at the
+ * launch's block, however old it is.
+ */
 async function findLaunch(client: Client, address: Address, before: bigint): Promise<Launch | undefined> {
-  const hasCode = async (blockNumber: bigint) => {
-    const code = await client.getCode({ address, blockNumber });
-    return !!code && code !== "0x";
-  };
-  if (!(await hasCode(before))) return undefined;
-  let lo = 0n; // no code at lo (or lo = 0)
-  let hi = before; // code at hi
-  while (hi - lo > 1n) {
-    const mid = (lo + hi) / 2n;
-    if (await hasCode(mid)) hi = mid;
-    else lo = mid;
-  }
-  const block = await client.getBlock({ blockNumber: hi, includeTransactions: true });
-  // The launcher's own transactions first; a launch through another contract is found too.
-  const txs = [...block.transactions].sort(
-    (a, b) => Number(b.to?.toLowerCase() === indexerConfig.launcher) - Number(a.to?.toLowerCase() === indexerConfig.launcher),
+  const found = await findTokenCreated(address, before);
+  if (!found) return undefined;
+  const receipt = await client.getTransactionReceipt({ hash: found.transactionHash });
+  const created = parseEventLogs({ abi: clankerFactoryAbi, eventName: "TokenCreated", logs: receipt.logs }).find(
+    (l) => l.address.toLowerCase() === indexerConfig.launcher && l.args.tokenAddress.toLowerCase() === address.toLowerCase(),
   );
-  for (const tx of txs) {
-    const receipt = await client.getTransactionReceipt({ hash: tx.hash });
-    const created = parseEventLogs({ abi: clankerFactoryAbi, eventName: "TokenCreated", logs: receipt.logs }).find(
-      (l) => l.address.toLowerCase() === indexerConfig.launcher && l.args.tokenAddress.toLowerCase() === address.toLowerCase(),
-    );
-    if (created)
-      return {
-        args: created.args,
-        txHash: tx.hash,
-        block: { number: block.number!, timestamp: block.timestamp, hash: block.hash! },
-        logIndex: created.logIndex,
-        receipt,
-      };
+  if (!created) return undefined;
+  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+  return {
+    args: created.args,
+    txHash: receipt.transactionHash,
+    block: { number: receipt.blockNumber, timestamp: block.timestamp, hash: receipt.blockHash },
+    logIndex: created.logIndex,
+    receipt,
+  };
+}
+
+type LogAt = { transactionHash: Hex; blockNumber: bigint };
+
+/**
+ * The launcher's `TokenCreated` log for `address` up to block `to`: first from the configured
+ * start block (where our launches begin), then before it (a stranger's older launch). One
+ * `eth_getLogs` per range when the endpoint takes it (the filter matches one log); a range the
+ * endpoint refuses is split in halves, newest first, down to ETH_GET_LOGS_BLOCK_RANGE.
+ */
+async function findTokenCreated(address: Address, to: bigint): Promise<LogAt | undefined> {
+  const start = indexerConfig.startBlock <= to ? indexerConfig.startBlock : 0n;
+  return (await logsIn(address, start, to)) ?? (start > 0n ? await logsIn(address, 0n, start - 1n) : undefined);
+}
+
+async function logsIn(address: Address, fromBlock: bigint, toBlock: bigint): Promise<LogAt | undefined> {
+  let logs: LogAt[];
+  try {
+    logs = (await indexerNode().getLogs({ address: indexerConfig.launcher, event: tokenCreatedEvent, args: { tokenAddress: address }, fromBlock, toBlock }))
+      .filter((l) => l.transactionHash !== null && l.blockNumber !== null)
+      .map((l) => ({ transactionHash: l.transactionHash!, blockNumber: l.blockNumber! }));
+  } catch (error) {
+    const span = toBlock - fromBlock + 1n;
+    const floor = BigInt(indexerConfig.logsBlockRange ?? 1);
+    if (span <= floor || span <= 1n) throw error;
+    const mid = fromBlock + span / 2n;
+    return (await logsIn(address, mid, toBlock)) ?? (await logsIn(address, fromBlock, mid - 1n));
   }
-  return undefined;
+  return logs.sort((a, b) => (a.blockNumber < b.blockNumber ? -1 : 1))[0];
 }
 
 /** The facts of one launch of ours: the token, its pool, the MEV module's configuration, its activity. */
