@@ -89,7 +89,7 @@ export type LaunchFees = {
   /** The dynamic-fee V2 hook's curve; absent for the static-fee V2 hook. */
   dynamic?: DynamicPoolFees;
   mevModule: Address;
-  /** The sniper fee right after the auction, decaying linearly to `endingFee` over `secondsToDecay`. */
+  /** The sniper fee right after the auction, decaying parabolically to `endingFee` over `secondsToDecay` from the last auction. */
   startingFee: number;
   endingFee: number;
   secondsToDecay: number;
@@ -554,8 +554,9 @@ export function describeDeploymentConfig(config: DeploymentConfig, paired: { sym
     },
     mevModule: {
       address: config.mevModuleConfig.mevModule,
-      auction: "no swaps for 2 blocks after the launch, then one WETH auction block",
-      decay: `sniper fee ${pipsToPercent(mev.startingFee)} decaying to ${pipsToPercent(mev.endingFee)} over ${mev.secondsToDecay} s`,
+      auction:
+        "no swaps for 2 blocks after the launch, then up to 5 WETH auction rounds (one block each, every 2 blocks while won; a swap in a live auction block must bid)",
+      decay: `sniper fee ${pipsToPercent(mev.startingFee)} decaying to ${pipsToPercent(mev.endingFee)} over ${mev.secondsToDecay} s from the last auction`,
     },
     locker: config.lockerConfig.locker,
     rewards: config.lockerConfig.rewardRecipients.map((recipient, i) => ({

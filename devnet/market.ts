@@ -10,13 +10,16 @@
  *   does on every swap, so LP fees land in the fee locker;
  * - the keeper (anvil 9) walks the oracle prices, executes pending perps market orders and
  *   closes trades whose liquidation, take-profit or stop-loss condition holds.
- * And every new launch's sniper auction gets a bid: the auction bidder (HD account 10, funded
- * by the deploy) buys the token in the pool's auction block with a WETH bid in the hookData
- * (`auctionBidWei`, 0.001 WETH by default), so the module's `AuctionWon` pays the reward
- * recipients through the fee locker. A pool is traded by the rounds only once its auction block
- * is mined. With `intervalMs` a watcher polls for launches every 100 ms and bids on its own (a
- * round takes seconds; the auction block comes 3 blocks after the launch); otherwise each
- * `step()` bids first, mining the no-trade blocks itself when anvil automines.
+ * And every new launch's sniper auction gets a bid, as the real module takes one: the auction
+ * bidder (HD account 10, funded by the deploy) buys the token in the pool's auction block with
+ * its address in the hookData (`encodeAuctionBid`) and a gas price of the round's `gasPeg` plus
+ * `auctionBidWei` / `paymentPerGasUnit` (0.001 WETH by default), so the module's `AuctionWon`
+ * pays the reward recipients through the fee locker; it bids in `auctionRounds` rounds (1 by
+ * default; each won round opens the next two blocks later). A pool is traded by the rounds only
+ * once no auction block of it is to come (its module's state says so). With `intervalMs` a
+ * watcher polls for launches every 100 ms and bids on its own (a round takes seconds; round 1's
+ * auction block comes 2 blocks after the launch); otherwise each `step()` bids first, mining the
+ * blocks before each auction block itself when anvil automines.
  * Never signs with the operator (anvil 0): the engine owns the operator's nonces.
  *
  * `npx tsx devnet/market.ts [--seed N] [--interval MS] [--auction-bid ETH]` runs it against a
@@ -28,7 +31,6 @@ import {
   type Abi,
   type Address,
   type Hex,
-  encodeAbiParameters,
   erc20Abi,
   formatEther,
   getAddress,
@@ -40,16 +42,17 @@ import {
   parseEventLogs,
   zeroAddress,
 } from "viem";
-import { sniperAuctionAbi } from "../common/abis/clanker-hook.js";
+import { encodeAuctionBid, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
 import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { type Logger, createLogger } from "../common/logger.js";
-import type { PoolKey } from "../common/uniswap.js";
+import { type PoolKey, poolIdOf } from "../common/uniswap.js";
 import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSingle } from "../common/universal-router.js";
 import { type DevnetContext, createDevnetContext, withGasMargin } from "./context.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
-import { NO_TRADE_BLOCKS } from "../common/constants.js";
+import { AUCTION_FIRST_BLOCK_AFTER_LAUNCH } from "../common/constants.js";
+import { sniperAuctionStatus } from "../core/chain/auction.js";
 import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
 
 /** Feeds the keeper walks, when the devnet has them. */
@@ -71,15 +74,8 @@ export const AUCTION_BUY_WETH = parseEther("0.0001");
 const AUCTION_POLL_MS = 100;
 /** How long a bid waits for the block before its pool's auction block. */
 const AUCTION_WAIT_MS = 60_000;
-const AUCTION_BID_TYPE = [
-  {
-    type: "tuple",
-    components: [
-      { name: "payee", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-  },
-] as const;
+/** Gas limit of a bid (sent without estimation: its gas price is the bid). */
+const AUCTION_BID_GAS = 3_000_000n;
 const wethAbi = parseAbi(["function deposit() payable"]);
 
 const feedAbi = parseAbi(["function latestAnswer() view returns (int256)", "function setAnswer(int256 answer)"]);
@@ -118,6 +114,8 @@ export type MarketOptions = {
   intervalMs?: number;
   /** WETH bid in each new launch's auction block (default `DEFAULT_AUCTION_BID_WEI`; 0n: no bids). */
   auctionBidWei?: bigint;
+  /** Auction rounds the bidder bids in, one after another while it wins (default 1; the module runs 5 at most). */
+  auctionRounds?: number;
   log?: Logger;
 };
 
@@ -171,8 +169,8 @@ export function startMarket(options: MarketOptions): Market {
   });
 
   const pools: MarketPool[] = [];
-  /** A launched token's auction block: its pool is traded by the rounds once that block is mined. */
-  const auctionBlocks = new Map<Address, bigint>();
+  /** Launched tokens with an MEV module whose auction rounds may still be running. */
+  const auctioned = new Set<Address>();
   const pendingOrders = new Set<bigint>();
   const tradeSlots = new Map<string, { trader: Address; pairIndex: bigint; index: bigint }>();
   let scannedBlock = BigInt(deployments.startBlock ?? 0) - 1n;
@@ -193,7 +191,7 @@ export function startMarket(options: MarketOptions): Market {
       if (pairedToken !== c.usdc && pairedToken !== c.weth) continue;
       const info = await reader.read<{ poolKey: PoolKey }>(c.lpLocker, clankerLpLockerAbi as Abi, "tokenRewards", [token]);
       pools.push({ token, pairedToken, poolKey: info.poolKey });
-      if (BigInt(launch.args.mevModule ?? zeroAddress) !== 0n) auctionBlocks.set(token, launch.blockNumber + NO_TRADE_BLOCKS + 1n);
+      if (BigInt(launch.args.mevModule ?? zeroAddress) !== 0n) auctioned.add(token);
     }
     for (const order of orders) pendingOrders.add(order.args.orderId!);
     for (const execution of executions) {
@@ -207,9 +205,14 @@ export function startMarket(options: MarketOptions): Market {
   /** Chooses this round's swaps from the traders' balances. */
   async function planSwaps(): Promise<SwapAction[]> {
     if (pools.length === 0) return [];
-    // A pool refuses swaps until its auction block; a swap in that block would end the auction unseen.
-    const head = await reader.publicClient.getBlockNumber({ cacheTime: 0 });
-    const tradable = pools.filter((p) => (auctionBlocks.get(p.token) ?? 0n) <= head);
+    // A pool refuses swaps before an auction block, and a plain swap in a live one; once no
+    // auction block is to come (the module's state), the pool is traded, sniper fee or not.
+    for (const p of pools) {
+      if (!auctioned.has(p.token)) continue;
+      const status = await sniperAuctionStatus(reader.publicClient, p.poolKey, 0);
+      if (status.over || status.phase === "decay") auctioned.delete(p.token);
+    }
+    const tradable = pools.filter((p) => !auctioned.has(p.token));
     if (tradable.length === 0) return [];
     const plan: SwapAction[] = [];
     const count = int(...SWAPS_PER_ROUND);
@@ -361,6 +364,8 @@ export function startMarket(options: MarketOptions): Market {
 
   const bidAmount = options.auctionBidWei ?? DEFAULT_AUCTION_BID_WEI;
   if (bidAmount < 0n) throw new Error("auctionBidWei must not be negative");
+  const bidRounds = options.auctionRounds ?? 1;
+  if (!Number.isInteger(bidRounds) || bidRounds < 1) throw new Error("auctionRounds must be a positive integer");
   const bidder = as(DEVNET_ACCOUNTS.auctionBidder);
   type Auction = { pool: MarketPool; mevModule: Address; auctionBlock: bigint };
   const auctions: Auction[] = [];
@@ -379,7 +384,7 @@ export function startMarket(options: MarketOptions): Market {
     });
     for (const launch of launches) {
       const mevModule = getAddress(launch.args.mevModule ?? zeroAddress);
-      const auctionBlock = launch.blockNumber + NO_TRADE_BLOCKS + 1n;
+      const auctionBlock = launch.blockNumber + AUCTION_FIRST_BLOCK_AFTER_LAUNCH;
       if (mevModule === zeroAddress || auctionBlock <= head) continue;
       const token = getAddress(launch.args.tokenAddress!);
       const pairedToken = getAddress(launch.args.pairedToken!);
@@ -430,19 +435,39 @@ export function startMarket(options: MarketOptions): Market {
     if (head > target) throw new Error(`too late for the auction block ${target + 1n}: the chain is at block ${head}`);
   }
 
-  /** Buys in the pool's auction block with the bid in the hookData; resolves with the block the bid won. */
+  /**
+   * Buys in the pool's auction block with the bidder as payee in the hookData and the bid in the
+   * gas price (the round's gas peg + bid / paymentPerGasUnit); then, while `auctionRounds` asks
+   * for more, in each next round's block. Resolves with the block of the last round won.
+   */
   async function bid(auction: Auction): Promise<bigint> {
     await ensureBidder(auction.mevModule);
-    await reachBlock(auction.auctionBlock - 1n);
-    const hookData = encodeAbiParameters(AUCTION_BID_TYPE, [{ payee: bidder.account.address, amount: bidAmount }]);
-    const hash = await auctionBuy(bidder, c, auction.pool, AUCTION_BUY_WETH, hookData);
-    const receipt = await bidder.publicClient.getTransactionReceipt({ hash });
-    const won = parseEventLogs({ abi: sniperAuctionAbi, eventName: "AuctionWon", logs: receipt.logs }).some(
-      (l) => getAddress(l.address) === auction.mevModule && getAddress(l.args.payee) === bidder.account.address,
-    );
-    if (!won) throw new Error(`the bid landed in block ${receipt.blockNumber}, not in the auction block ${auction.auctionBlock}`);
-    log?.info({ token: auction.pool.token, bid: formatEther(bidAmount), block: String(receipt.blockNumber) }, "won a launch's sniper auction");
-    return receipt.blockNumber;
+    const poolId = poolIdOf(auction.pool.poolKey);
+    const read = <T>(functionName: "gasPeg" | "nextAuctionBlock" | "round" | "paymentPerGasUnit", args: readonly unknown[] = [poolId]) =>
+      bidder.read<T>(auction.mevModule, sniperAuctionAbi as Abi, functionName, args);
+    const perGas = await read<bigint>("paymentPerGasUnit", []);
+    let block = auction.auctionBlock;
+    let wonIn = 0n;
+    for (let n = 0; n < bidRounds; n++) {
+      await reachBlock(block - 1n);
+      const [gasPeg, round] = [await read<bigint>("gasPeg"), await read<bigint>("round")];
+      const gasPrice = gasPeg + bidAmount / perGas;
+      const hash = await auctionBuy(bidder, c, auction.pool, AUCTION_BUY_WETH, encodeAuctionBid(bidder.account.address), gasPrice);
+      const receipt = await bidder.publicClient.getTransactionReceipt({ hash });
+      const won = parseEventLogs({ abi: sniperAuctionAbi, eventName: "AuctionWon", logs: receipt.logs }).find(
+        (l) => getAddress(l.address) === auction.mevModule && getAddress(l.args.payee) === bidder.account.address,
+      );
+      if (!won) throw new Error(`the bid landed in block ${receipt.blockNumber}, not in the auction block ${block}`);
+      log?.info(
+        { token: auction.pool.token, round: String(round), paid: formatEther(won.args.paymentAmount), block: String(receipt.blockNumber) },
+        "won a round of a launch's sniper auction",
+      );
+      wonIn = receipt.blockNumber;
+      const next = await read<bigint>("nextAuctionBlock");
+      if (next <= block) break; // the rounds are over
+      block = next;
+    }
+    return wonIn;
   }
 
   let bidding: Promise<unknown> = Promise.resolve();
@@ -614,6 +639,8 @@ export async function buyToken(
  * Buys `pool.token` with `wethIn` WETH through the UniversalRouter, passing `hookData` to the
  * pool's hook (a sniper-auction bid): one v4 hop for a WETH-paired pool, WETH → USDC (v3) →
  * token (v4) for a USDC-paired one. WETH must be approved to Permit2 and Permit2 to the router.
+ * With `gasPrice` (a bid: the gas price above the round's peg is what the module charges) it is
+ * sent as a legacy transaction at that price with a fixed gas limit; throws when it reverts.
  */
 export async function auctionBuy(
   ctx: DevnetContext,
@@ -621,6 +648,7 @@ export async function auctionBuy(
   pool: MarketPool,
   wethIn: bigint,
   hookData: Hex,
+  gasPrice?: bigint,
 ): Promise<Hex> {
   const zeroForOne = getAddress(pool.poolKey.currency0) === getAddress(pool.pairedToken);
   const steps =
@@ -637,7 +665,20 @@ export async function auctionBuy(
           v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
         ];
   const { commands, inputs } = routerPlan(steps);
-  return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+  if (gasPrice === undefined) return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+  const hash = await ctx.walletClient.writeContract({
+    account: ctx.account,
+    chain: ctx.walletClient.chain,
+    address: c.universalRouter,
+    abi: UNIVERSAL_ROUTER_ABI as Abi,
+    functionName: "execute",
+    args: [commands, inputs, DEADLINE],
+    gas: AUCTION_BID_GAS,
+    gasPrice,
+  } as never);
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== "success") throw new Error(`the auction buy ${hash} reverted in block ${receipt.blockNumber}`);
+  return hash;
 }
 
 /** Sells `amountIn` of `pool.token` for the pool's paired token (one v4 hop). */

@@ -28,7 +28,7 @@ import { mnemonicToAccount } from "viem/accounts";
 import { registryAbi } from "../common/abis/registry.js";
 import { FeeIn, clankerFactoryAbi } from "../common/abis/clanker.js";
 import { PERPS_PRECISION } from "../common/abis/perps.js";
-import { DEFAULT_SPLIT, NO_TRADE_BLOCKS } from "../common/constants.js";
+import { DEFAULT_SPLIT, LAST_AUCTION_BLOCK_AFTER_LAUNCH } from "../common/constants.js";
 import {
   DEFAULT_POOL_FEES,
   DEFAULT_SNIPER_FEES,
@@ -183,7 +183,9 @@ export async function deployProtocol(
 
   progress("deploying the static-fee V2 hook (at a mined address) and the sniper auction; enabling them");
   const clankerHook = await deployHookAt(ctx, art("ClankerHookStaticFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
-  const mevModule = await ctx.deploy(art("ClankerSniperAuctionV2"), [launcher, base.weth, feeLocker]);
+  // Base's module settings (its constructor's): round 1's auction block 2 blocks after the launch, then one
+  // every 2 blocks while won, 5 rounds at most, 0.0001 WETH per unit of gas price above the peg.
+  const mevModule = await ctx.deploy(art("ClankerSniperAuctionV2"), [operator, launcher, feeLocker, base.weth]);
   await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [mevModule]);
   await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerHook, true]);
   await ctx.write(launcher, art("Clanker").abi, "setMevModule", [mevModule, true]);
@@ -332,16 +334,18 @@ export async function deployHookAt(ctx: DevnetContext, artifact: Artifact, args:
 export const MEV_MODULE_MAX_SECONDS = 120;
 
 /**
- * Mines past the no-trade blocks and the auction block of a launch just made, and moves the
- * chain's clock `seconds` ahead (default: past the sniper fee's decay), so the next swap pays
- * the pool's own fee (and disables the MEV module). anvil only.
+ * Mines past every auction block a launch just made can have (round 1's, then one every
+ * `AUCTION_BLOCKS_BETWEEN_ROUNDS` while won, `AUCTION_MAX_ROUNDS` rounds), and moves the chain's
+ * clock `seconds` ahead (default: past the sniper fee's decay, which starts at the last won
+ * round's block at the latest), so the next swap pays the pool's own fee (and disables the MEV
+ * module). anvil only.
  */
 export async function advancePastAuction(
   client: { request: (args: never) => Promise<unknown> },
   seconds: number = DEFAULT_SNIPER_FEES.secondsToDecay + 1,
 ): Promise<void> {
   const request = client.request as (args: { method: string; params?: unknown[] }) => Promise<unknown>;
-  for (let i = 0n; i <= NO_TRADE_BLOCKS; i++) await request({ method: "evm_mine", params: [] });
+  for (let i = 0n; i < LAST_AUCTION_BLOCK_AFTER_LAUNCH; i++) await request({ method: "evm_mine", params: [] });
   await request({ method: "evm_increaseTime", params: [numberToHex(seconds)] });
   await request({ method: "evm_mine", params: [] });
 }

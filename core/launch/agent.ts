@@ -262,9 +262,10 @@ export async function devBuyCalldata(s: Pick<LaunchServices, "config" | "publicC
 }
 
 /**
- * Waits until the dev buy is clear of the launch's sniper auction: never into the no-trade
- * blocks or the auction block, and not before the sniper fee has decayed (the default; no
- * charter allows paying it yet).
+ * Waits until the dev buy is clear of the launch's sniper auction, as the pool's MEV module
+ * runs it: never into a block before or at an auction block of any round (up to five, one
+ * every two blocks while won), and not before the sniper fee has decayed from the last auction
+ * (no charter allows paying a sniper fee: the dev buy pays the pool's own fee).
  */
 async function waitForDevBuyWindow(s: LaunchServices, agent: Agent, token: Address): Promise<void> {
   const { config, publicClient, pool } = s;
@@ -285,7 +286,6 @@ async function waitForDevBuyWindow(s: LaunchServices, agent: Agent, token: Addre
   const deploy = await publicClient.getTransactionReceipt({ hash: agent.deployTx! });
   await waitForSniperAuction(publicClient, {
     key,
-    launchBlock: deploy.blockNumber,
     secondsToDecay: config.launchFees.secondsToDecay,
     onWait: (reason) =>
       void logOnce(pool, {

@@ -13,7 +13,7 @@ import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { DEFAULT_AUCTION_BID_WEI, type MarketAction, mulberry32, startMarket } from "../../devnet/market.js";
 import { DEVNET_ACCOUNTS, devnetAccount, devnetPrivateKey } from "../../devnet/protocol.js";
-import { NO_TRADE_BLOCKS } from "../../common/constants.js";
+import { AUCTION_FIRST_BLOCK_AFTER_LAUNCH } from "../../common/constants.js";
 import { launchToken } from "../helpers/actions.js";
 import { testEnv } from "../helpers/env.js";
 import { stringifyJson } from "../../common/json.js";
@@ -179,8 +179,20 @@ describe("market simulator", () => {
 
     const bids = actions.filter((a) => a.kind === "bid");
     expect(bids, stringifyJson(bids)).toEqual([
-      { kind: "bid", bidder, token: usdcLaunch.token, amount: DEFAULT_AUCTION_BID_WEI, block: usdcLaunch.receipt.blockNumber + NO_TRADE_BLOCKS + 1n },
-      { kind: "bid", bidder, token: wethLaunch.token, amount: DEFAULT_AUCTION_BID_WEI, block: wethLaunch.receipt.blockNumber + NO_TRADE_BLOCKS + 1n },
+      {
+        kind: "bid",
+        bidder,
+        token: usdcLaunch.token,
+        amount: DEFAULT_AUCTION_BID_WEI,
+        block: usdcLaunch.receipt.blockNumber + AUCTION_FIRST_BLOCK_AFTER_LAUNCH,
+      },
+      {
+        kind: "bid",
+        bidder,
+        token: wethLaunch.token,
+        amount: DEFAULT_AUCTION_BID_WEI,
+        block: wethLaunch.receipt.blockNumber + AUCTION_FIRST_BLOCK_AFTER_LAUNCH,
+      },
     ]);
     expect(
       actions.filter((a) => a.error),
@@ -233,7 +245,7 @@ describe("market simulator", () => {
     const market = startMarket({ rpcUrl, deployments, seed: 13, intervalMs: 2_000 });
     try {
       const launched = await launchToken(launcher, c, { name: "Watched", symbol: "WATCH", operator, creator: launcher.account.address, auction: "keep" });
-      const auctionBlock = launched.receipt.blockNumber + NO_TRADE_BLOCKS + 1n;
+      const auctionBlock = launched.receipt.blockNumber + AUCTION_FIRST_BLOCK_AFTER_LAUNCH;
       const auctionsWon = () =>
         reader.publicClient.getContractEvents({
           address: c.mevModule!,

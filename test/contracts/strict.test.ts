@@ -3,7 +3,7 @@
  * MEV module or locker that is not enabled with production's errors; every pool runs through
  * a V2 hook (the static-fee hook: fee by direction, of any size up to 10%; or the dynamic-fee
  * hook: a fee that rises with volatility), with a 20% protocol fee to the factory, and opens with
- * the sniper auction (two no-trade blocks, a WETH auction block, a decaying fee).
+ * the sniper auction (sniper-auction.test.ts).
  */
 import {
   type Abi,
@@ -12,18 +12,16 @@ import {
   BaseError,
   type TransactionReceipt,
   decodeErrorResult,
-  encodeAbiParameters,
   erc20Abi,
-  maxUint256,
   parseAbi,
   parseEventLogs,
   toFunctionSelector,
   zeroAddress,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { beforeAll, describe, expect, it } from "vitest";
-import { clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
-import { clankerHookAbi, sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
+import { describe, expect, it } from "vitest";
+import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { clankerHookAbi } from "../../common/abis/clanker-hook.js";
 import { knownErrorsAbi } from "../../common/abis/errors.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY } from "../../common/config.js";
@@ -42,7 +40,7 @@ import {
 import type { PoolKey } from "../../common/uniswap.js";
 import { compileProject } from "../../devnet/compile.js";
 import { createDevnetContext } from "../../devnet/context.js";
-import { type MarketPool, buyToken, ensureRouterApproval, marketContracts, sellToken } from "../../devnet/market.js";
+import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
 import { HOOK_PERMISSIONS, deployHookAt, devnetDynamicLaunchFees, devnetLaunchFees, devnetPrivateKey } from "../../devnet/protocol.js";
 import { launchToken } from "../helpers/actions.js";
 import { testConfig, testEnv } from "../helpers/env.js";
@@ -55,28 +53,14 @@ const trader = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(1))
 const operator = deployments.operator;
 const creator = privateKeyToAccount(generatePrivateKey()).address;
 
-const wethAbi = parseAbi(["function deposit() payable", "function approve(address, uint256) returns (bool)"]);
 const claimsAbi = parseAbi(["function balanceOf(address owner, uint256 id) view returns (uint256)"]);
 const factoryAdminAbi = parseAbi(["function setHook(address hook, bool enabled)"]);
-const auctionBidType = [
-  {
-    type: "tuple",
-    components: [
-      { name: "payee", type: "address" },
-      { name: "amount", type: "uint256" },
-    ],
-  },
-] as const;
 
 const receipt = (hash: Hex) => trader.publicClient.getTransactionReceipt({ hash });
 const balanceOf = (token: Address, owner: Address) => trader.read<bigint>(token, erc20Abi, "balanceOf", [owner]);
-const availableFees = (owner: Address, currency: Address) => trader.read<bigint>(c.feeLocker!, clankerFeeLockerAbi as Abi, "availableFees", [owner, currency]);
 const factoryClaims = (currency: Address) => trader.read<bigint>(c.v4PoolManager!, claimsAbi, "balanceOf", [c.launcher!, BigInt(currency)]);
 const rpc = (method: string, params: unknown[] = []) =>
   (trader.publicClient.request as (a: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
-const mine = async (blocks: number) => {
-  for (let i = 0; i < blocks; i++) await rpc("evm_mine");
-};
 
 /** The custom error a failed call reverted with, decoded with the known errors (unwrapping v4's WrappedError). */
 function revertOf(error: unknown): { name: string; inner?: Hex } {
@@ -189,112 +173,13 @@ describe("the launcher refuses what Base refuses, with production's errors", () 
   });
 });
 
-type Launched = Awaited<ReturnType<typeof launchToken>> & { pool: MarketPool };
-async function launch(fees: Parameters<typeof launchToken>[2]["fees"] = {}): Promise<Launched> {
-  const launched = await launchToken(trader, c, { name: "Auctioned", symbol: "AUCT", operator, creator, auction: "keep", fees });
-  const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
-  return { ...launched, pool: { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey } };
-}
-
 const swapOf = (r: TransactionReceipt, poolId: Hex) =>
   parseEventLogs({ abi: poolManagerAbi, eventName: "Swap", logs: r.logs }).find((l) => l.args.id === poolId)!.args;
 const hookEvents = (r: TransactionReceipt) =>
   parseEventLogs({ abi: clankerHookAbi, logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerHook!.toLowerCase()) });
-const auctionEvents = (r: TransactionReceipt) =>
-  parseEventLogs({ abi: sniperAuctionAbi, logs: r.logs.filter((l) => l.address.toLowerCase() === c.mevModule!.toLowerCase()) });
 const blockTime = async (r: TransactionReceipt) => (await trader.publicClient.getBlock({ blockNumber: r.blockNumber })).timestamp;
 
-describe("the sniper auction", () => {
-  beforeAll(async () => {
-    await ensureRouterApproval(trader, m, c.usdc!, maxUint256 / 2n);
-  });
-
-  it("the launch reports the real hook and module, and the pool refuses swaps for the two blocks after it: NotAuctionBlock()", async () => {
-    const launched = await launch();
-    expect(launched.hook).toBe(c.clankerHook);
-    expect(launched.mevModule).toBe(c.mevModule);
-    expect(launched.pool.poolKey).toMatchObject({ fee: 0x800000, hooks: c.clankerHook });
-    const created = parseEventLogs({ abi: clankerHookAbi, eventName: "PoolCreatedFactory", logs: launched.receipt.logs })[0]!;
-    expect(created.args).toMatchObject({ pairedToken: c.usdc, clanker: launched.token, poolId: launched.poolId, mevModule: c.mevModule, locker: c.lpLocker });
-    const initialized = auctionEvents(launched.receipt).find((e) => e.eventName === "AuctionInitialized")!;
-    expect(initialized.args).toMatchObject({ poolId: launched.poolId, auctionBlock: launched.receipt.blockNumber + 3n, round: 1n });
-
-    for (let block = 1; block <= 2; block++) {
-      const refused = await rejection(buyToken(trader, m, launched.pool, 1_000_000n));
-      expect(refused.name).toBe("WrappedError");
-      expect(refused.inner).toBe(toFunctionSelector("NotAuctionBlock()"));
-      await mine(1);
-    }
-    // Nothing is collected while the module operates: no ClaimedRewards, no StoreTokens.
-    const r = await receipt(await trader.write(c.lpLocker!, clankerLpLockerAbi as Abi, "collectRewards", [launched.token]));
-    expect(r.logs).toEqual([]);
-  });
-
-  it("the auction block's winner pays WETH: 80% to the reward recipients through the fee locker (no ClaimedRewards), 20% to the factory", async () => {
-    const bid = 10n ** 16n;
-    await trader.write(c.weth!, wethAbi, "deposit", [], bid);
-    await trader.write(c.weth!, wethAbi, "approve", [c.mevModule!, bid]);
-    const before = {
-      op: await availableFees(operator, c.weth!),
-      creator: await availableFees(creator, c.weth!),
-      factory: await balanceOf(c.weth!, c.launcher!),
-    };
-
-    const launched = await launch();
-    await mine(2); // the next transaction lands in the auction block
-    const hookData = encodeAbiParameters(auctionBidType, [{ payee: trader.account.address, amount: bid }]);
-    const r = await receipt(await buyToken(trader, m, launched.pool, 5_000_000n, hookData));
-    expect(r.blockNumber).toBe(launched.receipt.blockNumber + 3n);
-
-    const events = auctionEvents(r);
-    const lp = (bid * 8_000n) / 10_000n;
-    expect(events.find((e) => e.eventName === "AuctionWon")!.args).toEqual({
-      poolId: launched.poolId,
-      payee: trader.account.address,
-      paymentAmount: bid,
-      round: 1n,
-    });
-    expect(events.find((e) => e.eventName === "AuctionRewardsTransferred")!.args).toEqual({ poolId: launched.poolId, lpPayment: lp, factoryPayment: bid - lp });
-    expect(events.map((e) => e.eventName)).toContain("AuctionEnded");
-
-    const stores = parseEventLogs({ abi: clankerFeeLockerAbi, eventName: "StoreTokens", logs: r.logs }).map((l) => l.args);
-    const operatorShare = (lp * 9_050n) / 10_000n;
-    expect(stores.map((s) => [s.sender, s.feeOwner, s.token, s.amount])).toEqual([
-      [c.mevModule, operator, c.weth, operatorShare],
-      [c.mevModule, creator, c.weth, lp - operatorShare],
-    ]);
-    expect(parseEventLogs({ abi: clankerLpLockerAbi, eventName: "ClaimedRewards", logs: r.logs })).toEqual([]);
-    expect((await availableFees(operator, c.weth!)) - before.op).toBe(operatorShare);
-    expect((await availableFees(creator, c.weth!)) - before.creator).toBe(lp - operatorShare);
-    expect((await balanceOf(c.weth!, c.launcher!)) - before.factory).toBe(bid - lp);
-  });
-
-  it("without a bid the auction expires; the sniper fee then decays as configured and the hook disables the module", async () => {
-    const fees = { startingFee: 500_000, endingFee: 50_000, secondsToDecay: 30, pairedFee: 20_000, clankerFee: 5_000 };
-    const launched = await launch(fees);
-    const launchedAt = await blockTime(launched.receipt);
-    await mine(3); // past the auction block, nobody bid
-    await rpc("evm_increaseTime", [10]);
-
-    const usdcIn = 2_000_000n;
-    const r = await receipt(await buyToken(trader, m, launched.pool, usdcIn));
-    expect(auctionEvents(r).map((e) => e.eventName)).toEqual(["AuctionExpired", "AuctionEnded"]);
-    const elapsed = (await blockTime(r)) - launchedAt;
-    expect(elapsed).toBeGreaterThanOrEqual(10n);
-    const fee = Number(500_000n - (450_000n * elapsed) / 30n);
-    expect(hookEvents(r).find((e) => e.eventName === "MevModuleSetFee")!.args).toEqual([launched.poolId, fee]);
-    expect(swapOf(r, launched.poolId).fee).toBe(fee);
-    // The protocol fee is 20% of the sniper fee then, off the USDC input.
-    const protocol = (usdcIn * BigInt(fee / 5)) / 1_000_000n;
-    expect(hookEvents(r).find((e) => e.eventName === "ClaimProtocolFees")!.args).toEqual({ token: launched.token, amount: protocol });
-
-    await rpc("evm_increaseTime", [30]);
-    const after = await receipt(await buyToken(trader, m, launched.pool, usdcIn));
-    expect(auctionEvents(after).map((e) => e.eventName)).toEqual(["DecayPeriodOver"]);
-    expect(hookEvents(after).find((e) => e.eventName === "MevModuleDisabled")!.args).toEqual([launched.poolId]);
-    expect(swapOf(after, launched.poolId).fee).toBe(fees.pairedFee);
-  });
-});
+// The sniper auction's rounds, bids and fee curve: sniper-auction.test.ts.
 
 describe("the static-fee V2 hook", () => {
   it("charges the LP fee by direction and 20% of it on top in the paired token, credited to the factory", async () => {

@@ -237,7 +237,7 @@ describe("buildDeploymentConfig", () => {
     const config = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_400, fees: FEES });
     const words = describeDeploymentConfig(config, { symbol: "USDC", decimals: 6 });
     expect(words.hook.buyFee).toMatch(/^1% LP fee when USDC is the input/);
-    expect(words.mevModule.decay).toBe("sniper fee 66.6777% decaying to 4.1673% over 15 s");
+    expect(words.mevModule.decay).toBe("sniper fee 66.6777% decaying to 4.1673% over 15 s from the last auction");
     expect(words.rewards.map((r) => [r.share, r.paidIn])).toEqual([
       ["9050 bps (90.5%)", "the paired token"],
       ["950 bps (9.5%)", "the paired token"],

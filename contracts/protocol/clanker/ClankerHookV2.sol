@@ -44,6 +44,14 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
     /// @notice Most LP fee a V2 hook charges (10%).
     uint24 public constant MAX_LP_FEE = 100_000;
     uint256 public constant MAX_MEV_MODULE_DELAY = 2 minutes;
+    /// @notice Most LP fee the MEV module may set (80%).
+    uint24 public constant MAX_MEV_LP_FEE = 800_000;
+
+    /// @notice A swap's hookData: what the MEV module and the pool extension each receive.
+    struct PoolSwapData {
+        bytes mevModuleSwapData;
+        bytes poolExtensionSwapData;
+    }
 
     IPoolManager public immutable poolManager;
     address public immutable factory;
@@ -62,9 +70,12 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
     ///      unspecified amount; 0 otherwise. A nested swap (the locker's conversion) completes inside `beforeSwap`
     ///      before this is written.
     uint256 internal _pendingProtocolFee;
+    /// @dev LP fee of the swap whose MEV module is being consulted (raised by `mevModuleSetFee`); 0 otherwise.
+    uint24 internal _swapLpFee;
 
     error NotPoolManager();
     error HookNotImplemented();
+    error Unauthorized();
 
     constructor(address poolManager_, address factory_) {
         poolManager = IPoolManager(poolManager_);
@@ -118,6 +129,10 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         return _state[poolId].mevModuleEnabled;
     }
 
+    function mevModule(PoolId poolId) external view returns (address) {
+        return _state[poolId].mevModule;
+    }
+
     function poolCreationTimestamp(PoolId poolId) external view returns (uint256) {
         return _state[poolId].poolCreationTimestamp;
     }
@@ -163,6 +178,7 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         );
 
         emit PoolCreatedFactory(pairedToken, clanker, poolId, tickIfToken0IsClanker, tickSpacing, locker, mevModule);
+        emit PoolExtensionRegistered(poolId, address(0));
         _emitPoolInitialized(poolId);
     }
 
@@ -200,9 +216,8 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
             Currency.unwrap(s.clankerIsToken0 ? key.currency0 : key.currency1)
         );
 
-        uint24 mevFee = _runMevModule(key, params, hookData);
         uint24 lpFee = _lpFee(key, poolId, params, params.zeroForOne != s.clankerIsToken0);
-        if (mevFee > lpFee) lpFee = mevFee;
+        lpFee = _runMevModule(key, params, hookData, lpFee);
         BeforeSwapDelta delta = _protocolFeeBeforeSwap(key, params, s.clankerIsToken0, lpFee);
         return (IHooks.beforeSwap.selector, delta, lpFee | LPFeeLibrary.OVERRIDE_FEE_FLAG);
     }
@@ -258,27 +273,50 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         emit ClaimProtocolFees(token, fee);
     }
 
-    function _runMevModule(PoolKey calldata key, SwapParams calldata params, bytes calldata hookData)
+    /// @dev Consults the pool's MEV module while it runs, with the `mevModuleSwapData` of the swap's hookData
+    ///      (`abi.encode(PoolSwapData)`; empty hookData is empty data). Returns the swap's LP fee: `lpFee`, or a
+    ///      higher fee the module set through `mevModuleSetFee` during the call.
+    function _runMevModule(PoolKey calldata key, SwapParams calldata params, bytes calldata hookData, uint24 lpFee)
         internal
         returns (uint24)
     {
         PoolId poolId = key.toId();
         PoolState storage s = _state[poolId];
-        if (!s.mevModuleEnabled) return 0;
-        if (block.timestamp >= uint256(s.poolCreationTimestamp) + MAX_MEV_MODULE_DELAY) {
-            s.mevModuleEnabled = false;
-            emit MevModuleDisabled(poolId);
-            return 0;
-        }
-        (bool disable, uint24 moduleFee) =
-            IClankerMevModule(s.mevModule).beforeSwap(key, params, s.clankerIsToken0, hookData);
+        if (!_mevModuleOperational(poolId)) return lpFee;
+        PoolSwapData memory swapData;
+        if (hookData.length > 0) swapData = abi.decode(hookData, (PoolSwapData));
+        _swapLpFee = lpFee;
+        bool disable = IClankerMevModule(s.mevModule).beforeSwap(key, params, s.clankerIsToken0, swapData.mevModuleSwapData);
+        lpFee = _swapLpFee;
+        _swapLpFee = 0;
         if (disable) {
             s.mevModuleEnabled = false;
             emit MevModuleDisabled(poolId);
-            return 0;
         }
-        if (moduleFee > 0) emit MevModuleSetFee(poolId, moduleFee);
-        return moduleFee;
+        return lpFee;
+    }
+
+    /// @dev Whether the pool's MEV module runs; disables it (`MevModuleDisabled`) once the pool is two minutes old.
+    function _mevModuleOperational(PoolId poolId) internal returns (bool) {
+        PoolState storage s = _state[poolId];
+        if (!s.mevModuleEnabled) return false;
+        if (block.timestamp >= uint256(s.poolCreationTimestamp) + MAX_MEV_MODULE_DELAY) {
+            s.mevModuleEnabled = false;
+            emit MevModuleDisabled(poolId);
+            return false;
+        }
+        return true;
+    }
+
+    /// @notice The pool's MEV module sets the LP fee of the swap in progress: ignored while the module does not
+    ///         run, above `MAX_MEV_LP_FEE`, or not above the swap's own fee; otherwise `MevModuleSetFee`.
+    function mevModuleSetFee(PoolKey calldata poolKey, uint24 fee) external {
+        PoolId poolId = poolKey.toId();
+        if (msg.sender != _state[poolId].mevModule) revert Unauthorized();
+        if (!_mevModuleOperational(poolId)) return;
+        if (fee > MAX_MEV_LP_FEE || fee <= _swapLpFee) return;
+        _swapLpFee = fee;
+        emit MevModuleSetFee(poolId, fee);
     }
 
     // ---------------------------------------------------------------- callbacks this hook does not use

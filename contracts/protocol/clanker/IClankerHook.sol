@@ -29,6 +29,7 @@ interface IClankerHook {
         address mevModule
     );
     event PoolInitialized(PoolId poolId, uint24 clankerFee, uint24 pairedFee);
+    event PoolExtensionRegistered(PoolId indexed poolId, address indexed extension);
     event ClaimProtocolFees(address indexed token, uint256 amount);
     event MevModuleDisabled(PoolId);
     event MevModuleSetFee(PoolId, uint24);
@@ -66,13 +67,14 @@ interface IClankerHook {
 interface IClankerMevModule {
     function initialize(PoolKey calldata poolKey, bytes calldata mevModuleData) external;
 
+    /// @notice Consulted before every swap while the module runs; `swapData` is the `mevModuleSwapData` of the
+    ///         swap's hookData. A fee the module imposes goes through the hook's `mevModuleSetFee`.
     /// @return disableMevModule the module is done with this pool (the hook stops consulting it)
-    /// @return fee the LP fee the module imposes on this swap (0: the hook's own fee)
     function beforeSwap(PoolKey calldata poolKey, SwapParams calldata swapParams, bool clankerIsToken0, bytes calldata swapData)
         external
-        returns (bool disableMevModule, uint24 fee);
+        returns (bool disableMevModule);
 
-    /// @notice ERC-165: true for this interface (the factory's `setMevModule` checks it) and for IERC165.
+    /// @notice ERC-165: true for this interface (the factory's `setMevModule` checks it).
     function supportsInterface(bytes4 interfaceId) external pure returns (bool);
 }
 
