@@ -11,6 +11,7 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 120_000,
     hookTimeout: 240_000,
-    reporters: ["default"],
+    // The default report, then the ten slowest files and the total (test/reporters/slowest.ts).
+    reporters: ["default", "./test/reporters/slowest.ts"],
   },
 });

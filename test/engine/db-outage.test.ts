@@ -2,7 +2,8 @@
  * Database outage: the engine (a real process, workers on fast intervals) runs against a
  * PostgreSQL server of its own, which the test stops with a fast shutdown (open sessions
  * terminated, as in a maintenance restart or a failover) and keeps down for
- * `DB_OUTAGE_SECONDS` (90 by default: far past the lease term of 10 s and any retry budget),
+ * `DB_OUTAGE_SECONDS` (15 by default: five times the lease term of 3 s the engine runs with here,
+ * and past any retry budget),
  * then starts again on the same data. The engine waits it out in the same process: no
  * crash, no exit, its leadership suspended then renewed at the same epoch (nobody took
  * over), and its work resumes by itself — the fees bought during the outage are claimed and
@@ -23,7 +24,9 @@ import { attributed as attributedOf, claimedOnchain as claimedOnchainOf, lines, 
 
 const USDC = 1_000_000n;
 /** How long PostgreSQL stays down (s). */
-const OUTAGE_SECONDS = Number(process.env.DB_OUTAGE_SECONDS ?? 90);
+const OUTAGE_SECONDS = Number(process.env.DB_OUTAGE_SECONDS ?? 15);
+/** The engine's lease term here (s): the outage outlasts it several times over. */
+const LEASE_SECONDS = 3;
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -68,10 +71,20 @@ describe("database outage", () => {
       const baseNonce = Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
       await d.buy(7, d.c.usdcPairedToken as Address, 2_000n * USDC);
       let stdout = "";
-      const engine = runTs("engine/main.ts", d.env({ DATABASE_URL: postgres.url, WORKER_INTERVAL_SCALE: "0.01", LOG_LEVEL: "info", LOG_FORMAT: "json" }), {
-        timeoutMs: (OUTAGE_SECONDS + 240) * 1000,
-        onStdout: (line) => (stdout += `${line}\n`),
-      });
+      const engine = runTs(
+        "engine/main.ts",
+        d.env({
+          DATABASE_URL: postgres.url,
+          WORKER_INTERVAL_SCALE: "0.01",
+          LEADER_LEASE_SECONDS: String(LEASE_SECONDS),
+          LOG_LEVEL: "info",
+          LOG_FORMAT: "json",
+        }),
+        {
+          timeoutMs: (OUTAGE_SECONDS + 240) * 1000,
+          onStdout: (line) => (stdout += `${line}\n`),
+        },
+      );
       const pid = engine.child.pid!;
       try {
         await waitFor("the first claim", async () => (await claimedOnchain()) > 0n && (await attributed()) === (await claimedOnchain()), 90_000);
@@ -87,7 +100,7 @@ describe("database outage", () => {
           expect(engine.child.exitCode, `the engine exited during the outage:\n${engine.child.exitCode}`).toBeNull();
           await new Promise((r) => setTimeout(r, 1_000));
         }
-        // The lease term (10 s) ran out long ago: the leadership is suspended, not given up.
+        // The lease term ran out long ago: the leadership is suspended, not given up.
         expect(stdout).toMatch(/leadership suspended/);
 
         postgres = await startPostgres({ dataDir: join(dir, "pg"), port });
