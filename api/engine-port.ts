@@ -10,7 +10,7 @@ import { type Address, getAddress } from "viem";
 import { PAIR_FEEDS } from "../common/abis/perps.js";
 import { tables } from "../core/db/client.js";
 import { toPerpsPrice } from "../common/perps-math.js";
-import { type DesksHealth, type WorkerHealth as CoreWorkerHealth, readWorkerHealth } from "../core/health.js";
+import { type DesksHealth, type EngineHealth as CoreEngineHealth, type WorkerHealth as CoreWorkerHealth, readWorkerHealth } from "../core/health.js";
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
 import type { Config } from "../common/config.js";
 import { type Leg, Legs, legBalancesOf, ledgerTotals } from "../core/ledger/ledger.js";
@@ -58,6 +58,8 @@ export type EngineHealthView = {
   desks?: DesksHealth | null;
   /** The webhook outbox's backlog (docs/design.md §7.1); null before the engine's tables exist. */
   webhooks?: WebhookBacklog | null;
+  /** Collections deferred because their conversion would yield nothing (their fees wait in the pool). */
+  deferredCollections?: CoreEngineHealth["deferredCollections"];
 };
 
 /** Transactions not final yet (pending, in flight, or mined under `CONFIRMATIONS`), and the last reorg. */
@@ -177,7 +179,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
   const ledgerDb = drizzle(pool, { schema: tables });
   return {
     health: () =>
-      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null, desks: null, webhooks: null }, async () => {
+      tolerant({ workers: [], degraded: [], transactions: NO_TRANSACTIONS, leader: null, desks: null, webhooks: null, deferredCollections: [] }, async () => {
         const [h, webhooks] = await Promise.all([readWorkerHealth(pool), tolerant(null, () => readWebhookBacklog(pool))]);
         return {
           workers: h.workers.map((w) => ({
@@ -202,6 +204,7 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
             expiresAt: h.leader.expiresAt,
           },
           desks: h.desks,
+          deferredCollections: h.deferredCollections,
           transactions: {
             notFinal: h.transactions.notFinal.map(({ key, kind, status, nonce, ageSeconds, reorgs, error }) => ({
               key,

@@ -59,6 +59,11 @@ export type EngineHealth = {
   transactions: Awaited<ReturnType<typeof pipelineHealth>> & { lastReorg: LastReorg };
   /** The desks as the engine recorded them at its last start; null before it ever started. */
   desks: DesksHealth | null;
+  /**
+   * Collections the fee-claimer deferred because their conversion would yield nothing
+   * (engine/fees/deferred.ts): not a degradation, their fees wait in the pool.
+   */
+  deferredCollections: { token: string; reason: string; since: string; attempts: number }[];
 };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -72,6 +77,7 @@ const NOT_STARTED: EngineHealth = {
   workers: [],
   transactions: { counts: {}, failures: [], notFinal: [], lastReorg: null },
   desks: null,
+  deferredCollections: [],
 };
 
 /**
@@ -89,7 +95,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       db
         .select({ key: stateTable.key, value: stateTable.value })
         .from(stateTable)
-        .where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks", "fee-routing"])),
+        .where(inArray(stateTable.key, ["engine", "rpc", "last-reorg", "desks", "fee-routing", "fee-collections"])),
       pipelineHealth(pool),
       readLease(db),
     ]);
@@ -177,5 +183,7 @@ export async function readWorkerHealth(pool: pg.Pool, now = Date.now()): Promise
       lastReorg: reorg ? { at: reorg.at, forkBlock: reorg.forkBlock, reopened: reorg.reopened, reversed: reorg.reversed } : null,
     },
     desks,
+    deferredCollections:
+      (stateRows.find((r) => r.key === "fee-collections")?.value as { deferred?: EngineHealth["deferredCollections"] } | undefined)?.deferred ?? [],
   };
 }

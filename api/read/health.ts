@@ -185,5 +185,7 @@ export async function readHealth(deps: ApiDeps) {
     desks: engine.desks ?? desksHealth(deps.config),
     /** The webhook outbox's backlog (docs/design.md §7.1), null before the engine's tables exist. */
     webhooks: engine.webhooks ?? null,
+    /** Fee collections deferred because their conversion would yield nothing; shown only while there are some. */
+    ...(engine.deferredCollections?.length ? { deferredCollections: engine.deferredCollections } : {}),
   } as const;
 }

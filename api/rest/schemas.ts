@@ -336,6 +336,21 @@ export const healthResponse = z
       .strict()
       .nullable()
       .describe("The webhook outbox's backlog (null before the engine's tables exist)"),
+    deferredCollections: z
+      .array(
+        z
+          .object({
+            token: checksummed,
+            reason: z.string(),
+            since: iso.describe("When the fee-claimer first deferred it"),
+            attempts: int.describe("Cycles that deferred it in a row"),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe(
+        "Fee collections the fee-claimer did not send because their conversion would yield nothing (the pool's token-side dust converts to 0, and the locker asks at least 1): their fees wait in the pool for its next swap or a later cycle. Absent when there are none; not a degradation",
+      ),
   })
   .strict();
 

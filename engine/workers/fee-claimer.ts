@@ -9,6 +9,12 @@
  * WETH fees are converted to USDC. The batch is stored before its first transaction, so a
  * crash mid-batch resumes the same batch with the same intents.
  *
+ * A collect whose conversion would yield nothing (the token-side dust the hook's per-swap
+ * collection leaves converts to 0 USDC, and the locker asks at least 1: `V4TooLittleReceived(1,
+ * 0)`, as on Base) is simulated first and deferred, never sent nor failed: the token's fees stay
+ * waiting for the pool's next swap or a later cycle, the claims go on, and `/health` lists the
+ * deferral (fees/deferred.ts).
+ *
  * The claim bound (README, docs/design.md §6): fees the hook already moved into the fee locker
  * are claimed and attributed by the next cycle (above the dust minimums); fees waiting in a
  * pool are collected within ⌈W / CLAIM_BATCH_SIZE⌉ cycles, W the tokens with fees waiting.
@@ -20,6 +26,7 @@ import { logDecision } from "../../core/agent-log.js";
 import type { EngineContext } from "../../core/context.js";
 import { tables } from "../../core/db/client.js";
 import { attributeClaims } from "../fees/attribution.js";
+import { collectYieldsNothing, conversionYieldsNothing, deferralReason, readDeferred, storeDeferred } from "../fees/deferred.js";
 import { checkFeeRouting } from "../fees/routing.js";
 import { type FeeGrowth, rememberCollected, tokensWithFeesWaiting } from "../fees/waiting.js";
 import { convertWethFees } from "../fees/weth.js";
@@ -66,10 +73,12 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
   // The growth read before this cycle's collects: remembered for each collect that mined (a resumed cycle's is not known).
   let growth = new Map<Address, FeeGrowth>();
   let waiting = 0;
+  let stillWaiting: Set<Address> | undefined;
   if (!cycle && active.length) {
     const found = await tokensWithFeesWaiting(ctx, active);
     growth = found.growth;
     waiting = found.waiting.length;
+    stillWaiting = new Set(found.waiting.map((t) => getAddress(t.token)));
     const cursor = (await getState<{ enrolOrder: number }>(ctx.db, "claim-cursor"))?.enrolOrder ?? -1;
     const batch = nextBatch(found.waiting, cursor, ctx.config.claimBatchSize);
     cycle = await ctx.db.transaction(async (tx) => {
@@ -84,12 +93,31 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
 
   const collected: Address[] = [];
   const claimed: string[] = [];
+  const deferred: { token: Address; reason: string }[] = [];
   if (cycle) {
     const id = cycle.id;
     if (cycle.status === "collecting") {
+      const previous = await readDeferred(ctx.db);
+      const wasDeferred = new Set(previous.map((d) => getAddress(d.token)));
+      const defer = async (token: Address, revert: string) => {
+        const reason = deferralReason(revert);
+        deferred.push({ token, reason });
+        if (!wasDeferred.has(getAddress(token))) ctx.log.info({ worker: WORKER, token, revert }, `fee-claimer: ${token} ${reason}`);
+        await logDecision(ctx, { worker: WORKER, token, decision: "wait", reason });
+      };
       for (const [i, token] of (cycle.tokens as Address[]).entries()) {
+        const key = `claim-cycle:${id}:collect:${token}`;
+        // Not sent when its conversion would yield nothing (an intent already recorded is resumed as is).
+        if (!(await ctx.pipeline.get(key))) {
+          const revert = await collectYieldsNothing(ctx, token);
+          if (revert) {
+            await defer(token, revert);
+            if (i === 0) ctx.faults.hit("mid-claim-batch");
+            continue;
+          }
+        }
         const outcome = await ctx.pipeline.send({
-          key: `claim-cycle:${id}:collect:${token}`,
+          key,
           kind: "collect-rewards",
           worker: WORKER,
           to: ctx.contract("lpLocker"),
@@ -103,9 +131,11 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
           );
           const before = growth.get(token);
           if (took && before) await rememberCollected(ctx.db, token, before);
-        } else await logDecision(ctx, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
+        } else if (outcome.status === "failed" && conversionYieldsNothing(outcome.reason)) await defer(token, outcome.reason);
+        else await logDecision(ctx, { worker: WORKER, token, decision: "collect-failed", reason: outcome.reason });
         if (i === 0) ctx.faults.hit("mid-claim-batch");
       }
+      await storeDeferred(ctx.db, previous, cycle.tokens as Address[], deferred, stillWaiting);
       await ctx.db.update(tables.claimCycles).set({ status: "claiming" }).where(eq(tables.claimCycles.id, id));
     }
     for (const [name, currency, min] of [
@@ -144,6 +174,7 @@ export async function claimPooledFeesCycle(ctx: EngineContext) {
     batch: cycle?.tokens ?? [],
     waiting,
     collected,
+    deferred: deferred.map((d) => d.token),
     claimed,
     attributedUsdc: usdc,
     attributedWeth: weth,
