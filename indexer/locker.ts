@@ -6,10 +6,10 @@
  */
 import { type Context, ponder } from "ponder:registry";
 import { activity, enrollment, feeCollection, pool, rewardRecipient, token } from "ponder:schema";
-import { type Hex, type TransactionReceipt, parseEventLogs, zeroAddress } from "viem";
+import { type Hex, type TransactionReceipt, parseEventLogs } from "viem";
 import { FeeIn, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import { isOurLaunch } from "../common/ours.js";
-import { indexerConfig, isOperator, oursContext } from "./config.js";
+import { indexerConfig, isOperator, oursContext, receiptOf } from "./config.js";
 import { collectCreatorFees, collectOperatorFees } from "./fees.js";
 import { activityId, recordActivity } from "./lib.js";
 
@@ -18,25 +18,39 @@ ponder.on("LpLocker:TokenRewardAdded", async ({ event, context }) => {
   // Every Clanker launch has one; only ours leave slots (launcher.ts reads them to tell ours).
   const enrolled = await context.db.find(enrollment, { token: a.token.toLowerCase() as Hex });
   if (!enrolled && !isOurLaunch(oursContext, { token: a.token, rewardRecipients: a.rewardRecipients })) return;
+  // The launch's `InitialFeePreferences`, from its receipt: production's locker emits it before
+  // this event, when the slots (and so whether the launch is ours) are not known yet.
+  const receipt = await receiptOf(context.client, event);
+  if (!receipt) return; // the block is being rolled back (indexer/receipts.ts)
+  const preferences = initialFeePreferences(receipt, event.log.address, a.token);
   for (let i = 0; i < a.rewardRecipients.length; i++) {
     const slot = { recipient: a.rewardRecipients[i]!.toLowerCase() as Hex, admin: a.rewardAdmins[i]!.toLowerCase() as Hex, bps: a.rewardBps[i]! };
-    // Both until `InitialFeePreferences` says otherwise (a locker without preferences pays each
-    // currency as earned); whichever of the two events comes first, the slot ends up complete.
+    // Both when the launch states no preference (a locker without preferences pays each currency
+    // as earned).
     await context.db
       .insert(rewardRecipient)
-      .values({ token: a.token.toLowerCase() as Hex, rewardIndex: i, ...slot, feeIn: FeeIn.Both })
+      .values({ token: a.token.toLowerCase() as Hex, rewardIndex: i, ...slot, feeIn: preferences?.[i] ?? FeeIn.Both })
       .onConflictDoUpdate(slot);
   }
 });
 
+/** The fee preferences a launch's receipt states for `token` (the locker's `InitialFeePreferences`), if any. */
+export function initialFeePreferences(receipt: TransactionReceipt, locker: Hex, tokenAddress: Hex): readonly number[] | undefined {
+  const logs = receipt.logs.filter((l) => l.address.toLowerCase() === locker.toLowerCase());
+  const found = parseEventLogs({ abi: clankerLpLockerAbi, eventName: "InitialFeePreferences", logs }).find(
+    (l) => l.args.token.toLowerCase() === tokenAddress.toLowerCase(),
+  );
+  return found?.args.feePreference;
+}
+
+// Production emits this before `TokenRewardAdded` (which then reads it from the receipt); after it,
+// the slots exist and take the preferences here.
 ponder.on("LpLocker:InitialFeePreferences", async ({ event, context }) => {
   const token = event.args.token.toLowerCase() as Hex;
-  if (!(await context.db.find(rewardRecipient, { token, rewardIndex: 0 }))) return; // not ours
+  if (!(await context.db.find(rewardRecipient, { token, rewardIndex: 0 }))) return; // not ours, or its slots come next
   for (const [i, feeIn] of event.args.feePreference.entries()) {
-    await context.db
-      .insert(rewardRecipient)
-      .values({ token, rewardIndex: i, recipient: zeroAddress, admin: zeroAddress, bps: 0, feeIn })
-      .onConflictDoUpdate({ feeIn });
+    const key = { token, rewardIndex: i };
+    if (await context.db.find(rewardRecipient, key)) await context.db.update(rewardRecipient, key).set({ feeIn });
   }
 });
 

@@ -19,8 +19,7 @@ import {
   token,
   tokenBuybackSpend,
 } from "ponder:schema";
-import { type Hex, parseEventLogs } from "viem";
-import { clankerHookAbi } from "../common/abis/clanker-hook.js";
+import { type Hex, parseAbi, parseEventLogs, zeroAddress } from "viem";
 import { clankerLpLockerAbi, poolManagerAbi } from "../common/abis/index.js";
 import { indexerConfig, isOperator, receiptOf } from "./config.js";
 import { convertFees } from "./fees.js";
@@ -61,7 +60,7 @@ async function onSwap(db: Context["db"], event: TxEvent & { args: SwapArgs }, p:
   const prices = await poolPrices(context.db, a.sqrtPriceX96, p.token, p.currency0, p.pairedToken);
   // Read before the update: the store's cached row is the object the update changes.
   const priceBefore = p.pricePairedE18;
-  const protocolFee = protocolFeeBefore(logs, event.log.logIndex, p.token, p.hooks);
+  const protocolFee = protocolFeeOf(logs, event.log.logIndex, p.hooks, p.pairedToken);
   await context.db.update(pool, { poolId: a.id }).set((row) => ({
     sqrtPriceX96: a.sqrtPriceX96,
     tick: a.tick,
@@ -82,7 +81,8 @@ async function onSwap(db: Context["db"], event: TxEvent & { args: SwapArgs }, p:
   // Only the operator's token-buying swaps get here (rare): their receipt tells a buyback from a
   // fee conversion and gives the hook's protocol fee.
   if (isLockerConversion(logs, event.log.logIndex, t.locker, p.token, tokenDelta)) return;
-  // The hook's protocol fee comes off the paired input before the pool sees it: the buyer paid both.
+  // The hook's protocol fee is paid on top of what the pool took (off the input before the pool
+  // sees it, or added to it after): the buyer paid both.
   const pairedIn = -pairedDelta + protocolFee;
   const spend = await buybackSpendOf(context.db, event.transaction.hash, p.pairedToken, pairedIn);
   const kind = t.isProtocolToken ? "protocol-buyback" : "creator-buyback";
@@ -212,17 +212,32 @@ async function recordPriceHistory(
 
 type ReceiptLog = Parameters<typeof parseEventLogs>[0]["logs"][number];
 
+/** The PoolManager's ERC-6909 claims (v4-core `ERC6909.Transfer`): a mint is a transfer from the zero address. */
+const claimsAbi = parseAbi(["event Transfer(address caller, address indexed from, address indexed to, uint256 indexed id, uint256 amount)"]);
+
 /**
- * The protocol fee a Clanker hook took off this swap's paired input in its beforeSwap
- * (`ClaimProtocolFees` of the pool's hook for the token, the last one before the Swap in the
- * transaction; production.md §2).
+ * The protocol fee the pool's Clanker hook took off this swap, in the paired token (production.md
+ * §2, clanker-v4-real.md items 5-6). The hook mints itself PoolManager claims of the paired currency
+ * for it: right before the swap's `Swap` when it takes the fee from the specified amount in its
+ * beforeSwap (an exact-input buy, an exact-output sell), right after it when it takes it from the
+ * unspecified amount in its afterSwap (an exact-input sell, an exact-output buy); nothing else
+ * comes between. The hook pays its claims to the Clanker factory only at the start of a later swap
+ * of any of its pools (`ClaimProtocolFees(paired token, everything accumulated)`), so that event
+ * says nothing of this swap, and none of it is the operator's.
  */
-function protocolFeeBefore(logs: ReceiptLog[], logIndex: number, token: Hex, hooks: Hex): bigint {
+function protocolFeeOf(logs: ReceiptLog[], logIndex: number, hooks: Hex, pairedToken: Hex): bigint {
   if (BigInt(hooks) === 0n) return 0n;
-  const fees = parseEventLogs({ abi: clankerHookAbi, eventName: "ClaimProtocolFees", logs }).filter(
-    (l) => l.address.toLowerCase() === hooks && l.args.token.toLowerCase() === token && l.logIndex < logIndex,
-  );
-  return fees.at(-1)?.args.amount ?? 0n;
+  const at = logs.findIndex((l) => l.logIndex === logIndex);
+  if (at < 0) return 0n;
+  const mint = (l: ReceiptLog | undefined): bigint | null => {
+    if (!l || l.address.toLowerCase() !== indexerConfig.poolManager) return null;
+    const [claim] = parseEventLogs({ abi: claimsAbi, eventName: "Transfer", logs: [l], strict: true });
+    if (!claim) return null;
+    const { from, to, id, amount } = claim.args;
+    return from === zeroAddress && to.toLowerCase() === hooks && id === BigInt(pairedToken) ? amount : null;
+  };
+  // Taken after the swap, else before it (a mint right before this Swap and none right after).
+  return mint(logs[at + 1]) ?? mint(logs[at - 1]) ?? 0n;
 }
 
 /**

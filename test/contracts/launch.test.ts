@@ -32,6 +32,7 @@ import { v4PoolManagerAbi } from "../../devnet/uniswap.js";
 import { CLANKER_TOKEN_SUPPLY, buildDeploymentConfig, launchSplitRewards, sqrtPriceAtTick, tickFromMarketCap } from "../../common/deploy-config.js";
 import { testEnv } from "../helpers/env.js";
 import { passAuction } from "../helpers/actions.js";
+import { exactInBuyProtocolFee } from "./protocol-fee.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -311,8 +312,9 @@ describe("fees: swaps → collectRewards → fee locker → claim", () => {
     expect(tokenOf(atSell.claimed)).toEqual([0n, 0n]);
     expect(atSell.swapped).toHaveLength(0);
 
-    // USDC side, stored during the sell: the buy's LP fee, on the input less the 0.2% protocol fee.
-    const protocolFee = (usdcIn * 2_000n) / 1_000_000n;
+    // USDC side, stored during the sell: the buy's LP fee, on the input less the protocol fee taken
+    // off it first (p = 2,000 pips of it: amountIn·p/(1e6+p)).
+    const protocolFee = exactInBuyProtocolFee(usdcIn, 10_000);
     const usdcCollected = usdcOf(atSell.claimed)[0]! + usdcOf(atSell.claimed)[1]!;
     expect(usdcCollected).toBeLessThanOrEqual(lpFee(usdcIn - protocolFee));
     expect(usdcCollected).toBeGreaterThanOrEqual(lpFee(usdcIn - protocolFee) - 1n);

@@ -44,6 +44,7 @@ import { type MarketPool, buyToken, marketContracts, sellToken } from "../../dev
 import { HOOK_PERMISSIONS, deployHookAt, devnetDynamicLaunchFees, devnetLaunchFees, devnetPrivateKey } from "../../devnet/protocol.js";
 import { launchToken } from "../helpers/actions.js";
 import { testConfig, testEnv } from "../helpers/env.js";
+import { afterSwapProtocolFee, exactInBuyProtocolFee, protocolFeeMints } from "./protocol-fee.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -58,7 +59,10 @@ const factoryAdminAbi = parseAbi(["function setHook(address hook, bool enabled)"
 
 const receipt = (hash: Hex) => trader.publicClient.getTransactionReceipt({ hash });
 const balanceOf = (token: Address, owner: Address) => trader.read<bigint>(token, erc20Abi, "balanceOf", [owner]);
-const factoryClaims = (currency: Address) => trader.read<bigint>(c.v4PoolManager!, claimsAbi, "balanceOf", [c.launcher!, BigInt(currency)]);
+/** The protocol fees a hook holds as PoolManager claims, paid to the factory at the start of the next swap. */
+const hookClaims = (hook: Address, currency: Address) => trader.read<bigint>(c.v4PoolManager!, claimsAbi, "balanceOf", [hook, BigInt(currency)]);
+/** The protocol fee the hook took off a receipt's last swap (its last claims minted to itself). */
+const lastProtocolFee = (r: TransactionReceipt, hook: Address) => protocolFeeMints(r.logs, c.v4PoolManager!, hook, c.usdc!).at(-1);
 const rpc = (method: string, params: unknown[] = []) =>
   (trader.publicClient.request as (a: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
 
@@ -182,21 +186,30 @@ const blockTime = async (r: TransactionReceipt) => (await trader.publicClient.ge
 // The sniper auction's rounds, bids and fee curve: sniper-auction.test.ts.
 
 describe("the static-fee V2 hook", () => {
-  it("charges the LP fee by direction and 20% of it on top in the paired token, credited to the factory", async () => {
+  it("charges the LP fee by direction and a protocol fee of 20% of it on top in the paired token, paid to the factory at the next swap", async () => {
     const fees = { pairedFee: 20_000, clankerFee: 5_000 };
     const launched = await launchToken(trader, c, { name: "Directional", symbol: "DIR", operator, creator, fees });
     const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
     const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
     const usdcIs0 = info.poolKey.currency0 === c.usdc;
-    const claimsBefore = await factoryClaims(c.usdc!);
+    const heldBefore = await hookClaims(c.clankerHook!, c.usdc!);
+    const factoryBefore = await balanceOf(c.usdc!, c.launcher!);
 
-    // A buy: USDC in, the paired fee; the protocol fee comes off the USDC input before the swap.
+    // A buy: USDC in, the paired fee; the protocol fee comes off the USDC input before the swap:
+    // amountIn·p/(1e6+p) with p = 4,000 pips, minted to the hook as claims. The claims it held
+    // from earlier swaps go to the factory first, as USDC.
     const usdcIn = 3_000_000n;
     const buy = await receipt(await buyToken(trader, m, pool, usdcIn));
     const buySwap = swapOf(buy, launched.poolId);
     expect(buySwap.fee).toBe(fees.pairedFee);
-    const buyProtocol = (usdcIn * 4_000n) / 1_000_000n;
-    expect(hookEvents(buy).find((e) => e.eventName === "ClaimProtocolFees")!.args).toEqual({ token: launched.token, amount: buyProtocol });
+    const buyProtocol = exactInBuyProtocolFee(usdcIn, fees.pairedFee);
+    expect(buyProtocol).toBe((usdcIn * 4_000n) / 1_004_000n);
+    expect(lastProtocolFee(buy, c.clankerHook!)).toBe(buyProtocol);
+    expect(
+      hookEvents(buy)
+        .filter((e) => e.eventName === "ClaimProtocolFees")
+        .map((e) => e.args),
+    ).toEqual(heldBefore > 0n ? [{ token: c.usdc, amount: heldBefore }] : []);
     expect(-(usdcIs0 ? buySwap.amount0 : buySwap.amount1)).toBe(usdcIn - buyProtocol);
     expect(hookEvents(buy).map((e) => e.eventName)).toContain("MevModuleDisabled");
 
@@ -207,8 +220,11 @@ describe("the static-fee V2 hook", () => {
     const sellSwap = swapOf(sell, launched.poolId);
     expect(sellSwap.fee).toBe(fees.clankerFee);
     const out = usdcIs0 ? sellSwap.amount0 : sellSwap.amount1;
-    const sellProtocol = (out * 1_000n) / 1_000_000n;
-    expect(hookEvents(sell).find((e) => e.eventName === "ClaimProtocolFees")!.args).toEqual({ token: launched.token, amount: sellProtocol });
+    const sellProtocol = afterSwapProtocolFee(out, fees.clankerFee);
+    expect(sellProtocol).toBe((out * 1_000n) / 1_000_000n);
+    expect(lastProtocolFee(sell, c.clankerHook!)).toBe(sellProtocol);
+    // The buy's protocol fee reaches the factory, in USDC, first thing in the sell.
+    expect(hookEvents(sell).find((e) => e.eventName === "ClaimProtocolFees")!.args).toEqual({ token: c.usdc, amount: buyProtocol });
     expect((await balanceOf(c.usdc!, trader.account.address)) - usdcBefore).toBe(out - sellProtocol);
 
     // LP recipients keep 100% of the LP fee: the sell's collection (one swap late) stores the whole buy fee.
@@ -218,7 +234,10 @@ describe("the static-fee V2 hook", () => {
     expect(usdcFee).toBeLessThanOrEqual(lpFee);
     expect(usdcFee).toBeGreaterThanOrEqual(lpFee - 1n);
 
-    expect((await factoryClaims(c.usdc!)) - claimsBefore).toBe(buyProtocol + sellProtocol);
+    // The factory holds the USDC paid so far; the hook the claims of the sell (and of its collection's conversions).
+    expect((await balanceOf(c.usdc!, c.launcher!)) - factoryBefore).toBe(heldBefore + buyProtocol);
+    const sellMints = protocolFeeMints(sell.logs, c.v4PoolManager!, c.clankerHook!, c.usdc!);
+    expect(await hookClaims(c.clankerHook!, c.usdc!)).toBe(sellMints.reduce((a, b) => a + b, 0n));
   });
 });
 
@@ -239,8 +258,9 @@ describe("static fees of any allowed size", () => {
     const buy = await receipt(await buyToken(trader, m, pool, usdcIn));
     const buySwap = swapOf(buy, launched.poolId);
     expect(buySwap.fee).toBe(50_000);
-    const protocol = (usdcIn * 10_000n) / 1_000_000n;
-    expect(hookEvents(buy).find((e) => e.eventName === "ClaimProtocolFees")!.args).toEqual({ token: launched.token, amount: protocol });
+    const protocol = exactInBuyProtocolFee(usdcIn, 50_000);
+    expect(protocol).toBe((usdcIn * 10_000n) / 1_010_000n);
+    expect(lastProtocolFee(buy, c.clankerHook!)).toBe(protocol);
     expect(-(usdcIs0 ? buySwap.amount0 : buySwap.amount1)).toBe(usdcIn - protocol);
 
     const sell = await receipt(await sellToken(trader, m, pool, (await balanceOf(launched.token, trader.account.address)) / 2n));
@@ -331,14 +351,7 @@ describe("the dynamic-fee V2 hook", () => {
       const swap = swapOf(r, launched.poolId);
       const expected = model.swap(tick, await blockTime(r));
       expect(swap.fee, `fee of a swap from tick ${tick}`).toBe(expected);
-      const dynamicEvents = parseEventLogs({
-        abi: clankerHookAbi,
-        eventName: "ClaimProtocolFees",
-        logs: r.logs.filter((l) => l.address.toLowerCase() === c.clankerDynamicHook!.toLowerCase()),
-      });
-      expect(dynamicEvents[0]!.args.amount, "20% of the dynamic fee on the USDC input").toBe(
-        (usdc * 1_000_000n * BigInt(Math.floor(expected / 5))) / 1_000_000n,
-      );
+      expect(lastProtocolFee(r, c.clankerDynamicHook!), "20% of the dynamic fee on the USDC input").toBe(exactInBuyProtocolFee(usdc * 1_000_000n, expected));
       tick = swap.tick;
       return expected;
     };

@@ -3,11 +3,10 @@ pragma solidity ^0.8.24;
 
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {IHooks} from "@uniswap/v4-core/src/interfaces/IHooks.sol";
 import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
-import {IUnlockCallback} from "@uniswap/v4-core/src/interfaces/callback/IUnlockCallback.sol";
-import {Currency} from "@uniswap/v4-core/src/types/Currency.sol";
 import {PoolId, PoolIdLibrary} from "@uniswap/v4-core/src/types/PoolId.sol";
 import {PoolKey} from "@uniswap/v4-core/src/types/PoolKey.sol";
 
@@ -38,8 +37,9 @@ import {IClankerLpLocker} from "./IClankerLpLocker.sol";
 ///      - deployments open with `initialize(teamFeeRecipient)`, which also names who `claimTeamFees` pays;
 ///        `deployTokenZeroSupply` deploys a token on any chain but its originating one, without supply.
 ///      Simplification: the paired token must be an ERC20 (native ETH pools are rejected).
-contract Clanker is IClanker, Ownable, ReentrancyGuard, IUnlockCallback {
+contract Clanker is IClanker, Ownable, ReentrancyGuard {
     using PoolIdLibrary for PoolKey;
+    using SafeERC20 for IERC20;
 
     uint256 public constant TOKEN_SUPPLY = 100_000_000_000e18;
     uint256 public constant BPS = 10_000;
@@ -158,23 +158,12 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard, IUnlockCallback {
         }
     }
 
-    /// @notice Pays the factory's fees in `token` (the hooks' protocol fees, held as PoolManager claims until now,
-    ///         and the auctions' share) to the team fee recipient.
+    /// @notice Pays the factory's whole balance of `token` (the hooks' protocol fees, paid to it as the ERC-20 at the
+    ///         start of the swap after each, and the auctions' share) to the team fee recipient: a plain transfer.
     function claimTeamFees(address token) external onlyOwnerOrAdmin nonReentrant {
-        uint256 claims = poolManager.balanceOf(address(this), uint256(uint160(token)));
-        if (claims > 0) poolManager.unlock(abi.encode(token, claims));
         uint256 amount = IERC20(token).balanceOf(address(this));
-        IERC20(token).transfer(teamFeeRecipient, amount);
+        IERC20(token).safeTransfer(teamFeeRecipient, amount);
         emit ClaimTeamFees(token, teamFeeRecipient, amount);
-    }
-
-    /// @notice PoolManager callback of `claimTeamFees`: burn the claims, take the tokens.
-    function unlockCallback(bytes calldata data) external returns (bytes memory) {
-        if (msg.sender != address(poolManager)) revert Unauthorized();
-        (address token, uint256 amount) = abi.decode(data, (address, uint256));
-        poolManager.burn(address(this), uint256(uint160(token)), amount);
-        poolManager.take(Currency.wrap(token), address(this), amount);
-        return "";
     }
 
     // ---------------------------------------------------------------- views

@@ -23,12 +23,16 @@ import {IClankerHook, IClankerLpLockerCollect, IClankerMevModule} from "./IClank
 ///
 ///         - Pools exist only through the factory (`initializePool`); any other `initialize` reverts. The pool key has
 ///           the dynamic-fee flag; `poolData` is `abi.encode(PoolInitializationData)` with no pool extension.
-///         - On top of the LP fee the hook takes a protocol fee of 20% of the current LP fee, always in the paired
-///           token, for the factory (`ClaimProtocolFees`); LP positions keep 100% of the LP fee. The fee is taken from
-///           the specified amount in `beforeSwap` when the paired token is the specified currency, from the unspecified
-///           amount in `afterSwap` otherwise. It is credited to the factory as PoolManager ERC-6909 claims (no token
-///           moves inside the swap, so the first buy of a fresh pool works), which the factory redeems.
-///         - `beforeSwap` first calls the locker's `collectRewardsWithoutUnlock(token)` (fees reach the fee locker on
+///         - On top of the LP fee the hook takes a protocol fee, always in the paired token; LP positions keep 100% of
+///           the LP fee. With p = 20% of the swap's LP fee (pips): from the specified amount in `beforeSwap` when the
+///           paired token is the specified currency (an exact-input buy pays amountIn·p/(1e6+p), an exact-output sell
+///           amountOut·p/(1e6−p), each through production's 1e18-scaled rate), from the unspecified amount in
+///           `afterSwap` otherwise (amount·p/1e6). As production, the fee is minted to the hook itself as PoolManager
+///           ERC-6909 claims (no token moves inside the swap, so the first buy of a fresh pool works), and the next
+///           swap of any of the hook's pools paired in that token pays every claim the hook holds in it out to the
+///           factory as the ERC-20, first thing in its `beforeSwap`: `ClaimProtocolFees(paired token, amount)`. The
+///           factory's `claimTeamFees` then transfers that ERC-20.
+///         - `beforeSwap` then calls the locker's `collectRewardsWithoutUnlock(token)` (fees reach the fee locker on
 ///           every swap, one swap late), then consults the pool's MEV module while it runs: for at most two minutes
 ///           after the launch, until the module says it is done (`MevModuleDisabled`). A fee the module imposes
 ///           (`MevModuleSetFee`) replaces the hook's own LP fee when higher.
@@ -117,7 +121,7 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
     ///      before the pool is initialised.
     function _setFeeData(PoolId poolId, bytes memory feeData) internal virtual;
 
-    /// @dev Emits the hook's `PoolInitialized`, after `PoolCreatedFactory`.
+    /// @dev Emits the hook's `PoolInitialized`, before `PoolCreatedFactory`.
     function _emitPoolInitialized(PoolId poolId) internal virtual;
 
     /// @dev The LP fee of this swap, before the MEV module's; `paired` is true when the paired token is the input.
@@ -177,9 +181,10 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
             poolKey, TickMath.getSqrtPriceAtTick(clankerIsToken0 ? tickIfToken0IsClanker : -tickIfToken0IsClanker)
         );
 
+        // Production's order: the pool's fees, then the pool.
+        _emitPoolInitialized(poolId);
         emit PoolCreatedFactory(pairedToken, clanker, poolId, tickIfToken0IsClanker, tickSpacing, locker, mevModule);
         emit PoolExtensionRegistered(poolId, address(0));
-        _emitPoolInitialized(poolId);
     }
 
     function initializeMevModule(PoolKey calldata poolKey, bytes calldata mevModuleData) external onlyFactory {
@@ -211,7 +216,9 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         PoolId poolId = key.toId();
         PoolState storage s = _state[poolId];
 
-        // Fees of the swaps so far into the fee locker (a no-op while the MEV module runs or on re-entry).
+        // The protocol fees of the swaps so far to the factory, then their LP fees into the fee locker (a no-op
+        // while the MEV module runs or on re-entry).
+        _payProtocolFees(s.clankerIsToken0 ? key.currency1 : key.currency0);
         IClankerLpLockerCollect(s.locker).collectRewardsWithoutUnlock(
             Currency.unwrap(s.clankerIsToken0 ? key.currency0 : key.currency1)
         );
@@ -235,12 +242,14 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
             return BeforeSwapDeltaLibrary.ZERO_DELTA;
         }
         _pendingProtocolFee = 0;
-        uint256 amount = params.amountSpecified < 0 ? uint256(-params.amountSpecified) : uint256(params.amountSpecified);
-        uint256 fee = amount * rate / FEE_DENOMINATOR;
-        if (fee == 0) return BeforeSwapDeltaLibrary.ZERO_DELTA;
-        _creditFactory(
-            clankerIsToken0 ? key.currency1 : key.currency0, Currency.unwrap(clankerIsToken0 ? key.currency0 : key.currency1), fee
-        );
+        bool exactInput = params.amountSpecified < 0;
+        uint256 amount = exactInput ? uint256(-params.amountSpecified) : uint256(params.amountSpecified);
+        // An exact-input buy: the fee is taken before the swap, so of amountIn it is p/(1e6+p) (the LP fee then
+        // comes out of the rest); an exact-output sell: the pool gives amountOut·(1e6)/(1e6−p), p/(1e6−p) of it to
+        // the hook. Production's arithmetic: a rate scaled by 1e18, then the amount, each rounded down.
+        uint256 scaled = exactInput ? rate * 1e18 / (FEE_DENOMINATOR + rate) : rate * 1e18 / (FEE_DENOMINATOR - rate);
+        uint256 fee = amount * scaled / 1e18;
+        _mintProtocolFee(clankerIsToken0 ? key.currency1 : key.currency0, fee);
         return toBeforeSwapDelta(int128(int256(fee)), 0);
     }
 
@@ -260,17 +269,24 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         bool clankerIsToken0 = _state[key.toId()].clankerIsToken0;
         int128 pairedDelta = clankerIsToken0 ? delta.amount1() : delta.amount0();
         uint256 fee = (pairedDelta < 0 ? uint256(uint128(-pairedDelta)) : uint256(uint128(pairedDelta))) * rate / FEE_DENOMINATOR;
-        if (fee == 0) return 0;
-        _creditFactory(
-            clankerIsToken0 ? key.currency1 : key.currency0, Currency.unwrap(clankerIsToken0 ? key.currency0 : key.currency1), fee
-        );
+        _mintProtocolFee(clankerIsToken0 ? key.currency1 : key.currency0, fee);
         return int128(int256(fee));
     }
 
-    /// @dev The hook's positive delta (returned to the PoolManager) becomes the factory's ERC-6909 claims.
-    function _creditFactory(Currency paired, address token, uint256 fee) internal {
-        poolManager.mint(factory, paired.toId(), fee);
-        emit ClaimProtocolFees(token, fee);
+    /// @dev The hook's positive delta (returned to the PoolManager) becomes the hook's own ERC-6909 claims (production
+    ///      mints even 0), paid to the factory at the start of the next swap (`_payProtocolFees`).
+    function _mintProtocolFee(Currency paired, uint256 fee) internal {
+        poolManager.mint(address(this), paired.toId(), fee);
+    }
+
+    /// @dev Every claim the hook holds in `paired` (the protocol fees of earlier swaps, of any of its pools paired in
+    ///      it) out to the factory as the ERC-20: burn the claims, take the tokens. Nothing when it holds none.
+    function _payProtocolFees(Currency paired) internal {
+        uint256 fee = poolManager.balanceOf(address(this), paired.toId());
+        if (fee == 0) return;
+        poolManager.burn(address(this), paired.toId(), fee);
+        poolManager.take(paired, factory, fee);
+        emit ClaimProtocolFees(Currency.unwrap(paired), fee);
     }
 
     /// @dev Consults the pool's MEV module while it runs, with the `mevModuleSwapData` of the swap's hookData

@@ -179,8 +179,9 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
         info.rewardRecipients = lockerConfig.rewardRecipients;
         feePreferences[token] = preferences;
 
-        _emitTokenRewardAdded(info, lockerConfig, poolSupply);
+        // Production's order: the preferences, then the rewards.
         emit InitialFeePreferences(token, preferences);
+        _emitTokenRewardAdded(info, lockerConfig, poolSupply);
     }
 
     function _decodeFeePreferences(bytes memory lockerData, uint256 recipients)
