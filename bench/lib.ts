@@ -43,7 +43,9 @@ export function logsBlockRange(history: Pick<History, "indexedEvents" | "head">)
   return String(Math.max(1, Math.min(32, Math.floor(6_500 / Math.max(1, perBlock)))));
 }
 
-export const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
+const benchStarted = performance.now();
+/** A progress line, with the seconds since the run started (where a run's time goes, at a glance). */
+export const log = (msg: string) => process.stdout.write(`[bench ${((performance.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
 
 export async function startBench(): Promise<Bench> {
   const dir = mkdtempSync(join(tmpdir(), "launchpad-bench-"));

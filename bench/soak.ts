@@ -35,6 +35,9 @@ import type { History } from "./history.js";
 import { type MemoryReport, startMemorySampler } from "./memory.js";
 import { BENCH_RATE_LIMIT_SCALE, type Bench, log, logsBlockRange, serveHistory } from "./lib.js";
 
+/** The longest the soak's load waits for one answer; a request past it counts as a network error. */
+const REQUEST_TIMEOUT_MS = 15_000;
+
 export type SoakFault = {
   kind: "engine-kill" | "rollback" | "database-outage" | "rpc-freeze";
   /** How long the fault lasted (s). */
@@ -297,7 +300,8 @@ export async function benchSoak(
         next = Math.max(next + gapMs, Date.now() - gapMs);
         const path = PATHS[Math.floor(random() * PATHS.length)]!;
         try {
-          const res = await fetch(`${api}${path}`);
+          // Bounded: an answer held past the soak (a request stuck behind a frozen RPC) must not hold the run.
+          const res = await fetch(`${api}${path}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
           await res.arrayBuffer();
           byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
           if (res.status === 503 && databaseAway) outage503++;
