@@ -2,7 +2,7 @@
  * A full disk ridden out like a database outage. `npm start`'s data (DATA_DIR: the embedded
  * PostgreSQL, the devnet's state, the deployments) lives on a small tmpfs of its own. Once the
  * stack is healthy and has sent transactions, a file fills the disk until writes fail (ENOSPC)
- * and keeps it full for `STACK_DISK_FULL_SECONDS` (90 by default): PostgreSQL fails its writes,
+ * and keeps it full for `STACK_DISK_FULL_SECONDS` (45 by default): PostgreSQL fails its writes,
  * then (the test moves it to new WAL segments, as a busy database does) PANICs when it cannot
  * add one, and its crash recovery cannot finish, so the server exits.
  * Meanwhile `/health` is degraded, or 503, and names the full disk; `npm start` never stops
@@ -23,7 +23,7 @@ import { readConnectionFile } from "../../common/connection-file.js";
 import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { type AuditRun, type Stack, cliAudit, embeddedStackEnv, operatorNonceAccounting, startStack } from "../helpers/stack.js";
 
-const FULL_SECONDS = Number(process.env.STACK_DISK_FULL_SECONDS ?? 90);
+const FULL_SECONDS = Number(process.env.STACK_DISK_FULL_SECONDS ?? 45);
 /** The volume: room for a fresh stack's PostgreSQL (WAL included) and devnet state, little more. */
 const VOLUME_MB = 640;
 /**

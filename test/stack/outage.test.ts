@@ -5,11 +5,12 @@
  * - The supervised engine is SIGKILLed: it is the engine itself (no wrapper process that
  *   could leave it orphaned), the supervisor starts a new one, and no engine of this checkout
  *   runs outside the supervisor's tree.
- * - PostgreSQL is stopped with a fast shutdown for `STACK_DB_OUTAGE_SECONDS` (90 by default),
+ * - PostgreSQL is stopped with a fast shutdown for `STACK_DB_OUTAGE_SECONDS` (20 by default,
+ *   against the engine's lease of 3 s here),
  *   then started again: meanwhile `/health` answers 503 with the reason (while ponder's API is
  *   up; ponder may exit once its own retries run out, and is then restarted), the engine
  *   waits in the same process, and the stack never stops; afterwards health is `ok` again.
- * - anvil is frozen with SIGSTOP for 45 s, then resumed: health is degraded meanwhile, and
+ * - anvil is frozen with SIGSTOP for `STACK_RPC_FREEZE_SECONDS` (30 by default), then resumed: health is degraded meanwhile, and
  *   the index is back within 10 blocks of the head within 60 s (by itself, or restarted by
  *   the supervisor's watchdog when ponder's client stays throttled).
  * - The supervisor itself is SIGKILLed (it cannot stop its children): the engine and ponder
@@ -24,7 +25,9 @@ import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
 import { freePort } from "../helpers/ports.js";
 import { ENGINE_MAIN, PONDER_BIN, type Stack, alive, descendants, processes, startStack } from "../helpers/stack.js";
 
-const OUTAGE_SECONDS = Number(process.env.STACK_DB_OUTAGE_SECONDS ?? 90);
+const OUTAGE_SECONDS = Number(process.env.STACK_DB_OUTAGE_SECONDS ?? 20);
+/** Past the engine's RPC client timeout and retries (it reports the RPC unreachable), and 30 blocks of lag. */
+const FREEZE_SECONDS = Number(process.env.STACK_RPC_FREEZE_SECONDS ?? 30);
 const dir = mkdtempSync(join(tmpdir(), "launchpad-outage-"));
 chmodSync(dir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 let env: Record<string, string>;
@@ -73,6 +76,7 @@ describe("npm start through outages", () => {
       ANVIL_PORT: String(await freePort()),
       DEPLOYMENTS_FILE: join(dir, "deployments.json"),
       WORKER_INTERVAL_SCALE: "0.01",
+      LEADER_LEASE_SECONDS: "3",
       LOG_LEVEL: "warn",
       LOG_FORMAT: "json",
     };
@@ -127,7 +131,7 @@ describe("npm start through outages", () => {
     expect(output()).not.toMatch(/stopping\b.*\n.*stopped/);
     console.log(`database outage of ${OUTAGE_SECONDS} s: health ok ${recoveredSeconds.toFixed(1)} s after PostgreSQL came back`);
 
-    // 3. anvil frozen (SIGSTOP) for 45 s, then resumed: degraded meanwhile, the index back within 10 blocks of the head within 60 s.
+    // 3. anvil frozen (SIGSTOP) for FREEZE_SECONDS, then resumed: degraded meanwhile, the index back within 10 blocks of the head within 60 s.
     const anvil = descendants(stack.child.pid!).find((p) => /anvil/.test(p.args) && p.args.includes(`--port ${env.ANVIL_PORT}`));
     expect(anvil, JSON.stringify(descendants(stack.child.pid!))).toBeDefined();
     const rpcUrl = `http://127.0.0.1:${env.ANVIL_PORT}`;
@@ -135,7 +139,7 @@ describe("npm start through outages", () => {
     process.kill(anvil!.pid, "SIGSTOP");
     const frozenAt = Date.now();
     let degradedSeen = false;
-    while (Date.now() - frozenAt < 45_000) {
+    while (Date.now() - frozenAt < FREEZE_SECONDS * 1000) {
       if ((await health())?.body.status === "degraded") degradedSeen = true;
       await new Promise((r) => setTimeout(r, 2_000));
     }
@@ -153,7 +157,9 @@ describe("npm start through outages", () => {
       }
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    console.log(`anvil frozen 45 s: the index within 10 blocks of the head ${caughtUpAfter?.toFixed(1)} s after the RPC came back (last lag ${lastLag})`);
+    console.log(
+      `anvil frozen ${FREEZE_SECONDS} s: the index within 10 blocks of the head ${caughtUpAfter?.toFixed(1)} s after the RPC came back (last lag ${lastLag})`,
+    );
     expect(degradedSeen).toBe(true);
     expect(caughtUpAfter, output().slice(-6_000)).toBeDefined();
     expect(caughtUpAfter!).toBeLessThan(60);

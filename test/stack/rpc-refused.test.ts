@@ -1,5 +1,5 @@
 /**
- * `npm start` through an RPC that refuses connections for 45 s: the stack talks to its chain
+ * `npm start` through an RPC that refuses connections for `STACK_RPC_OUTAGE_SECONDS` (25 by default): the stack talks to its chain
  * (an anvil of the test's own, a block a second) through a TCP proxy that the test stops —
  * nothing listens on the RPC's port, every connection is refused, as when a provider's
  * endpoint goes away — and starts again. Meanwhile `/health` is degraded; afterwards the
@@ -29,7 +29,8 @@ import { freePort } from "../helpers/ports.js";
 import { type AuditRun, type Stack, cliAudit, startStack } from "../helpers/stack.js";
 import { type FaultProxy, startFaultProxy } from "../../bench/fault-proxy.js";
 
-const OUTAGE_SECONDS = 45;
+/** Long enough for the index to fall well behind a chain mining a block a second. */
+const OUTAGE_SECONDS = Number(process.env.STACK_RPC_OUTAGE_SECONDS ?? 25);
 const dir = mkdtempSync(join(tmpdir(), "launchpad-rpc-refused-"));
 chmodSync(dir, 0o755);
 let d: PrivateDevnet;
@@ -71,7 +72,7 @@ describe("npm start through an RPC refusing connections", () => {
     await s.waitFor("health ok", 300_000, async () => ((await s.health())?.body.status === "ok" ? true : undefined));
     await s.waitFor("the index at the head", 60_000, async () => ((await s.indexerLag(d.rpcUrl).catch(() => 99)) < 3 ? true : undefined));
 
-    // The RPC refuses every connection for 45 s.
+    // The RPC refuses every connection for OUTAGE_SECONDS.
     await proxy.refuse();
     const stoppedAt = Date.now();
     const during: { code: number; status: string; reasons: string[] }[] = [];

@@ -42,7 +42,7 @@ async function chainHead(rpcUrl: string): Promise<number> {
 
 /** Power cuts, each after a random delay of up to MAX_DELAY_MS: from this seed (printed; STACK_KILL_SEED replays a run). */
 const KILLS = 3;
-const MAX_DELAY_MS = 30_000;
+const MAX_DELAY_MS = 15_000;
 const SEED = Number(process.env.STACK_KILL_SEED ?? Date.now() % 2 ** 31);
 
 const dir = mkdtempSync(join(tmpdir(), "launchpad-stack-"));
