@@ -607,7 +607,8 @@ export async function ensureRouterApproval(
 
 /**
  * Buys `pool.token` with `usdcIn` USDC through the UniversalRouter: one v4 hop for a
- * USDC-paired pool, USDC → WETH (v3) → token (v4) in one `execute` for a WETH-paired one.
+ * USDC-paired pool, USDC → WETH (v3) → token (v4) in one `execute` for a WETH-paired one;
+ * `hookData` and `gasPrice` make it a sniper-auction bid (`sendRouter`).
  */
 export async function buyToken(
   ctx: DevnetContext,
@@ -615,6 +616,7 @@ export async function buyToken(
   pool: MarketPool,
   usdcIn: bigint,
   hookData?: Hex,
+  gasPrice?: bigint,
 ): Promise<Hex> {
   await ensureRouterApproval(ctx, c, c.usdc, usdcIn);
   const zeroForOne = pool.poolKey.currency0 === pool.pairedToken;
@@ -632,15 +634,36 @@ export async function buyToken(
           v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
         ];
   const { commands, inputs } = routerPlan(steps);
-  return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+  return sendRouter(ctx, c, commands, inputs, gasPrice);
+}
+
+/**
+ * Sends a UniversalRouter `execute`: estimated, or, with `gasPrice` (a sniper-auction bid: the
+ * gas price above the round's peg is what the module charges), as a legacy transaction at that
+ * price with a fixed gas limit. Throws when it reverts.
+ */
+async function sendRouter(ctx: DevnetContext, c: Pick<MarketContracts, "universalRouter">, commands: Hex, inputs: Hex[], gasPrice?: bigint): Promise<Hex> {
+  if (gasPrice === undefined) return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
+  const hash = await ctx.walletClient.writeContract({
+    account: ctx.account,
+    chain: ctx.walletClient.chain,
+    address: c.universalRouter,
+    abi: UNIVERSAL_ROUTER_ABI as Abi,
+    functionName: "execute",
+    args: [commands, inputs, DEADLINE],
+    gas: AUCTION_BID_GAS,
+    gasPrice,
+  } as never);
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (receipt.status !== "success") throw new Error(`the swap ${hash} reverted in block ${receipt.blockNumber}`);
+  return hash;
 }
 
 /**
  * Buys `pool.token` with `wethIn` WETH through the UniversalRouter, passing `hookData` to the
  * pool's hook (a sniper-auction bid): one v4 hop for a WETH-paired pool, WETH → USDC (v3) →
  * token (v4) for a USDC-paired one. WETH must be approved to Permit2 and Permit2 to the router.
- * With `gasPrice` (a bid: the gas price above the round's peg is what the module charges) it is
- * sent as a legacy transaction at that price with a fixed gas limit; throws when it reverts.
+ * With `gasPrice` it is sent as a bid (`sendRouter`).
  */
 export async function auctionBuy(
   ctx: DevnetContext,
@@ -665,20 +688,7 @@ export async function auctionBuy(
           v4ExactInSingle({ poolKey: pool.poolKey, zeroForOne, amountIn: 0n, amountOutMin: 0n, payerIsUser: false, hookData }),
         ];
   const { commands, inputs } = routerPlan(steps);
-  if (gasPrice === undefined) return ctx.write(c.universalRouter, UNIVERSAL_ROUTER_ABI as Abi, "execute", [commands, inputs, DEADLINE]);
-  const hash = await ctx.walletClient.writeContract({
-    account: ctx.account,
-    chain: ctx.walletClient.chain,
-    address: c.universalRouter,
-    abi: UNIVERSAL_ROUTER_ABI as Abi,
-    functionName: "execute",
-    args: [commands, inputs, DEADLINE],
-    gas: AUCTION_BID_GAS,
-    gasPrice,
-  } as never);
-  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  if (receipt.status !== "success") throw new Error(`the auction buy ${hash} reverted in block ${receipt.blockNumber}`);
-  return hash;
+  return sendRouter(ctx, c, commands, inputs, gasPrice);
 }
 
 /** Sells `amountIn` of `pool.token` for the pool's paired token (one v4 hop). */

@@ -13,11 +13,11 @@ import { type Context, ponder } from "ponder:registry";
 import { enrollment, pool, rewardRecipient, token } from "ponder:schema";
 import { type Address, BaseError, ContractFunctionRevertedError, type Hex, type TransactionReceipt, getAbiItem, parseEventLogs } from "viem";
 import { FeeIn, clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
-import { clankerHookAbi, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
+import { clankerHookAbi } from "../common/abis/clanker-hook.js";
 import { extsloadAbi } from "../common/abis/engine.js";
 import { poolManagerAbi } from "../common/abis/uniswap.js";
 import { decodeV4Slot0, v4PoolStateSlot } from "../common/uniswap.js";
-import { applyAuctionInitialized, applyFeeConfig } from "./auction.js";
+import { applyLaunchAuction } from "./auction.js";
 import { indexerConfig, indexerNode, receiptOf } from "./config.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 import { poolPrices } from "./prices.js";
@@ -234,13 +234,7 @@ async function writeLaunch(db: Db, launch: Launch): Promise<void> {
       updatedAt: launch.block.timestamp,
     });
   }
-  const mev = receipt.logs.filter((l) => l.address.toLowerCase() === indexerConfig.mevModule);
-  for (const l of parseEventLogs({ abi: sniperAuctionAbi, eventName: "FeeConfigSet", logs: mev })) {
-    if (l.args.poolId === a.poolId) await applyFeeConfig(db, l.args, launch.block.timestamp);
-  }
-  for (const l of parseEventLogs({ abi: sniperAuctionAbi, eventName: "AuctionInitialized", logs: mev })) {
-    if (l.args.poolId === a.poolId) await applyAuctionInitialized(db, l.args, launch.block.timestamp);
-  }
+  await applyLaunchAuction(db, receipt.logs, { poolId: a.poolId, hook: a.poolHook }, launch.block.timestamp);
 
   const at = { block: launch.block, transaction: { hash: launch.txHash }, log: { logIndex: launch.logIndex } };
   await recordActivity(db, at, "token-launched", address, {

@@ -2,6 +2,7 @@
 import { ponder } from "ponder:registry";
 import { enrollment, enrollmentEvent, token as tokenTable } from "ponder:schema";
 import type { Hex } from "viem";
+import { creditAuctionsBeforeEnrolment } from "./auction.js";
 import { adoptLaunch } from "./launcher.js";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 
@@ -37,6 +38,8 @@ ponder.on("Registry:TokenEnrolled", async ({ event, context }) => {
   await addProtocolTotals(context.db, event.block, { tokensEnrolled: 1 });
   // Launched by someone else before its enrolment: its launch facts are written now (launcher.ts).
   if (!(await context.db.find(tokenTable, { address: token }))) await adoptLaunch(context, a.token, event.block);
+  // Its creator's share of the auction rounds won before the enrolment.
+  await creditAuctionsBeforeEnrolment(context, event, token);
   await recordActivity(context.db, event, "token-enrolled", token, {
     creator: a.creator,
     split: { protocolBps: a.protocolBps, assetBps: a.assetBps, perpBps: a.perpBps, creatorBps: a.creatorBps },

@@ -241,8 +241,8 @@ export const pool = onchainTable(
 );
 
 /**
- * Sniper auctions won (`AuctionWon` of the MEV module), one per transaction: the launch whose
- * first tradable block was auctioned and what the winner paid, in WETH base units. 80% of it
+ * Sniper auction rounds won (`AuctionWon` of the MEV module), one per transaction: the launch
+ * whose auction block was won, the round, and what the winner paid, in WETH base units. 80% of it
  * reaches the token's reward recipients through the fee locker (`StoreTokens` in the same
  * transaction, with no `ClaimedRewards`), 20% the factory.
  */
@@ -253,14 +253,21 @@ export const auction = onchainTable("auction", (t) => ({
   payee: t.hex().notNull(),
   /** The winning bid, WETH base units. */
   amount: t.bigint().notNull(),
+  /** The auction round it won (1 to 5). */
+  round: t.integer(),
   blockNumber: t.bigint().notNull(),
   timestamp: t.bigint().notNull(),
 }));
 
 /**
- * Each launch's sniper auction as its MEV module configured it (`FeeConfigSet`,
- * `AuctionInitialized`): the auctioned block, and the fee that decays from `startingFee` to
- * `endingFee` (Uniswap pips: 1% = 10,000) until `decayEndsAt` (unix seconds).
+ * Each launch's sniper auction as its MEV module runs it: `AuctionInitialized` (round 1's
+ * block, `auctionBlock`), `AuctionReset` (each won round opens the next: `round` and its block,
+ * `lastAuctionBlock`, move on),
+ * `AuctionExpired` (a round nobody won ends the rounds) or `AuctionEnded` (the last round won),
+ * and `FeeConfigSet`: the sniper fee decays from `startingFee` to `endingFee` (Uniswap pips: 1% =
+ * 10,000) over `secondsToDecay`, from the last auction (the launch, then each round won), until
+ * `decayEndsAt` (unix seconds). `decayStartsAt` is set once the rounds are over; `poolExtension`
+ * is the hook's `PoolExtensionRegistered` (0: none).
  */
 export const auctionConfig = onchainTable("auction_config", (t) => ({
   poolId: t.hex().primaryKey(),
@@ -269,6 +276,13 @@ export const auctionConfig = onchainTable("auction_config", (t) => ({
   secondsToDecay: t.bigint().notNull(),
   decayEndsAt: t.bigint().notNull(),
   auctionBlock: t.bigint(),
+  round: t.integer(),
+  lastAuctionBlock: t.bigint(),
+  roundsWon: t.integer(),
+  /** The transactions of the rounds won (their receipts hold the recipients' `StoreTokens`). */
+  wonTxs: t.hex().array(),
+  decayStartsAt: t.bigint(),
+  poolExtension: t.hex(),
 }));
 
 /** Reference prices from v3 pools the service trades in (WETH/USDC; the secondary asset). */

@@ -16,10 +16,10 @@
  * the claim paid beyond what the logs explain (fees stored before the engine's start block)
  * is recorded as unattributed operator revenue, so ledger totals equal the onchain claims.
  *
- * The sniper auction pays the operator too, without a `ClaimedRewards`: the block after a
- * launch's two no-trade blocks is auctioned for WETH, and the MEV module stores 80% of the
- * winning bid for the token's reward recipients in the fee locker (`StoreTokens` sent by the
- * module). Each such `StoreTokens` of the operator's is a fact like a collection: attributed
+ * The sniper auction pays the operator too, without a `ClaimedRewards`: up to five auction
+ * blocks of a launch (round 1's two blocks after it, each won round opening the next two blocks
+ * later) are sold for WETH, and the MEV module stores 80% of each winning bid for the token's
+ * reward recipients in the fee locker (`StoreTokens` sent by the module). Each such `StoreTokens` of the operator's is a fact like a collection: attributed
  * to the token whose pool held the auction (`AuctionWon` in the same transaction names the
  * pool) and booked when a claim settles it.
  */
@@ -139,7 +139,13 @@ export async function attributeClaims(ctx: EngineContext, currencyName: Currency
         });
     }
     for (const store of auctionFees.filter((a) => logPosition(a.log) > from && logPosition(a.log) <= to)) {
-      const info = await tokenInfo(ctx, store.token);
+      let info = await tokenInfo(ctx, store.token);
+      if (!info.enrolled && (await isEnrolled(ctx, info.token))) {
+        // Enrolled after its auction (an agent token is enrolled after its dev buy, so after every
+        // round): refresh, so its proceeds are split as an enrolled token's.
+        await refreshTokenCache(ctx);
+        info = await tokenInfo(ctx, store.token);
+      }
       facts.push({
         log: store.log,
         token: info.token,
@@ -330,8 +336,8 @@ async function knownTokens(ctx: EngineContext): Promise<Address[]> {
 }
 
 /**
- * How far before its auction a pool was initialized: the launch, two no-trade blocks, then the
- * auction block (production.md §3); the margin covers a module with a longer wait.
+ * How far before an auction round a pool was initialized: round 1's block is the launch + 2, the
+ * fifth round's the launch + 10; the margin covers a module with longer waits.
  */
 const AUCTION_AFTER_LAUNCH_BLOCKS = 16n;
 
