@@ -243,7 +243,8 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
     }
 
     /// @dev Mints every position in one PositionManager call; position ids are consecutive from `nextTokenId()`.
-    ///      Each position holds `positionBps[i]` of the supply (the last one also takes the rounding remainder).
+    ///      Each position holds floor(supply · `positionBps[i]` / 10000), as production: the rounding remainder (and
+    ///      what the liquidity maths leaves) stays in the locker.
     function _mintLiquidity(
         IClanker.LockerConfig memory lockerConfig,
         IClanker.PoolConfig memory poolConfig,
@@ -263,11 +264,8 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
 
         bytes memory actions;
         bytes[] memory params = new bytes[](n + 1);
-        uint256 placed = 0;
         for (uint256 i = 0; i < n; i++) {
-            uint256 amount =
-                i == n - 1 ? poolSupply - placed : poolSupply * lockerConfig.positionBps[i] / BASIS_POINTS;
-            placed += amount;
+            uint256 amount = poolSupply * lockerConfig.positionBps[i] / BASIS_POINTS;
             params[i] = _mintParams(ctx, lockerConfig.tickLower[i], lockerConfig.tickUpper[i], amount);
             actions = abi.encodePacked(actions, uint8(Actions.MINT_POSITION));
         }
@@ -425,8 +423,9 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
 
         if (split.toConvert == 0) return;
         uint256 received = _convert(info, split.rewardToken, split.otherToken, split.toConvert);
-        emit FeesSwapped(info.token, split.rewardToken, split.toConvert, split.otherToken, received);
         _creditConverters(info, preferences, split, received);
+        // Production's order: the converters' shares stored, then the conversion reported.
+        emit FeesSwapped(info.token, split.rewardToken, split.toConvert, split.otherToken, received);
     }
 
     /// @dev Stores the conversion's output among the converting recipients: `rewardBps[i] / 10000` of it to each but
