@@ -153,10 +153,10 @@ describe("launch from the agent wallet", () => {
     expect(rewards.rewardRecipients.map((r) => getAddress(r))).toEqual([OPERATOR, getAddress(devnetAs(1).account.address)]);
     expect(rewards.rewardBps).toEqual([9000, 1000]);
 
-    // Dev buy: after the no-trade blocks and the auction block, once the sniper fee has decayed; the agent wallet holds the token.
+    // Dev buy: after round 1's auction block (launch + 2, nobody bid), once the sniper fee has decayed; the agent wallet holds the token.
     expect(txs.devBuy).toMatch(/^0x/);
     const devBuy = await chain().getTransactionReceipt({ hash: txs.devBuy! });
-    expect(devBuy.blockNumber).toBeGreaterThan(deploy.blockNumber + 3n);
+    expect(devBuy.blockNumber).toBeGreaterThan(deploy.blockNumber + 2n);
     const at = async (blockNumber: bigint) => (await chain().getBlock({ blockNumber })).timestamp;
     expect((await at(devBuy.blockNumber)) - (await at(deploy.blockNumber))).toBeGreaterThanOrEqual(15n);
     const { rows: waited } = await api.deps.services.pool.query(
@@ -164,7 +164,8 @@ describe("launch from the agent wallet", () => {
       [agent.id],
     );
     expect(waited.map((r) => r.reason)).toEqual([
-      expect.stringMatching(/^the dev buy waits: the pool refuses swaps until after block \d+ \(its auction block\)$/),
+      expect.stringMatching(/^the dev buy waits: the pool's sniper auction runs \(round 1, auction block \d+\): no swap until a block after it$/),
+      expect.stringMatching(/^the dev buy waits: the pool's sniper fee \(\d+ pips now\) decays until /),
     ]);
     expect(await chain().readContract({ address: token, abi: erc20BalanceAbi, functionName: "balanceOf", args: [agent.wallet] })).toBeGreaterThan(0n);
 
@@ -207,7 +208,8 @@ describe("launch from the agent wallet", () => {
       "charter-locked",
       "platform-fee-paid",
       "token-deployed",
-      "dev-buy-waits",
+      "dev-buy-waits", // the auction rounds
+      "dev-buy-waits", // the sniper fee's decay
       "dev-buy",
       "enrolled",
       "activated",
