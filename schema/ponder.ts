@@ -233,7 +233,7 @@ export const pool = onchainTable(
     /** The Clanker hook's LP fees by direction, in pips (its `PoolInitialized`; null: a hook without it). */
     clankerFee: t.integer(),
     pairedFee: t.integer(),
-    /** The hook's protocol fee taken off this pool's swaps, paired-currency base units (its `ClaimProtocolFees`, production.md §2). */
+    /** The hook's protocol fee taken off this pool's swaps, paired-currency base units (the claims it mints itself in each swap). */
     protocolFees: t.bigint().notNull(),
     updatedAt: t.bigint().notNull(),
   }),
