@@ -75,19 +75,20 @@ export async function sniperAuctionStatus(
 ): Promise<AuctionStatus> {
   if (BigInt(key.hooks) === 0n) return { over: true };
   const poolId = poolIdOf(key);
-  const latest = await client.getBlock({ blockTag: "latest" });
-  const blockNumber = latest.number;
   let enabled: boolean;
   let createdAt: bigint;
   try {
     [enabled, createdAt] = await Promise.all([
-      client.readContract({ address: key.hooks, abi: hookMevAbi, functionName: "mevModuleEnabled", args: [poolId], blockNumber }),
-      client.readContract({ address: key.hooks, abi: hookMevAbi, functionName: "poolCreationTimestamp", args: [poolId], blockNumber }),
+      client.readContract({ address: key.hooks, abi: hookMevAbi, functionName: "mevModuleEnabled", args: [poolId] }),
+      client.readContract({ address: key.hooks, abi: hookMevAbi, functionName: "poolCreationTimestamp", args: [poolId] }),
     ]);
   } catch {
     return { over: true }; // a hook without these views runs no module the engine knows of: the route's simulation guards
   }
-  if (!enabled || createdAt === 0n) return { over: true };
+  if (!enabled || createdAt === 0n) return { over: true }; // disabled for good: no more reads
+  // The module's state and the block it is read at, together.
+  const latest = await client.getBlock({ blockTag: "latest" });
+  const blockNumber = latest.number;
   const moduleEnds = createdAt + MAX_MEV_MODULE_SECONDS;
   if (latest.timestamp >= moduleEnds) return { over: true }; // the next swap disables the module
   const waitModule = (why: string): AuctionStatus => ({
