@@ -11,7 +11,7 @@ import { type Abi, type Address, type Hex, type TransactionReceipt, encodeAbiPar
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
-import type { PoolKey } from "../../common/uniswap.js";
+import { POOL_KEY_ABI, type PoolKey } from "../../common/uniswap.js";
 import { ensureRouterApproval, marketContracts } from "../../devnet/market.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { afterSwapProtocolFee, exactInBuyProtocolFee, exactOutSellProtocolFee, protocolFeeMints } from "../contracts/protocol-fee.js";
@@ -23,16 +23,6 @@ const lc = (a: string) => a.toLowerCase();
 const LP_FEE = 10_000; // the devnet launch's static 1% each way
 
 const routerAbi = parseAbi(["function execute(bytes commands, bytes[] inputs, uint256 deadline) payable"]);
-const POOL_KEY = {
-  type: "tuple",
-  components: [
-    { name: "currency0", type: "address" },
-    { name: "currency1", type: "address" },
-    { name: "fee", type: "uint24" },
-    { name: "tickSpacing", type: "int24" },
-    { name: "hooks", type: "address" },
-  ],
-} as const;
 
 describe("indexer: the hook's protocol fee and the buybacks that pay it", () => {
   const env = testEnv();
@@ -60,7 +50,7 @@ describe("indexer: the hook's protocol fee and the buybacks that pay it", () => 
         {
           type: "tuple",
           components: [
-            { name: "poolKey", ...POOL_KEY },
+            { name: "poolKey", ...POOL_KEY_ABI },
             { name: "zeroForOne", type: "bool" },
             { name: "amountOut", type: "uint128" },
             { name: "amountInMaximum", type: "uint128" },
