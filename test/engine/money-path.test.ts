@@ -474,9 +474,18 @@ describe("money path", () => {
   });
 
   it("halts a desk past its drawdown limit (and reduces it), mirrored in the registry, then unhalts", async () => {
-    // Fresh fees for a new desk.
+    // Fresh fees for a new desk, collected as on Base: by the pool's next swap (the hook collects
+    // inside each swap). A collectRewards right after the buy would convert only the dust that the
+    // hook's in-swap conversion leaves on the token side and revert V4TooLittleReceived(1, 0), so
+    // the engine defers it and the buy's fees would wait in the pool, unclaimed by this cycle.
     await d.buy(TRADER, usdcToken, 6_000n * USDC);
-    await run("fee-claimer");
+    await d.buy(TRADER, usdcToken, 1n * USDC);
+    const usdcClaimedBefore = await claimedOnchain(d.c.usdc!);
+    const claim = await run("fee-claimer");
+    expect(claim.claimed).toContain("usdc");
+    const fresh = (await claimedOnchain(d.c.usdc!)) - usdcClaimedBefore;
+    expect(fresh).toBeGreaterThan(20n * USDC); // 6,000 USDC of buys: a new desk's worth of perp USDC
+    expect(await sumRows("currency = 'USDC' AND (kind = 'fee-claimed' OR kind = 'unattributed')")).toBe(await claimedOnchain(d.c.usdc!));
     const manager0 = await run("desk-manager");
     expect(manager0.actions).toContainEqual(expect.objectContaining({ token: usdcToken, action: "open" }));
     await d.execute(await orderIdsOf("open"));
@@ -567,7 +576,9 @@ describe("money path", () => {
   });
 
   it("reports a trade it did not open as an orphan at reconciliation, never adopting it", async () => {
-    // Someone with the operator key opens a trade outside the engine.
+    // Someone with the operator key opens a trade outside the engine, paid from USDC the ledger
+    // holds in the wallet for legs not spent yet (the operator leg, fees claimed since the last spends).
+    expect(await d.balance(d.c.usdc!, operator)).toBeGreaterThanOrEqual(30n * USDC);
     const price = (await d.price("BTC_USD")) * 100n;
     const hash = await d.as(0).write(d.c.perpsTrading!, perpsTradingAbi as Abi, "openTrade", [
       {
