@@ -5,19 +5,7 @@
  * hook: a fee that rises with volatility), with a 20% protocol fee to the factory, and opens with
  * the sniper auction (sniper-auction.test.ts).
  */
-import {
-  type Abi,
-  type Address,
-  type Hex,
-  BaseError,
-  type TransactionReceipt,
-  decodeErrorResult,
-  erc20Abi,
-  parseAbi,
-  parseEventLogs,
-  toFunctionSelector,
-  zeroAddress,
-} from "viem";
+import { type Abi, type Address, type Hex, BaseError, type TransactionReceipt, decodeErrorResult, erc20Abi, parseAbi, parseEventLogs, zeroAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
