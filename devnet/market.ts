@@ -52,7 +52,7 @@ import { ADDRESS_THIS, UNIVERSAL_ROUTER_ABI, routerPlan, v3ExactIn, v4ExactInSin
 import { type DevnetContext, createDevnetContext, withGasMargin } from "./context.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "./protocol.js";
 import { AUCTION_FIRST_BLOCK_AFTER_LAUNCH } from "../common/constants.js";
-import { sniperAuctionStatus } from "../core/chain/auction.js";
+import { sniperAuctionStatus } from "../common/sniper-auction.js";
 import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
 
 /** Feeds the keeper walks, when the devnet has them. */

@@ -34,7 +34,7 @@ import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { DEFAULT_SNIPER_FEES, buildDeploymentConfig, encodeMevModuleData, launchSplitRewards } from "../../common/deploy-config.js";
 import type { PoolKey } from "../../common/uniswap.js";
 import { UNIVERSAL_ROUTER_ABI, routerPlan, v4ExactInSingle } from "../../common/universal-router.js";
-import { decayedSniperFee, sniperAuctionStatus } from "../../core/chain/auction.js";
+import { decayedSniperFee, sniperAuctionStatus } from "../../common/sniper-auction.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { ensureRouterApproval, marketContracts } from "../../devnet/market.js";
 import { devnetLaunchFees, devnetPrivateKey } from "../../devnet/protocol.js";
