@@ -171,6 +171,10 @@ export async function benchTokensSize(bench: Bench, n: number, log: (m: string) 
     const trader = createDevnetContext(anvil.rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(5));
     const batcher = await trader.deploy(compileProject().BenchBatcher!, [c.v4PoolManager!]);
     await operator.write(c.usdc!, mintAbi, "mint", [batcher, 1_000_000_000_000n]);
+    // The batch's swaps share one unlock, settled at its end: from the second swap on, the hook pays
+    // out the protocol fee the earlier ones minted (`take` of USDC) before any of the batch's USDC is
+    // in. On Base the PoolManager holds every pool's USDC; a fresh devnet's holds none, so it is given some.
+    await operator.write(c.usdc!, mintAbi, "mint", [c.v4PoolManager!, 1_000_000_000n]);
     const keys = [];
     for (const token of sample) {
       const info = await operator.read<{ poolKey: { currency0: Address; currency1: Address; fee: number; tickSpacing: number; hooks: Address } }>(
