@@ -45,7 +45,10 @@ export function createDevnetContext(rpcUrl: string, chainId: number, privateKey:
   const chain = devnetChain(chainId, rpcUrl);
   const account = privateKeyToAccount(privateKey);
   const transport = http(rpcUrl, { retryCount: 0 });
-  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 }) as PublicClient;
+  // No block-number cache (viem keeps one for a polling interval): a context is shared by whoever
+  // acts as this account, and a head read right after a rollback or an `anvil_mine` must be the
+  // node's head, not the one read 50 ms before.
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 }) as PublicClient;
   const walletClient = createWalletClient({ chain, transport, account, pollingInterval: 50 });
 
   async function confirm(hash: Hex, what: string): Promise<{ contractAddress?: Address | null }> {
