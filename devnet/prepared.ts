@@ -84,9 +84,13 @@ export async function preparedDevnet(options: { chainId?: number; progress?: Dep
   progress(`preparing the devnet (chain ${chainId}): deploying once, saved to ${relative(ROOT, dir)}`);
   const started = Date.now();
   mkdirSync(PREPARED_DIR, { recursive: true });
-  // Stale folders (another key, same chain) are of no use again.
+  // Stale folders (another key, same chain) are of no use again; another process's unfinished
+  // one is left alone unless it is old enough to be a dead process's.
   for (const old of readdirSync(PREPARED_DIR)) {
-    if (old.startsWith(`devnet-${chainId}-`) && old !== name) rmSync(join(PREPARED_DIR, old), { recursive: true, force: true });
+    if (!old.startsWith(`devnet-${chainId}-`) || old === name) continue;
+    const full = join(PREPARED_DIR, old);
+    if (old.endsWith(".tmp") && Date.now() - statSync(full).mtimeMs < 10 * 60_000) continue;
+    rmSync(full, { recursive: true, force: true });
   }
   const tmp = join(PREPARED_DIR, `${name}.${process.pid}.tmp`);
   rmSync(tmp, { recursive: true, force: true });
