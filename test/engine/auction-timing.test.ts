@@ -49,18 +49,22 @@ describe("the engine's timing on five won rounds, then the decay", () => {
     await ensureRouterApproval(sniper, m, c.usdc!, maxUint256 / 2n);
   });
 
+  /** The dev buy, planned as the engine plans it (0.001 ETH into the launched token). */
+  const planDevBuy = () =>
+    planEthToToken(devBuyer.publicClient, {
+      contracts: { weth: c.weth!, usdc: c.usdc!, v3WethUsdcPool: c.v3WethUsdcPool!, v4PoolManager: c.v4PoolManager!, universalRouter: c.universalRouter! },
+      payer: devBuyer.account.address,
+      token,
+      poolKey: key,
+      amountInWei: 10n ** 15n,
+      bounds: { slippageBps: 500, deadlineSeconds: 600 },
+      secondsToDecay: DEFAULT_SNIPER_FEES.secondsToDecay,
+    });
+
   /** The dev buy's quote as the engine plans it now: "refused" while the auction or the decay runs. */
   const quote = async () => {
     try {
-      await planEthToToken(devBuyer.publicClient, {
-        contracts: { weth: c.weth!, usdc: c.usdc!, v3WethUsdcPool: c.v3WethUsdcPool!, v4PoolManager: c.v4PoolManager!, universalRouter: c.universalRouter! },
-        payer: devBuyer.account.address,
-        token,
-        poolKey: key,
-        amountInWei: 10n ** 15n,
-        bounds: { slippageBps: 500, deadlineSeconds: 600 },
-        secondsToDecay: DEFAULT_SNIPER_FEES.secondsToDecay,
-      });
+      await planDevBuy();
       return "quoted";
     } catch (error) {
       return (error as { code?: string }).code === "sniper-auction" ? "refused" : `failed: ${String(error)}`;
@@ -127,15 +131,7 @@ describe("the engine's timing on five won rounds, then the decay", () => {
 
     // The dev buy as planned now: in no auction block, at the pool's own fee (1%), no sniper fee.
     expect(await quote()).toBe("quoted");
-    const plan = await planEthToToken(devBuyer.publicClient, {
-      contracts: { weth: c.weth!, usdc: c.usdc!, v3WethUsdcPool: c.v3WethUsdcPool!, v4PoolManager: c.v4PoolManager!, universalRouter: c.universalRouter! },
-      payer: devBuyer.account.address,
-      token,
-      poolKey: key,
-      amountInWei: 10n ** 15n,
-      bounds: { slippageBps: 500, deadlineSeconds: 600 },
-      secondsToDecay: DEFAULT_SNIPER_FEES.secondsToDecay,
-    });
+    const plan = await planDevBuy();
     const hash = await devBuyer.walletClient.sendTransaction({
       account: devBuyer.account,
       chain: devBuyer.walletClient.chain,
