@@ -1,11 +1,11 @@
-/** The ledger invariants the database alone can check (DESIGN.md §5), for the audit. */
+/** The ledger invariants the database alone can check (docs/design.md §5.6), for the audit. */
 import { sql } from "drizzle-orm";
 import type { Queryable } from "../db/client.js";
 
 export type InvariantReport = { ok: boolean; violations: string[] };
 
 /**
- * The ledger invariants of DESIGN.md §5 that the database alone can check:
+ * The ledger invariants of docs/design.md §5.6 that the database alone can check:
  * - per token, fees attributed (`claimed`) = the sum of its allocations to the legs;
  * - no leg is spent beyond what it received (pooled legs as a whole, per-token legs per token),
  *   save for the reorg deficits recorded for it (see the header);
