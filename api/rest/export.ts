@@ -17,7 +17,7 @@ import type { ApiDeps } from "../deps.js";
 import { badRequest, retryTransient } from "../http/errors.js";
 import { time } from "./market.js";
 import { type AnyRoute, defineRoute } from "./route.js";
-import { address } from "./schemas.js";
+import { address, integerParam } from "./schemas.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 
 /** Rows per batch read from the export's cursor (one chunk of the response each). */
@@ -47,10 +47,13 @@ const kindList = (kinds: readonly string[]) =>
     .optional()
     .describe(`Only these kinds, comma-separated: ${kinds.join(", ")}`);
 
-const block = z
-  .string()
-  .regex(/^\d{1,20}$/, "expected a block number (an integer ≥ 0)")
-  .transform(BigInt);
+const block = integerParam(
+  z
+    .string()
+    .regex(/^\d{1,20}$/, "expected a block number (an integer ≥ 0)")
+    .transform(BigInt),
+  { minimum: 0 },
+);
 
 function exportQuery(kinds: readonly string[] | undefined) {
   return z
@@ -63,13 +66,16 @@ function exportQuery(kinds: readonly string[] | undefined) {
       toBlock: block.optional().describe("To this block (inclusive)"),
       order: z.enum(["oldest", "newest"]).default("oldest").describe("Chain order, oldest first (default) or newest first"),
       after: z.string().max(512).optional().describe("Resume after this row: the `cursor` of the last row received (with the same `order`)"),
-      limit: z
-        .string()
-        .regex(/^\d{1,10}$/, `expected an integer from 1 to ${MAX_EXPORT_LIMIT}`)
-        .transform(Number)
-        .refine((n) => n >= 1 && n <= MAX_EXPORT_LIMIT, `expected an integer from 1 to ${MAX_EXPORT_LIMIT}`)
-        .optional()
-        .describe("At most this many rows (default: every row)"),
+      limit: integerParam(
+        z
+          .string()
+          .regex(/^\d{1,10}$/, `expected an integer from 1 to ${MAX_EXPORT_LIMIT}`)
+          .transform(Number)
+          .refine((n) => n >= 1 && n <= MAX_EXPORT_LIMIT, `expected an integer from 1 to ${MAX_EXPORT_LIMIT}`)
+          .optional()
+          .describe("At most this many rows (default: every row)"),
+        { minimum: 1, maximum: MAX_EXPORT_LIMIT },
+      ),
     })
     .strict();
 }

@@ -29,7 +29,7 @@ import {
 } from "../read/market.js";
 import { type TokenView, getTokens } from "../read/tokens.js";
 import { defineRoute } from "./route.js";
-import { pageQuery, tokenParam } from "./schemas.js";
+import { integerParam, pageQuery, tokenParam } from "./schemas.js";
 
 // ------------------------------------------------------------------ schemas
 
@@ -109,6 +109,7 @@ export const burnItem = z
     ...figure("valuePaired", true),
     ...figure("valueUsdc", true),
     txHash: hash,
+    logIndex: z.number().int().describe("The burn's log index in its block: with txHash, what GET /burns/{txHash}/{logIndex} proves"),
     blockNumber: z.number().int(),
     timestamp: z.string().datetime(),
   })
@@ -134,13 +135,16 @@ export const candlesQuery = z.object({
   period: z.enum(CANDLE_PERIODS).default("hour").describe("Bucket length: hour or day (UTC)"),
   from: time.optional().describe("Buckets starting at or after this time (ISO-8601 or unix seconds)"),
   to: time.optional().describe("Buckets starting before this time (ISO-8601 or unix seconds)"),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, `expected an integer from 1 to ${MAX_CANDLES}`)
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= MAX_CANDLES, `expected an integer from 1 to ${MAX_CANDLES}`)
-    .default(String(DEFAULT_CANDLES))
-    .describe(`At most this many candles, the latest in the range; 1 to ${MAX_CANDLES}`),
+  limit: integerParam(
+    z
+      .string()
+      .regex(/^\d{1,4}$/, `expected an integer from 1 to ${MAX_CANDLES}`)
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= MAX_CANDLES, `expected an integer from 1 to ${MAX_CANDLES}`)
+      .default(String(DEFAULT_CANDLES))
+      .describe(`At most this many candles, the latest in the range; 1 to ${MAX_CANDLES}`),
+    { minimum: 1, maximum: MAX_CANDLES, default: DEFAULT_CANDLES },
+  ),
 });
 
 // ------------------------------------------------------------------ JSON
@@ -239,6 +243,7 @@ export const tokenBurnsRoute = defineRoute({
         amountRaw: r.amount.toString(),
         ...rawAsText(burnValueFigures(values.get(r.id) ?? null, paired)),
         txHash: r.txHash,
+        logIndex: r.logIndex,
         blockNumber: Number(r.blockNumber),
         timestamp: isoTime(r.timestamp),
       })),

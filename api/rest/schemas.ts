@@ -137,13 +137,24 @@ export const registerBody = z
 
 // ------------------------------------------------------------------ query strings and paths
 
-const limit = z
-  .string()
-  .regex(/^\d{1,4}$/, `expected an integer from 1 to ${MAX_LIMIT}`)
-  .transform(Number)
-  .refine((n) => n >= 1 && n <= MAX_LIMIT, `expected an integer from 1 to ${MAX_LIMIT}`)
-  .default(String(DEFAULT_LIMIT))
-  .describe(`Page size, 1 to ${MAX_LIMIT}`);
+/**
+ * A whole number in a query string or a path: validated from its digits, documented as an
+ * OpenAPI `integer` with its range and default, so a generated client sends a number.
+ */
+export function integerParam<T extends z.ZodTypeAny>(schema: T, range: { minimum: number; maximum?: number; default?: number }): T {
+  return documented(schema, { type: "integer", ...range });
+}
+
+const limit = integerParam(
+  z
+    .string()
+    .regex(/^\d{1,4}$/, `expected an integer from 1 to ${MAX_LIMIT}`)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_LIMIT, `expected an integer from 1 to ${MAX_LIMIT}`)
+    .default(String(DEFAULT_LIMIT))
+    .describe(`Page size, 1 to ${MAX_LIMIT}`),
+  { minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+);
 const cursor = z.string().max(512).optional().describe("Opaque cursor: the nextCursor of the previous page");
 
 export const pageQuery = z.object({ limit, cursor });

@@ -17,7 +17,7 @@ import { tokenAudit } from "../read/public-audit.js";
 import { deskStatement } from "../read/desk-statement.js";
 import type { ApiDeps } from "../deps.js";
 import { defineRoute } from "./route.js";
-import { tokenParam } from "./schemas.js";
+import { integerParam, tokenParam } from "./schemas.js";
 
 // ------------------------------------------------------------------ schemas
 
@@ -54,10 +54,13 @@ export const burnProofParams = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte transaction hash")
     .transform((v) => v.toLowerCase() as Hex),
-  logIndex: z
-    .string()
-    .regex(/^\d{1,9}$/, "expected a log index: a non-negative integer")
-    .transform(Number),
+  logIndex: integerParam(
+    z
+      .string()
+      .regex(/^\d{1,9}$/, "expected a log index: a non-negative integer")
+      .transform(Number),
+    { minimum: 0 },
+  ),
 });
 
 const deskTrade = z

@@ -13,7 +13,7 @@ import { conflict, notConfigured, notFound } from "../http/errors.js";
 import { indexerStatus } from "../read/health.js";
 import { defineRoute } from "./route.js";
 import { documented } from "../openapi/zod-schema.js";
-import { address } from "./schemas.js";
+import { address, integerParam } from "./schemas.js";
 
 const checksummed = z
   .string()
@@ -170,12 +170,16 @@ export const deadLettersRoute = defineRoute({
   operatorKey: true,
   query: z.object({
     endpoint: endpointId.optional().describe("Only this endpoint's"),
-    limit: z
-      .string()
-      .regex(/^\d{1,3}$/, "expected an integer from 1 to 200")
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= 200, "expected an integer from 1 to 200")
-      .default("50"),
+    limit: integerParam(
+      z
+        .string()
+        .regex(/^\d{1,3}$/, "expected an integer from 1 to 200")
+        .transform(Number)
+        .refine((n) => n >= 1 && n <= 200, "expected an integer from 1 to 200")
+        .default("50")
+        .describe("Page size, 1 to 200"),
+      { minimum: 1, maximum: 200, default: 50 },
+    ),
     cursor: z
       .string()
       .regex(/^\d{1,19}$/, "expected the nextCursor of the previous page")

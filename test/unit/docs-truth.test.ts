@@ -6,9 +6,11 @@
  * - every environment variable they name is read by the code, and every variable of the config
  *   schema (`common/config.ts`) and of `npm start` is in docs/configuration.md;
  * - every other UPPER_SNAKE name they use (an error code, a constant) exists in the code;
- * - every `npm run X` is a script of package.json, every `npm run engine -- X` a command of the engine CLI.
+ * - every `npm run X` is a script of package.json, every `npm run engine -- X` a command of the engine CLI;
+ * - every GraphQL document they show is valid against the served schema (its snapshot, test/api/__snapshots__/schema.graphql).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { buildSchema, parse, validate } from "graphql";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -267,6 +269,29 @@ describe("the docs against the code", () => {
     }
     expect(ENGINE_COMMANDS.has("ledger")).toBe(true);
     expect(bad).toEqual([]);
+  });
+
+  it("shows only GraphQL documents the schema accepts", () => {
+    const schema = buildSchema(text("test/api/__snapshots__/schema.graphql"));
+    const invalid: string[] = [];
+    let checked = 0;
+    for (const file of DOCS) {
+      const s = text(file);
+      // ```graphql blocks (one document per `#` comment), and the queries of curl bodies.
+      const blocks = [...s.matchAll(/```graphql\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split(/\n(?=#)/));
+      const bodies = [...s.matchAll(/"query":\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+      for (const document of [...blocks, ...bodies].map((d) => d.replace(/^#.*$/gm, "").trim()).filter(Boolean)) {
+        checked++;
+        try {
+          const errors = validate(schema, parse(document));
+          if (errors.length) invalid.push(`${file}: ${document.slice(0, 60)}… ${errors.map((e) => e.message).join("; ")}`);
+        } catch (error) {
+          invalid.push(`${file}: ${document.slice(0, 60)}… ${(error as Error).message}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(3);
+    expect(invalid).toEqual([]);
   });
 
   it("checks itself: a missing path, an outside link and an unread variable are caught", () => {
