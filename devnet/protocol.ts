@@ -142,20 +142,7 @@ export async function deployProtocol(
   for (const name of Object.keys(priceFeeds).sort()) await ctx.write(priceFeeds[name]!, feedAbi, "setUpdater", [keeper]);
 
   progress("deploying the Clanker launcher, LP locker and fee locker");
-  const feeLocker = await ctx.deploy(art("ClankerFeeLocker"), [operator]);
-  const launcher = await ctx.deploy(art("Clanker"), [operator, base.v4PoolManager]);
-  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [
-    operator,
-    launcher,
-    feeLocker,
-    base.v4PositionManager,
-    base.permit2,
-    base.universalRouter,
-    base.v4PoolManager,
-  ]);
-  await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [lpLocker]);
-  // Deployments open once the team fee recipient (who `claimTeamFees` pays) is named.
-  await ctx.write(launcher, art("Clanker").abi, "initialize", [operator]);
+  const { feeLocker, launcher, lpLocker } = await deployClankerLockers(ctx, base);
 
   progress("deploying the protocol registry");
   const registry = await ctx.deploy(art("ProtocolRegistry"), [operator]);
@@ -181,20 +168,8 @@ export async function deployProtocol(
   progress("funding anvil accounts 1..9 with USDC");
   for (let i = 1; i <= 9; i++) await ctx.write(base.usdc, mintAbi, "mint", [devnetAccount(i).address, FUNDED_ACCOUNT_USDC]);
 
-  progress("deploying the static-fee V2 hook (at a mined address) and the sniper auction; enabling them");
-  const clankerHook = await deployHookAt(ctx, art("ClankerHookStaticFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
-  // Base's module settings (its constructor's): round 1's auction block 2 blocks after the launch, then one
-  // every 2 blocks while won, 5 rounds at most, 0.0001 WETH per unit of gas price above the peg.
-  const mevModule = await ctx.deploy(art("ClankerSniperAuctionV2"), [operator, launcher, feeLocker, base.weth]);
-  await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [mevModule]);
-  await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerHook, true]);
-  await ctx.write(launcher, art("Clanker").abi, "setMevModule", [mevModule, true]);
-  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerHook, true]);
-
-  progress("deploying the dynamic-fee V2 hook (at a mined address); enabling it with the same locker");
-  const clankerDynamicHook = await deployHookAt(ctx, art("ClankerHookDynamicFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
-  await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerDynamicHook, true]);
-  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerDynamicHook, true]);
+  progress("deploying the V2 hooks (static and dynamic fee, at mined addresses) and the sniper auction; enabling them");
+  const { clankerHook, mevModule, clankerDynamicHook } = await deployClankerHooks(ctx, base, { feeLocker, launcher, lpLocker });
 
   progress("launching the protocol token and the devnet creator tokens");
   const launch = async (config: DeploymentConfig) => (await launchToken(ctx, launcher, config)).token;
@@ -257,6 +232,62 @@ export async function deployProtocol(
     },
     priceFeeds,
   };
+}
+
+/**
+ * The Clanker fee locker, launcher and LP locker, owned by the context's account, which is also
+ * the launcher's team fee recipient; the LP locker is the fee locker's depositor. No hook yet.
+ */
+export async function deployClankerLockers(
+  ctx: DevnetContext,
+  base: Pick<UniswapContracts, "v4PoolManager" | "v4PositionManager" | "permit2" | "universalRouter">,
+): Promise<{ feeLocker: Address; launcher: Address; lpLocker: Address }> {
+  const artifacts = compileProject();
+  const art = (name: string) => artifacts[name]!;
+  const owner = ctx.account.address;
+  const feeLocker = await ctx.deploy(art("ClankerFeeLocker"), [owner]);
+  const launcher = await ctx.deploy(art("Clanker"), [owner, base.v4PoolManager]);
+  const lpLocker = await ctx.deploy(art("ClankerLpLocker"), [
+    owner,
+    launcher,
+    feeLocker,
+    base.v4PositionManager,
+    base.permit2,
+    base.universalRouter,
+    base.v4PoolManager,
+  ]);
+  await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [lpLocker]);
+  // Deployments open once the team fee recipient (who `claimTeamFees` pays) is named.
+  await ctx.write(launcher, art("Clanker").abi, "initialize", [owner]);
+  return { feeLocker, launcher, lpLocker };
+}
+
+/**
+ * The static-fee and dynamic-fee V2 hooks (at mined addresses) and the sniper auction, owned by the
+ * context's account, enabled on the launcher with the LP locker; the module is a fee-locker depositor.
+ */
+export async function deployClankerHooks(
+  ctx: DevnetContext,
+  base: Pick<UniswapContracts, "v4PoolManager"> & { weth: Address },
+  core: { feeLocker: Address; launcher: Address; lpLocker: Address },
+): Promise<{ clankerHook: Address; mevModule: Address; clankerDynamicHook: Address }> {
+  const artifacts = compileProject();
+  const art = (name: string) => artifacts[name]!;
+  const owner = ctx.account.address;
+  const { feeLocker, launcher, lpLocker } = core;
+  const clankerHook = await deployHookAt(ctx, art("ClankerHookStaticFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
+  // Base's module settings (its constructor's): round 1's auction block 2 blocks after the launch, then one
+  // every 2 blocks while won, 5 rounds at most, 0.0001 WETH per unit of gas price above the peg.
+  const mevModule = await ctx.deploy(art("ClankerSniperAuctionV2"), [owner, launcher, feeLocker, base.weth]);
+  await ctx.write(feeLocker, art("ClankerFeeLocker").abi, "addDepositor", [mevModule]);
+  await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerHook, true]);
+  await ctx.write(launcher, art("Clanker").abi, "setMevModule", [mevModule, true]);
+  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerHook, true]);
+
+  const clankerDynamicHook = await deployHookAt(ctx, art("ClankerHookDynamicFeeV2"), [base.v4PoolManager, launcher], HOOK_PERMISSIONS);
+  await ctx.write(launcher, art("Clanker").abi, "setHook", [clankerDynamicHook, true]);
+  await ctx.write(launcher, art("Clanker").abi, "setLocker", [lpLocker, clankerDynamicHook, true]);
+  return { clankerHook, mevModule, clankerDynamicHook };
 }
 
 /**

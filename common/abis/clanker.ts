@@ -59,3 +59,6 @@ export const clankerTokenEventsAbi = parseAbi([
   "event UpdateImage(string image)",
   "event UpdateMetadata(string metadata)",
 ]);
+
+/** The factory's payout of the protocol fees it holds to the Clanker team (`claimTeamFees`). */
+export const clankerTeamFeesAbi = parseAbi(["event ClaimTeamFees(address indexed token, address indexed recipient, uint256 amount)"]);
