@@ -7,6 +7,7 @@
  *   schema (`common/config.ts`) and of `npm start` is in docs/configuration.md;
  * - every other UPPER_SNAKE name they use (an error code, a constant) exists in the code;
  * - every `npm run X` is a script of package.json, every `npm run engine -- X` a command of the engine CLI;
+ * - every section of docs/design.md they cite (§N.N), or a code comment cites, exists;
  * - every GraphQL document they show is valid against the served schema (its snapshot, test/api/__snapshots__/schema.graphql).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -269,6 +270,20 @@ describe("the docs against the code", () => {
     }
     expect(ENGINE_COMMANDS.has("ledger")).toBe(true);
     expect(bad).toEqual([]);
+  });
+
+  it("cites only sections of docs/design.md that exist, in the docs (§N.N) and in code comments (design.md §N.N)", () => {
+    const sections = new Set([...text("docs/design.md").matchAll(/^#{2,3} (\d+(?:\.\d+)*)\.? /gm)].map((m) => m[1]!));
+    expect(sections.has("5.6")).toBe(true);
+    const missing: string[] = [];
+    for (const file of DOCS) {
+      const s = text(file);
+      for (const m of s.matchAll(/§ ?(\d+(?:\.\d+)*)/g)) if (!sections.has(m[1]!)) missing.push(`${file}:${lineOf(s, m.index!)} §${m[1]}`);
+    }
+    for (const { file, text: s } of CODE) {
+      for (const m of s.matchAll(/design(?:\.md)? ?§ ?(\d+(?:\.\d+)*)/g)) if (!sections.has(m[1]!)) missing.push(`${file}:${lineOf(s, m.index!)} §${m[1]}`);
+    }
+    expect(missing).toEqual([]);
   });
 
   it("shows only GraphQL documents the schema accepts", () => {
