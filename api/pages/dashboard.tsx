@@ -20,7 +20,7 @@ import { tokenAudit } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { TimeChart } from "./chart.js";
 import { pageApp, pageHeaders } from "./page-app.js";
-import { Figure, STYLE } from "./prospectus.js";
+import { Figure, STYLE, showLeverage } from "./prospectus.js";
 import { type Series, burnSeries } from "./series.js";
 
 /** Tokens on the dashboard (newest first), and activity lines. */
@@ -281,7 +281,7 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
                     <td>{d.token ? <a href={`/p/${d.token}`}>{symbolOf(d.token)}</a> : "—"}</td>
                     <td>{d.halted ? `${d.side} (halted)` : d.side}</td>
                     <td class="num">{formatUnits(d.collateral, 6)}</td>
-                    <td class="num">{`${formatUnits(d.leverage, 10, { exact: true })}x`}</td>
+                    <td class="num">{showLeverage(d.leverage)}</td>
                     <td class="num">{d.unrealisedPnl === null ? "—" : formatUnits(d.unrealisedPnl, 6)}</td>
                   </tr>
                 ))}

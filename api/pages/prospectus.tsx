@@ -26,7 +26,8 @@ export const showUsdc = (v: bigint) => formatUnits(v, 6);
 /** Token amounts (18 decimals), grouped, cut to 2 decimals (4 significant digits below one token). */
 export const showTokens = (v: bigint) => formatUnits(v, 18);
 export const showPct = (bps: number) => `${formatDecimal(BigInt(bps), 2)}%`;
-const showLeverage = (v: bigint) => `${formatUnits(v, 10, { exact: true })}x`;
+/** Leverage (1e10 = 1x) as a person reads it: two decimals at most, cut toward zero ("4.98x", "5x"). */
+export const showLeverage = (v: bigint) => `${formatUnits(v, 10)}x`;
 const shortHex = (h: string) => `${h.slice(0, 10)}…${h.slice(-8)}`;
 
 export const STYLE = `
@@ -37,7 +38,8 @@ h1{margin:0 0 4px;font-size:28px;word-break:break-word}h2{margin:32px 0 8px;font
 .ok{background:#1f4d2e}.warn{background:#5a4410}.bad{background:#5a1c1c}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #22262f;vertical-align:top}
 th{color:#9aa3b2;font-weight:500}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{color:#9aa3b2}dd{margin:0;word-break:break-word}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0}dt{color:#9aa3b2}dd{margin:0;min-width:0;overflow-wrap:anywhere}
+p,li{overflow-wrap:anywhere}code{overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{white-space:pre-wrap;word-break:break-all;background:#161a21;padding:12px;border-radius:6px}
 .cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px}.card{background:#161a21;border-radius:8px;padding:12px}
 .card .v{font-size:20px;font-variant-numeric:tabular-nums}img.logo{width:64px;height:64px;border-radius:12px;object-fit:cover;float:right}

@@ -213,6 +213,11 @@ describe("prospectus page in a browser", () => {
     // By token address: the same agent.
     await page.goto(`${ponder.url}/p/${s.token}`);
     expect(await text('[data-field="wallet"]')).toBe(s.wallet);
+
+    // On a phone 390 px wide nothing is wider than the screen: the 66-character hashes wrap.
+    await page.goto(`${ponder.url}/p/${s.agentId}`, { waitUntil: "load" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.close();
   });
 

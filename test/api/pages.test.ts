@@ -232,6 +232,8 @@ describe("the dashboard", () => {
     expect(await page.locator('[data-table="tokens"] [data-field="audit-badge"]').count()).toBe(await tokens.count());
     // The largest open desks as /stats lists them; the latest activity in sentences.
     expect(await page.locator('[data-table="open-desks"] tr').count()).toBe(stats.desks.largest.length === 0 ? 0 : stats.desks.largest.length + 1);
+    // Leverage as a person reads it: at most two decimals.
+    for (const cell of await page.locator('[data-table="open-desks"] tr td.num:nth-child(4)').allInnerTexts()) expect(cell).toMatch(/^[\d,]+(\.\d{1,2})?x$/);
     const activity = await text('[data-table="activity"]');
     expect(activity).toMatch(/burned|buyback|fees/);
     await expectNoBaseUnits(page);
