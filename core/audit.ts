@@ -6,8 +6,9 @@
  *    burned, every running balance = the sum of its rows).
  * 2. The ledger against the index: fees claimed per currency (ledger attributions and
  *    unattributed revenue vs indexed `ClaimTokens` to the operator), tokens burned by
- *    buybacks per token (engine buybacks vs indexed operator burns), USDC returned by the
- *    desks (engine trades vs indexed trades).
+ *    buybacks per token (engine buybacks vs indexed operator burns), what buybacks paid per
+ *    token and currency (engine amounts in vs the indexed swaps' spends, the hook's protocol
+ *    fee included), USDC returned by the desks (engine trades vs indexed trades).
  * 3. The chain: the dead address's balance of every token (read at the block the index has
  *    reached) vs the indexed burns of it; the operator's USDC and WETH vs the ledger legs that
  *    hold them (the pending legs plus the unspent operator share), and no bought token left in
@@ -219,13 +220,19 @@ const blockOfCheckpoint = (checkpoint: string) => Number(checkpoint.slice(26, 42
 const CHECK_AREAS: Record<string, InFlightWork["area"][] | "any"> = {
   "fees claimed (index vs ledger)": ["claims"],
   "buyback burns (index vs engine)": ["buybacks"],
+  "buyback spends (index vs engine)": ["buybacks"],
   "desk USDC returned (index vs engine)": ["desks"],
   "dead address balance (index vs chain)": [],
   "operator USDC (ledger vs chain)": "any",
   "operator WETH (ledger vs chain)": "any",
   "bought tokens left in the operator wallet": ["buybacks"],
 };
-const INDEX_CHECKS = new Set(["fees claimed (index vs ledger)", "buyback burns (index vs engine)", "desk USDC returned (index vs engine)"]);
+const INDEX_CHECKS = new Set([
+  "fees claimed (index vs ledger)",
+  "buyback burns (index vs engine)",
+  "buyback spends (index vs engine)",
+  "desk USDC returned (index vs engine)",
+]);
 
 export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
   const { db, pool, publicClient } = deps;
@@ -314,6 +321,37 @@ export async function auditThreeWay(deps: AuditDeps): Promise<AuditReport> {
         const ours = burned.filter((r) => getAddress(r.token) === token).reduce((s, r) => s + big(r.s), 0n);
         const theirs = indexedBurns.rows.filter((r) => getAddress(r.token as string) === token).reduce((s, r) => s + big(r.s), 0n);
         push(diff("buyback burns (index vs engine)", theirs, ours, { token, leg: token === deps.protocolToken ? "protocol" : "creator-buyback" }));
+      }
+
+      // What each buyback's swap paid, the hook's protocol fee included: the engine's amount in
+      // (its swap mined: burning or done) vs the index's, per token and currency.
+      checks.push("buyback spends: engine vs indexed buyback swaps");
+      const spent = await db
+        .select({ token: buybacks.token, currency: buybacks.currencyIn, s: sumText(buybacks.amountIn) })
+        .from(buybacks)
+        .where(inArray(buybacks.status, ["burning", "done"]))
+        .groupBy(buybacks.token, buybacks.currencyIn);
+      const indexedSpends = await q(`SELECT token, currency_in, COALESCE(SUM(amount_in), 0)::text AS s FROM $schema.buyback GROUP BY token, currency_in`);
+      const currencyOf = (address: string) =>
+        getAddress(address) === getAddress(deps.usdc) ? "USDC" : getAddress(address) === getAddress(deps.weth) ? "WETH" : getAddress(address);
+      const spendKeys = new Set([
+        ...spent.map((r) => `${getAddress(r.token)} ${r.currency}`),
+        ...indexedSpends.rows.map((r) => `${getAddress(r.token as string)} ${currencyOf(r.currency_in as string)}`),
+      ]);
+      for (const key of spendKeys) {
+        const [token, currency] = key.split(" ") as [Address, string];
+        const ours = spent.filter((r) => `${getAddress(r.token)} ${r.currency}` === key).reduce((s, r) => s + big(r.s), 0n);
+        const theirs = indexedSpends.rows
+          .filter((r) => `${getAddress(r.token as string)} ${currencyOf(r.currency_in as string)}` === key)
+          .reduce((s, r) => s + big(r.s), 0n);
+        push(
+          diff("buyback spends (index vs engine)", theirs, ours, {
+            token,
+            currency,
+            leg: token === deps.protocolToken ? "protocol" : "creator-buyback",
+            detail: "what the engine's buyback swaps paid vs what the index saw them pay, the hook's protocol fee included",
+          }),
+        );
       }
 
       checks.push("desk USDC returned: engine vs indexed trades");

@@ -328,8 +328,31 @@ describe("the audit with work in flight", () => {
     ]);
     expect(pendingOf(r, "dead address balance (index vs chain)")).toEqual([]);
 
-    // 5. Done: settled and clean.
+    // 5. Done: settled and clean; what the swap paid (the hook's protocol fee included) is what the index saw it pay.
     await sc.run("buyback-engine");
+    const clean = await expectSettledClean();
+    expect(clean.checks).toContain("buyback spends: engine vs indexed buyback swaps");
+    const paid = await sc.engine.ctx.pool.query("SELECT amount_in::text AS a, currency_in FROM engine.buybacks WHERE id = $1", [id]);
+    expect(paid.rows[0]).toMatchObject({ currency_in: "USDC" });
+    expect(BigInt(paid.rows[0].a)).toBeGreaterThan(0n);
+  });
+
+  it("a buyback whose recorded spend differs from the indexed swap's is a difference once settled", async () => {
+    await expectSettledClean();
+    const { rows } = await sc.engine.ctx.pool.query("SELECT id, amount_in::text AS a FROM engine.buybacks WHERE status = 'done' ORDER BY id DESC LIMIT 1");
+    const [{ id, a }] = rows;
+    // The engine's record of what it paid, one base unit off what the chain's swap took.
+    await sc.engine.ctx.pool.query("UPDATE engine.buybacks SET amount_in = amount_in + 1 WHERE id = $1", [id]);
+    try {
+      const r = await auditIndexed();
+      expect(r.settled).toBe(true);
+      expect(r.ok).toBe(false);
+      expect(r.differences).toEqual([
+        expect.objectContaining({ check: "buyback spends (index vs engine)", token: d.protocolToken, currency: "USDC", leg: "protocol", difference: "1" }),
+      ]);
+    } finally {
+      await sc.engine.ctx.pool.query("UPDATE engine.buybacks SET amount_in = $2 WHERE id = $1", [id, a]);
+    }
     await expectSettledClean();
   });
 
