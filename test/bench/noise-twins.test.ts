@@ -12,7 +12,7 @@ import { FOREIGN_ACCOUNTS } from "../../bench/foreign.js";
 import { HISTORY_DIR, type History, ensureHistory, historyName } from "../../bench/history.js";
 import { serveHistory } from "../../bench/lib.js";
 import { devnetAccount } from "../../devnet/protocol.js";
-import { freePort } from "../../devnet/ports.js";
+import { freePort } from "../helpers/ports.js";
 
 const EVENTS = 40;
 const RATIO = 10;

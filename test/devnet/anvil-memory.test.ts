@@ -21,7 +21,7 @@ import {
   stateHistoryBlocksFromEnv,
 } from "../../devnet/anvil.js";
 import { type MemoryBound, boundAnvilMemory, residentBytes } from "../../devnet/memory-bound.js";
-import { freePort } from "../../devnet/ports.js";
+import { freePort } from "../helpers/ports.js";
 
 const FROM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const HISTORY = 16;

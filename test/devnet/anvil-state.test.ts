@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { type AnvilHandle, anvilBinary, startAnvil, waitForRpc } from "../../devnet/anvil.js";
-import { freePort } from "../../devnet/ports.js";
+import { freePort } from "../helpers/ports.js";
 import { UnloadableStateError, checkStateFile, inconsistentState } from "../../devnet/state.js";
 
 const SLOTS = 1_000_000;

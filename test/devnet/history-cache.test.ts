@@ -9,7 +9,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { HISTORY_DIR, type History, ensureHistory, historyName, loadHistory } from "../../bench/history.js";
 import { serveHistory } from "../../bench/lib.js";
-import { freePort } from "../../devnet/ports.js";
+import { freePort } from "../helpers/ports.js";
 
 const EVENTS = 100;
 const SEED = 900_000 + (process.pid % 10_000); // a cache of this run's own

@@ -19,7 +19,7 @@ import { writeDeployments } from "../../devnet/deploy.js";
 import { deploymentsAt, preparedDevnet } from "../../devnet/prepared.js";
 import { type MarketPool, buyToken, marketContracts, sellToken } from "../../devnet/market.js";
 import { advancePastAuction, devnetPrivateKey } from "../../devnet/protocol.js";
-import { createDatabase } from "../helpers/env.js";
+import { createDatabase, testEnv } from "../helpers/env.js";
 import { freePort } from "../helpers/ports.js";
 import { rpc } from "./helpers.js";
 
@@ -68,7 +68,7 @@ export async function startPrivateDevnet(options: { port?: number; chainId?: num
   const prepared = chainId === DEVNET_CHAIN_ID ? { stateFile: inject("preparedStateFile"), deployments: undefined } : await preparedDevnet({ chainId });
   const anvil = await startAnvil({ port: options.port ?? (await freePort()), chainId, loadStateFile: prepared.stateFile });
   const operator = createDevnetContext(anvil.rpcUrl, chainId, DEVNET_OPERATOR_KEY);
-  const deployments = deploymentsAt(prepared.deployments ?? (JSON.parse(readFileSync(inject("deploymentsFile"), "utf8")) as Deployments), anvil.rpcUrl);
+  const deployments = deploymentsAt(prepared.deployments ?? (JSON.parse(readFileSync(testEnv().deploymentsFile, "utf8")) as Deployments), anvil.rpcUrl);
   const deploymentsFile = join(dir, "deployments.json");
   writeDeployments(deploymentsFile, deployments);
   const databaseUrl = await createDatabase("engine");

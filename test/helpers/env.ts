@@ -20,9 +20,15 @@ export const ANVIL_KEYS = [
   "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
 ] as const;
 
+/**
+ * Where this file's shared devnet and database are. Files run two at a time (vitest.config.ts);
+ * each worker has its own anvil, picked by vitest's VITEST_POOL_ID (1..maxWorkers).
+ */
 export function testEnv() {
-  const rpcUrl = inject("rpcUrl");
-  const deploymentsFile = inject("deploymentsFile");
+  const rpcUrls = inject("rpcUrls");
+  const worker = (Number(process.env.VITEST_POOL_ID ?? "1") - 1) % rpcUrls.length;
+  const rpcUrl = rpcUrls[worker]!;
+  const deploymentsFile = inject("deploymentsFiles")[worker]!;
   const deployments = JSON.parse(readFileSync(deploymentsFile, "utf8")) as Deployments;
   return { rpcUrl, deploymentsFile, deployments, databaseUrl: inject("databaseUrl"), workDir: inject("workDir") };
 }

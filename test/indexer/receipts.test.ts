@@ -11,7 +11,7 @@ import { foundry } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { type AnvilHandle, rpc, startAnvil } from "../../devnet/anvil.js";
-import { freePort } from "../../devnet/ports.js";
+import { freePort } from "../helpers/ports.js";
 import { type PonderReceiptClient, type ReceiptEvent, receiptAtEventBlock } from "../../indexer/receipts.js";
 
 const account = privateKeyToAccount(DEVNET_OPERATOR_KEY);
