@@ -11,6 +11,7 @@ import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import { ETH_DECIMALS, USDC_DECIMALS, parseDecimal } from "./money.js";
+import { GAINS_BASE_DIAMOND } from "./abis/gains.js";
 import { DEFAULT_PERPS_VENUE, PERPS_VENUE_IDS } from "./perps-venues.js";
 import { DYNAMIC_BASIC_FEES, type LaunchFees, MAX_V2_HOOK_FEE, MIN_DYNAMIC_BASE_FEE } from "./deploy-config.js";
 import { ServiceError } from "./errors.js";
@@ -367,6 +368,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT,
     contracts,
     priceFeeds: deployments?.contracts.priceFeeds ?? {},
+    /** The gTrade v10 diamond (common/abis/gains.ts): the devnet's twin from DEPLOYMENTS_FILE, on Base (8453) Base's own. */
+    gainsDiamond: (deployments?.contracts.gainsDiamond as Address | undefined) ?? (e.CHAIN_ID === BASE_CHAIN_ID ? GAINS_BASE_DIAMOND : undefined),
     /** The fees every launch sets (the hook and the MEV module are in `contracts`). */
     launchFees: {
       type: e.LAUNCH_FEE_TYPE,

@@ -2,13 +2,15 @@
  * Deploys the whole devnet from a fresh anvil, in a fixed order from the operator account,
  * so every address is the same on every run: tokens and feeds, Uniswap, then the protocol
  * (devnet/protocol.ts: launcher, lockers, registry, perps, secondary asset, launched tokens),
- * and writes `deployments.json`.
+ * then the gTrade v10 diamond's twin (devnet/gains.ts, last, so no other address moves), and
+ * writes `deployments.json`.
  */
 import { writeFileSync } from "node:fs";
 import type { Address } from "viem";
 import type { Deployments } from "../common/config.js";
 import { compileProject } from "./compile.js";
 import type { DevnetContext } from "./context.js";
+import { deployGains } from "./gains.js";
 import { deployProtocol } from "./protocol.js";
 import { deployUniswap } from "./uniswap.js";
 
@@ -41,12 +43,15 @@ export async function deployDevnet(ctx: DevnetContext, progress: DeployProgress 
 
   const protocol = await deployProtocol(ctx, { usdc, weth, ...uniswap, priceFeeds }, progress);
 
+  progress("deploying the gTrade v10 diamond's twin");
+  const gains = await deployGains(ctx, artifacts, { usdc, priceFeeds: protocol.priceFeeds });
+
   return {
     chainId: ctx.chainId,
     rpcUrl: ctx.rpcUrl,
     operator: ctx.account.address,
     startBlock,
-    contracts: { usdc, weth, ...uniswap, ...protocol.contracts, priceFeeds: protocol.priceFeeds },
+    contracts: { usdc, weth, ...uniswap, ...protocol.contracts, ...gains, priceFeeds: protocol.priceFeeds },
     protocolToken: protocol.contracts.protocolToken,
   };
 }

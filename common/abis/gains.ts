@@ -86,7 +86,31 @@ export const gainsEventsAbi = parseAbi([
   "event TradingActivatedUpdated(uint8 activated)",
 ]);
 
-export const gainsAbi = [...gainsTradingAbi, ...gainsViewsAbi, ...gainsEventsAbi] as const;
+/** The diamond's errors a trader call can revert with, so a refused call is decoded by name. */
+export const gainsErrorsAbi = parseAbi([
+  "error Paused()",
+  "error PairNotListed()",
+  "error CollateralNotActive()",
+  "error WrongTradeType()",
+  "error WrongLeverage()",
+  "error InsufficientCollateral()",
+  "error PriceImpactTooHigh()",
+  "error WrongParams()",
+  "error WrongTp()",
+  "error WrongSl()",
+  "error ZeroValue()",
+  "error NoTrade()",
+  "error NoOrder()",
+  "error WaitTimeout()",
+  "error AlreadyBeingMarketClosed()",
+  "error ConflictingPendingOrder(uint8)",
+  "error InvalidIncreasePositionSizeInput()",
+  "error InvalidDecreasePositionSizeInput()",
+  "error NewPositionSizeSmaller()",
+  "error WrongOrderType()",
+]);
+
+export const gainsAbi = [...gainsTradingAbi, ...gainsViewsAbi, ...gainsEventsAbi, ...gainsErrorsAbi] as const;
 
 /** Base's diamond (trading, views and events all live on it) and its USDC collateral index. */
 export const GAINS_BASE_DIAMOND = "0x6cD5aC19a07518A8092eEFfDA4f1174C72704eeb" as const;

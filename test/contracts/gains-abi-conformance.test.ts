@@ -4,12 +4,16 @@
  * test only): every function the project calls or reads has the SDK's selector, inputs, outputs and
  * mutability; every event it decodes has the SDK's topic0, input order, tuple layouts, names and
  * `indexed` flags. The hex values pinned in the reference (shared/reference/gtrade-v10.md §1.3-1.4)
- * are checked too, so an edit of either side cannot silently stop matching. No chain needed.
+ * are checked too, so an edit of either side cannot silently stop matching. The devnet's twin of the
+ * diamond (contracts/protocol/gains) must serve every one of these items with the same selector,
+ * topic0, outputs and indexed inputs. No chain needed: this only compiles.
  */
 import { createRequire } from "node:module";
 import { type Abi, type AbiEvent, type AbiFunction, type AbiParameter, type Hex, toEventSelector, toFunctionSelector } from "viem";
-import { describe, expect, it } from "vitest";
-import { gainsAbi, gainsEventsAbi, gainsTradingAbi, gainsViewsAbi } from "../../common/abis/gains.js";
+import { formatAbiItem } from "viem/utils";
+import { beforeAll, describe, expect, it } from "vitest";
+import { gainsAbi, gainsErrorsAbi, gainsEventsAbi, gainsTradingAbi, gainsViewsAbi } from "../../common/abis/gains.js";
+import { compileProject } from "../../devnet/compile.js";
 
 const require = createRequire(import.meta.url);
 const sdkAbi = (
@@ -38,6 +42,7 @@ function words(param: AbiParameter): number {
   return (param as { components: readonly AbiParameter[] }).components.reduce((n, c) => n + words(c), 0);
 }
 
+type AbiError = Extract<Abi[number], { type: "error" }>;
 const functions = (abi: Abi) => abi.filter((i): i is AbiFunction => i.type === "function");
 const events = (abi: Abi) => abi.filter((i): i is AbiEvent => i.type === "event");
 
@@ -106,6 +111,33 @@ describe("every event of common/abis/gains.ts", () => {
   });
 });
 
+describe("every error of common/abis/gains.ts", () => {
+  const errors = (abi: Abi) => abi.filter((i): i is AbiError => i.type === "error");
+  const selectorOf = (e: AbiError) => toFunctionSelector(formatAbiItem(e).replace(/^error /, ""));
+  it.each(errors(gainsErrorsAbi as unknown as Abi).map((e) => [e.name, e] as const))("%s is one of the SDK's errors", (_name, ours) => {
+    const theirs = errors(sdkAbi).filter((e) => selectorOf(e) === selectorOf(ours));
+    expect(theirs.map((e) => e.name)).toEqual([ours.name]);
+  });
+
+  it("has the selectors pinned in the reference", () => {
+    const pinned: Record<string, Hex> = {
+      InsufficientCollateral: "0x3a23d825",
+      WrongLeverage: "0x34f38ee9",
+      PriceImpactTooHigh: "0xfb30d03a",
+      ConflictingPendingOrder: "0x12f5a659",
+      AlreadyBeingMarketClosed: "0xb2a76a66",
+      WaitTimeout: "0xb1e706e4",
+      Paused: "0x9e87fac8",
+      NoTrade: "0xa3b36525",
+      CollateralNotActive: "0xb4da1e37",
+    };
+    for (const [name, selector] of Object.entries(pinned)) {
+      const e = errors(gainsErrorsAbi as unknown as Abi).find((x) => x.name === name);
+      expect(e && selectorOf(e), name).toBe(selector);
+    }
+  });
+});
+
 describe("the values pinned in the reference", () => {
   const SELECTORS: [string, Hex][] = [
     ["openTrade", "0x5bfcc4f8"],
@@ -167,5 +199,43 @@ describe("the values pinned in the reference", () => {
   it("every function and event of the project's ABI is pinned here", () => {
     expect(new Set(ourFunctions.map((f) => f.name))).toEqual(new Set(SELECTORS.map(([n]) => n)));
     expect(new Set(ourEvents.map((e) => e.name))).toEqual(new Set(TOPICS.map(([n]) => n)));
+  });
+});
+
+describe("the devnet's twin of the diamond (GainsDiamond) serves the project's whole gTrade ABI", () => {
+  let twin: Abi;
+  beforeAll(() => {
+    twin = compileProject().GainsDiamond!.abi;
+  }, 600_000);
+
+  it("every function with its selector, outputs and mutability", () => {
+    const missing = ourFunctions.filter((ours) => {
+      const theirs = functions(twin).find((f) => toFunctionSelector(f) === toFunctionSelector(ours));
+      if (!theirs) return true;
+      const kind = (f: AbiFunction) => (f.stateMutability === "pure" ? "view" : f.stateMutability);
+      return theirs.outputs.map(canonicalType).join() !== ours.outputs.map(canonicalType).join() || kind(theirs) !== kind(ours);
+    });
+    expect(missing.map((f) => f.name)).toEqual([]);
+  });
+
+  it("every event with its topic0, input names and indexed flags", () => {
+    const missing = ourEvents.filter((ours) => {
+      const theirs = events(twin).find((e) => toEventSelector(e) === toEventSelector(ours));
+      return (
+        !theirs ||
+        theirs.inputs.map((i) => `${namedLayout(i)}${i.indexed ? " indexed" : ""}`).join() !==
+          ours.inputs.map((i) => `${namedLayout(i)}${i.indexed ? " indexed" : ""}`).join()
+      );
+    });
+    expect(missing.map((e) => e.name)).toEqual([]);
+  });
+
+  /** Errors of gTrade's price-impact and resize checks, which the twin (no price impact; resizes checked as it does) never raises. */
+  const NOT_RAISED = new Set(["PriceImpactTooHigh", "NewPositionSizeSmaller"]);
+
+  it("every error the project decodes, except those the twin never raises", () => {
+    const names = new Set(twin.filter((i): i is AbiError => i.type === "error").map((i) => i.name));
+    const ours = (gainsErrorsAbi as unknown as Abi).filter((e): e is AbiError => e.type === "error");
+    expect(ours.filter((e) => !names.has(e.name) && !NOT_RAISED.has(e.name)).map((e) => e.name)).toEqual([]);
   });
 });
