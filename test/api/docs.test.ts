@@ -28,6 +28,26 @@ describe("OpenAPI document", () => {
     expect(operations(doc).length).toBe(REST_ROUTES.length + 3 + 6 + 1 + 1);
   });
 
+  it("types every whole number a query string or a path carries as an integer, with its range (what a generated client sends)", () => {
+    type Param = { name: string; in: string; schema: { type?: string; pattern?: string; minimum?: number; maximum?: number; default?: unknown } };
+    const doc = openApiDocument(REST_ROUTES) as { paths: Record<string, Record<string, { parameters?: Param[] }>> };
+    const params = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) => (op.parameters ?? []).map((p) => ({ at: `${method.toUpperCase()} ${path} ${p.in}:${p.name}`, ...p }))),
+    );
+    // A string schema whose pattern is digits only is a number written as text: none is left, but
+    // identifiers (a delivery id, an opaque cursor), which may pass 2^53 and are never counted with.
+    const digitStrings = params
+      .filter((p) => !["id", "cursor"].includes(p.name) && p.schema.type === "string" && /^\^\\d\{[\d,]+\}\$$/.test(p.schema.pattern ?? ""))
+      .map((p) => p.at);
+    expect(digitStrings).toEqual([]);
+    const byName = (at: string) => params.find((p) => p.at === at)!.schema;
+    expect(byName("GET /tokens query:limit")).toEqual(expect.objectContaining({ type: "integer", minimum: 1, maximum: 200, default: 50 }));
+    expect(byName("GET /tokens/{token}/candles query:limit")).toEqual(expect.objectContaining({ type: "integer", minimum: 1, maximum: 1000 }));
+    expect(byName("GET /burns/{txHash}/{logIndex} path:logIndex")).toEqual(expect.objectContaining({ type: "integer", minimum: 0 }));
+    expect(byName("GET /export/burns.csv query:fromBlock")).toEqual(expect.objectContaining({ type: "integer", minimum: 0 }));
+    expect(byName("GET /webhooks/dead-letters query:limit")).toEqual(expect.objectContaining({ type: "integer", maximum: 200 }));
+  });
+
   it("refuses a broken document (the validator is not a rubber stamp)", async () => {
     const broken = structuredClone(openApiDocument(REST_ROUTES)) as Doc;
     (broken.paths["/health"]!.get as { responses: unknown }).responses = {

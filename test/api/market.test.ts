@@ -336,6 +336,11 @@ describe.each([
     burnsResponse.parse(a.json);
     const pick = (o: Record<string, unknown>) => Object.fromEntries(BURN_FIELDS.split(" ").map((k) => [k, o[k]]));
     expect(a.json.items.map(pick)).toEqual(rows);
+    // Each listed burn carries its log index: with its transaction, the key of its proof.
+    const listed = a.json.items[0] as { id: string; txHash: string; logIndex: number };
+    expect(listed.id).toBe(`${listed.txHash}-${listed.logIndex}`);
+    const proof = await get(`/burns/${listed.txHash}/${listed.logIndex}`);
+    expect(proof.status, proof.text).toBe(200);
     expect((await gqlToken(l.token, "DAY")).burns.edges.map((e: { node: Record<string, unknown> }) => e.node)).toEqual(rows);
   });
 });
