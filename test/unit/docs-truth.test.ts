@@ -79,9 +79,6 @@ function pathExists(cited: string): boolean {
   return candidates.some((candidate) => existsSync(join(ROOT, candidate)));
 }
 
-/** Files a doc announces while they are being written (docs/base.md names the Clanker replay test): delete an entry once its file exists. */
-const ANNOUNCED = ["test/contracts/clanker-replay.test.ts"];
-
 function citedPaths(file: string): { path: string; line: number }[] {
   const s = withoutUrls(text(file));
   return [...s.matchAll(PATH)].map((m) => ({ path: m[1]!, line: lineOf(s, m.index!) })).filter(({ path }) => !/[<…{]/.test(path)); // placeholders: test/<group>, lp_<hash>, …
@@ -197,7 +194,7 @@ describe("the docs against the code", () => {
   it("cites only repository paths that exist", () => {
     const missing = DOCS.flatMap((file) =>
       citedPaths(file)
-        .filter(({ path }) => !pathExists(path) && !ANNOUNCED.includes(path))
+        .filter(({ path }) => !pathExists(path))
         .map(({ path, line }) => `${file}:${line} ${path}`),
     );
     expect(missing).toEqual([]);
