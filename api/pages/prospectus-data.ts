@@ -7,7 +7,7 @@
  * A token launched or enrolled without an agent has a page too: its split, ledger, burns and
  * the engine's decisions for it.
  */
-import { and, desc, eq, gte } from "drizzle-orm";
+import { and, asc, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { activity, auction, auctionConfig, burnDaily, enrollment, pool as poolTable, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import type { Mandate } from "../../core/mandate.js";
@@ -63,15 +63,16 @@ export type LedgerView = {
 };
 
 /**
- * The launch's sniper auction: the auctioned block, the decaying fee (pips: 1% = 10,000) and
- * when it ends (unix seconds), and the winning bid if anyone bid (WETH base units).
+ * The launch's sniper auction: round 1's block, the decaying fee (pips: 1% = 10,000) and when it
+ * ends (unix seconds, from the last round won), and every round won with its bid (WETH base
+ * units; up to five rounds, one every two blocks while they are won), or null if nobody bid.
  */
 export type AuctionView = {
   auctionBlock: bigint | null;
   startingFee: number;
   endingFee: number;
   decayEndsAt: bigint;
-  won: { payee: Hex; amount: bigint } | null;
+  won: { amount: bigint; rounds: { round: number | null; payee: Hex; amount: bigint; blockNumber: bigint }[] } | null;
   /** The chain's time as indexed (the newest indexed event's block time): the auction runs on chain time. */
   chainTime: bigint | null;
 };
@@ -197,9 +198,9 @@ async function readLedger(
 }
 
 async function readAuction(db: ReadDb, poolId: Hex): Promise<AuctionView | undefined> {
-  const [[config], [won], [newest]] = await Promise.all([
+  const [[config], won, [newest]] = await Promise.all([
     db.select().from(auctionConfig).where(eq(auctionConfig.poolId, poolId)),
-    db.select().from(auction).where(eq(auction.poolId, poolId)).limit(1),
+    db.select().from(auction).where(eq(auction.poolId, poolId)).orderBy(asc(auction.blockNumber)),
     db.select({ timestamp: activity.timestamp }).from(activity).orderBy(desc(activity.id)).limit(1),
   ]);
   if (!config) return undefined;
@@ -208,7 +209,12 @@ async function readAuction(db: ReadDb, poolId: Hex): Promise<AuctionView | undef
     startingFee: config.startingFee,
     endingFee: config.endingFee,
     decayEndsAt: config.decayEndsAt,
-    won: won ? { payee: won.payee, amount: won.amount } : null,
+    won: won.length
+      ? {
+          amount: won.reduce((sum, r) => sum + r.amount, 0n),
+          rounds: won.map((r) => ({ round: r.round, payee: r.payee, amount: r.amount, blockNumber: r.blockNumber })),
+        }
+      : null,
     chainTime: newest?.timestamp ?? null,
   };
 }

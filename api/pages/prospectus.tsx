@@ -476,8 +476,8 @@ const showPips = (pips: number) => `${formatDecimal(BigInt(pips), 4)}%`;
 
 /**
  * The launch's sniper auction: while its fee decays, "auction until …" (swaps then pay more
- * than the pool's fee, and the engine waits); afterwards when it ended, and what the auction
- * paid if anyone bid.
+ * than the pool's fee, and the engine waits); afterwards when it ended, and what every round
+ * won paid if anyone bid.
  */
 const Auction: FC<{ data: ProspectusData }> = ({ data }) => {
   const a = data.auction;
@@ -486,7 +486,12 @@ const Auction: FC<{ data: ProspectusData }> = ({ data }) => {
   const clock = BigInt(Math.floor(data.now.getTime() / 1000));
   const now = a.chainTime !== null && a.chainTime > clock ? a.chainTime : clock;
   const block = a.auctionBlock === null ? "" : ` (block ${a.auctionBlock} auctioned)`;
-  const won = a.won ? `; won for ${showUnits(a.won.amount, WETH_UNIT)}, 80% of it to the reward recipients` : "; no bid";
+  const rounds = a.won?.rounds ?? [];
+  const won = !a.won
+    ? "; no bid"
+    : rounds.length === 1
+      ? `; won for ${showUnits(a.won.amount, WETH_UNIT)} in block ${rounds[0]!.blockNumber}, 80% of it to the reward recipients`
+      : `; won in ${rounds.length} rounds for ${showUnits(a.won.amount, WETH_UNIT)} in all (blocks ${rounds.map((r) => r.blockNumber).join(", ")}), 80% of it to the reward recipients`;
   return (
     <p data-field="auction" class={now < a.decayEndsAt ? undefined : "muted"}>
       {now < a.decayEndsAt

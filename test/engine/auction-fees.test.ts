@@ -9,7 +9,7 @@
  * unattributed); the index shows the same, the creator's shares, the rounds and the decay from
  * the last won round; the three-way audit finds no difference.
  */
-import { type Abi, type Address, type Hex, type TransactionReceipt, getAddress, maxUint256, parseAbi, parseEventLogs } from "viem";
+import { type Abi, type Address, type Hex, type TransactionReceipt, formatUnits, getAddress, maxUint256, parseAbi, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { encodeAuctionBid, sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
@@ -169,11 +169,12 @@ describe("sniper auction proceeds", () => {
     const kinds = (await q(`SELECT kind FROM ${VIEWS_SCHEMA}.activity WHERE token = $1 ORDER BY id`, [lower])).map((r) => r.kind);
     expect(kinds).toEqual(expect.arrayContaining(["auction-won", "auction-fees"]));
 
-    // The token's page says when the auction ended and what it paid.
+    // The token's page says when the auction ended and what every round won paid.
     const page = await (await fetch(`${ponder.url}/p/${token}`)).text();
     const line = /<p data-field="auction"[^>]*>([^<]*)<\/p>/.exec(page)?.[1];
+    const blocks = auctionReceipts.map((r) => r.blockNumber).join(", ");
     expect(line).toBe(
-      `Sniper auction ended ${new Date(Number(await decayEnd()) * 1000).toISOString().replace(".000Z", "Z")} (block ${auctionReceipts[0]!.blockNumber} auctioned); won for 0.02 WETH, 80% of it to the reward recipients.`,
+      `Sniper auction ended ${new Date(Number(await decayEnd()) * 1000).toISOString().replace(".000Z", "Z")} (block ${auctionReceipts[0]!.blockNumber} auctioned); won in 2 rounds for ${formatUnits(2n * bid, 18)} WETH in all (blocks ${blocks}), 80% of it to the reward recipients.`,
     );
 
     const report = await auditThreeWay({
