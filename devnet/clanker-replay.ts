@@ -50,7 +50,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clankerFactoryAbi, clankerFeeLockerAbi, clankerLpLockerAbi, clankerTeamFeesAbi, feeInName } from "../common/abis/clanker.js";
-import { clankerDynamicHookEventsAbi, clankerHookAbi, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
+import { clankerHookAbi, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { knownErrorsAbi } from "../common/abis/errors.js";
 import { poolManagerAbi } from "../common/abis/uniswap.js";
 import {
@@ -201,6 +201,14 @@ const STANDARD_EVENTS = parseAbi([
   "event Transfer(address caller, address indexed from, address indexed to, uint256 indexed id, uint256 amount)",
   "event Approval(address indexed owner, address indexed token, address indexed spender, uint160 amount, uint48 expiration)",
 ]);
+/**
+ * The real dynamic-fee hook's own events, which the service does not read: its `PoolInitialized` (the fee
+ * curve; another layout and topic0 than the static hook's) and its per-swap estimate of the tick a swap moves to.
+ */
+const DYNAMIC_HOOK_EVENTS = parseAbi([
+  "event PoolInitialized(bytes32 poolId, uint24 baseFee, uint24 maxLpFee, uint256 referenceTickFilterPeriod, uint256 resetPeriod, int24 resetTickFilter, uint256 feeControlNumerator, uint24 decayFilterBps)",
+  "event EstimatedTickDifference(int24 beforeTick, int24 afterTick)",
+]);
 /** Every event the replay decodes: the project's ABIs first. */
 const EVENT_ABIS: AbiEvent[] = [
   clankerFactoryAbi,
@@ -208,7 +216,7 @@ const EVENT_ABIS: AbiEvent[] = [
   clankerLpLockerAbi,
   clankerFeeLockerAbi,
   clankerHookAbi,
-  clankerDynamicHookEventsAbi,
+  DYNAMIC_HOOK_EVENTS,
   sniperAuctionAbi,
   poolManagerAbi,
   STANDARD_EVENTS,

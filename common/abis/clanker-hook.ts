@@ -56,12 +56,3 @@ export function encodeAuctionBid(payee: Address): Hex {
     [{ mevModuleSwapData: encodeAbiParameters([{ type: "address" }], [payee]), poolExtensionSwapData: "0x" }],
   );
 }
-
-/**
- * The dynamic-fee V2 hook's own events: its `PoolInitialized` (the fee curve; another layout and
- * topic0 than the static hook's) and its per-swap estimate of the tick a swap moves to.
- */
-export const clankerDynamicHookEventsAbi = parseAbi([
-  "event PoolInitialized(bytes32 poolId, uint24 baseFee, uint24 maxLpFee, uint256 referenceTickFilterPeriod, uint256 resetPeriod, int24 resetTickFilter, uint256 feeControlNumerator, uint24 decayFilterBps)",
-  "event EstimatedTickDifference(int24 beforeTick, int24 afterTick)",
-]);

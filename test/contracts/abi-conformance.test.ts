@@ -589,6 +589,7 @@ describe("the devnet contracts implement every item of common/abis", () => {
   /** Where each production ABI is served on the devnet. */
   const DEVNET: Record<string, () => Abi[]> = {
     clankerFactoryAbi: () => [abiOf("Clanker")],
+    clankerTeamFeesAbi: () => [abiOf("Clanker")],
     clankerLpLockerAbi: () => [abiOf("ClankerLpLocker")],
     clankerFeeLockerAbi: () => [abiOf("ClankerFeeLocker")],
     clankerHookAbi: () => [abiOf("ClankerHookStaticFeeV2"), abiOf("ClankerHookDynamicFeeV2")],

@@ -25,133 +25,13 @@ import {
   preparedReplay,
 } from "../../devnet/clanker-replay.js";
 
-/** Why the devnet does not reproduce a field (clanker-v4-real.md names the items). */
-const NO_PROTOCOL_FEE_VIEW =
-  "the devnet's V2 hooks have no protocolFee() view: they compute each swap's protocol fee rate from that swap's own LP fee instead of keeping one rate for every pool";
-const FEE_OVERRIDE =
-  "the devnet's hooks override the LP fee per swap (OVERRIDE_FEE_FLAG) instead of setting the pool's with updateDynamicLPFee, so slot0's lpFee stays 0";
-const SELL_FEE_AFTER_SELL =
-  "item 7: on the real hook the locker's conversion (a sell) nested in a buy's beforeSwap sets the pool's LP fee and the shared protocol fee rate, so the buy pays the sell fee (5%); the devnet's buy pays its own 1%";
-const DYNAMIC_FEE =
-  "the devnet's dynamic-fee hook charges for the volatility of earlier swaps only: the real one also estimates the swap's own tick move by simulating it (EstimatedTickDifference), keeps other fee variables, and its PoolInitialized carries the curve";
-const PROBE_COLLECT_OPEN =
-  "the real LP locker's collectRewardsWithoutUnlock is open to anyone (a no-op while the MEV module runs, ManagerLocked outside a swap after it); the devnet's answers only the hook (Unauthorized)";
-const PROBE_UNKNOWN_TOKEN = "the real factory's tokenDeploymentInfo of an unknown token returns zeros; the devnet's reverts NotFound()";
-const PROBE_SET_HOOK_EOA =
-  "the real factory's setHook(EOA) reverts with empty data (its supportsInterface call has no code to run); the devnet's reverts InvalidHook()";
-const PROBE_INTERFACES =
-  "the real hook answers IERC165 false, IClankerHook 0x13caa09c and IClankerHookV2 0x85f82179 true; the devnet's answers IERC165 and its own IClankerHook id 0xfcf58dd0";
-const PROBE_COLLECT_UNKNOWN = "the real LP locker's collectRewardsWithoutUnlock of an unknown token reverts with empty data; the devnet's TokenNotFound()";
-const PROBE_NO_INDEX_CHECK = "the real LP locker has no reward-index check (the array access panics 0x32); the devnet's reverts InvalidRewardIndex()";
-const PROBE_ENUM =
-  "the real LP locker takes a FeeIn enum (the ABI decoder rejects 3 with empty data); the devnet's takes a uint8 and reverts InvalidFeePreference()";
-const PROBE_ZERO_RECIPIENT = "the real LP locker accepts a zero reward recipient; the devnet's reverts ZeroRewardAddress()";
-
 /**
  * Fields of steps the devnet does not reproduce, with the reason. A field is `status`, `revert`,
  * `logs`, `balanceChanges`, `swaps`, `returns`, `blockOffset`, or `state.<section>` /
- * `state.<section>.<view>` (`hook` and `mevModule` by view).
+ * `state.<section>.<view>` (`hook` and `mevModule` by view). Every recorded step replays exactly
+ * today: the list is empty, and an entry may only be added with the reason the devnet cannot do it.
  */
-const KNOWN: { scenario: string; steps: number[]; fields: string[]; reason: string }[] = [
-  {
-    scenario: "a-static-1pct-auction-and-claims",
-    steps: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24],
-    fields: ["state.hook.protocolFee"],
-    reason: NO_PROTOCOL_FEE_VIEW,
-  },
-  {
-    scenario: "a-static-1pct-auction-and-claims",
-    steps: [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24],
-    fields: ["state.pool"],
-    reason: FEE_OVERRIDE,
-  },
-  {
-    scenario: "b-static-5pct-sell-1pct-buy",
-    steps: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
-    fields: ["state.hook.protocolFee"],
-    reason: NO_PROTOCOL_FEE_VIEW,
-  },
-  { scenario: "b-static-5pct-sell-1pct-buy", steps: [3, 4, 5, 6], fields: ["state.pool"], reason: FEE_OVERRIDE },
-  {
-    scenario: "b-static-5pct-sell-1pct-buy",
-    steps: [7],
-    fields: ["logs", "balanceChanges", "swaps", "state.pool", "state.hook.pairedClaims"],
-    reason: SELL_FEE_AFTER_SELL,
-  },
-  {
-    scenario: "b-static-5pct-sell-1pct-buy",
-    steps: [8, 9, 10, 11, 12, 14, 15],
-    fields: ["logs", "balanceChanges", "swaps", "state.pool", "state.hook.pairedClaims", "state.feeLockerAvailableFees"],
-    reason: SELL_FEE_AFTER_SELL,
-  },
-  {
-    scenario: "b-static-5pct-sell-1pct-buy",
-    steps: [13],
-    fields: ["logs", "balanceChanges", "swaps", "state.pool", "state.feeLockerAvailableFees"],
-    reason: SELL_FEE_AFTER_SELL,
-  },
-  {
-    scenario: "b-static-5pct-sell-1pct-buy",
-    steps: [16],
-    fields: ["logs", "balanceChanges", "state.pool", "state.hook.pairedClaims"],
-    reason: SELL_FEE_AFTER_SELL,
-  },
-  { scenario: "c-dynamic-basic", steps: [0], fields: ["logs"], reason: DYNAMIC_FEE },
-  {
-    scenario: "c-dynamic-basic",
-    steps: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22],
-    fields: ["state.hook.protocolFee"],
-    reason: NO_PROTOCOL_FEE_VIEW,
-  },
-  {
-    scenario: "c-dynamic-basic",
-    steps: [3],
-    fields: ["logs", "balanceChanges", "swaps", "state.pool", "state.hook.pairedClaims", "state.hook.poolFeeVars"],
-    reason: DYNAMIC_FEE,
-  },
-  { scenario: "c-dynamic-basic", steps: [4, 5], fields: ["state.pool", "state.hook.pairedClaims", "state.hook.poolFeeVars"], reason: DYNAMIC_FEE },
-  {
-    scenario: "c-dynamic-basic",
-    steps: [6, 7, 8, 9, 10, 11, 14, 15, 16, 19, 20, 21],
-    fields: ["logs", "balanceChanges", "swaps", "state.pool", "state.hook.pairedClaims", "state.hook.poolFeeVars", "state.feeLockerAvailableFees"],
-    reason: DYNAMIC_FEE,
-  },
-  {
-    scenario: "c-dynamic-basic",
-    steps: [12, 13, 17, 18],
-    fields: ["logs", "balanceChanges", "swaps", "state.pool", "state.hook.poolFeeVars", "state.feeLockerAvailableFees"],
-    reason: DYNAMIC_FEE,
-  },
-  {
-    scenario: "c-dynamic-basic",
-    steps: [22],
-    fields: ["logs", "balanceChanges", "state.pool", "state.hook.pairedClaims", "state.hook.poolFeeVars"],
-    reason: DYNAMIC_FEE,
-  },
-  {
-    scenario: "d-two-recipients-fee-preferences",
-    steps: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26],
-    fields: ["state.hook.protocolFee"],
-    reason: NO_PROTOCOL_FEE_VIEW,
-  },
-  {
-    scenario: "d-two-recipients-fee-preferences",
-    steps: [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26],
-    fields: ["state.pool"],
-    reason: FEE_OVERRIDE,
-  },
-  { scenario: "e-probes", steps: [0, 28, 32], fields: ["state.hook.protocolFee"], reason: NO_PROTOCOL_FEE_VIEW },
-  { scenario: "e-probes", steps: [1], fields: ["status", "revert", "returns"], reason: PROBE_COLLECT_OPEN },
-  { scenario: "e-probes", steps: [3], fields: ["status", "revert", "returns"], reason: PROBE_UNKNOWN_TOKEN },
-  { scenario: "e-probes", steps: [4], fields: ["revert"], reason: PROBE_SET_HOOK_EOA },
-  { scenario: "e-probes", steps: [6, 7, 9, 10], fields: ["returns"], reason: PROBE_INTERFACES },
-  { scenario: "e-probes", steps: [17], fields: ["revert"], reason: PROBE_COLLECT_UNKNOWN },
-  { scenario: "e-probes", steps: [18, 19], fields: ["revert"], reason: PROBE_NO_INDEX_CHECK },
-  { scenario: "e-probes", steps: [20], fields: ["revert"], reason: PROBE_ENUM },
-  { scenario: "e-probes", steps: [22], fields: ["status", "revert", "returns"], reason: PROBE_ZERO_RECIPIENT },
-  { scenario: "e-probes", steps: [29], fields: ["revert"], reason: PROBE_COLLECT_OPEN },
-  { scenario: "e-probes", steps: [32], fields: ["state.pool"], reason: FEE_OVERRIDE },
-];
+const KNOWN: { scenario: string; steps: number[]; fields: string[]; reason: string }[] = [];
 const KNOWN_DIFFERENCES: Record<string, { fields: string[]; reason: string }> = {};
 for (const { scenario, steps, fields, reason } of KNOWN) {
   for (const step of steps) {

@@ -262,10 +262,21 @@ describe("static fees of any allowed size", () => {
   });
 });
 
-/** The dynamic-fee hook's curve, as its doc comment states it, replayed off-chain from the pool's ticks and times. */
+/** The dynamic-fee hook's own events: its curve at the launch, and the tick each swap is estimated to end at. */
+const dynamicHookEventsAbi = parseAbi([
+  "event PoolInitialized(bytes32 poolId, uint24 baseFee, uint24 maxLpFee, uint256 referenceTickFilterPeriod, uint256 resetPeriod, int24 resetTickFilter, uint256 feeControlNumerator, uint24 decayFilterBps)",
+  "event EstimatedTickDifference(int24 beforeTick, int24 afterTick)",
+]);
+
+/**
+ * The dynamic-fee hook's curve, as its doc comment states it, replayed off-chain from each swap's
+ * tick before it and the tick the hook estimated it ends at (`EstimatedTickDifference`: the swap
+ * simulated at the fee in place before it, so not quite the tick it ends at), and times.
+ */
 function dynamicFeeModel(cfg: DynamicPoolFees) {
-  const s = { referenceTick: 0, resetTick: 0, referenceAt: 0n, resetAt: 0n, volatilityReference: 0n, accumulator: 0n };
+  const s = { referenceTick: 0, resetTick: 0, resetAt: 0n, lastSwapAt: 0n, appliedVR: 0n, prevVA: 0n };
   const distance = (a: number, b: number) => BigInt(Math.abs(a - b));
+  const cap = (v: bigint) => (v > 0xffffffn ? 0xffffffn : v);
   const feeAt = (va: bigint) => {
     const fee = BigInt(cfg.baseFee) + (cfg.feeControlNumerator * va * va) / 10_000_000_000n;
     return Number(fee > BigInt(cfg.maxLpFee) ? BigInt(cfg.maxLpFee) : fee);
@@ -273,22 +284,37 @@ function dynamicFeeModel(cfg: DynamicPoolFees) {
   return {
     state: s,
     feeAt,
-    /** The fee of a swap starting at `tick` in a block of time `now`. */
-    swap(tick: number, now: bigint): number {
-      if (now >= s.referenceAt + BigInt(cfg.referenceTickFilterPeriod)) {
-        s.volatilityReference = (s.accumulator * BigInt(cfg.decayFilterBps)) / 10_000n;
-        s.referenceTick = tick;
-        s.referenceAt = now;
-      }
-      if (now >= s.resetAt + BigInt(cfg.resetPeriod)) {
-        if (s.resetAt !== 0n && distance(tick, s.resetTick) < BigInt(cfg.resetTickFilter)) s.volatilityReference = 0n;
-        s.resetTick = tick;
+    /** The fee of a swap from `tickBefore`, estimated to end at `tickAfter`, in a block of time `now`. */
+    swap(tickBefore: number, tickAfter: number, now: bigint): number {
+      if (s.lastSwapAt + BigInt(cfg.referenceTickFilterPeriod) < now) {
+        s.referenceTick = tickBefore;
+        s.resetTick = tickBefore;
         s.resetAt = now;
+        s.appliedVR = s.lastSwapAt + BigInt(cfg.resetPeriod) > now ? cap((s.prevVA * BigInt(cfg.decayFilterBps)) / 10_000n) : 0n;
+      } else if (s.resetAt + BigInt(cfg.resetPeriod) < now) {
+        if (distance(tickBefore, s.resetTick) > BigInt(Math.abs(cfg.resetTickFilter))) {
+          s.resetTick = tickBefore;
+          s.resetAt = now;
+        } else {
+          s.referenceTick = tickBefore;
+          s.resetTick = tickBefore;
+          s.resetAt = now;
+          s.appliedVR = 0n;
+        }
       }
-      s.accumulator = s.volatilityReference + distance(tick, s.referenceTick);
-      return feeAt(s.accumulator);
+      s.lastSwapAt = now;
+      s.prevVA = cap(distance(s.referenceTick, tickAfter) + s.appliedVR);
+      return feeAt(s.prevVA);
     },
   };
+}
+
+/** The hook's estimate of a swap's ticks (the outer swap's: the first of the transaction). */
+function estimatedTicks(r: TransactionReceipt, hook: Address): { beforeTick: number; afterTick: number } {
+  const logs = parseEventLogs({ abi: dynamicHookEventsAbi, eventName: "EstimatedTickDifference", logs: r.logs });
+  const estimate = logs.find((l) => l.address.toLowerCase() === hook.toLowerCase());
+  if (!estimate) throw new Error("no EstimatedTickDifference in the swap");
+  return estimate.args;
 }
 
 describe("the dynamic-fee V2 hook", () => {
@@ -309,14 +335,16 @@ describe("the dynamic-fee V2 hook", () => {
     const launched = await launcher.launch({ name: "Dynamic route", symbol: "DYNR", image: "", creator, split: DEFAULT_SPLIT });
     const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
     expect(info.poolKey.hooks).toBe(c.clankerDynamicHook);
-    const initialized = parseEventLogs({ abi: clankerHookAbi, eventName: "PoolInitialized", logs: (await receipt(launched.txHash)).logs });
+    const logs = (await receipt(launched.txHash)).logs;
+    // The dynamic hook reports its curve (its own PoolInitialized), not the static hook's two fees.
+    expect(parseEventLogs({ abi: clankerHookAbi, eventName: "PoolInitialized", logs })).toEqual([]);
+    const initialized = parseEventLogs({ abi: dynamicHookEventsAbi, eventName: "PoolInitialized", logs });
     expect(initialized.length).toBe(1);
     expect(initialized[0]!.address.toLowerCase()).toBe(c.clankerDynamicHook!.toLowerCase());
-    // The dynamic hook reports its curve's base and most fee in the static hook's two fee fields.
-    expect(initialized[0]!.args).toMatchObject({ poolId: launched.poolId, clankerFee: 5_000, pairedFee: 60_000 });
+    expect(initialized[0]!.args).toMatchObject({ poolId: launched.poolId, baseFee: 5_000, maxLpFee: 60_000 });
   });
 
-  it("charges its base fee when calm, more after the price moves (baseFee + k·volatility²), less as the volatility decays, the base fee again after a calm reset period", async () => {
+  it("charges baseFee + k·volatility² for the ticks moved since the reference tick, the swap's own move included; less as the volatility decays; the base fee again after a calm reset period", async () => {
     const launched = await launchToken(trader, c, {
       name: "Dynamic",
       symbol: "DYN",
@@ -328,26 +356,24 @@ describe("the dynamic-fee V2 hook", () => {
     const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
     expect(info.poolKey.hooks).toBe(c.clankerDynamicHook);
     const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
-    const clankerIs0 = info.poolKey.currency0 === launched.token;
     const model = dynamicFeeModel(curve);
-    let tick = clankerIs0 ? launched.startingTick : -launched.startingTick;
 
     // Buys only: their fees are USDC, which the locker stores without a conversion swap of its own.
     const buy = async (usdc: bigint, waitSeconds = 0) => {
       if (waitSeconds) await rpc("evm_increaseTime", [waitSeconds]);
       const r = await receipt(await buyToken(trader, m, pool, usdc * 1_000_000n));
       const swap = swapOf(r, launched.poolId);
-      const expected = model.swap(tick, await blockTime(r));
-      expect(swap.fee, `fee of a swap from tick ${tick}`).toBe(expected);
+      const { beforeTick, afterTick } = estimatedTicks(r, c.clankerDynamicHook!);
+      const expected = model.swap(beforeTick, afterTick, await blockTime(r));
+      expect(swap.fee, `fee of a swap from tick ${beforeTick} estimated to end at ${afterTick}`).toBe(expected);
       expect(lastProtocolFee(r, c.clankerDynamicHook!), "20% of the dynamic fee on the USDC input").toBe(exactInBuyProtocolFee(usdc * 1_000_000n, expected));
-      tick = swap.tick;
       return expected;
     };
 
-    const calm = await buy(300n); // the first swap sets the reference tick: nothing moved yet
-    expect(calm).toBe(curve.baseFee);
-    const moved = await buy(1n); // right after 300 USDC moved the price: volatility = the ticks moved
-    expect(model.state.accumulator).toBeGreaterThan(300n);
+    const first = await buy(300n); // the first swap sets the reference tick; its own move counts
+    expect(model.state.prevVA).toBeGreaterThan(300n);
+    expect(first).toBeGreaterThan(curve.baseFee + 5_000);
+    const moved = await buy(1n); // right after: the same reference tick, so the 300 USDC move still counts
     expect(moved).toBeGreaterThan(curve.baseFee + 5_000);
     expect(moved).toBeLessThan(curve.maxLpFee);
     const decayed = await buy(1n, curve.referenceTickFilterPeriod + 1); // new reference tick: 75% of the volatility carried over
@@ -369,7 +395,8 @@ describe("the dynamic-fee V2 hook", () => {
     });
     const info = await trader.read<{ poolKey: PoolKey }>(c.lpLocker!, clankerLpLockerAbi as Abi, "tokenRewards", [launched.token]);
     const pool: MarketPool = { token: launched.token, pairedToken: c.usdc!, poolKey: info.poolKey };
-    expect(swapOf(await receipt(await buyToken(trader, m, pool, 2_000n * 1_000_000n)), launched.poolId).fee).toBe(tight.baseFee);
+    // 2,000 USDC moves the price far enough that its own move alone reaches the cap.
+    expect(swapOf(await receipt(await buyToken(trader, m, pool, 2_000n * 1_000_000n)), launched.poolId).fee).toBe(tight.maxLpFee);
     expect(swapOf(await receipt(await buyToken(trader, m, pool, 1_000_000n)), launched.poolId).fee).toBe(tight.maxLpFee);
   });
 });

@@ -203,7 +203,7 @@ describe("the factory's production surface", () => {
   it("enables only contracts that declare the interface: InvalidHook, InvalidMevModule, InvalidLocker, InvalidExtension", async () => {
     const sim = (fn: string, args: unknown[]) =>
       operatorCtx.publicClient.simulateContract({ address: c.launcher!, abi: factoryAbi(), functionName: fn, args, account: operatorCtx.account });
-    expect(await revertName(factoryAbi(), sim("setHook", [c.usdc, true]))).toBe("InvalidHook");
+    expect(await revertName(factoryAbi(), sim("setHook", [c.feeLocker, true]))).toBe("InvalidHook");
     expect(await revertName(factoryAbi(), sim("setMevModule", [c.clankerHook, true]))).toBe("InvalidMevModule");
     expect(await revertName(factoryAbi(), sim("setLocker", [c.feeLocker, c.clankerHook, true]))).toBe("InvalidLocker");
     expect(await revertName(factoryAbi(), sim("setExtension", [holder.account.address, true]))).toBe("InvalidExtension");

@@ -42,6 +42,8 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
     using SafeERC20 for IERC20;
 
     uint256 public constant TOKEN_SUPPLY = 100_000_000_000e18;
+    /// @notice The IClankerHook interface id of Clanker's published v4 source, which its V2 hooks answer.
+    bytes4 internal constant CLANKER_HOOK_INTERFACE_ID = 0x13caa09c;
     uint256 public constant BPS = 10_000;
     uint256 public constant MAX_EXTENSIONS = 10;
     uint16 public constant MAX_EXTENSION_BPS = 9000;
@@ -130,7 +132,8 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
     }
 
     function setHook(address hook, bool enabled) external onlyOwnerOrAdmin {
-        if (!_supports(hook, type(IClankerHook).interfaceId)) revert InvalidHook();
+        // Asked directly, as production: an account without code (or without the function) reverts with no data.
+        if (!IClankerHook(hook).supportsInterface(CLANKER_HOOK_INTERFACE_ID)) revert InvalidHook();
         enabledHooks[hook] = enabled;
         emit SetHook(hook, enabled);
     }
@@ -168,10 +171,9 @@ contract Clanker is IClanker, Ownable, ReentrancyGuard {
 
     // ---------------------------------------------------------------- views
 
+    /// @notice A token's deployment; zeros for a token this factory did not deploy (no revert, as production).
     function tokenDeploymentInfo(address token) external view returns (DeploymentInfo memory) {
-        DeploymentInfo memory info = _deploymentInfo[token];
-        if (info.token == address(0)) revert NotFound();
-        return info;
+        return _deploymentInfo[token];
     }
 
     function deploymentInfoForToken(address token) external view returns (address token_, address hook, address locker) {

@@ -5,6 +5,7 @@ import {IHooks} from "@uniswap/v4-core/src/interfaces/IHooks.sol";
 import {IPoolManager} from "@uniswap/v4-core/src/interfaces/IPoolManager.sol";
 import {Hooks} from "@uniswap/v4-core/src/libraries/Hooks.sol";
 import {LPFeeLibrary} from "@uniswap/v4-core/src/libraries/LPFeeLibrary.sol";
+import {StateLibrary} from "@uniswap/v4-core/src/libraries/StateLibrary.sol";
 import {TickMath} from "@uniswap/v4-core/src/libraries/TickMath.sol";
 import {BalanceDelta} from "@uniswap/v4-core/src/types/BalanceDelta.sol";
 import {BeforeSwapDelta, BeforeSwapDeltaLibrary, toBeforeSwapDelta} from "@uniswap/v4-core/src/types/BeforeSwapDelta.sol";
@@ -32,10 +33,15 @@ import {IClankerHook, IClankerLpLockerCollect, IClankerMevModule} from "./IClank
 ///           swap of any of the hook's pools paired in that token pays every claim the hook holds in it out to the
 ///           factory as the ERC-20, first thing in its `beforeSwap`: `ClaimProtocolFees(paired token, amount)`. The
 ///           factory's `claimTeamFees` then transfers that ERC-20.
-///         - `beforeSwap` then calls the locker's `collectRewardsWithoutUnlock(token)` (fees reach the fee locker on
-///           every swap, one swap late), then consults the pool's MEV module while it runs: for at most two minutes
-///           after the launch, until the module says it is done (`MevModuleDisabled`). A fee the module imposes
-///           (`MevModuleSetFee`) replaces the hook's own LP fee when higher.
+///         - `beforeSwap` first sets the pool's LP fee for this swap (`updateDynamicLPFee`: the swap pays the pool's fee
+///           as it stands, with no override) and the hook's protocol fee rate, `protocolFee`, one variable for all its
+///           pools. It then pays the claims out, calls the locker's `collectRewardsWithoutUnlock(token)` (fees reach
+///           the fee locker on every swap, one swap late) and consults the pool's MEV module while it runs: for at
+///           most two minutes after the launch, until the module says it is done (`MevModuleDisabled`). A fee the
+///           module imposes (`MevModuleSetFee`) replaces the pool's LP fee and the rate when higher.
+///         - As production, the locker's conversion is a swap nested in that `beforeSwap`, after the outer swap's fees
+///           were set: it sets its own, so a buy whose collection converts token fees (a sell) pays the sell's LP fee
+///           and protocol fee rate (clanker-v4-real.md item 7).
 abstract contract ClankerHookV2 is IHooks, IClankerHook {
     using PoolIdLibrary for PoolKey;
 
@@ -70,12 +76,11 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
     }
 
     mapping(PoolId => PoolState) internal _state;
-    /// @dev Protocol fee rate (pips) of the swap between its `beforeSwap` and `afterSwap` when it is taken from the
-    ///      unspecified amount; 0 otherwise. A nested swap (the locker's conversion) completes inside `beforeSwap`
-    ///      before this is written.
-    uint256 internal _pendingProtocolFee;
-    /// @dev LP fee of the swap whose MEV module is being consulted (raised by `mevModuleSetFee`); 0 otherwise.
-    uint24 internal _swapLpFee;
+    /// @notice The protocol fee rate (pips) of the swap in progress, or of the last one: 20% of the LP fee the hook
+    ///         last set. One variable for every pool of the hook, as production: the locker's conversion swap, nested
+    ///         in a swap's `beforeSwap`, overwrites it (and the pool's LP fee), so the outer swap pays the nested
+    ///         one's rates.
+    uint24 public protocolFee;
 
     error NotPoolManager();
     error HookNotImplemented();
@@ -216,32 +221,36 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         PoolId poolId = key.toId();
         PoolState storage s = _state[poolId];
 
-        // The protocol fees of the swaps so far to the factory, then their LP fees into the fee locker (a no-op
-        // while the MEV module runs or on re-entry).
+        // Production's order: the swap's LP fee into the pool (`updateDynamicLPFee`) and its protocol fee rate; the
+        // protocol fees of the swaps so far to the factory; their LP fees into the fee locker (a no-op while the MEV
+        // module runs; its conversion is a nested swap, which sets its own fees over these); the MEV module, which
+        // may raise the fee. The swap then pays the pool's LP fee as it stands (no override).
+        _setFee(key, _lpFee(key, poolId, params, params.zeroForOne != s.clankerIsToken0));
         _payProtocolFees(s.clankerIsToken0 ? key.currency1 : key.currency0);
         IClankerLpLockerCollect(s.locker).collectRewardsWithoutUnlock(
             Currency.unwrap(s.clankerIsToken0 ? key.currency0 : key.currency1)
         );
-
-        uint24 lpFee = _lpFee(key, poolId, params, params.zeroForOne != s.clankerIsToken0);
-        lpFee = _runMevModule(key, params, hookData, lpFee);
-        BeforeSwapDelta delta = _protocolFeeBeforeSwap(key, params, s.clankerIsToken0, lpFee);
-        return (IHooks.beforeSwap.selector, delta, lpFee | LPFeeLibrary.OVERRIDE_FEE_FLAG);
+        _runMevModule(key, params, hookData);
+        BeforeSwapDelta delta = _protocolFeeBeforeSwap(key, params, s.clankerIsToken0);
+        return (IHooks.beforeSwap.selector, delta, 0);
     }
 
-    /// @dev The protocol fee from the specified amount when that is the paired token; otherwise left for afterSwap.
-    function _protocolFeeBeforeSwap(PoolKey calldata key, SwapParams calldata params, bool clankerIsToken0, uint24 lpFee)
+    /// @dev The pool's LP fee from now on, and the hook's protocol fee rate (20% of it).
+    function _setFee(PoolKey calldata key, uint24 lpFee) internal {
+        protocolFee = uint24(uint256(lpFee) * PROTOCOL_FEE_NUMERATOR / FEE_DENOMINATOR);
+        poolManager.updateDynamicLPFee(key, lpFee);
+    }
+
+    /// @dev The protocol fee from the specified amount when that is the paired token (an exact-input buy, an
+    ///      exact-output sell), at the hook's current rate; otherwise afterSwap takes it.
+    function _protocolFeeBeforeSwap(PoolKey calldata key, SwapParams calldata params, bool clankerIsToken0)
         internal
         returns (BeforeSwapDelta)
     {
-        uint256 rate = uint256(lpFee) * PROTOCOL_FEE_NUMERATOR / FEE_DENOMINATOR;
+        uint256 rate = protocolFee;
         // The specified currency is the input of an exact-input swap, the output of an exact-output one.
         bool specifiedIsToken0 = (params.amountSpecified < 0) == params.zeroForOne;
-        if (specifiedIsToken0 == clankerIsToken0) {
-            _pendingProtocolFee = rate;
-            return BeforeSwapDeltaLibrary.ZERO_DELTA;
-        }
-        _pendingProtocolFee = 0;
+        if (specifiedIsToken0 == clankerIsToken0) return BeforeSwapDeltaLibrary.ZERO_DELTA;
         bool exactInput = params.amountSpecified < 0;
         uint256 amount = exactInput ? uint256(-params.amountSpecified) : uint256(params.amountSpecified);
         // An exact-input buy: the fee is taken before the swap, so of amountIn it is p/(1e6+p) (the LP fee then
@@ -253,20 +262,21 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
         return toBeforeSwapDelta(int128(int256(fee)), 0);
     }
 
-    function afterSwap(address, PoolKey calldata key, SwapParams calldata, BalanceDelta delta, bytes calldata)
+    function afterSwap(address, PoolKey calldata key, SwapParams calldata params, BalanceDelta delta, bytes calldata)
         external
         onlyPoolManager
         returns (bytes4, int128)
     {
-        return (IHooks.afterSwap.selector, _protocolFeeAfterSwap(key, delta));
+        return (IHooks.afterSwap.selector, _protocolFeeAfterSwap(key, params, delta));
     }
 
-    /// @dev The protocol fee from the unspecified amount (the paired token) when beforeSwap left it pending.
-    function _protocolFeeAfterSwap(PoolKey calldata key, BalanceDelta delta) internal returns (int128) {
-        uint256 rate = _pendingProtocolFee;
-        if (rate == 0) return 0;
-        _pendingProtocolFee = 0;
+    /// @dev The protocol fee from the unspecified amount (the paired token: an exact-input sell, an exact-output
+    ///      buy), at the hook's current rate.
+    function _protocolFeeAfterSwap(PoolKey calldata key, SwapParams calldata params, BalanceDelta delta) internal returns (int128) {
         bool clankerIsToken0 = _state[key.toId()].clankerIsToken0;
+        bool specifiedIsToken0 = (params.amountSpecified < 0) == params.zeroForOne;
+        if (specifiedIsToken0 != clankerIsToken0) return 0;
+        uint256 rate = protocolFee;
         int128 pairedDelta = clankerIsToken0 ? delta.amount1() : delta.amount0();
         uint256 fee = (pairedDelta < 0 ? uint256(uint128(-pairedDelta)) : uint256(uint128(pairedDelta))) * rate / FEE_DENOMINATOR;
         _mintProtocolFee(clankerIsToken0 ? key.currency1 : key.currency0, fee);
@@ -290,26 +300,19 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
     }
 
     /// @dev Consults the pool's MEV module while it runs, with the `mevModuleSwapData` of the swap's hookData
-    ///      (`abi.encode(PoolSwapData)`; empty hookData is empty data). Returns the swap's LP fee: `lpFee`, or a
-    ///      higher fee the module set through `mevModuleSetFee` during the call.
-    function _runMevModule(PoolKey calldata key, SwapParams calldata params, bytes calldata hookData, uint24 lpFee)
-        internal
-        returns (uint24)
-    {
+    ///      (`abi.encode(PoolSwapData)`; empty hookData is empty data). The module may raise the swap's LP fee
+    ///      through `mevModuleSetFee` during the call.
+    function _runMevModule(PoolKey calldata key, SwapParams calldata params, bytes calldata hookData) internal {
         PoolId poolId = key.toId();
         PoolState storage s = _state[poolId];
-        if (!_mevModuleOperational(poolId)) return lpFee;
+        if (!_mevModuleOperational(poolId)) return;
         PoolSwapData memory swapData;
         if (hookData.length > 0) swapData = abi.decode(hookData, (PoolSwapData));
-        _swapLpFee = lpFee;
         bool disable = IClankerMevModule(s.mevModule).beforeSwap(key, params, s.clankerIsToken0, swapData.mevModuleSwapData);
-        lpFee = _swapLpFee;
-        _swapLpFee = 0;
         if (disable) {
             s.mevModuleEnabled = false;
             emit MevModuleDisabled(poolId);
         }
-        return lpFee;
     }
 
     /// @dev Whether the pool's MEV module runs; disables it (`MevModuleDisabled`) once the pool is two minutes old.
@@ -325,20 +328,24 @@ abstract contract ClankerHookV2 is IHooks, IClankerHook {
     }
 
     /// @notice The pool's MEV module sets the LP fee of the swap in progress: ignored while the module does not
-    ///         run, above `MAX_MEV_LP_FEE`, or not above the swap's own fee; otherwise `MevModuleSetFee`.
+    ///         run, above `MAX_MEV_LP_FEE`, or not above the pool's current LP fee; otherwise the pool's LP fee and the
+    ///         protocol fee rate follow it (`MevModuleSetFee`).
     function mevModuleSetFee(PoolKey calldata poolKey, uint24 fee) external {
         PoolId poolId = poolKey.toId();
         if (msg.sender != _state[poolId].mevModule) revert Unauthorized();
         if (!_mevModuleOperational(poolId)) return;
-        if (fee > MAX_MEV_LP_FEE || fee <= _swapLpFee) return;
-        _swapLpFee = fee;
+        if (fee > MAX_MEV_LP_FEE) return;
+        (,,, uint24 currentLpFee) = StateLibrary.getSlot0(poolManager, poolId);
+        if (fee <= currentLpFee) return;
+        _setFee(poolKey, fee);
         emit MevModuleSetFee(poolId, fee);
     }
 
     // ---------------------------------------------------------------- callbacks this hook does not use
 
     function supportsInterface(bytes4 interfaceId) external pure returns (bool) {
-        return interfaceId == type(IClankerHook).interfaceId || interfaceId == 0x01ffc9a7; // IERC165
+        // IClankerHook (published source) and IClankerHookV2, as production; not IERC165.
+        return interfaceId == 0x13caa09c || interfaceId == 0x85f82179;
     }
 
     function afterInitialize(address, PoolKey calldata, uint160, int24) external pure returns (bytes4) {

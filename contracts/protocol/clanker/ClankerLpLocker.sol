@@ -65,9 +65,9 @@ interface IClankerHookMevState {
 ///        (`CurrencyNotSettled`).
 ///      The pool hook collects on every swap (`collectRewardsWithoutUnlock`, inside the swap's unlock: the fees come
 ///      out through `modifyLiquiditiesWithoutUnlock`); nothing is collected while the pool's MEV module operates.
-///      Devnet differences: empty `lockerData` means `FeeIn.Both` for every recipient; out-of-range fee preferences,
-///      zero addresses in updates and unknown reward indexes revert with named errors; a conversion of 0 (nothing
-///      left to convert) is skipped without a swap or `FeesSwapped` (production's swap of 0 would revert).
+///      Devnet differences: empty `lockerData` means `FeeIn.Both` for every recipient; out-of-range fee preferences
+///      at the launch revert with a named error; a conversion of 0 (nothing left to convert) is skipped without a swap
+///      or `FeesSwapped` (production's swap of 0 would revert).
 contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
     using SafeERC20 for IERC20;
     using PoolIdLibrary for PoolKey;
@@ -326,12 +326,12 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
         _collectRewards(token, false);
     }
 
-    /// @notice The same from inside a swap (the PoolManager already unlocked): only the token's pool hook may call,
-    ///         from its `beforeSwap`.
+    /// @notice The same from inside a swap (the PoolManager already unlocked), as the token's pool hook calls it
+    ///         from its `beforeSwap`. Open to anyone, as production: while the MEV module runs it does nothing; outside a
+    ///         swap the PoolManager refuses it (`ManagerLocked()`). An unknown token reverts with no data, as
+    ///         production's read of the MEV state of a pool whose hook is the zero address.
     function collectRewardsWithoutUnlock(address token) external {
-        TokenRewardInfo storage info = _tokenRewards[token];
-        if (info.positionId == 0) revert TokenNotFound();
-        if (msg.sender != address(info.poolKey.hooks)) revert Unauthorized();
+        if (_tokenRewards[token].positionId == 0) revert();
         _collectRewards(token, true);
     }
 
@@ -440,14 +440,23 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
         for (uint256 i = 0; i < preferences.length; i++) {
             if (preferences[i] == split.convertPreference) last = i;
         }
+        // As production: one approval of the whole output (0 included), then each converter's share stored.
+        IERC20(split.otherToken).forceApprove(address(feeLocker), amountOut);
         uint256 distributed = 0;
         for (uint256 i = 0; i < last; i++) {
             if (preferences[i] != split.convertPreference) continue;
             uint256 share = info.rewardBps[i] * amountOut / BASIS_POINTS;
             distributed += share;
-            _credit(info.rewardRecipients[i], split.otherToken, share, split.otherArray, i);
+            _store(info.rewardRecipients[i], split.otherToken, share, split.otherArray, i);
         }
-        _credit(info.rewardRecipients[last], split.otherToken, amountOut - distributed, split.otherArray, last);
+        _store(info.rewardRecipients[last], split.otherToken, amountOut - distributed, split.otherArray, last);
+    }
+
+    /// @dev Stores `amount` (approved already) for `recipient` in the fee locker; nothing when 0.
+    function _store(address recipient, address currency, uint256 amount, uint256[] memory rewards, uint256 index) internal {
+        if (amount == 0) return;
+        rewards[index] += amount;
+        feeLocker.storeFees(recipient, currency, amount);
     }
 
     function _credit(address recipient, address currency, uint256 amount, uint256[] memory rewards, uint256 index)
@@ -529,9 +538,10 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
 
     // ---------------------------------------------------------------- reward administration
 
+    /// @notice Reward updates check only the sender, as production: no zero-address check, and an index past the
+    ///         rewards panics (0x32) on the array read.
     function updateRewardRecipient(address token, uint256 rewardIndex, address newRecipient) external {
         TokenRewardInfo storage info = _rewardInfoForAdmin(token, rewardIndex);
-        if (newRecipient == address(0)) revert ZeroRewardAddress();
         address oldRecipient = info.rewardRecipients[rewardIndex];
         info.rewardRecipients[rewardIndex] = newRecipient;
         emit RewardRecipientUpdated(token, rewardIndex, oldRecipient, newRecipient);
@@ -539,18 +549,18 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
 
     function updateRewardAdmin(address token, uint256 rewardIndex, address newAdmin) external {
         TokenRewardInfo storage info = _rewardInfoForAdmin(token, rewardIndex);
-        if (newAdmin == address(0)) revert ZeroRewardAddress();
         address oldAdmin = info.rewardAdmins[rewardIndex];
         info.rewardAdmins[rewardIndex] = newAdmin;
         emit RewardAdminUpdated(token, rewardIndex, oldAdmin, newAdmin);
     }
 
-    function updateFeePreference(address token, uint256 rewardIndex, uint8 newFeePreference) external {
+    /// @notice `newFeePreference` is the `FeeIn` enum (a uint8 in the ABI): a value past `Clanker` is refused by the
+    ///         ABI decoder, with no data.
+    function updateFeePreference(address token, uint256 rewardIndex, FeeIn newFeePreference) external {
         _rewardInfoForAdmin(token, rewardIndex);
-        if (newFeePreference > uint8(FeeIn.Clanker)) revert InvalidFeePreference();
         FeeIn oldFeePreference = feePreferences[token][rewardIndex];
-        feePreferences[token][rewardIndex] = FeeIn(newFeePreference);
-        emit FeePreferenceUpdated(token, rewardIndex, oldFeePreference, FeeIn(newFeePreference));
+        feePreferences[token][rewardIndex] = newFeePreference;
+        emit FeePreferenceUpdated(token, rewardIndex, oldFeePreference, newFeePreference);
     }
 
     /// @dev Only `rewardAdmins[rewardIndex]` may change entry `rewardIndex`.
@@ -560,8 +570,6 @@ contract ClankerLpLocker is IClankerLpLocker, ReentrancyGuard, Ownable {
         returns (TokenRewardInfo storage info)
     {
         info = _tokenRewards[token];
-        if (info.positionId == 0) revert TokenNotFound();
-        if (rewardIndex >= info.rewardAdmins.length) revert InvalidRewardIndex();
         if (msg.sender != info.rewardAdmins[rewardIndex]) revert Unauthorized();
     }
 

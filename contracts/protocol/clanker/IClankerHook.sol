@@ -58,7 +58,8 @@ interface IClankerHook {
     /// @notice True while the pool's MEV module runs: enabled, and the pool younger than two minutes.
     function mevModuleOperating(PoolId poolId) external view returns (bool);
 
-    /// @notice ERC-165: true for this interface (the factory's `setHook` checks it) and for IERC165.
+    /// @notice Answers as production's V2 hooks: true for IClankerHook as the published source declares it
+    ///         (0x13caa09c, which the factory's `setHook` checks) and for IClankerHookV2 (0x85f82179); false for IERC165.
     function supportsInterface(bytes4 interfaceId) external pure returns (bool);
 }
 
