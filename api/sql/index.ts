@@ -26,9 +26,6 @@ import { survivePoolErrors } from "../../core/db/client.js";
 import { causeChain } from "../../core/errors.js";
 import * as ponderSchema from "../../schema/ponder.js";
 import { badRequest, notFound } from "../http/errors.js";
-import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
-import { z } from "zod";
-import { documented } from "../openapi/zod-schema.js";
 
 /** Longest a query may run. */
 export const SQL_STATEMENT_TIMEOUT_MS = 5_000;
@@ -182,30 +179,3 @@ export function sqlOverHttp(databaseUrl: string | undefined, limit: MiddlewareHa
 
   return { app, close: async () => pool?.end() };
 }
-
-/** The OpenAPI entry of `/sql/db` (outside /api/v1: its own server URL). */
-export const SQL_ROUTE_DOCS: RouteDoc[] = [
-  {
-    method: "get",
-    path: "/sql/db",
-    tags: ["sql"],
-    summary: "Read-only SQL over the indexed tables (@ponder/client)",
-    description: `What \`createClient("<origin>/sql", { schema })\` from \`@ponder/client\` sends: one SELECT over the views schema's tables, run read-only with a ${SQL_STATEMENT_TIMEOUT_MS} ms statement timeout; a result over ${SQL_MAX_ROWS} rows is refused. Its own rate limit.`,
-    servers: [{ url: "/" }],
-    request: { query: z.object({ sql: z.string().describe("superjson of { sql, params } (a @ponder/client query)") }) },
-    responses: {
-      200: jsonAnswer(
-        "The rows, one object per row, values as PostgreSQL's text (numerics and bigints as strings)",
-        z.object({
-          command: z.literal("SELECT"),
-          rowCount: z.number().int(),
-          rows: z.array(documented(z.record(z.unknown()), { additionalProperties: {} })),
-          fields: z.array(z.object({ name: z.string(), dataTypeID: z.number().int() })),
-        }),
-      ),
-      400: errorAnswer("Refused: not one SELECT over the indexed tables, past the statement timeout or the row limit, or a query error", ["BAD_REQUEST"]),
-      404: errorAnswer("No database configured, or /sql/live (not served)", ["NOT_FOUND"]),
-      503: errorAnswer("The database is unavailable or busy", ["DATABASE_UNAVAILABLE", "DATABASE_BUSY"]),
-    },
-  },
-];

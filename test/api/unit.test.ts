@@ -457,9 +457,7 @@ describe("OpenAPI document", () => {
       "/export/fees.csv",
       "/export/fees.ndjson",
       "/health",
-      "/p/{idOrToken}",
       "/ready",
-      "/sql/db",
       "/stats",
       "/tokens",
       "/tokens/launch",
@@ -478,8 +476,7 @@ describe("OpenAPI document", () => {
     expect(doc.paths["/agents/{id}/charter/launch"].post.security).toEqual([{ session: [] }]);
     expect(doc.paths["/agents/{id}"].get.security).toBeUndefined();
     expect(doc.paths["/auth/verify"].post.requestBody.content["application/json"].schema.required).toEqual(["message", "signature"]);
-    expect(doc.paths["/p/{idOrToken}"].get.servers).toEqual([{ url: "/" }]);
-    expect(Object.keys(doc.paths["/p/{idOrToken}"].get.responses["200"].content)).toEqual(["text/html"]);
+    expect(doc.paths["/p/{idOrToken}"]).toBeUndefined();
     expect(doc.paths["/audit"].get.security).toEqual([{ operatorKey: [] }]);
     expect(doc.paths["/buybacks/{token}"].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`)).toEqual([
       "path:token",
