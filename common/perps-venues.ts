@@ -24,6 +24,11 @@ export type PerpsVenueSupport = {
 export const PERPS_VENUES = {
   /** Avantis v1 (protocols.md §4): the devnet's exchange. Base runs Avantis v2 since 2026-08-12. */
   "avantis-v1": { protocol: "Avantis", version: "v1", chainIds: [DEVNET] },
+  /**
+   * Gains Network gTrade v10 (common/abis/gains.ts), on the devnet's twin of its diamond. Base runs
+   * this version too; the adapter declares Base once the start-up checks against Base's diamond exist.
+   */
+  "gains-v10": { protocol: "Gains Network gTrade", version: "v10", chainIds: [DEVNET] },
 } as const satisfies Record<string, PerpsVenueSupport>;
 
 export type PerpsVenueId = keyof typeof PERPS_VENUES;

@@ -128,7 +128,7 @@ async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): 
     key,
     kind: "perps-close",
     worker,
-    ...venue.close(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex!, amount: trade.closeAmount! }),
+    ...(await venue.close(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex!, amount: trade.closeAmount! })),
   });
   if (outcome.status === "mined") {
     await updateTrade(ctx.db, trade.id, { closeOrderId: venue.orderIdOf(outcome.receipt)?.toString() ?? null, closeIntentId: outcome.intent.id });
@@ -185,7 +185,7 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
     key: `desk-trade:${trade.id}:topup:${n}`,
     kind: "perps-margin",
     worker,
-    ...venue.updateMargin(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex, amount: trade.pendingTopup }),
+    ...(await venue.updateMargin(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex, amount: trade.pendingTopup })),
   });
   await ctx.db.transaction(async (tx) => {
     // Applied once: only while the top-up is still pending on the row.

@@ -216,8 +216,8 @@ export const avantisV1: PerpsVenue = {
     return { to: ctx.contract("perpsTrading"), data, value: executionFee(ctx.config.isDevnet) };
   },
   increase: () => undefined,
-  updateMargin: (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeTopUp(p), value: executionFee(ctx.config.isDevnet) }),
-  close: (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeCloseTrade(p), value: executionFee(ctx.config.isDevnet) }),
+  updateMargin: async (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeTopUp(p), value: executionFee(ctx.config.isDevnet) }),
+  close: async (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeCloseTrade(p), value: executionFee(ctx.config.isDevnet) }),
   orderIdOf,
   marginUpdateOf,
   readPairLimits,

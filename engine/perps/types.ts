@@ -51,10 +51,10 @@ export interface PerpsVenue {
    * a desk grows by another trade or a margin top-up).
    */
   increase(ctx: EngineContext, p: TradeSlot & { collateral: bigint; leverage: bigint }): Promise<VenueCall> | undefined;
-  /** Adds `amount` USDC of margin to an open trade. */
-  updateMargin(ctx: EngineContext, p: TradeSlot & { amount: bigint }): VenueCall;
-  /** A market order closing `amount` of a trade's collateral (all of it closes the trade). */
-  close(ctx: EngineContext, p: TradeSlot & { amount: bigint }): VenueCall;
+  /** Adds `amount` USDC of margin to an open trade (a venue may read the trade or a price to build it). */
+  updateMargin(ctx: EngineContext, p: TradeSlot & { amount: bigint }): Promise<VenueCall>;
+  /** A market order closing `amount` of a trade's collateral (all of it closes the trade); a venue may read the trade or a price to build it. */
+  close(ctx: EngineContext, p: TradeSlot & { amount: bigint }): Promise<VenueCall>;
   /** The order id of a mined open or close, from its receipt. */
   orderIdOf(receipt: TransactionReceipt): bigint | undefined;
   /** The trade after a mined margin update, from its receipt. */

@@ -13,11 +13,12 @@
 import { type PerpsVenueId, type PerpsVenueStatus, perpsVenueStatus } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
 import { avantisV1 } from "./avantis-v1.js";
+import { gainsV10 } from "./gains-v10.js";
 import { ServiceError } from "../../core/errors.js";
 import type { PerpsVenue } from "./types.js";
 
 /** Every adapter, by its `PERPS_VENUE` name. */
-export const VENUES: Record<PerpsVenueId, PerpsVenue> = { "avantis-v1": avantisV1 };
+export const VENUES: Record<PerpsVenueId, PerpsVenue> = { "avantis-v1": avantisV1, "gains-v10": gainsV10 };
 
 /** The configured adapter, or why desks are off on this chain. */
 export function selectPerpsVenue(config: {

@@ -20,9 +20,10 @@ describe("PERPS_VENUE", () => {
     expect(loadConfig({}).perpsVenue).toBe("avantis-v1");
     expect(DEFAULT_PERPS_VENUE).toBe("avantis-v1");
     expect(loadConfig({ PERPS_VENUE: "avantis-v1" }).perpsVenue).toBe("avantis-v1");
+    expect(loadConfig({ PERPS_VENUE: "gains-v10" }).perpsVenue).toBe("gains-v10");
     const bad = () => loadConfig({ PERPS_VENUE: "avantis-v2" });
     expect(bad).toThrow(ConfigError);
-    expect(bad).toThrow(/^PERPS_VENUE: expected one of avantis-v1 \(got "avantis-v2"\)$/);
+    expect(bad).toThrow(/^PERPS_VENUE: expected one of avantis-v1, gains-v10 \(got "avantis-v2"\)$/);
   });
 
   it("every adapter declares the support listed for its name", () => {
@@ -71,8 +72,8 @@ describe("venue selection by chain", () => {
 describe("avantis-v1 calldata", () => {
   const ctx = { contract: () => TRADING, config: { isDevnet: true } } as unknown as EngineContext;
 
-  it("closes with v1's three-argument closeTradeMarket, never v2's four-argument one", () => {
-    const call = avantisV1.close(ctx, { pairIndex: 0, index: 2, amount: 5_000_000n });
+  it("closes with v1's three-argument closeTradeMarket, never v2's four-argument one", async () => {
+    const call = await avantisV1.close(ctx, { pairIndex: 0, index: 2, amount: 5_000_000n });
     expect(call.to).toBe(TRADING);
     expect(call.value).toBe(0n);
     expect(call.data.slice(0, 10)).toBe(toFunctionSelector("closeTradeMarket(uint256,uint256,uint256)"));
@@ -81,14 +82,14 @@ describe("avantis-v1 calldata", () => {
     expect((call.data.length - 10) / 64).toBe(3);
   });
 
-  it("tops up with v1's updateMargin and has no increase call", () => {
-    const call = avantisV1.updateMargin(ctx, { pairIndex: 1, index: 0, amount: 1n });
+  it("tops up with v1's updateMargin and has no increase call", async () => {
+    const call = await avantisV1.updateMargin(ctx, { pairIndex: 1, index: 0, amount: 1n });
     expect(call.data.slice(0, 10)).toBe(toFunctionSelector("updateMargin(uint256,uint256,uint8,uint256,bytes[])"));
     expect(avantisV1.increase(ctx, { pairIndex: 1, index: 0, collateral: 1n, leverage: 1n })).toBeUndefined();
   });
 
-  it("charges the execution fee off the devnet", () => {
+  it("charges the execution fee off the devnet", async () => {
     const live = { contract: () => TRADING, config: { isDevnet: false } } as unknown as EngineContext;
-    expect(avantisV1.close(live, { pairIndex: 0, index: 0, amount: 1n }).value).toBe(350_000_000_000_000n);
+    expect((await avantisV1.close(live, { pairIndex: 0, index: 0, amount: 1n })).value).toBe(350_000_000_000_000n);
   });
 });
