@@ -241,6 +241,57 @@ describe("reorgs and rollbacks", () => {
     await expectConverged();
   });
 
+  it("a claim's block taken away and then back whole, under the same hash, is booked again: the ledger equals the chain", async () => {
+    // A chain returning to the branch it left: the same signed bytes mined again on the same
+    // parent at the same timestamps make the very same blocks (on a devnet, a second rollback
+    // whose re-sent bytes land within the same second as the first time do too).
+    await d.buy(TRADER, usdcToken, 2_000n * USDC);
+    const client = d.as(1).publicClient;
+    const fork = await client.getBlockNumber({ cacheTime: 0 });
+    const before = await snapshot();
+    const first = await run("fee-claimer");
+    expect(first.claimed).toContain("usdc");
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    const branch: { number: bigint; hash: Hex; timestamp: bigint; baseFee: bigint; raws: Hex[] }[] = [];
+    for (let n = fork + 1n; n <= head; n++) {
+      const block = await client.getBlock({ blockNumber: n });
+      const raws = await Promise.all(block.transactions.map((hash) => rpc<Hex>(d.rpcUrl, "eth_getRawTransactionByHash", [hash])));
+      branch.push({ number: block.number, hash: block.hash, timestamp: block.timestamp, baseFee: block.baseFeePerGas ?? 0n, raws });
+    }
+    const { rows: claims } = await engine.ctx.pool.query("SELECT block_hash FROM engine.tx_intents WHERE key = $1 AND status = 'mined'", [
+      `claim-cycle:${first.cycle}:claim:usdc`,
+    ]);
+    const claimBlock = claims[0].block_hash as Hex;
+
+    // Another branch: the claim re-mined there and booked from its new block.
+    await revertTo(before);
+    const again = await snapshot();
+    await rpc(d.rpcUrl, "anvil_mine", ["0x1"]);
+    expect((await engine.checkFinality()).reversed).toBeGreaterThan(0);
+    await run("fee-claimer");
+    await expectConverged();
+
+    // The first branch comes back, block for block: same parent, bytes, timestamp and base fee.
+    await revertTo(again);
+    for (const block of branch) {
+      await rpc(d.rpcUrl, "evm_setNextBlockTimestamp", [`0x${block.timestamp.toString(16)}`]);
+      await rpc(d.rpcUrl, "anvil_setNextBlockBaseFeePerGas", [`0x${block.baseFee.toString(16)}`]);
+      for (const raw of block.raws) await rpc(d.rpcUrl, "eth_sendRawTransaction", [raw]);
+      await expect.poll(() => client.getBlockNumber({ cacheTime: 0 }), { timeout: 10_000 }).toBe(block.number);
+      expect((await client.getBlock({ blockNumber: block.number })).hash).toBe(block.hash);
+    }
+    expect((await engine.checkFinality()).reversed).toBeGreaterThan(0);
+    await run("fee-claimer");
+    // The claim's facts, reversed when their block left, stand again now that it is back.
+    const { rows } = await engine.ctx.pool.query(
+      `SELECT COALESCE(SUM(amount), 0)::text AS s FROM engine.ledger l WHERE block_hash = $1 AND kind IN ('fee-claimed', 'unattributed')
+         AND NOT EXISTS (SELECT 1 FROM engine.ledger r WHERE r.key = 'reversal:' || l.key)`,
+      [claimBlock],
+    );
+    expect(BigInt(rows[0].s)).toBeGreaterThan(0n);
+    await expectConverged();
+  });
+
   it("an agent wallet's transaction goes through the same pipeline and survives a reorg", async () => {
     const agent = privateKeyToAccount(ANVIL_KEYS[2] as Hex);
     const before = await snapshot();
