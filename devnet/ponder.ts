@@ -181,27 +181,33 @@ export async function waitForReady(target: string | PonderHandle, timeoutMs = 12
 
 /**
  * Waits until ponder's /status shows the chain indexed to at least `block`. Given the
- * handle, fails at once if the process exits.
+ * handle, fails at once if the process exits; a failure says the last block reached and, for a
+ * handle that keeps its log lines (`logs`), the last of them.
  */
-export async function waitForIndexed(target: string | PonderHandle, block: bigint | number, timeoutMs = 120_000): Promise<void> {
+export async function waitForIndexed(target: string | (PonderHandle & { logs?: string[] }), block: bigint | number, timeoutMs = 120_000): Promise<void> {
   const url = typeof target === "string" ? target : target.url;
   const child = typeof target === "string" ? undefined : target.process;
+  const tail = () => (typeof target !== "string" && target.logs?.length ? `\nlast log lines:\n${target.logs.slice(-30).join("\n")}` : "");
   const deadline = Date.now() + timeoutMs;
+  let reached = -1;
   for (;;) {
     if (child && (child.exitCode !== null || child.signalCode !== null)) {
-      throw new Error(`ponder at ${url} exited (${child.exitCode ?? child.signalCode}) before reaching block ${block}`);
+      throw new Error(`ponder at ${url} exited (${child.exitCode ?? child.signalCode}) before reaching block ${block}${tail()}`);
     }
     try {
       const res = await fetch(`${url}/status`);
       if (res.ok) {
         const status = (await res.json()) as Record<string, { block?: { number: number } }>;
-        const reached = Object.values(status)[0]?.block?.number ?? -1;
+        reached = Object.values(status)[0]?.block?.number ?? -1;
         if (reached >= Number(block)) return;
       }
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error(`ponder at ${url} did not reach block ${block} within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      const at = reached < 0 ? "not serving /status" : `at block ${reached}`;
+      throw new Error(`ponder at ${url} did not reach block ${block} within ${timeoutMs} ms (${at})${tail()}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
