@@ -14,7 +14,6 @@ import { activity, token as tokenTable, tokenTotals } from "../../schema/ponder.
 import type { ApiDeps } from "../deps.js";
 import { RateLimiter, DEFAULT_RATE_LIMITS, rateLimit } from "../http/rate-limit.js";
 import type { ActivityRow } from "../read/activity.js";
-import { isoSeconds } from "../read/format.js";
 import type { DeskView } from "../read/desks.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
@@ -22,6 +21,7 @@ import { TimeChart } from "./chart.js";
 import { pageApp, pageHeaders } from "./page-app.js";
 import { Figure, STYLE, showLeverage } from "./prospectus.js";
 import { type Series, burnSeries } from "./series.js";
+import { When } from "./time.js";
 
 /** Tokens on the dashboard (newest first), and activity lines. */
 export const DASHBOARD_TOKENS = 50;
@@ -40,6 +40,8 @@ type TokenLine = {
 export type DashboardData = {
   now: Date;
   stats: Stats;
+  /** The protocol token (null until one is indexed) and its burns over time. */
+  protocolToken: { address: Address; symbol: string } | null;
   series: Series | null;
   tokens: TokenLine[];
   activity: ActivityRow[];
@@ -50,7 +52,7 @@ export type DashboardData = {
 export async function loadDashboard(deps: ApiDeps, now: Date): Promise<DashboardData> {
   const db = deps.db;
   const chainNow = BigInt(Math.floor(now.getTime() / 1000));
-  const [stats, tokens, series, rows] = await Promise.all([
+  const [stats, tokens, [protocolToken], rows] = await Promise.all([
     readStats(deps),
     db
       .select({
@@ -65,7 +67,7 @@ export async function loadDashboard(deps: ApiDeps, now: Date): Promise<Dashboard
       .leftJoin(tokenTotals, eq(tokenTotals.token, tokenTable.address))
       .orderBy(desc(tokenTable.createdBlock))
       .limit(DASHBOARD_TOKENS),
-    burnSeries(db, null, chainNow),
+    db.select({ address: tokenTable.address, symbol: tokenTable.symbol }).from(tokenTable).where(eq(tokenTable.isProtocolToken, true)).limit(1),
     db.select().from(activity).orderBy(desc(activity.id)).limit(DASHBOARD_ACTIVITY),
   ]);
   const units = new Map<string, Unit>();
@@ -79,10 +81,13 @@ export async function loadDashboard(deps: ApiDeps, now: Date): Promise<Dashboard
       units.set(t.address.toLowerCase(), { symbol: t.symbol, decimals: 18 });
     }
   }
+  // One token's burns: amounts of different tokens do not add up.
+  const series = protocolToken ? await burnSeries(db, protocolToken.address, chainNow) : null;
   const audits = await Promise.all(tokens.map((t) => tokenAudit(deps, getAddress(t.address))));
   return {
     now,
     stats,
+    protocolToken: protocolToken ? { address: getAddress(protocolToken.address), symbol: protocolToken.symbol } : null,
     series,
     tokens: tokens.map((t, i) => ({ ...t, address: getAddress(t.address), burned: t.burned ?? 0n, feesUsdc: t.feesUsdc ?? 0n, audit: audits[i]! })),
     activity: rows,
@@ -199,8 +204,7 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
   const t = data.stats.totals;
   const legs = LEGS.map(([id, label, key]) => ({ id, label, value: (t?.[key] as bigint | undefined) ?? 0n }));
   const legTotal = legs.reduce((s, l) => s + l.value, 0n);
-  const burned = data.tokens.reduce((s, x) => s + x.burned, 0n);
-  const burnUnit = { symbol: "tokens", decimals: 18 };
+  const protocol = data.protocolToken;
   const symbolOf = (token: string | null) => (token ? (data.units.get(token.toLowerCase())?.symbol ?? shortHex(token)) : "—");
   return (
     <html lang="en">
@@ -229,8 +233,19 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           </div>
 
           <h2>Burns over time</h2>
-          <TimeChart id="burns" series={data.series} unit={burnUnit} what="tokens burned (all tokens)" />
-          <p class="muted" data-field="burned-total">{`${showUnits(burned, burnUnit)} burned across the tokens listed below.`}</p>
+          {protocol ? (
+            <>
+              <p class="muted" data-field="burns-chart-token">
+                The protocol token, <a href={`/p/${protocol.address}`}>{protocol.symbol}</a>: what its buybacks and its holders burned. Each token's burns are
+                on its own page, in its own unit (below, each token's total).
+              </p>
+              <TimeChart id="burns" series={data.series} unit={{ symbol: protocol.symbol, decimals: 18 }} what={`${protocol.symbol} burned`} />
+            </>
+          ) : (
+            <p class="muted" data-chart-empty="burns">
+              No protocol token indexed yet; each token's burns are on its own page.
+            </p>
+          )}
 
           <h2>Fees by leg</h2>
           <div class="scroll">
@@ -335,7 +350,9 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
                 </tr>
                 {data.activity.map((r) => (
                   <tr data-kind={r.kind}>
-                    <td>{isoSeconds(r.timestamp)}</td>
+                    <td>
+                      <When t={r.timestamp} />
+                    </td>
                     <td>{r.token ? <a href={`/p/${getAddress(r.token)}`}>{activitySentence(r, data.units)}</a> : activitySentence(r, data.units)}</td>
                     <td>
                       <code>{shortHex(r.txHash)}</code>

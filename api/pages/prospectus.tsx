@@ -8,10 +8,10 @@
  */
 import type { Child, FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
-import { isoSeconds } from "../read/format.js";
 import { USDC_UNIT, WETH_UNIT, formatUnits, groupThousands, showUnits } from "../../common/units.js";
 import { describeDecision } from "../../core/log-lines.js";
 import { TimeChart } from "./chart.js";
+import { When, utcTime } from "./time.js";
 import { FUNDING_NOTE, deskStatementText } from "../read/desk-statement.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import { canonicalJson } from "../../core/agents/charter.js";
@@ -44,7 +44,7 @@ code,pre{font-family:ui-monospace,monospace;font-size:13px}pre{white-space:pre-w
 .cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px}.card{background:#161a21;border-radius:8px;padding:12px}
 .card .v{font-size:20px;font-variant-numeric:tabular-nums}img.logo{width:64px;height:64px;border-radius:12px;object-fit:cover;float:right}
 .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}figure.chart{margin:0}details summary{cursor:pointer;color:#9aa3b2}
-a{color:#7fb3ff}nav{margin-bottom:12px}
+a{color:#7fb3ff}nav{margin-bottom:12px}.when{white-space:nowrap}
 @media (max-width:600px){main{padding:12px}h1{font-size:22px}dl{grid-template-columns:1fr}dt{margin-top:6px}.cols{grid-template-columns:repeat(2,minmax(0,1fr))}.card .v{font-size:16px;word-break:break-word}td,th{padding:4px}}
 `;
 
@@ -130,7 +130,7 @@ const MarketFigures: FC<{ data: ProspectusData }> = ({ data }) => {
     ? "No pool indexed yet: no price."
     : price.swaps === 0
       ? "The pool has not traded yet: the price is its starting price."
-      : `Price: the token's Uniswap v4 pool after its last indexed swap (${isoSeconds(price.updatedAt)}, ${groupThousands(String(price.swaps))} swaps)${
+      : `Price: the token's Uniswap v4 pool after its last indexed swap (${utcTime(price.updatedAt)}, ${groupThousands(String(price.swaps))} swaps)${
           price.paired === "WETH" ? ", in WETH, turned into USDC at the indexed WETH/USDC pool price" : price.paired === "USDC" ? ", paired with USDC" : ""
         }. Market cap = circulating supply × price. Supply: every launcher token mints 100 billion once; burned = what holders and buybacks sent to the dead address.`;
   return (
@@ -168,8 +168,16 @@ const AuditBadge: FC<{ data: ProspectusData }> = ({ data }) => {
         {label}
       </span>
       <span class="muted">
-        {a.blockTime ? ` ${a.blockTime.replace(".000Z", "Z")} · ` : " "}the engine checks this token's books against the index and the chain on a schedule
-        (public audit).
+        {a.blockTime ? (
+          <>
+            {" "}
+            <When t={new Date(a.blockTime)} />
+            {" · "}
+          </>
+        ) : (
+          " "
+        )}
+        the engine checks this token's books against the index and the chain on a schedule (public audit).
       </span>
     </p>
   );
@@ -293,7 +301,9 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
             </tr>
             {l.burns.recent.map((b) => (
               <tr>
-                <td>{isoSeconds(b.timestamp)}</td>
+                <td>
+                  <When t={b.timestamp} />
+                </td>
                 <td>{b.kind}</td>
                 <td class="num">{showTokens(b.amount)}</td>
                 <td>
@@ -319,7 +329,9 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
             </tr>
             {l.buybacks.recent.map((b) => (
               <tr>
-                <td>{isoSeconds(b.timestamp)}</td>
+                <td>
+                  <When t={b.timestamp} />
+                </td>
                 <td>{b.kind}</td>
                 <td class="num">{showUsdc(b.usdcIn)}</td>
                 <td class="num">{showTokens(b.tokensBought)}</td>
@@ -385,7 +397,9 @@ const LogTable: FC<{ log: ProspectusData["log"]; symbol?: string }> = ({ log, sy
         </tr>
         {log.map((e) => (
           <tr data-decision={e.decision}>
-            <td>{e.createdAt.toISOString().replace(/\.\d{3}Z$/, "Z")}</td>
+            <td>
+              <When t={e.createdAt} />
+            </td>
             <td>{e.worker}</td>
             <td>{e.decision}</td>
             <td>{logSentence(e, symbol)}</td>
@@ -495,8 +509,8 @@ const Auction: FC<{ data: ProspectusData }> = ({ data }) => {
   return (
     <p data-field="auction" class={now < a.decayEndsAt ? undefined : "muted"}>
       {now < a.decayEndsAt
-        ? `Sniper auction until ${isoSeconds(a.decayEndsAt)}${block}: swaps pay a fee decaying from ${showPips(a.startingFee)} to ${showPips(a.endingFee)}; the engine and the agent's dev buy wait for its end${a.won ? won : ""}.`
-        : `Sniper auction ended ${isoSeconds(a.decayEndsAt)}${block}${won}.`}
+        ? `Sniper auction until ${utcTime(a.decayEndsAt)}${block}: swaps pay a fee decaying from ${showPips(a.startingFee)} to ${showPips(a.endingFee)}; the engine and the agent's dev buy wait for its end${a.won ? won : ""}.`
+        : `Sniper auction ended ${utcTime(a.decayEndsAt)}${block}${won}.`}
     </p>
   );
 };

@@ -10,7 +10,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { type Address, erc20Abi } from "viem";
+import { type Address, erc20Abi, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEAD_ADDRESS } from "../../common/constants.js";
 import { parseDecimal } from "../../common/money.js";
@@ -56,6 +56,35 @@ async function expectNoBaseUnits(page: Page) {
   expect(texts.length).toBeGreaterThan(20);
   const offending = texts.filter((t) => /(?<![\d.,])\d{7,}/.test(t) || /base units/i.test(t));
   expect(offending).toEqual([]);
+}
+
+/**
+ * Times as a person reads them: no raw ISO text anywhere; in every table, each time is one
+ * "YYYY-MM-DD HH:MM:SS UTC" string on one line (at the page's current width), its instant in `datetime`.
+ */
+async function expectReadableTimes(page: Page) {
+  expect((await humanTexts(page)).filter((t) => /\d{4}-\d\d-\d\dT\d\d/.test(t))).toEqual([]);
+  const times = await page.$$eval("table time", (els) =>
+    els.map((el) => ({ text: (el as HTMLElement).innerText, datetime: el.getAttribute("datetime"), lines: el.getClientRects().length })),
+  );
+  expect(times.length).toBeGreaterThan(0);
+  for (const t of times) {
+    expect(t.text).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(t.datetime).toBe(`${t.text.slice(0, 10)}T${t.text.slice(11, 19)}Z`);
+    expect(t.lines, t.text).toBe(1);
+  }
+  // Every cell under a "Time" header holds one.
+  const bare = await page.$$eval("table", (tables) =>
+    tables.flatMap((table) => {
+      const column = [...table.querySelectorAll("tr:first-child th")].findIndex((th) => th.textContent === "Time");
+      if (column < 0) return [];
+      return [...table.querySelectorAll("tr")].slice(1).flatMap((tr) => {
+        const cell = tr.children[column];
+        return cell && !cell.querySelector("time") ? [cell.textContent ?? ""] : [];
+      });
+    }),
+  );
+  expect(bare).toEqual([]);
 }
 
 /** Opens a page; on any other status than 200, fails with the server's log. */
@@ -172,9 +201,11 @@ describe("the token page", () => {
     expect(await text('[data-table="log"]')).toContain("swapped 0.663743 USDC for 5,696,326.21");
     await expectNoBaseUnits(page);
     expect(errors).toEqual([]);
+    await expectReadableTimes(page);
     await shoot(page, "token-desktop");
     await page.setViewportSize({ width: 375, height: 800 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(376);
+    await expectReadableTimes(page);
     await shoot(page, "token-phone");
     await page.close();
   });
@@ -215,7 +246,14 @@ describe("the dashboard", () => {
     expect(await page.locator("script").count()).toBe(0);
     const text = (selector: string) => page.locator(selector).first().innerText();
 
+    // The burn chart is one token's, the protocol token's: its caption's total is that token's burned total, in its unit.
     expect(await page.locator('svg[data-chart="burns"] circle[data-point]').count()).toBeGreaterThan(0);
+    const protocolRow = page.locator(`[data-table="tokens"] tr[data-token="${getAddress(sc.d.protocolToken)}"]`);
+    const protocolSymbol = await protocolRow.locator("a").first().innerText();
+    expect(await text('[data-field="burns-chart-token"]')).toContain(protocolSymbol);
+    const protocolBurned = await protocolRow.locator("td.num").nth(1).innerText();
+    expect(protocolBurned).toMatch(new RegExp(` ${protocolSymbol}$`));
+    expect(await text("figure.chart figcaption")).toContain(`${protocolBurned} in all`);
     for (const [leg, key] of [
       ["protocol", "protocolUsdc"],
       ["asset", "assetUsdc"],
@@ -238,9 +276,11 @@ describe("the dashboard", () => {
     expect(activity).toMatch(/burned|buyback|fees/);
     await expectNoBaseUnits(page);
     expect(errors).toEqual([]);
+    await expectReadableTimes(page);
     await shoot(page, "dashboard-desktop");
     await page.setViewportSize({ width: 375, height: 800 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(376);
+    await expectReadableTimes(page);
     await shoot(page, "dashboard-phone");
     await page.close();
   });
