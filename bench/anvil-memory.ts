@@ -25,17 +25,30 @@ import { createDevnetContext } from "../devnet/context.js";
 import { deployDevnet } from "../devnet/deploy.js";
 import { startMarket } from "../devnet/market.js";
 import { freePort } from "../devnet/ports.js";
+import { benchArgs } from "./args.js";
 
-const args = process.argv.slice(2);
-const flag = (name: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
-const TRAFFIC_BLOCKS = Number(flag("blocks") ?? 1000);
-const EMPTY_BLOCKS = Number(flag("empty") ?? 3000);
-const only = flag("only");
+const USAGE = `
+Usage: npx tsx bench/anvil-memory.ts [flags]
+
+  --blocks <n>    blocks of market traffic per candidate (default 1000)
+  --empty <n>     empty blocks per candidate (default 3000)
+  --only <name>   only the candidates whose name contains this
+  --args "<…>"    measure these anvil arguments alone
+  --state <file>  keep the deployed devnet's state in this file and reuse it on the next run
+  --help, -h      this text
+`;
+const flags = benchArgs(USAGE, {
+  blocks: { type: "string" },
+  empty: { type: "string" },
+  only: { type: "string" },
+  args: { type: "string" },
+  state: { type: "string" },
+});
+const TRAFFIC_BLOCKS = flags.number("blocks", 1000, { min: 0 });
+const EMPTY_BLOCKS = flags.number("empty", 3000, { min: 0 });
+const only = flags.values.only;
 /** Keep the deployed devnet's state in this file and reuse it on the next run. */
-const keepState = flag("state");
+const keepState = flags.values.state;
 
 /**
  * `interval`: the devnet once set anvil's interval mining (`evm_setIntervalMining 1`, as npm
@@ -53,7 +66,7 @@ const CANDIDATES: Candidate[] = [
 ];
 
 /** `--args "…"`: measure these anvil arguments alone. */
-const custom = flag("args");
+const custom = flags.values.args;
 if (custom) CANDIDATES.splice(0, CANDIDATES.length, { name: custom, mining: "timer", extraArgs: custom.split(/\s+/) });
 
 export function rssMb(pid: number): number {

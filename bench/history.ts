@@ -831,17 +831,23 @@ export async function ensureHistory(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  const flag = (name: string, fallback: string) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? args[i + 1]! : fallback;
-  };
-  const events = Number(flag("events", "1000"));
-  const seed = Number(flag("seed", "7"));
-  // --batch N: trader actions per transaction whatever the size (its own cache, `-bN`), to try batching on small histories.
-  const batch = args.includes("--batch") ? Number(flag("batch", "1")) : undefined;
-  // --foreign R: a twin history with strangers' events R times ours beside them (0: the clean twin; its own cache, `-foreignR`).
-  const foreign = args.includes("--foreign") ? Number(flag("foreign", "0")) : undefined;
+  const { benchArgs } = await import("./args.js");
+  const flags = benchArgs(
+    `
+Usage: npx tsx bench/history.ts [flags]
+
+  --events <n>    our events (default 1000)
+  --seed <n>      the generator's seed (default 7)
+  --batch <n>     trader actions per transaction whatever the size (its own cache, -b<n>), to try batching on small histories
+  --foreign <r>   a twin history with strangers' events r times ours beside them (0: the clean twin; its own cache, -foreign<r>)
+  --help, -h      this text
+`,
+    { events: { type: "string" }, seed: { type: "string" }, batch: { type: "string" }, foreign: { type: "string" } },
+  );
+  const events = flags.number("events", 1000, { min: 1 });
+  const seed = flags.number("seed", 7);
+  const batch = flags.values.batch === undefined ? undefined : flags.number("batch", 1, { min: 1 });
+  const foreign = flags.values.foreign === undefined ? undefined : flags.number("foreign", 0, { min: 0, integer: false });
   const { freePort } = await import("../devnet/ports.js");
   const h = await ensureHistory(events, seed, await freePort(), (m) => console.log(m), { batch, foreign });
   console.log(`${h.name}: ${h.indexedEvents} indexed events, ${h.tokenTransfers} token transfers, head ${h.head}, generated in ${h.generatedInSeconds}s`);

@@ -14,12 +14,29 @@ import pg from "pg";
 import { freePort } from "../devnet/ports.js";
 import { ensureHistory } from "./history.js";
 import { indexHistory, log, serveHistory, startBench } from "./lib.js";
+import { benchArgs } from "./args.js";
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : fallback;
-};
+const USAGE = `
+Usage: npx tsx bench/profile-indexing.ts [flags]
+
+  --events <n>    the stored history's events (default 3000)
+  --seed <n>      the history's seed (default 7)
+  --bare          the bare Transfer app on the same history too, for the ratio
+  --cpu-prof      ponder under node --cpu-prof; the profile's heaviest functions printed
+  --count-rpc     count the requests reaching anvil, by method
+  --logs          print ponder's logs
+  --dump <file>   every indexed table's rows, sorted, into this file (diff two dumps)
+  --help, -h      this text
+`;
+const flags = benchArgs(USAGE, {
+  events: { type: "string" },
+  seed: { type: "string" },
+  bare: { type: "boolean" },
+  "cpu-prof": { type: "boolean" },
+  "count-rpc": { type: "boolean" },
+  logs: { type: "boolean" },
+  dump: { type: "string" },
+});
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -97,11 +114,11 @@ async function countingProxy(target: string) {
 }
 
 async function main() {
-  const events = Number(flag("events", "3000"));
-  const seed = Number(flag("seed", "7"));
+  const events = flags.number("events", 3000, { min: 1 });
+  const seed = flags.number("seed", 7);
   const history = await ensureHistory(events, seed, await freePort(), (m) => log(m));
   const bench = await startBench();
-  const profDir = args.includes("--cpu-prof") ? mkdtempSync(join(tmpdir(), "launchpad-prof-")) : undefined;
+  const profDir = flags.values["cpu-prof"] ? mkdtempSync(join(tmpdir(), "launchpad-prof-")) : undefined;
   try {
     const anvil = await serveHistory(history);
     const previous = process.env.NODE_OPTIONS;
@@ -111,7 +128,7 @@ async function main() {
       process.env.CPU_PROFILE_FILE = profFile;
     }
     log(`indexing ${history.name} (ours, ${history.indexedEvents} events)`);
-    const proxy = args.includes("--count-rpc") ? await countingProxy(anvil.rpcUrl) : undefined;
+    const proxy = flags.values["count-rpc"] ? await countingProxy(anvil.rpcUrl) : undefined;
     const ours = await indexHistory(history, proxy?.url ?? anvil.rpcUrl, await bench.createDatabase("ours"), "ours");
     if (proxy) {
       proxy.close();
@@ -124,7 +141,7 @@ async function main() {
       ours.ponder.process.kill("SIGUSR2");
       for (let i = 0; i < 100 && !existsSync(profFile); i++) await new Promise((r) => setTimeout(r, 200));
     }
-    const dumpFile = flag("dump", "");
+    const dumpFile = flags.values.dump ?? "";
     if (dumpFile) {
       // Every table's rows, sorted: `diff` two dumps to check a change keeps the indexed content.
       const client = new pg.Client({ connectionString: ours.databaseUrl });
@@ -147,7 +164,7 @@ async function main() {
     const oursSeconds = ours.backfillSeconds ?? ours.seconds;
     log(`ours: ${history.indexedEvents} events in ${oursSeconds.toFixed(2)} s = ${(history.indexedEvents / oursSeconds).toFixed(0)} events/s`);
 
-    if (args.includes("--logs")) {
+    if (flags.values.logs) {
       const t0 = (JSON.parse(ours.logs[0]!) as { time: number }).time;
       for (const line of ours.logs) {
         try {
@@ -202,7 +219,7 @@ async function main() {
       }
     }
 
-    if (args.includes("--bare")) {
+    if (flags.values.bare) {
       const anvil2 = await serveHistory(history);
       log(`indexing ${history.name} (bare, ${history.tokenTransfers} Transfer events)`);
       const bare = await indexHistory(history, anvil2.rpcUrl, await bench.createDatabase("bare"), "bare");

@@ -333,10 +333,29 @@ export function replicasSection(
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { ensureHistory } = await import("./history.js");
   const { fmt, indexHistory, log, serveHistory, startBench } = await import("./lib.js");
-  const arg = (name: string, fallback: number) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  };
+  const { benchArgs } = await import("./args.js");
+  const flags = benchArgs(
+    `
+Usage: npx tsx bench/replicas.ts [flags]   (part of npm run bench: --part replicas)
+
+  --events <n>        the cached history's events (default 20000)
+  --seed <n>          its seed (default 7)
+  --subscribers <n>   SSE subscribers, half per replica (default 1000)
+  --burns <n>         burns for the fan-out (default 5)
+  --seconds <n>       seconds of load (default 10)
+  --connections <n>   connections of the load (default 16)
+  --help, -h          this text
+`,
+    {
+      events: { type: "string" },
+      seed: { type: "string" },
+      subscribers: { type: "string" },
+      burns: { type: "string" },
+      seconds: { type: "string" },
+      connections: { type: "string" },
+    },
+  );
+  const arg = (name: "events" | "seed" | "subscribers" | "burns" | "seconds" | "connections", fallback: number) => flags.number(name, fallback, { min: 0 });
   const history = await ensureHistory(arg("events", 20_000), arg("seed", 7), await freePort(), (m) => log(`  ${m}`));
   const bench = await startBench();
   const anvil = await serveHistory(history);

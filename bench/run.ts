@@ -1,20 +1,6 @@
 /**
  * `npm run bench`: every benchmark in one run, printed as a Markdown table and written to
- * bench/results/latest.md (or latest-smoke.md).
- *
- *   npm run bench                       full run (histories of 1k, 10k, 100k events, and 1M for the growth table; 5-minute soak)
- *   npm run bench -- --no-1m            without the million-event history in the growth table (see GROWTH_ONLY_SIZES)
- *   npm run bench:smoke                 the same harness, tiny and short (CI keeps it working)
- *   npm run bench -- --part indexing    one part: history | indexing | api | growth | replicas | export | soak | tokens
- *   npm run bench -- --part tokens      the engine with 10, 1,000 and 10,000 enrolled tokens (BENCH_TOKEN_SIZES=10,1000 to choose);
- *                                       its section of latest.md is replaced, the rest of the file kept
- *   npm run bench -- --part export      the export row alone, on the smallest history (1M synthetic burns; smoke 5k)
- *   npm run bench -- --part soak        the soak alone, on the smallest history; its section of latest.md is replaced
- *   npm run bench -- --part soak --minutes 10   a soak of 10 minutes (default 5; smoke 12 s), every process's memory sampled
- *   npm run bench -- --part noise       the clean and the noisy twin of a history indexed side by side (time, RPC requests, rows);
- *                                       --events N (our activity, default 1000; smoke 40), --foreign R (strangers' ×R, default 10; smoke 3);
- *                                       its section of latest.md is replaced, the rest of the file kept
- *   npm run bench -- --ledger-rows N    the ledger-growth row adds N rows (default 1M; smoke 10k)
+ * bench/results/latest.md (or latest-smoke.md). Its flags are in `USAGE` below (`--help`).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, hostname, loadavg, release, totalmem } from "node:os";
@@ -33,13 +19,40 @@ import { type LoadResult, load } from "./load.js";
 import { type ReplicasResult, benchReplicas, replicasSection } from "./replicas.js";
 import { type SoakResult, benchSoak } from "./soak.js";
 import { TOKEN_SIZES, type TokensResult, benchTokens, tokensSection } from "./tokens.js";
+import { benchArgs } from "./args.js";
 
-const args = process.argv.slice(2);
-const smoke = args.includes("--smoke");
-const partIndex = args.indexOf("--part");
-const only = partIndex >= 0 ? args[partIndex + 1] : undefined;
+const USAGE = `
+Usage: npm run bench -- [flags]   (or npx tsx bench/run.ts [flags])
+
+  (no flag)           full run (histories of 1k, 10k, 100k events, and 1M for the growth table; 5-minute soak)
+  --no-1m             without the million-event history in the growth table (see GROWTH_ONLY_SIZES)
+  --smoke             the same harness, tiny and short (npm run bench:smoke; CI keeps it working)
+  --part <part>       one part: history | indexing | api | growth | replicas | export | soak | tokens | noise
+                        tokens: the engine with 10, 1,000 and 10,000 enrolled tokens (BENCH_TOKEN_SIZES=10,1000 to choose);
+                                its section of latest.md is replaced, the rest of the file kept
+                        export: the export row alone, on the smallest history (1M synthetic burns; smoke 5k)
+                        soak:   the soak alone, on the smallest history; its section of latest.md is replaced
+                        noise:  the clean and the noisy twin of a history indexed side by side (time, RPC requests, rows);
+                                its section of latest.md is replaced, the rest of the file kept
+  --minutes <n>       the soak's length in minutes, more than 0 and at most 1440 (default 5; smoke 12 s)
+  --events <n>        the noise part's activity of ours (default 1000; smoke 40)
+  --foreign <r>       the noise part's strangers' events, r times ours (default 10; smoke 3)
+  --ledger-rows <n>   the ledger-growth row adds n rows (default 1M; smoke 10k)
+  --help, -h          this text
+`;
+const flags = benchArgs(USAGE, {
+  smoke: { type: "boolean" },
+  "no-1m": { type: "boolean" },
+  part: { type: "string" },
+  minutes: { type: "string" },
+  events: { type: "string" },
+  foreign: { type: "string" },
+  "ledger-rows": { type: "string" },
+});
+const smoke = flags.values.smoke === true;
+const only = flags.values.part;
 const PARTS = ["history", "indexing", "api", "growth", "replicas", "export", "soak", "tokens", "noise"] as const;
-if (only && !PARTS.includes(only as never)) {
+if (only !== undefined && !PARTS.includes(only as never)) {
   process.stderr.write(`unknown part "${only}"; choose one of ${PARTS.join(", ")}\n`);
   process.exit(2);
 }
@@ -54,14 +67,13 @@ const SIZES = smoke ? [60] : [1_000, 10_000, 100_000];
  * million-event history generates in ~12 min, caches in 72 MB, loads in 16 s and indexes in
  * about 4 min (4-block log ranges, `logsBlockRange`); `--no-1m` leaves it out.
  */
-const GROWTH_ONLY_SIZES = !smoke && !args.includes("--no-1m") ? [1_000_000] : [];
+const GROWTH_ONLY_SIZES = !smoke && !flags.values["no-1m"] ? [1_000_000] : [];
 /** Indexing throughput target: ours ≥ 0.9 × the bare ponder app's events per second. */
 const INDEXING_TARGET = 0.9;
 const LOAD = smoke ? { seconds: 1, connections: 4 } : { seconds: 10, connections: 16 };
 const GROWTH_LOAD = smoke ? { seconds: 1, connections: 4 } : { seconds: 5, connections: 8 };
 /** Rows the ledger-growth row adds to `engine.ledger` (targets: 1M; `--ledger-rows N` overrides). */
-const ledgerRowsIndex = args.indexOf("--ledger-rows");
-const LEDGER_GROWTH_ROWS = ledgerRowsIndex >= 0 ? Number(args[ledgerRowsIndex + 1]) : smoke ? 10_000 : 1_000_000;
+const LEDGER_GROWTH_ROWS = flags.number("ledger-rows", smoke ? 10_000 : 1_000_000, { min: 0 });
 /** A settled engine beside the largest history: claims per token, mined intents, oracle samples. */
 const ENGINE_SEED = smoke ? { claimsPerToken: 10, intents: 100, priceSamples: 100 } : { claimsPerToken: 1_000, intents: 20_000, priceSamples: 30_000 };
 /** API replicas: one against two under the API load; SSE subscribers (half per replica) and burns for the fan-out. */
@@ -69,10 +81,9 @@ const REPLICAS = smoke ? { subscribers: 10, burns: 1, requests: [STATS] } : { su
 /** Synthetic burns the export row adds to the indexed history before downloading them all. */
 const EXPORT_ROWS = smoke ? 5_000 : 1_000_000;
 /** `--minutes N`: the soak's length (default 5 minutes; smoke 12 s). */
-const minutesIndex = args.indexOf("--minutes");
-const SOAK_MINUTES = minutesIndex >= 0 ? Number(args[minutesIndex + 1]) : undefined;
-if (SOAK_MINUTES !== undefined && !(SOAK_MINUTES > 0 && SOAK_MINUTES <= 24 * 60)) {
-  process.stderr.write(`--minutes: expected a number of minutes from 0 to 1440 (got "${args[minutesIndex + 1]}")\n`);
+const SOAK_MINUTES = flags.values.minutes === undefined ? undefined : flags.number("minutes", 0, { max: 24 * 60, integer: false });
+if (SOAK_MINUTES !== undefined && !(SOAK_MINUTES > 0)) {
+  process.stderr.write(`--minutes: expected a number of minutes from 0 to 1440 (got "${flags.values.minutes}")\n`);
   process.exit(2);
 }
 /**
@@ -91,8 +102,7 @@ const SOAK = {
  * noisy twin generates in about a minute here; 10k in ~6 min, docs/benchmarks.md) and
  * strangers' `--foreign` times as many events beside it.
  */
-const flagNumber = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
-const NOISE = { events: flagNumber("events", smoke ? 40 : 1_000), ratio: flagNumber("foreign", smoke ? 3 : 10) };
+const NOISE = { events: flags.number("events", smoke ? 40 : 1_000, { min: 1 }), ratio: flags.number("foreign", smoke ? 3 : 10, { min: 0, integer: false }) };
 
 type Throughput = { events: number; seconds: number; eventsPerSecond: number };
 /** Ours against the bare app, both given the same endpoints; `ratio` is the target's figure. */
