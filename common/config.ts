@@ -57,7 +57,7 @@ export type ContractVariable = keyof typeof CONTRACT_VARIABLES;
 
 export const BASE_CHAIN_ID = 8453;
 /**
- * Clanker v4 on Base (reference/protocols.md, production.md §1): the defaults when
+ * Clanker v4 on Base (docs/base.md, "Base addresses"): the defaults when
  * CHAIN_ID=8453. The hook is the static-fee V2 hook and the MEV module SniperAuctionV2, what
  * clanker-sdk launches with; the dynamic-fee V2 hook is there for launches with a dynamic fee.
  */

@@ -74,7 +74,7 @@ export type BuildDeploymentConfigParameters = {
 };
 
 /**
- * What makes a launch acceptable on Base (reference/production.md §1): an enabled V2 hook with
+ * What makes a launch acceptable on Base (docs/base.md, "Launching on Base"): an enabled V2 hook with
  * its fee configuration, and an enabled MEV module (SniperAuctionV2) with its decaying fee.
  * Fees are Uniswap pips (1_000_000 = 100%). Without `dynamic` the hook is the static-fee V2
  * hook and `clankerFee`/`pairedFee` are its fees; with it, the hook is the dynamic-fee V2 hook

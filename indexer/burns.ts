@@ -88,7 +88,7 @@ async function settleBuybacks(db: Context["db"], address: Hex, amount: bigint): 
 }
 
 /**
- * The token admin's updates (production.md §4), so every view shows the latest image,
+ * The token admin's updates (the token's UpdateImage, UpdateMetadata and UpdateAdmin events), so every view shows the latest image,
  * metadata and admin. Followed with the token's transfers: from its enrolment on (the
  * protocol token from its launch).
  */

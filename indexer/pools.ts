@@ -216,8 +216,8 @@ type ReceiptLog = Parameters<typeof parseEventLogs>[0]["logs"][number];
 const claimsAbi = parseAbi(["event Transfer(address caller, address indexed from, address indexed to, uint256 indexed id, uint256 amount)"]);
 
 /**
- * The protocol fee the pool's Clanker hook took off this swap, in the paired token (production.md
- * §2, clanker-v4-real.md items 5-6). The hook mints itself PoolManager claims of the paired currency
+ * The protocol fee the pool's Clanker hook took off this swap, in the paired token (20% of the LP
+ * fee; docs/base.md, "Launching on Base"). The hook mints itself PoolManager claims of the paired currency
  * for it: right before the swap's `Swap` when it takes the fee from the specified amount in its
  * beforeSwap (an exact-input buy, an exact-output sell), right after it when it takes it from the
  * unspecified amount in its afterSwap (an exact-input sell, an exact-output buy); nothing else

@@ -14,7 +14,7 @@
  *   the same position (block number, log index).
  *
  * A reorg deeper than `CONFIRMATIONS` can take back a fact already delivered as final; like
- * the ledger (§5.5) that is beyond what finality promises, and it is not retracted.
+ * the ledger (docs/design.md §5.5) that is beyond what finality promises, and it is not retracted.
  */
 import type pg from "pg";
 import { type Address, getAddress } from "viem";

@@ -2,7 +2,8 @@
  * The documentation against the code (pure: files only, no devnet). README.md and docs/*.md:
  * - every repository path they cite exists (a `.js` import path may name its `.ts` source);
  * - every link stays in the repository (http(s) URLs aside) and lands on a file and heading that exist;
- * - no file outside the repository is named (a `*.md` that is not one of ours);
+ * - no file outside the repository is named (a `*.md` that is not one of ours), in the docs and in the
+ *   code of common/config.ts, common/deploy-config.ts, indexer/, api/, core/ and engine/ (engine/perps/ aside);
  * - every environment variable they name is read by the code, and every variable of the config
  *   schema (`common/config.ts`) and of `npm start` is in docs/configuration.md;
  * - every other UPPER_SNAKE name they use (an error code, a constant) exists in the code;
@@ -224,6 +225,28 @@ describe("the docs against the code", () => {
     expect(outside).toEqual([]);
     const shared = DOCS.flatMap((file) => (/(?<![\w/])shared\/|\/work\//.test(withoutUrls(text(file))) ? [file] : []));
     expect(shared).toEqual([]);
+  });
+
+  it("names no document outside the repository in the code of the config, the indexer, the API, the core and the engine (its perps venues aside)", () => {
+    const sources = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir)).flatMap((name) => {
+        const path = join(dir, name);
+        if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+        return /\.(ts|tsx|mts|js)$/.test(name) ? [path] : [];
+      });
+    const files = ["common/config.ts", "common/deploy-config.ts", ...["indexer", "api", "core", "engine"].flatMap(sources)].filter(
+      (file) => !file.startsWith(`engine${sep}perps${sep}`),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    const outside = files.flatMap((file) => {
+      const s = withoutUrls(text(file));
+      const documents = [...s.matchAll(/(?<![\w./-])((?:\.\.?\/)?[\w./-]*[\w-]\.md)\b/g)]
+        .filter((m) => ![join(ROOT, m[1]!), join(ROOT, dirname(file), m[1]!)].some((c) => existsSync(c) && !relative(ROOT, c).startsWith("..")))
+        .map((m) => `${file}:${lineOf(s, m.index!)} ${m[1]}`);
+      const folders = [...s.matchAll(/(?<![\w.-])(?:\.\.\/)*(?:shared|reference)\/|\/work\//g)].map((m) => `${file}:${lineOf(s, m.index!)} ${m[0]}`);
+      return [...documents, ...folders];
+    });
+    expect(outside).toEqual([]);
   });
 
   it("names only environment variables the code reads", () => {
