@@ -163,6 +163,21 @@ describe("GraphQL queries", () => {
     expect(await allBurns(`, filter: { token: "${s.token}", to: "${mine.map((b) => b.timestamp).sort()[0]}" }`)).toEqual([]);
   });
 
+  it("gives each burn its txHash and logIndex, the key of its proof (burnProof, as GET /burns/{txHash}/{logIndex})", async () => {
+    const d = await data(`{ burns(first: 3, filter: { token: "${s.token}" }) { edges { node { id txHash logIndex proof } } } }`);
+    const nodes = d.burns.edges.map((e: { node: { id: string; txHash: string; logIndex: number; proof: any } }) => e.node);
+    expect(nodes.length).toBe(3);
+    for (const node of nodes) {
+      expect(node.id).toBe(`${node.txHash.toLowerCase()}-${node.logIndex}`);
+      const byKey = await data("query($tx: String!, $i: Int!) { burnProof(txHash: $tx, logIndex: $i) }", { tx: node.txHash, i: node.logIndex });
+      expect(byKey.burnProof.burn).toMatchObject({ txHash: node.proof.burn.txHash, logIndex: node.logIndex });
+      expect(byKey.burnProof.burn).toEqual(node.proof.burn);
+      const rest = await h.call("GET", `/api/v1/burns/${node.txHash}/${node.logIndex}`);
+      expect(rest.status).toBe(200);
+      expect(rest.json.burn).toEqual(node.proof.burn);
+    }
+  });
+
   it("filters buybacks and reaches their tokens", async () => {
     const d = await data(
       `{ buybacks(first: 200, filter: { kinds: [PROTOCOL_BUYBACK] }) { edges { node { kind txHash usdcIn usdcInRaw tokensBought tokensBurned pairedIn token { address isProtocolToken } } } } }`,
