@@ -58,7 +58,7 @@ describe("config", () => {
     const config = loadConfig({ ...NO_FILE, CHAIN_ID: "8453" });
     expect(config.operatorKey).toBeUndefined();
     expect(() => requireContract(config, "registry")).toThrowError(new MissingConfigError("REGISTRY_ADDRESS"));
-    // Clanker's own contracts default to Base's (production.md §1); ours must be named.
+    // Clanker's own contracts default to Base's (docs/base.md, "Base addresses"); ours must be named.
     expect(requireContract(config, "launcher")).toBe("0xE85A59c628F7d27878ACeB4bf3b35733630083a9");
     expect(requireContract(config, "clankerHook")).toBe("0xb429d62f8f3bFFb98CdB9569533eA23bF0Ba28CC");
   });
