@@ -18,6 +18,7 @@ import { VIEWS_SCHEMA } from "../../common/constants.js";
 import { auditThreeWay } from "../../core/audit.js";
 import { buyToken, ensureRouterApproval, marketContracts } from "../../devnet/market.js";
 import { advancePastAuction } from "../../devnet/protocol.js";
+import { utcTime } from "../../api/pages/time.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import * as act from "../helpers/actions.js";
 import { startTestPonder } from "../helpers/env.js";
@@ -174,7 +175,7 @@ describe("sniper auction proceeds", () => {
     const line = /<p data-field="auction"[^>]*>([^<]*)<\/p>/.exec(page)?.[1];
     const blocks = auctionReceipts.map((r) => r.blockNumber).join(", ");
     expect(line).toBe(
-      `Sniper auction ended ${new Date(Number(await decayEnd()) * 1000).toISOString().replace(".000Z", "Z")} (block ${auctionReceipts[0]!.blockNumber} auctioned); won in 2 rounds for ${formatUnits(2n * bid, 18)} WETH in all (blocks ${blocks}), 80% of it to the reward recipients.`,
+      `Sniper auction ended ${utcTime(await decayEnd())} (block ${auctionReceipts[0]!.blockNumber} auctioned); won in 2 rounds for ${formatUnits(2n * bid, 18)} WETH in all (blocks ${blocks}), 80% of it to the reward recipients.`,
     );
 
     const report = await auditThreeWay({
