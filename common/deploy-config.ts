@@ -547,7 +547,10 @@ export function describeDeploymentConfig(config: DeploymentConfig, paired: { sym
             sellFee: `${pipsToPercent(pool.dynamic.baseFee)} to ${pipsToPercent(pool.dynamic.maxLpFee)} LP fee, rising with the pool's volatility (dynamic fee)`,
           }
         : {
-            buyFee: `${pipsToPercent(pool.pairedFee)} LP fee when ${paired.symbol} is the input (pairedFee)`,
+            buyFee:
+              pool.pairedFee === pool.clankerFee
+                ? `${pipsToPercent(pool.pairedFee)} LP fee when ${paired.symbol} is the input (pairedFee)`
+                : `${pipsToPercent(pool.pairedFee)} LP fee when ${paired.symbol} is the input (pairedFee); a buy that follows a sell pays the sell fee, set by the LP locker's conversion of the sell's token fees inside it`,
             sellFee: `${pipsToPercent(pool.clankerFee)} LP fee when the token is the input (clankerFee)`,
           }),
       protocolFee: `20% of the LP fee, in ${paired.symbol}, to the launcher`,

@@ -236,7 +236,14 @@ describe("buildDeploymentConfig", () => {
   it("describes the whole launch in words", () => {
     const config = buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_400, fees: FEES });
     const words = describeDeploymentConfig(config, { symbol: "USDC", decimals: 6 });
-    expect(words.hook.buyFee).toMatch(/^1% LP fee when USDC is the input/);
+    expect(words.hook.buyFee).toBe("1% LP fee when USDC is the input (pairedFee)");
+    // Asymmetric fees: the text says what a buy after a sell really pays.
+    const lopsided = describeDeploymentConfig(buildDeploymentConfig({ ...base, tickIfToken0IsClanker: -230_400, fees: { ...FEES, clankerFee: 50_000 } }), {
+      symbol: "USDC",
+      decimals: 6,
+    });
+    expect(lopsided.hook.buyFee).toMatch(/^1% LP fee when USDC is the input \(pairedFee\); a buy that follows a sell pays the sell fee/);
+    expect(lopsided.hook.sellFee).toMatch(/^5% LP fee when the token is the input/);
     expect(words.mevModule.decay).toBe("sniper fee 66.6777% decaying to 4.1673% over 15 s from the last auction");
     expect(words.rewards.map((r) => [r.share, r.paidIn])).toEqual([
       ["9050 bps (90.5%)", "the paired token"],
