@@ -61,7 +61,7 @@ import {
   encodePoolData,
   type FeeInValue,
 } from "../common/deploy-config.js";
-import { LIQUIDITY_OFFSET, type PoolKey, decodeV4Slot0, poolIdOf, v4PoolStateSlot } from "../common/uniswap.js";
+import { LIQUIDITY_OFFSET, POOL_KEY_ABI, type PoolKey, decodeV4Slot0, poolIdOf, v4PoolStateSlot } from "../common/uniswap.js";
 import { startAnvil, type AnvilHandle } from "./anvil.js";
 import { ROOT, compileProject } from "./compile.js";
 import { createDevnetContext, devnetChain } from "./context.js";
@@ -364,17 +364,6 @@ const dynamicViewsAbi = parseAbi([
   "struct PoolDynamicFeeVars { int24 referenceTick; int24 resetTick; uint256 resetTickTimestamp; uint256 lastSwapTimestamp; uint256 appliedVR; uint256 prevVA; }",
   "function poolFeeVars(bytes32 poolId) view returns (PoolDynamicFeeVars)",
 ]);
-
-const POOL_KEY_TUPLE = {
-  type: "tuple",
-  components: [
-    { name: "currency0", type: "address" },
-    { name: "currency1", type: "address" },
-    { name: "fee", type: "uint24" },
-    { name: "tickSpacing", type: "int24" },
-    { name: "hooks", type: "address" },
-  ],
-} as const;
 
 /** Why a view could not be read on the devnet (it lacks it): the state field's value then. */
 export const UNAVAILABLE = "(no such view on the devnet)";
@@ -888,4 +877,4 @@ export class ReplaySession {
   }
 }
 
-const POOL_KEY_TUPLE_PARAM = { name: "poolKey", ...POOL_KEY_TUPLE } as const;
+const POOL_KEY_TUPLE_PARAM = { name: "poolKey", ...POOL_KEY_ABI } as const;

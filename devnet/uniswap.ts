@@ -5,7 +5,7 @@
  * UniversalRouter. Helpers to create v4 pools and add liquidity live here too.
  */
 import { type Abi, type Address, encodeAbiParameters, encodePacked, erc20Abi, maxUint48, maxUint160, maxUint256, parseAbi } from "viem";
-import { ZERO_ADDRESS, type PoolKey, sortCurrencies, sqrtPriceX96FromRatio, fullRangeTicks } from "../common/uniswap.js";
+import { POOL_KEY_ABI, ZERO_ADDRESS, type PoolKey, sortCurrencies, sqrtPriceX96FromRatio, fullRangeTicks } from "../common/uniswap.js";
 import { compilePermit2 } from "./compile.js";
 import { type DevnetContext, uniswapArtifact } from "./context.js";
 
@@ -166,25 +166,7 @@ export async function createV4PoolWithLiquidity(
   const [tickLower, tickUpper] = fullRangeTicks(p.key.tickSpacing);
   const actions = encodePacked(["uint8", "uint8"], [0x02, 0x0d]); // MINT_POSITION, SETTLE_PAIR
   const mint = encodeAbiParameters(
-    [
-      {
-        type: "tuple",
-        components: [
-          { name: "currency0", type: "address" },
-          { name: "currency1", type: "address" },
-          { name: "fee", type: "uint24" },
-          { name: "tickSpacing", type: "int24" },
-          { name: "hooks", type: "address" },
-        ],
-      },
-      { type: "int24" },
-      { type: "int24" },
-      { type: "uint256" },
-      { type: "uint128" },
-      { type: "uint128" },
-      { type: "address" },
-      { type: "bytes" },
-    ],
+    [POOL_KEY_ABI, { type: "int24" }, { type: "int24" }, { type: "uint256" }, { type: "uint128" }, { type: "uint128" }, { type: "address" }, { type: "bytes" }],
     [p.key, tickLower, tickUpper, p.liquidity, p.amount0Max, p.amount1Max, ctx.account.address, "0x"],
   );
   const settle = encodeAbiParameters([{ type: "address" }, { type: "address" }], [p.key.currency0, p.key.currency1]);
