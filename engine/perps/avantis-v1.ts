@@ -12,7 +12,8 @@ import type { EngineContext } from "../../core/context.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { type Side, toPerpsPrice } from "../../common/perps-math.js";
 import { getLogsChunked } from "../chain/logs.js";
-import type { OnchainTrade, PerpsVenue, VenueEvent, VenueLog } from "./types.js";
+import type { OnchainTrade, PerpsVenue, VenueEvent } from "./types.js";
+import { venueLogsInChainOrder } from "./logs.js";
 
 /** Slippage accepted on a market open (1e10 percent): 1%. */
 export const OPEN_SLIPPAGE_P = 1n * PERPS_PRECISION;
@@ -165,41 +166,29 @@ async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBloc
     getLogsChunked(ctx.publicClient, { address: addresses, event: event("LimitExecuted"), ...range }),
     getLogsChunked(ctx.publicClient, { address: addresses, event: event("MarketOpenCanceled"), args: { trader: ctx.operator }, ...range }),
   ]);
-  type AnyLog = { blockNumber: bigint; blockHash: Hex; logIndex: number; transactionHash: Hex; eventName: string; args: Record<string, unknown> };
-  const all = ([...executed, ...limits, ...canceled] as unknown as AnyLog[]).sort((a, b) =>
-    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
-  );
   const operator = getAddress(ctx.operator);
   const out: VenueEvent[] = [];
-  for (const log of all) {
-    const at: VenueLog = {
-      name: log.eventName,
-      blockNumber: log.blockNumber,
-      blockHash: log.blockHash,
-      logIndex: log.logIndex,
-      transactionHash: log.transactionHash,
-      args: log.args,
-    };
-    if (log.eventName === "MarketOpenCanceled") {
-      out.push({ ...at, kind: "open-canceled", orderId: BigInt(log.args.orderId as bigint) });
+  for (const at of venueLogsInChainOrder(executed, limits, canceled)) {
+    if (at.name === "MarketOpenCanceled") {
+      out.push({ ...at, kind: "open-canceled", orderId: BigInt(at.args.orderId as bigint) });
       continue;
     }
-    const trade = fromRawTrade(log.args.t as RawTrade);
+    const trade = fromRawTrade(at.args.t as RawTrade);
     if (trade.trader !== operator) continue;
-    if (log.eventName === "MarketExecuted") {
-      const orderId = BigInt(log.args.orderId as bigint);
+    if (at.name === "MarketExecuted") {
+      const orderId = BigInt(at.args.orderId as bigint);
       out.push(
-        log.args.open
+        at.args.open
           ? { ...at, kind: "open-executed", orderId, trade }
-          : { ...at, kind: "close-executed", orderId, trade, usdcSent: log.args.usdcSentToTrader as bigint },
+          : { ...at, kind: "close-executed", orderId, trade, usdcSent: at.args.usdcSentToTrader as bigint },
       );
     } else {
       out.push({
         ...at,
         kind: "limit-executed",
         trade,
-        liquidation: Number(log.args.orderType) === LimitOrder.LIQ,
-        usdcSent: log.args.usdcSentToTrader as bigint,
+        liquidation: Number(at.args.orderType) === LimitOrder.LIQ,
+        usdcSent: at.args.usdcSentToTrader as bigint,
       });
     }
   }

@@ -35,7 +35,8 @@ import { PERPS_VENUES } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
 import { getLogsChunked } from "../chain/logs.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
-import type { OnchainTrade, PerpsVenue, VenueCall, VenueEvent, VenueLog } from "./types.js";
+import type { OnchainTrade, PerpsVenue, VenueCall, VenueEvent } from "./types.js";
+import { venueLogsInChainOrder } from "./logs.js";
 
 /** Slippage accepted on market orders, percent at 1e3: 1%. */
 export const GAINS_SLIPPAGE_P = 1_000;
@@ -265,41 +266,29 @@ async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBloc
     getLogsChunked(ctx.publicClient, { address, event: event("CollateralReturnedAfterTimeout"), args: { trader: operator }, ...range }),
     getLogsChunked(ctx.publicClient, { address, event: event("LimitExecuted"), args: { user: operator }, ...range }),
   ]);
-  type AnyLog = { blockNumber: bigint; blockHash: Hex; logIndex: number; transactionHash: Hex; eventName: string; args: Record<string, unknown> };
-  const all = ([...executed, ...canceled, ...timedOut, ...limits] as unknown as AnyLog[]).sort((a, b) =>
-    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
-  );
   const out: VenueEvent[] = [];
-  for (const log of all) {
-    const at: VenueLog = {
-      name: log.eventName,
-      blockNumber: log.blockNumber,
-      blockHash: log.blockHash,
-      logIndex: log.logIndex,
-      transactionHash: log.transactionHash,
-      args: log.args,
-    };
-    if (log.eventName === "MarketOpenCanceled" || log.eventName === "CollateralReturnedAfterTimeout") {
-      const id = (log.args.orderId ?? log.args.pendingOrderId) as { index: number };
+  for (const at of venueLogsInChainOrder(executed, canceled, timedOut, limits)) {
+    if (at.name === "MarketOpenCanceled" || at.name === "CollateralReturnedAfterTimeout") {
+      const id = (at.args.orderId ?? at.args.pendingOrderId) as { index: number };
       out.push({ ...at, kind: "open-canceled", orderId: BigInt(id.index) });
       continue;
     }
-    const t = log.args.t as GainsTrade;
-    if (log.eventName === "MarketExecuted") {
-      const orderId = BigInt((log.args.orderId as { index: number }).index);
-      if (log.args.open) {
-        out.push({ ...at, kind: "open-executed", orderId, trade: fromGainsTrade(t, log.blockNumber) });
+    const t = at.args.t as GainsTrade;
+    if (at.name === "MarketExecuted") {
+      const orderId = BigInt((at.args.orderId as { index: number }).index);
+      if (at.args.open) {
+        out.push({ ...at, kind: "open-executed", orderId, trade: fromGainsTrade(t, at.blockNumber) });
       } else {
-        const trade = fromGainsTrade(t, await openedAt(ctx, t.index, log.blockNumber));
-        out.push({ ...at, kind: "close-executed", orderId, trade, usdcSent: log.args.amountSentToTrader as bigint });
+        const trade = fromGainsTrade(t, await openedAt(ctx, t.index, at.blockNumber));
+        out.push({ ...at, kind: "close-executed", orderId, trade, usdcSent: at.args.amountSentToTrader as bigint });
       }
     } else {
       out.push({
         ...at,
         kind: "limit-executed",
-        trade: fromGainsTrade(t, await openedAt(ctx, t.index, log.blockNumber)),
-        liquidation: Number(log.args.orderType) === GainsOrderType.LIQ_CLOSE,
-        usdcSent: log.args.amountSentToTrader as bigint,
+        trade: fromGainsTrade(t, await openedAt(ctx, t.index, at.blockNumber)),
+        liquidation: Number(at.args.orderType) === GainsOrderType.LIQ_CLOSE,
+        usdcSent: at.args.amountSentToTrader as bigint,
       });
     }
   }

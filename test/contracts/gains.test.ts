@@ -24,6 +24,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { GAINS_MAX_LEVERAGE, GAINS_MIN_LEVERAGE, GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
+import type { GainsTrade } from "../../engine/perps/gains-v10.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -46,23 +47,7 @@ const gainsTradingAbi = [...tradingAbi, ...gainsErrorsAbi];
 const keeperAbi = parseAbi(["function executePendingOrder(address trader, uint32 index)"]);
 const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
 
-type Trade = {
-  user: Address;
-  index: number;
-  pairIndex: number;
-  leverage: number;
-  long: boolean;
-  isOpen: boolean;
-  collateralIndex: number;
-  tradeType: number;
-  collateralAmount: bigint;
-  openPrice: bigint;
-  tp: bigint;
-  sl: bigint;
-  isCounterTrade: boolean;
-  positionSizeToken: bigint;
-  __placeholder: number;
-};
+type Trade = GainsTrade;
 
 const feedOf = (pair: number) => feeds[pair === BTC ? "BTC_USD" : "ETH_USD"]!;
 /** The pair's feed price at 1e10. */
