@@ -58,7 +58,7 @@ export default async function setup(project: TestProject) {
   };
 }
 
-/** How many workers this run has (vitest's `maxWorkers`, a count or a percentage of the CPUs). */
+/** How many workers this run has: vitest's resolved `maxWorkers` (1 under --no-file-parallelism). */
 function testWorkers(maxWorkers: number | string | undefined): number {
   const n = Number(maxWorkers);
   return Number.isInteger(n) && n > 0 ? n : 1;
