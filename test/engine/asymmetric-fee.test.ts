@@ -14,12 +14,10 @@
  */
 import { type Address, type Hex, getAddress, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FeeIn } from "../../common/abis/clanker.js";
 import { poolManagerAbi } from "../../common/abis/uniswap.js";
 import { poolIdOf } from "../../common/uniswap.js";
 import { swapUsdcForToken } from "../../core/chain/swap/send.js";
-import * as act from "../helpers/actions.js";
-import { type Scenario, expectConverged, startScenario } from "./scenario.js";
+import { type Scenario, expectConverged, launchEnrolledToken, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
 const TRADER = 5;
@@ -39,22 +37,7 @@ async function feesPaid(hash: Hex): Promise<number[]> {
 
 beforeAll(async () => {
   sc = await startScenario({ logLevel: "error" });
-  const { d, operator } = sc;
-  const admin = d.as(1);
-  const creator = getAddress(d.as(2).account.address);
-  const launched = await act.launchToken(admin, d.c, {
-    name: "Lopsided",
-    symbol: "LOPS",
-    operator,
-    creator,
-    fees: { clankerFee: SELL_FEE, pairedFee: BUY_FEE },
-    rewards: [
-      { recipient: operator, admin: admin.account.address, bps: 9050, feeIn: FeeIn.Paired },
-      { recipient: creator, admin: creator, bps: 950, feeIn: FeeIn.Paired },
-    ],
-  });
-  token = getAddress(launched.token);
-  await act.enroll(d.as(0), d.c, token, creator);
+  ({ token } = await launchEnrolledToken(sc, { name: "Lopsided", symbol: "LOPS", fees: { clankerFee: SELL_FEE, pairedFee: BUY_FEE } }));
 }, 240_000);
 
 afterAll(async () => {

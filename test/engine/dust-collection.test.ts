@@ -8,15 +8,14 @@
  * once more fees accrue, the token is collected and the deferral is gone.
  */
 import pino from "pino";
-import { type Abi, type Address, encodeFunctionData, erc20Abi, getAddress } from "viem";
+import { type Abi, type Address, encodeFunctionData, erc20Abi } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createEnginePort } from "../../api/engine-port.js";
 import { healthResponse } from "../../api/rest/schemas.js";
-import { FeeIn, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
+import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { decodeRevert } from "../../core/errors.js";
 import { readWorkerHealth } from "../../core/health.js";
-import * as act from "../helpers/actions.js";
-import { type Scenario, startScenario } from "./scenario.js";
+import { type Scenario, launchEnrolledToken, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
 const TOKEN = 10n ** 18n;
@@ -36,19 +35,7 @@ afterAll(async () => {
 it("defers a collect whose conversion would yield nothing, claims what the fee locker holds, says so, and collects once more fees accrue", async () => {
   const { d, engine, operator } = sc;
   const admin = d.as(1);
-  const creator = getAddress(d.as(2).account.address);
-  const launched = await act.launchToken(admin, d.c, {
-    name: "Dust",
-    symbol: "DUST",
-    operator,
-    creator,
-    rewards: [
-      { recipient: operator, admin: admin.account.address, bps: 9050, feeIn: FeeIn.Paired },
-      { recipient: creator, admin: creator, bps: 950, feeIn: FeeIn.Paired },
-    ],
-  });
-  const token = getAddress(launched.token);
-  await act.enroll(d.as(0), d.c, token, creator);
+  const { token } = await launchEnrolledToken(sc, { name: "Dust", symbol: "DUST" });
   const collects = async () =>
     (await engine.ctx.pool.query("SELECT key, status FROM engine.tx_intents WHERE key LIKE $1", [`%:collect:${token}`])).rows as {
       key: string;

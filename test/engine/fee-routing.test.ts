@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { FeeIn, clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { readWorkerHealth } from "../../core/health.js";
 import * as act from "../helpers/actions.js";
-import { type Scenario, startScenario } from "./scenario.js";
+import { type Scenario, launchEnrolledToken, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
 const TRADER = 5;
@@ -26,20 +26,8 @@ afterAll(async () => {
 it("stops routing a token whose operator slot leaves Paired, says why on /health, never books the other currency, and resumes", async () => {
   const { d, engine, operator } = sc;
   const admin = d.as(1);
-  const creator = getAddress(d.as(2).account.address);
   const locker = d.c.lpLocker!;
-  const launched = await act.launchToken(admin, d.c, {
-    name: "Preference",
-    symbol: "PREF",
-    operator,
-    creator,
-    rewards: [
-      { recipient: operator, admin: admin.account.address, bps: 9050, feeIn: FeeIn.Paired },
-      { recipient: creator, admin: creator, bps: 950, feeIn: FeeIn.Paired },
-    ],
-  });
-  const token = getAddress(launched.token);
-  await act.enroll(d.as(0), d.c, token, creator);
+  const { token } = await launchEnrolledToken(sc, { name: "Preference", symbol: "PREF" });
   const collects = async () => (await engine.ctx.pool.query("SELECT key FROM engine.tx_intents WHERE key LIKE $1", [`%:collect:${token}`])).rows.length;
 
   await d.buy(TRADER, token, 1_000n * USDC);

@@ -5,7 +5,9 @@
  */
 import { type Address, getAddress } from "viem";
 import { expect } from "vitest";
-import { clankerFeeLockerAbi } from "../../common/abis/clanker.js";
+import { FeeIn, clankerFeeLockerAbi } from "../../common/abis/clanker.js";
+import type { LaunchFees } from "../../common/deploy-config.js";
+import * as act from "../helpers/actions.js";
 import { auditThreeWay } from "../../core/audit.js";
 import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { type Logger, createLogger } from "../../common/logger.js";
@@ -108,4 +110,32 @@ export async function expectConverged(sc: Scenario) {
   expect(audit.inFlight).toEqual([]);
   expect(audit.differences).toEqual([]);
   return audit;
+}
+
+/**
+ * A creator token launched by anvil account 1 (the operator slot's admin) and enrolled by the
+ * operator, account 2 its creator: the operator's slot 9050 bps and the creator's 950, both paid
+ * in the paired token, as the engine routes them.
+ */
+export async function launchEnrolledToken(
+  sc: Scenario,
+  p: { name: string; symbol: string; fees?: Partial<LaunchFees> },
+): Promise<{ token: Address; creator: Address }> {
+  const { d, operator } = sc;
+  const admin = d.as(1);
+  const creator = getAddress(d.as(2).account.address);
+  const launched = await act.launchToken(admin, d.c, {
+    name: p.name,
+    symbol: p.symbol,
+    operator,
+    creator,
+    fees: p.fees,
+    rewards: [
+      { recipient: operator, admin: admin.account.address, bps: 9050, feeIn: FeeIn.Paired },
+      { recipient: creator, admin: creator, bps: 950, feeIn: FeeIn.Paired },
+    ],
+  });
+  const token = getAddress(launched.token);
+  await act.enroll(d.as(0), d.c, token, creator);
+  return { token, creator };
 }
