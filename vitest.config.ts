@@ -1,11 +1,13 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Files that must have the machine to themselves: the whole-stack fault suites (their outage
+ * Files that run one at a time, after the rest: the whole-stack fault suites (their outage
  * windows are sized to what a lightly loaded machine proves, docs/testing.md), the benchmark
- * smoke, the latency bound of the hostile-client suite and the leader-lease timings.
+ * harness (bench smoke, history cache, noise twins: whole histories and many ponder starts, no
+ * timing asserted), the latency bound of the hostile-client suite and the leader-lease timings.
+ * `npm run test:fast` is everything else.
  */
-const SERIAL = ["test/stack/**/*.test.ts", "test/api/hostile.test.ts", "test/engine/failover.test.ts"];
+const SERIAL = ["test/stack/**/*.test.ts", "test/bench/**/*.test.ts", "test/api/hostile.test.ts", "test/engine/failover.test.ts"];
 
 /** What both projects share; the global setup is the root's alone, run once for both. */
 const shared = {

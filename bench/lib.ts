@@ -145,7 +145,7 @@ async function settleHistory(rpcUrl: string, head: number): Promise<void> {
  * throttles it well below what anvil answers. Both apps always get the same list.
  */
 export const INDEXER_ENDPOINTS = 2;
-const endpointList = (rpcUrl: string, endpoints: number) => Array.from({ length: endpoints }, () => rpcUrl).join(",");
+export const endpointList = (rpcUrl: string, endpoints: number) => Array.from({ length: endpoints }, () => rpcUrl).join(",");
 
 export function oursEnv(history: History, rpcUrl: string, databaseUrl: string, endpoints = INDEXER_ENDPOINTS): Record<string, string> {
   return {

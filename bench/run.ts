@@ -26,7 +26,8 @@ Usage: npm run bench -- [flags]   (or npx tsx bench/run.ts [flags])
 
   (no flag)           full run (histories of 1k, 10k, 100k events, and 1M for the growth table; 5-minute soak)
   --no-1m             without the million-event history in the growth table (see GROWTH_ONLY_SIZES)
-  --smoke             the same harness, tiny and short (npm run bench:smoke; CI keeps it working)
+  --smoke             the same harness, tiny and short (npm run bench:smoke; CI keeps it working); the parts
+                        with worlds of their own (noise, tokens, soak) run beside the rest, as nothing is timed
   --part <part>       one part: history | indexing | api | growth | replicas | export | soak | tokens | noise
                         tokens: the engine with 10, 1,000 and 10,000 enrolled tokens (BENCH_TOKEN_SIZES=10,1000 to choose);
                                 its section of latest.md is replaced, the rest of the file kept
@@ -153,6 +154,24 @@ async function main() {
 
   const bench = await startBench();
   const indexed = new Map<number, Indexed & { stopAnvil: () => Promise<void>; rpcUrl: string; loadSeconds?: number }>();
+  /** The parts with worlds of their own: after the rest in a full run; beside it in a smoke run, where nothing is timed. */
+  const ownWorlds = async () => {
+    if (runs("noise")) results.noise = await noise(bench);
+    if (runs("tokens")) {
+      log(`tokens: the engine with ${TOKEN_PART_SIZES.join(", ")} enrolled tokens`);
+      results.tokens = await benchTokens(bench, TOKEN_PART_SIZES, log);
+    }
+    if (runs("soak")) {
+      log(`soak: ${SOAK.seconds} s of mixed load; the engine killed, the chain rolled back, the database away and the RPC frozen at random moments`);
+      results.soak = await benchSoak(bench, results.histories[0]!, SOAK);
+    }
+  };
+  const beside = smoke ? ownWorlds() : undefined;
+  // Settled either way, so that a failure of one side never leaves the other running unwatched.
+  const besideDone = beside?.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   try {
     const mainHistories = results.histories.filter((h) => SIZES.includes(h.events));
     const largest = mainHistories.at(-1)!;
@@ -267,20 +286,16 @@ async function main() {
       await i.stopAnvil();
     }
     indexed.clear();
-    if (runs("noise")) results.noise = await noise(bench);
-    if (runs("tokens")) {
-      log(`tokens: the engine with ${TOKEN_PART_SIZES.join(", ")} enrolled tokens`);
-      results.tokens = await benchTokens(bench, TOKEN_PART_SIZES, log);
-    }
-    if (runs("soak")) {
-      log(`soak: ${SOAK.seconds} s of mixed load; the engine killed, the chain rolled back, the database away and the RPC frozen at random moments`);
-      results.soak = await benchSoak(bench, results.histories[0]!, SOAK);
-    }
+    if (beside) {
+      const error = await besideDone;
+      if (error) throw error;
+    } else await ownWorlds();
   } finally {
     for (const i of indexed.values()) {
       await i.ponder.stop().catch(() => {});
       await i.stopAnvil().catch(() => {});
     }
+    await besideDone;
     await bench.stop();
   }
   finish(results, started);

@@ -33,7 +33,7 @@ import type pg from "pg";
 import { startFaultProxy } from "./fault-proxy.js";
 import type { History } from "./history.js";
 import { type MemoryReport, startMemorySampler } from "./memory.js";
-import { BENCH_RATE_LIMIT_SCALE, type Bench, log, logsBlockRange, serveHistory } from "./lib.js";
+import { BENCH_RATE_LIMIT_SCALE, type Bench, INDEXER_ENDPOINTS, endpointList, log, logsBlockRange, serveHistory } from "./lib.js";
 
 /** The longest the soak's load waits for one answer; a request past it counts as a network error. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -170,6 +170,9 @@ export async function benchSoak(
   const env = {
     DATABASE_URL: dbProxy.url,
     RPC_URL: rpcProxy.url,
+    // The indexing runs' endpoints, all through the proxy (its freezes reach every one): one would
+    // hold ponder's catch-up before the load to 20 requests/s.
+    INDEXER_RPC_URLS: endpointList(rpcProxy.url, INDEXER_ENDPOINTS),
     CHAIN_ID: String(DEVNET_CHAIN_ID),
     DEPLOYMENTS_FILE: history.deploymentsFile,
     WORKER_INTERVAL_SCALE: "0.01",

@@ -29,7 +29,7 @@ import { freePort } from "../devnet/ports.js";
 import { createEngine } from "../engine/runtime/engine.js";
 import type { WorkerName } from "../engine/workers/index.js";
 import { startPonder, waitForIndexed } from "../devnet/ponder.js";
-import { BENCH_RATE_LIMIT_SCALE, type Bench } from "./lib.js";
+import { BENCH_RATE_LIMIT_SCALE, type Bench, INDEXER_ENDPOINTS, endpointList } from "./lib.js";
 import { launchEnrolledTokens } from "./tokens-launch.js";
 
 export const TOKEN_SIZES = [10, 1_000, 10_000];
@@ -310,6 +310,8 @@ async function measureApi(p: { rpcUrl: string; databaseUrl: string; deploymentsF
     env: {
       DATABASE_URL: p.databaseUrl,
       RPC_URL: p.rpcUrl,
+      // The indexing runs' endpoints: one would hold this reindex to ponder's 20 requests/s.
+      INDEXER_RPC_URLS: endpointList(p.rpcUrl, INDEXER_ENDPOINTS),
       CHAIN_ID: String(DEVNET_CHAIN_ID),
       DEPLOYMENTS_FILE: p.deploymentsFile,
       RATE_LIMIT_SCALE: BENCH_RATE_LIMIT_SCALE,

@@ -89,10 +89,24 @@ async function spawnServer(options: {
   uid?: number;
   gid?: number;
   onLog?: (line: string) => void;
+  settings?: Record<string, string>;
 }): Promise<ChildProcess> {
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   const child = spawn(
     options.binary,
-    ["-D", options.dataDir, "-p", String(options.port), "-c", "max_connections=300", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    [
+      "-D",
+      options.dataDir,
+      "-p",
+      String(options.port),
+      "-c",
+      "max_connections=300",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      ...settings,
+    ],
     {
       uid: options.uid,
       gid: options.gid,
@@ -132,7 +146,21 @@ async function spawnServer(options: {
   }
 }
 
-export async function startPostgres(options: { dataDir: string; port: number; database?: string; onLog?: (line: string) => void }): Promise<PostgresHandle> {
+/**
+ * Settings for a server whose data may be lost with the machine (the test suite's): no waiting
+ * for the disk on each commit or checkpoint. A crash of the server itself is still recovered
+ * from; a crash of the machine may lose or corrupt the data, which a test run never keeps.
+ */
+export const DISPOSABLE_SETTINGS = { fsync: "off", synchronous_commit: "off", full_page_writes: "off" };
+
+export async function startPostgres(options: {
+  dataDir: string;
+  port: number;
+  database?: string;
+  onLog?: (line: string) => void;
+  /** Server settings (`-c name=value`), e.g. DISPOSABLE_SETTINGS. */
+  settings?: Record<string, string>;
+}): Promise<PostgresHandle> {
   hydrateSymlinks();
   const database = options.database ?? "launchpad";
   const isRoot = process.getuid?.() === 0;
@@ -140,7 +168,14 @@ export async function startPostgres(options: { dataDir: string; port: number; da
   // PostgreSQL refuses to run as root: run it as a `postgres` system user then.
   const ids = isRoot ? postgresUser() : {};
   if (!existsSync(join(options.dataDir, "PG_VERSION"))) initCluster(options.dataDir, binaries.initdb, ids);
-  const server = await spawnServer({ dataDir: options.dataDir, port: options.port, binary: binaries.postgres, ...ids, onLog: options.onLog });
+  const server = await spawnServer({
+    dataDir: options.dataDir,
+    port: options.port,
+    binary: binaries.postgres,
+    ...ids,
+    onLog: options.onLog,
+    settings: options.settings,
+  });
   const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
 
   const admin = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${options.port}/postgres` });

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startAnvil } from "../devnet/anvil.js";
 import { writeDeployments } from "../devnet/deploy.js";
-import { startPostgres } from "../devnet/postgres.js";
+import { DISPOSABLE_SETTINGS, startPostgres } from "../devnet/postgres.js";
 import { deploymentsAt, preparedDevnet } from "../devnet/prepared.js";
 import { freePort } from "./helpers/ports.js";
 
@@ -31,7 +31,7 @@ export default async function setup(project: TestProject) {
   const workDir = mkdtempSync(join(tmpdir(), "launchpad-test-"));
   chmodSync(workDir, 0o755); // the server runs as the `postgres` user when we are root
   const [postgres, prepared] = await Promise.all([
-    freePort().then((port) => startPostgres({ dataDir: join(workDir, "postgres"), port })),
+    freePort().then((port) => startPostgres({ dataDir: join(workDir, "postgres"), port, settings: DISPOSABLE_SETTINGS })),
     preparedDevnet({ progress: (line) => console.log(`[global setup] ${line}`) }),
   ]);
   const workers = testWorkers(project.vitest.config.maxWorkers);

@@ -125,6 +125,10 @@ export function toHttpError(error: unknown): HttpError {
       `the chain or database is unavailable (${error.code}); retry`,
     );
   }
+  // A body left unread (too large, too slow, aborted): the connection closes after the answer,
+  // and says so, so that a client's pool never sends its next request on it.
+  if (error instanceof BodyError && (error.status === 413 || error.clientGone))
+    return answer(error.code as ServiceErrorCode, error.message, { Connection: "close" });
   if (error instanceof ServiceError) return answer(error.code as ServiceErrorCode, error.message);
   if (error instanceof ZodError) return answer("BAD_REQUEST", formatZodError(error));
   // PostgreSQL unreachable or restarting: a temporary outage, never a 500.

@@ -561,6 +561,10 @@ describe("REST invalid input", () => {
       duplex: "half",
     } as RequestInit);
     expectError(big, 413);
+    // The rest of that body was never read: the answer closes the connection, and says so, so that
+    // a client's pool does not send its next request on it (it once failed that request).
+    expect(big.headers.get("connection")).toBe("close");
+    expect((await h.fetch("GET", "/api/v1/health")).status).toBe(200);
   });
 
   it("bad cursors, limits and unknown kinds", async () => {
