@@ -1,15 +1,16 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Files that run one at a time, after the rest: the whole-stack fault suites (their outage
- * windows are sized to what a lightly loaded machine proves, docs/testing.md), the benchmark
- * harness (bench smoke, history cache, noise twins: whole histories and many ponder starts, no
- * timing asserted), the latency bound of the hostile-client suite and the leader-lease timings.
- * `npm run test:fast` is everything else.
+ * Files that run one at a time, in a lane of their own beside the rest (`npm test`,
+ * scripts/test.ts): the whole-stack fault suites (their outage windows are sized to what a
+ * machine this busy proves, docs/testing.md) and the benchmark harness (bench smoke, history
+ * cache, noise twins: whole histories and many ponder starts, no timing asserted).
  */
-const SERIAL = ["test/stack/**/*.test.ts", "test/bench/**/*.test.ts", "test/api/hostile.test.ts", "test/engine/failover.test.ts"];
+const SERIAL = ["test/stack/**/*.test.ts", "test/bench/**/*.test.ts"];
+/** Files whose property is a timing, run alone after both lanes: the hostile clients' latency bound and the leadership lease. */
+const TIMING = ["test/api/hostile.test.ts", "test/engine/failover.test.ts"];
 
-/** What both projects share; the global setup is the root's alone, run once for both. */
+/** What the projects share; the global setup is the root's alone, run once per vitest run. */
 const shared = {
   // Each file reverts its worker's shared devnet to where it found it (snapshot before, revert after).
   setupFiles: ["test/helpers/isolate-chain.ts"],
@@ -22,16 +23,18 @@ export default defineConfig({
   test: {
     // One PostgreSQL server and one anvil per worker for the whole run; projects inherit what it provides.
     globalSetup: ["test/global-setup.ts"],
-    // Two files at a time, each in its own process with its own anvil (test/global-setup.ts) and
-    // its own databases on the one PostgreSQL server. `npm test` runs the `parallel` project,
-    // then the `serial` one with --no-file-parallelism (package.json).
+    // Two files at a time (`npm run test:fast`, one project alone), each in its own process with
+    // its own anvil (test/global-setup.ts) and its own databases on the one PostgreSQL server.
+    // `npm test` (scripts/test.ts) runs `parallel` and `serial` side by side, one file at a time
+    // each, then `timing` alone.
     maxWorkers: Number(process.env.TEST_WORKERS ?? 2),
     minWorkers: 1,
     // The default report, then the ten slowest files and the total (test/reporters/slowest.ts).
     reporters: ["default", "./test/reporters/slowest.ts"],
     projects: [
-      { test: { ...shared, name: "parallel", include: ["test/**/*.test.ts"], exclude: SERIAL } },
+      { test: { ...shared, name: "parallel", include: ["test/**/*.test.ts"], exclude: [...SERIAL, ...TIMING] } },
       { test: { ...shared, name: "serial", include: SERIAL } },
+      { test: { ...shared, name: "timing", include: TIMING } },
     ],
   },
 });

@@ -31,6 +31,7 @@ import type pg from "pg";
 import { type Address, type PublicClient, createPublicClient, erc20Abi, getAddress, http } from "viem";
 import { type Config, MissingConfigError, requireContract } from "../common/config.js";
 import { DEAD_ADDRESS, VIEWS_SCHEMA } from "../common/constants.js";
+import { sleep } from "../common/async.js";
 import { chainOf } from "./agents/services.js";
 import { RPC_TIMEOUT_MS } from "./chain/client.js";
 import { type Db, type Queryable, tables } from "./db/client.js";
@@ -472,6 +473,20 @@ export async function recordOpeningBalance(
     booked[currency] = opening.toString();
   }
   return booked;
+}
+
+/**
+ * The audit, repeated until it is settled (nothing in flight, the index at the engine's
+ * block) or `seconds` have passed; a difference ends the wait at once. Without `seconds`,
+ * one audit.
+ */
+export async function auditUntilSettled(audit: () => Promise<AuditReport>, seconds: number | undefined): Promise<AuditReport> {
+  const until = Date.now() + (seconds ?? 0) * 1_000;
+  for (;;) {
+    const report = await audit();
+    if (seconds === undefined || report.settled || !report.ok || Date.now() >= until) return report;
+    await sleep(250);
+  }
 }
 
 /** The audit as the CLI and the API run it: chain clients and addresses from the config, the index in ponder's views schema. */

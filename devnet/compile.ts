@@ -5,6 +5,7 @@
  * Two builds exist: the project's own contracts under `contracts/` (solc 0.8.26, cancun),
  * and Permit2 from the source `@uniswap/v4-periphery` ships (solc 0.8.17, as deployed).
  */
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -67,14 +68,19 @@ function collectSources(entries: string[], base: string): Record<string, string>
   return sources;
 }
 
-function compile(solc: Solc, sources: Record<string, string>, settings: object, label: string): Artifacts {
+/** Where a build's output is cached: named by a hash of the compiler, settings and sources. */
+function cacheFileOf(solc: Solc, sources: Record<string, string>, settings: object, label: string): string {
   const key = createHash("sha256")
     .update(solc.version())
     .update(JSON.stringify(settings))
     .update(JSON.stringify(Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))))
     .digest("hex")
     .slice(0, 24);
-  const cacheFile = join(CACHE_DIR, `${label}-${key}.json`);
+  return join(CACHE_DIR, `${label}-${key}.json`);
+}
+
+function compile(solc: Solc, sources: Record<string, string>, settings: object, label: string): Artifacts {
+  const cacheFile = cacheFileOf(solc, sources, settings, label);
   if (existsSync(cacheFile)) return JSON.parse(readFileSync(cacheFile, "utf8")) as Artifacts;
 
   const input = {
@@ -113,23 +119,55 @@ export function compileProject(): Artifacts {
   return compile(require("solc") as Solc, sources, { optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", viaIR: false }, "project");
 }
 
-/** Permit2, compiled from the source v4-periphery vendors, with the settings of its own foundry.toml. */
-export function compilePermit2(): Artifact {
+/** Permit2's build: the source v4-periphery vendors, with the settings of its own foundry.toml. */
+function permit2Build(): [Solc, Record<string, string>, object, string] {
   const base = join(NODE_MODULES, "@uniswap/v4-periphery/lib/permit2");
-  const sources = collectSources(["src/Permit2.sol"], base);
-  const artifacts = compile(
+  return [
     require("solc-0.8.17") as Solc,
-    sources,
+    collectSources(["src/Permit2.sol"], base),
     { optimizer: { enabled: true, runs: 1_000_000 }, viaIR: true, evmVersion: "london" },
     "permit2",
-  );
-  return artifacts.Permit2!;
+  ];
+}
+
+/** Permit2, compiled from the source v4-periphery vendors, with the settings of its own foundry.toml. */
+export function compilePermit2(): Artifact {
+  return compile(...permit2Build()).Permit2!;
+}
+
+/**
+ * Both builds, side by side when neither is cached (a fresh clone): Permit2 (via IR, about as
+ * long as the whole project) in a child process while this one compiles the project, so a
+ * first deployment waits for the slower of the two rather than both. Each lands in the cache
+ * that `compileProject()` and `compilePermit2()` then read.
+ */
+export async function compileAll(): Promise<void> {
+  const permit2Cached = existsSync(cacheFileOf(...permit2Build()));
+  const child = permit2Cached
+    ? undefined
+    : spawn(process.execPath, ["--import", "tsx/esm", fileURLToPath(import.meta.url), "permit2"], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child?.stderr?.on("data", (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+  const exited = child && new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // The child is waited for either way: never left compiling behind a failure here.
+  let failure: unknown;
+  try {
+    compileProject();
+  } catch (error) {
+    failure = error;
+  }
+  const code = await exited;
+  if (failure) throw failure;
+  if (child && code !== 0) throw new Error(`compiling Permit2 failed (exit ${code}):\n${stderr}`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = Date.now();
-  const project = compileProject();
-  compilePermit2();
-  const names = Object.keys(project).filter((k) => !k.includes(":"));
-  console.log(`compiled ${names.length} contracts and Permit2 in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  if (process.argv[2] === "permit2") compilePermit2();
+  else {
+    await compileAll();
+    const names = Object.keys(compileProject()).filter((k) => !k.includes(":"));
+    compilePermit2();
+    console.log(`compiled ${names.length} contracts and Permit2 in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  }
 }

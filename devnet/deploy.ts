@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import type { Address } from "viem";
 import type { Deployments } from "../common/config.js";
-import { compileProject } from "./compile.js";
+import { compileAll, compileProject } from "./compile.js";
 import type { DevnetContext } from "./context.js";
 import { deployGains } from "./gains.js";
 import { deployProtocol } from "./protocol.js";
@@ -28,6 +28,7 @@ export async function deployDevnet(ctx: DevnetContext, progress: DeployProgress 
     throw new Error("the devnet operator has already sent transactions: deploy only on a fresh anvil");
   }
   progress("compiling contracts");
+  await compileAll();
   const artifacts = compileProject();
 
   progress("deploying tokens and price feeds");

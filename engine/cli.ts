@@ -26,8 +26,7 @@ import { openEngineDb } from "../core/db/client.js";
 import { migrate } from "../core/db/migrations.js";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { type AuditReport, auditFromConfig, recordOpeningBalance } from "../core/audit.js";
-import { sleep } from "../common/async.js";
+import { auditFromConfig, auditUntilSettled, recordOpeningBalance } from "../core/audit.js";
 import { createChainClients } from "../core/chain/client.js";
 import { TxPipeline } from "../core/chain/pipeline/index.js";
 import { dryRunVerdict, launchProtocolToken, planProtocolToken } from "../core/launch/protocol-token.js";
@@ -62,20 +61,6 @@ function settleSeconds(argv: string[]): number | undefined {
   if (i < 0) return undefined;
   const value = Number(argv[i + 1]);
   return Number.isFinite(value) && value >= 0 && argv[i + 1] !== "" ? value : Number.NaN;
-}
-
-/**
- * The audit, repeated until it is settled (nothing in flight, the index at the engine's
- * block) or `seconds` have passed; a difference ends the wait at once. Without `seconds`,
- * one audit.
- */
-async function auditUntilSettled(audit: () => Promise<AuditReport>, seconds: number | undefined): Promise<AuditReport> {
-  const until = Date.now() + (seconds ?? 0) * 1_000;
-  for (;;) {
-    const report = await audit();
-    if (seconds === undefined || report.settled || !report.ok || Date.now() >= until) return report;
-    await sleep(250);
-  }
 }
 
 async function main(allArgs: string[]): Promise<number> {

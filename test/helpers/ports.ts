@@ -1,6 +1,7 @@
 /**
- * Ports for a test file's servers. Files run two at a time (vitest.config.ts), and a port that
- * was free a moment ago in one worker must not be handed to the other: each worker takes its
+ * Ports for a test file's servers. Files run two at a time (vitest.config.ts), or in two vitest
+ * runs side by side (scripts/test.ts), and a port that was free a moment ago in one worker must
+ * not be handed to another: each worker takes its
  * ports from its own block below the kernel's ephemeral range (32768–60999 by default), where
  * no `listen(0)` of anvil, ponder or a client socket lands. Within a block, ports are handed out
  * in turn from a random start, each checked free by binding it.
@@ -13,7 +14,8 @@ import { freePort as kernelPort } from "../../devnet/ports.js";
 const BLOCK_START = 20_000;
 const BLOCK_SIZE = 1_000;
 
-const worker = Number(process.env.VITEST_POOL_ID ?? 0);
+/** The worker's block: vitest's worker number, after the blocks of the lanes `npm test` runs beside this one (TEST_PORT_BLOCK, scripts/test.ts). */
+const worker = process.env.VITEST_POOL_ID ? Number(process.env.VITEST_POOL_ID) + Number(process.env.TEST_PORT_BLOCK ?? 0) : 0;
 let next = Math.floor(Math.random() * BLOCK_SIZE);
 
 function bindable(port: number): Promise<boolean> {

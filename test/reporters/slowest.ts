@@ -5,6 +5,7 @@
  * A file's time is what it cost the run: importing it and its setup file, then every hook and
  * test in it (vitest's module diagnostic).
  */
+import { writeFileSync } from "node:fs";
 import type { Reporter, TestModule } from "vitest/node";
 
 const SHOWN = 10;
@@ -29,6 +30,8 @@ export default class SlowestFiles implements Reporter {
     const width = Math.max(...files.slice(0, SHOWN).map((f) => f.file.length));
     const lines = files.slice(0, SHOWN).map((f) => `  ${f.file.padEnd(width)}  ${seconds(f.ms).padStart(8)}${f.state === "failed" ? "  (failed)" : ""}`);
     const sum = files.reduce((s, f) => s + f.ms, 0);
+    // For scripts/test.ts, which prints the slowest files of all its lanes together at its end.
+    if (process.env.TEST_TIMINGS_FILE) writeFileSync(process.env.TEST_TIMINGS_FILE, JSON.stringify({ files, wallMs: Date.now() - this.started }));
     process.stdout.write(
       `\nThe ${Math.min(SHOWN, files.length)} slowest of ${files.length} files:\n${lines.join("\n")}\n` +
         `Total: ${seconds(Date.now() - this.started)} wall, ${seconds(sum)} in files.\n`,
