@@ -4,12 +4,12 @@
  * 1. Biome's format and lint, then the types: the two checks that fail fast.
  * 2. The prepared devnet (devnet/prepared.ts), deployed once here when the cache lacks it, so
  *    that the lanes below find it ready rather than each deploying its own.
- * 3. Two lanes side by side, each a vitest run with its own PostgreSQL, anvils and port block:
- *    - `parallel`: every file but those below, one at a time;
+ * 3. Two lanes side by side, each a vitest run with its own PostgreSQL, anvils and port blocks:
+ *    - `parallel`: every file but those below, two at a time;
  *    - `serial`: the whole-stack fault suites and the bench harness, one at a time.
  *    The stack suites spend most of their time waiting for a process, a block or an outage to
- *    end, with a core to spare; the other lane uses it. Their bounds hold on a machine that
- *    busy (the suite's CPU-hog run proves it with one core taken on top).
+ *    end; the other lane uses the CPU they leave. Their bounds hold on a machine that busy (the
+ *    suite's CPU-hog run proves it with one core taken on top).
  * 4. `timing`: the two files whose property is a timing (the hostile clients' latency bound,
  *    the leadership lease), alone.
  *
@@ -89,7 +89,7 @@ async function main(): Promise<number> {
   process.stdout.write("\n[npm test] the prepared devnet\n");
   await preparedDevnet({ progress: (line) => process.stdout.write(`[npm test] ${line}\n`) });
 
-  const parallel: Lane = { name: "parallel", args: ["--project", "parallel"], env: { TEST_WORKERS: "1", TEST_PORT_BLOCK: "0" } };
+  const parallel: Lane = { name: "parallel", args: ["--project", "parallel"], env: { TEST_WORKERS: "2", TEST_PORT_BLOCK: "0" } };
   const serial: Lane = { name: "serial", args: ["--project", "serial", "--no-file-parallelism"], env: { TEST_WORKERS: "1", TEST_PORT_BLOCK: "4" } };
   const timing: Lane = { name: "timing", args: ["--project", "timing", "--no-file-parallelism"], env: { TEST_WORKERS: "1", TEST_PORT_BLOCK: "8" } };
 

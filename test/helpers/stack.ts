@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { ROOT } from "../../devnet/compile.js";
 import { freePort } from "./ports.js";
 
@@ -22,6 +23,19 @@ export function processes(): Proc[] {
       const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l)!;
       return { pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! };
     });
+}
+
+/** A process's environment variable, or undefined (the process is gone, or the variable unset). */
+export function envOf(pid: number, name: string): string | undefined {
+  try {
+    const prefix = `${name}=`;
+    return readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .find((entry) => entry.startsWith(prefix))
+      ?.slice(prefix.length);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every process below `pid` (the children `npm start` spawned in their own process groups included). */

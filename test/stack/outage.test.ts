@@ -23,7 +23,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type PostgresHandle, startPostgres } from "../../devnet/postgres.js";
 import { freePort } from "../helpers/ports.js";
-import { ENGINE_MAIN, PONDER_BIN, type Stack, alive, descendants, processes, startStack } from "../helpers/stack.js";
+import { ENGINE_MAIN, PONDER_BIN, type Stack, alive, descendants, envOf, processes, startStack } from "../helpers/stack.js";
 
 const OUTAGE_SECONDS = Number(process.env.STACK_DB_OUTAGE_SECONDS ?? 20);
 /** Past the engine's RPC client timeout and retries (it reports the RPC unreachable), and 30 blocks of lag. */
@@ -37,8 +37,11 @@ let pgPort: number;
 /** Every process the stack started (anvil included), to clean up whatever happens. */
 const started = new Set<number>();
 
-/** Every engine process of this checkout (other checkouts' stacks may run beside this one). */
-const engines = () => processes().filter((p) => p.args.includes(ENGINE_MAIN));
+/**
+ * Every engine process of this stack, by its DATA_DIR: other stacks, and other test files'
+ * engines (`npm test` runs another lane beside this one), may run beside it.
+ */
+const engines = () => processes().filter((p) => p.args.includes(ENGINE_MAIN) && envOf(p.pid, "DATA_DIR") === env.DATA_DIR);
 const ponders = () => processes().filter((p) => p.args.includes(PONDER_BIN) && p.args.includes(`--port ${env.PORT}`));
 
 async function leaseHolder(): Promise<string | undefined> {
