@@ -153,16 +153,25 @@ describe("in-process pipeline", () => {
     await rpc(anvil.rpcUrl, "evm_setAutomine", [false]);
     try {
       const sending = p.send({ key: "stuck:1", kind: "transfer", to: RECIPIENT, data: "0x", value: 7n });
-      await new Promise((r) => setTimeout(r, 1_200));
-      const [row] = await intents("stuck:1");
-      expect(row!.replacements).toBeGreaterThanOrEqual(1);
-      expect(row!.tx_hashes.length).toBe(row!.replacements + 1);
+      // Until the pipeline has replaced it at least once (it may replace it again meanwhile).
+      const until = Date.now() + 30_000;
+      let row = (await intents("stuck:1"))[0];
+      while (!row || row.replacements < 1) {
+        if (Date.now() > until) throw new Error(`no replacement within 30 s; the intent: ${JSON.stringify(row)}`);
+        await new Promise((r) => setTimeout(r, 50));
+        row = (await intents("stuck:1"))[0];
+      }
+      expect(row.tx_hashes.length).toBe(row.replacements + 1);
       const fees = await e.pool.query("SELECT max_priority_fee_per_gas::text AS tip FROM engine.tx_intents WHERE key = 'stuck:1'");
       expect(BigInt(fees.rows[0].tip)).toBeGreaterThan(0n);
       await rpc(anvil.rpcUrl, "evm_mine");
       const outcome = await sending;
       expect(outcome.status).toBe("mined");
-      expect(row!.tx_hashes).toContain(outcome.intent.txHash);
+      // The one that landed is one of the intent's own transactions (all of them by now: a
+      // replacement may have been sent after the row above was read).
+      const [settled] = await intents("stuck:1");
+      expect(settled!.tx_hashes).toContain(outcome.intent.txHash);
+      expect(settled!.tx_hashes.length).toBe(settled!.replacements + 1);
     } finally {
       await rpc(anvil.rpcUrl, "evm_setAutomine", [true]);
     }
@@ -180,7 +189,12 @@ describe("in-process pipeline", () => {
       for (let i = 0; i < 50 && !(row = (await intents("dropped:1"))[0])?.tx_hash; i++) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 200));
       await rpc(anvil.rpcUrl, "anvil_dropTransaction", [row!.tx_hash]);
-      await new Promise((r) => setTimeout(r, 400)); // the pipeline notices and sends the same bytes again
+      // The pipeline notices and sends the same bytes again: the node knows the hash once more.
+      const until = Date.now() + 30_000;
+      while ((await rpc(anvil.rpcUrl, "eth_getTransactionByHash", [row!.tx_hash])) === null) {
+        if (Date.now() > until) throw new Error(`the dropped transaction ${row!.tx_hash} was not sent again within 30 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await rpc(anvil.rpcUrl, "evm_mine");
       const outcome = await sending;
       expect(outcome.status).toBe("mined");
