@@ -41,7 +41,21 @@ export type LeaderHealth = { holder: string; epoch: string; since: string; renew
  * Whether the desks trade: the perps adapter (`PERPS_VENUE`) and, when it does not declare the
  * chain, why desks are off (no perps call is sent; the perp leg keeps accumulating).
  */
-export type DesksHealth = { enabled: boolean; venue: string; protocol: string; chainId: number; reason: string | null };
+export type DesksHealth = {
+  enabled: boolean;
+  venue: string;
+  protocol: string;
+  chainId: number;
+  reason: string | null;
+  /** The venue's last preflight against its exchange (gains-v10), when the venue has one. */
+  preflight?: DesksPreflight;
+};
+
+/** One preflight check: its id (`facet:openTrade`, `trading-activated`, …), its verdict and a sentence saying why. */
+export type PreflightCheck = { id: string; verdict: "pass" | "fail"; says: string };
+
+/** A venue's preflight: every check read from the exchange (`eth_call` only) before a perps call is sent. */
+export type DesksPreflight = { ok: boolean; diamond: string; checkedAt: string; checks: PreflightCheck[] };
 
 /** The desks' state under a configuration (the engine records it with its heartbeat). */
 export function desksHealth(config: { perpsVenue: PerpsVenueId; chainId: number }): DesksHealth {

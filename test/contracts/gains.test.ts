@@ -19,12 +19,13 @@ import {
   gainsTradingAbi as tradingAbi,
   gainsViewsAbi,
 } from "../../common/abis/gains.js";
-import { DEVNET_CHAIN_ID } from "../../common/config.js";
+import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { GAINS_MAX_LEVERAGE, GAINS_MIN_LEVERAGE, GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
 import type { GainsTrade } from "../../engine/perps/gains-v10.js";
+import { runGainsPreflight } from "../../engine/perps/gains-preflight.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -32,6 +33,8 @@ const feeds = deployments.contracts.priceFeeds!;
 const diamond = c.gainsDiamond!;
 const trader = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(2));
 const keeper = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(DEVNET_ACCOUNTS.keeper));
+/** The diamond's owner (the deployer): the only sender of the twin's devnet-only setters. */
+const owner = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY);
 const me = trader.account.address;
 
 const BTC = 0;
@@ -45,6 +48,12 @@ const MIN_FEE = 100_000n;
 /** The trader's calls with the diamond's errors, so a refusal is decoded by name. */
 const gainsTradingAbi = [...tradingAbi, ...gainsErrorsAbi];
 const keeperAbi = parseAbi(["function executePendingOrder(address trader, uint32 index)"]);
+const devnetAdminAbi = parseAbi([
+  "function devnetSetFacet(bytes4 selector, bool present)",
+  "function devnetSetTradingActivated(uint8 activated)",
+  "function devnetSetCollateralIndex(uint8 index)",
+]);
+const admin = (functionName: string, args: readonly unknown[]) => owner.write(diamond, devnetAdminAbi, functionName, args);
 const feedAbi = parseAbi(["function setAnswer(int256 answer)", "function latestAnswer() view returns (int256)"]);
 
 type Trade = GainsTrade;
@@ -406,5 +415,95 @@ describe("closing, resizing and liquidating", () => {
     expect(await usdcOf(me)).toBe(before);
     expect((await view<Trade>("getTrade", [me, t.index])).isOpen).toBe(false);
     await setPrice(ETH, t.openPrice);
+  });
+});
+
+describe("the twin's devnet-only setters break each preflight check, and the preflight names it", () => {
+  const preflight = () => runGainsPreflight(trader.publicClient, diamond, c.usdc!);
+  const failed = async () => (await preflight()).checks.filter((x) => x.verdict === "fail");
+  const order = { pair: ETH, collateral: USDC(10n), leverage: 5000, long: true };
+
+  it("passes every check on the deployed twin, reporting each pair's limits", async () => {
+    const result = await preflight();
+    expect(result.checks.filter((x) => x.verdict === "fail")).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.checks.find((x) => x.id === "facet:openTrade")?.says).toBe(
+      `openTrade (0x5bfcc4f8), which the venue sends, is served by the facet ${diamond}`,
+    );
+    expect(result.checks.find((x) => x.id === "collateral-index")?.says).toBe(`USDC (${c.usdc}) is collateral index 1, the index the venue opens trades with`);
+    expect(result.checks.find((x) => x.id === "trading-activated")?.says).toBe("trading is ACTIVATED (getTradingActivated() = 0)");
+    expect(result.checks.find((x) => x.id === "pair:0")?.says).toBe(
+      "BTC/USD (pair 0): leverage 1.1x to 150x, minimum fee $0.1000002, so at least 0.500001 USDC of collateral",
+    );
+    expect(result.checks.find((x) => x.id === "pair:1")?.says).toMatch(/^ETH\/USD \(pair 1\): leverage 1.1x to 150x/);
+  });
+
+  it("a removed facet: the loupe answers zero for it, and the preflight fails that check alone", async () => {
+    const selector = toFunctionSelector("closeTradeMarket(uint32,uint64)");
+    await admin("devnetSetFacet", [selector, false]);
+    try {
+      expect(await view("facetAddress", [selector])).toBe("0x0000000000000000000000000000000000000000");
+      expect(await failed()).toEqual([
+        {
+          id: "facet:closeTradeMarket",
+          verdict: "fail",
+          says: "closeTradeMarket (0x36ce736b), which the venue sends, has no facet on the diamond: facetAddress answers the zero address",
+        },
+      ]);
+    } finally {
+      await admin("devnetSetFacet", [selector, true]);
+    }
+    expect(await view("facetAddress", [selector])).toBe(diamond);
+  });
+
+  it("CLOSE_ONLY and PAUSED refuse opens (Paused) and fail the trading check by name", async () => {
+    for (const [state, name] of [
+      [1, "CLOSE_ONLY"],
+      [2, "PAUSED"],
+    ] as const) {
+      const r = await receipt(await owner.write(diamond, devnetAdminAbi, "devnetSetTradingActivated", [state]));
+      expect(one(r, "TradingActivatedUpdated").args.activated).toBe(state);
+      try {
+        expect(await view("getTradingActivated")).toBe(state);
+        await expect(requestOpen(order)).rejects.toThrow(/Paused/);
+        expect(await failed()).toEqual([
+          {
+            id: "trading-activated",
+            verdict: "fail",
+            says: `trading is ${name} (getTradingActivated() = ${state}), not ACTIVATED: the diamond refuses new orders`,
+          },
+        ]);
+      } finally {
+        await admin("devnetSetTradingActivated", [0]);
+      }
+    }
+    expect((await preflight()).ok).toBe(true);
+  });
+
+  it("USDC moved to another collateral index: opens at index 1 are refused, and the index check fails", async () => {
+    await admin("devnetSetCollateralIndex", [2]);
+    try {
+      expect(await view("getCollateralIndex", [c.usdc])).toBe(2);
+      expect(await view("getCollateral", [2])).toMatchObject({ collateral: c.usdc, isActive: true });
+      await expect(requestOpen(order)).rejects.toThrow(/CollateralNotActive/);
+      const ids = (await failed()).map((x) => [x.id, x.says]);
+      expect(ids).toEqual([
+        ["collateral-index", `USDC (${c.usdc}) is collateral index 2 on the diamond, not 1, the index the venue opens trades with`],
+        ["collateral-active", `collateral 1 on the diamond is 0x0000000000000000000000000000000000000000, not USDC (${c.usdc})`],
+      ]);
+    } finally {
+      await admin("devnetSetCollateralIndex", [1]);
+    }
+    expect((await preflight()).ok).toBe(true);
+  });
+
+  it("only the owner may use them; an unreachable diamond is a failed check with its reason, never a throw", async () => {
+    await expect(trader.write(diamond, devnetAdminAbi, "devnetSetTradingActivated", [2])).rejects.toThrow();
+    const nowhere = await runGainsPreflight(trader.publicClient, c.usdc!, c.usdc!);
+    expect(nowhere.ok).toBe(false);
+    expect(nowhere.checks.every((x) => x.verdict === "fail")).toBe(true);
+    expect(nowhere.checks.find((x) => x.id === "trading-activated")?.says).toMatch(
+      /^getTradingActivated\(\) on the diamond 0x[0-9a-fA-F]{40} could not be read: /,
+    );
   });
 });

@@ -98,6 +98,8 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
     }
 
     IERC20 public immutable usdc;
+    /// @dev The index the diamond lists USDC under (1, as on Base; a devnet-only setter moves it).
+    uint8 internal _usdcIndex = USDC_INDEX;
     uint8 internal _tradingActivated;
     uint16 internal _timeoutBlocks;
 
@@ -165,8 +167,10 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         _pairs.push(PairConfig(from, to, feed, minLeverage, maxLeverage, totalPositionSizeFeeP, minPositionSizeUsd));
     }
 
-    /// @notice ACTIVATED (0), CLOSE_ONLY (1) or PAUSED (2).
-    function setTradingActivated(uint8 activated) external onlyOwner {
+    // Devnet-only setters (the twin's own, not gTrade's): they let a test break each preflight check.
+
+    /// @notice Devnet only: ACTIVATED (0), CLOSE_ONLY (1) or PAUSED (2).
+    function devnetSetTradingActivated(uint8 activated) external onlyOwner {
         require(activated <= 2, "BAD_STATE");
         _tradingActivated = activated;
         emit TradingActivatedUpdated(activated);
@@ -176,9 +180,16 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         _timeoutBlocks = blocks;
     }
 
-    /// @notice Whether the loupe reports a facet for `selector` (a removed facet makes it answer zero).
-    function setFacet(bytes4 selector, bool present) external onlyOwner {
+    /// @notice Devnet only: whether the loupe reports a facet for `selector` (a removed facet makes it answer zero).
+    function devnetSetFacet(bytes4 selector, bool present) external onlyOwner {
         _facet[selector] = present;
+    }
+
+    /// @notice Devnet only: lists USDC under `index` (`getCollateralIndex`, `getCollateral`); an open naming
+    ///         any other collateral index is refused with `CollateralNotActive`.
+    function devnetSetCollateralIndex(uint8 index) external onlyOwner {
+        require(index != 0, "BAD_INDEX");
+        _usdcIndex = index;
     }
 
     // ---------------------------------------------------------------- trader calls
@@ -187,7 +198,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
     function openTrade(Trade memory _trade, uint16 _maxSlippageP, address) external nonReentrant {
         if (_tradingActivated != 0) revert Paused();
         if (_trade.pairIndex >= _pairs.length) revert PairNotListed();
-        if (_trade.collateralIndex != USDC_INDEX) revert CollateralNotActive();
+        if (_trade.collateralIndex != _usdcIndex) revert CollateralNotActive();
         if (_trade.tradeType != 0) revert WrongTradeType();
         PairConfig storage pair = _pairs[_trade.pairIndex];
         if (_trade.leverage < pair.minLeverage || _trade.leverage > pair.maxLeverage) revert WrongLeverage();
@@ -486,11 +497,11 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
     }
 
     function getCollateralIndex(address _collateral) external view returns (uint8) {
-        return _collateral == address(usdc) ? USDC_INDEX : 0;
+        return _collateral == address(usdc) ? _usdcIndex : 0;
     }
 
     function getCollateral(uint8 _index) external view returns (Collateral memory c) {
-        if (_index == USDC_INDEX) c = Collateral(address(usdc), true, 0, 1e6, 1e12);
+        if (_index == _usdcIndex) c = Collateral(address(usdc), true, 0, 1e6, 1e12);
     }
 
     /// @notice USDC at one dollar (1e8).
