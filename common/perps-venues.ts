@@ -10,6 +10,8 @@
  */
 /** The devnet's chain id (config.ts `DEVNET_CHAIN_ID`; not imported, as config.ts imports this module). */
 const DEVNET = 31337;
+/** Base mainnet. */
+const BASE = 8453;
 
 export type PerpsVenueSupport = {
   /** The exchange the adapter speaks to. */
@@ -25,10 +27,11 @@ export const PERPS_VENUES = {
   /** Avantis v1 (protocols.md §4): the devnet's exchange. Base runs Avantis v2 since 2026-08-12. */
   "avantis-v1": { protocol: "Avantis", version: "v1", chainIds: [DEVNET] },
   /**
-   * Gains Network gTrade v10 (common/abis/gains.ts), on the devnet's twin of its diamond. Base runs
-   * this version too; the adapter declares Base once the start-up checks against Base's diamond exist.
+   * Gains Network gTrade v10 (common/abis/gains.ts): the devnet's twin of its diamond, and Base's
+   * diamond, where the engine trades only while its preflight against the diamond passes
+   * (engine/perps/gains-preflight.ts: facets, USDC's collateral index, trading activated, pair limits).
    */
-  "gains-v10": { protocol: "Gains Network gTrade", version: "v10", chainIds: [DEVNET] },
+  "gains-v10": { protocol: "Gains Network gTrade", version: "v10", chainIds: [DEVNET, BASE] },
 } as const satisfies Record<string, PerpsVenueSupport>;
 
 export type PerpsVenueId = keyof typeof PERPS_VENUES;
@@ -37,7 +40,7 @@ export const DEFAULT_PERPS_VENUE: PerpsVenueId = "avantis-v1";
 
 /** What is known to run on a chain the engine may be pointed at (production.md §6). */
 const CHAIN_VENUES: Record<number, string> = {
-  8453: "Base runs Avantis v2 since 2026-08-12: new event topics, a four-argument closeTradeMarket, no published ABI",
+  [BASE]: "Base runs Avantis v2 since 2026-08-12: new event topics, a four-argument closeTradeMarket, no published ABI",
 };
 
 export type PerpsVenueStatus =

@@ -63,6 +63,36 @@ export function desksHealth(config: { perpsVenue: PerpsVenueId; chainId: number 
   return { enabled: s.enabled, venue: s.venue, protocol: `${s.protocol} ${s.version}`, chainId: s.chainId, reason: s.enabled ? null : s.reason };
 }
 
+/**
+ * The desks as the engine last recorded them (at its start and, for a venue with a preflight, at
+ * every desk cycle), or null before an engine ran against this database.
+ */
+export async function readDesksHealth(pool: pg.Pool): Promise<DesksHealth | null> {
+  const { engineState } = tables;
+  try {
+    const [row] = await dbOf(pool)
+      .select({ value: engineState.value })
+      .from(engineState)
+      .where(inArray(engineState.key, ["desks"]));
+    return (row?.value as DesksHealth | undefined) ?? null;
+  } catch (error) {
+    if (PG_NOT_MIGRATED.has((error as { code?: string }).code ?? "")) return null;
+    throw error;
+  }
+}
+
+/** The page's one line on why desks are off, or undefined when they trade. */
+export function desksOffLine(desks: DesksHealth): string | undefined {
+  if (desks.enabled) return undefined;
+  const failed = desks.preflight?.checks.filter((c) => c.verdict === "fail") ?? [];
+  if (failed.length) {
+    const named = failed.slice(0, 3).map((c) => c.says);
+    if (failed.length > named.length) named.push(`and ${failed.length - named.length} more`);
+    return `Desks are off on chain ${desks.chainId}: the ${desks.protocol} preflight failed (${named.join("; ")}), so nothing is traded; the perp leg keeps accumulating.`;
+  }
+  return `Desks are off on chain ${desks.chainId}: the perps adapter ${desks.venue} (${desks.protocol}) does not support it, so nothing is traded; the perp leg keeps accumulating.`;
+}
+
 export type EngineHealth = {
   status: "ok" | "degraded";
   reasons: string[];

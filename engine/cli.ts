@@ -8,6 +8,8 @@
  *   audit [--settle S] the three-way audit: ledger vs indexed facts vs chain balances; with
  *                      `--settle`, audited again (every quarter second, up to S seconds) until
  *                      nothing is in flight: a busy engine is idle only between its cycles
+ *   preflight          the gTrade v10 preflight against the configured diamond (eth_call only):
+ *                      every check in words; exits 1 when one fails (no database needed)
  *   launch-protocol-token --name N --symbol S [--market-cap-usdc 10000] [--image URL] [--dry-run] [--yes]
  *                      launches the protocol token through the configured launcher (asks first)
  * Prints words, every amount in whole units with its currency (`--raw` adds base units beside
@@ -43,8 +45,10 @@ import { awaitWorkerRun, requestWorkerRun } from "./runtime/run-once.js";
 import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 import { type Format, formatAudit, formatLedger, formatValue } from "./cli-format.js";
 import { stringifyJson } from "../common/json.js";
+import { createPublicClient, http } from "viem";
+import { formatGainsPreflight, runGainsPreflight } from "./perps/gains-preflight.js";
 
-const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit [--settle SECONDS] | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
+const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit [--settle SECONDS] | preflight | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
 
 const print = (value: unknown) => process.stdout.write(`${stringifyJson(value, 2)}\n`);
 
@@ -71,6 +75,7 @@ async function main(allArgs: string[]): Promise<number> {
     json ? print(value) : process.stdout.write(`${words()}\n`);
   const config = loadConfigOrExit(withConnectionFile(process.env));
   const log = createLogger("engine-cli", config.logLevel, config.logFormat);
+  if (command === "preflight") return preflightCommand(config, json);
   if (!config.databaseUrl) {
     const file = join(dataDir(process.env), CONNECTION_FILE);
     process.stderr.write(`DATABASE_URL is not set and there is no ${file}: run \`npm start\` first, or set DATABASE_URL\n`);
@@ -166,6 +171,27 @@ main(process.argv.slice(2)).then(
     process.exit(1);
   },
 );
+
+/**
+ * `preflight`: the gTrade v10 checks the engine runs before each desk cycle when PERPS_VENUE is
+ * gains-v10, against the configured diamond (the devnet's twin, or Base's diamond on chain 8453),
+ * whatever the configured venue: so Base's diamond can be checked before the venue is switched on.
+ */
+async function preflightCommand(config: Config, json: boolean): Promise<number> {
+  const diamond = config.gainsDiamond;
+  const usdc = config.contracts.usdc;
+  if (!diamond || !usdc) {
+    process.stderr.write(
+      `${!diamond ? `no gTrade diamond is configured for chain ${config.chainId} (deployments' gainsDiamond)` : "no USDC address is configured (USDC_ADDRESS)"}\n`,
+    );
+    return 1;
+  }
+  const publicClient = createPublicClient({ transport: http(config.rpcUrl, { retryCount: 1 }) });
+  const result = await runGainsPreflight(publicClient, diamond, usdc);
+  if (json) print({ chainId: config.chainId, venue: config.perpsVenue, ...result });
+  else process.stdout.write(`${formatGainsPreflight(result, config)}\n`);
+  return result.ok ? 0 : 1;
+}
 
 /** `launch-protocol-token`: simulate and print; with confirmation (or --yes), send and print the address to configure. */
 async function launchProtocolTokenCommand(config: Config, log: Logger, args: string[]): Promise<number> {

@@ -11,7 +11,7 @@ import { and, asc, desc, eq, gte } from "drizzle-orm";
 import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { activity, auction, auctionConfig, burnDaily, enrollment, pool as poolTable, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import type { Mandate } from "../../core/mandate.js";
-import { type DesksHealth, desksHealth } from "../../core/health.js";
+import { type DesksHealth, desksHealth, readDesksHealth } from "../../core/health.js";
 import { type Strategy, charterMandate } from "../../core/agents/charter.js";
 import { type AgentLogEntry, readAgentLog } from "../../core/agent-log.js";
 import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
@@ -173,7 +173,7 @@ async function readLedger(
         unrealisedPnlUsdc:
           unrealised.length === 0 ? 0n : unrealised.some((v) => v.unrealisedPnl === null) ? null : unrealised.reduce((a, v) => a + v.unrealisedPnl!, 0n),
         trades: views,
-        status: desksHealth(services.config),
+        status: (await readDesksHealth(services.pool).catch(() => null)) ?? desksHealth(services.config),
       },
       burnSeries: series,
       market: tokenRow

@@ -10,6 +10,7 @@ import type { Child, FC } from "hono/jsx";
 import { formatDecimal } from "../../common/money.js";
 import { USDC_UNIT, WETH_UNIT, formatUnits, groupThousands, showUnits } from "../../common/units.js";
 import { describeDecision } from "../../core/log-lines.js";
+import { desksOffLine } from "../../core/health.js";
 import { TimeChart } from "./chart.js";
 import { When, utcTime } from "./time.js";
 import { FUNDING_NOTE, deskStatementText } from "../read/desk-statement.js";
@@ -274,7 +275,7 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
       {l.fees.byCurrency.length ? <FeesByCurrency fees={l.fees.byCurrency} /> : null}
       {l.desk.status.enabled ? null : (
         <p class="muted" data-field="desks-off">
-          {`Desks are off on chain ${l.desk.status.chainId}: the perps adapter ${l.desk.status.venue} (${l.desk.status.protocol}) does not support it, so nothing is traded; the perp leg keeps accumulating.`}
+          {desksOffLine(l.desk.status)}
         </p>
       )}
       <div class="cols" style="margin-top:12px">

@@ -334,9 +334,29 @@ export const healthResponse = z
         protocol: z.string().describe("The exchange and version the adapter speaks, e.g. Avantis v1"),
         chainId: int,
         reason: z.string().nullable().describe("Why desks are off (no perps call is sent; the perp leg keeps accumulating)"),
+        preflight: z
+          .object({
+            ok: z.boolean().describe("Whether every check passed"),
+            diamond: z.string().describe("The exchange contract the checks read"),
+            checkedAt: iso.describe("When the engine last ran the checks"),
+            checks: z
+              .array(
+                z
+                  .object({
+                    id: z.string().describe("The check, e.g. facet:openTrade, collateral-index, trading-activated, pair:0"),
+                    verdict: z.enum(["pass", "fail"]),
+                    says: z.string().describe("What the check read, in words"),
+                  })
+                  .strict(),
+              )
+              .describe("Every check, in order"),
+          })
+          .strict()
+          .optional()
+          .describe("The venue's last preflight against its exchange (eth_call only), for a venue that has one (gains-v10)"),
       })
       .strict()
-      .describe("The perps desks: on only on a chain the configured adapter declares"),
+      .describe("The perps desks: on only on a chain the configured adapter declares and whose preflight passes"),
     webhooks: z
       .object({
         queued: int.describe("Deliveries waiting to be sent (never tried, or retrying)"),

@@ -6,7 +6,7 @@
  */
 import { logDecision } from "../../core/agent-log.js";
 import type { EngineContext } from "../../core/context.js";
-import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
+import { desksOff, requirePerpsVenue } from "../perps/venue.js";
 import { syncDeskTrades } from "./sync.js";
 import { tradesWithStatus, updateTrade } from "./trades.js";
 
@@ -15,7 +15,7 @@ export type ReconcileReport = { onchain: number; bound: number; orphans: { pairI
 export type SkippedReport = { skipped: string };
 
 export async function reconcileTokenDesks(ctx: EngineContext, worker = "reconcile"): Promise<ReconcileReport | SkippedReport> {
-  const off = desksOffReason(ctx.config);
+  const off = await desksOff(ctx);
   if (off) {
     ctx.log.warn({ venue: ctx.config.perpsVenue, chainId: ctx.config.chainId }, off);
     return { skipped: off };

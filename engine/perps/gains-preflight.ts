@@ -161,11 +161,29 @@ export async function runGainsPreflight(publicClient: GainsPreflightParameters["
   return { ok: checks.every((c) => c.verdict === "pass"), diamond: getAddress(diamond), checkedAt: new Date().toISOString(), checks };
 }
 
+/** How many failed checks the desks-off reason spells out (the stored preflight holds them all). */
+const PREFLIGHT_REASONS_SHOWN = 3;
+
 /** Why desks are off after a failed preflight (every failed check), or undefined when all passed. */
 export function preflightOffReason(result: DesksPreflight): string | undefined {
   const failed = result.checks.filter((c) => c.verdict === "fail");
   if (!failed.length) return undefined;
-  return `desks are off: the gTrade preflight failed ${failed.length} check${failed.length === 1 ? "" : "s"} on the diamond ${result.diamond}: ${failed
-    .map((c) => `${c.id}: ${c.says}`)
-    .join("; ")}; no perps call is sent and the perp leg keeps accumulating`;
+  const shown = failed.slice(0, PREFLIGHT_REASONS_SHOWN).map((c) => `${c.id}: ${c.says}`);
+  if (failed.length > shown.length) shown.push(`and ${failed.length - shown.length} more`);
+  return `desks are off: the gTrade preflight failed ${failed.length} check${failed.length === 1 ? "" : "s"} on the diamond ${result.diamond}: ${shown.join(
+    "; ",
+  )}; no perps call is sent and the perp leg keeps accumulating`;
+}
+
+/** The preflight in words, one line per check, then the verdict. */
+export function formatGainsPreflight(result: DesksPreflight, where: { chainId: number }): string {
+  const failed = result.checks.filter((c) => c.verdict === "fail").length;
+  const lines = [
+    `gTrade v10 preflight on chain ${where.chainId}, diamond ${result.diamond} (eth_call only, ${result.checkedAt}):`,
+    ...result.checks.map((c) => `  ${c.verdict === "pass" ? "pass" : "FAIL"}  ${c.id}: ${c.says}`),
+    failed
+      ? `${failed} of ${result.checks.length} checks failed: desks stay off on this diamond, and no perps call is sent`
+      : `all ${result.checks.length} checks pass: desks may trade on this diamond`,
+  ];
+  return lines.join("\n");
 }

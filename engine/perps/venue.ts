@@ -12,7 +12,10 @@
  */
 import { type PerpsVenueId, type PerpsVenueStatus, perpsVenueStatus } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
+import { type DesksHealth, type DesksPreflight, desksHealth } from "../../core/health.js";
+import { setState } from "../runtime/state.js";
 import { avantisV1 } from "./avantis-v1.js";
+import { preflightOffReason, runGainsPreflight } from "./gains-preflight.js";
 import { gainsV10 } from "./gains-v10.js";
 import { ServiceError } from "../../core/errors.js";
 import type { PerpsVenue } from "./types.js";
@@ -33,6 +36,44 @@ export function selectPerpsVenue(config: {
 export function desksOffReason(config: { perpsVenue: PerpsVenueId; chainId: number }): string | undefined {
   const status = perpsVenueStatus(config);
   return status.enabled ? undefined : status.reason;
+}
+
+/**
+ * The venue's preflight against its exchange (gains-v10: engine/perps/gains-preflight.ts), or
+ * undefined for a venue that has none. Reads the chain with `eth_call` only; never throws.
+ */
+export async function runVenuePreflight(ctx: Pick<EngineContext, "config" | "publicClient">): Promise<DesksPreflight | undefined> {
+  if (ctx.config.perpsVenue !== "gains-v10") return undefined;
+  const diamond = ctx.config.gainsDiamond;
+  const usdc = ctx.config.contracts.usdc;
+  if (!diamond || !usdc) {
+    const missing = !diamond ? "no gTrade diamond is configured for this chain (deployments' gainsDiamond)" : "no USDC address is configured (USDC_ADDRESS)";
+    return {
+      ok: false,
+      diamond: diamond ?? "none",
+      checkedAt: new Date().toISOString(),
+      checks: [{ id: "configuration", verdict: "fail", says: missing }],
+    };
+  }
+  return runGainsPreflight(ctx.publicClient, diamond, usdc);
+}
+
+/**
+ * Whether desks may trade now, the one question every desk cycle (desk-manager, profit-checker,
+ * desk-risk, the startup reconciliation) asks before reading or calling the exchange: the reason
+ * desks are off, or undefined when they are on. Off when the configured adapter does not declare
+ * the chain; for a venue with a preflight, also off when a check fails. The answer, with the
+ * preflight's checks, is stored as the engine's `desks` state, which `/health` and the pages read.
+ */
+export async function desksOff(ctx: Pick<EngineContext, "config" | "publicClient" | "db">): Promise<string | undefined> {
+  const off = desksOffReason(ctx.config);
+  if (off) return off;
+  const preflight = await runVenuePreflight(ctx);
+  if (!preflight) return undefined;
+  const reason = preflightOffReason(preflight);
+  const health: DesksHealth = { ...desksHealth(ctx.config), enabled: !reason, reason: reason ?? null, preflight };
+  await setState(ctx.db, "desks", health);
+  return reason;
 }
 
 /** The engine's perps venue, or undefined when desks are off on its chain (then nothing is sent). */

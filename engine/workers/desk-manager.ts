@@ -11,7 +11,7 @@ import { type EngineContext, finalBlock } from "../../core/context.js";
 import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js";
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
-import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
+import { desksOff, requirePerpsVenue } from "../perps/venue.js";
 import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import type { PriceWindow } from "../decisions/window.js";
@@ -28,7 +28,7 @@ const WORKER = "desk-manager";
 
 export async function manageTokenDesks(ctx: EngineContext) {
   const actions: { token: string; action: string; reason: string }[] = [];
-  const off = desksOffReason(ctx.config);
+  const off = await desksOff(ctx);
   if (off) return { actions, off };
   const venue = requirePerpsVenue(ctx);
   await syncDeskTrades(ctx, WORKER);

@@ -13,7 +13,7 @@ import { requiredNotional } from "../decisions/desk-entry.js";
 import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
-import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
+import { desksOff, requirePerpsVenue } from "../perps/venue.js";
 import { loadDesks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { mandateFor } from "../../core/token-mandate.js";
@@ -52,7 +52,7 @@ export async function setDeskHalted(ctx: EngineContext, token: Address, halted: 
 
 export async function runDeskRiskCycle(ctx: EngineContext) {
   const decisions: { token: string; action: string; reason: string }[] = [];
-  const off = desksOffReason(ctx.config);
+  const off = await desksOff(ctx);
   if (off) return { decisions, off };
   const venue = requirePerpsVenue(ctx);
   await syncDeskTrades(ctx, WORKER);

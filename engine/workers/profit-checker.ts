@@ -7,7 +7,7 @@
  */
 import { closeDeskTrade } from "../desks/actions.js";
 import { PAIR_FEEDS } from "../../common/abis/perps.js";
-import { desksOffReason, requirePerpsVenue } from "../perps/venue.js";
+import { desksOff, requirePerpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
 import { syncDeskTrades } from "../desks/sync.js";
@@ -23,7 +23,7 @@ export const MIN_TAKE_PROFIT_USDC = 1_000_000n;
 const WORKER = "profit-checker";
 
 export async function checkDeskProfits(ctx: EngineContext) {
-  const off = desksOffReason(ctx.config);
+  const off = await desksOff(ctx);
   if (off) return { sync: undefined, closes: [], off };
   const venue = requirePerpsVenue(ctx);
   const sync = await syncDeskTrades(ctx, WORKER);
