@@ -1,6 +1,6 @@
 /**
- * The `gains-v10` venue's pure parts: it is a known adapter declared for the devnet only (Base's
- * start-up checks come first), its calldata is gTrade v10's (selectors, 1e3 leverage, 1e10 prices,
+ * The `gains-v10` venue's pure parts: it is a known adapter declared for the devnet and Base (where
+ * its preflight, engine/perps/gains-preflight.ts, gates each desk cycle), its calldata is gTrade v10's (selectors, 1e3 leverage, 1e10 prices,
  * USDC collateral index 1, 1% slippage), gTrade's minimum (collateral ≥ 5 × the pair's minimum fee)
  * reaches the desks as a minimum leveraged position that any allowed leverage meets only with that
  * collateral, a margin top-up lowers the leverage without pulling more than asked, and order ids are
@@ -34,16 +34,17 @@ const DIAMOND = "0x6cD5aC19a07518A8092eEFfDA4f1174C72704eeb" as Address;
 const E10 = 10_000_000_000n;
 
 describe("the gains-v10 adapter", () => {
-  it("is a known PERPS_VENUE, declared for the devnet only", () => {
+  it("is a known PERPS_VENUE, declared for the devnet and Base", () => {
     expect(VENUES["gains-v10"]).toBe(gainsV10);
     expect(gainsV10.support).toEqual(PERPS_VENUES["gains-v10"]);
-    expect(gainsV10.support).toEqual({ protocol: "Gains Network gTrade", version: "v10", chainIds: [DEVNET_CHAIN_ID] });
+    expect(gainsV10.support).toEqual({ protocol: "Gains Network gTrade", version: "v10", chainIds: [DEVNET_CHAIN_ID, 8453] });
     const devnet = loadConfig({ PERPS_VENUE: "gains-v10" });
     expect(selectPerpsVenue(devnet).venue).toBe(gainsV10);
-    const base = perpsVenueStatus({ perpsVenue: "gains-v10", chainId: 8453 });
-    expect(base.enabled).toBe(false);
-    expect(base.enabled ? "" : base.reason).toMatch(
-      /^desks are off: the perps adapter gains-v10 speaks Gains Network gTrade v10, which it declares for chain 31337 only, not chain 8453/,
+    expect(perpsVenueStatus({ perpsVenue: "gains-v10", chainId: 8453 }).enabled).toBe(true);
+    const other = perpsVenueStatus({ perpsVenue: "gains-v10", chainId: 1 });
+    expect(other.enabled).toBe(false);
+    expect(other.enabled ? "" : other.reason).toMatch(
+      /^desks are off: the perps adapter gains-v10 speaks Gains Network gTrade v10, which it declares for chains 31337, 8453 only, not chain 1/,
     );
   });
 
