@@ -3,9 +3,9 @@
  * PERPS_VENUE=gains-v10 against the devnet's twin of the diamond. The engine runs the preflight at
  * start and before each desk cycle: a removed facet, USDC moved off collateral index 1 and paused
  * trading each keep the desks off (desk-manager, profit-checker and desk-risk send nothing: no
- * intent, no new nonce of the operator), with the failed check named in the health the API reads,
- * in the page's line and in `npm run engine -- preflight` (exit 1). With every check passing, the
- * same engine trades.
+ * intent, no new nonce of the operator), with the failed check named in the engine's health, on
+ * the API's `/health` and token page, and by `npm run engine -- preflight` (exit 1). With every
+ * check passing, the same engine trades.
  */
 import { type Address, getAddress, parseAbi, toFunctionSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,8 @@ import { type Engine, createEngine } from "../../engine/runtime/engine.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { runTs } from "./helpers.js";
+import { waitForIndexed } from "../../devnet/ponder.js";
+import { startTestPonder } from "../helpers/env.js";
 
 const BASE = 8453;
 const USDC = 1_000_000n;
@@ -37,6 +39,7 @@ let operator: Address;
 let diamond: Address;
 let usdcToken: Address;
 let startup: Record<string, unknown>;
+let ponder: Awaited<ReturnType<typeof startTestPonder>> | undefined;
 
 async function run(name: WorkerName): Promise<Record<string, unknown>> {
   const outcome = await engine.runOnce(name);
@@ -75,6 +78,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  await ponder?.stop();
   await engine?.stop();
   await d?.stop();
 });
@@ -183,4 +187,33 @@ describe("the gTrade preflight on chain 8453 (PERPS_VENUE=gains-v10, the devnet'
     expect(await diamondIntents()).not.toEqual([]);
     expect((await readWorkerHealth(engine.ctx.pool)).desks).toMatchObject({ enabled: true, reason: null, preflight: { ok: true } });
   }, 180_000);
+
+  it("/health and the token page, served by the API, say which check failed", async () => {
+    await admin("devnetSetTradingActivated", [2]);
+    try {
+      const says = "trading is PAUSED (getTradingActivated() = 2), not ACTIVATED: the diamond refuses new orders";
+      const off = (await run("desk-manager")).off as string;
+      expect(off).toContain(`trading-activated: ${says}`);
+      ponder = await startTestPonder(d.databaseUrl, d.env());
+      const head = await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 });
+      await waitForIndexed(ponder, head, 180_000).catch((error) => {
+        throw new Error(`${error.message}\n${ponder!.logs.slice(-30).join("\n")}`);
+      });
+      const res = await fetch(`${ponder.url}/api/v1/health`);
+      expect(res.status).toBe(200);
+      const health = (await res.json()) as { desks: DesksHealth };
+      expect(health.desks).toMatchObject({ enabled: false, venue: "gains-v10", protocol: "Gains Network gTrade v10", chainId: BASE, reason: off });
+      expect(health.desks.preflight!.checks.filter((c) => c.verdict === "fail")).toEqual([{ id: "trading-activated", verdict: "fail", says }]);
+
+      const page = await fetch(`${ponder.url}/p/${usdcToken}`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('data-field="desks-off"');
+      expect(html).toContain(
+        `Desks are off on chain ${BASE}: the Gains Network gTrade v10 preflight failed (${says}), so nothing is traded; the perp leg keeps accumulating.`,
+      );
+    } finally {
+      await admin("devnetSetTradingActivated", [0]);
+    }
+  }, 240_000);
 });
