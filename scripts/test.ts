@@ -8,8 +8,8 @@
  *    - `parallel`: every file but those below, two at a time;
  *    - `serial`: the whole-stack fault suites and the bench harness, one at a time.
  *    The stack suites spend most of their time waiting for a process, a block or an outage to
- *    end; the other lane uses the CPU they leave. Their bounds hold on a machine that busy (the
- *    suite's CPU-hog run proves it with one core taken on top).
+ *    end; the other lane uses the CPU they leave. Their bounds are sized for a machine that
+ *    busy (docs/testing.md).
  * 4. `timing`: the two files whose property is a timing (the hostile clients' latency bound,
  *    the leadership lease), alone.
  *
