@@ -139,9 +139,9 @@ export function compilePermit2(): Artifact {
  * Both builds, side by side when neither is cached (a fresh clone): Permit2 (via IR, about as
  * long as the whole project) in a child process while this one compiles the project, so a
  * first deployment waits for the slower of the two rather than both. Each lands in the cache
- * that `compileProject()` and `compilePermit2()` then read.
+ * that `compileProject()` and `compilePermit2()` read; the project's artifacts are returned.
  */
-export async function compileAll(): Promise<void> {
+export async function compileAll(): Promise<Artifacts> {
   const permit2Cached = existsSync(cacheFileOf(...permit2Build()));
   const child = permit2Cached
     ? undefined
@@ -151,22 +151,23 @@ export async function compileAll(): Promise<void> {
   const exited = child && new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   // The child is waited for either way: never left compiling behind a failure here.
   let failure: unknown;
+  let project: Artifacts | undefined;
   try {
-    compileProject();
+    project = compileProject();
   } catch (error) {
     failure = error;
   }
   const code = await exited;
-  if (failure) throw failure;
+  if (failure || !project) throw failure;
   if (child && code !== 0) throw new Error(`compiling Permit2 failed (exit ${code}):\n${stderr}`);
+  return project;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = Date.now();
   if (process.argv[2] === "permit2") compilePermit2();
   else {
-    await compileAll();
-    const names = Object.keys(compileProject()).filter((k) => !k.includes(":"));
+    const names = Object.keys(await compileAll()).filter((k) => !k.includes(":"));
     compilePermit2();
     console.log(`compiled ${names.length} contracts and Permit2 in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   }

@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import type { Address } from "viem";
 import type { Deployments } from "../common/config.js";
-import { compileAll, compileProject } from "./compile.js";
+import { compileAll } from "./compile.js";
 import type { DevnetContext } from "./context.js";
 import { deployGains } from "./gains.js";
 import { deployProtocol } from "./protocol.js";
@@ -28,8 +28,7 @@ export async function deployDevnet(ctx: DevnetContext, progress: DeployProgress 
     throw new Error("the devnet operator has already sent transactions: deploy only on a fresh anvil");
   }
   progress("compiling contracts");
-  await compileAll();
-  const artifacts = compileProject();
+  const artifacts = await compileAll();
 
   progress("deploying tokens and price feeds");
   const usdc = await ctx.deploy(artifacts.DevnetUSDC!);

@@ -46,7 +46,7 @@ import { WORKER_NAMES, isWorkerName } from "./workers/index.js";
 import { type Format, formatAudit, formatLedger, formatValue } from "./cli-format.js";
 import { stringifyJson } from "../common/json.js";
 import { createPublicClient, http } from "viem";
-import { formatGainsPreflight, runGainsPreflight } from "./perps/gains-preflight.js";
+import { formatGainsPreflight, gainsPreflightFromConfig } from "./perps/gains-preflight.js";
 
 const USAGE = `usage: npm run engine -- <run|request> <worker> | reconcile | health | ledger | audit [--settle SECONDS] | preflight | launch-protocol-token --name N --symbol S [--dry-run] [--yes]\nworkers: ${WORKER_NAMES.join(", ")}`;
 
@@ -178,16 +178,8 @@ main(process.argv.slice(2)).then(
  * whatever the configured venue: so Base's diamond can be checked before the venue is switched on.
  */
 async function preflightCommand(config: Config, json: boolean): Promise<number> {
-  const diamond = config.gainsDiamond;
-  const usdc = config.contracts.usdc;
-  if (!diamond || !usdc) {
-    process.stderr.write(
-      `${!diamond ? `no gTrade diamond is configured for chain ${config.chainId} (deployments' gainsDiamond)` : "no USDC address is configured (USDC_ADDRESS)"}\n`,
-    );
-    return 1;
-  }
   const publicClient = createPublicClient({ transport: http(config.rpcUrl, { retryCount: 1 }) });
-  const result = await runGainsPreflight(publicClient, diamond, usdc);
+  const result = await gainsPreflightFromConfig(publicClient, config);
   if (json) print({ chainId: config.chainId, venue: config.perpsVenue, ...result });
   else process.stdout.write(`${formatGainsPreflight(result, config)}\n`);
   return result.ok ? 0 : 1;

@@ -175,6 +175,21 @@ export function preflightOffReason(result: DesksPreflight): string | undefined {
   )}; no perps call is sent and the perp leg keeps accumulating`;
 }
 
+/**
+ * The preflight against the configured diamond and USDC; without either, one failed
+ * "configuration" check that names what is missing (nothing is read).
+ */
+export async function gainsPreflightFromConfig(
+  publicClient: GainsPreflightParameters["publicClient"],
+  config: { gainsDiamond?: Address; contracts: { usdc?: Address } },
+): Promise<DesksPreflight> {
+  const diamond = config.gainsDiamond;
+  const usdc = config.contracts.usdc;
+  if (diamond && usdc) return runGainsPreflight(publicClient, diamond, usdc);
+  const missing = !diamond ? "no gTrade diamond is configured for this chain (deployments' gainsDiamond)" : "no USDC address is configured (USDC_ADDRESS)";
+  return { ok: false, diamond: diamond ?? "none", checkedAt: new Date().toISOString(), checks: [{ id: "configuration", verdict: "fail", says: missing }] };
+}
+
 /** The preflight in words, one line per check, then the verdict. */
 export function formatGainsPreflight(result: DesksPreflight, where: { chainId: number }): string {
   const failed = result.checks.filter((c) => c.verdict === "fail").length;

@@ -15,7 +15,7 @@ import type { EngineContext } from "../../core/context.js";
 import { type DesksHealth, type DesksPreflight, desksHealth } from "../../core/health.js";
 import { setState } from "../runtime/state.js";
 import { avantisV1 } from "./avantis-v1.js";
-import { preflightOffReason, runGainsPreflight } from "./gains-preflight.js";
+import { gainsPreflightFromConfig, preflightOffReason } from "./gains-preflight.js";
 import { gainsV10 } from "./gains-v10.js";
 import { ServiceError } from "../../core/errors.js";
 import type { PerpsVenue } from "./types.js";
@@ -43,19 +43,7 @@ export function desksOffReason(config: { perpsVenue: PerpsVenueId; chainId: numb
  * undefined for a venue that has none. Reads the chain with `eth_call` only; never throws.
  */
 export async function runVenuePreflight(ctx: Pick<EngineContext, "config" | "publicClient">): Promise<DesksPreflight | undefined> {
-  if (ctx.config.perpsVenue !== "gains-v10") return undefined;
-  const diamond = ctx.config.gainsDiamond;
-  const usdc = ctx.config.contracts.usdc;
-  if (!diamond || !usdc) {
-    const missing = !diamond ? "no gTrade diamond is configured for this chain (deployments' gainsDiamond)" : "no USDC address is configured (USDC_ADDRESS)";
-    return {
-      ok: false,
-      diamond: diamond ?? "none",
-      checkedAt: new Date().toISOString(),
-      checks: [{ id: "configuration", verdict: "fail", says: missing }],
-    };
-  }
-  return runGainsPreflight(ctx.publicClient, diamond, usdc);
+  return ctx.config.perpsVenue === "gains-v10" ? gainsPreflightFromConfig(ctx.publicClient, ctx.config) : undefined;
 }
 
 /**
