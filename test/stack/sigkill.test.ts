@@ -198,8 +198,44 @@ describe("npm start killed whole with SIGKILL", () => {
             await c.query(`SELECT block_number::text AS b, left(currency, 6) AS c, amount::text AS a FROM "${VIEWS_SCHEMA}".fee_claim ORDER BY block_number`)
           ).rows.map((r) => `${r.b}:${r.c}:${r.a}`),
         ).catch((e) => [String(e)]);
+        // What the node holds for the operator: its nonces, its mempool, and the last blocks' fill and base fee.
+        const rpc = async (method: string, params: unknown[] = []) =>
+          (
+            (await (
+              await fetch(conn.RPC_URL!, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+              })
+            ).json()) as { result?: unknown; error?: unknown }
+          ).result ?? null;
+        const node = {
+          latestNonce: await client.getTransactionCount({ address: operator, blockTag: "latest" }).catch(String),
+          pendingNonce: await client.getTransactionCount({ address: operator, blockTag: "pending" }).catch(String),
+          txpoolStatus: await rpc("txpool_status").catch(String),
+          operatorPool: await rpc("txpool_inspect")
+            .then((r) => {
+              const pool = r as { pending?: Record<string, unknown>; queued?: Record<string, unknown> } | null;
+              const mine = (group?: Record<string, unknown>) => Object.entries(group ?? {}).find(([a]) => a.toLowerCase() === operator.toLowerCase())?.[1];
+              return { pending: mine(pool?.pending), queued: mine(pool?.queued) };
+            })
+            .catch(String),
+          blocks: await Promise.all(
+            [0n, 1n, 2n].map(async (back) => {
+              const b = await client.getBlock({ blockTag: "latest" });
+              const at = back ? await client.getBlock({ blockNumber: b.number - back }) : b;
+              return {
+                number: Number(at.number),
+                txs: at.transactions.length,
+                gasUsed: String(at.gasUsed),
+                gasLimit: String(at.gasLimit),
+                baseFee: String(at.baseFeePerGas),
+              };
+            }),
+          ).catch(String),
+        };
         throw new Error(
-          `${(error as Error).message}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
+          `${(error as Error).message}\n--- node (operator ${operator}) ---\n${JSON.stringify(node, null, 1).slice(0, 6_000)}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
         );
       });
       const auditSeconds = (Date.now() - restarted) / 1000;
