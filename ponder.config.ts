@@ -13,6 +13,9 @@
  * - our tokens' own transfers: to the dead address (burns) and to or from the v4 PoolManager,
  *   whose receipts hold our pools' `Swap`s. The set of our tokens is a factory keyed on our
  *   registry's `TokenEnrolled` (an event only ours emit), plus the protocol token.
+ * - the perps exchanges: only the operator's orders and executions (the trader is an indexed
+ *   topic of every event followed), on Avantis v1 and on the gTrade v10 diamond (the devnet's
+ *   twin from deployments, on Base Base's own; no diamond configured: nothing is followed).
  * Nothing follows the PoolManager's `Swap`/`Initialize` of every v4 pool.
  */
 import { createConfig, factory } from "ponder";
@@ -29,6 +32,7 @@ import {
   v3PoolEventsAbi,
 } from "./common/abis/index.js";
 import { sniperAuctionAbi } from "./common/abis/clanker-hook.js";
+import { gainsEventsAbi } from "./common/abis/gains.js";
 import { loadConfigOrExit, requireContract } from "./common/config.js";
 import { CHAIN_NAME, DEAD_ADDRESS } from "./common/constants.js";
 
@@ -37,6 +41,8 @@ const startBlock = config.startBlock;
 const on = (name: Parameters<typeof requireContract>[1]) => ({ chain: CHAIN_NAME as typeof CHAIN_NAME, address: requireContract(config, name), startBlock });
 const poolManager = requireContract(config, "v4PoolManager");
 const operator = config.operator ?? zeroAddress; // without an operator, its filters match nothing
+/** The gTrade v10 diamond, if this chain has one (without it, the source matches nothing). */
+const gainsDiamond = config.gainsDiamond ?? zeroAddress;
 const v3Pools = [requireContract(config, "v3WethUsdcPool"), config.contracts.secondaryAssetPool].filter((a) => a !== undefined);
 
 /** Our enrolled tokens: every token our registry enrols (an event only our operator can cause). */
@@ -101,5 +107,24 @@ export default createConfig({
     V3Pool: { abi: v3PoolEventsAbi, chain: CHAIN_NAME, address: v3Pools, startBlock },
     PerpsTrading: { abi: perpsTradingAbi, ...on("perpsTrading") },
     PerpsCallbacks: { abi: perpsCallbacksAbi, ...on("perpsCallbacks") },
+    GainsDiamond: {
+      abi: gainsEventsAbi,
+      chain: CHAIN_NAME,
+      address: gainsDiamond,
+      startBlock,
+      filter: [
+        { event: "MarketOrderInitiated", args: { trader: operator } },
+        { event: "PositionSizeUpdateInitiated", args: { trader: operator } },
+        { event: "LeverageUpdateInitiated", args: { trader: operator } },
+        { event: "MarketExecuted", args: { user: operator } },
+        { event: "MarketOpenCanceled", args: { trader: operator } },
+        { event: "MarketCloseCanceled", args: { trader: operator } },
+        { event: "LimitExecuted", args: { user: operator } },
+        { event: "PositionSizeIncreaseExecuted", args: { trader: operator } },
+        { event: "PositionSizeDecreaseExecuted", args: { trader: operator } },
+        { event: "LeverageUpdateExecuted", args: { trader: operator } },
+        { event: "CollateralReturnedAfterTimeout", args: { trader: operator } },
+      ],
+    },
   },
 });

@@ -7,3 +7,4 @@ import "./auction.js";
 import "./registry.js";
 import "./pools.js";
 import "./perps.js";
+import "./gains.js";

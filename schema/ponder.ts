@@ -442,6 +442,8 @@ export const deskOrder = onchainTable("desk_order", (t) => ({
   collateral: t.bigint().notNull(),
   leverage: t.bigint().notNull(),
   status: t.text().notNull(), // pending | executed | canceled
+  /** USDC the exchange sent back when it canceled the order (gTrade: an open's collateral less its fee, all of it after a timeout). */
+  usdcReturned: t.bigint(),
   txHash: t.hex().notNull(),
   timestamp: t.bigint().notNull(),
 }));
