@@ -1,7 +1,7 @@
 /**
  * The indexer's desks on gTrade v10: the operator's orders sent straight to the devnet's twin of
  * the diamond and filled by its keeper (open, increase, an increase refused for slippage, the
- * leverage update that adds margin, decrease, close; an open cancelled for slippage; an open
+ * leverage update that adds margin, decrease, a close refused for slippage, close; an open cancelled for slippage; an open
  * reclaimed after the timeout; a keeper liquidation), and another trader's trade beside them.
  * Every indexed amount (collateral, USDC returned, realised PnL) is compared with the chain to the
  * base unit: the diamond's events, its `getTrade` after each fill, and the operator's balance.
@@ -98,6 +98,7 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     margin: { order: number; tx: Hex; delta: bigint };
     decrease: { order: number; tx: Hex; sent: bigint; removed: bigint };
     close: { order: number; tx: Hex; sent: bigint; price: bigint };
+    refusedClose: { order: number; tx: Hex };
     slippage: { order: number; tx: Hex; returned: bigint; balanceDelta: bigint };
     timeout: { order: number; tx: Hex; returned: bigint; balanceDelta: bigint };
     liq: { order: number; index: number; tx: Hex; collateral: bigint; sent: bigint };
@@ -172,6 +173,12 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     // Close the rest at +5%.
     const up = (ethPrice * 105n) / 100n;
     await setPrice(ETH, up);
+    // A close refused first: expected 10% above the fill, past the closing bound; the trade stays as it was.
+    const refusedClose = await send(operator, "closeTradeMarket", [index, (up * 110n) / 100n]);
+    const refusedCloseFill = await fill(me, pendingIndex(refusedClose));
+    expect(one(refusedCloseFill, "MarketCloseCanceled").cancelReason).toBe(GainsCancelReason.SLIPPAGE);
+    s.refusedClose = { order: pendingIndex(refusedClose), tx: refusedCloseFill.transactionHash };
+    expect((await tradeOf(index)).collateralAmount).toBe(steps.at(-1)!.collateral);
     const closeReq = await send(operator, "closeTradeMarket", [index, up]);
     const closeFill = await fill(me, pendingIndex(closeReq));
     const closed = one(closeFill, "MarketExecuted");
@@ -316,7 +323,14 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     expect(byId.get(s.refused.order)).toMatchObject({ status: "canceled", open: true, usdc_returned: String(s.refused.delta) });
     expect(byId.get(s.margin.order)).toMatchObject({ status: "executed", open: true, collateral: String(s.margin.delta), leverage: String(lev(4000)) });
     expect(byId.get(s.decrease.order)).toMatchObject({ status: "executed", open: false, collateral: String(USDC(40n)) });
-    expect(byId.get(s.close.order)).toMatchObject({ status: "executed", open: false });
+    expect(byId.get(s.refusedClose.order)).toMatchObject({
+      status: "canceled",
+      open: false,
+      collateral: String(s.a.steps.at(-2)!.collateral),
+      usdc_returned: "0",
+    });
+    expect(byId.get(s.close.order)).toMatchObject({ status: "executed", open: false, collateral: String(s.a.steps.at(-2)!.collateral) });
+    expect(await q("SELECT id FROM desk_event WHERE tx_hash = $1", [s.refusedClose.tx])).toEqual([]);
     expect(byId.get(s.liq.order)).toMatchObject({ status: "executed", open: true, collateral: String(USDC(40n)), leverage: String(lev(10_000)) });
   });
 
