@@ -41,3 +41,25 @@ export function notionalOf(collateral: bigint, leverage: bigint): bigint {
 export function toPerpsPrice(answer: bigint, decimals: number): bigint {
   return decimals <= 10 ? answer * 10n ** BigInt(10 - decimals) : answer / 10n ** BigInt(decimals - 10);
 }
+
+/**
+ * gTrade v10's fee on opening or closing a position of `positionSizeUsdc` (USDC base units):
+ * `totalPositionSizeFeeP` (1e10 percent) of the larger of the size and the pair's minimum position size
+ * (the gTrade SDK's `getTotalTradeFeesCollateral`).
+ */
+export function gainsPositionFee(positionSizeUsdc: bigint, totalPositionSizeFeeP: bigint, minPositionSizeUsdc: bigint): bigint {
+  const basis = positionSizeUsdc > minPositionSizeUsdc ? positionSizeUsdc : minPositionSizeUsdc;
+  return (basis * totalPositionSizeFeeP) / PERPS_PRECISION / 100n;
+}
+
+/**
+ * What closing a whole gTrade v10 trade pays at `pct` (1e10 percent, as `percentProfit`): the collateral plus
+ * its PnL, less the closing fee and the trading fees already realized (v10 keeps the opening fee out of
+ * `collateralAmount` and in `TradeFeesData.realizedTradingFeesCollateral`), plus PnL already realized; never
+ * negative (the gTrade SDK's trade/pnl, `amountSentToTrader`). Holding fees, where the venue charges them, are
+ * passed in `realizedTradingFees` as well.
+ */
+export function gainsCloseValue(p: { collateral: bigint; pct: bigint; closingFee: bigint; realizedTradingFees: bigint; realizedPnl: bigint }): bigint {
+  const v = p.collateral + (p.collateral * p.pct) / HUNDRED_PERCENT - p.closingFee - p.realizedTradingFees + p.realizedPnl;
+  return v < 0n ? 0n : v;
+}

@@ -23,7 +23,8 @@ export type ProfitDecision =
   | { action: "hold"; profit: bigint; value: bigint; reason: string };
 
 export function decideTakeProfit(input: {
-  trade: { side: Side; leverage: bigint; collateral: bigint; basisUsdc: bigint; openPrice: bigint };
+  /** `value`: what closing the trade pays now by the venue's own maths (fees included), where it has one. */
+  trade: { side: Side; leverage: bigint; collateral: bigint; basisUsdc: bigint; openPrice: bigint; value?: bigint };
   price: bigint;
   mandate: Mandate;
   minProfitUsdc: bigint;
@@ -33,7 +34,7 @@ export function decideTakeProfit(input: {
   window?: PriceWindow;
 }): ProfitDecision {
   const t = input.trade;
-  const value = closeValue(t.collateral, percentProfit(t.openPrice, input.price, t.side, t.leverage));
+  const value = t.value ?? closeValue(t.collateral, percentProfit(t.openPrice, input.price, t.side, t.leverage));
   const profit = value - t.basisUsdc;
   const threshold = (t.basisUsdc * BigInt(input.mandate.takeProfitBps)) / 10_000n;
   if (profit > 0n && profit >= threshold && profit >= input.minProfitUsdc) {

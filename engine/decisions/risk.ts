@@ -13,6 +13,8 @@ export type RiskTrade = {
   collateral: bigint;
   basisUsdc: bigint;
   openPrice: bigint;
+  /** The venue's own mark of the trade at the price (its fees included), where it has one; else Avantis v1's maths. */
+  mark?: { value: bigint; liquidationPrice: bigint };
 };
 
 export type TradeRisk = { id: number; value: bigint; drawdownBps: number; liquidationPrice: bigint; liquidationDistanceBps: number };
@@ -27,9 +29,9 @@ export type RiskDecision = {
 
 /** Measures one trade at `price`. */
 export function measureTrade(t: RiskTrade, price: bigint): TradeRisk {
-  const value = closeValue(t.collateral, percentProfit(t.openPrice, price, t.side, t.leverage));
+  const value = t.mark?.value ?? closeValue(t.collateral, percentProfit(t.openPrice, price, t.side, t.leverage));
   const drawdownBps = t.basisUsdc > 0n && value < t.basisUsdc ? Number(((t.basisUsdc - value) * 10_000n) / t.basisUsdc) : 0;
-  const liq = liquidationPrice(t.openPrice, t.side, t.leverage);
+  const liq = t.mark?.liquidationPrice ?? liquidationPrice(t.openPrice, t.side, t.leverage);
   const gap = t.side === "long" ? price - liq : liq - price;
   const liquidationDistanceBps = price > 0n ? Number((gap * 10_000n) / price) : 0;
   return { id: t.id, value, drawdownBps, liquidationPrice: liq, liquidationDistanceBps };

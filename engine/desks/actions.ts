@@ -14,7 +14,7 @@ import type { DeskOpen } from "../decisions/desk-entry.js";
 import { consumePerpUsdc } from "../../core/ledger/accumulators.js";
 import { refundSpend } from "../../core/ledger/spend.js";
 import { requirePerpsVenue } from "../perps/venue.js";
-import { type DeskTrade, tradeById, updateTrade } from "./trades.js";
+import { type DeskTrade, tradeById, tradesWithStatus, updateTrade } from "./trades.js";
 
 const openKey = (id: number) => `desk-trade:${id}:open`;
 
@@ -172,21 +172,29 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
       .update(deskTrades)
       .set({ pendingTopup: null, topups: n, updatedAt: sql`now()` })
       .where(and(eq(deskTrades.id, trade.id), eq(deskTrades.topups, n - 1)));
-  if (trade.status !== "open" || trade.tradeIndex === null) {
+  const venue = requirePerpsVenue(ctx);
+  const key = `desk-trade:${trade.id}:topup:${n}`;
+  // A two-step top-up whose order is on the exchange waits for its fill (or refusal): the event sync settles it.
+  const sent = venue.twoStepMargin ? await ctx.pipeline.get(key) : undefined;
+  if (sent?.status === "mined") return trade;
+  if (!sent && (trade.status !== "open" || trade.tradeIndex === null)) {
     await ctx.db.transaction(async (tx) => {
       await refundSpend(tx, spend, `trade ${trade.status}`);
       await clearTopUp(tx);
     });
     return tradeById(ctx.db, trade.id);
   }
-  const venue = requirePerpsVenue(ctx);
-  await ensureAllowance(ctx, ctx.contract("usdc"), venue.collateralSpender(ctx), worker);
-  const outcome = await ctx.pipeline.send({
-    key: `desk-trade:${trade.id}:topup:${n}`,
-    kind: "perps-margin",
-    worker,
-    ...(await venue.updateMargin(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex, amount: trade.pendingTopup })),
-  });
+  let request = sent && { key: sent.key, kind: sent.kind, worker, to: sent.to, data: sent.data, value: sent.value };
+  if (!request) {
+    await ensureAllowance(ctx, ctx.contract("usdc"), venue.collateralSpender(ctx), worker);
+    const call = await venue.updateMargin(ctx, { pairIndex: trade.pairIndex, index: trade.tradeIndex!, amount: trade.pendingTopup });
+    request = { key, kind: "perps-margin", worker, ...call };
+  }
+  const outcome = await ctx.pipeline.send(request);
+  if (outcome.status === "mined" && venue.twoStepMargin) {
+    ctx.log.info({ token: trade.token, tradeId: trade.id, orderId: String(venue.orderIdOf(outcome.receipt)) }, "desk margin order placed");
+    return tradeById(ctx.db, trade.id);
+  }
   await ctx.db.transaction(async (tx) => {
     // Applied once: only while the top-up is still pending on the row.
     if (outcome.status === "mined") {
@@ -210,4 +218,42 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
     }
   });
   return tradeById(ctx.db, trade.id);
+}
+
+/**
+ * Cancels every desk order the exchange left unfilled past its timeout (gains-v10: `cancelOrderAfterTimeout`
+ * after `getMarketOrdersTimeoutBlocks()` blocks): an open, a close or reduce, a margin top-up. Each cancel is an
+ * intent keyed by the trade and the order, so a restart resumes it and never sends it twice. The cancel's events
+ * settle the trade through the event sync: an open's collateral (`CollateralReturnedAfterTimeout`) back to the
+ * token's perp leg, a close's trade open again. Orders of no desk are left alone; a venue without such a cancel
+ * (Avantis v1) reports none.
+ */
+export async function cancelTimedOutOrders(ctx: EngineContext, worker: string): Promise<{ tradeId: number; orderId: string; kind: string; status: string }[]> {
+  const venue = requirePerpsVenue(ctx);
+  const late = await venue.timedOutOrders(ctx);
+  if (!late.length) return [];
+  const trades = await tradesWithStatus(ctx.db, ["opening", "open", "closing"]);
+  const out: { tradeId: number; orderId: string; kind: string; status: string }[] = [];
+  for (const order of late) {
+    const trade = trades.find((t) =>
+      order.kind === "open"
+        ? t.status === "opening" && t.orderId === order.orderId
+        : t.pairIndex === order.pairIndex &&
+          t.tradeIndex === order.index &&
+          (order.kind === "close" ? t.status === "closing" && t.closeOrderId === order.orderId : order.kind === "margin" && t.pendingTopup !== null),
+    );
+    const call = trade && venue.cancelAfterTimeout(ctx, order.orderId);
+    if (!trade || !call) continue;
+    const reason = `${order.kind} order ${order.orderId} unfilled since block ${order.createdBlock}, past the exchange's timeout: cancelled`;
+    const outcome = await ctx.pipeline.send({ key: `desk-trade:${trade.id}:timeout:${order.orderId}`, kind: "perps-cancel-timeout", worker, ...call });
+    await logDecision(ctx, {
+      worker,
+      token: trade.token,
+      decision: outcome.status === "mined" ? "desk-order-timed-out" : "desk-timeout-cancel-failed",
+      reason: outcome.status === "mined" ? reason : `${reason}, but the cancel failed: ${outcome.reason}`,
+      data: { tradeId: trade.id, orderId: order.orderId, kind: order.kind },
+    });
+    out.push({ tradeId: trade.id, orderId: order.orderId.toString(), kind: order.kind, status: outcome.status });
+  }
+  return out;
 }

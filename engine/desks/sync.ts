@@ -8,7 +8,7 @@
  */
 import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { logDecision } from "../../core/agent-log.js";
-import type { OnchainTrade } from "../perps/types.js";
+import type { OnchainTrade, VenueEvent } from "../perps/types.js";
 import { perpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { type Tx, tables } from "../../core/db/client.js";
@@ -16,14 +16,25 @@ import { recordEntries } from "../../core/ledger/journal.js";
 import { Legs } from "../../core/ledger/legs.js";
 import { refundSpend } from "../../core/ledger/spend.js";
 import { getState, setState } from "../runtime/state.js";
-import { progressClosing, progressOpening, progressTopUp } from "./actions.js";
+import { cancelTimedOutOrders, progressClosing, progressOpening, progressTopUp } from "./actions.js";
 import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
 import { toJsonValue } from "../../common/json.js";
 import { USDC_UNIT, formatUnits, showUnits } from "../../common/units.js";
 
 const CURSOR_KEY = "perps-cursor";
 
-export type SyncReport = { events: number; opened: number; closed: number; canceled: number; liquidated: number; orphans: number };
+export type SyncReport = {
+  events: number;
+  opened: number;
+  closed: number;
+  canceled: number;
+  liquidated: number;
+  /** Closes or reduces the exchange refused or that timed out: the trade is open again. */
+  reopened: number;
+  /** Two-step margin top-ups filled or refused. */
+  margin: number;
+  orphans: number;
+};
 
 /**
  * `syncDeskTrades`: resumes trades whose order was being sent, then applies every perps
@@ -38,7 +49,7 @@ export function syncDeskTrades(ctx: EngineContext, worker = "desk-sync"): Promis
 }
 
 async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
-  const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, orphans: 0 };
+  const report: SyncReport = { events: 0, opened: 0, closed: 0, canceled: 0, liquidated: 0, reopened: 0, margin: 0, orphans: 0 };
   // Desks off on this chain: nothing is sent and no exchange is read (the cursor stays put).
   const venue = perpsVenue(ctx);
   if (!venue) return report;
@@ -46,6 +57,8 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
   for (const t of await tradesWithStatus(ctx.db, ["closing"])) if (t.closeOrderId === null) await progressClosing(ctx, t, worker);
   const topUps = await ctx.db.select().from(tables.deskTrades).where(isNotNull(tables.deskTrades.pendingTopup)).orderBy(asc(tables.deskTrades.id));
   for (const t of topUps) await progressTopUp(ctx, toTrade(t), worker);
+  // Orders the exchange left unfilled past its timeout are cancelled; the cancels' events are applied below.
+  await cancelTimedOutOrders(ctx, worker);
 
   const head = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
   const cursor = await getState<{ block: number }>(ctx.db, CURSOR_KEY);
@@ -71,12 +84,16 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
       const fact: Fact = { key: `${log.blockHash}:${log.transactionHash}:${log.logIndex}`, blockNumber: Number(log.blockNumber), blockHash: log.blockHash };
       const applied: Applied =
         log.kind === "open-canceled"
-          ? await applyCanceled(tx, log.orderId, fact)
+          ? await applyCanceled(tx, log.orderId, log.reason, log.returned, fact)
           : log.kind === "open-executed"
             ? await applyOpened(tx, log.orderId, log.trade)
             : log.kind === "close-executed"
-              ? await applyMarketClose(tx, log.orderId, log.usdcSent, fact)
-              : await applyLimit(tx, log.trade, log.liquidation, log.usdcSent, fact);
+              ? await applyMarketClose(tx, log.orderId, log.usdcSent, log.remainingCollateral, fact)
+              : log.kind === "close-canceled"
+                ? await applyCloseCanceled(tx, log.orderId, log.reason)
+                : log.kind === "margin-executed"
+                  ? await applyMargin(tx, log, fact)
+                  : await applyLimit(tx, log.trade, log.liquidation, log.usdcSent, fact);
       if (applied.kind !== "orphan") {
         // The trade as it was before this event, so a reorg that removes the event can restore it.
         await tx
@@ -113,7 +130,13 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
 }
 
 type Applied =
-  | { kind: "opened" | "closed" | "canceled" | "liquidated"; trade: DeskTrade; reason: string; before: Snapshot; amounts?: Record<string, bigint | boolean> }
+  | {
+      kind: "opened" | "closed" | "canceled" | "liquidated" | "reopened" | "margin";
+      trade: DeskTrade;
+      reason: string;
+      before: Snapshot;
+      amounts?: Record<string, bigint | boolean>;
+    }
   | { kind: "orphan" };
 /** The log an event's ledger rows come from: keys and block hash. */
 type Fact = { key: string; blockNumber: number; blockHash: string };
@@ -149,6 +172,7 @@ export async function rewindPerpsEvents(tx: Tx, forkBlock: number, lostHashes: s
           usdcReturned: b.usdc_returned,
           realisedPnl: b.realised_pnl,
           closedAt: b.closed_at ? new Date(b.closed_at) : null,
+          ...(b.topups === undefined ? {} : { pendingTopup: b.pending_topup ?? null, topups: b.topups }),
           updatedAt: sql`now()`,
         })
         .where(eq(deskTrades.id, r.tradeId));
@@ -178,6 +202,9 @@ type Snapshot = {
   usdc_returned: string;
   realised_pnl: string;
   closed_at: string | null;
+  /** Absent from snapshots stored before two-step top-ups. */
+  pending_topup?: string | null;
+  topups?: number;
 };
 
 async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
@@ -196,6 +223,8 @@ async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
       usdc_returned: t.usdcReturned,
       realised_pnl: t.realisedPnl,
       closed_at: t.closedAt,
+      pending_topup: t.pendingTopup,
+      topups: t.topups,
     })
     .from(t)
     .where(eq(t.id, id));
@@ -232,19 +261,114 @@ async function applyOpened(tx: Tx, orderId: bigint, t: OnchainTrade): Promise<Ap
   };
 }
 
-async function applyCanceled(tx: Tx, orderId: bigint, fact: Fact): Promise<Applied> {
+/**
+ * An open order that never filled (refused by the exchange, or cancelled after its timeout). When all of its
+ * collateral came back (or the venue does not say), the whole spend goes back to the token's perp leg. When the
+ * exchange kept part of it (gTrade's fee on an open it refused), what came back returns to the perp leg and the
+ * rest is the trade's realised loss, as a close's shortfall is.
+ */
+async function applyCanceled(tx: Tx, orderId: bigint, reason: string, returned: bigint | undefined, fact: Fact): Promise<Applied> {
   const trade = await findTrade(tx, and(eq(tables.deskTrades.orderId, orderId.toString()), eq(tables.deskTrades.status, "opening")));
   if (!trade) return { kind: "orphan" };
   const before = await snapshot(tx, trade.id);
-  await refundSpend(tx, `spend:desk-trade:${trade.id}`, "open order canceled by the exchange", fact);
-  await updateTrade(tx, trade.id, { status: "canceled", closedAt: new Date(), closeReason: "open order canceled (price moved past the slippage bound)" });
-  return { kind: "canceled", trade, before, reason: "open order canceled by the exchange; collateral back to the perp leg" };
+  if (returned === undefined || returned >= trade.basisUsdc) {
+    await refundSpend(tx, `spend:desk-trade:${trade.id}`, reason, fact);
+    await updateTrade(tx, trade.id, { status: "canceled", closedAt: new Date(), closeReason: reason });
+    return { kind: "canceled", trade, before, reason: `${reason}; collateral back to the perp leg` };
+  }
+  const onchain = { blockNumber: fact.blockNumber, blockHash: fact.blockHash };
+  if (returned > 0n) {
+    const entry = { key: `desk-return:${fact.key}`, kind: "desk-return", leg: Legs.perp, token: trade.token, currency: "USDC" as const };
+    await recordEntries(tx, [{ ...entry, amount: returned, ...onchain, data: { tradeId: trade.id } }]);
+  }
+  const kept = trade.basisUsdc - returned;
+  await updateTrade(tx, trade.id, {
+    status: "canceled",
+    closedAt: new Date(),
+    closeReason: reason,
+    usdcReturned: (trade.usdcReturned + returned).toString(),
+    realisedPnl: (trade.realisedPnl - kept).toString(),
+  });
+  return {
+    kind: "canceled",
+    trade,
+    before,
+    reason: `${reason}; ${showUnits(returned, USDC_UNIT)} back to the perp leg, ${showUnits(kept, USDC_UNIT)} kept by the exchange (a loss)`,
+    amounts: { returned, kept },
+  };
 }
 
-async function applyMarketClose(tx: Tx, orderId: bigint, sent: bigint, fact: Fact): Promise<Applied> {
+async function applyMarketClose(tx: Tx, orderId: bigint, sent: bigint, remaining: bigint | undefined, fact: Fact): Promise<Applied> {
   const trade = await findTrade(tx, and(eq(tables.deskTrades.closeOrderId, orderId.toString()), inArray(tables.deskTrades.status, ["closing"])));
   if (!trade) return { kind: "orphan" };
-  return settleClose(tx, trade, trade.closeAmount ?? trade.collateral ?? 0n, sent, fact, "closed");
+  return settleClose(tx, trade, trade.closeAmount ?? trade.collateral ?? 0n, sent, fact, "closed", remaining);
+}
+
+/** A close the exchange refused, or cancelled after its timeout: the trade is open again, as it was, for the next cycle to decide. */
+async function applyCloseCanceled(tx: Tx, orderId: bigint, reason: string): Promise<Applied> {
+  const trade = await findTrade(tx, and(eq(tables.deskTrades.closeOrderId, orderId.toString()), eq(tables.deskTrades.status, "closing")));
+  if (!trade) return { kind: "orphan" };
+  const before = await snapshot(tx, trade.id);
+  await updateTrade(tx, trade.id, { status: "open", closeOrderId: null, closeAmount: null });
+  return { kind: "reopened", trade, before, reason: `${reason}; the trade stays open` };
+}
+
+/**
+ * A two-step margin top-up answered: filled, the trade takes the exchange's new collateral and leverage and its basis
+ * the top-up; refused or timed out, the top-up's spend goes back to the perp leg (the exchange returned the margin).
+ */
+async function applyMargin(tx: Tx, log: Extract<VenueEvent, { kind: "margin-executed" }>, fact: Fact): Promise<Applied> {
+  const { deskTrades } = tables;
+  const trade = await findTrade(
+    tx,
+    and(
+      eq(deskTrades.pairIndex, log.pairIndex),
+      eq(deskTrades.tradeIndex, log.index),
+      isNotNull(deskTrades.pendingTopup),
+      inArray(deskTrades.status, ["open", "closing", "closed", "liquidated"]),
+    ),
+  );
+  if (!trade) return { kind: "orphan" };
+  const before = await snapshot(tx, trade.id);
+  const n = trade.topups + 1;
+  const amount = trade.pendingTopup!;
+  if (log.canceled) {
+    await refundSpend(tx, `spend:desk-topup:${trade.id}:${n}`, log.reason, fact);
+    await updateTrade(tx, trade.id, { pendingTopup: null, topups: n });
+    return { kind: "margin", trade, before, reason: `${log.reason}; ${showUnits(amount, USDC_UNIT)} back to the perp leg`, amounts: { refunded: amount } };
+  }
+  // The exchange may pull less than the top-up (gTrade rounds the new leverage up): the rest never left the
+  // wallet and goes back to the perp leg.
+  const added = log.added < amount ? log.added : amount;
+  if (added < amount) {
+    await recordEntries(tx, [
+      {
+        key: `desk-return:${fact.key}`,
+        kind: "desk-return",
+        leg: Legs.perp,
+        token: trade.token,
+        currency: "USDC" as const,
+        amount: amount - added,
+        blockNumber: fact.blockNumber,
+        blockHash: fact.blockHash,
+        data: { tradeId: trade.id, topUp: n },
+      },
+    ]);
+  }
+  await updateTrade(tx, trade.id, {
+    basisUsdc: (trade.basisUsdc + added).toString(),
+    collateral: log.collateral.toString(),
+    leverage: log.leverage.toString(),
+    pendingTopup: null,
+    topups: n,
+  });
+  return {
+    kind: "margin",
+    trade,
+    before,
+    reason: `margin top-up of ${showUnits(added, USDC_UNIT)} filled: collateral ${showUnits(log.collateral, USDC_UNIT)} at ${formatUnits(log.leverage, 10, { exact: true })}x`,
+    amounts: { added, unused: amount - added, collateral: log.collateral },
+  };
 }
 
 async function applyLimit(tx: Tx, t: OnchainTrade, liquidation: boolean, sent: bigint, fact: Fact): Promise<Applied> {
@@ -267,7 +391,15 @@ async function applyLimit(tx: Tx, t: OnchainTrade, liquidation: boolean, sent: b
  * part goes back to the perp leg up to what was returned; anything above it is profit for
  * the token's creator buyback queue; a shortfall is the desk's realised loss.
  */
-async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, sent: bigint, fact: Fact, kind: "closed" | "liquidated"): Promise<Applied> {
+async function settleClose(
+  tx: Tx,
+  trade: DeskTrade,
+  closedCollateral: bigint,
+  sent: bigint,
+  fact: Fact,
+  kind: "closed" | "liquidated",
+  remaining?: bigint,
+): Promise<Applied> {
   const before = await snapshot(tx, trade.id);
   const { key } = fact;
   const onchain = { blockNumber: fact.blockNumber, blockHash: fact.blockHash };
@@ -315,7 +447,7 @@ async function settleClose(tx: Tx, trade: DeskTrade, closedCollateral: bigint, s
   } else {
     await updateTrade(tx, trade.id, {
       status: "open",
-      collateral: (collateral - closed).toString(),
+      collateral: (remaining ?? collateral - closed).toString(),
       basisUsdc: (trade.basisUsdc - basisPart).toString(),
       closeOrderId: null,
       closeAmount: null,

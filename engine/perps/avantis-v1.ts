@@ -10,7 +10,7 @@ import { LimitOrder, PAIR_FEEDS, PERPS_PRECISION, OrderType, perpsCallbacksAbi, 
 import { PERPS_VENUES } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
-import { type Side, toPerpsPrice } from "../../common/perps-math.js";
+import { type Side, closeValue, liquidationPrice, percentProfit, toPerpsPrice } from "../../common/perps-math.js";
 import { getLogsChunked } from "../chain/logs.js";
 import type { OnchainTrade, PerpsVenue, VenueEvent } from "./types.js";
 import { venueLogsInChainOrder } from "./logs.js";
@@ -170,7 +170,12 @@ async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBloc
   const out: VenueEvent[] = [];
   for (const at of venueLogsInChainOrder(executed, limits, canceled)) {
     if (at.name === "MarketOpenCanceled") {
-      out.push({ ...at, kind: "open-canceled", orderId: BigInt(at.args.orderId as bigint) });
+      out.push({
+        ...at,
+        kind: "open-canceled",
+        orderId: BigInt(at.args.orderId as bigint),
+        reason: "open order canceled (price moved past the slippage bound)",
+      });
       continue;
     }
     const trade = fromRawTrade(at.args.t as RawTrade);
@@ -209,9 +214,21 @@ export const avantisV1: PerpsVenue = {
   close: async (ctx, p) => ({ to: ctx.contract("perpsTrading"), data: encodeCloseTrade(p), value: executionFee(ctx.config.isDevnet) }),
   orderIdOf,
   marginUpdateOf,
+  twoStepMargin: false,
   readPairLimits,
   freeTradeSlots,
   readOperatorTrades,
   readPairPrice,
   readEvents,
+  pairFeed: (pairIndex) => PAIR_FEEDS[pairIndex],
+  /** Avantis v1's own keeper cancels orders it never executes: the engine sends no cancel after a timeout. */
+  timedOutOrders: async () => [],
+  /** Not supported by Avantis v1 (no trader cancel after a timeout). */
+  cancelAfterTimeout: () => undefined,
+  /** Avantis v1's PnL, floored at −100%, and its 90% liquidation threshold (no fee charged on close). */
+  markTrades: async (_ctx, trades, price) =>
+    trades.map((t) => ({
+      value: closeValue(t.collateral, percentProfit(t.openPrice, price, t.side, t.leverage)),
+      liquidationPrice: liquidationPrice(t.openPrice, t.side, t.leverage),
+    })),
 };

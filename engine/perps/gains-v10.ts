@@ -22,6 +22,7 @@ import {
   GAINS_MIN_COLLATERAL_FEE_MULTIPLE,
   GAINS_PAIR_FEEDS,
   GAINS_USDC_COLLATERAL_INDEX,
+  GainsCancelReason,
   GainsOrderType,
   GainsTradeType,
   gainsEventsAbi,
@@ -30,12 +31,12 @@ import {
 } from "../../common/abis/gains.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { ServiceError } from "../../common/errors.js";
-import { type Side, toPerpsPrice } from "../../common/perps-math.js";
+import { type Side, gainsCloseValue, gainsPositionFee, percentProfit, toPerpsPrice } from "../../common/perps-math.js";
 import { PERPS_VENUES } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
 import { getLogsChunked } from "../chain/logs.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
-import type { OnchainTrade, PerpsVenue, VenueCall, VenueEvent } from "./types.js";
+import type { MarkInput, OnchainTrade, PerpsVenue, TimedOutOrder, TradeMark, VenueCall, VenueEvent } from "./types.js";
 import { venueLogsInChainOrder } from "./logs.js";
 
 /** Slippage accepted on market orders, percent at 1e3: 1%. */
@@ -211,8 +212,6 @@ async function readPairLimits(ctx: EngineContext, pairIndex: number): Promise<Pa
   return gainsPairLimits({ minLeverage, maxLeverage, minCollateral: gainsMinCollateral(minFeeUsd, collateralPriceUsd) });
 }
 
-type PendingOrder = { trade: GainsTrade; orderType: number };
-
 async function freeTradeSlots(ctx: EngineContext, pairIndex: number): Promise<number> {
   const [trades, pending] = await Promise.all([
     read<GainsTrade[]>(ctx, "getTrades", [ctx.operator]),
@@ -250,27 +249,119 @@ async function readPairPrice(ctx: EngineContext, pairIndex: number): Promise<big
   return toPerpsPrice(round[1], decimals);
 }
 
+/** `CancelReason` in words. */
+function cancelReasonName(reason: number): string {
+  const name = Object.entries(GainsCancelReason).find(([, v]) => v === reason)?.[0];
+  return name ? `${name} (${reason})` : String(reason);
+}
+
+type PendingOrder = { trade: GainsTrade; index: number; orderType: number; createdBlock: number };
+
+/** The operator's pending order `index` as it stood at `blockNumber` (before a cancel after the timeout removed it). */
+async function pendingOrderAt(ctx: EngineContext, index: number, blockNumber: bigint): Promise<PendingOrder | undefined> {
+  const orders = await read<PendingOrder[]>(ctx, "getPendingOrders", [ctx.operator], blockNumber);
+  return orders.find((o) => Number(o.index) === index);
+}
+
 /**
- * The operator's `MarketExecuted` (opens and closes), `MarketOpenCanceled` (an open refused, its
- * collateral back less gTrade's fee), `CollateralReturnedAfterTimeout` (an order cancelled after the
- * timeout, all of its collateral back) and `LimitExecuted` (order type 6: a liquidation) in a range,
- * decoded, in chain order. Order ids are pending-order indices.
+ * The operator's `MarketExecuted` (opens and closes), `MarketOpenCanceled` (an open refused, its collateral back
+ * less gTrade's fee), `MarketCloseCanceled` and refused `PositionSizeDecreaseExecuted` (a close or reduce refused:
+ * the trade stays), executed `PositionSizeDecreaseExecuted` (a reduce), `LeverageUpdateExecuted` (a margin
+ * top-up filled or refused), the cancels after the timeout (`CollateralReturnedAfterTimeout` for an order holding
+ * collateral, all of it back; `ChainlinkCallbackTimeout` alone for a close), and `LimitExecuted` (order type 6: a
+ * liquidation) in a range, decoded, in chain order. Order ids are pending-order indices. A cancel after the
+ * timeout names only the order: what it cancelled is read from the diamond's pending orders just before it.
  */
 async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBlock: bigint }): Promise<VenueEvent[]> {
   const address = diamond(ctx);
   const event = (name: string) => gainsEventsAbi.find((e) => e.type === "event" && e.name === name) as never;
   const operator = getAddress(ctx.operator);
-  const [executed, canceled, timedOut, limits] = await Promise.all([
+  const [executed, canceled, closeCanceled, returned, callbackTimeouts, limits, decreases, leverage] = await Promise.all([
     getLogsChunked(ctx.publicClient, { address, event: event("MarketExecuted"), args: { user: operator }, ...range }),
     getLogsChunked(ctx.publicClient, { address, event: event("MarketOpenCanceled"), args: { trader: operator }, ...range }),
+    getLogsChunked(ctx.publicClient, { address, event: event("MarketCloseCanceled"), args: { trader: operator }, ...range }),
     getLogsChunked(ctx.publicClient, { address, event: event("CollateralReturnedAfterTimeout"), args: { trader: operator }, ...range }),
+    getLogsChunked(ctx.publicClient, { address, event: event("ChainlinkCallbackTimeout"), ...range }),
     getLogsChunked(ctx.publicClient, { address, event: event("LimitExecuted"), args: { user: operator }, ...range }),
+    getLogsChunked(ctx.publicClient, { address, event: event("PositionSizeDecreaseExecuted"), args: { trader: operator }, ...range }),
+    getLogsChunked(ctx.publicClient, { address, event: event("LeverageUpdateExecuted"), args: { trader: operator }, ...range }),
   ]);
+  // A timeout that returned collateral is read from its CollateralReturnedAfterTimeout; the bare callback timeout
+  // (a close, which holds none) from ChainlinkCallbackTimeout; other traders' timeouts are left out.
+  type TimeoutLog = { transactionHash: Hex; args: { pendingOrderId: { user: Address; index: number } } };
+  const idOf = (l: TimeoutLog) => l.args.pendingOrderId;
+  const withCollateral = new Set((returned as unknown as TimeoutLog[]).map((l) => `${l.transactionHash}:${idOf(l).index}`));
+  const closeTimeouts = (callbackTimeouts as unknown as TimeoutLog[]).filter(
+    (l) => getAddress(idOf(l).user) === operator && !withCollateral.has(`${l.transactionHash}:${idOf(l).index}`),
+  );
   const out: VenueEvent[] = [];
-  for (const at of venueLogsInChainOrder(executed, canceled, timedOut, limits)) {
-    if (at.name === "MarketOpenCanceled" || at.name === "CollateralReturnedAfterTimeout") {
-      const id = (at.args.orderId ?? at.args.pendingOrderId) as { index: number };
-      out.push({ ...at, kind: "open-canceled", orderId: BigInt(id.index) });
+  for (const at of venueLogsInChainOrder(executed, canceled, closeCanceled, returned, closeTimeouts, limits, decreases, leverage)) {
+    if (at.name === "MarketOpenCanceled") {
+      const orderId = BigInt((at.args.orderId as { index: number }).index);
+      const reason = `open order canceled by gTrade: ${cancelReasonName(Number(at.args.cancelReason))}`;
+      out.push({ ...at, kind: "open-canceled", orderId, reason, returned: at.args.collateralReturned as bigint });
+      continue;
+    }
+    if (at.name === "MarketCloseCanceled") {
+      const orderId = BigInt((at.args.orderId as { index: number }).index);
+      out.push({ ...at, kind: "close-canceled", orderId, reason: `close order canceled by gTrade: ${cancelReasonName(Number(at.args.cancelReason))}` });
+      continue;
+    }
+    if (at.name === "CollateralReturnedAfterTimeout" || at.name === "ChainlinkCallbackTimeout") {
+      const index = Number((at.args.pendingOrderId as { index: number }).index);
+      const orderId = BigInt(index);
+      const reason = "order cancelled after gTrade's timeout (getMarketOrdersTimeoutBlocks) unfilled";
+      const order = await pendingOrderAt(ctx, index, at.blockNumber - 1n);
+      const type = order ? Number(order.orderType) : at.name === "ChainlinkCallbackTimeout" ? GainsOrderType.MARKET_CLOSE : GainsOrderType.MARKET_OPEN;
+      const returned = at.name === "CollateralReturnedAfterTimeout" ? (at.args.collateralAmount as bigint) : undefined;
+      if (type === GainsOrderType.MARKET_OPEN) out.push({ ...at, kind: "open-canceled", orderId, reason, returned });
+      else if (type === GainsOrderType.UPDATE_LEVERAGE) {
+        out.push({
+          ...at,
+          kind: "margin-executed",
+          orderId,
+          pairIndex: Number(order!.trade.pairIndex),
+          index: Number(order!.trade.index),
+          canceled: true,
+          reason,
+        });
+      } else if (type === GainsOrderType.MARKET_CLOSE || type === GainsOrderType.MARKET_PARTIAL_CLOSE)
+        out.push({ ...at, kind: "close-canceled", orderId, reason });
+      // An increase timed out: the engine sends none (its collateral came back to the wallet unbooked).
+      continue;
+    }
+    if (at.name === "PositionSizeDecreaseExecuted") {
+      const orderId = BigInt((at.args.orderId as { index: number }).index);
+      const cancelReason = Number(at.args.cancelReason);
+      if (cancelReason !== GainsCancelReason.NONE) {
+        out.push({ ...at, kind: "close-canceled", orderId, reason: `reduce order canceled by gTrade: ${cancelReasonName(cancelReason)}` });
+        continue;
+      }
+      const values = at.args.values as { collateralSentToTrader: bigint; newCollateralAmount: bigint };
+      const sent = values.collateralSentToTrader > 0n ? values.collateralSentToTrader : 0n;
+      out.push({ ...at, kind: "close-executed", orderId, usdcSent: sent, remainingCollateral: values.newCollateralAmount });
+      continue;
+    }
+    if (at.name === "LeverageUpdateExecuted") {
+      const orderId = BigInt((at.args.orderId as { index: number }).index);
+      const slot = { pairIndex: Number(at.args.pairIndex), index: Number(at.args.index) };
+      const cancelReason = Number(at.args.cancelReason);
+      if (cancelReason !== GainsCancelReason.NONE) {
+        const reason = `margin update canceled by gTrade: ${cancelReasonName(cancelReason)}`;
+        out.push({ ...at, kind: "margin-executed", orderId, ...slot, canceled: true, reason });
+        continue;
+      }
+      const values = at.args.values as { newCollateralAmount: bigint; newLeverage: bigint };
+      out.push({
+        ...at,
+        kind: "margin-executed",
+        orderId,
+        ...slot,
+        canceled: false,
+        added: at.args.collateralDelta as bigint,
+        collateral: values.newCollateralAmount,
+        leverage: fromGainsLeverage(values.newLeverage),
+      });
       continue;
     }
     const t = at.args.t as GainsTrade;
@@ -293,6 +384,89 @@ async function readEvents(ctx: EngineContext, range: { fromBlock: bigint; toBloc
     }
   }
   return out;
+}
+
+const ORDER_KINDS: Record<number, TimedOutOrder["kind"]> = {
+  [GainsOrderType.MARKET_OPEN]: "open",
+  [GainsOrderType.MARKET_CLOSE]: "close",
+  [GainsOrderType.MARKET_PARTIAL_CLOSE]: "close",
+  [GainsOrderType.UPDATE_LEVERAGE]: "margin",
+  [GainsOrderType.MARKET_PARTIAL_OPEN]: "increase",
+};
+
+/** The operator's market orders unanswered for `getMarketOrdersTimeoutBlocks()` blocks: `cancelOrderAfterTimeout` accepts them now. */
+async function timedOutOrders(ctx: EngineContext): Promise<TimedOutOrder[]> {
+  const [orders, timeoutBlocks, head] = await Promise.all([
+    read<PendingOrder[]>(ctx, "getPendingOrders", [ctx.operator]),
+    read<number>(ctx, "getMarketOrdersTimeoutBlocks"),
+    ctx.publicClient.getBlockNumber({ cacheTime: 0 }),
+  ]);
+  const out: TimedOutOrder[] = [];
+  for (const o of orders) {
+    const kind = ORDER_KINDS[Number(o.orderType)];
+    // The diamond accepts the cancel in a block at or past createdBlock + timeout: the next block is head + 1.
+    if (!kind || head + 1n < BigInt(o.createdBlock) + BigInt(timeoutBlocks)) continue;
+    out.push({ orderId: BigInt(o.index), kind, pairIndex: Number(o.trade.pairIndex), index: Number(o.trade.index), createdBlock: BigInt(o.createdBlock) });
+  }
+  return out;
+}
+
+/**
+ * Each trade marked at `price` with gTrade v10's maths: the value a full close would send (PnL, less the closing fee
+ * on at least the pair's minimum position size and the trading fees already realized, plus realized PnL;
+ * `getTradeFeesData`), and the diamond's own `getTradeLiquidationPrice` for the trade's liquidation parameters at
+ * that price. Holding fees (borrowing, funding) are not read: the devnet's twin charges none.
+ */
+async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint): Promise<TradeMark[]> {
+  if (!trades.length) return [];
+  const pairs = [...new Set(trades.map((t) => t.pairIndex))];
+  const collateralPriceUsd = await read<bigint>(ctx, "getCollateralPriceUsd", [GAINS_USDC_COLLATERAL_INDEX]);
+  const fees = new Map<number, { feeP: bigint; minSize: bigint }>();
+  for (const pair of pairs) {
+    const [feeP, minSizeUsd] = await Promise.all([
+      read<bigint>(ctx, "pairTotalPositionSizeFeeP", [BigInt(pair)]),
+      read<bigint>(ctx, "pairMinPositionSizeUsd", [BigInt(pair)]),
+    ]);
+    // USD 1e18 to USDC (6 decimals) at the collateral's USD price (1e8).
+    fees.set(pair, { feeP, minSize: (minSizeUsd * GAINS_COLLATERAL_PRICE_PRECISION) / collateralPriceUsd / 10n ** 12n });
+  }
+  return Promise.all(
+    trades.map(async (t) => {
+      const [data, liqParams] = await Promise.all([
+        read<{ realizedTradingFeesCollateral: bigint; realizedPnlCollateral: bigint }>(ctx, "getTradeFeesData", [ctx.operator, t.index]),
+        read<Record<string, unknown>>(ctx, "getTradeLiquidationParams", [ctx.operator, t.index]),
+      ]);
+      const leverage = toGainsLeverage(t.leverage);
+      const fee = fees.get(t.pairIndex)!;
+      const closingFee = gainsPositionFee((t.collateral * BigInt(leverage)) / GAINS_LEVERAGE_PRECISION, fee.feeP, fee.minSize);
+      const value = gainsCloseValue({
+        collateral: t.collateral,
+        pct: percentProfit(t.openPrice, price, t.side, fromGainsLeverage(leverage)),
+        closingFee,
+        realizedTradingFees: data.realizedTradingFeesCollateral,
+        realizedPnl: data.realizedPnlCollateral,
+      });
+      const liquidationPrice = await read<bigint>(ctx, "getTradeLiquidationPrice", [
+        {
+          collateralIndex: GAINS_USDC_COLLATERAL_INDEX,
+          trader: ctx.operator,
+          pairIndex: t.pairIndex,
+          index: t.index,
+          openPrice: t.openPrice,
+          long: t.side === "long",
+          collateral: t.collateral,
+          leverage: BigInt(leverage),
+          additionalFeeCollateral: 0n,
+          liquidationParams: liqParams,
+          currentPairPrice: price,
+          isCounterTrade: false,
+          partialCloseMultiplier: 1n,
+          beforeOpened: false,
+        },
+      ]);
+      return { value, liquidationPrice };
+    }),
+  );
 }
 
 /** A call to the diamond (gTrade takes no ETH with any order). */
@@ -330,11 +504,16 @@ export const gainsV10: PerpsVenue = {
   orderIdOf: gainsOrderIdOf,
   /** A leverage update is two-step: the receipt carries only its order, not the trade after it. */
   marginUpdateOf: () => undefined,
+  twoStepMargin: true,
   readPairLimits,
   freeTradeSlots,
   readOperatorTrades,
   readPairPrice,
   readEvents,
+  pairFeed: (pairIndex) => GAINS_PAIR_FEEDS[pairIndex],
+  timedOutOrders,
+  cancelAfterTimeout: (ctx, orderId) => gainsCancelAfterTimeout(ctx, Number(orderId)),
+  markTrades,
 };
 
 /** The operator's pending orders on the diamond (pending-order index, type, block), and the blocks after which each may be cancelled. */

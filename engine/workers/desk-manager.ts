@@ -6,7 +6,6 @@
  * minimum it waits and the perp USDC stays allocated.
  */
 import { logDecision } from "../../core/agent-log.js";
-import { PAIR_FEEDS } from "../../common/abis/perps.js";
 import { type EngineContext, finalBlock } from "../../core/context.js";
 import { decideDeskEntry, decideDeskIncrease } from "../decisions/desk-entry.js";
 import { openDeskTrade, topUpDeskTrade } from "../desks/actions.js";
@@ -54,7 +53,7 @@ export async function manageTokenDesks(ctx: EngineContext) {
     const live = liveTrades.get(getAddress(token.token)) ?? [];
     const pairIndex = live.length && desk ? desk.pairIndex : mandate.deskPairIndex;
     if (!limits.has(pairIndex)) limits.set(pairIndex, await venue.readPairLimits(ctx, pairIndex));
-    if (!windows.has(pairIndex)) windows.set(pairIndex, await priceWindowFor(ctx.db, PAIR_FEEDS[pairIndex] ?? ""));
+    if (!windows.has(pairIndex)) windows.set(pairIndex, await priceWindowFor(ctx.db, venue.pairFeed(pairIndex) ?? ""));
     const pair = limits.get(pairIndex)!;
     const window = windows.get(pairIndex)!;
     const deskBasisUsdc = live.reduce((s, t) => s + t.basisUsdc, 0n);

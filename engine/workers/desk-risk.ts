@@ -61,16 +61,38 @@ export async function runDeskRiskCycle(ctx: EngineContext) {
   // The open trades of every desk in one query; each pair's price and limits read once (docs/design.md §6).
   const open = await tradesByToken(ctx.db, ["open"]);
   for (const desk of await loadDesks(ctx.db)) {
-    const trades = (open.get(getAddress(desk.token)) ?? []).filter((t) => t.collateral !== null && t.openPrice !== null);
+    const trades = (open.get(getAddress(desk.token)) ?? []).filter((t) => t.collateral !== null && t.openPrice !== null && t.tradeIndex !== null);
     if (!trades.length && !desk.halted) continue;
     if (!prices.has(desk.pairIndex)) prices.set(desk.pairIndex, await venue.readPairPrice(ctx, desk.pairIndex));
     const mandate = await mandateFor(ctx.db, ctx.config, desk.token);
     if (!limits.has(desk.pairIndex)) limits.set(desk.pairIndex, await venue.readPairLimits(ctx, desk.pairIndex));
     const pair = limits.get(desk.pairIndex)!;
+    const price = prices.get(desk.pairIndex)!;
+    // Marked by the venue's maths: gTrade's fees and its diamond's liquidation price, Avantis v1's PnL and threshold.
+    const marks = await venue.markTrades(
+      ctx,
+      trades.map((t) => ({
+        pairIndex: t.pairIndex,
+        index: t.tradeIndex!,
+        side: t.side,
+        leverage: t.leverage,
+        collateral: t.collateral!,
+        openPrice: t.openPrice!,
+      })),
+      price,
+    );
     const d = decideDeskRisk({
       halted: desk.halted,
-      trades: trades.map((t) => ({ id: t.id, side: t.side, leverage: t.leverage, collateral: t.collateral!, basisUsdc: t.basisUsdc, openPrice: t.openPrice! })),
-      price: prices.get(desk.pairIndex)!,
+      trades: trades.map((t, i) => ({
+        id: t.id,
+        side: t.side,
+        leverage: t.leverage,
+        collateral: t.collateral!,
+        basisUsdc: t.basisUsdc,
+        openPrice: t.openPrice!,
+        mark: marks[i],
+      })),
+      price,
       mandate,
       minNotionalUsdc: requiredNotional(ctx.config.perpsMinNotionalUsdc, pair),
     });

@@ -6,7 +6,6 @@
  * creator buyback of the token (see `syncDeskTrades`).
  */
 import { closeDeskTrade } from "../desks/actions.js";
-import { PAIR_FEEDS } from "../../common/abis/perps.js";
 import { desksOff, requirePerpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
@@ -31,13 +30,18 @@ export async function checkDeskProfits(ctx: EngineContext) {
   const windows = new Map<number, PriceWindow>();
   const closes: { tradeId: number; profit: string }[] = [];
   for (const trade of await tradesWithStatus(ctx.db, ["open"])) {
-    if (trade.openPrice === null || trade.collateral === null || trade.pendingTopup !== null) continue;
+    if (trade.openPrice === null || trade.collateral === null || trade.tradeIndex === null || trade.pendingTopup !== null) continue;
     if (!prices.has(trade.pairIndex)) prices.set(trade.pairIndex, await venue.readPairPrice(ctx, trade.pairIndex));
     const { strategy, agentId: _agentId, ...mandate } = await mandateForToken(ctx.db, trade.token, defaultMandate(ctx.config.creatorBuybackMinUsdc));
-    if (strategy === "momentum" && !windows.has(trade.pairIndex)) windows.set(trade.pairIndex, await priceWindowFor(ctx.db, PAIR_FEEDS[trade.pairIndex] ?? ""));
+    if (strategy === "momentum" && !windows.has(trade.pairIndex))
+      windows.set(trade.pairIndex, await priceWindowFor(ctx.db, venue.pairFeed(trade.pairIndex) ?? ""));
+    const price = prices.get(trade.pairIndex)!;
+    const { openPrice, collateral, side, leverage } = trade;
+    // What a close pays now by the venue's maths (gTrade: its closing fee and the fees already realized).
+    const [mark] = await venue.markTrades(ctx, [{ pairIndex: trade.pairIndex, index: trade.tradeIndex!, side, leverage, collateral, openPrice }], price);
     const d = decideTakeProfit({
-      trade: { side: trade.side, leverage: trade.leverage, collateral: trade.collateral, basisUsdc: trade.basisUsdc, openPrice: trade.openPrice },
-      price: prices.get(trade.pairIndex)!,
+      trade: { side, leverage, collateral, basisUsdc: trade.basisUsdc, openPrice, value: mark?.value },
+      price,
       mandate,
       minProfitUsdc: MIN_TAKE_PROFIT_USDC,
       strategy,
