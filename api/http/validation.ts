@@ -126,7 +126,10 @@ export async function readLimited(stream: ReadableStream<Uint8Array>, limit: num
       const { done, value } = chunk;
       if (done) break;
       total += value.byteLength;
-      if (total > limit) throw new BodyError(413, `body larger than ${limit} bytes`);
+      if (total > limit) {
+        await discardRest(reader, late);
+        throw new BodyError(413, `body larger than ${limit} bytes`);
+      }
       chunks.push(value);
     }
   } catch (error) {
@@ -142,6 +145,28 @@ export async function readLimited(stream: ReadableStream<Uint8Array>, limit: num
     offset += chunk.byteLength;
   }
   return out;
+}
+
+/** How much of an oversized body is read and discarded before the 413, so a client still sending reads the answer. */
+const DISCARD_BYTES = 1024 * 1024;
+
+/**
+ * Reads and drops the rest of an oversized body, up to `DISCARD_BYTES` more and within the
+ * body's deadline: a client that is still writing when the server answers and closes gets a
+ * broken pipe instead of the 413 (servers linger the same way, e.g. nginx's lingering close).
+ * Past that, the stream is cancelled and the connection closes after the answer.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, late: Promise<never>): Promise<void> {
+  let discarded = 0;
+  try {
+    while (discarded <= DISCARD_BYTES) {
+      const { done, value } = await Promise.race([reader.read(), late]);
+      if (done) return;
+      discarded += value.byteLength;
+    }
+  } catch {
+    // Aborted or late: the 413 stands; the connection closes after it.
+  }
 }
 
 const BODY_ERROR_CODE = { 400: "BAD_REQUEST", 408: "REQUEST_TIMEOUT", 413: "PAYLOAD_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE" } as const;
