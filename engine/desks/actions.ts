@@ -117,12 +117,19 @@ async function sendClose(ctx: EngineContext, trade: DeskTrade, worker: string): 
   const prefix = `desk-trade:${trade.id}:close:`;
   const { txIntents } = tables;
   const rows = await ctx.db
-    .select({ key: txIntents.key, status: txIntents.status })
+    .select({ id: txIntents.id, key: txIntents.key, status: txIntents.status })
     .from(txIntents)
     .where(like(txIntents.key, `${prefix}%`))
     .orderBy(desc(txIntents.id));
   const latest = rows[0];
-  const reuse = latest && latest.status !== "failed" && latest.status !== "reverted";
+  const [{ consumed } = { consumed: null }] = await ctx.db
+    .select({ consumed: tables.deskTrades.closeIntentId })
+    .from(tables.deskTrades)
+    .where(eq(tables.deskTrades.id, trade.id));
+  // The latest close intent is resumed (after a crash before its order id was recorded), unless it failed or its
+  // order was already recorded and settled (a reduce filled, a close refused or cancelled after the timeout): then
+  // this close is a new order under a new key.
+  const reuse = latest && latest.status !== "failed" && latest.status !== "reverted" && latest.id !== consumed;
   const key = reuse ? latest.key : `${prefix}${rows.length + 1}`;
   const outcome = await ctx.pipeline.send({
     key,

@@ -368,6 +368,50 @@ describe("desks on gTrade v10 (PERPS_VENUE=gains-v10, the devnet's twin of the d
     await expectLedgerEqualsChain();
   });
 
+  it("a close and a margin top-up left unfilled are cancelled after the timeout: the trade stays open, the top-up's USDC back to the perp leg", async () => {
+    await run("desk-manager");
+    await fillAll();
+    await run("profit-checker");
+    const [trade] = await liveTrades();
+    expect(trade).toMatchObject({ status: "open", basisUsdc: 20n * USDC });
+
+    // A take-profit close the oracle never answers.
+    await ethAt(105n);
+    await run("profit-checker");
+    const closing = await tradeById(db(), trade!.id);
+    expect(closing).toMatchObject({ status: "closing" });
+    await ethAt(100n);
+    await d.rpc("anvil_mine", [`0x${GAINS_TIMEOUT_BLOCKS.toString(16)}`]);
+    await run("desk-risk");
+    expect(await pendingOrders()).toEqual([]);
+    expect(await tradeById(db(), trade!.id)).toMatchObject({ status: "open", closeOrderId: null, closeAmount: null, collateral: 20n * USDC });
+    const closeCancel = (await diamondIntents()).filter((i) => i.key === `desk-trade:${trade!.id}:timeout:${closing.closeOrderId}`);
+    expect(closeCancel).toHaveLength(1);
+
+    // A margin top-up the oracle never answers.
+    await setTokenMandate(db(), token, { deskPairIndex: ETH, maxDeskUsdc: 23n * USDC });
+    const perp = await peekPerpUsdc(db(), token, Infinity);
+    expect((await run("desk-manager")).actions).toContainEqual(expect.objectContaining({ token, action: "top-up" }));
+    expect((await pendingOrders()).map((o) => o.orderType)).toEqual([GainsOrderType.UPDATE_LEVERAGE]);
+    await d.rpc("anvil_mine", [`0x${GAINS_TIMEOUT_BLOCKS.toString(16)}`]);
+    await run("profit-checker");
+    expect(await pendingOrders()).toEqual([]);
+    expect(await tradeById(db(), trade!.id)).toMatchObject({ status: "open", pendingTopup: null, topups: 1, basisUsdc: 20n * USDC, collateral: 20n * USDC });
+    expect(await onchainTrade(trade!.tradeIndex!)).toMatchObject({ collateralAmount: 20n * USDC, leverage: 5_000 });
+    expect(await peekPerpUsdc(db(), token, Infinity)).toBe(perp);
+    await expectLedgerEqualsChain();
+
+    // Closed at last, filled this time.
+    await setTokenMandate(db(), token, { deskPairIndex: ETH, maxDeskUsdc: 20n * USDC });
+    await ethAt(105n);
+    await run("profit-checker");
+    await fillAll();
+    await run("profit-checker");
+    await ethAt(100n);
+    expect((await tradeById(db(), trade!.id)).status).toBe("closed");
+    await expectLedgerEqualsChain();
+  });
+
   it("sent nothing twice: one order on the diamond per desk intent, one intent per key", async () => {
     const intents = await diamondIntents();
     expect(new Set(intents.map((i) => i.key)).size).toBe(intents.length);
