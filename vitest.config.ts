@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import GroupAwareSequencer from "./test/sequencer.js";
 
 /**
  * Files that run one at a time, in a lane of their own beside the rest (`npm test`,
@@ -31,6 +32,8 @@ export default defineConfig({
     minWorkers: 1,
     // The default report, then the ten slowest files and the total (test/reporters/slowest.ts).
     reporters: ["default", "./test/reporters/slowest.ts"],
+    // Longest first, a group file weighed with its suites when no earlier run's durations are cached (test/sequencer.ts).
+    sequence: { sequencer: GroupAwareSequencer },
     projects: [
       { test: { ...shared, name: "parallel", include: ["test/**/*.test.ts"], exclude: [...SERIAL, ...TIMING] } },
       { test: { ...shared, name: "serial", include: SERIAL } },
