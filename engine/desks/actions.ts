@@ -4,7 +4,7 @@
  * Market orders are two-step: the exchange's keeper executes them later, and
  * `syncDeskTrades` applies the execution (or cancellation) to the rows and the ledger.
  */
-import { and, desc, eq, isNotNull, like, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, like, or, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { logDecision } from "../../core/agent-log.js";
 import { ensureAllowance } from "../../core/chain/erc20.js";
@@ -252,7 +252,18 @@ export async function cancelTimedOutOrders(ctx: EngineContext, worker: string): 
     const call = trade && venue.cancelAfterTimeout(ctx, order.orderId);
     if (!trade || !call) continue;
     const reason = `${order.kind} order ${order.orderId} unfilled since block ${order.createdBlock}, past the exchange's timeout: cancelled`;
-    const outcome = await ctx.pipeline.send({ key: `desk-trade:${trade.id}:timeout:${order.orderId}`, kind: "perps-cancel-timeout", worker, ...call });
+    // One intent per order; a cancel refused or dropped (the order still pending) is planned again under the next key.
+    const prefix = `desk-trade:${trade.id}:timeout:${order.orderId}`;
+    const { txIntents } = tables;
+    const tries = await ctx.db
+      .select({ key: txIntents.key, status: txIntents.status })
+      .from(txIntents)
+      .where(or(eq(txIntents.key, prefix), like(txIntents.key, `${prefix}:%`)))
+      .orderBy(desc(txIntents.id));
+    const last = tries[0];
+    const retry = last && (last.status === "failed" || last.status === "reverted" || last.status === "dropped");
+    const key = !last ? prefix : retry ? `${prefix}:${tries.length + 1}` : last.key;
+    const outcome = await ctx.pipeline.send({ key, kind: "perps-cancel-timeout", worker, ...call });
     await logDecision(ctx, {
       worker,
       token: trade.token,

@@ -404,8 +404,9 @@ async function timedOutOrders(ctx: EngineContext): Promise<TimedOutOrder[]> {
   const out: TimedOutOrder[] = [];
   for (const o of orders) {
     const kind = ORDER_KINDS[Number(o.orderType)];
-    // The diamond accepts the cancel in a block at or past createdBlock + timeout: the next block is head + 1.
-    if (!kind || head + 1n < BigInt(o.createdBlock) + BigInt(timeoutBlocks)) continue;
+    // The diamond accepts the cancel in a block at or past createdBlock + timeout; the head itself must be there, so
+    // the send's simulation (against the latest block) passes too.
+    if (!kind || head < BigInt(o.createdBlock) + BigInt(timeoutBlocks)) continue;
     out.push({ orderId: BigInt(o.index), kind, pairIndex: Number(o.trade.pairIndex), index: Number(o.trade.index), createdBlock: BigInt(o.createdBlock) });
   }
   return out;
