@@ -123,7 +123,7 @@ describe("prospectus page in a browser", () => {
     await act.swapInPool(trader, c, c.usdcPairedToken!, c.usdc!, USDC(100n));
     s.demoBurn = (await act.balanceOf(trader, c.usdcPairedToken!, trader.account.address)) / 3n;
     await trader.write(c.usdcPairedToken!, erc20Abi, "transfer", [DEAD_ADDRESS, s.demoBurn]);
-    await waitForIndexed(ponder.url, await operator.publicClient.getBlockNumber());
+    await waitForIndexed(ponder, await operator.publicClient.getBlockNumber());
 
     browser = await launchBrowser({ localOnly: true });
   }, 300_000);

@@ -73,9 +73,8 @@ export async function startHarness(env: Record<string, string> = {}, options: { 
   const synced = async () => {
     if (!ponder) return;
     const head = await publicClient.getBlockNumber({ cacheTime: 0 });
-    await waitForIndexed(ponder.url, head).catch((error) => {
-      throw new Error(`${error.message}\n${ponder.logs.slice(-30).join("\n")}`);
-    });
+    // Given the handle, a ponder that exits fails the wait at once, with its last log lines.
+    await waitForIndexed(ponder, head);
   };
   await synced();
 

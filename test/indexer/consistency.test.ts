@@ -95,18 +95,18 @@ describe("indexer consistency", () => {
     const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       const base = await devnet.as(0).publicClient.getBlockNumber();
-      await waitForIndexed(ponder.url, base);
+      await waitForIndexed(ponder, base);
       const snapshot = await devnet.rpc<string>("evm_snapshot");
       await activity(1); // branch A: a few blocks, indexed, then abandoned
       const headA = await devnet.as(0).publicClient.getBlockNumber();
-      await waitForIndexed(ponder.url, headA);
+      await waitForIndexed(ponder, headA);
       const branchA = await dumpPonderTables(url);
       expect(await devnet.rpc<boolean>("evm_revert", [snapshot])).toBe(true);
       await activity(2); // branch B: different trades, and longer
       const headB = await devnet.as(0).publicClient.getBlockNumber();
       await devnet.rpc("anvil_mine", [`0x${(headA > headB ? headA - headB + 5n : 5n).toString(16)}`]);
       const head = await devnet.as(0).publicClient.getBlockNumber();
-      await waitForIndexed(ponder.url, head);
+      await waitForIndexed(ponder, head);
       const afterReorg = await dumpPonderTables(url);
       expect(afterReorg).not.toEqual(branchA);
       expect(afterReorg).toEqual(await freshDump());
@@ -118,14 +118,14 @@ describe("indexer consistency", () => {
   it("after SIGKILL mid-history and a restart, equals an uninterrupted run", async () => {
     const url = await createDatabase("restart");
     let ponder = await startTestPonder(url, devnet.chainEnv);
-    await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+    await waitForIndexed(ponder, await devnet.as(0).publicClient.getBlockNumber());
     for (let round = 3; round < 6; round++) await activity(round);
     ponder.process.kill("SIGKILL");
     await new Promise((r) => ponder.process.once("exit", r));
     for (let round = 6; round < 9; round++) await activity(round); // history the killed indexer never saw
     ponder = await startTestPonder(url, devnet.chainEnv);
     try {
-      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      await waitForIndexed(ponder, await devnet.as(0).publicClient.getBlockNumber());
       const dump = await dumpPonderTables(url);
       // The first test's fresh indexer ran through this whole history without a stop (run alone,
       // this test starts it here: a backfill of the same chain).

@@ -133,7 +133,7 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     const url = await createDatabase("foreign_fresh");
     const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
-      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      await waitForIndexed(ponder, await devnet.as(0).publicClient.getBlockNumber());
       return await dumpPonderTables(url);
     } finally {
       await ponder.stop();
@@ -148,16 +148,16 @@ describe("indexer: foreign launches, pools and fees leave no row", () => {
     const ponder = await startTestPonder(url, devnet.chainEnv);
     try {
       await activity(0);
-      await waitForIndexed(ponder.url, await devnet.as(0).publicClient.getBlockNumber());
+      await waitForIndexed(ponder, await devnet.as(0).publicClient.getBlockNumber());
       const snapshot = await devnet.rpc<string>("evm_snapshot");
       const reorged = await sameBlock(1); // branch A: one block with a foreign and our buy, indexed, then abandoned
-      await waitForIndexed(ponder.url, reorged);
+      await waitForIndexed(ponder, reorged);
       const branchA = await dumpPonderTables(url);
       expect(await devnet.rpc<boolean>("evm_revert", [snapshot])).toBe(true);
       await activity(2); // branch B: other trades, and longer
       await devnet.rpc("anvil_mine", ["0x5"]);
       const head = await devnet.as(0).publicClient.getBlockNumber();
-      await waitForIndexed(ponder.url, head);
+      await waitForIndexed(ponder, head);
       const dump = await dumpPonderTables(url);
       expect(dump).not.toEqual(branchA);
       expect(dump).toEqual(await freshDump());
