@@ -27,7 +27,7 @@ function filesUnder(path: string): string[] {
 }
 
 /** The configuration an index is computed from (what `ponder.config.ts` and `indexer/config.ts` read). */
-export type IndexedConfig = Pick<Config, "chainId" | "startBlock" | "operator" | "protocolToken" | "contracts">;
+export type IndexedConfig = Pick<Config, "chainId" | "startBlock" | "operator" | "protocolToken" | "contracts"> & Partial<Pick<Config, "gainsDiamond">>;
 
 /** The indexed configuration as canonical text: keys sorted, addresses lower-case, absent values left out. */
 export function indexedConfigText(config: IndexedConfig): string {
@@ -49,6 +49,8 @@ export function indexedConfigText(config: IndexedConfig): string {
       operator: config.operator,
       protocolToken: config.protocolToken,
       contracts: config.contracts,
+      // The gTrade diamond the index follows (on Base, Base's own: not among the deployments).
+      gainsDiamond: config.gainsDiamond,
     }),
   );
 }
