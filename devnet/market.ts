@@ -8,8 +8,12 @@
  *   (v4)), on every token the launcher has created (found through its `TokenCreated` logs);
  * - a trader calls `collectRewards(token)` for each token it swapped, as the production hook
  *   does on every swap, so LP fees land in the fee locker;
- * - the keeper (anvil 9) walks the oracle prices, executes pending perps market orders and
- *   closes trades whose liquidation, take-profit or stop-loss condition holds.
+ * - the keeper (anvil 9) walks the oracle prices, then plays each perps venue's keepers at the
+ *   feeds' new prices: on the twin of gTrade v10's diamond it fills every pending order
+ *   (`getPendingOrders` of each trader seen in its order events, `executePendingOrder`, gTrade's
+ *   oracle answer) and liquidates trades past their liquidation price (`triggerOrder`, order type
+ *   6: `LimitExecuted`); on the Avantis v1 simulator it executes pending market orders and closes
+ *   trades whose liquidation, take-profit or stop-loss condition holds.
  * And every new launch's sniper auction gets a bid, as the real module takes one: the auction
  * bidder (HD account 10, funded by the deploy) buys the token in the pool's auction block with
  * its address in the hookData (`encodeAuctionBid`) and a gas price of the round's `gasPeg` plus
@@ -44,6 +48,7 @@ import {
 } from "viem";
 import { encodeAuctionBid, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
+import { GAINS_PAIR_FEEDS, GAINS_USDC_COLLATERAL_INDEX, GainsOrderType, gainsEventsAbi, gainsTradingAbi, gainsViewsAbi } from "../common/abis/gains.js";
 import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
 import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { type Logger, createLogger } from "../common/logger.js";
@@ -78,7 +83,9 @@ const AUCTION_WAIT_MS = 60_000;
 const AUCTION_BID_GAS = 3_000_000n;
 const wethAbi = parseAbi(["function deposit() payable"]);
 
-const feedAbi = parseAbi(["function latestAnswer() view returns (int256)", "function setAnswer(int256 answer)"]);
+const feedAbi = parseAbi(["function latestAnswer() view returns (int256)", "function setAnswer(int256 answer)", "function decimals() view returns (uint8)"]);
+/** The twin's stand-in for gTrade's oracle callback: answers pending order `(trader, index)` at the pair's feed price. */
+const gainsKeeperAbi = parseAbi(["function executePendingOrder(address trader, uint32 index)"]);
 /** Keeper entry points (production signatures; the devnet ignores the price update data) and the devnet's mark view. */
 const keeperAbi = parseAbi([
   "function executeMarketOrders(uint256[] orderId, bytes[] priceUpdateData) payable",
@@ -99,6 +106,10 @@ export type MarketAction =
   | { kind: "price"; feed: string; answer: bigint; error?: string }
   | { kind: "execute"; orderIds: bigint[]; error?: string }
   | { kind: "close"; orderType: number; trader: Address; pairIndex: bigint; index: bigint; error?: string }
+  /** gTrade: the oracle's answer to a trader's pending order `(trader, index)` (`executePendingOrder` on the twin). */
+  | { kind: "fill"; trader: Address; index: number; error?: string }
+  /** gTrade: a keeper's liquidation of trade `(trader, index)` past its liquidation price (`triggerOrder`, order type 6). */
+  | { kind: "liquidate"; trader: Address; pairIndex: number; index: number; price: bigint; liquidationPrice: bigint; error?: string }
   /** A WETH bid in a launch's auction block (`block`: where the bid landed). */
   | { kind: "bid"; bidder: Address; token: Address; amount: bigint; block?: bigint; error?: string };
 
@@ -139,6 +150,8 @@ export type MarketContracts = {
   lpLocker: Address;
   perpsTrading: Address;
   perpsStorage: Address;
+  /** The twin of gTrade v10's diamond (deployments `contracts.gainsDiamond`), when the devnet has it. */
+  gainsDiamond?: Address;
 };
 
 /** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
@@ -173,6 +186,18 @@ export function startMarket(options: MarketOptions): Market {
   const auctioned = new Set<Address>();
   const pendingOrders = new Set<bigint>();
   const tradeSlots = new Map<string, { trader: Address; pairIndex: bigint; index: bigint }>();
+  /** Traders seen in the gTrade diamond's order and fill events: whose pending orders and trades the keeper watches. */
+  const gainsTraders = new Set<Address>();
+  /** A gTrade pair's feed price at the diamond's 1e10, from the devnet feed its index names. */
+  const feedDecimals = new Map<Address, number>();
+  async function gainsPrice(pairIndex: number): Promise<bigint | undefined> {
+    const feed = deployments.contracts.priceFeeds?.[GAINS_PAIR_FEEDS[pairIndex] ?? ""];
+    if (!feed) return undefined;
+    if (!feedDecimals.has(feed)) feedDecimals.set(feed, Number(await reader.read<number>(feed, feedAbi, "decimals")));
+    const decimals = feedDecimals.get(feed)!;
+    const answer = await reader.read<bigint>(feed, feedAbi, "latestAnswer");
+    return decimals <= 10 ? answer * 10n ** BigInt(10 - decimals) : answer / 10n ** BigInt(decimals - 10);
+  }
   let scannedBlock = BigInt(deployments.startBlock ?? 0) - 1n;
 
   /** Reads new launches and perps events since the last round. */
@@ -180,11 +205,18 @@ export function startMarket(options: MarketOptions): Market {
     const head = await reader.publicClient.getBlockNumber({ cacheTime: 0 });
     if (head <= scannedBlock) return;
     const range = { fromBlock: scannedBlock + 1n, toBlock: head };
-    const [launches, orders, executions] = await Promise.all([
+    const [launches, orders, executions, gainsLogs] = await Promise.all([
       reader.publicClient.getContractEvents({ address: c.launcher, abi: clankerFactoryAbi, eventName: "TokenCreated", ...range }),
       reader.publicClient.getContractEvents({ address: c.perpsTrading, abi: perpsTradingAbi, eventName: "MarketOrderInitiated", ...range }),
       reader.publicClient.getContractEvents({ address: c.perpsTrading, abi: perpsCallbacksAbi, eventName: "MarketExecuted", ...range }),
+      c.gainsDiamond ? reader.publicClient.getContractEvents({ address: c.gainsDiamond, abi: gainsEventsAbi, ...range }) : Promise.resolve([]),
     ]);
+    for (const log of gainsLogs) {
+      // The trader of every order (open, close, resize, leverage update) and of every fill.
+      const args = log.args as { trader?: Address; user?: Address };
+      const trader = log.eventName === "MarketExecuted" ? args.user : args.trader;
+      if (trader && BigInt(trader) !== 0n) gainsTraders.add(getAddress(trader));
+    }
     for (const launch of launches) {
       const token = getAddress(launch.args.tokenAddress!);
       const pairedToken = getAddress(launch.args.pairedToken!);
@@ -269,6 +301,7 @@ export function startMarket(options: MarketOptions): Market {
       args: [answer],
     }));
     const actions: MarketAction[] = [...prices];
+    if (c.gainsDiamond) actions.push(...(await runGainsKeeper(c.gainsDiamond)));
 
     const orderIds: bigint[] = [];
     for (const id of [...pendingOrders].sort((a, b) => (a < b ? -1 : 1))) {
@@ -319,6 +352,72 @@ export function startMarket(options: MarketOptions): Market {
       const close: MarketAction = { kind: "close", orderType, ...slot };
       actions.push(close);
       await attempt(close, () => keeper.write(c.perpsTrading, keeperAbi, "executeLimitOrder", [orderType, slot.trader, slot.pairIndex, slot.index, []]));
+    }
+    return actions;
+  }
+
+  /**
+   * gTrade's keepers on the twin of its diamond, at the feeds' prices of this round: every pending order of every
+   * trader seen is answered (`executePendingOrder`, filled or cancelled by the diamond as gTrade's oracle callback
+   * is), in trader then pending-index order; then every open trade whose pair's price is at or past its liquidation
+   * price (`getTradeLiquidationPrice` for its `getTradeLiquidationParams`) is liquidated (`triggerOrder`, type 6).
+   */
+  async function runGainsKeeper(diamond: Address): Promise<MarketAction[]> {
+    const actions: MarketAction[] = [];
+    const traders = [...gainsTraders].sort();
+    type Pending = { index: number; isOpen: boolean };
+    for (const trader of traders) {
+      const pending = await reader.read<Pending[]>(diamond, gainsViewsAbi as Abi, "getPendingOrders", [trader]);
+      for (const order of pending.filter((o) => o.isOpen).sort((a, b) => a.index - b.index)) {
+        const fill: MarketAction = { kind: "fill", trader, index: order.index };
+        actions.push(fill);
+        await attempt(fill, () => keeper.write(diamond, gainsKeeperAbi, "executePendingOrder", [trader, order.index]));
+      }
+    }
+    if (actions.length) await discover(); // opens filled just now are trades to watch
+
+    type GainsTrade = {
+      user: Address;
+      index: number;
+      pairIndex: number;
+      leverage: number;
+      long: boolean;
+      isOpen: boolean;
+      collateralAmount: bigint;
+      openPrice: bigint;
+    };
+    const prices = new Map<number, bigint | undefined>();
+    for (const trader of traders) {
+      const trades = await reader.read<GainsTrade[]>(diamond, gainsViewsAbi as Abi, "getTrades", [trader]);
+      for (const t of trades.filter((x) => x.isOpen).sort((a, b) => a.index - b.index)) {
+        if (!prices.has(t.pairIndex)) prices.set(t.pairIndex, await gainsPrice(t.pairIndex));
+        const price = prices.get(t.pairIndex);
+        if (price === undefined) continue;
+        const liquidationParams = await reader.read<Record<string, unknown>>(diamond, gainsViewsAbi as Abi, "getTradeLiquidationParams", [trader, t.index]);
+        const liquidationPrice = await reader.read<bigint>(diamond, gainsViewsAbi as Abi, "getTradeLiquidationPrice", [
+          {
+            collateralIndex: GAINS_USDC_COLLATERAL_INDEX,
+            trader,
+            pairIndex: t.pairIndex,
+            index: t.index,
+            openPrice: t.openPrice,
+            long: t.long,
+            collateral: t.collateralAmount,
+            leverage: BigInt(t.leverage),
+            additionalFeeCollateral: 0n,
+            liquidationParams,
+            currentPairPrice: price,
+            isCounterTrade: false,
+            partialCloseMultiplier: 1n,
+            beforeOpened: false,
+          },
+        ]);
+        if (liquidationPrice === 0n || (t.long ? price > liquidationPrice : price < liquidationPrice)) continue;
+        const liquidate: MarketAction = { kind: "liquidate", trader, pairIndex: t.pairIndex, index: t.index, price, liquidationPrice };
+        actions.push(liquidate);
+        const packed = BigInt(GainsOrderType.LIQ_CLOSE) | (BigInt(trader) << 8n) | (BigInt(t.index) << 168n);
+        await attempt(liquidate, () => keeper.write(diamond, gainsTradingAbi as Abi, "triggerOrder", [packed]));
+      }
     }
     return actions;
   }
@@ -510,8 +609,8 @@ export function startMarket(options: MarketOptions): Market {
         {
           round,
           swaps: swaps.length,
-          orders: actions.filter((a) => a.kind === "execute").length,
-          closes: actions.filter((a) => a.kind === "close").length,
+          orders: actions.filter((a) => a.kind === "execute" || a.kind === "fill").length,
+          closes: actions.filter((a) => a.kind === "close" || a.kind === "liquidate").length,
           failed: actions.filter((a) => a.error).length,
         },
         "market round",
@@ -578,7 +677,8 @@ export function marketContracts(deployments: Deployments): MarketContracts {
     if (typeof address !== "string") throw new Error(`the deployments have no ${name}: redeploy the devnet`);
     return [name, getAddress(address)] as const;
   });
-  return Object.fromEntries(entries) as MarketContracts;
+  const gainsDiamond = deployments.contracts.gainsDiamond;
+  return { ...(Object.fromEntries(entries) as MarketContracts), ...(typeof gainsDiamond === "string" ? { gainsDiamond: getAddress(gainsDiamond) } : {}) };
 }
 
 async function confirmed(ctx: DevnetContext, hash: Hex): Promise<void> {

@@ -4,10 +4,11 @@
  * it wins every new launch's sniper auction with a WETH bid, and it never signs with the
  * operator. Runs inside an anvil snapshot.
  */
-import { type Abi, type Address, type Hex, createTestClient, erc20Abi, http, maxUint256, parseAbi, parseEventLogs } from "viem";
+import { type Abi, type Address, type Hex, createTestClient, erc20Abi, http, maxUint256, parseAbi, parseEventLogs, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
+import { GainsOrderType, gainsEventsAbi, gainsTradingAbi, gainsViewsAbi } from "../../common/abis/gains.js";
 import { LimitOrder, PERPS_PRECISION, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { createDevnetContext } from "../../devnet/context.js";
@@ -155,6 +156,60 @@ describe("market simulator", () => {
     const shown = stringifyJson(second);
     expect(second, shown).toContainEqual({ kind: "close", orderType: LimitOrder.LIQ, trader: trader.account.address, pairIndex: 0n, index: stored.index });
     expect(await reader.read<bigint>(c.perpsStorage!, perpsStorageAbi as Abi, "openTradesCount", [trader.account.address, 0n])).toBe(count);
+  });
+
+  it("has the keeper fill a pending gTrade order on the diamond's twin and liquidate the trade once the price passes its liquidation price", async () => {
+    // In a snapshot of its own: the later tests' rounds plan from the chain state the earlier ones left.
+    const start = await anvil.snapshot();
+    try {
+      const diamond = c.gainsDiamond!;
+      const trader = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(3));
+      const keeper = createDevnetContext(rpcUrl, DEVNET_CHAIN_ID, devnetPrivateKey(DEVNET_ACCOUNTS.keeper));
+      const feed = deployments.contracts.priceFeeds!.ETH_USD!;
+      const price = (await reader.read<bigint>(feed, feedAbi, "latestAnswer")) * 100n; // 8 decimals to gTrade's 1e10
+      await trader.write(c.usdc!, erc20Abi, "approve", [diamond, maxUint256]);
+      const me = trader.account.address;
+      // 50 USDC at 50x long on gTrade's ETH/USD (pair 1); slippage 50% (1e3 precision): the round's walk moves the price first.
+      const trade = { user: me, index: 0, pairIndex: 1, leverage: 50_000, long: true, isOpen: true, collateralIndex: 1, tradeType: 0 };
+      const rest = { collateralAmount: 50_000_000n, openPrice: price, tp: 0n, sl: 0n, isCounterTrade: false, positionSizeToken: 0n, __placeholder: 0 };
+      const ordered = await trader.publicClient.getTransactionReceipt({
+        hash: await trader.write(diamond, gainsTradingAbi as Abi, "openTrade", [{ ...trade, ...rest }, 50_000, zeroAddress]),
+      });
+      const [initiated] = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketOrderInitiated", logs: ordered.logs });
+      const pendingIndex = initiated!.args.orderId.index;
+
+      const market = startMarket({ rpcUrl, deployments, seed: 5 });
+      const first = await market.step();
+      const fill = first.find((a) => a.kind === "fill" && a.trader === me);
+      expect(fill, stringifyJson(first)).toEqual({ kind: "fill", trader: me, index: pendingIndex });
+      expect(await reader.read<unknown[]>(diamond, gainsViewsAbi as Abi, "getPendingOrders", [me])).toEqual([]);
+      const [opened] = await reader.read<{ index: number; openPrice: bigint; leverage: number; isOpen: boolean }[]>(
+        diamond,
+        gainsViewsAbi as Abi,
+        "getTrades",
+        [me],
+      );
+      expect(opened).toMatchObject({ leverage: 50_000, isOpen: true });
+
+      // At 50x a 5% drop is past the 90% liquidation threshold; the next round's walk (0.4% at most) cannot undo it.
+      await keeper.write(feed, feedAbi, "setAnswer", [(opened!.openPrice * 95n) / 100n / 100n]);
+      const second = await market.step();
+      await market.stop();
+      const liquidation = second.find((a) => a.kind === "liquidate" && a.trader === me);
+      expect(liquidation, stringifyJson(second)).toMatchObject({ kind: "liquidate", trader: me, pairIndex: 1, index: opened!.index });
+      expect(liquidation!.error).toBeUndefined();
+      expect(await reader.read<unknown[]>(diamond, gainsViewsAbi as Abi, "getTrades", [me])).toEqual([]);
+      const liquidated = await reader.publicClient.getContractEvents({
+        address: diamond,
+        abi: gainsEventsAbi,
+        eventName: "LimitExecuted",
+        args: { user: me },
+        fromBlock: ordered.blockNumber,
+      });
+      expect(liquidated.map((l) => l.args.orderType)).toEqual([GainsOrderType.LIQ_CLOSE]);
+    } finally {
+      await anvil.revert({ id: start });
+    }
   });
 
   it("bids in each new launch's auction block and wins it: the bid's 80% reaches the reward recipients through the fee locker", async () => {
