@@ -8,6 +8,8 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type pg from "pg";
 import { type Address, getAddress } from "viem";
 import { PAIR_FEEDS } from "../common/abis/perps.js";
+import { GAINS_PAIR_FEEDS } from "../common/abis/gains.js";
+import type { PerpsVenueId } from "../common/perps-venues.js";
 import { tables } from "../core/db/client.js";
 import { toPerpsPrice } from "../common/perps-math.js";
 import { type DesksHealth, type EngineHealth as CoreEngineHealth, type WorkerHealth as CoreWorkerHealth, readWorkerHealth } from "../core/health.js";
@@ -110,8 +112,13 @@ export interface EnginePort {
   tokenPending(tokens: readonly string[]): Promise<Map<string, TokenPending>>;
   /** Every desk trade the engine opened, or only those of `tokens` (a page of them). */
   deskBindings(tokens?: readonly Address[]): Promise<DeskBinding[]>;
-  /** Latest oracle price per perps pair index (the price-sampler's), 1e10 precision (the exchange's). */
-  markPrices(): Promise<Map<number, bigint>>;
+  /** The token of each desk trade the engine opened, by the exchange's open order id (an order id no desk trade holds is absent). */
+  deskTokens(orderIds: readonly bigint[]): Promise<Map<bigint, Address>>;
+  /**
+   * Latest oracle price per perps pair index (the price-sampler's), 1e10 precision (the exchange's), by the
+   * pair numbering of `venue` (gTrade's BTC/USD is 0 and ETH/USD 1, the reverse of Avantis'); Avantis' without it.
+   */
+  markPrices(venue?: PerpsVenueId): Promise<Map<number, bigint>>;
   /** The three-way audit (ledger, indexed facts, chain balances); undefined without the engine's database. */
   audit(config: Config): Promise<AuditReport | undefined>;
   /** The engine's buybacks a burn transaction burned for, each with what paid for it. */
@@ -150,11 +157,17 @@ export const idleEngine: EnginePort = {
   pending: async () => EMPTY_PENDING,
   tokenPending: async () => new Map(),
   deskBindings: async () => [],
+  deskTokens: async () => new Map(),
   markPrices: async () => new Map(),
   burnFunding: async () => [],
   tokenFlow: async () => null,
   tokenAudit: async () => NO_AUDIT,
 };
+
+/** The price feed (config.priceFeeds name) that marks each pair index of a venue, as its adapter numbers them. */
+export function venuePairFeeds(venue: PerpsVenueId = "avantis-v1"): Record<number, string> {
+  return venue === "gains-v10" ? GAINS_PAIR_FEEDS : PAIR_FEEDS;
+}
 
 /** PostgreSQL error codes meaning "the engine has not created this yet". */
 const NOT_YET: ReadonlySet<string> = new Set([...PG_NOT_MIGRATED, PG_UNDEFINED_COLUMN]);
@@ -272,6 +285,15 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
         })),
       ),
 
+    deskTokens: (orderIds) =>
+      tolerant(new Map<bigint, Address>(), async () => {
+        if (!orderIds.length) return new Map();
+        const rows = await rowsOf(pool, "SELECT token, order_id::text AS order_id FROM engine.desk_trades WHERE order_id = ANY($1::numeric[])", [
+          [...new Set(orderIds.map(String))],
+        ]);
+        return new Map(rows.map((r) => [BigInt(String(r.order_id)), getAddress(String(r.token))]));
+      }),
+
     audit: (config) => auditFromConfig(config, { db: ledgerDb, pool }),
 
     burnFunding: (txHash) =>
@@ -308,9 +330,9 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
       redrive: (id, giveUpSeconds) => redriveDeadLetter(pool, id, giveUpSeconds),
     },
 
-    markPrices: () =>
+    markPrices: (venue) =>
       tolerant(new Map<number, bigint>(), async () => {
-        const pairs = Object.entries(PAIR_FEEDS);
+        const pairs = Object.entries(venuePairFeeds(venue));
         // The newest sample of each feed: the first entry of the (feed, id) index, read backward.
         // With `feed = …` PostgreSQL drops feed from the ordering, and once it has statistics it
         // walks the primary key backward filtering by feed instead (`max(id)` too): every newer

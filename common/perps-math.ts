@@ -63,3 +63,34 @@ export function gainsCloseValue(p: { collateral: bigint; pct: bigint; closingFee
   const v = p.collateral + (p.collateral * p.pct) / HUNDRED_PERCENT - p.closingFee - p.realizedTradingFees + p.realizedPnl;
   return v < 0n ? 0n : v;
 }
+
+/** gTrade's default liquidation threshold: 90% of the collateral lost (1e10 percent), where no group parameters apply. */
+export const GAINS_LIQ_THRESHOLD_P = 90n * PERPS_PRECISION;
+
+/**
+ * gTrade v10's liquidation price (the gTrade SDK's trade/liquidation `getLiquidationPrice`, before any closing
+ * spread): the price at which the trade's loss reaches `liqThresholdP` of its collateral (1e10 percent; 90% by
+ * default) less its fees,
+ *   distance = openPrice × (collateral × liqThresholdP − fees) / collateral / leverage,
+ *   fees = closingFee + holdingFees − (realizedPnl − realizedTradingFees),
+ * below the open price for a long, above it for a short, never below zero. Leverage at 1e10, amounts in USDC base
+ * units; the distance is rounded toward zero (the liquidation price toward the open price).
+ */
+export function gainsLiquidationPrice(p: {
+  openPrice: bigint;
+  side: Side;
+  leverage: bigint;
+  collateral: bigint;
+  closingFee?: bigint;
+  holdingFees?: bigint;
+  realizedPnl?: bigint;
+  realizedTradingFees?: bigint;
+  liqThresholdP?: bigint;
+}): bigint {
+  if (p.leverage <= 0n || p.collateral <= 0n) return 0n;
+  const fees = (p.closingFee ?? 0n) + (p.holdingFees ?? 0n) - ((p.realizedPnl ?? 0n) - (p.realizedTradingFees ?? 0n));
+  const lossAtLiq = p.collateral * (p.liqThresholdP ?? GAINS_LIQ_THRESHOLD_P) - fees * HUNDRED_PERCENT;
+  const distance = (p.openPrice * lossAtLiq * PERPS_PRECISION) / (p.collateral * HUNDRED_PERCENT * p.leverage);
+  const price = p.side === "long" ? p.openPrice - distance : p.openPrice + distance;
+  return price < 0n ? 0n : price;
+}

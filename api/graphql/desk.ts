@@ -19,6 +19,8 @@ DeskRef.implement({
       nullable: true,
       resolve: (d, _a, ctx) => (d.token ? ctx.loaders.token.load(d.token.toLowerCase() as `0x${string}`) : null),
     }),
+    venue: t.string({ description: "The perps venue it trades on (PERPS_VENUE: avantis-v1, gains-v10)", resolve: (d) => d.venue.id }),
+    protocol: t.string({ description: "The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10", resolve: (d) => d.venue.protocol }),
     pairIndex: t.field({ type: "BigInt", resolve: (d) => d.pairIndex }),
     tradeIndex: t.field({ type: "BigInt", resolve: (d) => d.tradeIndex }),
     side: t.field({ type: DeskSideEnum, resolve: (d) => d.side }),
@@ -36,6 +38,13 @@ DeskRef.implement({
       description: "Latest oracle price, when known",
       resolve: (d) => (d.markPrice === null ? null : perpsDecimal(d.markPrice)),
     }),
+    liquidationPrice: t.string({
+      nullable: true,
+      description:
+        "Where the venue liquidates the open desk: 90% of its collateral lost (gains-v10: gTrade's reference formula, before its closing and holding fees); null once closed",
+      resolve: (d) => (d.liquidationPrice === null ? null : perpsDecimal(d.liquidationPrice)),
+    }),
+    liquidationPriceRaw: t.field({ type: "BigInt", nullable: true, description: "1e10", resolve: (d) => d.liquidationPrice }),
     ...optionalMoneyFields(t, "unrealisedPnl", USDC_DECIMALS, (d) => d.unrealisedPnl, "PnL at the mark price (USDC)"),
     ...moneyFields(t, "realisedPnl", USDC_DECIMALS, (d) => d.realisedPnl, "Realised PnL (USDC)"),
     ...moneyFields(t, "usdcReturned", USDC_DECIMALS, (d) => d.usdcReturned, "USDC paid back by closes"),

@@ -11,6 +11,7 @@ import { type CurrencyInfo, type FeeCurrencyView, type BuybackSpendView, currenc
 import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
 import { type BurnValue, burnValues, poolVolumes } from "../read/market.js";
 import { type AgentView, agentsOfTokens } from "../agents/views.js";
+import { type ActivityRow, withDeskTokens } from "../read/activity.js";
 
 export type Loaders = {
   token: DataLoader<Hex, TokenView | null>;
@@ -28,6 +29,8 @@ export type Loaders = {
   /** A pool's USDC volume, by pool id. */
   poolVolume: DataLoader<Hex, { volumeUsdc: bigint; unpricedSwaps: number } | null>;
   deskContext: () => Promise<DeskContext>;
+  /** An activity row's token, a desk row's the engine's (read/activity.ts `withDeskTokens`), lowercase; null when none. */
+  activityToken: DataLoader<ActivityRow, Hex | null, string>;
   tokenPending: DataLoader<Hex, TokenPending>;
 };
 
@@ -37,7 +40,7 @@ const once = <T>(fn: () => Promise<T>) => {
 };
 
 export function createLoaders(deps: ApiDeps): Loaders {
-  const ctx = once(() => deskContext(deps.db, deps.engine));
+  const ctx = once(() => deskContext(deps.db, deps.engine, deps.config.perpsVenue));
   return {
     token: new DataLoader(async (keys) => {
       const rows = await getTokens(deps.db, keys);
@@ -77,6 +80,7 @@ export function createLoaders(deps: ApiDeps): Loaders {
       return ids.map((id) => volumes.get(id.toLowerCase()) ?? null);
     }),
     deskContext: ctx,
+    activityToken: new DataLoader(async (rows) => (await withDeskTokens(deps.db, deps.engine, [...rows])).map((r) => r.token), { cacheKeyFn: (r) => r.id }),
     tokenPending: new DataLoader(async (keys) => {
       const pending = await deps.engine.tokenPending(keys);
       return keys.map((k) => pending.get(k.toLowerCase()) ?? NO_TOKEN_PENDING);

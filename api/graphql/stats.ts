@@ -16,6 +16,8 @@ const DeskSummaryType = builder.objectRef<DeskSummary>("DeskSummary").implement(
   description:
     "The open desks in a fixed size (its size does not grow with their number): aggregates over the open desks and the largest few. `desks` pages every desk.",
   fields: (t) => ({
+    venue: t.string({ description: "The perps venue the desks trade on (PERPS_VENUE: avantis-v1, gains-v10)", resolve: (d) => d.venue.id }),
+    protocol: t.string({ description: "The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10", resolve: (d) => d.venue.protocol }),
     halted: t.int({ description: "Open desks halted by the engine or the registry", resolve: (d) => d.halted }),
     ...moneyFields(t, "openCollateralUsdc", USDC_DECIMALS, (d) => d.openCollateral, "Collateral of the open desks"),
     ...moneyFields(t, "openNotionalUsdc", USDC_DECIMALS, (d) => d.openNotional, "Collateral × leverage of the open desks"),

@@ -13,7 +13,7 @@ import { USDC_UNIT, type Unit, formatUnits, groupThousands, showUnits } from "..
 import { activity, token as tokenTable, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
 import { RateLimiter, DEFAULT_RATE_LIMITS, rateLimit } from "../http/rate-limit.js";
-import type { ActivityRow } from "../read/activity.js";
+import { type ActivityRow, withDeskTokens } from "../read/activity.js";
 import type { DeskView } from "../read/desks.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
@@ -68,7 +68,12 @@ export async function loadDashboard(deps: ApiDeps, now: Date): Promise<Dashboard
       .orderBy(desc(tokenTable.createdBlock))
       .limit(DASHBOARD_TOKENS),
     db.select({ address: tokenTable.address, symbol: tokenTable.symbol }).from(tokenTable).where(eq(tokenTable.isProtocolToken, true)).limit(1),
-    db.select().from(activity).orderBy(desc(activity.id)).limit(DASHBOARD_ACTIVITY),
+    db
+      .select()
+      .from(activity)
+      .orderBy(desc(activity.id))
+      .limit(DASHBOARD_ACTIVITY)
+      .then((r) => withDeskTokens(db, deps.engine, r)),
   ]);
   const units = new Map<string, Unit>();
   const { usdc, weth } = deps.config.contracts;
@@ -170,7 +175,7 @@ export function activitySentence(row: ActivityRow, units: Map<string, Unit>): st
         returned ? `${usdc(returned)} returned` : null,
         pnl ? `PnL ${usdc(pnl)}` : null,
       ].filter(Boolean);
-      return `${what}${parts.length ? `: ${parts.join(", ")}` : ""}`;
+      return `${what}${sym ? ` for ${sym}` : ""}${parts.length ? `: ${parts.join(", ")}` : ""}`;
     }
   }
   return `${row.kind.replaceAll("-", " ")}${sym ? ` (${sym})` : ""}`;

@@ -140,14 +140,14 @@ async function readLedger(
       .where(and(eq(burnDaily.token, hex), gte(burnDaily.day, (since / 86_400n) * 86_400n)))
       .orderBy(desc(burnDaily.day))
       .limit(CHART_DAYS + 1),
-    deskContext(db, engine, [getAddress(token)]),
+    deskContext(db, engine, services.config.perpsVenue, [getAddress(token)]),
     tokenFeeCurrencies(db, services.config, [hex]),
     rewardSlotsOf(db, [hex]),
     db.select().from(poolTable).where(eq(poolTable.token, hex)).limit(1),
     burnSeries(db, hex, chainNow),
     tokenAudit({ engine }, token).catch(() => null),
   ]);
-  const statement = await readDeskStatement({ db, engine }, hex).catch(() => null);
+  const statement = await readDeskStatement({ db, engine, config: services.config }, hex).catch(() => null);
   const desks = await listDesks(db, ctx, { filter: { token }, limit: RECENT_ROWS });
   const views: DeskView[] = desks.rows;
   const unrealised = views.filter((v) => v.status === "open");

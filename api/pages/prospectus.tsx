@@ -191,6 +191,7 @@ const DeskStatement: FC<{ data: ProspectusData }> = ({ data }) => {
   const usdc = (v: bigint) => showUnits(v, USDC_UNIT);
   const tokens = (v: bigint) => showUnits(v, { symbol: s.symbol, decimals: 18 });
   const rows: [string, string, string][] = [
+    ["venue", "Venue", `${s.venue.protocol} (${s.venue.id})`],
     ["collateral-in", "Collateral in from fees (perp leg)", usdc(s.collateral.fromFees)],
     [
       "deployed",
@@ -347,6 +348,10 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
       {l.desk.trades.length ? (
         <div>
           <h3>Desk</h3>
+          <p
+            class="muted"
+            data-field="desk-venue"
+          >{`Trades on ${l.desk.trades[0]!.venue.protocol} (${l.desk.trades[0]!.venue.id}). PnL in USDC; prices in USD.`}</p>
           <div class="scroll">
             <table data-table="desk">
               <tr>
@@ -354,17 +359,29 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
                 <th>Status</th>
                 <th class="num">Collateral</th>
                 <th class="num">Leverage</th>
+                <th class="num">Entry</th>
+                <th class="num">Liquidation</th>
                 <th class="num">Realised PnL</th>
                 <th class="num">Open PnL</th>
               </tr>
               {l.desk.trades.map((t) => (
-                <tr>
+                <tr data-desk={t.id}>
                   <td>{t.side}</td>
                   <td>{t.halted ? `${t.status} (halted)` : t.status}</td>
                   <td class="num">{showUsdc(t.collateral)}</td>
-                  <td class="num">{showLeverage(t.leverage)}</td>
-                  <td class="num">{showUsdc(t.realisedPnl)}</td>
-                  <td class="num">{t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}</td>
+                  <td class="num" data-field="leverage">
+                    {showLeverage(t.leverage)}
+                  </td>
+                  <td class="num">{formatUnits(t.entryPrice, 10)}</td>
+                  <td class="num" data-field="liquidation-price">
+                    {t.liquidationPrice === null ? "—" : formatUnits(t.liquidationPrice, 10)}
+                  </td>
+                  <td class="num" data-field="realised-pnl">
+                    {showUsdc(t.realisedPnl)}
+                  </td>
+                  <td class="num" data-field="unrealised-pnl">
+                    {t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}
+                  </td>
                 </tr>
               ))}
             </table>

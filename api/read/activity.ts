@@ -3,10 +3,17 @@
  * with amounts in base units; `formatActivityData` (common/activity.ts, shared with the
  * engine's webhooks) turns them into exact decimals in whole units of their currency and
  * checksums the addresses.
+ *
+ * The desk rows (`desk-opened`, `desk-increased`, …) are indexed from the venue's events, which
+ * do not name a token: their token is the engine's, read at read time (the engine binds a desk
+ * trade to its token by the open order id: `desk_trade.open_order_id` = `engine.desk_trades.order_id`).
+ * A desk row keeps `token: null` only while no token owns its trade (an order the engine did not send,
+ * or an engine that has not recorded it).
  */
-import { type SQL, and, eq, gt, inArray } from "drizzle-orm";
-import type { Hex } from "viem";
-import { activity } from "../../schema/ponder.js";
+import { type SQL, and, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { type Hex, getAddress } from "viem";
+import { activity, deskTrade } from "../../schema/ponder.js";
+import type { EnginePort } from "../engine-port.js";
 import type { ReadDb } from "./db.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy } from "./keyset.js";
 
@@ -24,22 +31,81 @@ export const ACTIVITY_ORDERING: Ordering<ActivityRow> = {
 
 export type ActivityFilter = { kinds?: readonly string[]; token?: Hex };
 
-function conditions(filter: ActivityFilter): SQL[] {
+/** The desk trade an activity row is about (desk rows carry it in `data.tradeId`), as SQL. */
+const TRADE_ID = sql`(${activity.data}->>'tradeId')`;
+
+/** A desk row's trade id, or undefined for any other row (or a desk row already naming its token). */
+function deskTradeIdOf(row: ActivityRow): string | undefined {
+  if (row.token !== null || !row.kind.startsWith("desk-")) return undefined;
+  const id = (row.data as { tradeId?: unknown } | null)?.tradeId;
+  return typeof id === "string" ? id : undefined;
+}
+
+/**
+ * `rows` with each desk row's token named: the engine's token of its trade (by the trade's open order
+ * id), lowercase as the index stores tokens; a desk row whose trade no token owns keeps `token: null`.
+ */
+export async function withDeskTokens(db: ReadDb, engine: EnginePort, rows: ActivityRow[]): Promise<ActivityRow[]> {
+  const tradeIds = [...new Set(rows.map(deskTradeIdOf).filter((id): id is string => id !== undefined))];
+  if (!tradeIds.length) return rows;
+  const trades = await db.select({ id: deskTrade.id, openOrderId: deskTrade.openOrderId }).from(deskTrade).where(inArray(deskTrade.id, tradeIds));
+  const tokens = await engine.deskTokens(trades.map((t) => t.openOrderId));
+  const tokenOf = new Map<string, Hex>();
+  for (const t of trades) {
+    const token = tokens.get(t.openOrderId);
+    if (token) tokenOf.set(t.id, token.toLowerCase() as Hex);
+  }
+  return rows.map((r) => {
+    const id = deskTradeIdOf(r);
+    const token = id === undefined ? undefined : tokenOf.get(id);
+    return token ? { ...r, token } : r;
+  });
+}
+
+/**
+ * The filter as SQL. A token's rows include its desk rows: those of the trades the engine opened for it
+ * (`deskOrderIds`, their open order ids), which the index stores without a token.
+ */
+function conditions(db: ReadDb, filter: ActivityFilter, deskOrderIds: readonly bigint[] = []): SQL[] {
   const c: SQL[] = [];
   if (filter.kinds?.length) c.push(inArray(activity.kind, [...filter.kinds]));
-  if (filter.token) c.push(eq(activity.token, filter.token));
+  if (filter.token) {
+    const own = eq(activity.token, filter.token.toLowerCase() as Hex);
+    c.push(
+      deskOrderIds.length
+        ? or(
+            own,
+            and(
+              isNull(activity.token),
+              inArray(
+                TRADE_ID,
+                db
+                  .select({ id: deskTrade.id })
+                  .from(deskTrade)
+                  .where(inArray(deskTrade.openOrderId, [...deskOrderIds])),
+              ),
+            ),
+          )!
+        : own,
+    );
+  }
   return c;
 }
 
-export async function listActivity(db: ReadDb, p: PageWindow & { filter: ActivityFilter }) {
+/**
+ * A page of the feed. With `engine`, desk rows name their token (`withDeskTokens`) and a token's filter
+ * takes in its desk rows; without it, rows are as indexed.
+ */
+export async function listActivity(db: ReadDb, p: PageWindow & { filter: ActivityFilter; engine?: EnginePort }) {
   const w = keysetWindow(ACTIVITY_ORDERING, p);
+  const deskOrderIds = p.engine && p.filter.token ? (await p.engine.deskBindings([getAddress(p.filter.token)])).map((b) => b.openOrderId) : [];
   const rows = await db
     .select()
     .from(activity)
-    .where(and(...conditions(p.filter), ...w.conditions))
+    .where(and(...conditions(db, p.filter, deskOrderIds), ...w.conditions))
     .orderBy(...w.order)
     .limit(w.fetch);
-  return w.finish(rows);
+  return w.finish(p.engine ? await withDeskTokens(db, p.engine, rows) : rows);
 }
 
 /** Rows added after `lastId` (oldest first), for subscriptions. */
@@ -47,7 +113,7 @@ export async function activitySince(db: ReadDb, filter: ActivityFilter, lastId: 
   return db
     .select()
     .from(activity)
-    .where(and(gt(activity.id, lastId), ...conditions(filter)))
+    .where(and(gt(activity.id, lastId), ...conditions(db, filter)))
     .orderBy(activity.id)
     .limit(limit);
 }

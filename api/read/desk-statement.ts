@@ -11,7 +11,9 @@
  * - liquidations: how many, and the USDC they lost;
  * - profit → creator buybacks → tokens burned: the desk profits the creator-buyback queue
  *   received and spent (the ledger), and the buybacks and burns the chain shows (the index);
- * - tokens burned per USDC of fees: those burns over the USDC the token's fees became.
+ * - tokens burned per USDC of fees: those burns over the USDC the token's fees became;
+ * - the venue the desk trades on (the API's `PERPS_VENUE`) and its open trades: leverage,
+ *   liquidation price by the venue's formula, unrealised PnL at the latest mark.
  */
 import { and, eq, sql } from "drizzle-orm";
 import { type Hex, getAddress } from "viem";
@@ -19,13 +21,16 @@ import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { USDC_UNIT, showUnits } from "../../common/units.js";
 import { buyback, token as tokenTable } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
-import { deskContext, listDesks } from "./desks.js";
-import { checksum } from "./format.js";
+import { type DeskVenue, type DeskView, deskContext, deskVenue, listDesks } from "./desks.js";
+import { checksum, perpsDecimal } from "./format.js";
 import { money } from "./proofs.js";
 
 /** Raw figures of the statement (base units). */
 export type DeskStatementView = {
   engine: boolean;
+  venue: DeskVenue;
+  /** The token's open desks (at most 100), newest first. */
+  openDesks: DeskView[];
   symbol: string;
   feesUsdc: bigint;
   collateral: { fromFees: bigint; deployed: bigint; returned: bigint; waiting: bigint };
@@ -40,12 +45,12 @@ export type DeskStatementView = {
 
 const OPEN = new Set(["opening", "open", "closing", "topping-up"]);
 
-export async function readDeskStatement(deps: Pick<ApiDeps, "db" | "engine">, token: Hex): Promise<DeskStatementView> {
+export async function readDeskStatement(deps: Pick<ApiDeps, "db" | "engine" | "config">, token: Hex): Promise<DeskStatementView> {
   const address = checksum(token);
   const hex = token.toLowerCase() as Hex;
   const [flow, ctx, [row], [burns]] = await Promise.all([
     deps.engine.tokenFlow(address),
-    deskContext(deps.db, deps.engine, [address]),
+    deskContext(deps.db, deps.engine, deps.config.perpsVenue, [address]),
     deps.db.select({ symbol: tokenTable.symbol }).from(tokenTable).where(eq(tokenTable.address, hex)),
     deps.db
       .select({
@@ -65,6 +70,8 @@ export async function readDeskStatement(deps: Pick<ApiDeps, "db" | "engine">, to
   const tokensBurned = BigInt(burns?.burned ?? "0");
   return {
     engine: flow !== null,
+    venue: deskVenue(deps.config.perpsVenue),
+    openDesks: open,
     symbol: row?.symbol ?? "tokens",
     feesUsdc,
     collateral: { fromFees: perp?.allocated ?? 0n, deployed: perp?.spent ?? 0n, returned: perp?.returned ?? 0n, waiting: perp?.pending ?? 0n },
@@ -116,6 +123,19 @@ export async function deskStatement(deps: ApiDeps, token: Hex) {
   return {
     token: address,
     engine: s.engine,
+    venue: s.venue.id,
+    protocol: s.venue.protocol,
+    openDesks: s.openDesks.map((d) => ({
+      id: d.id,
+      side: d.side,
+      leverage: perpsDecimal(d.leverage),
+      collateral: usdc(d.collateral),
+      entryPrice: perpsDecimal(d.entryPrice),
+      markPrice: d.markPrice === null ? null : perpsDecimal(d.markPrice),
+      liquidationPrice: d.liquidationPrice === null ? null : perpsDecimal(d.liquidationPrice),
+      unrealisedPnl: d.unrealisedPnl === null ? null : usdc(d.unrealisedPnl),
+      realisedPnl: usdc(d.realisedPnl),
+    })),
     fees: { claimedUsdc: usdc(s.feesUsdc) },
     collateral: {
       fromFees: usdc(s.collateral.fromFees),

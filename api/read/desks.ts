@@ -1,11 +1,14 @@
 /**
  * Desks: the operator's perps trades (indexed) bound to their tokens (the engine's binding by
- * open order id), with notional and, when an oracle mark is known, unrealised PnL.
+ * open order id), with notional and, when an oracle mark is known, unrealised PnL; the venue
+ * they trade on (the API's `PERPS_VENUE`) and, while open, their liquidation price by that
+ * venue's formula.
  */
 import { type SQL, and, desc, eq, inArray, not, sql } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
-import { HUNDRED_PERCENT, closeValue, notionalOf, percentProfit } from "../../common/perps-math.js";
+import { HUNDRED_PERCENT, closeValue, gainsCloseValue, gainsLiquidationPrice, liquidationPrice, notionalOf, percentProfit } from "../../common/perps-math.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
+import { DEFAULT_PERPS_VENUE, PERPS_VENUES, type PerpsVenueId } from "../../common/perps-venues.js";
 import { deskTrade, enrollment } from "../../schema/ponder.js";
 import type { ReadDb } from "./db.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";
@@ -15,9 +18,18 @@ export type DeskTradeRow = typeof deskTrade.$inferSelect;
 export const DESK_STATUSES = ["open", "closed", "liquidated"] as const;
 export type DeskStatus = (typeof DESK_STATUSES)[number];
 
+/** The venue desks trade on, as the API names it: its `PERPS_VENUE` id and its protocol and version. */
+export type DeskVenue = { id: PerpsVenueId; protocol: string };
+
+export function deskVenue(venue: PerpsVenueId): DeskVenue {
+  const v = PERPS_VENUES[venue];
+  return { id: venue, protocol: `${v.protocol} ${v.version}` };
+}
+
 export type DeskView = {
   id: string;
   token: Address | null;
+  venue: DeskVenue;
   pairIndex: bigint;
   tradeIndex: bigint;
   side: "long" | "short";
@@ -32,6 +44,8 @@ export type DeskView = {
   /** 1e10. */
   entryPrice: bigint;
   markPrice: bigint | null;
+  /** 1e10: where the venue liquidates the open trade (null once it is closed). */
+  liquidationPrice: bigint | null;
   unrealisedPnl: bigint | null;
   realisedPnl: bigint;
   usdcReturned: bigint;
@@ -40,9 +54,28 @@ export type DeskView = {
   openTx: `0x${string}`;
 };
 
-/** PnL of closing the whole trade at `mark`, as the exchange computes it (a loss is at most the collateral). */
-export function unrealisedPnl(t: { collateral: bigint; leverage: bigint; openPrice: bigint; buy: boolean }, mark: bigint): bigint {
-  return closeValue(t.collateral, percentProfit(t.openPrice, mark, t.buy ? "long" : "short", t.leverage)) - t.collateral;
+type TradeFigures = { collateral: bigint; leverage: bigint; openPrice: bigint; buy: boolean };
+
+/**
+ * PnL of closing the whole trade at `mark`, as the venue computes it (a loss is at most the collateral):
+ * Avantis v1's `closeValue`, gTrade v10's `amountSentToTrader` (common/perps-math.ts `gainsCloseValue`). The index
+ * holds no venue fee parameters, so gTrade's closing fee and holding fees are not deducted.
+ */
+export function unrealisedPnl(t: TradeFigures, mark: bigint, venue: PerpsVenueId = DEFAULT_PERPS_VENUE): bigint {
+  const pct = percentProfit(t.openPrice, mark, t.buy ? "long" : "short", t.leverage);
+  if (venue === "gains-v10") return gainsCloseValue({ collateral: t.collateral, pct, closingFee: 0n, realizedTradingFees: 0n, realizedPnl: 0n }) - t.collateral;
+  return closeValue(t.collateral, pct) - t.collateral;
+}
+
+/**
+ * Where the venue liquidates the trade (1e10): Avantis v1's `liquidationPrice` (90% of the collateral lost),
+ * gTrade v10's reference formula (`gainsLiquidationPrice`, at its default 90% threshold, before its closing and
+ * holding fees, which the index does not hold).
+ */
+export function deskLiquidationPrice(t: TradeFigures, venue: PerpsVenueId = DEFAULT_PERPS_VENUE): bigint {
+  const side = t.buy ? "long" : "short";
+  if (venue === "gains-v10") return gainsLiquidationPrice({ openPrice: t.openPrice, side, leverage: t.leverage, collateral: t.collateral });
+  return liquidationPrice(t.openPrice, side, t.leverage);
 }
 
 export const DESK_ORDERING: Ordering<{ openedAt: bigint; id: string }> = {
@@ -54,26 +87,40 @@ export const DESK_ORDERING: Ordering<{ openedAt: bigint; id: string }> = {
 };
 
 /** What a page of desks needs from the engine, read once per request (for `tokens` only when given: a page of tokens needs their desks alone). */
-export type DeskContext = { bindings: Map<bigint, DeskBinding>; marks: Map<number, bigint>; haltedTokens: Set<string> };
+export type DeskContext = {
+  bindings: Map<bigint, DeskBinding>;
+  /** The mark of each pair index, numbered as `venue` numbers its pairs. */
+  marks: Map<number, bigint>;
+  haltedTokens: Set<string>;
+  /** The venue the desks trade on: the API's `PERPS_VENUE` (config.perpsVenue). */
+  venue: PerpsVenueId;
+};
 
-export async function deskContext(db: ReadDb, engine: EnginePort, tokens?: readonly Address[]): Promise<DeskContext> {
+export async function deskContext(db: ReadDb, engine: EnginePort, venue: PerpsVenueId, tokens?: readonly Address[]): Promise<DeskContext> {
   const [bindings, marks, halted] = await Promise.all([
     engine.deskBindings(tokens),
-    engine.markPrices(),
+    engine.markPrices(venue),
     db.select({ token: enrollment.token }).from(enrollment).where(eq(enrollment.halted, true)),
   ]);
   return deskContextOf(
     bindings,
     marks,
     halted.map((r) => r.token),
+    venue,
   );
 }
 
-export function deskContextOf(bindings: readonly DeskBinding[], marks: Map<number, bigint>, haltedTokens: readonly string[]): DeskContext {
+export function deskContextOf(
+  bindings: readonly DeskBinding[],
+  marks: Map<number, bigint>,
+  haltedTokens: readonly string[],
+  venue: PerpsVenueId = DEFAULT_PERPS_VENUE,
+): DeskContext {
   return {
     bindings: new Map(bindings.map((b) => [b.openOrderId, b])),
     marks,
     haltedTokens: new Set(haltedTokens.map((t) => t.toLowerCase())),
+    venue,
   };
 }
 
@@ -86,6 +133,7 @@ export function deskView(row: DeskTradeRow, ctx: DeskContext): DeskView {
   return {
     id: row.id,
     token,
+    venue: deskVenue(ctx.venue),
     pairIndex: row.pairIndex,
     tradeIndex: row.tradeIndex,
     side: row.buy ? "long" : "short",
@@ -97,7 +145,8 @@ export function deskView(row: DeskTradeRow, ctx: DeskContext): DeskView {
     notional: notionalOf(row.collateral, row.leverage),
     entryPrice: row.openPrice,
     markPrice: open ? mark : null,
-    unrealisedPnl: open && mark !== null ? unrealisedPnl(row, mark) : null,
+    liquidationPrice: open ? deskLiquidationPrice(row, ctx.venue) : null,
+    unrealisedPnl: open && mark !== null ? unrealisedPnl(row, mark, ctx.venue) : null,
     realisedPnl: row.realisedPnl,
     usdcReturned: row.usdcReturned,
     openedAt: row.openedAt,
@@ -142,6 +191,8 @@ export const LARGEST_OPEN_DESKS = 5;
  * number of desks; every desk is listed, paged, by `/desks` (docs/api.md, "Desks").
  */
 export type DeskSummary = {
+  /** The venue the desks trade on (the API's `PERPS_VENUE`). */
+  venue: DeskVenue;
   /** Open desks halted by the engine or the registry. */
   halted: number;
   /** USDC base units, summed over the open trades. */
@@ -168,13 +219,15 @@ function markOf(marks: Map<number, bigint>): SQL {
 
 /**
  * `unrealisedPnl` in SQL, integer for integer: `div` truncates toward zero as bigint
- * division does (common/perps-math.ts percentProfit and closeValue).
+ * division does (common/perps-math.ts percentProfit, and closeValue or gainsCloseValue by venue).
  */
-function unrealisedPnlSql(mark: SQL): SQL {
+function unrealisedPnlSql(mark: SQL, venue: PerpsVenueId): SQL {
   const open = sql`${deskTrade.openPrice}::numeric`;
+  const collateral = sql`${deskTrade.collateral}::numeric`;
   const diff = sql`(CASE WHEN ${deskTrade.buy} THEN ${mark} - ${open} ELSE ${open} - ${mark} END)`;
   const pct = sql`(CASE WHEN ${open} = 0 THEN 0 ELSE greatest(div(${diff} * 100 * ${deskTrade.leverage}::numeric, ${open}), -${HUNDRED}) END)`;
-  return sql`(greatest(div(${deskTrade.collateral}::numeric * (${HUNDRED} + ${pct}), ${HUNDRED}), 0) - ${deskTrade.collateral}::numeric)`;
+  if (venue === "gains-v10") return sql`(greatest(${collateral} + div(${collateral} * ${pct}, ${HUNDRED}), 0) - ${collateral})`;
+  return sql`(greatest(div(${collateral} * (${HUNDRED} + ${pct}), ${HUNDRED}), 0) - ${collateral})`;
 }
 
 /** The open desks' summary: one aggregate row and the largest few rows, both over the open trades only. */
@@ -189,7 +242,7 @@ export async function openDeskSummary(db: ReadDb, ctx: DeskContext, largest = LA
         halted: haltedIds.length ? sql<string>`count(*) FILTER (WHERE ${inArray(deskTrade.openOrderId, haltedIds)})` : sql<string>`0`,
         collateral: sql<string | null>`sum(${deskTrade.collateral})`,
         notional: sql<string | null>`sum(${notional})`,
-        unrealisedPnl: sql<string | null>`sum(${unrealisedPnlSql(mark)}) FILTER (WHERE ${mark} IS NOT NULL)`,
+        unrealisedPnl: sql<string | null>`sum(${unrealisedPnlSql(mark, ctx.venue)}) FILTER (WHERE ${mark} IS NOT NULL)`,
         unpriced: sql<string>`count(*) FILTER (WHERE ${mark} IS NULL)`,
       })
       .from(deskTrade)
@@ -198,6 +251,7 @@ export async function openDeskSummary(db: ReadDb, ctx: DeskContext, largest = LA
   ]);
   const a = aggregates[0];
   return {
+    venue: deskVenue(ctx.venue),
     halted: Number(a?.halted ?? 0),
     openCollateral: BigInt(a?.collateral ?? 0),
     openNotional: BigInt(a?.notional ?? 0),

@@ -43,9 +43,9 @@ async function loadStats(deps: ApiDeps): Promise<Stats> {
     .where(eq(enrollment.halted, true))
     .then((rows) => rows.map((r) => r.token));
   const bindings = engine.deskBindings();
-  const marks = engine.markPrices();
+  const marks = engine.markPrices(deps.config.perpsVenue);
   // The desk summary starts as soon as the desks' context (bindings, marks, halted tokens) is in.
-  const desks = Promise.all([bindings, marks, halted]).then(([b, m, h]) => openDeskSummary(db, deskContextOf(b, m, h)));
+  const desks = Promise.all([bindings, marks, halted]).then(([b, m, h]) => openDeskSummary(db, deskContextOf(b, m, h, deps.config.perpsVenue)));
   const [totalsRows, enrolled, pending, summary, feeCurrencies, buybackSpend, finality] = await Promise.all([
     db.select().from(protocolTotals).where(eq(protocolTotals.id, "protocol")),
     counts,

@@ -169,6 +169,7 @@ export async function readTokenPage(deps: ApiDeps, p: { limit: number; after?: s
     deskContext(
       deps.db,
       deps.engine,
+      deps.config.perpsVenue,
       a.addresses.map((x) => getAddress(x)),
     ),
   );

@@ -23,7 +23,12 @@ export const activityRoute = defineRoute({
   query: activityQuery,
   responses: { 200: { description: "A page of activity", schema: activityResponse } },
   handler: async (c, { query }, deps) => {
-    const page = await listActivity(deps.db, { filter: { kinds: query.kind, token: query.token }, limit: query.limit, after: query.cursor });
+    const page = await listActivity(deps.db, {
+      filter: { kinds: query.kind, token: query.token },
+      limit: query.limit,
+      after: query.cursor,
+      engine: deps.engine,
+    });
     return c.json(listBody(page, (row) => activityJson(row, deps.config.contracts.usdc)));
   },
 });

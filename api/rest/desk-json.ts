@@ -5,6 +5,8 @@ import { isoTime, perpsDecimal, usdcAmount } from "../read/format.js";
 export const deskJson = (d: DeskView) => ({
   id: d.id,
   token: d.token,
+  venue: d.venue.id,
+  protocol: d.venue.protocol,
   pairIndex: Number(d.pairIndex),
   tradeIndex: Number(d.tradeIndex),
   status: d.status,
@@ -16,6 +18,7 @@ export const deskJson = (d: DeskView) => ({
   notional: usdcAmount(d.notional),
   entryPrice: perpsDecimal(d.entryPrice),
   markPrice: d.markPrice === null ? null : perpsDecimal(d.markPrice),
+  liquidationPrice: d.liquidationPrice === null ? null : perpsDecimal(d.liquidationPrice),
   unrealisedPnl: d.unrealisedPnl === null ? null : usdcAmount(d.unrealisedPnl),
   realisedPnl: usdcAmount(d.realisedPnl),
   usdcReturned: usdcAmount(d.usdcReturned),

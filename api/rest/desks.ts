@@ -20,7 +20,7 @@ export const desksRoute = defineRoute({
   query: desksQuery,
   responses: { 200: { description: "A page of desks", schema: desksResponse } },
   handler: async (c, { query }, deps) => {
-    const ctx = await deskContext(deps.db, deps.engine);
+    const ctx = await deskContext(deps.db, deps.engine, deps.config.perpsVenue);
     const filter = { statuses: query.status, token: query.token ? getAddress(query.token) : undefined, halted: query.halted ?? null };
     const page = await listDesks(deps.db, ctx, { limit: query.limit, after: query.cursor, filter });
     return c.json(listBody(page, deskJson));

@@ -13,6 +13,7 @@ import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
 import { ACTIVITY_KINDS } from "../read/activity.js";
 import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
+import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { documented } from "../openapi/zod-schema.js";
 
 // ------------------------------------------------------------------ scalars
@@ -232,6 +233,9 @@ const decimal = (what: string) =>
     .regex(/^-?\d+(\.\d+)?$/)
     .describe(`${what}: exact decimal string in whole units`);
 const usdc = (what: string) => decimal(`${what} (USDC)`);
+/** The venue desks trade on: the API's PERPS_VENUE. */
+const perpsVenueId = z.enum(PERPS_VENUE_IDS).describe("The perps venue the desks trade on (PERPS_VENUE)");
+const perpsProtocol = z.string().describe("The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10");
 const checksummed = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/)
@@ -451,6 +455,8 @@ export const deskResponse = z
   .object({
     id: z.string(),
     token: checksummed.nullable(),
+    venue: perpsVenueId,
+    protocol: perpsProtocol,
     pairIndex: int,
     tradeIndex: int,
     status: z.enum(["open", "closed", "liquidated"]),
@@ -462,6 +468,9 @@ export const deskResponse = z
     notional: usdc("Collateral × leverage"),
     entryPrice: decimal("Entry price"),
     markPrice: decimal("Oracle price").nullable(),
+    liquidationPrice: decimal(
+      "Where the venue liquidates the open desk: 90% of its collateral lost (gains-v10: gTrade's reference formula, before its closing and holding fees); null once closed",
+    ).nullable(),
     unrealisedPnl: usdc("Unrealised PnL at the mark").nullable(),
     realisedPnl: usdc("Realised PnL"),
     usdcReturned: usdc("USDC paid back by closes"),
@@ -608,6 +617,8 @@ export const statsResponse = z
         opened: int.describe("Desks ever opened"),
         open: int.describe("Desks open now"),
         realisedPnlUsdc: usdc("Realised PnL of all desks"),
+        venue: perpsVenueId,
+        protocol: perpsProtocol,
         halted: int.describe("Open desks halted by the engine or the registry"),
         openCollateralUsdc: usdc("Collateral of the open desks"),
         openNotionalUsdc: usdc("Collateral × leverage of the open desks"),

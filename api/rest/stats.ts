@@ -49,6 +49,8 @@ export function statsJson(s: Stats) {
       opened: t?.desksOpened ?? 0,
       open: t?.desksOpen ?? 0,
       realisedPnlUsdc: usdcAmount(t?.deskRealisedPnl ?? zero),
+      venue: s.desks.venue.id,
+      protocol: s.desks.venue.protocol,
       halted: s.desks.halted,
       openCollateralUsdc: usdcAmount(s.desks.openCollateral),
       openNotionalUsdc: usdcAmount(s.desks.openNotional),

@@ -15,6 +15,7 @@ import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { deskStatement } from "../read/desk-statement.js";
+import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import type { ApiDeps } from "../deps.js";
 import { defineRoute } from "./route.js";
 import { integerParam, tokenParam } from "./schemas.js";
@@ -297,10 +298,37 @@ export const tokenAuditResponse = z
   .strict();
 
 const usdcMoney = moneyResponse;
+const perpsDecimal = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .describe("Perps price: exact decimal string in whole units");
 export const deskStatementResponse = z
   .object({
     token: checksummed,
     engine: z.boolean().describe("Whether the engine's ledger was readable (false: the ledger figures are zero)"),
+    venue: z.enum(PERPS_VENUE_IDS).describe("The perps venue the desks trade on (PERPS_VENUE)"),
+    protocol: z.string().describe("The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10"),
+    openDesks: z
+      .array(
+        z
+          .object({
+            id: z.string(),
+            side: z.enum(["long", "short"]),
+            leverage: perpsDecimal.describe("Leverage (×): exact decimal string"),
+            collateral: usdcMoney,
+            entryPrice: perpsDecimal,
+            markPrice: perpsDecimal.nullable().describe("The latest oracle price (null: unknown)"),
+            liquidationPrice: perpsDecimal
+              .nullable()
+              .describe(
+                "Where the venue liquidates it: 90% of its collateral lost (gains-v10: gTrade's reference formula, before its closing and holding fees)",
+              ),
+            unrealisedPnl: usdcMoney.nullable().describe("PnL of closing it at the mark price (null: no mark price)"),
+            realisedPnl: usdcMoney,
+          })
+          .strict(),
+      )
+      .describe("The token's open desks, newest first (at most 100)"),
     fees: z.object({ claimedUsdc: usdcMoney.describe("USDC the token's fees became (USDC as claimed, WETH at its conversion)") }).strict(),
     collateral: z
       .object({

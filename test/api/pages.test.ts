@@ -190,6 +190,31 @@ describe("the token page", () => {
       showUnits(BigInt(statement.profit.tokensBurned.amountRaw), { symbol, decimals: 18 }),
     );
     expect(await text('[data-field="desk-statement"]')).toBe(statement.statement);
+    // The venue the desks trade on, and each desk's leverage as people read it, prices and PnL in USDC, to the base unit.
+    expect(statement).toMatchObject({ venue: "avantis-v1", protocol: "Avantis v1" });
+    expect(await text('[data-table="desk-statement"] [data-row="venue"] td.num')).toBe("Avantis v1 (avantis-v1)");
+    expect(await text('[data-field="desk-venue"]')).toMatch(/^Trades on Avantis v1 \(avantis-v1\)\./);
+    const desks = (await json(`/api/v1/desks?token=${usdcToken}&limit=100`)).items as {
+      id: string;
+      leverage: string;
+      liquidationPrice: string | null;
+      realisedPnl: string;
+      unrealisedPnl: string | null;
+      venue: string;
+    }[];
+    expect(desks.length).toBeGreaterThan(0);
+    const usdcOf = (v: string) => (v.startsWith("-") ? -parseDecimal(v.slice(1), 6) : parseDecimal(v, 6));
+    for (const d of desks) {
+      expect(d.venue).toBe("avantis-v1");
+      const row = page.locator(`[data-table="desk"] [data-desk="${d.id}"]`);
+      expect(await row.locator('[data-field="leverage"]').innerText()).toBe(`${formatUnits(parseDecimal(d.leverage, 10), 10)}x`);
+      expect(await row.locator('[data-field="leverage"]').innerText()).toMatch(/^\d+(\.\d+)?x$/);
+      expect(await row.locator('[data-field="liquidation-price"]').innerText()).toBe(
+        d.liquidationPrice === null ? "—" : formatUnits(parseDecimal(d.liquidationPrice, 10), 10),
+      );
+      expect(await row.locator('[data-field="realised-pnl"]').innerText()).toBe(formatUnits(usdcOf(d.realisedPnl), 6));
+      expect(await row.locator('[data-field="unrealised-pnl"]').innerText()).toBe(d.unrealisedPnl === null ? "—" : formatUnits(usdcOf(d.unrealisedPnl), 6));
+    }
 
     // The chart: bars and a running total with points, on an axis of hours (all burns are today's).
     const chart = page.locator('svg[data-chart="burns"]');

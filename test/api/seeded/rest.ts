@@ -7,13 +7,15 @@ import { getAddress, parseAbi, zeroAddress } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { registryAbi } from "../../../common/abis/registry.js";
 import { TOKEN_DECIMALS, formatDecimal, parseDecimal } from "../../../common/money.js";
-import { LARGEST_OPEN_DESKS, deskContextOf, openDeskSummary, unrealisedPnl } from "../../../api/read/desks.js";
+import { LARGEST_OPEN_DESKS, deskContextOf, deskLiquidationPrice, openDeskSummary, unrealisedPnl } from "../../../api/read/desks.js";
 import type { ReadDb } from "../../../api/deps.js";
 import { PERPS_PRECISION } from "../../../common/abis/perps.js";
-import { notionalOf } from "../../../common/perps-math.js";
+import { gainsLiquidationPrice, liquidationPrice, notionalOf } from "../../../common/perps-math.js";
+import { PERPS_VENUES, PERPS_VENUE_IDS } from "../../../common/perps-venues.js";
 import { deskTrade } from "../../../schema/ponder.js";
 import { ERROR_STATUS } from "../../../api/http/errors.js";
 import * as schemas from "../../../api/rest/schemas.js";
+import { deskStatementResponse } from "../../../api/rest/trust.js";
 import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../../core/errors.js";
 import * as act from "../../helpers/actions.js";
 import { type Answer, type Harness, OPERATOR_API_KEY, actors } from "../harness.js";
@@ -35,6 +37,11 @@ export function restSuite(): void {
   }, 300_000);
 
   const get = (path: string) => h.call("GET", `/api/v1${path}`);
+  /** The venue the API names on desks: its PERPS_VENUE, and that venue's protocol and version. */
+  const venueOf = () => {
+    const v = PERPS_VENUES[h.deps.config.perpsVenue];
+    return { venue: h.deps.config.perpsVenue, protocol: `${v.protocol} ${v.version}` };
+  };
   const post = (path: string, json: unknown, key: string | null = OPERATOR_API_KEY) => h.call("POST", `/api/v1${path}`, { json, key: key ?? undefined });
 
   /** An error answer: `{ error, code }` with the status of its code; `code` defaults to the status's only code. */
@@ -181,6 +188,18 @@ export function restSuite(): void {
           [0, 1n + next(10n ** 12n)],
           [1, 1n + next(10n ** 14n)],
         ]);
+        // Each venue's close value: the SQL sum equals the TypeScript one integer for integer (the two round apart).
+        for (const venue of PERPS_VENUE_IDS) {
+          const sum = await openDeskSummary(db, deskContextOf([], marks, [], venue));
+          const expected = rows
+            .filter((r) => marks.has(Number(r.pairIndex)))
+            .reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, venue), 0n);
+          expect(sum.openUnrealisedPnl, venue).toBe(expected);
+          expect(sum.venue.id).toBe(venue);
+          expect(sum.largest.every((d) => d.venue.id === venue && d.liquidationPrice === deskLiquidationPrice(rows.find((r) => r.id === d.id)!, venue))).toBe(
+            true,
+          );
+        }
         const ctx = deskContextOf([], marks, []);
         const summary = await openDeskSummary(db, ctx);
         const priced = rows.filter((r) => marks.has(Number(r.pairIndex)));
@@ -234,7 +253,66 @@ export function restSuite(): void {
         notional: formatDecimal(collateral * 5n, 6),
         entryPrice: "3000",
         halted: false,
+        // The venue of the API's PERPS_VENUE; the liquidation price by its formula: 3000 × (1 − 90% / 5).
+        ...venueOf(),
+        liquidationPrice: "2460",
       });
+      expect(a.json.desks).toMatchObject(venueOf());
+    });
+
+    it("GET /desks and the desk statement: venue, leverage, liquidation price and PnL in USDC, to the base unit", async () => {
+      const [desk] = (await get(`/desks?token=${s.token}&status=open`)).json.items;
+      const [trade] = await h.query<{ collateral: string; open_price: string; leverage: string; buy: boolean }>(
+        "SELECT collateral, open_price, leverage, buy FROM desk_trade WHERE open_order_id = $1",
+        [s.desk.openOrderId.toString()],
+      );
+      const row = { collateral: BigInt(trade!.collateral), openPrice: BigInt(trade!.open_price), leverage: BigInt(trade!.leverage), buy: trade!.buy };
+      // The liquidation price by the venue's formula (Avantis v1's, or gTrade's reference formula before its fees): 3000 × (1 − 90% / 5).
+      const venue = h.deps.config.perpsVenue;
+      expect(deskLiquidationPrice(row, venue)).toBe(2_460n * PERPS_PRECISION);
+      expect(gainsLiquidationPrice({ openPrice: row.openPrice, side: "long", leverage: row.leverage, collateral: row.collateral })).toBe(
+        liquidationPrice(row.openPrice, "long", row.leverage),
+      );
+      expect(desk).toMatchObject({ ...venueOf(), leverage: "5", liquidationPrice: "2460" });
+      expect(desk.markPrice).toBeNull();
+      // Unrealised PnL at the price-sampler's mark of the pair, numbered as the venue numbers it (ETH/USD is gTrade's 1 and
+      // Avantis' 0, BTC/USD the other), by the venue's close value, to the base unit: +10% on a 5x long is +50% of the collateral.
+      const engine = h.deps.agents!.services.pool;
+      await engine.query(
+        "INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', 330000000000, 8, '1', 0), ('BTC_USD', 6000000000000, 8, '1', 0)",
+      );
+      try {
+        const [marked] = (await get(`/desks?token=${s.token}&status=open`)).json.items;
+        expect(marked.markPrice).toBe("3300");
+        expect(parseUsdc(marked.unrealisedPnl)).toBe(unrealisedPnl(row, 3_300n * PERPS_PRECISION, venue));
+        expect(parseUsdc(marked.unrealisedPnl)).toBe(row.collateral / 2n);
+        const st = (await get(`/tokens/${s.token}/desk-statement`)).json;
+        const o = st.openDesks.find((d: { id: string }) => d.id === desk.id);
+        expect(o).toMatchObject({ markPrice: "3300", unrealisedPnl: { amountRaw: (row.collateral / 2n).toString() } });
+        expect(st.pnl.open.amountRaw).toBe((row.collateral / 2n).toString());
+      } finally {
+        await engine.query("DELETE FROM engine.price_samples WHERE feed IN ('ETH_USD', 'BTC_USD')");
+      }
+      const statement = await get(`/tokens/${s.token}/desk-statement`);
+      expect(statement.status, statement.text).toBe(200);
+      deskStatementResponse.parse(statement.json);
+      expect(statement.json).toMatchObject(venueOf());
+      const open = statement.json.openDesks.find((d: { id: string }) => d.id === desk.id);
+      expect(open).toMatchObject({ side: "long", leverage: "5", entryPrice: "3000", liquidationPrice: "2460", markPrice: desk.markPrice });
+      expect(open.collateral).toMatchObject({ amount: desk.collateral, amountRaw: row.collateral.toString(), symbol: "USDC" });
+      expect(open.realisedPnl.amountRaw).toBe("0");
+      expect(open.unrealisedPnl === null ? null : open.unrealisedPnl.amountRaw).toBe(
+        desk.unrealisedPnl === null ? null : parseUsdc(desk.unrealisedPnl).toString(),
+      );
+      // GraphQL names the same figures.
+      const gql = await h.gql(
+        `{ desks(first: 200, status: [OPEN], token: "${s.token}") { edges { node { id venue protocol leverage liquidationPrice liquidationPriceRaw unrealisedPnl } } } stats { deskSummary { venue protocol } } }`,
+      );
+      expect(gql.json.errors, gql.text).toBeUndefined();
+      const node = gql.json.data.desks.edges.map((e: { node: { id: string } }) => e.node).find((n: { id: string }) => n.id === desk.id);
+      expect(node).toMatchObject({ ...venueOf(), leverage: "5", liquidationPrice: "2460", liquidationPriceRaw: (2_460n * PERPS_PRECISION).toString() });
+      expect(node.unrealisedPnl).toBe(desk.unrealisedPnl);
+      expect(gql.json.data.stats.deskSummary).toEqual(venueOf());
     });
 
     it("GET /activity: the feed with kinds and token filters", async () => {
@@ -252,6 +330,35 @@ export function restSuite(): void {
       expect(new Set(burns.json.items.map((i: { kind: string }) => i.kind))).toEqual(new Set(["burn", "creator-buyback"]));
       const buyback = burns.json.items.find((i: { kind: string }) => i.kind === "creator-buyback");
       expect(buyback.data.usdcIn).toBe("100");
+    });
+
+    it("GET /activity: a desk row names the token the engine opened its trade for, or null when none did", async () => {
+      const a = await get("/activity?kind=desk-opened,desk-increased,desk-decreased,desk-closed,desk-liquidated&limit=200");
+      expect(a.status).toBe(200);
+      schemas.activityResponse.parse(a.json);
+      const items = a.json.items as { id: string; token: string | null; data: { tradeId: string; openOrderId?: string } }[];
+      expect(items.length).toBeGreaterThan(0);
+      // The scenario's desk, opened for its token (the engine's desk_trades row, by open order id).
+      const opened = items.find((i) => i.data.openOrderId === s.desk.openOrderId.toString());
+      expect(opened, JSON.stringify(items)).toMatchObject({ token: s.token });
+      // Every desk row: the engine's token of its trade, joined here in SQL, and null for a trade no token owns.
+      const bound = await h.query<{ id: string; token: string }>(
+        `SELECT t.id, e.token FROM desk_trade t JOIN engine.desk_trades e ON e.order_id = t.open_order_id`,
+      );
+      const tokenOf = new Map(bound.map((r) => [r.id, getAddress(r.token)]));
+      for (const i of items) expect(i.token, i.id).toBe(tokenOf.get(i.data.tradeId) ?? null);
+      // A token's feed takes in its desk rows.
+      const mine = (await get(`/activity?token=${s.token}&kind=desk-opened`)).json.items as { id: string; token: string }[];
+      expect(mine.map((i) => i.id)).toContain(opened!.id);
+      expect(mine.every((i) => i.token === s.token)).toBe(true);
+      const lower = (await get(`/activity?token=${s.token.toLowerCase()}&kind=desk-opened`)).json.items as { id: string }[];
+      expect(lower.map((i) => i.id)).toEqual(mine.map((i) => i.id));
+      // GraphQL names the same token.
+      const gql = await h.gql(`{ activity(first: 200, kinds: [DESK_OPENED]) { edges { node { id tokenAddress token { address } } } } }`);
+      expect(gql.json.errors, gql.text).toBeUndefined();
+      const node = gql.json.data.activity.edges.map((e: { node: { id: string } }) => e.node).find((n: { id: string }) => n.id === opened!.id);
+      expect(node).toMatchObject({ tokenAddress: s.token });
+      expect(getAddress(node.token.address)).toBe(s.token);
     });
 
     it("GET /activity: pages join up without gaps or duplicates", async () => {
