@@ -24,7 +24,10 @@ export type PerpsVenueSupport = {
 
 /** Every adapter, by its `PERPS_VENUE` name. */
 export const PERPS_VENUES = {
-  /** Avantis v1 (protocols.md §4): the devnet's exchange. Base runs Avantis v2 since 2026-08-12. */
+  /**
+   * Avantis v1 (protocols.md §4): a second venue on the devnet only (its simulator is deployed beside the
+   * gTrade twin), kept behind the same interface; Base runs Avantis v2 since 2026-08-12, which no adapter speaks.
+   */
   "avantis-v1": { protocol: "Avantis", version: "v1", chainIds: [DEVNET] },
   /**
    * Gains Network gTrade v10 (common/abis/gains.ts): the devnet's twin of its diamond, and Base's
@@ -36,7 +39,8 @@ export const PERPS_VENUES = {
 
 export type PerpsVenueId = keyof typeof PERPS_VENUES;
 export const PERPS_VENUE_IDS = Object.keys(PERPS_VENUES) as [PerpsVenueId, ...PerpsVenueId[]];
-export const DEFAULT_PERPS_VENUE: PerpsVenueId = "avantis-v1";
+/** gTrade v10 on the devnet (its twin of the diamond) and on Base (Base's diamond, USDC as collateral index 1). */
+export const DEFAULT_PERPS_VENUE: PerpsVenueId = "gains-v10";
 
 /** What is known to run on a chain the engine may be pointed at (production.md §6). */
 const CHAIN_VENUES: Record<number, string> = {

@@ -23,6 +23,9 @@ import { type PrivateDevnet, startPrivateDevnet } from "../engine/devnet.js";
 import { ANVIL_KEYS } from "../helpers/env.js";
 import { AGENT_KEY_SECRET, type TestApi, signIn, testApi } from "./helpers.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 5;
 let d: PrivateDevnet;
@@ -74,7 +77,7 @@ async function agentLog(token: Address, decision?: string): Promise<{ worker: st
 
 beforeAll(async () => {
   d = await startPrivateDevnet();
-  const env = { AGENT_KEY_SECRET, PERPS_MIN_NOTIONAL_USDC: "100" };
+  const env = { AGENT_KEY_SECRET, PERPS_MIN_NOTIONAL_USDC: "100", ...AVANTIS };
   engine = await createEngine({ config: d.config(env), log: createLogger("engine", "error"), pipeline: { pollMs: 50, maxWaitMs: 30_000 } });
   api = testApi(d.databaseUrl, { RPC_URL: d.rpcUrl, DEPLOYMENTS_FILE: d.deploymentsFile, ...env });
   session = await signIn(api, ANVIL_KEYS[1]);

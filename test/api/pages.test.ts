@@ -21,6 +21,9 @@ import { type TestBrowser, launchBrowser } from "../helpers/browser.js";
 import { startTestPonder } from "../helpers/env.js";
 import { type Scenario, startScenario } from "../engine/scenario.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 5;
 const CONFIRMATIONS = 3;
@@ -100,7 +103,7 @@ async function shoot(page: Page, name: string) {
 }
 
 beforeAll(async () => {
-  sc = await startScenario();
+  sc = await startScenario({ env: AVANTIS });
   usdcToken = sc.usdcToken;
   const { d, run } = sc;
   await d.buy(TRADER, usdcToken, 6_000n * USDC);
@@ -131,7 +134,7 @@ beforeAll(async () => {
     ],
   );
   // The API counts the last 3 blocks as not final yet: totals come as a final and a pending part.
-  ponder = await startTestPonder(d.databaseUrl, { ...d.env(), CONFIRMATIONS: String(CONFIRMATIONS) });
+  ponder = await startTestPonder(d.databaseUrl, { ...d.env(AVANTIS), CONFIRMATIONS: String(CONFIRMATIONS) });
   const head = await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 });
   await waitForIndexed(ponder, head, 180_000);
   browser = await launchBrowser({ localOnly: true });

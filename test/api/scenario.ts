@@ -3,7 +3,8 @@
  * organic trading and a burn, a creator buyback and its burn, a protocol buyback and its burn,
  * and an open desk the engine bound to the token.
  */
-import { type Address, type Hex, parseAbi } from "viem";
+import { type Abi, type Address, type Hex, erc20Abi, maxUint256, parseAbi, parseEventLogs, zeroAddress } from "viem";
+import { gainsEventsAbi, gainsTradingAbi } from "../../common/abis/gains.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { devnetPrivateKey } from "../../devnet/protocol.js";
@@ -13,6 +14,11 @@ import { type Harness, OPERATOR_API_KEY, actors } from "./harness.js";
 
 export const USDC = (n: bigint) => n * 1_000_000n;
 const mintAbi = parseAbi(["function mint(address to, uint256 amount)"]);
+/** The twin's stand-in for gTrade's oracle answer to a pending order. */
+const gainsKeeperAbi = parseAbi(["function executePendingOrder(address trader, uint32 index)"]);
+const feedAbi = parseAbi(["function latestAnswer() view returns (int256)"]);
+/** gTrade's ETH/USD pair index (BTC/USD is 0). */
+const ETH = 1;
 
 export type Scenario = {
   token: Address;
@@ -22,7 +28,7 @@ export type Scenario = {
   creatorBuyback: { tx: Hex; bought: bigint; burnTx: Hex };
   protocolBuyback: { tx: Hex; bought: bigint; burnTx: Hex };
   desk: { openOrderId: bigint };
-  /** Closes the scenario's desk, so suites that run later find the operator's pair-0 slots as they expect. */
+  /** Closes the scenario's desk, so suites that run later find the operator's gTrade trades as they expect. */
   cleanup: () => Promise<void>;
 };
 
@@ -62,24 +68,38 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
   const protocolBought = (await act.balanceOf(operator, h.protocolToken, operator.account.address)) - before;
   const protocolBurn = (await act.burnAll(operator, h.protocolToken)).receipt.transactionHash;
 
-  // A desk: the operator's 5x long on ETH, bound to the token as the engine binds it (by open order id).
+  // A desk: the operator's 5x long on gTrade's ETH/USD (pair 1) on the devnet's twin of the diamond (the devnet's
+  // venue), filled by the keeper and bound to the token as the engine binds it (by open order id: the pending index).
   const feed = (env.deployments.contracts.priceFeeds as Record<string, Address>).ETH_USD!;
   await act.setFeed(keeper, feed, 3_000n * 10n ** 8n);
-  const slotsBefore = await act.openTradeIndices(operator, c, operator.account.address, 0n);
-  const opened = await act.openTrade(operator, keeper, c, {
-    pairIndex: 0n,
-    collateral: USDC(200n),
-    leverage: 5n * PERPS_PRECISION,
-    buy: true,
-    openPrice: 3_000n * PERPS_PRECISION,
+  const diamond = c.gainsDiamond!;
+  await operator.write(c.usdc!, erc20Abi, "approve", [diamond, maxUint256]);
+  const trade = { user: operator.account.address, index: 0, pairIndex: ETH, leverage: 5_000, long: true, isOpen: true, collateralIndex: 1, tradeType: 0 };
+  const amounts = {
+    collateralAmount: USDC(200n),
+    openPrice: 3_000n * 10n ** 10n,
+    tp: 0n,
+    sl: 0n,
+    isCounterTrade: false,
+    positionSizeToken: 0n,
+    __placeholder: 0,
+  };
+  const ordered = await operator.publicClient.waitForTransactionReceipt({
+    hash: await operator.write(diamond, gainsTradingAbi as Abi, "openTrade", [{ ...trade, ...amounts }, 1_000, zeroAddress]),
   });
+  const [initiated] = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketOrderInitiated", logs: ordered.logs });
+  const openOrderId = BigInt(initiated!.args.orderId.index);
+  const filled = await keeper.publicClient.waitForTransactionReceipt({
+    hash: await keeper.write(diamond, gainsKeeperAbi, "executePendingOrder", [operator.account.address, initiated!.args.orderId.index]),
+  });
+  const [executed] = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketExecuted", logs: filled.logs });
+  if (!executed) throw new Error(`the gTrade order ${openOrderId} was not filled`);
+  const tradeIndex = executed.args.t.index;
   await h.deps.agents!.services.ready();
   await h.deps.agents!.services.pool.query(
-    `INSERT INTO engine.desk_trades (token, pair_index, side, leverage, basis_usdc, status, order_id) VALUES ($1, 0, 'long', $2, $3, 'open', $4)`,
-    [token, (5n * PERPS_PRECISION).toString(), USDC(200n).toString(), opened.orderId.toString()],
+    `INSERT INTO engine.desk_trades (token, pair_index, side, leverage, basis_usdc, status, order_id) VALUES ($1, $2, 'long', $3, $4, 'open', $5)`,
+    [token, ETH, (5n * PERPS_PRECISION).toString(), USDC(200n).toString(), openOrderId.toString()],
   );
-
-  const [slot] = (await act.openTradeIndices(operator, c, operator.account.address, 0n)).filter((i) => !slotsBefore.includes(i));
 
   await h.synced();
   return {
@@ -89,9 +109,17 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
     organicBurn: { amount: organic.amount, tx: organic.receipt.transactionHash },
     creatorBuyback: { tx: creatorTx, bought: creatorBought, burnTx: creatorBurn },
     protocolBuyback: { tx: protocolTx, bought: protocolBought, burnTx: protocolBurn },
-    desk: { openOrderId: opened.orderId },
+    desk: { openOrderId },
     cleanup: async () => {
-      await act.closeTrade(operator, keeper, c, 0n, slot!, USDC(1_000_000n));
+      // Expected at the feed's price now (8 decimals to gTrade's 1e10): the fill comes at that price.
+      const price = (await keeper.read<bigint>(feed, feedAbi, "latestAnswer")) * 100n;
+      const closing = await operator.publicClient.waitForTransactionReceipt({
+        hash: await operator.write(diamond, gainsTradingAbi as Abi, "closeTradeMarket", [tradeIndex, price]),
+      });
+      const [order] = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketOrderInitiated", logs: closing.logs });
+      await keeper.publicClient.waitForTransactionReceipt({
+        hash: await keeper.write(diamond, gainsKeeperAbi, "executePendingOrder", [operator.account.address, order!.args.orderId.index]),
+      });
     },
   };
 }

@@ -17,6 +17,9 @@ import { startTestPonder } from "../helpers/env.js";
 import { rpc } from "../engine/helpers.js";
 import { type Scenario, startScenario } from "../engine/scenario.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 5;
 let sc: Scenario;
@@ -109,7 +112,7 @@ async function expectProvenByChain(proof: any, token: Address, amountRaw: string
 }
 
 beforeAll(async () => {
-  sc = await startScenario();
+  sc = await startScenario({ env: AVANTIS });
   ({ operator, usdcToken, wethToken } = sc);
   const { d, run } = sc;
   // Fees on both tokens and the protocol token; an organic burn by a holder.
@@ -134,7 +137,7 @@ beforeAll(async () => {
   await run("profit-checker");
   await run("creator-buyback");
   await run("buyback-engine");
-  ponder = await startTestPonder(d.databaseUrl, d.env());
+  ponder = await startTestPonder(d.databaseUrl, d.env(AVANTIS));
   await synced();
 }, 600_000);
 

@@ -27,6 +27,9 @@ import type { WorkerName } from "../../engine/workers/index.js";
 import { startTestPonder } from "../helpers/env.js";
 import { type Scenario, startScenario } from "./scenario.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 5;
 const INDEX_SCHEMA = "launchpad";
@@ -134,9 +137,9 @@ async function withIndexStopped<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 beforeAll(async () => {
-  sc = await startScenario({ faults, log });
+  sc = await startScenario({ faults, log, env: AVANTIS });
   ({ d, operator, usdcToken, wethToken } = sc);
-  ponder = await startTestPonder(d.databaseUrl, d.env());
+  ponder = await startTestPonder(d.databaseUrl, d.env(AVANTIS));
   await indexed();
 }, 360_000);
 

@@ -1,7 +1,7 @@
 /**
- * The engine configured for Base, against an anvil that reports chain id 8453 (the devnet's
- * contracts deployed on it): Avantis on Base is v2, which the avantis-v1 adapter does not
- * declare, so desks are off. The desk workers and the startup reconciliation send no perps
+ * The engine configured for Base with PERPS_VENUE=avantis-v1 (Base's default is gains-v10), against
+ * an anvil that reports chain id 8453 (the devnet's contracts deployed on it): Avantis on Base is
+ * v2, which the avantis-v1 adapter does not declare, so desks are off. The desk workers and the startup reconciliation send no perps
  * transaction and read no exchange; fees still flow and each token's perp leg keeps
  * accumulating in the ledger; `/health` and the prospectus page say desks are off and why.
  */
@@ -67,7 +67,7 @@ const nonce = () => d.as(1).publicClient.getTransactionCount({ address: operator
 
 beforeAll(async () => {
   d = await startPrivateDevnet({ chainId: BASE });
-  const config = d.config();
+  const config = d.config({ PERPS_VENUE: "avantis-v1" });
   operator = config.operator!;
   usdcToken = getAddress(d.c.usdcPairedToken!);
   reason = desksOffReason(config)!;
@@ -132,7 +132,7 @@ describe("the engine on Base (chain 8453), where the perps exchange is Avantis v
   });
 
   it("/health says desks are off and why; the prospectus page says so in one line", async () => {
-    ponder = await startTestPonder(d.databaseUrl, d.env());
+    ponder = await startTestPonder(d.databaseUrl, d.env({ PERPS_VENUE: "avantis-v1" }));
     const head = await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 });
     await waitForIndexed(ponder, head, 180_000).catch((error) => {
       throw new Error(`${error.message}\n${ponder!.logs.slice(-30).join("\n")}`);

@@ -18,6 +18,9 @@ import { auditFromConfig, auditUntilSettled } from "../../core/audit.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
 import { type ChildResult, rpc, runTs } from "./helpers.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 6;
 let d: PrivateDevnet;
@@ -26,7 +29,7 @@ let operator: Address;
 let baseNonce: number;
 
 const cli = (args: string, extra: Record<string, string> = {}): Promise<ChildResult> =>
-  runTs("engine/cli.ts", d.env({ ARGS: args, ...extra }), { timeoutMs: 90_000 });
+  runTs("engine/cli.ts", d.env({ ...AVANTIS, ARGS: args, ...extra }), { timeoutMs: 90_000 });
 
 async function nonce(): Promise<number> {
   return Number(await rpc<Hex>(d.rpcUrl, "eth_getTransactionCount", [operator, "latest"]));
@@ -65,7 +68,7 @@ async function expectNothingLost(): Promise<void> {
   // The three-way audit (ledger and chain here: no indexer runs in this suite) finds no difference.
   // Settled: nothing left in flight (what `audit --settle 30` waits for, here at once). In this
   // process: the restarts above are the children that matter; the stack suites run the CLI's own.
-  const audit = await auditUntilSettled(() => auditFromConfig(d.config(), db), 30);
+  const audit = await auditUntilSettled(() => auditFromConfig(d.config(AVANTIS), db), 30);
   expect(audit, JSON.stringify(audit.differences)).toMatchObject({ ok: true, settled: true, differences: [] });
   // Per token, what the locker's logs say the operator earned in USDC (claimed so far).
   const logs = await d.as(1).publicClient.getLogs({ address: d.c.lpLocker, fromBlock: 0n });
@@ -113,7 +116,7 @@ function expectOk(r: ChildResult): void {
 
 beforeAll(async () => {
   d = await startPrivateDevnet();
-  operator = d.config().operator!;
+  operator = d.config(AVANTIS).operator!;
   db = openEngineDb(d.databaseUrl);
   await migrate(db.pool);
   baseNonce = await nonce();
@@ -206,14 +209,16 @@ describe("crash injection (SIGKILL) and restart", () => {
   it("the full engine killed mid-cycle resumes on restart and finishes the work", async () => {
     await trade();
     // The whole engine (scheduler and all eight workers, fast intervals) dies at the first swap→burn gap.
-    const first = runTs("engine/main.ts", d.env({ ENGINE_CRASH_AT: "between-swap-and-burn", WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 60_000 });
+    const first = runTs("engine/main.ts", d.env({ ...AVANTIS, ENGINE_CRASH_AT: "between-swap-and-burn", WORKER_INTERVAL_SCALE: "0.01" }), {
+      timeoutMs: 60_000,
+    });
     expectKilled(await first);
     const { rows } = await db.pool.query(
       "SELECT id, kind FROM engine.buybacks WHERE status = 'burning' UNION ALL SELECT id, 'asset' FROM engine.asset_purchases WHERE status = 'staking'",
     );
     expect(rows.length).toBeGreaterThanOrEqual(1);
     // Restart: reconciliation, then the workers finish the interrupted cycle.
-    const second = runTs("engine/main.ts", d.env({ WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 60_000 });
+    const second = runTs("engine/main.ts", d.env({ ...AVANTIS, WORKER_INTERVAL_SCALE: "0.01" }), { timeoutMs: 60_000 });
     const deadline = Date.now() + 40_000;
     for (;;) {
       const { rows: open } = await db.pool.query(

@@ -34,6 +34,9 @@ import { setTokenMandate } from "../../core/token-mandate.js";
 import type { WorkerName } from "../../engine/workers/index.js";
 import { type Scenario, startScenario } from "./scenario.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 5;
 let sc: Scenario;
@@ -83,7 +86,7 @@ async function orderIdsOf(kind: "open" | "close"): Promise<bigint[]> {
 
 beforeAll(async () => {
   // Reconciled as at every engine start: among others, the wallet's opening balance.
-  sc = await startScenario();
+  sc = await startScenario({ env: AVANTIS });
   ({ d, engine, operator, usdcToken, wethToken } = sc);
 }, 240_000);
 
@@ -98,7 +101,7 @@ afterAll(async () => {
 let ponder: Awaited<ReturnType<typeof startTestPonder>> | undefined;
 
 async function api(path: string, body?: unknown): Promise<any> {
-  if (!ponder) ponder = await startTestPonder(d.databaseUrl, d.env());
+  if (!ponder) ponder = await startTestPonder(d.databaseUrl, d.env(AVANTIS));
   const head = await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 });
   await waitForIndexed(ponder, head, 180_000).catch((error) => {
     throw new Error(`${error.message}\n${ponder!.logs.slice(-30).join("\n")}`);

@@ -24,6 +24,9 @@ import { ANVIL_KEYS } from "../helpers/env.js";
 import { rpc } from "./devnet.js";
 import { type Scenario, expectConverged as expectConvergedWith, startScenario } from "./scenario.js";
 
+/** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
+const AVANTIS = { PERPS_VENUE: "avantis-v1" };
+
 const USDC = 1_000_000n;
 const TRADER = 5;
 let sc: Scenario;
@@ -55,7 +58,7 @@ async function revertTo(id: Hex, mine = 0) {
 const expectConverged = () => expectConvergedWith(sc);
 
 beforeAll(async () => {
-  sc = await startScenario({ faults, logLevel: "error" });
+  sc = await startScenario({ faults, logLevel: "error", env: AVANTIS });
   ({ d, engine, operator, usdcToken, wethToken } = sc);
 }, 240_000);
 

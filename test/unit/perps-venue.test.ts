@@ -5,6 +5,7 @@
  */
 import { type Address, toFunctionSelector } from "viem";
 import { describe, expect, it } from "vitest";
+import { GAINS_BASE_DIAMOND, GAINS_USDC_COLLATERAL_INDEX } from "../../common/abis/gains.js";
 import { ConfigError, DEVNET_CHAIN_ID, loadConfig } from "../../common/config.js";
 import { DEFAULT_PERPS_VENUE, PERPS_VENUES, PERPS_VENUE_IDS, perpsVenueStatus } from "../../common/perps-venues.js";
 import { desksHealth } from "../../core/health.js";
@@ -16,9 +17,10 @@ const BASE = 8453;
 const TRADING = "0x44914408af82bC9983bbb330e3578E1105e11d4e" as Address;
 
 describe("PERPS_VENUE", () => {
-  it("defaults to avantis-v1 and accepts only a known adapter", () => {
-    expect(loadConfig({}).perpsVenue).toBe("avantis-v1");
-    expect(DEFAULT_PERPS_VENUE).toBe("avantis-v1");
+  it("defaults to gains-v10 (the devnet and Base) and accepts only a known adapter", () => {
+    expect(loadConfig({}).perpsVenue).toBe("gains-v10");
+    expect(loadConfig({ CHAIN_ID: String(BASE) }).perpsVenue).toBe("gains-v10");
+    expect(DEFAULT_PERPS_VENUE).toBe("gains-v10");
     expect(loadConfig({ PERPS_VENUE: "avantis-v1" }).perpsVenue).toBe("avantis-v1");
     expect(loadConfig({ PERPS_VENUE: "gains-v10" }).perpsVenue).toBe("gains-v10");
     const bad = () => loadConfig({ PERPS_VENUE: "avantis-v2" });
@@ -36,8 +38,8 @@ describe("PERPS_VENUE", () => {
 });
 
 describe("venue selection by chain", () => {
-  it("trades on the devnet with avantis-v1", () => {
-    const config = loadConfig({});
+  it("trades on the devnet with avantis-v1 when PERPS_VENUE names it", () => {
+    const config = loadConfig({ PERPS_VENUE: "avantis-v1" });
     expect(perpsVenueStatus(config)).toEqual({ enabled: true, venue: "avantis-v1", protocol: "Avantis", version: "v1", chainId: DEVNET_CHAIN_ID });
     expect(selectPerpsVenue(config).venue).toBe(avantisV1);
     expect(perpsVenue({ config })).toBe(avantisV1);
@@ -46,8 +48,8 @@ describe("venue selection by chain", () => {
     expect(desksHealth(config)).toEqual({ enabled: true, venue: "avantis-v1", protocol: "Avantis v1", chainId: DEVNET_CHAIN_ID, reason: null });
   });
 
-  it("is off on Base, where Avantis runs v2: no venue, and the reason says why", () => {
-    const config = loadConfig({ CHAIN_ID: String(BASE) });
+  it("is off on Base with avantis-v1, as Avantis runs v2 there: no venue, and the reason says why", () => {
+    const config = loadConfig({ CHAIN_ID: String(BASE), PERPS_VENUE: "avantis-v1" });
     const status = perpsVenueStatus(config);
     expect(status.enabled).toBe(false);
     const reason = desksOffReason(config)!;
@@ -59,6 +61,14 @@ describe("venue selection by chain", () => {
     expect(() => requirePerpsVenue({ config })).toThrow(PerpsVenueOffError);
     expect(() => requirePerpsVenue({ config })).toThrow(reason);
     expect(desksHealth(config)).toEqual({ enabled: false, venue: "avantis-v1", protocol: "Avantis v1", chainId: BASE, reason });
+  });
+
+  it("trades on Base by default with gains-v10, at Base's diamond (USDC is its collateral 1)", () => {
+    const config = loadConfig({ CHAIN_ID: String(BASE), DEPLOYMENTS_FILE: "/nonexistent.json" });
+    expect(config).toMatchObject({ perpsVenue: "gains-v10", gainsDiamond: GAINS_BASE_DIAMOND });
+    expect(GAINS_USDC_COLLATERAL_INDEX).toBe(1);
+    expect(perpsVenueStatus(config)).toEqual({ enabled: true, venue: "gains-v10", protocol: "Gains Network gTrade", version: "v10", chainId: BASE });
+    expect(desksOffReason(config)).toBeUndefined();
   });
 
   it("is off on any chain the adapter does not declare", () => {

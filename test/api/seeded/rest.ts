@@ -62,8 +62,8 @@ export function restSuite(): void {
       schemas.healthResponse.parse(a.json);
       expect(shapeOf(a.json)).toMatchSnapshot();
       expect(a.json).toMatchObject({ status: "ok", protocolToken: getAddress(h.protocolToken), indexer: { ready: true } });
-      // The devnet's exchange speaks Avantis v1, which the default adapter declares: desks trade.
-      expect(a.json.desks).toEqual({ enabled: true, venue: "avantis-v1", protocol: "Avantis v1", chainId: 31337, reason: null });
+      // The devnet runs the default venue, gTrade v10 on its twin of the diamond: desks trade.
+      expect(a.json.desks).toEqual({ enabled: true, venue: "gains-v10", protocol: "Gains Network gTrade v10", chainId: 31337, reason: null });
       // Over HTTP, from ponder's own server: the same answer.
       const http = await h.fetch("GET", "/api/v1/health");
       expect(http.status).toBe(200);
