@@ -5,13 +5,12 @@
  * activity feed. Amounts are USDC base units; prices and leverage are at 1e10.
  */
 import type { Context } from "ponder:registry";
-import { deskEvent, deskSlot, deskTrade } from "ponder:schema";
+import { type DeskTradeRow, deskEvent, deskSlot, deskTrade } from "ponder:schema";
 import type { Hex } from "viem";
 import { addProtocolTotals, recordActivity } from "./lib.js";
 
 type Db = Context["db"];
 export type DeskEventAt = { transaction: { hash: Hex }; block: { number: bigint; timestamp: bigint }; log: { logIndex: number } };
-export type DeskTradeRow = typeof deskTrade.$inferSelect;
 type Amounts = { collateralDelta: bigint; price: bigint; realisedPnl: bigint; usdcReturned: bigint };
 
 /** The trade a slot (pair, trade index) holds now, if it is one of the operator's desks. */

@@ -432,6 +432,8 @@ export const deskTrade = onchainTable(
   }),
   (table) => ({ statusIdx: index().on(table.status), slotIdx: index().on(table.pairIndex, table.tradeIndex) }),
 );
+/** A row of `desk_trade`, as the indexer writes it and the API reads it. */
+export type DeskTradeRow = typeof deskTrade.$inferSelect;
 
 /** The operator's pending perps orders (two-step market orders) and which trade a slot holds now. */
 export const deskOrder = onchainTable("desk_order", (t) => ({

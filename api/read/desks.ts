@@ -9,12 +9,11 @@ import { type Address, getAddress } from "viem";
 import { HUNDRED_PERCENT, closeValue, gainsCloseValue, gainsLiquidationPrice, liquidationPrice, notionalOf, percentProfit } from "../../common/perps-math.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { DEFAULT_PERPS_VENUE, PERPS_VENUES, type PerpsVenueId } from "../../common/perps-venues.js";
-import { deskTrade, enrollment } from "../../schema/ponder.js";
+import { type DeskTradeRow, deskTrade, enrollment } from "../../schema/ponder.js";
 import type { ReadDb } from "./db.js";
 import type { DeskBinding, EnginePort } from "../engine-port.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy, toPage } from "./keyset.js";
 
-export type DeskTradeRow = typeof deskTrade.$inferSelect;
 export const DESK_STATUSES = ["open", "closed", "liquidated"] as const;
 export type DeskStatus = (typeof DESK_STATUSES)[number];
 
