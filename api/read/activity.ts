@@ -34,61 +34,75 @@ export type ActivityFilter = { kinds?: readonly string[]; token?: Hex };
 /** The desk trade an activity row is about (desk rows carry it in `data.tradeId`), as SQL. */
 const TRADE_ID = sql`(${activity.data}->>'tradeId')`;
 
-/** A desk row's trade id, or undefined for any other row (or a desk row already naming its token). */
-function deskTradeIdOf(row: ActivityRow): string | undefined {
-  if (row.token !== null || !row.kind.startsWith("desk-")) return undefined;
-  const id = (row.data as { tradeId?: unknown } | null)?.tradeId;
+/**
+ * The engine's token of each desk trade in `tradeIds` (the index's trade ids), lowercase as the index
+ * stores tokens; a trade no token owns is absent. One lookup in each database, for a whole page or batch.
+ */
+export async function deskTokensByTrade(db: ReadDb, engine: EnginePort, tradeIds: readonly string[]): Promise<Map<string, Hex>> {
+  const tokenOf = new Map<string, Hex>();
+  if (!tradeIds.length) return tokenOf;
+  const trades = await db
+    .select({ id: deskTrade.id, openOrderId: deskTrade.openOrderId })
+    .from(deskTrade)
+    .where(inArray(deskTrade.id, [...new Set(tradeIds)]));
+  const tokens = await engine.deskTokens(trades.map((t) => t.openOrderId));
+  for (const t of trades) {
+    const token = tokens.get(t.openOrderId);
+    if (token) tokenOf.set(t.id, token.toLowerCase() as Hex);
+  }
+  return tokenOf;
+}
+
+/** The trade id of a desk row that names no token (desk rows carry it in `data.tradeId`), or undefined for any other row. */
+export function unnamedDeskTradeId(kind: string, token: string | null, data: unknown): string | undefined {
+  if (token !== null || !kind.startsWith("desk-")) return undefined;
+  const id = (data as { tradeId?: unknown } | null)?.tradeId;
   return typeof id === "string" ? id : undefined;
 }
 
 /**
  * `rows` with each desk row's token named: the engine's token of its trade (by the trade's open order
- * id), lowercase as the index stores tokens; a desk row whose trade no token owns keeps `token: null`.
+ * id); a desk row whose trade no token owns keeps `token: null`.
  */
 export async function withDeskTokens(db: ReadDb, engine: EnginePort, rows: ActivityRow[]): Promise<ActivityRow[]> {
-  const tradeIds = [...new Set(rows.map(deskTradeIdOf).filter((id): id is string => id !== undefined))];
-  if (!tradeIds.length) return rows;
-  const trades = await db.select({ id: deskTrade.id, openOrderId: deskTrade.openOrderId }).from(deskTrade).where(inArray(deskTrade.id, tradeIds));
-  const tokens = await engine.deskTokens(trades.map((t) => t.openOrderId));
-  const tokenOf = new Map<string, Hex>();
-  for (const t of trades) {
-    const token = tokens.get(t.openOrderId);
-    if (token) tokenOf.set(t.id, token.toLowerCase() as Hex);
-  }
-  return rows.map((r) => {
-    const id = deskTradeIdOf(r);
-    const token = id === undefined ? undefined : tokenOf.get(id);
+  const ids = rows.map((r) => unnamedDeskTradeId(r.kind, r.token, r.data));
+  const tokenOf = await deskTokensByTrade(
+    db,
+    engine,
+    ids.filter((id): id is string => id !== undefined),
+  );
+  if (!tokenOf.size) return rows;
+  return rows.map((r, i) => {
+    const token = ids[i] === undefined ? undefined : tokenOf.get(ids[i]!);
     return token ? { ...r, token } : r;
   });
 }
 
 /**
- * The filter as SQL. A token's rows include its desk rows: those of the trades the engine opened for it
- * (`deskOrderIds`, their open order ids), which the index stores without a token.
+ * A token's rows, as SQL: those the index names it in, and its desk rows, those of the trades the
+ * engine opened for it (`deskOrderIds`, their open order ids), which the index stores without a token.
  */
+export function activityTokenCondition(db: ReadDb, token: Hex, deskOrderIds: readonly bigint[] = []): SQL {
+  const own = eq(activity.token, token.toLowerCase() as Hex);
+  if (!deskOrderIds.length) return own;
+  const desks = db
+    .select({ id: deskTrade.id })
+    .from(deskTrade)
+    .where(inArray(deskTrade.openOrderId, [...deskOrderIds]));
+  return or(own, and(isNull(activity.token), inArray(TRADE_ID, desks)))!;
+}
+
+/** The open order ids of the desk trades the engine opened for `token` (none without a token). */
+export async function deskOrderIdsOf(engine: EnginePort | undefined, token: Hex | undefined): Promise<bigint[]> {
+  if (!engine || !token) return [];
+  return (await engine.deskBindings([getAddress(token)])).map((b) => b.openOrderId);
+}
+
+/** The filter as SQL; a token's rows include its desk rows (`activityTokenCondition`). */
 function conditions(db: ReadDb, filter: ActivityFilter, deskOrderIds: readonly bigint[] = []): SQL[] {
   const c: SQL[] = [];
   if (filter.kinds?.length) c.push(inArray(activity.kind, [...filter.kinds]));
-  if (filter.token) {
-    const own = eq(activity.token, filter.token.toLowerCase() as Hex);
-    c.push(
-      deskOrderIds.length
-        ? or(
-            own,
-            and(
-              isNull(activity.token),
-              inArray(
-                TRADE_ID,
-                db
-                  .select({ id: deskTrade.id })
-                  .from(deskTrade)
-                  .where(inArray(deskTrade.openOrderId, [...deskOrderIds])),
-              ),
-            ),
-          )!
-        : own,
-    );
-  }
+  if (filter.token) c.push(activityTokenCondition(db, filter.token, deskOrderIds));
   return c;
 }
 
@@ -98,7 +112,7 @@ function conditions(db: ReadDb, filter: ActivityFilter, deskOrderIds: readonly b
  */
 export async function listActivity(db: ReadDb, p: PageWindow & { filter: ActivityFilter; engine?: EnginePort }) {
   const w = keysetWindow(ACTIVITY_ORDERING, p);
-  const deskOrderIds = p.engine && p.filter.token ? (await p.engine.deskBindings([getAddress(p.filter.token)])).map((b) => b.openOrderId) : [];
+  const deskOrderIds = await deskOrderIdsOf(p.engine, p.filter.token);
   const rows = await db
     .select()
     .from(activity)

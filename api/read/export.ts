@@ -16,7 +16,8 @@ import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { activity, burn, buyback, enrollment, feeCollection, pool, token as tokenTable } from "../../schema/ponder.js";
 import type { ReadDb } from "../deps.js";
 import { encodeCursor } from "../http/cursor.js";
-import { ACTIVITY_KINDS, ACTIVITY_ORDERING, formatActivityData } from "./activity.js";
+import { ACTIVITY_KINDS, ACTIVITY_ORDERING, activityTokenCondition, deskTokensByTrade, formatActivityData, unnamedDeskTradeId } from "./activity.js";
+import type { EnginePort } from "../engine-port.js";
 import { BURN_KINDS, BURN_ORDERINGS, type EventFilter, burnConditions } from "./burns.js";
 import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
 import { currencyInfos } from "./fees.js";
@@ -25,7 +26,11 @@ import { type Ordering, after, orderBy } from "./keyset.js";
 export const EXPORT_DATASETS = ["burns", "buybacks", "fees", "activity"] as const;
 export type ExportDatasetName = (typeof EXPORT_DATASETS)[number];
 export type ExportOrder = "oldest" | "newest";
-export type ExportFilter = EventFilter & { kinds?: readonly string[] };
+export type ExportFilter = EventFilter & {
+  kinds?: readonly string[];
+  /** With `token`, the activity dataset's desk rows of that token: the open order ids of the trades the engine opened for it. */
+  deskOrderIds?: readonly bigint[];
+};
 
 /** A cell: text, a number (block numbers, log indexes), null, or JSON (activity data; a quoted cell in CSV). */
 export type Cell = string | number | null | Record<string, unknown>;
@@ -38,6 +43,9 @@ export type TextRow = (string | null)[];
 
 /** The query of an export: its SQL and parameters (drizzle's `toSQL()`). */
 export type ExportSql = { sql: string; params: unknown[] };
+
+/** What a dataset's records read besides its rows: the index, the configuration, the engine's bindings (desk rows' tokens). */
+export type ExportContext = { db: ReadDb; config: Config; engine: EnginePort };
 
 export type ExportDataset = {
   name: ExportDatasetName;
@@ -54,7 +62,7 @@ export type ExportDataset = {
    */
   query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined) => ExportSql;
   /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
-  records: (rows: TextRow[], ordering: Ordering<TextRow>, ctx: { db: ReadDb; config: Config }) => Promise<Cell[][]>;
+  records: (rows: TextRow[], ordering: Ordering<TextRow>, ctx: ExportContext) => Promise<Cell[][]>;
   /**
    * The same rows as ready lines, built in SQL for COPY (api/read/export-copy.ts): each row's
    * fields, every odd one an address the API writes checksummed. Absent: the dataset is read
@@ -677,10 +685,11 @@ const A = { id: 0, kind: 1, token: 2, txHash: 3, blockNumber: 4, logIndex: 5, ti
 const ACTIVITY_NEWEST = textOrdering(ACTIVITY_ORDERING as never, [A.id]);
 const ACTIVITY_OLDEST: Ordering<TextRow> = { ...ACTIVITY_NEWEST, name: "activity-oldest", direction: "asc" };
 
-function activityConditions(filter: ExportFilter): SQL[] {
+function activityConditions(db: ReadDb, filter: ExportFilter): SQL[] {
   const c: SQL[] = [];
   if (filter.kinds?.length) c.push(inArray(activity.kind, [...filter.kinds]));
-  if (filter.token) c.push(eq(activity.token, filter.token));
+  // A token's rows include its desk rows, as GET /activity and GraphQL's activity take them in.
+  if (filter.token) c.push(activityTokenCondition(db, filter.token, filter.deskOrderIds));
   if (filter.fromBlock !== undefined) c.push(gte(activity.blockNumber, filter.fromBlock));
   if (filter.toBlock !== undefined) c.push(lte(activity.blockNumber, filter.toBlock));
   if (filter.fromTime !== undefined) c.push(gte(activity.timestamp, filter.fromTime));
@@ -708,17 +717,26 @@ const activityDataset: ExportDataset = {
         data: activity.data,
       })
       .from(activity)
-      .where(and(...activityConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .where(and(...activityConditions(db, filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
-  records: async (rows, ordering, { config }) =>
-    rows.map((r) => {
-      // The json column's text, parsed as drizzle's json column parses it.
-      const data = JSON.parse(r[A.data]!) as Record<string, unknown>;
+  records: async (rows, ordering, { db, config, engine }) => {
+    // The json column's text, parsed as drizzle's json column parses it.
+    const parsed = rows.map((r) => JSON.parse(r[A.data]!) as Record<string, unknown>);
+    // Desk rows name the engine's token of their trade, as the feed's other surfaces do (api/read/activity.ts).
+    const deskIds = rows.map((r, i) => unnamedDeskTradeId(r[A.kind]!, r[A.token], parsed[i]));
+    const deskTokens = await deskTokensByTrade(
+      db,
+      engine,
+      deskIds.filter((id): id is string => id !== undefined),
+    );
+    return rows.map((r, i) => {
+      const data = parsed[i]!;
+      const token = r[A.token] ?? (deskIds[i] === undefined ? undefined : deskTokens.get(deskIds[i]!));
       return [
         r[A.id]!,
         r[A.kind]!,
-        r[A.token] ? fastChecksum(r[A.token]!) : null,
+        token ? fastChecksum(token) : null,
         r[A.txHash]!,
         num(r[A.blockNumber]),
         num(r[A.logIndex]),
@@ -727,7 +745,8 @@ const activityDataset: ExportDataset = {
         data,
         cursorOfText(ordering, r),
       ];
-    }),
+    });
+  },
 };
 
 export const DATASETS: Record<ExportDatasetName, ExportDataset> = { burns, buybacks, fees, activity: activityDataset };

@@ -10,6 +10,7 @@
 import { type ZodTypeAny, z } from "zod";
 import { ACTIVITY_KINDS } from "../read/activity.js";
 import { BURN_KINDS } from "../read/burns.js";
+import { deskOrderIdsOf } from "../read/activity.js";
 import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
 import { FETCH_ROWS, RowCursor } from "../read/export-stream.js";
 import { CopyExport } from "../read/export-copy.js";
@@ -291,7 +292,7 @@ function exportBody(
   const dataset = DATASETS[name];
   const ordering = dataset.orderings[q.order];
   const encode = lineEncoder(format, dataset.columns);
-  const ctx = { db: deps.db, config: deps.config };
+  const ctx = { db: deps.db, config: deps.config, engine: deps.engine };
   let remaining = q.limit ?? Number.POSITIVE_INFINITY;
   let header = format === "csv";
   let cancelled = false;
@@ -426,7 +427,15 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
       const q = query as unknown as ExportQuery;
       if (q.from !== undefined && q.to !== undefined && q.from >= q.to) throw badRequest("from must be before to");
       if (q.fromBlock !== undefined && q.toBlock !== undefined && q.fromBlock > q.toBlock) throw badRequest("fromBlock must not be after toBlock");
-      const filter: ExportFilter = { token: q.token, kinds: q.kind, fromTime: q.from, toTime: q.to, fromBlock: q.fromBlock, toBlock: q.toBlock };
+      const filter: ExportFilter = {
+        token: q.token,
+        kinds: q.kind,
+        fromTime: q.from,
+        toTime: q.to,
+        fromBlock: q.fromBlock,
+        toBlock: q.toBlock,
+        deskOrderIds: name === "activity" ? await deskOrderIdsOf(deps.engine, q.token) : undefined,
+      };
       // A bad cursor is a 400 here, before a connection is taken.
       const rowsSql = dataset.query(deps.db, filter, dataset.orderings[q.order], q.after);
       const headers = {

@@ -402,7 +402,7 @@ export function exportSuite(): void {
       const writer = new ChunkWriter();
       if (format === "csv") writer.text(`${dataset.columns.join(",")}\r\n`);
       const encode = lineEncoder(format, dataset.columns);
-      for (const record of await dataset.records(rows, ordering, { db: on.db, config: h.deps.config })) encode(record, writer);
+      for (const record of await dataset.records(rows, ordering, { db: on.db, config: h.deps.config, engine: h.deps.engine })) encode(record, writer);
       return Buffer.concat(writer.take()).toString("utf8");
     }
 
