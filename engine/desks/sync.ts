@@ -282,11 +282,13 @@ async function applyCanceled(tx: Tx, orderId: bigint, reason: string, returned: 
     await recordEntries(tx, [{ ...entry, amount: returned, ...onchain, data: { tradeId: trade.id } }]);
   }
   const kept = trade.basisUsdc - returned;
+  // The refund of an order that never traded is not a trade's return (`usdcReturned` counts what
+  // closes and liquidations paid, as the index's trades do): only the fee the exchange kept is the
+  // trade's loss.
   await updateTrade(tx, trade.id, {
     status: "canceled",
     closedAt: new Date(),
     closeReason: reason,
-    usdcReturned: (trade.usdcReturned + returned).toString(),
     realisedPnl: (trade.realisedPnl - kept).toString(),
   });
   return {
