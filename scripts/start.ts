@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
@@ -338,6 +338,14 @@ async function main(): Promise<void> {
     const stateDir = join(DATA, "anvil");
     mkdirSync(stateDir, { recursive: true });
     const stateFile = join(stateDir, "state.json");
+    // The deployments file is written only once the deployed chain is saved (below): a state
+    // without it was saved while the deployment ran, and the process died before it finished.
+    // Nothing was built on it; it is kept aside and the devnet is deployed afresh.
+    if (existsSync(stateFile) && !readDeployments(DEPLOYMENTS, DEVNET_CHAIN_ID)) {
+      const aside = `${stateFile}.unfinished-${Date.now()}`;
+      renameSync(stateFile, aside);
+      log.warn(`the devnet in ${stateDir} was saved before its deployment finished: kept as ${aside}; deploying a fresh devnet`);
+    }
     log.info("starting anvil devnet");
     // Saved every few seconds (longer as the state grows: a save pauses anvil), so a crash rolls
     // the devnet back by a few blocks only — within the indexer's own finality window.
@@ -358,6 +366,10 @@ async function main(): Promise<void> {
     if (fresh) {
       // Deploy on automine (fast and deterministic: same addresses every run).
       const deployments = await deployDevnet(ctx, (step) => log.info(step));
+      // Saved before anything is built on it: a crash from here on rolls the devnet back to a
+      // deployed chain at worst, never into the middle of its deployment (whose operator
+      // transactions no engine intent would send again: the operator's nonces would keep a gap).
+      await anvil.saveState();
       writeDeployments(DEPLOYMENTS, { ...deployments, rpcUrl: anvil.rpcUrl });
       log.info("devnet deployed");
     }
