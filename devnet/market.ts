@@ -48,7 +48,15 @@ import {
 } from "viem";
 import { encodeAuctionBid, sniperAuctionAbi } from "../common/abis/clanker-hook.js";
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
-import { GAINS_PAIR_FEEDS, GAINS_USDC_COLLATERAL_INDEX, GainsOrderType, gainsEventsAbi, gainsTradingAbi, gainsViewsAbi } from "../common/abis/gains.js";
+import {
+  GAINS_PAIR_FEEDS,
+  GAINS_USDC_COLLATERAL_INDEX,
+  GainsOrderType,
+  type GainsTrade,
+  gainsEventsAbi,
+  gainsTradingAbi,
+  gainsViewsAbi,
+} from "../common/abis/gains.js";
 import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
 import { DEPLOYMENTS_PATH, type Deployments, loadConfigOrExit, readDeployments } from "../common/config.js";
 import { type Logger, createLogger } from "../common/logger.js";
@@ -376,16 +384,6 @@ export function startMarket(options: MarketOptions): Market {
     }
     if (actions.length) await discover(); // opens filled just now are trades to watch
 
-    type GainsTrade = {
-      user: Address;
-      index: number;
-      pairIndex: number;
-      leverage: number;
-      long: boolean;
-      isOpen: boolean;
-      collateralAmount: bigint;
-      openPrice: bigint;
-    };
     const prices = new Map<number, bigint | undefined>();
     for (const trader of traders) {
       const trades = await reader.read<GainsTrade[]>(diamond, gainsViewsAbi as Abi, "getTrades", [trader]);

@@ -9,7 +9,7 @@
  * fee percentages 1e10 percent, slippage 1e3 percent (1000 = 1%), `collateralPriceUsd` 1e8,
  * pair USD amounts (`pairMinFeeUsd`, `pairMinPositionSizeUsd`) 1e18.
  */
-import { parseAbi } from "viem";
+import { type Address, parseAbi } from "viem";
 
 const STRUCTS = [
   "struct Id { address user; uint32 index; }",
@@ -167,3 +167,22 @@ export const GainsTradingActivated = { ACTIVATED: 0, CLOSE_ONLY: 1, PAUSED: 2 } 
 export const GainsCounterType = { TRADE: 0, PENDING_ORDER: 1 } as const;
 /** `TradeType`. */
 export const GainsTradeType = { TRADE: 0, LIMIT: 1, STOP: 2 } as const;
+
+/** gTrade's `Trade` tuple as viem decodes it. */
+export type GainsTrade = {
+  user: Address;
+  index: number;
+  pairIndex: number;
+  leverage: number;
+  long: boolean;
+  isOpen: boolean;
+  collateralIndex: number;
+  tradeType: number;
+  collateralAmount: bigint;
+  openPrice: bigint;
+  tp: bigint;
+  sl: bigint;
+  isCounterTrade: boolean;
+  positionSizeToken: bigint;
+  __placeholder: number;
+};

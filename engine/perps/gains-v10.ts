@@ -24,6 +24,7 @@ import {
   GAINS_USDC_COLLATERAL_INDEX,
   GainsCancelReason,
   GainsOrderType,
+  type GainsTrade,
   GainsTradeType,
   gainsEventsAbi,
   gainsTradingAbi,
@@ -48,25 +49,6 @@ const LEVERAGE_SCALE = PERPS_PRECISION / GAINS_LEVERAGE_PRECISION;
  * the single operator wallet (open trades and pending opens count).
  */
 export const GAINS_MAX_TRADES_PER_PAIR = 50;
-
-/** gTrade's `Trade` tuple as viem decodes it. */
-export type GainsTrade = {
-  user: Address;
-  index: number;
-  pairIndex: number;
-  leverage: number;
-  long: boolean;
-  isOpen: boolean;
-  collateralIndex: number;
-  tradeType: number;
-  collateralAmount: bigint;
-  openPrice: bigint;
-  tp: bigint;
-  sl: bigint;
-  isCounterTrade: boolean;
-  positionSizeToken: bigint;
-  __placeholder: number;
-};
 
 /** A perps call the venue cannot build (a bound gTrade would refuse, or no diamond configured). */
 export class GainsVenueError extends ServiceError {

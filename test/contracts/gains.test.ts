@@ -24,7 +24,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { GAINS_MAX_LEVERAGE, GAINS_MIN_LEVERAGE, GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
-import type { GainsTrade } from "../../engine/perps/gains-v10.js";
+import type { GainsTrade } from "../../common/abis/gains.js";
 import { runGainsPreflight } from "../../engine/perps/gains-preflight.js";
 
 const { rpcUrl, deployments } = testEnv();

@@ -64,9 +64,9 @@ const setEth = (answer: bigint) => d.setPrice("ETH_USD", answer);
 /** ETH at `percent` of the price the suite started with. */
 const ethAt = (percent: bigint) => setEth((basePrice * percent) / 100n);
 
-/** The ledger and the chain agree to the base unit: nothing in flight, no audit difference, every invariant. */
-async function expectLedgerEqualsChain(): Promise<void> {
-  const report = await auditThreeWay({
+/** The three-way audit of this engine; with `indexSchema`, against the index too. */
+const audit = (indexSchema?: string) =>
+  auditThreeWay({
     db: db(),
     pool: sc.engine.ctx.pool,
     publicClient: sc.engine.ctx.publicClient,
@@ -74,7 +74,12 @@ async function expectLedgerEqualsChain(): Promise<void> {
     usdc: d.c.usdc!,
     weth: d.c.weth!,
     protocolToken: d.protocolToken,
+    indexSchema,
   });
+
+/** The ledger and the chain agree to the base unit: nothing in flight, no audit difference, every invariant. */
+async function expectLedgerEqualsChain(): Promise<void> {
+  const report = await audit();
   expect(report.inFlight).toEqual([]);
   expect(report.checks).toContain("operator holdings: chain vs ledger legs");
   expect(report.differences).toEqual([]);
@@ -432,16 +437,7 @@ describe("desks on gTrade v10 (PERPS_VENUE=gains-v10, the devnet's twin of the d
     const ponder = await startTestPonder(d.databaseUrl, d.env());
     try {
       await waitForIndexed(ponder, await d.as(1).publicClient.getBlockNumber({ cacheTime: 0 }), 180_000);
-      const report = await auditThreeWay({
-        db: db(),
-        pool: sc.engine.ctx.pool,
-        publicClient: sc.engine.ctx.publicClient,
-        operator,
-        usdc: d.c.usdc!,
-        weth: d.c.weth!,
-        protocolToken: d.protocolToken,
-        indexSchema: VIEWS_SCHEMA,
-      });
+      const report = await audit(VIEWS_SCHEMA);
       expect(report.checks).toContain("desk USDC returned: engine vs indexed trades");
       expect(report.inFlight).toEqual([]);
       expect(report.differences).toEqual([]);

@@ -17,7 +17,7 @@ import { GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { createDevnetContext } from "../../devnet/context.js";
-import type { GainsTrade } from "../../engine/perps/gains-v10.js";
+import type { GainsTrade } from "../../common/abis/gains.js";
 import { createDatabase, devnetAs, startTestPonder, testEnv } from "../helpers/env.js";
 
 const USDC = (n: bigint) => n * 1_000_000n;
