@@ -124,6 +124,8 @@ export default createConfig({
         { event: "PositionSizeDecreaseExecuted", args: { trader: operator } },
         { event: "LeverageUpdateExecuted", args: { trader: operator } },
         { event: "CollateralReturnedAfterTimeout", args: { trader: operator } },
+        // Names no trader in its topics: every trader's timeouts are fetched, the operator's kept (rare: the oracle answers within seconds).
+        { event: "ChainlinkCallbackTimeout", args: {} },
       ],
     },
   },

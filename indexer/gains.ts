@@ -147,6 +147,17 @@ ponder.on("GainsDiamond:MarketCloseCanceled", async ({ event, context }) => {
   await settleOrder(context.db, BigInt(a.orderId.index), "canceled", 0n);
 });
 
+ponder.on("GainsDiamond:ChainlinkCallbackTimeout", async ({ event, context }) => {
+  const id = event.args.pendingOrderId;
+  if (!isOperator(id.user)) return;
+  // Any order the oracle never answered, cancelled after the timeout. One that held collateral (an
+  // open, an increase, a lower leverage) is paid back in the same transaction
+  // (CollateralReturnedAfterTimeout, which sets what came back); a close, a decrease or a higher
+  // leverage held none.
+  const order = await context.db.find(deskOrder, { orderId: BigInt(id.index) });
+  if (order?.status === "pending") await settleOrder(context.db, BigInt(id.index), "canceled", 0n);
+});
+
 ponder.on("GainsDiamond:CollateralReturnedAfterTimeout", async ({ event, context }) => {
   const a = event.args;
   if (!isOperator(a.trader)) return;

@@ -186,3 +186,35 @@ export type GainsTrade = {
   positionSizeToken: bigint;
   __placeholder: number;
 };
+
+/**
+ * The `Trade` tuple `openTrade` takes for a market order in USDC: the contract sets `user`'s
+ * index itself; no take-profit, stop-loss or counter-trade. Leverage in gTrade's 1e3 units,
+ * the price in its 1e10.
+ */
+export function gainsMarketOpenTrade(p: {
+  trader: Address;
+  pairIndex: number;
+  leverage: number;
+  long: boolean;
+  collateral: bigint;
+  price: bigint;
+}): GainsTrade {
+  return {
+    user: p.trader,
+    index: 0,
+    pairIndex: p.pairIndex,
+    leverage: p.leverage,
+    long: p.long,
+    isOpen: true,
+    collateralIndex: GAINS_USDC_COLLATERAL_INDEX,
+    tradeType: GainsTradeType.TRADE,
+    collateralAmount: p.collateral,
+    openPrice: p.price,
+    tp: 0n,
+    sl: 0n,
+    isCounterTrade: false,
+    positionSizeToken: 0n,
+    __placeholder: 0,
+  };
+}

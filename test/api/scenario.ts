@@ -4,7 +4,7 @@
  * and an open desk the engine bound to the token.
  */
 import { type Abi, type Address, type Hex, erc20Abi, maxUint256, parseAbi, parseEventLogs, zeroAddress } from "viem";
-import { gainsEventsAbi, gainsTradingAbi } from "../../common/abis/gains.js";
+import { gainsEventsAbi, gainsMarketOpenTrade, gainsTradingAbi } from "../../common/abis/gains.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { devnetPrivateKey } from "../../devnet/protocol.js";
@@ -74,18 +74,16 @@ export async function seedScenario(h: Harness): Promise<Scenario> {
   await act.setFeed(keeper, feed, 3_000n * 10n ** 8n);
   const diamond = c.gainsDiamond!;
   await operator.write(c.usdc!, erc20Abi, "approve", [diamond, maxUint256]);
-  const trade = { user: operator.account.address, index: 0, pairIndex: ETH, leverage: 5_000, long: true, isOpen: true, collateralIndex: 1, tradeType: 0 };
-  const amounts = {
-    collateralAmount: USDC(200n),
-    openPrice: 3_000n * 10n ** 10n,
-    tp: 0n,
-    sl: 0n,
-    isCounterTrade: false,
-    positionSizeToken: 0n,
-    __placeholder: 0,
-  };
+  const trade = gainsMarketOpenTrade({
+    trader: operator.account.address,
+    pairIndex: ETH,
+    leverage: 5_000,
+    long: true,
+    collateral: USDC(200n),
+    price: 3_000n * 10n ** 10n,
+  });
   const ordered = await operator.publicClient.waitForTransactionReceipt({
-    hash: await operator.write(diamond, gainsTradingAbi as Abi, "openTrade", [{ ...trade, ...amounts }, 1_000, zeroAddress]),
+    hash: await operator.write(diamond, gainsTradingAbi as Abi, "openTrade", [trade, 1_000, zeroAddress]),
   });
   const [initiated] = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketOrderInitiated", logs: ordered.logs });
   const openOrderId = BigInt(initiated!.args.orderId.index);

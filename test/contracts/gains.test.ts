@@ -24,7 +24,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { GAINS_MAX_LEVERAGE, GAINS_MIN_LEVERAGE, GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
-import type { GainsTrade } from "../../common/abis/gains.js";
+import { type GainsTrade, gainsMarketOpenTrade } from "../../common/abis/gains.js";
 import { runGainsPreflight } from "../../engine/perps/gains-preflight.js";
 
 const { rpcUrl, deployments } = testEnv();
@@ -94,23 +94,7 @@ function percentProfit(open: bigint, price: bigint, long: boolean, leverage: big
 async function requestOpen(p: { pair: number; collateral: bigint; leverage: number; long: boolean; price?: bigint; slippageP?: number }) {
   const price = p.price ?? (await priceOf(p.pair));
   const r = await send("openTrade", [
-    {
-      user: me,
-      index: 0,
-      pairIndex: p.pair,
-      leverage: p.leverage,
-      long: p.long,
-      isOpen: true,
-      collateralIndex: 1,
-      tradeType: 0,
-      collateralAmount: p.collateral,
-      openPrice: price,
-      tp: 0n,
-      sl: 0n,
-      isCounterTrade: false,
-      positionSizeToken: 0n,
-      __placeholder: 0,
-    },
+    gainsMarketOpenTrade({ trader: me, pairIndex: p.pair, leverage: p.leverage, long: p.long, collateral: p.collateral, price }),
     p.slippageP ?? 1000,
     "0x0000000000000000000000000000000000000000",
   ]);

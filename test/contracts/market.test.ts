@@ -8,7 +8,7 @@ import { type Abi, type Address, type Hex, createTestClient, erc20Abi, http, max
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { sniperAuctionAbi } from "../../common/abis/clanker-hook.js";
-import { GainsOrderType, gainsEventsAbi, gainsTradingAbi, gainsViewsAbi } from "../../common/abis/gains.js";
+import { GainsOrderType, gainsEventsAbi, gainsMarketOpenTrade, gainsTradingAbi, gainsViewsAbi } from "../../common/abis/gains.js";
 import { LimitOrder, PERPS_PRECISION, perpsStorageAbi, perpsTradingAbi } from "../../common/abis/perps.js";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { createDevnetContext } from "../../devnet/context.js";
@@ -170,10 +170,9 @@ describe("market simulator", () => {
       await trader.write(c.usdc!, erc20Abi, "approve", [diamond, maxUint256]);
       const me = trader.account.address;
       // 50 USDC at 50x long on gTrade's ETH/USD (pair 1); slippage 50% (1e3 precision): the round's walk moves the price first.
-      const trade = { user: me, index: 0, pairIndex: 1, leverage: 50_000, long: true, isOpen: true, collateralIndex: 1, tradeType: 0 };
-      const rest = { collateralAmount: 50_000_000n, openPrice: price, tp: 0n, sl: 0n, isCounterTrade: false, positionSizeToken: 0n, __placeholder: 0 };
+      const trade = gainsMarketOpenTrade({ trader: me, pairIndex: 1, leverage: 50_000, long: true, collateral: 50_000_000n, price });
       const ordered = await trader.publicClient.getTransactionReceipt({
-        hash: await trader.write(diamond, gainsTradingAbi as Abi, "openTrade", [{ ...trade, ...rest }, 50_000, zeroAddress]),
+        hash: await trader.write(diamond, gainsTradingAbi as Abi, "openTrade", [trade, 50_000, zeroAddress]),
       });
       const [initiated] = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketOrderInitiated", logs: ordered.logs });
       const pendingIndex = initiated!.args.orderId.index;

@@ -16,7 +16,7 @@ import { migrate } from "../../core/db/migrations.js";
 import { checkLedgerInvariants } from "../../core/ledger/invariants.js";
 import { auditFromConfig, auditUntilSettled } from "../../core/audit.js";
 import { type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
-import { type ChildResult, rpc, runTs } from "./helpers.js";
+import { type ChildResult, rpc, runTs, warmPriceWindow } from "./helpers.js";
 
 /** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
 const AVANTIS = { PERPS_VENUE: "avantis-v1" };
@@ -183,13 +183,7 @@ describe("crash injection (SIGKILL) and restart", () => {
 
   it("after a desk order, before its id is recorded: the restart records it and opens nothing twice", async () => {
     // Warm the price window (what five price-sampler cycles would record).
-    const eth = await d.price("ETH_USD");
-    for (let i = 0; i < 5; i++) {
-      await db.pool.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', $1, 8, $2, 0)", [
-        eth.toString(),
-        String(i),
-      ]);
-    }
+    await warmPriceWindow(db.pool, "ETH_USD", await d.price("ETH_USD"), 5);
     expectKilled(await cli("run desk-manager", { ENGINE_CRASH_AT: "after-open-order" }));
     const { rows } = await db.pool.query("SELECT id, order_id FROM engine.desk_trades WHERE status = 'opening'");
     expect(rows.some((r) => r.order_id === null)).toBe(true);

@@ -21,7 +21,7 @@ import { legBalance } from "../../core/ledger/reads.js";
 import { setTokenMandate } from "../../core/token-mandate.js";
 import { tradeById, tradesWithStatus } from "../../engine/desks/trades.js";
 import { KEEPER, type PrivateDevnet, startPrivateDevnet } from "./devnet.js";
-import { type ChildResult, rpc, runTs } from "./helpers.js";
+import { type ChildResult, rpc, runTs, warmPriceWindow } from "./helpers.js";
 import { type Scenario, expectConverged, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
@@ -156,13 +156,7 @@ describe("SIGKILL between a gTrade order and its fill", () => {
     expect(claimed.code, claimed.stderr.slice(-2000)).toBe(0);
     expect(await peekPerpUsdc(db.db, token, Infinity)).toBeGreaterThan(20n * USDC);
     // A warm price window (what six price-sampler cycles would record) and a desk of 20 USDC on ETH.
-    const eth = await d.price("ETH_USD");
-    for (let i = 0; i < 6; i++) {
-      await db.pool.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ('ETH_USD', $1, 8, $2, 0)", [
-        eth.toString(),
-        String(i),
-      ]);
-    }
+    await warmPriceWindow(db.pool, "ETH_USD", await d.price("ETH_USD"), 6);
     await setTokenMandate(db.db, token, { deskPairIndex: ETH, maxDeskUsdc: 20n * USDC });
 
     const killed = await cli("run desk-manager", { ENGINE_CRASH_AT: "after-open-order" });

@@ -137,3 +137,14 @@ export async function attributed(pool: pg.Pool, currency: "USDC" | "WETH" = "USD
   );
   return BigInt(rows[0].s);
 }
+
+/** A warm price window for `feed`: the samples `cycles` price-sampler cycles would record at `price` (8 decimals). */
+export async function warmPriceWindow(pool: pg.Pool, feed: string, price: bigint, cycles: number): Promise<void> {
+  for (let i = 0; i < cycles; i++) {
+    await pool.query("INSERT INTO engine.price_samples (feed, price, decimals, round_id, updated_at) VALUES ($1, $2, 8, $3, 0)", [
+      feed,
+      price.toString(),
+      String(i),
+    ]);
+  }
+}

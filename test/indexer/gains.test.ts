@@ -17,7 +17,7 @@ import { GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { createDevnetContext } from "../../devnet/context.js";
-import type { GainsTrade } from "../../common/abis/gains.js";
+import { type GainsTrade, gainsMarketOpenTrade } from "../../common/abis/gains.js";
 import { createDatabase, devnetAs, startTestPonder, testEnv } from "../helpers/env.js";
 
 const USDC = (n: bigint) => n * 1_000_000n;
@@ -67,23 +67,7 @@ describe("indexer: the operator's desks on gTrade v10", () => {
   };
   const fill = async (trader: Address, index: number) => receipt(await keeper.write(diamond, keeperAbi, "executePendingOrder", [trader, index]));
   const openArgs = (p: { trader: Address; pair: number; collateral: bigint; leverage: number; long: boolean; price: bigint }) => [
-    {
-      user: p.trader,
-      index: 0,
-      pairIndex: p.pair,
-      leverage: p.leverage,
-      long: p.long,
-      isOpen: true,
-      collateralIndex: 1,
-      tradeType: 0,
-      collateralAmount: p.collateral,
-      openPrice: p.price,
-      tp: 0n,
-      sl: 0n,
-      isCounterTrade: false,
-      positionSizeToken: 0n,
-      __placeholder: 0,
-    },
+    gainsMarketOpenTrade({ ...p, pairIndex: p.pair }),
     1000,
     "0x0000000000000000000000000000000000000000",
   ];
@@ -101,6 +85,8 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     refusedClose: { order: number; tx: Hex };
     slippage: { order: number; tx: Hex; returned: bigint; balanceDelta: bigint };
     timeout: { order: number; tx: Hex; returned: bigint; balanceDelta: bigint };
+    /** Trade B's close, timed out and cancelled. */
+    closeTimeout: { order: number };
     liq: { order: number; index: number; tx: Hex; collateral: bigint; sent: bigint };
     strangerOrder: number;
     lastBlock: bigint;
@@ -222,6 +208,13 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     const liqReq = await send(operator, "openTrade", openArgs({ trader: me, pair: ETH, collateral: USDC(40n), leverage: 10_000, long: true, price: ethPrice }));
     const liqOpened = one(await fill(me, pendingIndex(liqReq)), "MarketExecuted");
     const b = liqOpened.t as GainsTrade;
+    // Its market close never answered, cancelled after the timeout: it held no collateral, so only
+    // ChainlinkCallbackTimeout (which names no trader in its topics) says so.
+    const closeToReq = await send(operator, "closeTradeMarket", [b.index, ethPrice]);
+    await rpc(env.rpcUrl, "anvil_mine", [`0x${GAINS_TIMEOUT_BLOCKS.toString(16)}`]);
+    const closeToCancel = await send(operator, "cancelOrderAfterTimeout", [pendingIndex(closeToReq)]);
+    expect(logs(closeToCancel).map((l) => l.eventName)).toEqual(["ChainlinkCallbackTimeout"]);
+    s.closeTimeout = { order: pendingIndex(closeToReq) };
     await setPrice(ETH, (ethPrice * 90n) / 100n);
     const packed = BigInt(GainsOrderType.LIQ_CLOSE) | (BigInt(me) << 8n) | (BigInt(b.index) << 168n);
     const liqTx = await receipt(await keeper.write(diamond, abi, "triggerOrder", [packed]));
@@ -334,7 +327,7 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     expect(byId.get(s.liq.order)).toMatchObject({ status: "executed", open: true, collateral: String(USDC(40n)), leverage: String(lev(10_000)) });
   });
 
-  it("an open cancelled for slippage returns its collateral less gTrade's fee; one reclaimed after the timeout, all of it", async () => {
+  it("an open cancelled for slippage returns its collateral less gTrade's fee; one reclaimed after the timeout, all of it; a close timed out is cancelled", async () => {
     const [slip] = await q("SELECT status, collateral, usdc_returned FROM desk_order WHERE order_id = $1", [s.slippage.order]);
     expect(s.slippage.returned).toBe(s.slippage.balanceDelta + USDC(50n));
     expect(s.slippage.returned).toBeLessThan(USDC(50n));
@@ -345,6 +338,9 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     expect(timedOut).toEqual({ status: "canceled", collateral: String(USDC(20n)), usdc_returned: String(USDC(20n)) });
     // Neither opened a trade.
     expect(await q("SELECT id FROM desk_trade WHERE open_order_id = ANY($1)", [[s.slippage.order, s.timeout.order]])).toEqual([]);
+    // A close timed out: cancelled, nothing returned (it held nothing), the trade left open for its liquidation.
+    const [closeTimedOut] = await q("SELECT status, open, usdc_returned FROM desk_order WHERE order_id = $1", [s.closeTimeout.order]);
+    expect(closeTimedOut).toEqual({ status: "canceled", open: false, usdc_returned: "0" });
   });
 
   it("a keeper liquidation (order type 6) closes trade B as liquidated, its whole collateral lost", async () => {
