@@ -11,7 +11,7 @@ import { type PublicClient, createPublicClient, http } from "viem";
 import { loadConfigOrExit } from "../common/config.js";
 import { createLogger, intentOwnerMixin, intentOwnerOf } from "../common/logger.js";
 import { agentApiFromConfig } from "./agents/index.js";
-import { DEFAULT_AGENT_RATE_LIMITS } from "./agents/http.js";
+import { DEFAULT_AGENT_RATE_LIMITS } from "./http/agent-api.js";
 import { createApp } from "./create-app.js";
 import { DEFAULT_RATE_LIMITS, scaleRateLimits } from "./http/rate-limit.js";
 import { PostgresRateLimitStore, rateLimitPool } from "./http/rate-limit-postgres.js";

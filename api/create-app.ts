@@ -8,7 +8,8 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { agentApi, prospectusPages } from "./agents/index.js";
+import { agentApi } from "./agents/index.js";
+import { prospectusPages } from "./pages/routes.js";
 import type { ApiDeps } from "./deps.js";
 import { createGraphql } from "./graphql/index.js";
 import { notFound, onHttpError, payloadTooLarge } from "./http/errors.js";

@@ -5,7 +5,7 @@
  */
 import type { PublicClient } from "viem";
 import type { Config } from "../common/config.js";
-import type { AgentApiDeps } from "./agents/http.js";
+import type { AgentApiDeps } from "./http/agent-api.js";
 import type { EnginePort } from "./engine-port.js";
 import type { RateLimitStore, RateLimits } from "./http/rate-limit.js";
 import type { LiveFeed } from "./push/live-feed.js";

@@ -11,6 +11,7 @@ import { PAIR_FEEDS } from "../common/abis/perps.js";
 import { GAINS_PAIR_FEEDS } from "../common/abis/gains.js";
 import type { PerpsVenueId } from "../common/perps-venues.js";
 import { tables } from "../core/db/client.js";
+import type { PendingIntent } from "../core/chain/pipeline/index.js";
 import { toPerpsPrice } from "../common/perps-math.js";
 import { type DesksHealth, type EngineHealth as CoreEngineHealth, type WorkerHealth as CoreWorkerHealth, readWorkerHealth } from "../core/health.js";
 import { type AuditReport, auditFromConfig } from "../core/audit.js";
@@ -28,7 +29,7 @@ import {
   intentTxHashes,
 } from "../core/ledger/lineage.js";
 import { type TokenLedgerFlow, tokenLedgerFlow } from "../core/ledger/flow.js";
-import { type TokenAuditView, tokenAuditView } from "../core/public-audit.js";
+import { type TokenAuditView, tokenAuditView, tokenAuditViews } from "../core/public-audit.js";
 import {
   type DeadLetter,
   type WebhookBacklog,
@@ -66,7 +67,7 @@ export type EngineHealthView = {
 
 /** Transactions not final yet (pending, in flight, or mined under `CONFIRMATIONS`), and the last reorg. */
 export type TransactionsHealth = {
-  notFinal: { key: string; kind: string; status: string; nonce: number | null; ageSeconds: number; reorgs: number; error: string | null }[];
+  notFinal: Omit<PendingIntent, "signer">[];
   lastReorg: { at: string; forkBlock: number; reopened: string[]; reversed: number } | null;
 };
 const NO_TRANSACTIONS: TransactionsHealth = { notFinal: [], lastReorg: null };
@@ -127,6 +128,8 @@ export interface EnginePort {
   tokenFlow(token: Address): Promise<TokenLedgerFlow | null>;
   /** The public audit's stored results for a token. */
   tokenAudit(token: Address): Promise<TokenAuditView>;
+  /** The public audits of many tokens at once (three queries), keyed by checksummed address. */
+  tokenAudits(tokens: readonly Address[]): Promise<Map<Address, TokenAuditView>>;
   /** The operator's webhook endpoints and dead letters (absent without the engine's database). */
   webhooks?: WebhookPort;
 }
@@ -162,6 +165,7 @@ export const idleEngine: EnginePort = {
   burnFunding: async () => [],
   tokenFlow: async () => null,
   tokenAudit: async () => NO_AUDIT,
+  tokenAudits: async (tokens) => new Map(tokens.map((t) => [getAddress(t), NO_AUDIT])),
 };
 
 /** The price feed (config.priceFeeds name) that marks each pair index of a venue, as its adapter numbers them. */
@@ -321,6 +325,8 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
     tokenFlow: (token) => tolerant(null, () => tokenLedgerFlow(ledgerDb, token)),
 
     tokenAudit: (token) => tolerant(NO_AUDIT, () => tokenAuditView(ledgerDb, token)),
+
+    tokenAudits: (tokens) => tolerant(new Map(tokens.map((t) => [getAddress(t), NO_AUDIT])), () => tokenAuditViews(ledgerDb, tokens)),
 
     webhooks: {
       create: (input, sinceBlock) => createWebhookEndpoint(pool, input, sinceBlock),

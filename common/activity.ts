@@ -61,7 +61,7 @@ const INTEGER_RE = /^-?\d+$/;
  * tokens and WETH 18, perps prices and leverage 10), checksummed addresses; other values as
  * indexed.
  */
-export function formatActivityData(data: unknown, usdc: string | undefined): unknown {
+export function formatActivityData(data: unknown, usdc: string | undefined): Record<string, unknown> {
   const usdcLower = usdc?.toLowerCase();
   const decimalsOf = (currency: unknown) => (typeof currency === "string" && currency.toLowerCase() === usdcLower ? USDC_DECIMALS : TOKEN_DECIMALS);
   const walk = (value: unknown): unknown => {
@@ -79,5 +79,6 @@ export function formatActivityData(data: unknown, usdc: string | undefined): unk
     }
     return out;
   };
-  return walk(data);
+  // An event's data is always a JSON object (the indexer writes one per event).
+  return walk(data) as Record<string, unknown>;
 }

@@ -149,30 +149,50 @@ export type TokenAuditView = {
 
 /** The public audit of one token: its newest run, that run's protocol-wide findings, its last clean run. */
 export async function tokenAuditView(q: Queryable, token: Address): Promise<TokenAuditView> {
+  return (await tokenAuditViews(q, [token])).get(getAddress(token))!;
+}
+
+/**
+ * The public audits of many tokens in three queries whatever their number (the dashboard's
+ * list): the newest run's rows of the tokens and of the protocol, and each token's last clean
+ * run (its row and that run's protocol row both without a difference). Keyed by checksummed
+ * address.
+ */
+export async function tokenAuditViews(q: Queryable, tokens: readonly Address[]): Promise<Map<Address, TokenAuditView>> {
   const { auditResults: a } = tables;
-  const scope = getAddress(token);
+  const scopes = [...new Set(tokens.map((t) => getAddress(t)))];
+  const out = new Map<Address, TokenAuditView>(scopes.map((s) => [s, { latest: null, protocol: null, lastClean: null }]));
+  if (!scopes.length) return out;
   const [latestRun] = await q.select({ run: sql<string>`MAX(${a.run})::text` }).from(a);
-  if (!latestRun?.run) return { latest: null, protocol: null, lastClean: null };
+  if (!latestRun?.run) return out;
   const run = Number(latestRun.run);
-  const rows = await q
-    .select()
-    .from(a)
-    .where(and(eq(a.run, run), inArray(a.token, [scope, PROTOCOL_SCOPE])));
-  const latest = rows.find((r) => r.token === scope);
+  const [rows, clean] = await Promise.all([
+    q
+      .select()
+      .from(a)
+      .where(and(eq(a.run, run), inArray(a.token, [...scopes, PROTOCOL_SCOPE]))),
+    q
+      .selectDistinctOn([a.token])
+      .from(a)
+      .where(
+        and(
+          inArray(a.token, scopes),
+          eq(a.ok, true),
+          eq(a.settled, true),
+          sql`EXISTS (SELECT 1 FROM engine.audit_results p WHERE p.run = ${a.run} AND p.token = ${PROTOCOL_SCOPE} AND p.ok)`,
+        ),
+      )
+      .orderBy(a.token, desc(a.run)),
+  ]);
   const protocol = rows.find((r) => r.token === PROTOCOL_SCOPE);
-  // The last clean run: the token's row and that run's protocol row both without a difference.
-  const [clean] = await q
-    .select()
-    .from(a)
-    .where(
-      and(
-        eq(a.token, scope),
-        eq(a.ok, true),
-        eq(a.settled, true),
-        sql`EXISTS (SELECT 1 FROM engine.audit_results p WHERE p.run = ${a.run} AND p.token = ${PROTOCOL_SCOPE} AND p.ok)`,
-      ),
-    )
-    .orderBy(desc(a.run))
-    .limit(1);
-  return { latest: latest ? toStored(latest) : null, protocol: protocol ? toStored(protocol) : null, lastClean: clean ? toStored(clean) : null };
+  for (const scope of scopes) {
+    const latest = rows.find((r) => r.token === scope);
+    const lastClean = clean.find((r) => r.token === scope);
+    out.set(scope, {
+      latest: latest ? toStored(latest) : null,
+      protocol: protocol ? toStored(protocol) : null,
+      lastClean: lastClean ? toStored(lastClean) : null,
+    });
+  }
+  return out;
 }

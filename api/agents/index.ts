@@ -1,6 +1,6 @@
 /**
- * The agent launch flow's HTTP interface: Sign-In with Ethereum, agents and charters (under
- * /api/v1), and the public prospectus pages (at /p/:idOrToken).
+ * The agent launch flow's HTTP interface under /api/v1: Sign-In with Ethereum, agents and
+ * charters. Its public prospectus pages (at /p/:idOrToken) are api/pages/routes.ts.
  *
  *   const agents = agentApiFromConfig(config, { db });
  *   v1.route("/", agentApi(agents));      // /api/v1/auth/*, /api/v1/agents/*
@@ -11,11 +11,10 @@ import type { Config } from "../../common/config.js";
 import { type AgentServiceOptions, createAgentServices } from "../../core/agents/services.js";
 import { authRoutes } from "../auth/routes.js";
 import type { ReadDb } from "../read/db.js";
-import type { AgentApiDeps, AgentRateLimits } from "./http.js";
+import type { AgentApiDeps, AgentRateLimits } from "../http/agent-api.js";
 import { agentRoutes } from "./routes.js";
 
-export type { AgentApiDeps } from "./http.js";
-export { prospectusPages } from "../pages/routes.js";
+export type { AgentApiDeps } from "../http/agent-api.js";
 
 /** The routes under /api/v1: `/auth/*` and `/agents/*`. */
 export function agentApi(deps: AgentApiDeps): Hono {

@@ -17,7 +17,7 @@ import { z } from "zod";
 import { classifyError } from "../../core/errors.js";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
 import { onHttpError } from "../http/errors.js";
-import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, unauthorizedSession } from "../agents/http.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody, unauthorizedSession } from "../http/agent-api.js";
 import { type Session, consumeNonce, createSession, findSession, issueNonce, nonceState, revokeSession } from "./sessions.js";
 import { checkSiweMessage, expectationsFor, sessionExpiry } from "./siwe.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";

@@ -1,9 +1,8 @@
 /** `Agent`: an agent's public record (never its key), by id or token; also `Token.agent`. */
 import { getAddress } from "viem";
 import type { Agent } from "../../core/agents/store.js";
-import { agentJson } from "../agents/routes.js";
-import type { AgentView } from "../agents/views.js";
-import { findAgent } from "../pages/prospectus-data.js";
+import { type AgentView, agentJson } from "../views/agent.js";
+import { findAgent } from "../read/prospectus.js";
 import { type GraphqlContext, builder } from "./builder.js";
 import { userError } from "./errors.js";
 import { TokenRef } from "./refs.js";

@@ -10,7 +10,8 @@ import { type DeskContext, type DeskView, deskContext, latestDeskByToken } from 
 import { type CurrencyInfo, type FeeCurrencyView, type BuybackSpendView, currencyInfos, tokenBuybackSpends, tokenFeeCurrencies } from "../read/fees.js";
 import { type RewardSlotRow, type TokenView, getTokens, rewardSlotsOf } from "../read/tokens.js";
 import { type BurnValue, burnValues, poolVolumes } from "../read/market.js";
-import { type AgentView, agentsOfTokens } from "../agents/views.js";
+import { agentsOfTokens } from "../read/agents.js";
+import type { AgentView } from "../views/agent.js";
 import { type ActivityRow, withDeskTokens } from "../read/activity.js";
 
 export type Loaders = {

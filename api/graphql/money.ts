@@ -11,6 +11,30 @@ export function moneyFields<Row, Name extends string>(t: FieldBuilder<Row>, name
   } as Record<Name | `${Name}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
 }
 
+/** As `moneyFields`, under a name kept for existing clients: both fields marked deprecated with `reason`. */
+export function deprecatedMoneyFields<Row, Name extends string>(
+  t: FieldBuilder<Row>,
+  name: Name,
+  decimals: number,
+  get: (row: Row) => bigint,
+  description: string,
+  reason: string,
+) {
+  return {
+    [name]: t.string({
+      description: `${description} (exact decimal, whole units)`,
+      deprecationReason: reason,
+      resolve: (row) => formatDecimal(get(row), decimals),
+    }),
+    [`${name}Raw`]: t.field({
+      type: "BigInt",
+      description: `${description} (base units, ${decimals} decimals)`,
+      deprecationReason: reason,
+      resolve: (row) => get(row),
+    }),
+  } as Record<Name | `${Name}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
+}
+
 /** As `moneyFields`, for an amount that may be unknown. */
 export function optionalMoneyFields<Row, Name extends string>(
   t: FieldBuilder<Row>,

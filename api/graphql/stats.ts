@@ -5,7 +5,7 @@ import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
 import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
-import { moneyFields } from "./money.js";
+import { deprecatedMoneyFields, moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
@@ -91,7 +91,15 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     desksOpened: t.int({ resolve: (s) => count(s, "desksOpened") }),
     desksOpen: t.int({ resolve: (s) => count(s, "desksOpen") }),
     ...moneyFields(t, "deskRealisedPnlUsdc", USDC_DECIMALS, (s) => total(s, "deskRealisedPnl"), "Realised PnL of all desks"),
-    ...moneyFields(t, "pendingBuybackUsdc", USDC_DECIMALS, (s) => s.pending.protocolBuybackUsdc, "Waiting for the protocol buyback"),
+    ...moneyFields(t, "pendingProtocolBuybackUsdc", USDC_DECIMALS, (s) => s.pending.protocolBuybackUsdc, "Protocol-leg USDC waiting for the protocol buyback"),
+    ...deprecatedMoneyFields(
+      t,
+      "pendingBuybackUsdc",
+      USDC_DECIMALS,
+      (s) => s.pending.protocolBuybackUsdc,
+      "Protocol-leg USDC waiting for the protocol buyback",
+      "Renamed pendingProtocolBuybackUsdc (REST: pending.protocolBuybackUsdc)",
+    ),
     ...moneyFields(t, "pendingAssetUsdc", USDC_DECIMALS, (s) => s.pending.assetUsdc, "Waiting for the asset engine"),
     ...moneyFields(t, "pendingPerpUsdc", USDC_DECIMALS, (s) => s.pending.perpUsdc, "Waiting for the desk manager"),
     ...moneyFields(t, "pendingCreatorBuybackUsdc", USDC_DECIMALS, (s) => s.pending.creatorBuybackUsdc, "Creator buyback queue"),

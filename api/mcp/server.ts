@@ -28,20 +28,22 @@ import { type Charter, charterSchema, defaultCharter } from "../../core/agents/c
 import { type Agent, createAgent, getAgent, getAgentByToken, setCharter } from "../../core/agents/store.js";
 import { Refusal } from "../../core/errors.js";
 import { launchAgent } from "../../core/launch/agent.js";
-import { agentJson, chatBody, agentLaunchBody, launchedJson } from "../agents/routes.js";
+import { agentJson, agentLaunchBody, chatBody, launchedJson } from "../views/agent.js";
 import { findSession } from "../auth/sessions.js";
 import type { ApiDeps } from "../deps.js";
 import { methodNotAllowed, notConfigured, notFound, toHttpError } from "../http/errors.js";
-import { unauthorizedSession as unauthorized } from "../agents/http.js";
-import { loadProspectus, loadTokenProspectus } from "../pages/prospectus-data.js";
+import { unauthorizedSession as unauthorized } from "../http/agent-api.js";
+import { loadProspectus, loadTokenProspectus } from "../read/prospectus.js";
 import { BURN_KINDS, type BURN_ORDERINGS, listBurns } from "../read/burns.js";
 import { tokenFlow } from "../read/flow.js";
-import { checksum, isoTime, tokenAmount } from "../read/format.js";
+import { checksum } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
+import { burnSchema, burnView } from "../views/burn.js";
+import { viewJson } from "../views/view.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { readStats } from "../read/stats.js";
-import { statsJson } from "../rest/stats.js";
-import { knownToken } from "../rest/trust.js";
+import { statsJson } from "../views/stats.js";
+import { knownToken } from "../read/tokens.js";
 
 /** Largest MCP request body. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
@@ -80,28 +82,36 @@ const BURN_TOOL_INPUT = {
   cursor: z.string().max(512).optional().describe("nextCursor of the previous page"),
 };
 
+/** The burns tool's answer: a page of burns as every surface writes them (api/views/burn.ts). */
+const BURN_TOOL_OUTPUT = z.object({ items: z.array(burnSchema), nextCursor: z.string().nullable() }).strict();
+
 /** Builds the server for one request: the read tools, and the creator tools (which need the request's session). */
 export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (error: unknown) => void): McpServer {
   const server = new McpServer({ name: "tithe-launchpad", version: "0.1.0" }, { capabilities: { tools: {} } });
 
+  /** A tool; with `output` (a view's schema), its answer is also structured content the client can check against it. */
   const tool = <S extends z.ZodRawShape>(
     name: string,
     description: string,
     input: S,
     run: (args: z.objectOutputType<S, z.ZodTypeAny>) => ToolBody,
     readOnly = true,
+    output?: z.ZodObject<z.ZodRawShape>,
   ) =>
-    server.registerTool(name, { description, inputSchema: input, annotations: { readOnlyHint: readOnly, openWorldHint: false } }, (async (
-      args: z.objectOutputType<S, z.ZodTypeAny>,
-    ): Promise<CallToolResult> => {
-      try {
-        return { content: [{ type: "text", text: JSON.stringify(toJsonValue(await run(args))) }] };
-      } catch (error) {
-        const e = toHttpError(error);
-        if (e.unexpected) report(error);
-        return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: e.message, code: e.code }) }] };
-      }
-    }) as never);
+    server.registerTool(
+      name,
+      { description, inputSchema: input, outputSchema: output?.shape, annotations: { readOnlyHint: readOnly, openWorldHint: false } },
+      (async (args: z.objectOutputType<S, z.ZodTypeAny>): Promise<CallToolResult> => {
+        try {
+          const body = toJsonValue(await run(args));
+          return { content: [{ type: "text", text: JSON.stringify(body) }], ...(output ? { structuredContent: body as Record<string, unknown> } : {}) };
+        } catch (error) {
+          const e = toHttpError(error);
+          if (e.unexpected) report(error);
+          return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: e.message, code: e.code }) }] };
+        }
+      }) as never,
+    );
 
   // ------------------------------------------------------------------ read tools
 
@@ -146,19 +156,10 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
         limit: a.limit,
         after: a.cursor,
       });
-      return listBody(page, (r) => ({
-        id: r.id,
-        token: checksum(r.token),
-        kind: r.kind,
-        from: checksum(r.from),
-        amount: tokenAmount(r.amount),
-        amountRaw: r.amount.toString(),
-        txHash: r.txHash,
-        blockNumber: Number(r.blockNumber),
-        logIndex: r.logIndex,
-        timestamp: isoTime(r.timestamp),
-      }));
+      return listBody(page, (r) => viewJson(burnView, r)) satisfies z.input<typeof BURN_TOOL_OUTPUT>;
     },
+    true,
+    BURN_TOOL_OUTPUT,
   );
 
   tool(

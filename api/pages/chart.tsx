@@ -1,11 +1,11 @@
 /**
- * A bar chart of amounts over time whose axis fits its data (api/pages/series.ts): one bar
+ * A bar chart of amounts over time whose axis fits its data (api/read/series.ts): one bar
  * per bucket with burns, placed on an axis from the first bucket to now, and the running total
  * as a line of points. Inline SVG, no script; every label in whole units (common/units.ts).
  */
 import type { FC } from "hono/jsx";
 import { type Unit, showUnits } from "../../common/units.js";
-import { HOUR, type Series } from "./series.js";
+import { HOUR, type Series } from "../read/series.js";
 
 const WIDTH = 600;
 const HEIGHT = 140;

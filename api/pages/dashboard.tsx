@@ -15,12 +15,12 @@ import type { ApiDeps } from "../deps.js";
 import { RateLimiter, DEFAULT_RATE_LIMITS, rateLimit } from "../http/rate-limit.js";
 import { type ActivityRow, withDeskTokens } from "../read/activity.js";
 import type { DeskView } from "../read/desks.js";
-import { tokenAudit } from "../read/public-audit.js";
+import { type TokenAuditJson, tokenAudits } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { TimeChart } from "./chart.js";
 import { pageApp, pageHeaders } from "./page-app.js";
 import { Figure, STYLE, showLeverage } from "./prospectus.js";
-import { type Series, burnSeries } from "./series.js";
+import { type Series, burnSeries } from "../read/series.js";
 import { When } from "./time.js";
 
 /** Tokens on the dashboard (newest first), and activity lines. */
@@ -34,7 +34,7 @@ type TokenLine = {
   protocolToken: boolean;
   burned: bigint;
   feesUsdc: bigint;
-  audit: Awaited<ReturnType<typeof tokenAudit>>;
+  audit: TokenAuditJson;
 };
 
 export type DashboardData = {
@@ -88,7 +88,10 @@ export async function loadDashboard(deps: ApiDeps, now: Date): Promise<Dashboard
   }
   // One token's burns: amounts of different tokens do not add up.
   const series = protocolToken ? await burnSeries(db, protocolToken.address, chainNow) : null;
-  const audits = await Promise.all(tokens.map((t) => tokenAudit(deps, getAddress(t.address))));
+  const audits = await tokenAudits(
+    deps,
+    tokens.map((t) => getAddress(t.address)),
+  );
   return {
     now,
     stats,

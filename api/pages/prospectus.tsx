@@ -16,7 +16,7 @@ import { When, utcTime } from "./time.js";
 import { FUNDING_NOTE, deskStatementText } from "../read/desk-statement.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
 import { canonicalJson } from "../../core/agents/charter.js";
-import type { ProspectusData } from "./prospectus-data.js";
+import type { ProspectusData } from "../read/prospectus.js";
 
 /** Content-Security-Policy of the page: no scripts, no frames, no forms. */
 export const PAGE_CSP =

@@ -6,8 +6,8 @@
 import type { Hono } from "hono";
 import { getAddress, isAddress } from "viem";
 import { RateLimiter, rateLimit } from "../http/rate-limit.js";
-import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS } from "../agents/http.js";
-import { findAgent, loadProspectus, loadTokenProspectus } from "./prospectus-data.js";
+import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS } from "../http/agent-api.js";
+import { findAgent, loadProspectus, loadTokenProspectus } from "../read/prospectus.js";
 import { pageApp, pageHeaders } from "./page-app.js";
 import { renderNotFound, renderProspectus } from "./prospectus.js";
 

@@ -8,7 +8,7 @@
  * each row becomes its cells from those strings.
  */
 import { type SQL, and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, alias } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { type Hex, keccak256 } from "viem";
 import type { Config } from "../../common/config.js";
@@ -18,6 +18,8 @@ import type { ReadDb } from "../deps.js";
 import { encodeCursor } from "../http/cursor.js";
 import { ACTIVITY_KINDS, ACTIVITY_ORDERING, activityTokenCondition, deskTokensByTrade, formatActivityData, unnamedDeskTradeId } from "./activity.js";
 import type { EnginePort } from "../engine-port.js";
+import { burnView } from "../views/burn.js";
+import { type View, type ViewFields, viewKeys } from "../views/view.js";
 import { BURN_KINDS, BURN_ORDERINGS, type EventFilter, burnConditions } from "./burns.js";
 import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
 import { currencyInfos } from "./fees.js";
@@ -303,15 +305,73 @@ function amount(raw: string | null, decimals: number): [string, string] {
   return [decimalOfDigits(raw!, decimals), raw!];
 }
 
+// ------------------------------------------------------------------ views
+
+/** Each field of a view by its index in a row of `viewSelect`. */
+function fieldIndex<F extends ViewFields>(view: View<F>): { [K in keyof F]: number } {
+  return Object.fromEntries(Object.keys(view.fields).map((name, i) => [name, i])) as never;
+}
+
+/** A view's columns as a select, in the view's order (one TextRow field per view field). */
+function viewSelect(view: View): Record<string, AnyPgColumn> {
+  return Object.fromEntries(Object.keys(view.fields).map((name) => [name, view.columns[name]!]));
+}
+
+/** A view's columns as lines built in SQL: an amount is its decimal and its raw units. */
+function viewLineColumns(view: View): LineColumn[] {
+  return Object.entries(view.fields).flatMap(([name, f]): LineColumn[] => {
+    const expr = sql`${view.columns[name]}`;
+    switch (f.kind) {
+      case "address":
+        return [{ name, kind: "address", expr }];
+      case "amount":
+        return [
+          { name, kind: "decimal", expr, decimals: f.decimals },
+          { name: `${name}Raw`, kind: "raw", expr },
+        ];
+      case "int":
+        return [{ name, kind: "int", expr }];
+      case "time":
+        return [{ name, kind: "iso", expr }];
+      default:
+        return [{ name, kind: "text", expr }];
+    }
+  });
+}
+
+/** A TextRow of `viewSelect` as the view's cells, as `viewJson` writes them. */
+function viewCells(view: View, row: TextRow): Cell[] {
+  const cells: Cell[] = [];
+  Object.values(view.fields).forEach((f, i) => {
+    const text = row[i]!;
+    switch (f.kind) {
+      case "address":
+        cells.push(fastChecksum(text));
+        break;
+      case "amount":
+        cells.push(decimalOfDigits(text, f.decimals), text);
+        break;
+      case "int":
+        cells.push(num(text));
+        break;
+      case "time":
+        cells.push(isoOfText(text));
+        break;
+      default:
+        cells.push(text);
+    }
+  });
+  return cells;
+}
+
 // ------------------------------------------------------------------ burns
 
-// Fields of a burn row, by index.
-const B = { id: 0, token: 1, kind: 2, from: 3, txFrom: 4, amount: 5, txHash: 6, blockNumber: 7, logIndex: 8, timestamp: 9 } as const;
+const B = fieldIndex(burnView);
 
 const burns: ExportDataset = {
   name: "burns",
   description: "Burns: transfers of launched tokens to the dead address",
-  columns: ["id", "token", "kind", "from", "txFrom", "amount", "amountRaw", "txHash", "blockNumber", "logIndex", "timestamp", "cursor"],
+  columns: [...viewKeys(burnView), "cursor"],
   kinds: BURN_KINDS,
   orderings: {
     oldest: textOrdering(BURN_ORDERINGS.OLDEST as never, [B.blockNumber, B.logIndex]),
@@ -319,65 +379,21 @@ const burns: ExportDataset = {
   },
   query: (db, filter, ordering, cursor) =>
     db
-      .select({
-        id: burn.id,
-        token: burn.token,
-        kind: burn.kind,
-        from: burn.from,
-        txFrom: burn.txFrom,
-        amount: burn.amount,
-        txHash: burn.txHash,
-        blockNumber: burn.blockNumber,
-        logIndex: burn.logIndex,
-        timestamp: burn.timestamp,
-      })
+      .select(viewSelect(burnView))
       .from(burn)
       .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering))
       .toSQL(),
   lines: (db, filter, ordering, cursor, format, limit) => {
+    const cursorColumn: LineColumn = { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) };
     const query = db
-      .select(
-        selectFields(
-          lineFields(
-            [
-              { name: "id", kind: "text", expr: sql`${burn.id}` },
-              { name: "token", kind: "address", expr: sql`${burn.token}` },
-              { name: "kind", kind: "text", expr: sql`${burn.kind}` },
-              { name: "from", kind: "address", expr: sql`${burn.from}` },
-              { name: "txFrom", kind: "address", expr: sql`${burn.txFrom}` },
-              { name: "amount", kind: "decimal", expr: sql`${burn.amount}`, decimals: TOKEN_DECIMALS },
-              { name: "amountRaw", kind: "raw", expr: sql`${burn.amount}` },
-              { name: "txHash", kind: "text", expr: sql`${burn.txHash}` },
-              { name: "blockNumber", kind: "int", expr: sql`${burn.blockNumber}` },
-              { name: "logIndex", kind: "int", expr: sql`${burn.logIndex}` },
-              { name: "timestamp", kind: "iso", expr: sql`${burn.timestamp}` },
-              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) },
-            ],
-            format,
-          ),
-        ),
-      )
+      .select(selectFields(lineFields([...viewLineColumns(burnView), cursorColumn], format)))
       .from(burn)
       .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering));
     return limited(query, limit);
   },
-  records: async (rows, ordering) =>
-    rows.map((r) => [
-      r[B.id]!,
-      fastChecksum(r[B.token]!),
-      r[B.kind]!,
-      fastChecksum(r[B.from]!),
-      fastChecksum(r[B.txFrom]!),
-      decimalOfDigits(r[B.amount]!, TOKEN_DECIMALS),
-      r[B.amount]!,
-      r[B.txHash]!,
-      num(r[B.blockNumber]),
-      num(r[B.logIndex]),
-      isoOfText(r[B.timestamp]!),
-      cursorOfText(ordering, r),
-    ]),
+  records: async (rows, ordering) => rows.map((r) => [...viewCells(burnView, r), cursorOfText(ordering, r)]),
 };
 
 // ------------------------------------------------------------------ buybacks

@@ -51,7 +51,8 @@ export async function tokenFlow(deps: ApiDeps, token: Hex) {
   ]);
   const operator = deps.config.operator?.toLowerCase();
   const creator = enrolled[0]?.creator.toLowerCase();
-  const roleOf = (recipient: string) => (recipient.toLowerCase() === operator ? "operator" : recipient.toLowerCase() === creator ? "creator" : "other");
+  const roleOf = (recipient: string): "operator" | "creator" | "other" =>
+    recipient.toLowerCase() === operator ? "operator" : recipient.toLowerCase() === creator ? "creator" : "other";
 
   // 1. Collected, per currency and recipient.
   const groups = await deps.db

@@ -5,8 +5,8 @@
  * the stored public findings are read: no key, and no balance beyond the chain's own and the
  * ledger's pending figures `/stats` shows.
  */
-import type { Address } from "viem";
-import type { PublicDifference, PublicPending, StoredAudit } from "../../core/public-audit.js";
+import { type Address, getAddress } from "viem";
+import type { PublicDifference, PublicPending, StoredAudit, TokenAuditView } from "../../core/public-audit.js";
 import type { ApiDeps } from "../deps.js";
 
 const scoped = <T>(scope: "token" | "protocol", rows: T[]) => rows.map((r) => ({ scope, ...r }));
@@ -30,8 +30,20 @@ const pendingJson = (p: PublicPending) => ({
   what: p.what,
 });
 
+/** A token's public audit (GET /tokens/{token}/audit, MCP `audit_status`, the token page). */
 export async function tokenAudit(deps: Pick<ApiDeps, "engine">, token: Address) {
-  const view = await deps.engine.tokenAudit(token);
+  return auditJson(token, await deps.engine.tokenAudit(token));
+}
+
+/** The public audits of many tokens (the dashboard's list) in one read, in the order given. */
+export async function tokenAudits(deps: Pick<ApiDeps, "engine">, tokens: readonly Address[]) {
+  const views = await deps.engine.tokenAudits(tokens);
+  return tokens.map((t) => auditJson(t, views.get(getAddress(t))!));
+}
+
+export type TokenAuditJson = ReturnType<typeof auditJson>;
+
+function auditJson(token: Address, view: TokenAuditView) {
   const at = (s: StoredAudit | null) => (s ? { block: s.block, blockTime: s.blockTime.toISOString(), auditedAt: s.createdAt.toISOString() } : null);
   const lastClean = at(view.lastClean);
   if (!view.latest) {

@@ -5,6 +5,7 @@ import { feeInName } from "../../common/abis/clanker.js";
 import { type HonouredSplit, type RewardSlot, type SlotRole, honouredSplit, slotRole, unpairedOperatorSlots } from "../../common/honoured-split.js";
 import { enrollment, pool, rewardRecipient, token, tokenTotals } from "../../schema/ponder.js";
 import type { ApiDeps } from "../deps.js";
+import { notFound } from "../http/errors.js";
 import type { ReadDb } from "./db.js";
 import type { TokenPending } from "../engine-port.js";
 import { type DeskView, deskContext, latestDeskByToken } from "./desks.js";
@@ -201,4 +202,10 @@ export function lockerSharesOf(rows: readonly RewardSlotRow[], operator: Address
 export async function getTokens(db: ReadDb, addresses: readonly Hex[]): Promise<TokenView[]> {
   if (!addresses.length) return [];
   return joined(db).where(inArray(token.address, [...addresses]));
+}
+
+/** Throws 404 unless `address` is a launched token the index holds. */
+export async function knownToken(deps: Pick<ApiDeps, "db">, address: Hex): Promise<void> {
+  const [known] = await deps.db.select({ address: token.address }).from(token).where(eq(token.address, address));
+  if (!known) throw notFound(`unknown token ${getAddress(address)}`);
 }

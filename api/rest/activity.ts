@@ -1,13 +1,14 @@
 /** GET /activity: the feed, newest first, filtered by kind and token. */
+import type { ActivityKind } from "../../common/activity.js";
 import { type ActivityRow, formatActivityData, listActivity } from "../read/activity.js";
 import { checksumOrNull, isoTime } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, respond } from "./route.js";
 import { activityQuery, activityResponse } from "./schemas.js";
 
 export const activityJson = (row: ActivityRow, usdc: string | undefined) => ({
   id: row.id,
-  kind: row.kind,
+  kind: row.kind as ActivityKind,
   token: checksumOrNull(row.token),
   txHash: row.txHash,
   blockNumber: Number(row.blockNumber),
@@ -29,6 +30,10 @@ export const activityRoute = defineRoute({
       after: query.cursor,
       engine: deps.engine,
     });
-    return c.json(listBody(page, (row) => activityJson(row, deps.config.contracts.usdc)));
+    return respond(
+      c,
+      activityResponse,
+      listBody(page, (row) => activityJson(row, deps.config.contracts.usdc)),
+    );
   },
 });

@@ -1,6 +1,6 @@
 /** GET /audit (operator key): the three-way audit — ledger, indexed facts, chain balances. */
 import { notConfigured } from "../http/errors.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, respond } from "./route.js";
 import { auditResponse } from "./schemas.js";
 
 export const auditRoute = defineRoute({
@@ -21,6 +21,6 @@ export const auditRoute = defineRoute({
   handler: async (c, _input, deps) => {
     const report = await deps.engine.audit(deps.config);
     if (!report) throw notConfigured("the engine's database is not configured (DATABASE_URL)");
-    return c.json(report);
+    return respond(c, auditResponse, report);
   },
 });

@@ -13,8 +13,8 @@ import { type CurrencyInfo, type BuybackSpendView, buybackSpendByKind, currencyI
 import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import type { ApiDeps } from "../deps.js";
-import { spendJson } from "./fee-json.js";
-import { defineRoute } from "./route.js";
+import { spendJson } from "../views/fees.js";
+import { defineRoute, respond } from "./route.js";
 import { buybacksResponse, pageQuery, tokenParam } from "./schemas.js";
 
 const buybackJson = (row: BuybackRow, currency: CurrencyInfo) => ({
@@ -66,7 +66,7 @@ export const protocolBuybacksRoute = defineRoute({
   handler: async (c, { query }, deps) => {
     const protocolToken = deps.config.protocolToken?.toLowerCase() as Hex | undefined;
     const totals = Promise.all([protocolBuybackTotals(deps.db, protocolToken), buybackSpendByKind(deps.db, deps.config).then((s) => s["protocol-buyback"])]);
-    return c.json(await buybacksBody(deps, { kinds: ["protocol-buyback"] }, totals, query));
+    return respond(c, buybacksResponse, await buybacksBody(deps, { kinds: ["protocol-buyback"] }, totals, query));
   },
 });
 
@@ -88,6 +88,6 @@ export const tokenBuybacksRoute = defineRoute({
       tokenBuybackTotals(deps.db, params.token),
       tokenBuybackSpends(deps.db, deps.config, [params.token]).then((s) => s.get(params.token) ?? []),
     ]);
-    return c.json(await buybacksBody(deps, { token: params.token }, totals, query));
+    return respond(c, buybacksResponse, await buybacksBody(deps, { token: params.token }, totals, query));
   },
 });

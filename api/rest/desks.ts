@@ -6,8 +6,8 @@
 import { getAddress } from "viem";
 import { deskContext, listDesks } from "../read/desks.js";
 import { listBody } from "../read/keyset.js";
-import { deskJson } from "./desk-json.js";
-import { defineRoute } from "./route.js";
+import { deskJson } from "../views/desk.js";
+import { defineRoute, respond } from "./route.js";
 import { desksQuery, desksResponse } from "./schemas.js";
 
 export const desksRoute = defineRoute({
@@ -23,6 +23,6 @@ export const desksRoute = defineRoute({
     const ctx = await deskContext(deps.db, deps.engine, deps.config.perpsVenue);
     const filter = { statuses: query.status, token: query.token ? getAddress(query.token) : undefined, halted: query.halted ?? null };
     const page = await listDesks(deps.db, ctx, { limit: query.limit, after: query.cursor, filter });
-    return c.json(listBody(page, deskJson));
+    return respond(c, desksResponse, listBody(page, deskJson));
   },
 });

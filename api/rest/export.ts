@@ -9,7 +9,7 @@
  */
 import { type ZodTypeAny, z } from "zod";
 import { ACTIVITY_KINDS } from "../read/activity.js";
-import { BURN_KINDS } from "../read/burns.js";
+import { burnSchema } from "../views/burn.js";
 import { deskOrderIdsOf } from "../read/activity.js";
 import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
 import { FETCH_ROWS, RowCursor } from "../read/export-stream.js";
@@ -114,20 +114,7 @@ const iso = z.string().datetime().describe("ISO-8601 timestamp");
 const cursor = z.string().describe("This row's cursor: `after=<cursor>` resumes after it");
 
 const ROW_SCHEMAS: Record<ExportDatasetName, z.AnyZodObject> = {
-  burns: z.object({
-    id: text,
-    token: checksummed,
-    kind: z.enum(BURN_KINDS),
-    from: checksummed,
-    txFrom: checksummed,
-    amount: decimal,
-    amountRaw: raw,
-    txHash: hash,
-    blockNumber: int,
-    logIndex: int,
-    timestamp: iso,
-    cursor,
-  }),
+  burns: burnSchema.extend({ cursor }),
   buybacks: z.object({
     id: text,
     token: checksummed,

@@ -6,7 +6,7 @@
  * otherwise. The engine's state degrades /health but not /ready: reads stay valid without it.
  */
 import { HealthUnavailable, readHealth } from "../read/health.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, respond } from "./route.js";
 import { healthResponse, healthUnavailableResponse } from "./schemas.js";
 
 const unavailableBody = (error: HealthUnavailable) => ({ status: "unavailable" as const, reasons: [error.reason], since: error.since });
@@ -23,7 +23,7 @@ export const healthRoute = defineRoute({
   handler: async (c, _input, deps) => {
     try {
       const { serving: _serving, ...health } = await readHealth(deps);
-      return c.json(health);
+      return respond(c, healthResponse, health);
     } catch (error) {
       if (error instanceof HealthUnavailable) return c.json(unavailableBody(error), 503, { "Retry-After": "5" });
       throw error;
@@ -46,7 +46,7 @@ export const readyRoute = defineRoute({
   handler: async (c, _input, deps) => {
     try {
       const { serving, ...health } = await readHealth(deps);
-      return c.json(health, serving ? 200 : 503);
+      return serving ? respond(c, healthResponse, health) : c.json(health, 503);
     } catch (error) {
       if (error instanceof HealthUnavailable) return c.json(unavailableBody(error), 503, { "Retry-After": "5" });
       throw error;

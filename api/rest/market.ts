@@ -11,7 +11,7 @@ import type { ApiDeps } from "../deps.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { listBurns } from "../read/burns.js";
 import { currencyInfos } from "../read/fees.js";
-import { checksum, isoTime, tokenAmount } from "../read/format.js";
+import { checksum, isoTime } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import {
   CANDLE_PERIODS,
@@ -28,7 +28,9 @@ import {
   rawUnit,
 } from "../read/market.js";
 import { type TokenView, getTokens } from "../read/tokens.js";
-import { defineRoute } from "./route.js";
+import { burnSchema, burnView } from "../views/burn.js";
+import { viewJson } from "../views/view.js";
+import { defineRoute, respond } from "./route.js";
 import { integerParam, pageQuery, tokenParam } from "./schemas.js";
 
 // ------------------------------------------------------------------ schemas
@@ -96,24 +98,13 @@ export const marketResponse = z
   })
   .strict();
 
-export const burnItem = z
-  .object({
-    id: z.string(),
-    token: checksummed,
-    kind: z.enum(["protocol-buyback", "creator-buyback", "organic"]),
-    from: checksummed.describe("Holder whose tokens were burned"),
-    txFrom: checksummed.describe("Sender of the transaction"),
-    ...figure("amount"),
-    ...figure("pricePairedAtBurn", true),
-    ...figure("priceUsdcAtBurn", true),
-    ...figure("valuePaired", true),
-    ...figure("valueUsdc", true),
-    txHash: hash,
-    logIndex: z.number().int().describe("The burn's log index in its block: with txHash, what GET /burns/{txHash}/{logIndex} proves"),
-    blockNumber: z.number().int(),
-    timestamp: z.string().datetime(),
-  })
-  .strict();
+/** A burn (api/views/burn.ts), valued at the price of its moment. */
+export const burnItem = burnSchema.extend({
+  ...figure("pricePairedAtBurn", true),
+  ...figure("priceUsdcAtBurn", true),
+  ...figure("valuePaired", true),
+  ...figure("valueUsdc", true),
+});
 
 export const burnsResponse = z.object({ pairedToken: currency.nullable(), items: z.array(burnItem), nextCursor: z.string().nullable() }).strict();
 
@@ -186,7 +177,7 @@ export const candlesRoute = defineRoute({
     if (!view.pool) throw notFound(`the pool of ${checksum(params.token)} is not indexed yet`);
     const paired = (await pairedOf(deps, view))!;
     const rows = await listCandles(deps.db, view.pool.poolId, query.period, { from: query.from, to: query.to, limit: query.limit });
-    return c.json({
+    return respond(c, candlesResponse, {
       token: checksum(view.token.address),
       poolId: view.pool.poolId,
       pairedToken: paired,
@@ -210,7 +201,7 @@ export const marketRoute = defineRoute({
     const view = await tokenOr404(deps, params.token);
     const [paired, volumes] = await Promise.all([pairedOf(deps, view), poolVolumes(deps.db, view.pool ? [view.pool.poolId] : [])]);
     const m = marketView(deps.config, view, view.pool ? volumes.get(view.pool.poolId.toLowerCase()) : undefined);
-    return c.json({
+    return respond(c, marketResponse, {
       token: checksum(view.token.address),
       poolId: m.poolId,
       pairedToken: paired,
@@ -231,22 +222,9 @@ export const tokenBurnsRoute = defineRoute({
     const view = await tokenOr404(deps, params.token);
     const page = await listBurns(deps.db, { filter: { token: params.token }, order: "NEWEST", limit: query.limit, after: query.cursor });
     const [paired, values] = await Promise.all([pairedOf(deps, view), burnValues(deps.db, page.rows)]);
-    return c.json({
+    return respond(c, burnsResponse, {
       pairedToken: paired,
-      ...listBody(page, (r) => ({
-        id: r.id,
-        token: checksum(r.token),
-        kind: r.kind as "organic",
-        from: checksum(r.from),
-        txFrom: checksum(r.txFrom),
-        amount: tokenAmount(r.amount),
-        amountRaw: r.amount.toString(),
-        ...rawAsText(burnValueFigures(values.get(r.id) ?? null, paired)),
-        txHash: r.txHash,
-        logIndex: r.logIndex,
-        blockNumber: Number(r.blockNumber),
-        timestamp: isoTime(r.timestamp),
-      })),
+      ...listBody(page, (r) => ({ ...viewJson(burnView, r), ...rawAsText(burnValueFigures(values.get(r.id) ?? null, paired)) })),
     });
   },
 });

@@ -605,7 +605,7 @@ export const statsResponse = z
     assetPurchasesUsdc: usdc("Spent on the secondary asset"),
     pending: z
       .object({
-        protocolBuybackUsdc: usdc("pendingBuybackUsdc"),
+        protocolBuybackUsdc: usdc("Protocol-leg USDC waiting for the protocol buyback"),
         assetUsdc: usdc("Awaiting the asset engine"),
         perpUsdc: usdc("Awaiting the desk manager"),
         creatorBuybackUsdc: usdc("Creator buyback queue"),

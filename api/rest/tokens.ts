@@ -14,9 +14,9 @@ import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
 import { checksum, isoTime, legsJson, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
-import { deskJson } from "./desk-json.js";
-import { feeCurrencyJson, spendJson } from "./fee-json.js";
-import { type RouteResponse, defineRoute } from "./route.js";
+import { deskJson } from "../views/desk.js";
+import { feeCurrencyJson, spendJson } from "../views/fees.js";
+import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
 
@@ -179,7 +179,9 @@ export const launchRoute = defineRoute({
   responses: { 201: { description: "Launched and enrolled", schema: launchResponse }, ...operatorResponses },
   handler: async (c, { body }, deps) => {
     const result = await deps.launcher.launch({ ...body, idempotencyKey: idempotencyKey(c.req.header("idempotency-key")) });
-    return c.json(
+    return respond(
+      c,
+      launchResponse,
       {
         token: result.token,
         txHash: result.txHash,
@@ -217,6 +219,6 @@ export const registerRoute = defineRoute({
       split: body.split,
       idempotencyKey: idempotencyKey(c.req.header("idempotency-key")),
     });
-    return c.json({ token: result.token, txHash: result.txHash, creator: result.creator, split: result.split }, 201);
+    return respond(c, registerResponse, { token: result.token, txHash: result.txHash, creator: result.creator, split: result.split }, 201);
   },
 });

@@ -7,17 +7,15 @@
  */
 import type { Hex } from "viem";
 import { z } from "zod";
-import { eq } from "drizzle-orm";
-import { token as tokenTable } from "../../schema/ponder.js";
 import { notFound } from "../http/errors.js";
 import { tokenFlow } from "../read/flow.js";
+import { knownToken } from "../read/tokens.js";
 import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { deskStatement } from "../read/desk-statement.js";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
-import type { ApiDeps } from "../deps.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, respond } from "./route.js";
 import { integerParam, tokenParam } from "./schemas.js";
 
 // ------------------------------------------------------------------ schemas
@@ -364,11 +362,6 @@ export const deskStatementResponse = z
 
 // ------------------------------------------------------------------ routes
 
-export async function knownToken(deps: ApiDeps, token: Hex) {
-  const [known] = await deps.db.select({ address: tokenTable.address }).from(tokenTable).where(eq(tokenTable.address, token));
-  if (!known) throw notFound(`unknown token ${checksum(token)}`);
-}
-
 export const burnProofRoute = defineRoute({
   method: "get",
   path: "/burns/:txHash/:logIndex",
@@ -388,7 +381,7 @@ export const burnProofRoute = defineRoute({
   handler: async (c, { params }, deps) => {
     const row = await findBurn(deps, params.txHash, params.logIndex);
     if (!row) throw notFound(`no burn indexed at ${params.txHash} log ${params.logIndex}`);
-    return c.json(await burnProof(deps, row));
+    return respond(c, burnProofResponse, await burnProof(deps, row));
   },
 });
 
@@ -403,7 +396,7 @@ export const tokenFlowRoute = defineRoute({
   responses: { 200: { description: "The token's fee flow", schema: flowResponse }, 404: { description: "Not a launched token" } },
   handler: async (c, { params }, deps) => {
     await knownToken(deps, params.token);
-    return c.json(await tokenFlow(deps, params.token));
+    return respond(c, flowResponse, await tokenFlow(deps, params.token));
   },
 });
 
@@ -418,7 +411,7 @@ export const tokenAuditRoute = defineRoute({
   responses: { 200: { description: "The token's latest audit", schema: tokenAuditResponse }, 404: { description: "Not a launched token" } },
   handler: async (c, { params }, deps) => {
     await knownToken(deps, params.token);
-    return c.json(await tokenAudit(deps, checksum(params.token)));
+    return respond(c, tokenAuditResponse, await tokenAudit(deps, checksum(params.token)));
   },
 });
 
@@ -433,6 +426,6 @@ export const tokenDeskStatementRoute = defineRoute({
   responses: { 200: { description: "The token's desk statement", schema: deskStatementResponse }, 404: { description: "Not a launched token" } },
   handler: async (c, { params }, deps) => {
     await knownToken(deps, params.token);
-    return c.json(await deskStatement(deps, params.token));
+    return respond(c, deskStatementResponse, await deskStatement(deps, params.token));
   },
 });

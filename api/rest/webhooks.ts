@@ -11,7 +11,7 @@ import type { ApiDeps } from "../deps.js";
 import type { WebhookPort } from "../engine-port.js";
 import { conflict, notConfigured, notFound } from "../http/errors.js";
 import { indexerStatus } from "../read/health.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, respond } from "./route.js";
 import { documented } from "../openapi/zod-schema.js";
 import { address, integerParam } from "./schemas.js";
 
@@ -126,7 +126,7 @@ export const createWebhookRoute = defineRoute({
         { url: body.url, events: body.events, token: body.token ?? null, pending: body.pending, description: body.description ?? null },
         block ?? 0,
       );
-      return c.json(created, 201);
+      return respond(c, webhookCreatedResponse, created, 201);
     } catch (error) {
       if (error instanceof TooManyEndpoints) throw conflict(error.message);
       throw error;
@@ -141,8 +141,10 @@ export const listWebhooksRoute = defineRoute({
   summary: "The webhook endpoints (never their secrets), with their deliveries by status",
   operatorKey: true,
   responses: { 200: { description: "Every endpoint, oldest first", schema: webhooksResponse }, 503: NOT_CONFIGURED },
-  handler: async (c, _input, deps) => c.json({ items: await port(deps).list() }),
+  handler: async (c, _input, deps) => respond(c, webhooksResponse, { items: await port(deps).list() }),
 });
+
+const deletedResponse = z.object({ id: endpointId, deleted: z.literal(true) }).strict();
 
 export const deleteWebhookRoute = defineRoute({
   method: "delete",
@@ -152,15 +154,17 @@ export const deleteWebhookRoute = defineRoute({
   operatorKey: true,
   params: z.object({ id: endpointId }),
   responses: {
-    200: { description: "Deleted", schema: z.object({ id: endpointId, deleted: z.literal(true) }).strict() },
+    200: { description: "Deleted", schema: deletedResponse },
     404: { description: "No such endpoint" },
     503: NOT_CONFIGURED,
   },
   handler: async (c, { params }, deps) => {
     if (!(await port(deps).remove(params.id))) throw notFound(`no webhook endpoint ${params.id}`);
-    return c.json({ id: params.id, deleted: true as const });
+    return respond(c, deletedResponse, { id: params.id, deleted: true });
   },
 });
+
+const requeuedResponse = z.object({ id: z.string(), status: z.literal("queued") }).strict();
 
 export const deadLettersRoute = defineRoute({
   method: "get",
@@ -188,7 +192,7 @@ export const deadLettersRoute = defineRoute({
   responses: { 200: { description: "A page of dead letters", schema: deadLettersResponse }, 503: NOT_CONFIGURED },
   handler: async (c, { query }, deps) => {
     const page = await port(deps).deadLetters({ endpointId: query.endpoint, limit: query.limit, before: query.cursor ? Number(query.cursor) : undefined });
-    return c.json({ items: page.items, nextCursor: page.next === null ? null : String(page.next) });
+    return respond(c, deadLettersResponse, { items: page.items, nextCursor: page.next === null ? null : String(page.next) });
   },
 });
 
@@ -200,13 +204,13 @@ export const redriveRoute = defineRoute({
   operatorKey: true,
   params: z.object({ id: z.string().regex(/^\d{1,19}$/, "expected a delivery id") }),
   responses: {
-    200: { description: "Queued again", schema: z.object({ id: z.string(), status: z.literal("queued") }).strict() },
+    200: { description: "Queued again", schema: requeuedResponse },
     404: { description: "No dead letter with that id" },
     503: NOT_CONFIGURED,
   },
   handler: async (c, { params }, deps) => {
     if (!(await port(deps).redrive(Number(params.id), deps.config.webhooks.giveUpSeconds))) throw notFound(`no dead letter ${params.id}`);
-    return c.json({ id: params.id, status: "queued" as const });
+    return respond(c, requeuedResponse, { id: params.id, status: "queued" });
   },
 });
 

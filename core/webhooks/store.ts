@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { type Address, getAddress } from "viem";
+import type { ActivityKind } from "../../common/activity.js";
 import { newWebhookSecret } from "../../common/webhook-signature.js";
 
 /** Most endpoints one service keeps (every fact is written once per matching endpoint). */
@@ -14,7 +15,7 @@ export const MAX_WEBHOOK_ENDPOINTS = 100;
 
 export type WebhookEndpointInput = {
   url: string;
-  events: string[];
+  events: ActivityKind[];
   token?: Address | null;
   pending?: boolean;
   description?: string | null;
@@ -23,7 +24,7 @@ export type WebhookEndpointInput = {
 export type WebhookEndpoint = {
   id: string;
   url: string;
-  events: string[];
+  events: ActivityKind[];
   token: Address | null;
   pending: boolean;
   description: string | null;
@@ -42,25 +43,29 @@ export type WebhookBacklog = {
   oldestQueuedSeconds: number;
 };
 
+/** A delivery's phase: the fact seen (pending), final, or retracted by a reorg. */
+export type WebhookPhase = "pending" | "final" | "retracted";
+
 export type DeadLetter = {
   id: string;
   endpointId: string;
   url: string;
   event: string;
-  phase: string;
+  phase: WebhookPhase;
   factKey: string;
   attempts: number;
   lastStatus: number | null;
   lastError: string | null;
   createdAt: string;
   deadAt: string;
-  payload: unknown;
+  /** The delivery's JSON body (an object). */
+  payload: Record<string, unknown>;
 };
 
 type EndpointRow = {
   id: string;
   url: string;
-  events: string[];
+  events: ActivityKind[];
   token: string | null;
   pending: boolean;
   description: string | null;
@@ -151,7 +156,7 @@ export async function listDeadLetters(
     id: string;
     endpoint_id: string;
     url: string;
-    phase: string;
+    phase: WebhookPhase;
     kind: string;
     fact_key: string;
     attempts: number;
@@ -179,7 +184,7 @@ export async function listDeadLetters(
     lastError: r.last_error,
     createdAt: r.created_at.toISOString(),
     deadAt: r.dead_at.toISOString(),
-    payload: JSON.parse(r.body) as unknown,
+    payload: JSON.parse(r.body) as Record<string, unknown>,
   }));
   return { items, next: rows.length > p.limit ? Number(items[items.length - 1]!.id) : null };
 }

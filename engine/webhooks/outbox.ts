@@ -21,6 +21,7 @@ import { type Address, getAddress } from "viem";
 import { formatActivityData } from "../../common/activity.js";
 import { VIEWS_SCHEMA } from "../../common/constants.js";
 import type { EngineContext } from "../../core/context.js";
+import type { WebhookPhase } from "../../core/webhooks/store.js";
 
 export const CURSOR_KEY = "webhooks-cursor";
 /** Facts made final per pass (the cycle loops until the cursor catches up or its budget ends). */
@@ -31,8 +32,6 @@ const PENDING_BATCH = 2_000;
 type Endpoint = { id: string; events: string[]; token: string | null; pending: boolean; since_block: string };
 
 type Fact = { id: string; kind: string; token: string | null; tx_hash: string; block_number: string; log_index: number; timestamp: string; data: unknown };
-
-type Phase = "pending" | "final" | "retracted";
 
 export type EnqueueReport = { final: number; pending: number; retracted: number; cursor: string; finalBlock: number | null; indexedTo: number | null };
 
@@ -67,7 +66,7 @@ async function queue(
   client: pg.PoolClient,
   ctx: Pick<EngineContext, "config">,
   e: Endpoint,
-  phase: Phase,
+  phase: WebhookPhase,
   fact: { key: string; kind: string; token: string | null; blockNumber: number; payload: unknown },
   extra: { afterId?: number | null; open?: boolean } = {},
 ): Promise<number | null> {

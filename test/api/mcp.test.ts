@@ -13,6 +13,8 @@ import { type Address, type Hex, getAddress, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { burnView } from "../../api/views/burn.js";
+import { viewKeys } from "../../api/views/view.js";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
 import { ANVIL_KEYS, devnetAs } from "../helpers/env.js";
 import { type Harness, startHarness } from "./harness.js";
@@ -106,6 +108,8 @@ describe("the read tools", () => {
       expect(t.annotations?.readOnlyHint, t.name).toBe(READ_TOOLS.includes(t.name) || t.name === "agent");
     }
     const burns = tools.find((t) => t.name === "burns")!;
+    // Its answer is structured content of a declared schema: a page of the burn view's items.
+    expect(Object.keys((burns.outputSchema?.properties?.items as any)?.items?.properties ?? {})).toEqual(viewKeys(burnView));
     expect(Object.keys(burns.inputSchema.properties ?? {}).sort()).toEqual([
       "cursor",
       "fromBlock",
@@ -132,11 +136,12 @@ describe("the read tools", () => {
     expect(page.enrollment).toMatchObject({ protocolBps: expect.any(Number), creatorBps: expect.any(Number) });
     expect(BigInt(page.ledger.burns.burned)).toBeGreaterThan(0n);
 
+    // One burn view (api/views/burn.ts): the tool's items are REST's, field for field, without REST's valuations.
     const burns = await ok(client, "burns", { token, limit: 200 });
     const restBurns = await rest(`/api/v1/burns/${token}?limit=200`);
-    expect(burns.items.map((b: any) => [b.id, b.amount, b.amountRaw, b.kind, b.txHash])).toEqual(
-      restBurns.items.map((b: any) => [b.id, b.amount, b.amountRaw, b.kind, b.txHash]),
-    );
+    const keys = viewKeys(burnView);
+    expect(Object.keys(burns.items[0])).toEqual(keys);
+    expect(burns.items).toEqual(restBurns.items.map((b: any) => Object.fromEntries(keys.map((k) => [k, b[k]]))));
     expect(burns.items.length).toBeGreaterThanOrEqual(2);
     const organic = await ok(client, "burns", { token, kinds: ["organic"], order: "OLDEST" });
     expect(organic.items.every((b: any) => b.kind === "organic")).toBe(true);

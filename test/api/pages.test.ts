@@ -296,6 +296,12 @@ describe("the dashboard", () => {
     const status = await page.locator(`[data-table="tokens"] tr[data-token="${usdcToken}"] [data-field="audit-badge"]`).getAttribute("data-status");
     expect(status).toBe("clean");
     expect(await page.locator('[data-table="tokens"] [data-field="audit-badge"]').count()).toBe(await tokens.count());
+    // The list's audits, read in one batch, are each token's own audit (GET /tokens/{token}/audit).
+    for (const token of await tokens.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-token")!))) {
+      const own = await json(`/api/v1/tokens/${token}/audit`);
+      const badge = page.locator(`[data-table="tokens"] tr[data-token="${token}"] [data-field="audit-badge"]`);
+      expect(await badge.getAttribute("data-status"), token).toBe(own.status);
+    }
     // The largest open desks as /stats lists them; the latest activity in sentences.
     expect(await page.locator('[data-table="open-desks"] tr').count()).toBe(stats.desks.largest.length === 0 ? 0 : stats.desks.largest.length + 1);
     // Leverage as a person reads it: at most two decimals.

@@ -1,7 +1,8 @@
 /**
  * The layers of docs/design.md §2, read from the import graph: arrows between top-level folders
  * point one way, down to `core/`, `schema/` and `common/`. Nothing imports `api/` (but ponder's
- * bridge), and neither `api/` nor `devnet/` imports `engine/`.
+ * bridge), and neither `api/` nor `devnet/` imports `engine/`. Inside `api/`, the surfaces
+ * import the shared layers and never each other.
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -20,6 +21,17 @@ const ALLOWED: Record<string, string[]> = {
   devnet: ["common", "schema"],
   src: ["api", "indexer", "schema"],
 };
+
+/**
+ * api/'s surfaces: each serves the indexed facts in its own form, from the shared layers —
+ * `read/` (queries), `views/` (one definition per public shape), `http/`, `openapi/` (schema
+ * helpers), `push/` (the live feed) and `auth/` (sessions and sign-in) — never through another
+ * surface. api/'s root files assemble the app.
+ */
+const API_SURFACES = ["rest", "graphql", "mcp", "pages", "sql", "agents"];
+const API_SHARED = ["read", "views", "http", "openapi", "push", "auth"];
+/** The OpenAPI document describes every surface's routes: it alone reads their definitions. */
+const API_COMPOSERS = ["api/openapi/document.ts"];
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -125,6 +137,27 @@ describe("layers", () => {
     }
     expect(declared.size).toBeGreaterThan(100);
     expect([...declared].filter(([, files]) => files.length > 1)).toEqual([]);
+  });
+
+  it("api/'s surfaces (REST, GraphQL, MCP, pages, SQL, the agent routes) never import each other, only the shared layers; the shared layers import no surface", () => {
+    const wrong: string[] = [];
+    for (const file of sources("api")) {
+      const [, folder] = file.split("/");
+      if (/\.tsx?$/.test(folder!)) continue; // api/'s root files assemble the app from every surface
+      const surface = API_SURFACES.includes(folder!);
+      for (const { spec } of importedFolders(file)) {
+        const target = relative(".", normalize(join(dirname(file), spec)));
+        const [top, sub] = target.split("/");
+        if (top !== "api" || sub === folder || !sub || /\.tsx?$|\.js$/.test(sub)) continue; // outside api/, its own folder, or api/'s root files
+        if (API_SURFACES.includes(sub) && !API_COMPOSERS.includes(file))
+          wrong.push(`${file} → ${spec}${surface ? "" : " (a shared layer importing a surface)"}`);
+        else if (!API_SURFACES.includes(sub) && !API_SHARED.includes(sub)) wrong.push(`${file} → ${spec} (api/${sub}/ is in neither list)`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // Every folder of api/ is in one list.
+    const folders = readdirSync(join(ROOT, "api")).filter((name) => statSync(join(ROOT, "api", name)).isDirectory());
+    expect(folders.filter((f) => !API_SURFACES.includes(f) && !API_SHARED.includes(f))).toEqual([]);
   });
 
   it("the circle check finds every circle, and only circles", () => {

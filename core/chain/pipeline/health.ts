@@ -5,6 +5,7 @@
 import { asc, desc, inArray, sql } from "drizzle-orm";
 import type pg from "pg";
 import { dbOf, tables } from "../../db/client.js";
+import type { IntentStatus } from "./store.js";
 
 const t = tables.txIntents;
 
@@ -12,7 +13,8 @@ export type PendingIntent = {
   key: string;
   kind: string;
   signer: string | null;
-  status: string;
+  /** In flight, or mined (or reverted) and not yet final. */
+  status: Extract<IntentStatus, "pending" | "signed" | "broadcast" | "mined" | "reverted">;
   nonce: number | null;
   ageSeconds: number;
   reorgs: number;
@@ -66,7 +68,7 @@ export async function pipelineHealth(
       key: r.key,
       kind: r.kind,
       signer: r.signer,
-      status: r.status,
+      status: r.status as PendingIntent["status"],
       nonce: r.nonce === null ? null : Number(r.nonce),
       ageSeconds: Number(r.age),
       reorgs: Number(r.reorgs),

@@ -14,6 +14,8 @@ import type { ReadDb } from "../../../api/deps.js";
 import { ChunkWriter, EXPORT_PAGE, lineEncoder } from "../../../api/rest/export.js";
 import { DATASETS, type TextRow } from "../../../api/read/export.js";
 import { exportStreams } from "../../../api/read/export-stream.js";
+import { burnView } from "../../../api/views/burn.js";
+import { viewKeys } from "../../../api/views/view.js";
 import type { Harness } from "../harness.js";
 import type { Scenario } from "../scenario.js";
 import { seededWorld } from "./world.js";
@@ -145,6 +147,17 @@ export function exportSuite(): void {
       // Newest first: GraphQL's default order, and its cursors.
       const newest = (await gqlAll("burns", "", BURN_FIELDS)).map(asExported);
       expect(await ndjson("/export/burns.ndjson?order=newest")).toEqual(newest);
+    });
+
+    it("burns: REST's items (GET /burns/{token}) are the export's rows, each field the same, with their valuations beside (one view: api/views/burn.ts)", async () => {
+      const exported = (await ndjson(`/export/burns.ndjson?token=${s.token}&order=newest`)).map(({ cursor, ...row }) => row);
+      expect(exported.length).toBeGreaterThanOrEqual(2);
+      const res = await h.app.request(`http://api.test/api/v1/burns/${s.token}?limit=200`);
+      expect(res.status).toBe(200);
+      const items = ((await res.json()) as { items: Row[] }).items;
+      const keys = viewKeys(burnView);
+      expect(items.map((item) => Object.fromEntries(keys.map((k) => [k, item[k]])))).toEqual(exported);
+      expect(Object.keys(items[0]!)).toEqual(expect.arrayContaining(["valueUsdc", "valueUsdcRaw", "priceUsdcAtBurn"]));
     });
 
     it("buybacks: every field, both currencies' decimals", async () => {

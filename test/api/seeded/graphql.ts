@@ -236,10 +236,14 @@ export function graphqlSuite(): void {
       );
       expect(d.activity.edges.map((e: { node: { kind: string } }) => e.node.kind).sort()).toEqual(["TOKEN_ENROLLED", "TOKEN_LAUNCHED"]);
       const stats = await data(
-        `{ stats { tokensLaunched tokensEnrolled protocolBuybacks protocolBuybackUsdc protocolBuybackUsdcRaw pendingBuybackUsdc desksOpen openDesks { tokenAddress }
+        `{ stats { tokensLaunched tokensEnrolled protocolBuybacks protocolBuybackUsdc protocolBuybackUsdcRaw pendingProtocolBuybackUsdc pendingBuybackUsdc desksOpen openDesks { tokenAddress }
          deskSummary { halted openCollateralUsdc openCollateralUsdcRaw openNotionalUsdcRaw openUnrealisedPnlUsdc unpriced largest { id tokenAddress collateralRaw notionalRaw } } } }`,
       );
       expect(stats.stats.protocolBuybacks).toBeGreaterThanOrEqual(1);
+      // The pending protocol leg under REST's name (pending.protocolBuybackUsdc), and still under its deprecated one.
+      const rest = (await (await h.app.request("http://api.test/api/v1/stats")).json()) as { pending: { protocolBuybackUsdc: string } };
+      expect(stats.stats.pendingProtocolBuybackUsdc).toBe(rest.pending.protocolBuybackUsdc);
+      expect(stats.stats.pendingBuybackUsdc).toBe(stats.stats.pendingProtocolBuybackUsdc);
       expect(stats.stats.protocolBuybackUsdc).toBe(formatDecimal(BigInt(stats.stats.protocolBuybackUsdcRaw), 6));
       // A fixed-size summary of the open desks (the inline list is gone: `desks` pages them), as the desks add up.
       const summary = stats.stats.deskSummary;

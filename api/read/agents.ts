@@ -1,13 +1,11 @@
-/** An agent's public record as the API serves it (never its key), and the agents of many tokens at once. */
+/** The agents of many tokens at once, as the API serves them (api/views/agent.ts). */
 import { inArray } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import { getAgent } from "../../core/agents/store.js";
 import { dbOf } from "../../core/db/client.js";
 import { agents as agentsTable } from "../../schema/agents.js";
-import type { AgentApiDeps } from "./http.js";
-import { agentJson } from "./routes.js";
-
-export type AgentView = ReturnType<typeof agentJson>;
+import type { AgentApiDeps } from "../http/agent-api.js";
+import { type AgentView, agentJson } from "../views/agent.js";
 
 /** Agents of many tokens: one query for which tokens have one, then each of those. */
 export async function agentsOfTokens(agents: AgentApiDeps | undefined, tokens: readonly Address[]): Promise<(AgentView | null)[]> {

@@ -7,7 +7,7 @@
 import { type SQL, and, asc, eq, gte, min, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { burn, burnDaily } from "../../schema/ponder.js";
-import type { ReadDb } from "../read/db.js";
+import type { ReadDb } from "./db.js";
 
 export const HOUR = 3_600n;
 export const DAY = 86_400n;

@@ -16,17 +16,17 @@ import { type Strategy, charterMandate } from "../../core/agents/charter.js";
 import { type AgentLogEntry, readAgentLog } from "../../core/agent-log.js";
 import { type Agent, getAgent, getAgentByToken } from "../../core/agents/store.js";
 import type { AgentServices } from "../../core/agents/services.js";
-import type { ReadDb } from "../read/db.js";
+import type { ReadDb } from "./db.js";
 import { createEnginePort } from "../engine-port.js";
-import { type BurnRow, listBurns } from "../read/burns.js";
-import { type BuybackRow, listBuybacks } from "../read/buybacks.js";
-import { type DeskView, deskContext, listDesks } from "../read/desks.js";
-import { type FeeCurrencyView, tokenFeeCurrencies } from "../read/fees.js";
-import { type HonouredView, honouredView, rewardSlotsOf } from "../read/tokens.js";
-import { type TokenMarketView, marketView } from "../read/market.js";
-import { tokenAudit } from "../read/public-audit.js";
+import { type BurnRow, listBurns } from "./burns.js";
+import { type BuybackRow, listBuybacks } from "./buybacks.js";
+import { type DeskView, deskContext, listDesks } from "./desks.js";
+import { type FeeCurrencyView, tokenFeeCurrencies } from "./fees.js";
+import { type HonouredView, honouredView, rewardSlotsOf } from "./tokens.js";
+import { type TokenMarketView, marketView } from "./market.js";
+import { tokenAudit } from "./public-audit.js";
 import { type Series, burnSeries } from "./series.js";
-import { type DeskStatementView, readDeskStatement } from "../read/desk-statement.js";
+import { type DeskStatementView, readDeskStatement } from "./desk-statement.js";
 
 export const LOG_ENTRIES = 50;
 export const RECENT_ROWS = 10;
@@ -50,7 +50,7 @@ export type LedgerView = {
   burns: { count: number; burned: bigint; recent: BurnRow[]; daily: { day: bigint; burned: bigint }[] };
   /** `status`: whether desks trade on this chain (off where the perps adapter does not declare it). */
   desk: { realisedPnlUsdc: bigint; unrealisedPnlUsdc: bigint | null; trades: DeskView[]; status: DesksHealth };
-  /** Burns per bucket on an axis that fits them (api/pages/series.ts). */
+  /** Burns per bucket on an axis that fits them (api/read/series.ts). */
   burnSeries: Series | null;
   /** Supply, burned, circulating, price and market cap, from the indexed pool and totals. */
   market: TokenMarketView | null;
@@ -232,17 +232,7 @@ export async function loadTokenProspectus(services: AgentServices, db: ReadDb, a
     agent: null,
     mandate: null,
     token: t ? { address, name: t.name, symbol: t.symbol, image: t.image, description: descriptionOf(t.metadata, "") } : null,
-    enrollment: e
-      ? {
-          charterHash: e.charterHash,
-          active: e.active,
-          halted: e.halted,
-          protocolBps: e.protocolBps,
-          assetBps: e.assetBps,
-          perpBps: e.perpBps,
-          creatorBps: e.creatorBps,
-        }
-      : null,
+    enrollment: e ? enrollmentView(e) : null,
     honoured: read.honoured,
     ledger: read.ledger,
     auction: read.auction,
@@ -250,6 +240,12 @@ export async function loadTokenProspectus(services: AgentServices, db: ReadDb, a
     now,
     address,
   };
+}
+
+/** A token's enrolment as the page shows it: its charter, state and split. */
+function enrollmentView(e: NonNullable<ProspectusData["enrollment"]>): NonNullable<ProspectusData["enrollment"]> {
+  const { charterHash, active, halted, protocolBps, assetBps, perpBps, creatorBps } = e;
+  return { charterHash, active, halted, protocolBps, assetBps, perpBps, creatorBps };
 }
 
 export async function loadProspectus(services: AgentServices, db: ReadDb | undefined, agent: Agent, now = new Date()): Promise<ProspectusData> {
@@ -276,18 +272,7 @@ export async function loadProspectus(services: AgentServices, db: ReadDb | undef
           description: descriptionOf(read.tokenRow.metadata, token?.description ?? ""),
         };
       }
-      if (read.enrolled) {
-        const e = read.enrolled;
-        enrolled = {
-          charterHash: e.charterHash,
-          active: e.active,
-          halted: e.halted,
-          protocolBps: e.protocolBps,
-          assetBps: e.assetBps,
-          perpBps: e.perpBps,
-          creatorBps: e.creatorBps,
-        };
-      }
+      if (read.enrolled) enrolled = enrollmentView(read.enrolled);
     } catch (error) {
       // The indexed tables are unreachable (or not created yet): show the page without a ledger.
       services.log.warn({ err: (error as Error).message }, "prospectus ledger unavailable");

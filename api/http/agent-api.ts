@@ -7,10 +7,10 @@ import type { Context } from "hono";
 import type { ZodTypeAny, z } from "zod";
 import type { ReadDb } from "../read/db.js";
 import type { AgentServices } from "../../core/agents/services.js";
-import { ApiError } from "../http/errors.js";
-import { JsonNumber, type JsonValue, exactDecimal } from "../http/json.js";
-import type { RateLimitRule } from "../http/rate-limit.js";
-import { ValidationError, readJsonBody, validate } from "../http/validation.js";
+import { ApiError } from "./errors.js";
+import { JsonNumber, type JsonValue, exactDecimal } from "./json.js";
+import type { RateLimitRule } from "./rate-limit.js";
+import { ValidationError, readJsonBody, validate } from "./validation.js";
 
 export const DEFAULT_AGENT_RATE_LIMITS = {
   /** Nonces and sign-ins. */

@@ -1,0 +1,57 @@
+/**
+ * GraphQL's fields of a public view (api/views/view.ts): one per field, under the view's name
+ * (or its `graphqlName`), with the view's description. Addresses are checksummed strings, an
+ * amount is `<name>` and `<name>Raw` (`moneyFields`), an integer `Int` (or `BigInt` where the
+ * view says so), a time `DateTime`; an enum takes the GraphQL enum the caller passes.
+ */
+import type { FieldRef } from "@pothos/core";
+import type { View, ViewFields } from "../views/view.js";
+import { checksum } from "../read/format.js";
+import type { Types } from "./builder.js";
+import { moneyFields } from "./money.js";
+
+type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
+type AnyFieldRef = FieldRef<Types, unknown, "Object">;
+/** A GraphQL enum of the same values as the view's. */
+type EnumRef = Parameters<FieldBuilder<unknown>["field"]>[0]["type"];
+
+export function viewFields<F extends ViewFields, Row extends { [K in keyof F]: unknown }>(
+  t: FieldBuilder<Row>,
+  view: View<F>,
+  enums: { [K in keyof F as F[K] extends { kind: "enum" } ? K : never]: EnumRef },
+): Record<string, AnyFieldRef> {
+  const out: Record<string, AnyFieldRef> = {};
+  const get = (row: Row, name: string) => (row as Record<string, unknown>)[name];
+  for (const [name, f] of Object.entries(view.fields)) {
+    const key = f.graphqlName ?? name;
+    const description = f.description;
+    switch (f.kind) {
+      case "text":
+      case "hash":
+        out[key] = t.string({ description, resolve: (r) => get(r, name) as string });
+        break;
+      case "address":
+        out[key] = t.string({ description: `${description} (checksummed)`, resolve: (r) => checksum(get(r, name) as string) });
+        break;
+      case "enum":
+        out[key] = t.field({ type: (enums as Record<string, EnumRef>)[name]!, description, resolve: (r) => get(r, name) as never });
+        break;
+      case "amount":
+        Object.assign(
+          out,
+          moneyFields(t, key, f.decimals, (r) => get(r, name) as bigint, description),
+        );
+        break;
+      case "int":
+        out[key] =
+          f.graphql === "BigInt"
+            ? t.field({ type: "BigInt", description, resolve: (r) => BigInt(get(r, name) as bigint | number) })
+            : t.int({ description, resolve: (r) => Number(get(r, name)) });
+        break;
+      case "time":
+        out[key] = t.field({ type: "DateTime", description, resolve: (r) => BigInt(get(r, name) as bigint) });
+        break;
+    }
+  }
+  return out;
+}
