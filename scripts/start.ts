@@ -86,7 +86,8 @@ function stateHistoryBlocksOrExit(): number | undefined {
   }
 }
 const MARKET_INTERVAL_MS = 2_000;
-const DEVNET_SAVE_SECONDS = 5;
+/** Seconds between the devnet's state saves (a crash rolls the devnet back to its last save). */
+const DEVNET_SAVE_SECONDS = integerFromEnv("DEVNET_SAVE_SECONDS", 5, 1, 3_600);
 /** anvil's resident memory (MB) past which it is restarted without its call traces (devnet/memory-bound.ts); 0: never for memory. */
 const ANVIL_MEMORY_MB = integerFromEnv("DEVNET_ANVIL_MEMORY_MB", 1024, 0, 1_000_000);
 

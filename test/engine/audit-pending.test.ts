@@ -311,13 +311,20 @@ describe("the audit with work in flight", () => {
     // 3. The burn mined while the index is held behind: the dead address is compared at the
     //    block the index reached, so the burn it has not indexed is no difference.
     const deadBefore = await d.balance(d.protocolToken, deadAddress);
+    let burnBlock = 0n;
     r = await withIndexStopped(async () => {
       await runUntil("buyback-engine", { point: "after-broadcast", key: /^buyback:\d+:burn$/ });
+      // The burn's receipt, so that the node's head includes its block before the audit reads it
+      // (under load, a state read can see a transaction a block-number read does not yet).
+      const { rows: sent } = await sc.engine.ctx.pool.query("SELECT tx_hash FROM engine.tx_intents WHERE key = $1", [`buyback:${id}:burn`]);
+      burnBlock = (await d.as(1).publicClient.waitForTransactionReceipt({ hash: sent[0].tx_hash, pollingInterval: 50 })).blockNumber;
+      for (const until = Date.now() + 10_000; (await head()) < burnBlock && Date.now() < until; ) await new Promise((ok) => setTimeout(ok, 20));
       expect((await d.balance(d.protocolToken, deadAddress)) - deadBefore).toBe(bought);
       return audit();
     });
     expectPendingOnly(r);
-    expect(r.indexedTo).toBeLessThan(r.block);
+    expect(r.block, "the audit reads the head at or past the burn's block").toBeGreaterThanOrEqual(Number(burnBlock));
+    expect(r.indexedTo, `the index, held behind, has not reached the burn's block ${burnBlock}`).toBeLessThan(Number(burnBlock));
     // Read at the head, the dead address would hold the unindexed burn more than the index says.
     expect(r.checks).toContain("dead address: chain vs indexed burns");
     expect(r.pending.filter((p) => p.check === "dead address balance (index vs chain)")).toEqual([]);

@@ -7,10 +7,12 @@
  * its WAL. Started again on the same data each time, it must come back to health "ok" within
  * 2 minutes (plus a second per block when the rollback made npm start rebuild the index), with no transaction left stuck, a clean three-way audit (ledger, index, chain)
  * once nothing is in flight, and every operator transaction one mined intent (the operator's
- * nonce is the deployment plus the mined intents) — no hand edits.
+ * nonce is the deployment plus the mined intents) — no hand edits. Before all that, a start
+ * killed during its deployment, past a state save: the next start sets that half-deployed
+ * devnet aside and deploys afresh.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -96,8 +98,23 @@ describe("npm start killed whole with SIGKILL", () => {
   it("comes back to health ok within 2 minutes, with a clean audit, every time", async () => {
     env = await embeddedStackEnv(dir);
 
+    // Killed during its deployment, past a state save (one a second here): the saved devnet is
+    // half deployed. The next start keeps it aside and deploys afresh; brought back, it would
+    // leave a gap in the operator's nonces that no intent fills, and every engine transaction
+    // would wait behind it.
+    const stateDir = join(dir, "anvil");
+    stack = startStack({ ...env, DEVNET_SAVE_SECONDS: "1" }, { keep: 20_000 });
+    await waitFor("a devnet state saved during the deployment", 120_000, async () => {
+      if (existsSync(env.DEPLOYMENTS_FILE!)) throw new Error(`the deployment finished before a state save was seen\n${stack!.output().slice(-4_000)}`);
+      return existsSync(join(stateDir, "state.json")) ? true : undefined;
+    });
+    await stack.killAll();
+    expect(existsSync(env.DEPLOYMENTS_FILE!)).toBe(false);
+
     stack = start();
     await waitFor("health ok on the first start", 240_000, async () => ((await health())?.status === "ok" ? true : undefined));
+    expect(output()).toMatch(/saved before its deployment finished: kept as \S+state\.json\.unfinished-\d+; deploying a fresh devnet/);
+    expect(readdirSync(stateDir).filter((f) => f.startsWith("state.json.unfinished-"))).toHaveLength(1);
     // The first link npm start prints is the demo agent's prospectus, launched through the agent flow: it answers.
     const page = await waitFor("the printed page link", 120_000, async () => /Page +(http:\/\/\S+\/p\/\S+)/.exec(output())?.[1]);
     const res = await fetch(page);
