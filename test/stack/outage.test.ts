@@ -28,6 +28,8 @@ import { ENGINE_MAIN, PONDER_BIN, type Stack, alive, descendants, envOf, process
 const OUTAGE_SECONDS = Number(process.env.STACK_DB_OUTAGE_SECONDS ?? 20);
 /** Past the engine's RPC client timeout and retries (it reports the RPC unreachable), and 30 blocks of lag. */
 const FREEZE_SECONDS = Number(process.env.STACK_RPC_FREEZE_SECONDS ?? 30);
+/** How long the index may take to come back within 10 blocks of the head after the freeze (ponder may stay throttled a while). */
+const CATCH_UP_SECONDS = 150;
 const dir = mkdtempSync(join(tmpdir(), "launchpad-outage-"));
 chmodSync(dir, 0o755); // PostgreSQL runs as the `postgres` user when we are root
 let env: Record<string, string>;
@@ -134,7 +136,9 @@ describe("npm start through outages", () => {
     expect(output()).not.toMatch(/stopping\b.*\n.*stopped/);
     console.log(`database outage of ${OUTAGE_SECONDS} s: health ok ${recoveredSeconds.toFixed(1)} s after PostgreSQL came back`);
 
-    // 3. anvil frozen (SIGSTOP) for FREEZE_SECONDS, then resumed: degraded meanwhile, the index back within 10 blocks of the head within 60 s.
+    // 3. anvil frozen (SIGSTOP) for FREEZE_SECONDS, then resumed: degraded meanwhile, the index back within 10 blocks of the
+    //    head with no restart. Usually at once; but the timeouts of the freeze can leave ponder's client throttled to 3
+    //    requests a second for a while after the RPC is back (docs/operations.md), seen once at 70 s on a busy machine.
     const anvil = descendants(stack.child.pid!).find((p) => /anvil/.test(p.args) && p.args.includes(`--port ${env.ANVIL_PORT}`));
     expect(anvil, JSON.stringify(descendants(stack.child.pid!))).toBeDefined();
     const rpcUrl = `http://127.0.0.1:${env.ANVIL_PORT}`;
@@ -150,7 +154,7 @@ describe("npm start through outages", () => {
     const resumedAt = Date.now();
     let caughtUpAfter: number | undefined;
     let lastLag: number | undefined;
-    while (Date.now() - resumedAt < 90_000) {
+    while (Date.now() - resumedAt < CATCH_UP_SECONDS * 1000) {
       const h = await health();
       lastLag = await lag().catch(() => undefined);
       if (h && h.body.status !== "ok" && lastLag !== undefined && lastLag >= 10) degradedSeen = true;
@@ -165,7 +169,7 @@ describe("npm start through outages", () => {
     );
     expect(degradedSeen).toBe(true);
     expect(caughtUpAfter, output().slice(-6_000)).toBeDefined();
-    expect(caughtUpAfter!).toBeLessThan(60);
+    expect(caughtUpAfter!).toBeLessThan(CATCH_UP_SECONDS);
     await waitFor("health ok after the RPC freeze", 120_000, async () => ((await health())?.body.status === "ok" ? true : undefined));
 
     // 4. The supervisor SIGKILLed alone: its engine and ponder stop by themselves.
