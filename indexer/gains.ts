@@ -154,8 +154,9 @@ ponder.on("GainsDiamond:ChainlinkCallbackTimeout", async ({ event, context }) =>
   // open, an increase, a lower leverage) is paid back in the same transaction
   // (CollateralReturnedAfterTimeout, which sets what came back); a close, a decrease or a higher
   // leverage held none.
-  const order = await context.db.find(deskOrder, { orderId: BigInt(id.index) });
-  if (order?.status === "pending") await settleOrder(context.db, BigInt(id.index), "canceled", 0n);
+  const orderId = BigInt(id.index);
+  const order = await context.db.find(deskOrder, { orderId });
+  if (order?.status === "pending") await context.db.update(deskOrder, { orderId }).set({ status: "canceled", usdcReturned: 0n });
 });
 
 ponder.on("GainsDiamond:CollateralReturnedAfterTimeout", async ({ event, context }) => {

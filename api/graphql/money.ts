@@ -3,33 +3,24 @@ import { formatDecimal } from "../../common/money.js";
 import type { Types } from "./builder.js";
 type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
 
-/** `<name>` (decimal string) and `<name>Raw` (BigInt base units). */
-export function moneyFields<Row, Name extends string>(t: FieldBuilder<Row>, name: Name, decimals: number, get: (row: Row) => bigint, description: string) {
-  return {
-    [name]: t.string({ description: `${description} (exact decimal, whole units)`, resolve: (row) => formatDecimal(get(row), decimals) }),
-    [`${name}Raw`]: t.field({ type: "BigInt", description: `${description} (base units, ${decimals} decimals)`, resolve: (row) => get(row) }),
-  } as Record<Name | `${Name}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
-}
-
-/** As `moneyFields`, under a name kept for existing clients: both fields marked deprecated with `reason`. */
-export function deprecatedMoneyFields<Row, Name extends string>(
+/**
+ * `<name>` (decimal string) and `<name>Raw` (BigInt base units). `deprecationReason`: a name kept
+ * for existing clients, both fields marked deprecated.
+ */
+export function moneyFields<Row, Name extends string>(
   t: FieldBuilder<Row>,
   name: Name,
   decimals: number,
   get: (row: Row) => bigint,
   description: string,
-  reason: string,
+  deprecationReason?: string,
 ) {
   return {
-    [name]: t.string({
-      description: `${description} (exact decimal, whole units)`,
-      deprecationReason: reason,
-      resolve: (row) => formatDecimal(get(row), decimals),
-    }),
+    [name]: t.string({ description: `${description} (exact decimal, whole units)`, deprecationReason, resolve: (row) => formatDecimal(get(row), decimals) }),
     [`${name}Raw`]: t.field({
       type: "BigInt",
       description: `${description} (base units, ${decimals} decimals)`,
-      deprecationReason: reason,
+      deprecationReason,
       resolve: (row) => get(row),
     }),
   } as Record<Name | `${Name}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;

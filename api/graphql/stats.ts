@@ -5,7 +5,7 @@ import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
 import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
-import { deprecatedMoneyFields, moneyFields } from "./money.js";
+import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
@@ -92,7 +92,7 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     desksOpen: t.int({ resolve: (s) => count(s, "desksOpen") }),
     ...moneyFields(t, "deskRealisedPnlUsdc", USDC_DECIMALS, (s) => total(s, "deskRealisedPnl"), "Realised PnL of all desks"),
     ...moneyFields(t, "pendingProtocolBuybackUsdc", USDC_DECIMALS, (s) => s.pending.protocolBuybackUsdc, "Protocol-leg USDC waiting for the protocol buyback"),
-    ...deprecatedMoneyFields(
+    ...moneyFields(
       t,
       "pendingBuybackUsdc",
       USDC_DECIMALS,

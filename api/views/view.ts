@@ -4,9 +4,9 @@
  *
  * - `viewSchema`: the zod schema of one item (REST responses, MCP tool output, the exports'
  *   documented rows), and through it the TypeScript type of the JSON (`ViewJson`);
- * - `viewJson`: one row as that JSON (a handler that returns anything else does not compile);
- * - the export's columns (api/read/export.ts `viewDataset`) and GraphQL's object fields
- *   (api/graphql/view-fields.ts).
+ * - `viewJson`: one row as that JSON, typed from that schema;
+ * - the export's columns (api/read/export.ts: `viewSelect`, `viewLineColumns`, `viewCells`)
+ *   and GraphQL's object fields (api/graphql/view-fields.ts).
  *
  * The JSON convention is the glossary's (docs/glossary.md): addresses EIP-55 checksummed; an
  * amount is `<name>` (exact decimal string in whole units) with `<name>Raw` (its base units,
