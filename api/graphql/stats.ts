@@ -9,6 +9,8 @@ import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
+import { legsResponse, protocolFigures, protocolFinalityResponse } from "../views/finality.js";
+import { reportFields, zodObject } from "./zod-objects.js";
 
 type Totals = NonNullable<Stats["totals"]>;
 
@@ -28,6 +30,10 @@ const DeskSummaryType = builder.objectRef<DeskSummary>("DeskSummary").implement(
 });
 const total = (s: Stats, key: keyof Totals) => (s.totals?.[key] as bigint | undefined) ?? 0n;
 const count = (s: Stats, key: keyof Totals) => (s.totals?.[key] as number | undefined) ?? 0;
+
+zodObject("FinalityLegs", legsResponse);
+zodObject("ProtocolFigures", protocolFigures, "The protocol's totals, or their final or pending part");
+const ProtocolFinality = zodObject("ProtocolFinality", protocolFinalityResponse, "The protocol's totals as a final part and a pending part");
 
 const StatsType = builder.objectRef<Stats>("Stats").implement({
   description: "Protocol totals (incremental aggregates), the engine's pending accumulators and a fixed-size summary of the open desks.",
@@ -111,10 +117,8 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
       resolve: (s) => s.desks.largest,
     }),
     deskSummary: t.field({ type: DeskSummaryType, description: "The open desks in a fixed size: aggregates and the largest few", resolve: (s) => s.desks }),
-    finality: t.field({
-      type: "JSON",
-      description:
-        "The totals as a final part and a pending part by CONFIRMATIONS, as `finality` of GET /api/v1/stats: { confirmations, indexedBlock, finalBlock, final, pending }",
+    ...reportFields(t, "finality", ProtocolFinality, {
+      description: "The totals as a final part and a pending part by CONFIRMATIONS, as `finality` of GET /api/v1/stats",
       resolve: (s) => protocolFinalityJson(s.finality, s.totals),
     }),
     updatedAt: t.field({ type: "DateTime", nullable: true, resolve: (s) => s.totals?.updatedAt ?? null }),

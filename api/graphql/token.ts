@@ -15,6 +15,8 @@ import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
+import { legsResponse, tokenFigures, tokenFinalityResponse } from "../views/finality.js";
+import { reportFields, zodObject } from "./zod-objects.js";
 
 const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" | "perpBps" | "creatorBps">>("Split").implement({
   description: "Fee split in basis points of total LP fees (sums to 10000), and the same in percent.",
@@ -99,6 +101,10 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
   }),
 });
 
+zodObject("FinalityLegs", legsResponse);
+zodObject("TokenFigures", tokenFigures, "A token's totals, or their final or pending part");
+const TokenFinality = zodObject("TokenFinality", tokenFinalityResponse, "A token's totals as a final part and a pending part");
+
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
@@ -141,10 +147,8 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
     ...moneyFields(t, "burned", TOKEN_DECIMALS, (r) => r.burned, "Tokens burned (all burns)"),
     burns: t.exposeInt("burns"),
     ...moneyFields(t, "buybackBurned", TOKEN_DECIMALS, (r) => r.buybackBurned, "Bought-back tokens burned"),
-    finality: t.field({
-      type: "JSON",
-      description:
-        "The totals as a final part and a pending part by CONFIRMATIONS, as `totals.finality` of GET /api/v1/tokens: { confirmations, indexedBlock, finalBlock, final, pending }",
+    ...reportFields(t, "finality", TokenFinality, {
+      description: "The totals as a final part and a pending part by CONFIRMATIONS, as `totals.finality` of GET /api/v1/tokens",
       resolve: async (r, _a, ctx) => tokenFinalityJson(await readFinality(ctx.deps.db, ctx.deps.config, [r.token.toLowerCase()]), r.token, r),
     }),
   }),

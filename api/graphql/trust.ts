@@ -1,9 +1,11 @@
 /**
- * The trust surface in GraphQL: `Burn.proof`, `Token.feeFlow`, `Token.audit` and the root
- * `burnProof(txHash, logIndex)`. Each is the same document as its REST route
- * (GET /burns/:txHash/:logIndex, /tokens/:token/flow, /tokens/:token/audit; their shapes are in
- * the OpenAPI document), as a `JSON` value: amounts `{ amount, amountRaw, currency, symbol,
- * decimals }`, exact, never floats.
+ * The trust surface in GraphQL: `Burn.proofReport`, `Token.feeFlowReport`, `Token.auditReport`,
+ * `Token.deskStatementReport` and the root `burnProofReport(txHash, logIndex)`. Each is the same
+ * answer as its REST route (GET /burns/:txHash/:logIndex, /tokens/:token/flow, /audit,
+ * /desk-statement), typed from the same schema (api/views/trust.ts, through zod-objects.ts):
+ * amounts are `Money` (`{ amount, amountRaw, currency, symbol, decimals }`), exact, never
+ * floats. The fields of the old names (`proof`, `feeFlow`, …) are the same answers as `JSON`,
+ * deprecated.
  */
 import { GraphQLError } from "graphql";
 import type { Hex } from "viem";
@@ -13,7 +15,9 @@ import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
 import { tokenAudit } from "../read/public-audit.js";
 import { deskStatement } from "../read/desk-statement.js";
-import { builder } from "./builder.js";
+import { burnProofResponse, deskStatementResponse, deskTradeSummary, flowResponse, moneyResponse, tokenAuditResponse } from "../views/trust.js";
+import { type GraphqlContext, builder } from "./builder.js";
+import { reportFields, zodObject } from "./zod-objects.js";
 import { asUserErrors, userError } from "./errors.js";
 import { BurnRef, TokenRef } from "./refs.js";
 
@@ -33,9 +37,16 @@ async function exposed<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-builder.objectField(BurnRef, "proof", (t) =>
-  t.field({
-    type: "JSON",
+// Shared objects, named before the answers that hold them.
+zodObject("Money", moneyResponse, "An exact amount: its decimal in whole units, its base units and its currency");
+zodObject("DeskTradeSummary", deskTradeSummary, "A desk trade's money: collateral in, returned and realised PnL");
+const BurnProof = zodObject("BurnProof", burnProofResponse, "A burn checked against the chain, and what paid for it");
+const FeeFlow = zodObject("FeeFlow", flowResponse, "A token's fee flow, every stage checking in = out + pending");
+const PublicAudit = zodObject("PublicAudit", tokenAuditResponse, "A token's public reconciliation");
+const DeskStatement = zodObject("DeskStatement", deskStatementResponse, "A token's desk accountability statement");
+
+builder.objectFields(BurnRef, (t) =>
+  reportFields(t, "proof", BurnProof, {
     // Null with an error when the chain cannot be read, leaving the rest of the page intact.
     nullable: true,
     complexity: COST,
@@ -46,22 +57,19 @@ builder.objectField(BurnRef, "proof", (t) =>
 );
 
 builder.objectFields(TokenRef, (t) => ({
-  feeFlow: t.field({
-    type: "JSON",
+  ...reportFields(t, "feeFlow", FeeFlow, {
     complexity: COST,
     description:
       "The token's fee flow, as GET /api/v1/tokens/{address}/flow: collected, claimed, split into legs, spent, outcomes, each amount exact with its transactions, and the identity in = out + pending checked at every stage.",
     resolve: (view, _args, ctx) => exposed(() => tokenFlow(ctx.deps, view.token.address)),
   }),
-  audit: t.field({
-    type: "JSON",
+  ...reportFields(t, "audit", PublicAudit, {
     complexity: COST,
     description:
       'The token\'s public reconciliation, as GET /api/v1/tokens/{address}/audit: "clean at block N, time T", or each difference by check, leg and amount.',
     resolve: (view, _args, ctx) => exposed(() => tokenAudit(ctx.deps, checksum(view.token.address))),
   }),
-  deskStatement: t.field({
-    type: "JSON",
+  ...reportFields(t, "deskStatement", DeskStatement, {
     complexity: COST,
     description:
       "The token's desk accountability statement, as GET /api/v1/tokens/{address}/desk-statement: collateral in from fees, realised and open PnL, funding, liquidations, profit → creator buybacks → tokens burned, tokens burned per USDC of fees.",
@@ -69,19 +77,19 @@ builder.objectFields(TokenRef, (t) => ({
   }),
 }));
 
-builder.queryField("burnProof", (t) =>
-  t.field({
-    type: "JSON",
-    nullable: true,
-    complexity: COST,
-    description: "The proof of the burn at a transaction and log index (null when no burn is indexed there); see Burn.proof.",
-    args: { txHash: t.arg.string({ required: true }), logIndex: t.arg.int({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      exposed(async () => {
-        if (!/^0x[0-9a-fA-F]{64}$/.test(args.txHash)) throw userError("txHash: expected a 0x-prefixed 32-byte transaction hash");
-        if (args.logIndex < 0) throw userError("logIndex: expected a non-negative integer");
-        const row = await findBurn(ctx.deps, args.txHash.toLowerCase() as Hex, args.logIndex);
-        return row ? burnProof(ctx.deps, row) : null;
-      }),
-  }),
-);
+builder.queryFields((t) => {
+  const args = { txHash: t.arg.string({ required: true }), logIndex: t.arg.int({ required: true }) };
+  const resolve = (_root: unknown, a: { txHash: string; logIndex: number }, ctx: GraphqlContext) =>
+    exposed(async () => {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(a.txHash)) throw userError("txHash: expected a 0x-prefixed 32-byte transaction hash");
+      if (a.logIndex < 0) throw userError("logIndex: expected a non-negative integer");
+      const row = await findBurn(ctx.deps, a.txHash.toLowerCase() as Hex, a.logIndex);
+      return row ? burnProof(ctx.deps, row) : null;
+    });
+  const common = { nullable: true as const, complexity: COST, args, resolve };
+  const description = "The proof of the burn at a transaction and log index (null when no burn is indexed there); see Burn.proofReport.";
+  return {
+    burnProof: t.field({ ...common, type: "JSON", description, deprecationReason: "Use burnProofReport: the same answer, typed" }),
+    burnProofReport: t.field({ ...common, type: BurnProof, description }),
+  };
+});

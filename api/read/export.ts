@@ -8,9 +8,10 @@
  * each row becomes its cells from those strings.
  */
 import { type SQL, and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
-import { type AnyPgColumn, alias } from "drizzle-orm/pg-core";
+import { alias } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { type Hex, keccak256 } from "viem";
+import { type ZodTypeAny, z } from "zod";
 import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { activity, burn, buyback, enrollment, feeCollection, pool, token as tokenTable } from "../../schema/ponder.js";
@@ -19,10 +20,10 @@ import { encodeCursor } from "../http/cursor.js";
 import { ACTIVITY_KINDS, ACTIVITY_ORDERING, activityTokenCondition, deskTokensByTrade, formatActivityData, unnamedDeskTradeId } from "./activity.js";
 import type { EnginePort } from "../engine-port.js";
 import { burnView } from "../views/burn.js";
-import { type View, type ViewFields, viewKeys } from "../views/view.js";
+import { documented as withJsonSchema } from "../openapi/zod-schema.js";
+import { type View, json, viewSchema } from "../views/view.js";
 import { BURN_KINDS, BURN_ORDERINGS, type EventFilter, burnConditions } from "./burns.js";
 import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
-import { currencyInfos } from "./fees.js";
 import { type Ordering, after, orderBy } from "./keyset.js";
 
 export const EXPORT_DATASETS = ["burns", "buybacks", "fees", "activity"] as const;
@@ -54,17 +55,19 @@ export type ExportDataset = {
   description: string;
   /** Column names, in order; the last is always `cursor`. */
   columns: readonly string[];
+  /** One row as documented (the NDJSON line's schema in OpenAPI; a CSV row holds the same cells). */
+  row: z.AnyZodObject;
   /** The kinds `kind=` accepts (none: the dataset has no kinds). */
   kinds?: readonly string[];
-  /** The keyset orderings (their names and columns are GraphQL's, so cursors are shared); `key` reads a TextRow. */
-  orderings: Record<ExportOrder, Ordering<TextRow>>;
+  /** The keyset orderings (their names and columns are GraphQL's, so cursors are shared). */
+  orderings: Record<ExportOrder, Ordering<never>>;
   /**
-   * Every row after `cursor` (or from the start), in the ordering's order, as one query: only the
-   * fields the records need. A bad cursor throws (400) here, before anything is read.
+   * Every row after `cursor` (or from the start), in the ordering's order, as one query for the
+   * cursor path: only the fields the records need. A bad cursor throws (400) here, before anything is read.
    */
-  query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<TextRow>, cursor: string | undefined) => ExportSql;
+  query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<never>, cursor: string | undefined, config: ExportConfig) => ExportSql;
   /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
-  records: (rows: TextRow[], ordering: Ordering<TextRow>, ctx: ExportContext) => Promise<Cell[][]>;
+  records: (rows: TextRow[], ordering: Ordering<never>, ctx: ExportContext) => Promise<Cell[][]>;
   /**
    * The same rows as ready lines, built in SQL for COPY (api/read/export-copy.ts): each row's
    * fields, every odd one an address the API writes checksummed. Absent: the dataset is read
@@ -73,11 +76,11 @@ export type ExportDataset = {
   lines?: (
     db: ReadDb,
     filter: ExportFilter,
-    ordering: Ordering<TextRow>,
+    ordering: Ordering<never>,
     cursor: string | undefined,
     format: "csv" | "ndjson",
     limit: number | undefined,
-    config: Pick<Config, "contracts" | "operator">,
+    config: ExportConfig,
   ) => ExportSql;
 };
 
@@ -100,7 +103,7 @@ export type Decimals = number | { when: SQL; yes: number; no: number };
 
 const literal = (text: string) => sql.raw(pg.escapeLiteral(text));
 
-/** `expr` (a numeric of base units) as `decimalOfDigits` writes it: scaled exactly (a multiplication, never a rounding division), trailing zeros trimmed. */
+/** `expr` (a numeric of base units) as `formatDecimal` writes it: scaled exactly (a multiplication, never a rounding division), trailing zeros trimmed. */
 export const sqlDecimal = (expr: SQL, decimals: Decimals): SQL =>
   typeof decimals !== "number"
     ? sql`(CASE WHEN ${decimals.when} THEN ${sqlDecimal(expr, decimals.yes)} ELSE ${sqlDecimal(expr, decimals.no)} END)`
@@ -222,16 +225,6 @@ function sqlCurrency(currency: SQL, launchedSymbol: SQL, config: Pick<Config, "c
 /** The token table again, joined on a currency (a launched token's symbol). */
 const currencyToken = alias(tokenTable, "currency_token");
 
-/** `limit` rows at most, when given. */
-function limited<Q extends { limit(n: number): unknown; toSQL(): ExportSql }>(query: Q, limit: number | undefined): ExportSql {
-  return limit === undefined ? query.toSQL() : (query.limit(limit) as Q).toSQL();
-}
-
-/** An ordering of GraphQL's (same name, columns and key types) whose key is read from a TextRow's fields. */
-function textOrdering(ordering: Ordering<never>, keyFields: readonly number[]): Ordering<TextRow> {
-  return { ...ordering, key: (r) => keyFields.map((i) => r[i]!) };
-}
-
 /** Key text that JSON writes as itself between quotes (digits, ids of hex, dashes and dots). */
 const PLAIN_KEY = /^[\w.:-]*$/;
 
@@ -239,20 +232,14 @@ const PLAIN_KEY = /^[\w.:-]*$/;
  * A row's cursor: `encodeCursor` of the key fields' text (the digits `toString()` gives, the
  * text itself), its JSON written directly when every key is plain.
  */
-function cursorOfText(ordering: Ordering<TextRow>, row: TextRow): string {
-  const keys = ordering.key(row) as string[];
-  let json = `[${JSON.stringify(ordering.name)}`;
+function cursorOfText(name: string, keys: string[]): string {
+  let text = `[${JSON.stringify(name)}`;
   for (const key of keys) {
-    if (!PLAIN_KEY.test(key)) return encodeCursor(ordering.name, keys);
-    json += `,"${key}"`;
+    if (!PLAIN_KEY.test(key)) return encodeCursor(name, keys);
+    text += `,"${key}"`;
   }
-  return Buffer.from(`${json}]`, "latin1").toString("base64url");
+  return Buffer.from(`${text}]`, "latin1").toString("base64url");
 }
-
-/** Unix seconds (their digits) → ISO-8601, as `isoTime`. */
-const isoOfText = (seconds: string) => new Date(Number(seconds) * 1000).toISOString();
-
-const num = (text: string | null) => Number(text);
 
 // ------------------------------------------------------------------ addresses
 
@@ -284,296 +271,250 @@ export function fastChecksum(address: string): Hex {
   return out as Hex;
 }
 
+/** Unix seconds (their digits) → ISO-8601, as `isoTime`. */
+const isoOfText = (seconds: string) => new Date(Number(seconds) * 1000).toISOString();
+
+// ------------------------------------------------------------------ datasets of columns
+
+/** A column of a dataset's row: how SQL builds it, and the documented schema of its cell (by default its kind's). */
+export type ExportColumn = LineColumn & { description?: string; schema?: ZodTypeAny };
+
+/** The documented cell of each kind of column. */
+const KIND_SCHEMAS: Record<LineColumn["kind"], ZodTypeAny> = {
+  text: z.string(),
+  address: json.checksummed,
+  addressOrText: z.string().describe("EIP-55 checksummed address, or text"),
+  decimal: json.decimal,
+  raw: json.digits,
+  int: z.number().int(),
+  iso: json.iso,
+  plain: z.string(),
+};
+
+const cursorSchema = z.string().describe("This row's cursor: `after=<cursor>` resumes after it");
+
+/** The documented row of `columns` (then the cursor): each column's schema, or its kind's with its description. */
+function rowSchema(columns: readonly ExportColumn[]): z.AnyZodObject {
+  const shape = Object.fromEntries(
+    columns.map((c) => [c.name, c.schema ?? (c.description ? KIND_SCHEMAS[c.kind].describe(c.description) : KIND_SCHEMAS[c.kind])]),
+  );
+  return z.object({ ...shape, cursor: cursorSchema }).strict();
+}
+
 /**
- * `formatDecimal` of a base-unit integer given as its digits (what `toString()` gives for the
- * raw column): the same exact decimal, without bigint division (one per amount per row).
+ * A column's fields in the cursor path's select: the SQL of its line's cell, as text (an
+ * amount's decimal and a currency's symbol are computed there), for `cellReader` to finish.
+ * An address-or-text column is two fields: the address (or NULL), then the text (or NULL).
  */
-export function decimalOfDigits(digits: string, decimals: number): string {
-  const negative = digits.startsWith("-");
-  const abs = negative ? digits.slice(1) : digits;
-  const padded = abs.length <= decimals ? abs.padStart(decimals + 1, "0") : abs;
-  const whole = padded.slice(0, padded.length - decimals);
-  let end = padded.length;
-  while (end > whole.length && padded.charCodeAt(end - 1) === 48) end--;
-  const fraction = padded.slice(whole.length, end);
-  const text = fraction ? `${whole}.${fraction}` : whole;
-  return negative && text !== "0" ? `-${text}` : text;
+function cellFields(c: LineColumn): SQL[] {
+  switch (c.kind) {
+    case "decimal":
+      return [sqlDecimal(c.expr, c.decimals)];
+    case "addressOrText":
+      return [sql`(CASE WHEN ${c.isAddress} THEN (${c.address})::text END)`, sql`(CASE WHEN ${c.isAddress} THEN NULL ELSE (${c.text})::text END)`];
+    default:
+      return [sql`(${c.expr})::text`];
+  }
 }
 
-/** An amount (its digits) as its exact decimal and its raw base units. */
-function amount(raw: string | null, decimals: number): [string, string] {
-  return [decimalOfDigits(raw!, decimals), raw!];
-}
-
-// ------------------------------------------------------------------ views
-
-/** Each field of a view by its index in a row of `viewSelect`. */
-function fieldIndex<F extends ViewFields>(view: View<F>): { [K in keyof F]: number } {
-  return Object.fromEntries(Object.keys(view.fields).map((name, i) => [name, i])) as never;
-}
-
-/** A view's columns as a select, in the view's order (one TextRow field per view field). */
-function viewSelect(view: View): Record<string, AnyPgColumn> {
-  return Object.fromEntries(Object.keys(view.fields).map((name) => [name, view.columns[name]!]));
-}
-
-/** A view's columns as lines built in SQL: an amount is its decimal and its raw units. */
-function viewLineColumns(view: View): LineColumn[] {
-  return Object.entries(view.fields).flatMap(([name, f]): LineColumn[] => {
-    const expr = sql`${view.columns[name]}`;
-    switch (f.kind) {
-      case "address":
-        return [{ name, kind: "address", expr }];
-      case "amount":
-        return [
-          { name, kind: "decimal", expr, decimals: f.decimals },
-          { name: `${name}Raw`, kind: "raw", expr },
-        ];
-      case "int":
-        return [{ name, kind: "int", expr }];
-      case "time":
-        return [{ name, kind: "iso", expr }];
-      default:
-        return [{ name, kind: "text", expr }];
-    }
-  });
-}
-
-/** A TextRow of `viewSelect` as the view's cells, as `viewJson` writes them (the fields read once, not per row). */
-function viewCells(view: View): (row: TextRow) => Cell[] {
-  const fields = Object.values(view.fields);
+/** A TextRow of `cellFields` as its cells, as the COPY path's lines hold them: addresses checksummed, integers numbers, times ISO-8601. */
+function cellReader(columns: readonly LineColumn[]): (row: TextRow) => Cell[] {
+  const kinds = columns.map((c) => c.kind);
   return (row) => {
     const cells: Cell[] = [];
-    fields.forEach((f, i) => {
-      const text = row[i]!;
-      switch (f.kind) {
+    let i = 0;
+    for (const kind of kinds) {
+      const text = row[i++]!;
+      if (text === null && kind !== "addressOrText") {
+        cells.push(null);
+        continue;
+      }
+      switch (kind) {
         case "address":
           cells.push(fastChecksum(text));
           break;
-        case "amount":
-          cells.push(decimalOfDigits(text, f.decimals), text);
+        case "addressOrText": {
+          const other = row[i++]!;
+          cells.push(text !== null ? fastChecksum(text) : other);
           break;
+        }
         case "int":
-          cells.push(num(text));
+          cells.push(Number(text));
           break;
-        case "time":
+        case "iso":
           cells.push(isoOfText(text));
           break;
         default:
           cells.push(text);
       }
-    });
+    }
     return cells;
   };
 }
 
+/** The configuration columns may name (the currencies, the operator). */
+export type ExportConfig = Pick<Config, "contracts" | "operator">;
+/** Column names and kinds never depend on the configuration: read from columns built without one. */
+const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as ExportConfig;
+
+/** A select in the making: the table and its joins, before its conditions and order (drizzle's builder). */
+type Selecting = {
+  where(where: SQL | undefined): { orderBy(...columns: SQL[]): { toSQL(): ExportSql; limit(n: number): { toSQL(): ExportSql } } };
+};
+
+/**
+ * A dataset whose row is a list of columns. Both ways of reading it derive from that one list:
+ * the lines COPY sends (`lineFields`) and the cells the cursor path reads (`cellFields`, for
+ * servers whose encoding COPY cannot send as UTF-8), and so does its documented row.
+ */
+function columnDataset(spec: {
+  name: ExportDatasetName;
+  description: string;
+  kinds?: readonly string[];
+  orderings: Record<ExportOrder, Ordering<never>>;
+  /** The row's columns, in order, before the cursor. */
+  columns: (config: ExportConfig) => ExportColumn[];
+  /** The columns the cursor encodes: the orderings' columns. */
+  cursorKeys: SQL[];
+  /** `fields` read from the dataset's table and its joins. */
+  from: (db: ReadDb, fields: Record<string, SQL<string>>) => Selecting;
+  conditions: (filter: ExportFilter) => SQL[];
+}): ExportDataset {
+  const cursorColumn = (ordering: Ordering<never>): LineColumn => ({ name: "cursor", kind: "plain", expr: sqlCursor(ordering, spec.cursorKeys) });
+  const columns = (config: ExportConfig, ordering: Ordering<never>) => [...spec.columns(config), cursorColumn(ordering)];
+  const select = (db: ReadDb, filter: ExportFilter, ordering: Ordering<never>, cursor: string | undefined, fields: SQL[]) =>
+    spec
+      .from(db, selectFields(fields))
+      .where(and(...spec.conditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
+      .orderBy(...orderBy(ordering));
+  const described = spec.columns(NO_CONFIG);
+  const readCells = cellReader(columns(NO_CONFIG, spec.orderings.oldest));
+  return {
+    name: spec.name,
+    description: spec.description,
+    columns: [...described.map((c) => c.name), "cursor"],
+    row: rowSchema(described),
+    kinds: spec.kinds,
+    orderings: spec.orderings,
+    query: (db, filter, ordering, cursor, config) => select(db, filter, ordering, cursor, columns(config, ordering).flatMap(cellFields)).toSQL(),
+    records: async (rows) => rows.map(readCells),
+    lines: (db, filter, ordering, cursor, format, limit, config) => {
+      const query = select(db, filter, ordering, cursor, lineFields(columns(config, ordering), format));
+      return limit === undefined ? query.toSQL() : query.limit(limit).toSQL();
+    },
+  };
+}
+
+/** A view's columns: an amount is its decimal and its raw units; each documented as the view's JSON documents it. */
+function viewColumns(view: View): ExportColumn[] {
+  const schema = viewSchema(view).shape as Record<string, ZodTypeAny>;
+  return Object.entries(view.fields).flatMap(([name, f]): ExportColumn[] => {
+    const expr = sql`${view.columns[name]}`;
+    const described = { name, schema: schema[name] };
+    switch (f.kind) {
+      case "address":
+        return [{ ...described, kind: "address", expr }];
+      case "amount":
+        return [
+          { ...described, kind: "decimal", expr, decimals: f.decimals },
+          { name: `${name}Raw`, schema: schema[`${name}Raw`], kind: "raw", expr },
+        ];
+      case "int":
+        return [{ ...described, kind: "int", expr }];
+      case "time":
+        return [{ ...described, kind: "iso", expr }];
+      default:
+        return [{ ...described, kind: "text", expr }];
+    }
+  });
+}
+
 // ------------------------------------------------------------------ burns
 
-const B = fieldIndex(burnView);
-const burnCells = viewCells(burnView);
-
-const burns: ExportDataset = {
+const burns = columnDataset({
   name: "burns",
   description: "Burns: transfers of launched tokens to the dead address",
-  columns: [...viewKeys(burnView), "cursor"],
   kinds: BURN_KINDS,
-  orderings: {
-    oldest: textOrdering(BURN_ORDERINGS.OLDEST as never, [B.blockNumber, B.logIndex]),
-    newest: textOrdering(BURN_ORDERINGS.NEWEST as never, [B.blockNumber, B.logIndex]),
-  },
-  query: (db, filter, ordering, cursor) =>
-    db
-      .select(viewSelect(burnView))
-      .from(burn)
-      .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
-      .orderBy(...orderBy(ordering))
-      .toSQL(),
-  lines: (db, filter, ordering, cursor, format, limit) => {
-    const cursorColumn: LineColumn = { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${burn.blockNumber}`, sql`${burn.logIndex}`]) };
-    const query = db
-      .select(selectFields(lineFields([...viewLineColumns(burnView), cursorColumn], format)))
-      .from(burn)
-      .where(and(...burnConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
-      .orderBy(...orderBy(ordering));
-    return limited(query, limit);
-  },
-  records: async (rows, ordering) => rows.map((r) => [...burnCells(r), cursorOfText(ordering, r)]),
-};
+  orderings: { oldest: BURN_ORDERINGS.OLDEST as Ordering<never>, newest: BURN_ORDERINGS.NEWEST as Ordering<never> },
+  columns: () => viewColumns(burnView),
+  cursorKeys: [sql`${burn.blockNumber}`, sql`${burn.logIndex}`],
+  from: (db, fields) => db.select(fields).from(burn),
+  conditions: burnConditions,
+});
 
 // ------------------------------------------------------------------ buybacks
 
-const Y = {
-  id: 0,
-  token: 1,
-  kind: 2,
-  usdcIn: 3,
-  pairedIn: 4,
-  currencyIn: 5,
-  amountIn: 6,
-  tokensBought: 7,
-  tokensBurned: 8,
-  txHash: 9,
-  blockNumber: 10,
-  logIndex: 11,
-  timestamp: 12,
-  pairedToken: 13,
-} as const;
-
-const buybacks: ExportDataset = {
+const buybacks = columnDataset({
   name: "buybacks",
   description: "Buybacks: the operator's swaps into a launched token (protocol and creator buybacks)",
-  columns: [
-    "id",
-    "token",
-    "kind",
-    "usdcIn",
-    "usdcInRaw",
-    "pairedIn",
-    "pairedInRaw",
-    "spentCurrency",
-    "spentSymbol",
-    "spent",
-    "spentRaw",
-    "tokensBought",
-    "tokensBoughtRaw",
-    "tokensBurned",
-    "tokensBurnedRaw",
-    "txHash",
-    "blockNumber",
-    "logIndex",
-    "timestamp",
-    "cursor",
-  ],
   kinds: BURN_KINDS.filter((k) => k !== "organic"),
-  orderings: {
-    oldest: textOrdering(BUYBACK_ORDERINGS.OLDEST as never, [Y.blockNumber, Y.logIndex]),
-    newest: textOrdering(BUYBACK_ORDERINGS.NEWEST as never, [Y.blockNumber, Y.logIndex]),
-  },
-  query: (db, filter, ordering, cursor) =>
-    db
-      .select({
-        id: buyback.id,
-        token: buyback.token,
-        kind: buyback.kind,
-        usdcIn: buyback.usdcIn,
-        pairedIn: buyback.pairedIn,
-        currencyIn: buyback.currencyIn,
-        amountIn: buyback.amountIn,
-        tokensBought: buyback.tokensBought,
-        tokensBurned: buyback.tokensBurned,
-        txHash: buyback.txHash,
-        blockNumber: buyback.blockNumber,
-        logIndex: buyback.logIndex,
-        timestamp: buyback.timestamp,
-        pairedToken: pool.pairedToken,
-      })
-      .from(buyback)
-      .leftJoin(tokenTable, eq(tokenTable.address, buyback.token))
-      .leftJoin(pool, eq(pool.poolId, tokenTable.poolId))
-      .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
-      .orderBy(...orderBy(ordering))
-      .toSQL(),
-  lines: (db, filter, ordering, cursor, format, limit, config) => {
+  orderings: { oldest: BUYBACK_ORDERINGS.OLDEST as Ordering<never>, newest: BUYBACK_ORDERINGS.NEWEST as Ordering<never> },
+  columns: (config) => {
     const spent = sqlCurrency(sql`${buyback.currencyIn}`, sql`${currencyToken.symbol}`, config);
     const usdc = config.contracts.usdc?.toLowerCase();
-    // As `records`: the pool's paired currency's decimals (USDC 6, otherwise 18; no pool and no USDC configured compare equal).
+    // The pool's paired currency's decimals, as GraphQL's: USDC 6, otherwise 18 (no pool and no USDC configured compare equal).
     const pairedIsUsdc = usdc ? sql`(lower(${pool.pairedToken}) = ${literal(usdc)})` : sql`(${pool.pairedToken} IS NULL)`;
-    const query = db
-      .select(
-        selectFields(
-          lineFields(
-            [
-              { name: "id", kind: "text", expr: sql`${buyback.id}` },
-              { name: "token", kind: "address", expr: sql`${buyback.token}` },
-              { name: "kind", kind: "text", expr: sql`${buyback.kind}` },
-              { name: "usdcIn", kind: "decimal", expr: sql`${buyback.usdcIn}`, decimals: USDC_DECIMALS },
-              { name: "usdcInRaw", kind: "raw", expr: sql`${buyback.usdcIn}` },
-              {
-                name: "pairedIn",
-                kind: "decimal",
-                expr: sql`${buyback.pairedIn}`,
-                decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, yes: USDC_DECIMALS, no: TOKEN_DECIMALS },
-              },
-              { name: "pairedInRaw", kind: "raw", expr: sql`${buyback.pairedIn}` },
-              { name: "spentCurrency", kind: "address", expr: sql`lower(${buyback.currencyIn})` },
-              { name: "spentSymbol", kind: "addressOrText", ...spent.symbol },
-              { name: "spent", kind: "decimal", expr: sql`${buyback.amountIn}`, decimals: spent.decimals },
-              { name: "spentRaw", kind: "raw", expr: sql`${buyback.amountIn}` },
-              { name: "tokensBought", kind: "decimal", expr: sql`${buyback.tokensBought}`, decimals: TOKEN_DECIMALS },
-              { name: "tokensBoughtRaw", kind: "raw", expr: sql`${buyback.tokensBought}` },
-              { name: "tokensBurned", kind: "decimal", expr: sql`${buyback.tokensBurned}`, decimals: TOKEN_DECIMALS },
-              { name: "tokensBurnedRaw", kind: "raw", expr: sql`${buyback.tokensBurned}` },
-              { name: "txHash", kind: "text", expr: sql`${buyback.txHash}` },
-              { name: "blockNumber", kind: "int", expr: sql`${buyback.blockNumber}` },
-              { name: "logIndex", kind: "int", expr: sql`${buyback.logIndex}` },
-              { name: "timestamp", kind: "iso", expr: sql`${buyback.timestamp}` },
-              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${buyback.blockNumber}`, sql`${buyback.logIndex}`]) },
-            ],
-            format,
-          ),
-        ),
-      )
+    return [
+      { name: "id", kind: "text", expr: sql`${buyback.id}` },
+      { name: "token", kind: "address", expr: sql`${buyback.token}` },
+      { name: "kind", kind: "text", expr: sql`${buyback.kind}`, schema: z.enum(["protocol-buyback", "creator-buyback"]) },
+      {
+        name: "usdcIn",
+        kind: "decimal",
+        expr: sql`${buyback.usdcIn}`,
+        decimals: USDC_DECIMALS,
+        description: "USDC spent: paid in, or what the WETH paid in was sold for in the same transaction",
+      },
+      { name: "usdcInRaw", kind: "raw", expr: sql`${buyback.usdcIn}` },
+      {
+        name: "pairedIn",
+        kind: "decimal",
+        expr: sql`${buyback.pairedIn}`,
+        decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, yes: USDC_DECIMALS, no: TOKEN_DECIMALS },
+        description: "Paired currency paid into the pool",
+      },
+      { name: "pairedInRaw", kind: "raw", expr: sql`${buyback.pairedIn}` },
+      { name: "spentCurrency", kind: "address", expr: sql`lower(${buyback.currencyIn})` },
+      { name: "spentSymbol", kind: "addressOrText", ...spent.symbol },
+      {
+        name: "spent",
+        kind: "decimal",
+        expr: sql`${buyback.amountIn}`,
+        decimals: spent.decimals,
+        description: "Paid in, in spentCurrency; usdcIn is its USDC",
+      },
+      { name: "spentRaw", kind: "raw", expr: sql`${buyback.amountIn}` },
+      { name: "tokensBought", kind: "decimal", expr: sql`${buyback.tokensBought}`, decimals: TOKEN_DECIMALS },
+      { name: "tokensBoughtRaw", kind: "raw", expr: sql`${buyback.tokensBought}` },
+      { name: "tokensBurned", kind: "decimal", expr: sql`${buyback.tokensBurned}`, decimals: TOKEN_DECIMALS },
+      { name: "tokensBurnedRaw", kind: "raw", expr: sql`${buyback.tokensBurned}` },
+      { name: "txHash", kind: "text", expr: sql`${buyback.txHash}`, schema: json.hash },
+      { name: "blockNumber", kind: "int", expr: sql`${buyback.blockNumber}` },
+      { name: "logIndex", kind: "int", expr: sql`${buyback.logIndex}` },
+      { name: "timestamp", kind: "iso", expr: sql`${buyback.timestamp}` },
+    ];
+  },
+  cursorKeys: [sql`${buyback.blockNumber}`, sql`${buyback.logIndex}`],
+  from: (db, fields) =>
+    db
+      .select(fields)
       .from(buyback)
       .leftJoin(tokenTable, eq(tokenTable.address, buyback.token))
       .leftJoin(pool, eq(pool.poolId, tokenTable.poolId))
-      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${buyback.currencyIn})`))
-      .where(and(...buybackConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
-      .orderBy(...orderBy(ordering));
-    return limited(query, limit);
-  },
-  records: async (rows, ordering, { db, config }) => {
-    const currencies = await currencyInfos(
-      db,
-      config,
-      rows.map((r) => r[Y.currencyIn]!),
-    );
-    const usdc = config.contracts.usdc?.toLowerCase();
-    return rows.map((r) => {
-      const spent = currencies.get(r[Y.currencyIn]!.toLowerCase())!;
-      // As GraphQL: the pool's paired currency's decimals (USDC 6, otherwise 18).
-      const pairedDecimals = r[Y.pairedToken]?.toLowerCase() === usdc ? USDC_DECIMALS : TOKEN_DECIMALS;
-      return [
-        r[Y.id]!,
-        fastChecksum(r[Y.token]!),
-        r[Y.kind]!,
-        ...amount(r[Y.usdcIn]!, USDC_DECIMALS),
-        ...amount(r[Y.pairedIn]!, pairedDecimals),
-        spent.address,
-        spent.symbol,
-        ...amount(r[Y.amountIn]!, spent.decimals),
-        ...amount(r[Y.tokensBought]!, TOKEN_DECIMALS),
-        ...amount(r[Y.tokensBurned]!, TOKEN_DECIMALS),
-        r[Y.txHash]!,
-        num(r[Y.blockNumber]),
-        num(r[Y.logIndex]),
-        isoOfText(r[Y.timestamp]!),
-        cursorOfText(ordering, r),
-      ];
-    });
-  },
-};
+      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${buyback.currencyIn})`)),
+  conditions: buybackConditions,
+});
 
 // ------------------------------------------------------------------ fees
 
-const F = { id: 0, token: 1, rewardIndex: 2, recipient: 3, currency: 4, amount: 5, txHash: 6, blockNumber: 7, timestamp: 8, creator: 9 } as const;
-
 /** Chain order of collections: by block, then by id (`txHash-logIndex-rewardIndex-side`, unique). */
-const FEE_ORDERINGS: Record<ExportOrder, Ordering<TextRow>> = {
-  oldest: {
-    name: "fee-oldest",
-    direction: "asc",
-    columns: [feeCollection.blockNumber, feeCollection.id],
-    types: ["int", "text"],
-    key: (r) => [r[F.blockNumber]!, r[F.id]!],
-  },
-  newest: {
-    name: "fee-newest",
-    direction: "desc",
-    columns: [feeCollection.blockNumber, feeCollection.id],
-    types: ["int", "text"],
-    key: (r) => [r[F.blockNumber]!, r[F.id]!],
-  },
-};
+const feeOrdering = (name: string, direction: "asc" | "desc"): Ordering<never> => ({
+  name,
+  direction,
+  columns: [feeCollection.blockNumber, feeCollection.id],
+  types: ["int", "text"],
+  key: () => [],
+});
 
 function feeConditions(filter: ExportFilter): SQL[] {
   const c: SQL[] = [];
@@ -585,125 +526,55 @@ function feeConditions(filter: ExportFilter): SQL[] {
   return c;
 }
 
-const fees: ExportDataset = {
+const fees = columnDataset({
   name: "fees",
   description:
     "LP fees collected: one row per collection (the LP locker's ClaimedRewards), reward slot and currency, with the slot's recipient and its role (operator, creator or other)",
-  columns: [
-    "id",
-    "token",
-    "rewardIndex",
-    "recipient",
-    "role",
-    "currency",
-    "symbol",
-    "decimals",
-    "amount",
-    "amountRaw",
-    "txHash",
-    "blockNumber",
-    "timestamp",
-    "cursor",
-  ],
-  orderings: FEE_ORDERINGS,
-  query: (db, filter, ordering, cursor) =>
-    db
-      .select({
-        id: feeCollection.id,
-        token: feeCollection.token,
-        rewardIndex: feeCollection.rewardIndex,
-        recipient: feeCollection.recipient,
-        currency: feeCollection.currency,
-        amount: feeCollection.amount,
-        txHash: feeCollection.txHash,
-        blockNumber: feeCollection.blockNumber,
-        timestamp: feeCollection.timestamp,
-        creator: enrollment.creator,
-      })
-      .from(feeCollection)
-      .leftJoin(enrollment, eq(enrollment.token, feeCollection.token))
-      .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
-      .orderBy(...orderBy(ordering))
-      .toSQL(),
-  lines: (db, filter, ordering, cursor, format, limit, config) => {
+  orderings: { oldest: feeOrdering("fee-oldest", "asc"), newest: feeOrdering("fee-newest", "desc") },
+  columns: (config) => {
     const currency = sqlCurrency(sql`${feeCollection.currency}`, sql`${currencyToken.symbol}`, config);
     const operator = config.operator?.toLowerCase();
     const recipient = sql`lower(${feeCollection.recipient})`;
     const role = sql`(CASE ${operator ? sql`WHEN ${recipient} = ${literal(operator)} THEN 'operator' ` : sql``}WHEN ${recipient} = lower(${enrollment.creator}) THEN 'creator' ELSE 'other' END)`;
-    const query = db
-      .select(
-        selectFields(
-          lineFields(
-            [
-              { name: "id", kind: "text", expr: sql`${feeCollection.id}` },
-              { name: "token", kind: "address", expr: sql`${feeCollection.token}` },
-              { name: "rewardIndex", kind: "int", expr: sql`${feeCollection.rewardIndex}` },
-              {
-                name: "recipient",
-                kind: "addressOrText",
-                isAddress: sql`(${feeCollection.recipient} ~ '^0x[0-9a-fA-F]{40}$')`,
-                address: recipient,
-                text: sql`${feeCollection.recipient}`,
-              },
-              { name: "role", kind: "text", expr: role },
-              { name: "currency", kind: "address", expr: sql`lower(${feeCollection.currency})` },
-              { name: "symbol", kind: "addressOrText", ...currency.symbol },
-              { name: "decimals", kind: "int", expr: sqlDecimals(currency.decimals) },
-              { name: "amount", kind: "decimal", expr: sql`${feeCollection.amount}`, decimals: currency.decimals },
-              { name: "amountRaw", kind: "raw", expr: sql`${feeCollection.amount}` },
-              { name: "txHash", kind: "text", expr: sql`${feeCollection.txHash}` },
-              { name: "blockNumber", kind: "int", expr: sql`${feeCollection.blockNumber}` },
-              { name: "timestamp", kind: "iso", expr: sql`${feeCollection.timestamp}` },
-              { name: "cursor", kind: "plain", expr: sqlCursor(ordering, [sql`${feeCollection.blockNumber}`, sql`${feeCollection.id}`]) },
-            ],
-            format,
-          ),
-        ),
-      )
+    return [
+      { name: "id", kind: "text", expr: sql`${feeCollection.id}` },
+      { name: "token", kind: "address", expr: sql`${feeCollection.token}` },
+      { name: "rewardIndex", kind: "int", expr: sql`${feeCollection.rewardIndex}` },
+      {
+        name: "recipient",
+        kind: "addressOrText",
+        isAddress: sql`(${feeCollection.recipient} ~ '^0x[0-9a-fA-F]{40}$')`,
+        address: recipient,
+        text: sql`${feeCollection.recipient}`,
+        description: "The reward slot's recipient (checksummed)",
+      },
+      { name: "role", kind: "text", expr: role, schema: z.enum(["operator", "creator", "other"]) },
+      { name: "currency", kind: "address", expr: sql`lower(${feeCollection.currency})` },
+      { name: "symbol", kind: "addressOrText", ...currency.symbol },
+      { name: "decimals", kind: "int", expr: sqlDecimals(currency.decimals) },
+      { name: "amount", kind: "decimal", expr: sql`${feeCollection.amount}`, decimals: currency.decimals },
+      { name: "amountRaw", kind: "raw", expr: sql`${feeCollection.amount}` },
+      { name: "txHash", kind: "text", expr: sql`${feeCollection.txHash}`, schema: json.hash },
+      { name: "blockNumber", kind: "int", expr: sql`${feeCollection.blockNumber}` },
+      { name: "timestamp", kind: "iso", expr: sql`${feeCollection.timestamp}` },
+    ];
+  },
+  cursorKeys: [sql`${feeCollection.blockNumber}`, sql`${feeCollection.id}`],
+  from: (db, fields) =>
+    db
+      .select(fields)
       .from(feeCollection)
       .leftJoin(enrollment, eq(enrollment.token, feeCollection.token))
-      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${feeCollection.currency})`))
-      .where(and(...feeConditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
-      .orderBy(...orderBy(ordering));
-    return limited(query, limit);
-  },
-  records: async (rows, ordering, { db, config }) => {
-    const currencies = await currencyInfos(
-      db,
-      config,
-      rows.map((r) => r[F.currency]!),
-    );
-    const operator = config.operator?.toLowerCase();
-    return rows.map((r) => {
-      const currency = currencies.get(r[F.currency]!.toLowerCase())!;
-      const recipientText = r[F.recipient]!;
-      const recipient = recipientText.toLowerCase();
-      const role = recipient === operator ? "operator" : recipient === r[F.creator]?.toLowerCase() ? "creator" : "other";
-      return [
-        r[F.id]!,
-        fastChecksum(r[F.token]!),
-        num(r[F.rewardIndex]),
-        /^0x[0-9a-fA-F]{40}$/.test(recipientText) ? fastChecksum(recipientText) : recipientText,
-        role,
-        currency.address,
-        currency.symbol,
-        currency.decimals,
-        ...amount(r[F.amount]!, currency.decimals),
-        r[F.txHash]!,
-        num(r[F.blockNumber]),
-        isoOfText(r[F.timestamp]!),
-        cursorOfText(ordering, r),
-      ];
-    });
-  },
-};
+      .leftJoin(currencyToken, eq(currencyToken.address, sql`lower(${feeCollection.currency})`)),
+  conditions: feeConditions,
+});
 
 // ------------------------------------------------------------------ activity
 
 const A = { id: 0, kind: 1, token: 2, txHash: 3, blockNumber: 4, logIndex: 5, timestamp: 6, data: 7 } as const;
 
-const ACTIVITY_NEWEST = textOrdering(ACTIVITY_ORDERING as never, [A.id]);
-const ACTIVITY_OLDEST: Ordering<TextRow> = { ...ACTIVITY_NEWEST, name: "activity-oldest", direction: "asc" };
+const ACTIVITY_NEWEST = ACTIVITY_ORDERING as Ordering<never>;
+const ACTIVITY_OLDEST: Ordering<never> = { ...ACTIVITY_NEWEST, name: "activity-oldest", direction: "asc" };
 
 function activityConditions(db: ReadDb, filter: ExportFilter): SQL[] {
   const c: SQL[] = [];
@@ -721,6 +592,20 @@ const activityDataset: ExportDataset = {
   name: "activity",
   description: "The activity feed: one row per event of every kind, its facts as JSON (exact decimals in `data`, base units in `rawData`)",
   columns: ["id", "kind", "token", "txHash", "blockNumber", "logIndex", "timestamp", "data", "rawData", "cursor"],
+  row: z
+    .object({
+      id: z.string().describe("Sorts in chain order"),
+      kind: z.enum(ACTIVITY_KINDS),
+      token: json.checksummed.nullable(),
+      txHash: json.hash,
+      blockNumber: z.number().int(),
+      logIndex: z.number().int(),
+      timestamp: json.iso,
+      data: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts, amounts as exact decimals in whole units"),
+      rawData: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts as indexed (amounts in base units)"),
+      cursor: cursorSchema,
+    })
+    .strict(),
   kinds: ACTIVITY_KINDS,
   // Newest first shares GraphQL's and GET /activity's ordering (and so their cursors).
   orderings: { oldest: ACTIVITY_OLDEST, newest: ACTIVITY_NEWEST },
@@ -758,12 +643,12 @@ const activityDataset: ExportDataset = {
         r[A.kind]!,
         token ? fastChecksum(token) : null,
         r[A.txHash]!,
-        num(r[A.blockNumber]),
-        num(r[A.logIndex]),
+        Number(r[A.blockNumber]),
+        Number(r[A.logIndex]),
         isoOfText(r[A.timestamp]!),
         formatActivityData(data as never, config.contracts.usdc) as Record<string, unknown>,
         data,
-        cursorOfText(ordering, r),
+        cursorOfText(ordering.name, [r[A.id]!]),
       ];
     });
   },

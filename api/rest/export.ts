@@ -8,8 +8,6 @@
  * rows). docs/api.md, "Exports"; docs/design.md §7.
  */
 import { type ZodTypeAny, z } from "zod";
-import { ACTIVITY_KINDS } from "../read/activity.js";
-import { burnSchema } from "../views/burn.js";
 import { deskOrderIdsOf } from "../read/activity.js";
 import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
 import { FETCH_ROWS, RowCursor } from "../read/export-stream.js";
@@ -19,7 +17,6 @@ import { badRequest, retryTransient } from "../http/errors.js";
 import { time } from "./market.js";
 import { type AnyRoute, defineRoute } from "./route.js";
 import { address, integerParam } from "./schemas.js";
-import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 
 /** Rows per batch read from the export's cursor (one chunk of the response each). */
 export const EXPORT_PAGE = FETCH_ROWS;
@@ -92,86 +89,6 @@ type ExportQuery = {
   after?: string;
   limit?: number;
 };
-
-// ------------------------------------------------------------------ rows, as documented
-
-const text = z.string();
-const int = z.number().int();
-const checksummed = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .describe("EIP-55 checksummed address");
-const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const decimal = z
-  .string()
-  .regex(/^-?\d+(\.\d+)?$/)
-  .describe("Exact decimal string in whole units");
-const raw = z
-  .string()
-  .regex(/^-?\d+$/)
-  .describe("Base units");
-const iso = z.string().datetime().describe("ISO-8601 timestamp");
-const cursor = z.string().describe("This row's cursor: `after=<cursor>` resumes after it");
-
-const ROW_SCHEMAS: Record<ExportDatasetName, z.AnyZodObject> = {
-  burns: burnSchema.extend({ cursor }),
-  buybacks: z.object({
-    id: text,
-    token: checksummed,
-    kind: z.enum(["protocol-buyback", "creator-buyback"]),
-    usdcIn: decimal,
-    usdcInRaw: raw,
-    pairedIn: decimal,
-    pairedInRaw: raw,
-    spentCurrency: checksummed,
-    spentSymbol: text,
-    spent: decimal,
-    spentRaw: raw,
-    tokensBought: decimal,
-    tokensBoughtRaw: raw,
-    tokensBurned: decimal,
-    tokensBurnedRaw: raw,
-    txHash: hash,
-    blockNumber: int,
-    logIndex: int,
-    timestamp: iso,
-    cursor,
-  }),
-  fees: z.object({
-    id: text,
-    token: checksummed,
-    rewardIndex: int,
-    recipient: text.describe("The reward slot's recipient (checksummed)"),
-    role: z.enum(["operator", "creator", "other"]),
-    currency: checksummed,
-    symbol: text,
-    decimals: int,
-    amount: decimal,
-    amountRaw: raw,
-    txHash: hash,
-    blockNumber: int,
-    timestamp: iso,
-    cursor,
-  }),
-  activity: z.object({
-    id: text.describe("Sorts in chain order"),
-    kind: z.enum(ACTIVITY_KINDS),
-    token: checksummed.nullable(),
-    txHash: hash,
-    blockNumber: int,
-    logIndex: int,
-    timestamp: iso,
-    data: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts, amounts as exact decimals in whole units"),
-    rawData: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts as indexed (amounts in base units)"),
-    cursor,
-  }),
-};
-
-for (const [name, schema] of Object.entries(ROW_SCHEMAS)) {
-  const documented = Object.keys(schema.shape).join(",");
-  if (documented !== DATASETS[name as ExportDatasetName].columns.join(","))
-    throw new Error(`export ${name}: documented columns ${documented} differ from the dataset's`);
-}
 
 // ------------------------------------------------------------------ encoding
 
@@ -380,7 +297,6 @@ function copyBody(deps: ApiDeps, name: ExportDatasetName, format: ExportFormat, 
 function exportRoute(name: ExportDatasetName, format: ExportFormat) {
   const dataset = DATASETS[name];
   const media = MEDIA_TYPE[format];
-  const row = ROW_SCHEMAS[name];
   const schema: ZodTypeAny =
     format === "csv"
       ? z
@@ -388,7 +304,7 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
           .describe(
             `CSV (RFC 4180, CRLF line ends): a header row \`${dataset.columns.join(",")}\`, then one row per record (activity's \`data\` and \`rawData\` as quoted JSON)`,
           )
-      : row.describe("One JSON object per line, one line per record");
+      : dataset.row.describe("One JSON object per line, one line per record");
   return defineRoute({
     method: "get",
     path: `/export/${name}.${format}`,
@@ -424,7 +340,7 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
         deskOrderIds: name === "activity" ? await deskOrderIdsOf(deps.engine, q.token) : undefined,
       };
       // A bad cursor is a 400 here, before a connection is taken.
-      const rowsSql = dataset.query(deps.db, filter, dataset.orderings[q.order], q.after);
+      const rowsSql = dataset.query(deps.db, filter, dataset.orderings[q.order], q.after, deps.config);
       const headers = {
         "Content-Type": `${media}; charset=utf-8`,
         "Content-Disposition": `attachment; filename="${name}.${format}"`,

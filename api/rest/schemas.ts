@@ -15,6 +15,8 @@ import { ACTIVITY_KINDS } from "../read/activity.js";
 import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { documented } from "../openapi/zod-schema.js";
+import { legsResponse, protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
+import { decimalOf as decimal, usdcOf as usdc } from "../views/view.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -227,12 +229,6 @@ export const tokensQuery = z.object({
 
 // ------------------------------------------------------------------ responses
 
-const decimal = (what: string) =>
-  z
-    .string()
-    .regex(/^-?\d+(\.\d+)?$/)
-    .describe(`${what}: exact decimal string in whole units`);
-const usdc = (what: string) => decimal(`${what} (USDC)`);
 /** The venue desks trade on: the API's PERPS_VENUE. */
 const perpsVenueId = z.enum(PERPS_VENUE_IDS).describe("The perps venue the desks trade on (PERPS_VENUE)");
 const perpsProtocol = z.string().describe("The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10");
@@ -512,67 +508,6 @@ export const spendResponse = z
   })
   .strict()
   .describe("Buybacks paid in one currency");
-
-/** A total's final and pending parts (docs/api.md, "Final and pending"). */
-const graded = <T extends z.ZodTypeAny>(figures: T) =>
-  z
-    .object({
-      confirmations: int.describe("CONFIRMATIONS: how deep a block must be to be final"),
-      indexedBlock: int.nullable().describe("The block the index has reached"),
-      finalBlock: int.nullable().describe("indexedBlock − CONFIRMATIONS: the newest final block"),
-      final: figures.describe("The part from blocks at or below finalBlock"),
-      pending: figures.describe("The part from blocks above finalBlock: a reorg may still change it"),
-    })
-    .strict();
-
-/** The legs of the operator's fees, the same five in `/stats`, `/tokens` and their finality (api/read/format.ts legsJson). */
-const legsResponse = z
-  .object({
-    protocolUsdc: usdc("Protocol-token leg"),
-    assetUsdc: usdc("Secondary-asset leg"),
-    perpUsdc: usdc("Perp leg"),
-    creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: the fees by currency)"),
-    operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
-  })
-  .strict()
-  .describe("The operator's fees split into legs, as the ledger allocates them");
-
-const protocolFigures = z
-  .object({
-    tokens: z.object({ launched: int, enrolled: int }).strict(),
-    fees: z
-      .object({
-        toOperatorUsdc: usdc("Fees to the operator"),
-        claimedUsdc: usdc("Claimed"),
-        protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: legsResponse,
-      })
-      .strict(),
-    buybacks: z
-      .object({
-        protocol: z.object({ count: int, usdcIn: usdc("Spent"), tokensBought: decimal("Bought"), tokensBurned: decimal("Burned") }).strict(),
-        creator: z.object({ count: int, usdcIn: usdc("Spent") }).strict(),
-      })
-      .strict(),
-    assetPurchasesUsdc: usdc("Spent on the secondary asset"),
-    desks: z.object({ opened: int, open: int, realisedPnlUsdc: usdc("Realised PnL") }).strict(),
-  })
-  .strict();
-
-const tokenFigures = z
-  .object({
-    feesToOperatorUsdc: usdc("Fees to the operator"),
-    creatorLegUsdc: usdc("Creator leg"),
-    buybacks: int,
-    buybackUsdc: usdc("Spent on buybacks"),
-    burned: decimal("Tokens burned"),
-    burns: int,
-    legs: legsResponse,
-  })
-  .strict();
-
-export const protocolFinalityResponse = graded(protocolFigures);
-export const tokenFinalityResponse = graded(tokenFigures);
 
 export const statsResponse = z
   .object({

@@ -5,8 +5,8 @@
  * - `viewSchema`: the zod schema of one item (REST responses, MCP tool output, the exports'
  *   documented rows), and through it the TypeScript type of the JSON (`ViewJson`);
  * - `viewJson`: one row as that JSON, typed from that schema;
- * - the export's columns (api/read/export.ts: `viewSelect`, `viewLineColumns`, `viewCells`)
- *   and GraphQL's object fields (api/graphql/view-fields.ts).
+ * - the export's columns and documented row (api/read/export.ts: `viewColumns`) and GraphQL's
+ *   object fields (api/graphql/view-fields.ts).
  *
  * The JSON convention is the glossary's (docs/glossary.md): addresses EIP-55 checksummed; an
  * amount is `<name>` (exact decimal string in whole units) with `<name>Raw` (its base units,
@@ -52,13 +52,28 @@ export function defineView<F extends ViewFields>(view: View<F>): View<F> {
 
 // ------------------------------------------------------------------ the schema of an item
 
-const checksummed = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .describe("EIP-55 checksummed address");
-const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const decimal = z.string().regex(/^-?\d+(\.\d+)?$/);
-const digits = z.string().regex(/^-?\d+$/);
+/** The JSON convention's strings, each with its generic description (a field's own replaces it). */
+export const json = {
+  checksummed: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .describe("EIP-55 checksummed address"),
+  hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  decimal: z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .describe("Exact decimal string in whole units"),
+  digits: z
+    .string()
+    .regex(/^-?\d+$/)
+    .describe("Base units"),
+  iso: z.string().datetime().describe("ISO-8601 timestamp"),
+};
+
+/** An amount as an exact decimal, described as `what` it is. */
+export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact decimal string in whole units`);
+/** A USDC amount as an exact decimal. */
+export const usdcOf = (what: string) => decimalOf(`${what} (USDC)`);
 
 type ZodOf<F extends ViewField> = F extends { kind: "enum"; values: infer V extends readonly [string, ...string[]] }
   ? z.ZodEnum<[...V]>
@@ -81,23 +96,23 @@ export function viewSchema<F extends ViewFields>(view: View<F>): z.ZodObject<Vie
         shape[name] = z.string().describe(f.description);
         break;
       case "hash":
-        shape[name] = hash.describe(f.description);
+        shape[name] = json.hash.describe(f.description);
         break;
       case "address":
-        shape[name] = checksummed.describe(`${f.description} (EIP-55 checksummed)`);
+        shape[name] = json.checksummed.describe(`${f.description} (EIP-55 checksummed)`);
         break;
       case "enum":
         shape[name] = z.enum(f.values).describe(f.description);
         break;
       case "amount":
-        shape[name] = decimal.describe(`${f.description}: exact decimal string in whole units`);
-        shape[`${name}Raw`] = digits.describe(`${f.description}: integer in base units (${f.decimals} decimals)`);
+        shape[name] = json.decimal.describe(`${f.description}: exact decimal string in whole units`);
+        shape[`${name}Raw`] = json.digits.describe(`${f.description}: integer in base units (${f.decimals} decimals)`);
         break;
       case "int":
         shape[name] = z.number().int().describe(f.description);
         break;
       case "time":
-        shape[name] = z.string().datetime().describe(`${f.description} (ISO-8601, UTC)`);
+        shape[name] = json.iso.describe(`${f.description} (ISO-8601, UTC)`);
         break;
     }
   }

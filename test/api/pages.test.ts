@@ -19,6 +19,7 @@ import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { type TestBrowser, launchBrowser } from "../helpers/browser.js";
 import { startTestPonder } from "../helpers/env.js";
+import { selectionOf } from "../helpers/graphql-selection.js";
 import { type Scenario, startScenario } from "../engine/scenario.js";
 
 /** These desks trade on the Avantis v1 simulator (the harness's keeper, `d.execute`, fills Avantis orders); the devnet's default venue is gains-v10. */
@@ -351,11 +352,16 @@ describe("final and pending totals", () => {
     const res = await fetch(`${ponder.url}/graphql`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ query: `{ stats { finality } token(address: "${usdcToken}") { totals { finality } } }` }),
+      body: JSON.stringify({
+        query: `{ stats { finality finalityReport ${selectionOf("ProtocolFinality")} } token(address: "${usdcToken}") { totals { finality finalityReport ${selectionOf("TokenFinality")} } } }`,
+      }),
     });
     const body = await res.json();
     expect(body.errors).toBeUndefined();
     expect(body.data.stats.finality).toEqual(f);
     expect(body.data.token.totals.finality).toEqual(tf);
+    // The typed forms: the same answers, field for field.
+    expect(body.data.stats.finalityReport).toEqual(f);
+    expect(body.data.token.totals.finalityReport).toEqual(tf);
   });
 });

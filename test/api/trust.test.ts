@@ -12,7 +12,8 @@ import { DEAD_ADDRESS } from "../../common/constants.js";
 import { Legs, legBalance } from "../../core/ledger/ledger.js";
 import { tradesWithStatus } from "../../engine/desks/trades.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
-import { burnProofResponse, flowResponse, tokenAuditResponse } from "../../api/rest/trust.js";
+import { burnProofResponse, flowResponse, tokenAuditResponse } from "../../api/views/trust.js";
+import { selectionOf } from "../helpers/graphql-selection.js";
 import { startTestPonder } from "../helpers/env.js";
 import { rpc } from "../engine/helpers.js";
 import { type Scenario, startScenario } from "../engine/scenario.js";
@@ -325,8 +326,10 @@ describe("fee flow", () => {
     const weth = flows[wethToken].collected.find((c: any) => c.symbol === "WETH");
     expect(BigInt(weth.claimed.amountRaw)).toBe(BigInt(weth.converted.amountRaw) + BigInt(weth.awaitingConversion.amountRaw));
 
-    const data = await gql(`{ token(address: "${usdcToken}") { feeFlow } }`);
+    const data = await gql(`{ token(address: "${usdcToken}") { feeFlow feeFlowReport ${selectionOf("FeeFlow")} } }`);
     expect(data.token.feeFlow).toEqual(usdc);
+    // The typed form: the same answer, field for field.
+    expect(data.token.feeFlowReport).toEqual(usdc);
   });
 });
 
@@ -368,8 +371,9 @@ describe("public audit", () => {
     expect(found.lastClean).toEqual(clean.lastClean);
     // The other token is unaffected; GraphQL says the same.
     expect((await ok(`/api/v1/tokens/${wethToken}/audit`)).status).toBe("clean");
-    const data = await gql(`{ token(address: "${usdcToken}") { audit } }`);
+    const data = await gql(`{ token(address: "${usdcToken}") { audit auditReport ${selectionOf("PublicAudit")} } }`);
     expect(data.token.audit).toEqual(found);
+    expect(data.token.auditReport).toEqual(found);
     await sc.engine.ctx.pool.query("DELETE FROM engine.ledger WHERE key = 'injected:test'");
   });
 });

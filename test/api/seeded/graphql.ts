@@ -14,6 +14,7 @@ import { bucketEnd } from "../../../api/read/burn-totals.js";
 import { LARGEST_OPEN_DESKS } from "../../../api/read/desks.js";
 import * as act from "../../helpers/actions.js";
 import { sseEvents } from "../../helpers/http.js";
+import { selectionOf } from "../../helpers/graphql-selection.js";
 import { type Harness, actors } from "../harness.js";
 import { type Scenario, USDC } from "../scenario.js";
 import { seededWorld } from "./world.js";
@@ -173,6 +174,17 @@ export function graphqlSuite(): void {
         const rest = await h.call("GET", `/api/v1/burns/${node.txHash}/${node.logIndex}`);
         expect(rest.status).toBe(200);
         expect(rest.json.burn).toEqual(node.proof.burn);
+        // The typed form is REST's answer field for field (but for what the moment of asking decides: the head, and whether the balances came from memory).
+        const typed = await data(`query($tx: String!, $i: Int!) { burnProofReport(txHash: $tx, logIndex: $i) ${selectionOf("BurnProof")} }`, {
+          tx: node.txHash,
+          i: node.logIndex,
+        });
+        const { head, confirmations } = typed.burnProofReport.finality;
+        expect(typed.burnProofReport).toEqual({
+          ...rest.json,
+          finality: { ...rest.json.finality, head, confirmations },
+          deadAddress: { ...rest.json.deadAddress, cached: typed.burnProofReport.deadAddress.cached },
+        });
       }
     });
 

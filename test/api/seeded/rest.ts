@@ -15,7 +15,8 @@ import { PERPS_VENUES, PERPS_VENUE_IDS } from "../../../common/perps-venues.js";
 import { deskTrade } from "../../../schema/ponder.js";
 import { ERROR_STATUS } from "../../../api/http/errors.js";
 import * as schemas from "../../../api/rest/schemas.js";
-import { deskStatementResponse } from "../../../api/rest/trust.js";
+import { deskStatementResponse } from "../../../api/views/trust.js";
+import { selectionOf } from "../../helpers/graphql-selection.js";
 import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../../core/errors.js";
 import * as act from "../../helpers/actions.js";
 import { type Answer, type Harness, OPERATOR_API_KEY, actors } from "../harness.js";
@@ -296,6 +297,10 @@ export function restSuite(): void {
       const statement = await get(`/tokens/${s.token}/desk-statement`);
       expect(statement.status, statement.text).toBe(200);
       deskStatementResponse.parse(statement.json);
+      // GraphQL's typed statement is the same answer, field for field.
+      const typed = await h.gql(`{ token(address: "${s.token}") { deskStatementReport ${selectionOf("DeskStatement")} } }`);
+      expect(typed.json.errors, typed.text).toBeUndefined();
+      expect(typed.json.data.token.deskStatementReport).toEqual(statement.json);
       expect(statement.json).toMatchObject(venueOf());
       const open = statement.json.openDesks.find((d: { id: string }) => d.id === desk.id);
       expect(open).toMatchObject({ side: "long", leverage: "5", entryPrice: "3000", liquidationPrice: "2460", markPrice: desk.markPrice });

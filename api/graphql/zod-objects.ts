@@ -1,0 +1,104 @@
+/**
+ * GraphQL object types derived from the zod schemas of api/views/: the typed form of an answer
+ * REST already documents (a proof, a fee flow, an audit, a desk statement, final and pending
+ * totals), so GraphQL serves the same JSON field for field with no `JSON` scalar and no second
+ * definition to keep in step.
+ *
+ * A schema maps field by field: strings (addresses, hashes, decimals, times, enums of names
+ * GraphQL cannot spell, like `protocol-buyback`) are `String`, integers `Int`, booleans
+ * `Boolean`, arrays lists, nullable or optional fields nullable. Each object becomes a type
+ * named after where it first appears (`FeeFlowCollected`, `BurnProofPaidByBuyback` for an item of
+ * `paidBy.buybacks`), or by the
+ * name given for a shared one (`Money`); an object met again (its `.describe()`d and
+ * `.nullable()` copies included) is the same type. Anything else (a number that is not an
+ * integer, a record, an unknown) throws when the schema is built, so a view cannot reach
+ * GraphQL half-typed.
+ */
+import type { ObjectRef } from "@pothos/core";
+import { z } from "zod";
+import { type GraphqlContext, type Types, builder } from "./builder.js";
+
+type Row = Record<string, unknown>;
+type Ref = ObjectRef<Types, Row>;
+/** A field's GraphQL type: a scalar's name, an object, or a list of either. */
+type Output = "String" | "Int" | "Boolean" | Ref | ["String" | "Int" | "Boolean" | Ref];
+type Nullable = boolean | { list: boolean; items: boolean };
+
+/** Object types made so far, by their schema's shape (shared by a schema's described and nullable copies). */
+const made = new Map<unknown, Ref>();
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** The shape function zod keeps for an object: the same for every copy `.describe()` or `.nullable()` makes. */
+const shapeKey = (schema: z.AnyZodObject) => (schema._def as { shape: unknown }).shape;
+
+/**
+ * The object type of `schema`, named `name` unless it was made before. A shared object is named
+ * by calling this for it first (`Money`), before any answer that holds it.
+ */
+export function zodObject<S extends z.AnyZodObject>(name: string, schema: S, description?: string): ObjectRef<Types, z.infer<S>> {
+  const known = made.get(shapeKey(schema));
+  if (known) return known as never;
+  const ref = builder.objectRef<Row>(name);
+  made.set(shapeKey(schema), ref);
+  const fields = Object.entries(schema.shape as Record<string, z.ZodTypeAny>).map(([key, field]) => ({ key, ...fieldType(`${name}${pascal(key)}`, field) }));
+  ref.implement({
+    description: description ?? schema.description,
+    fields: (t) =>
+      Object.fromEntries(
+        fields.map(({ key, type, nullable, description }) => [
+          key,
+          t.field({ type: type as never, nullable: nullable as never, description, resolve: (row: Row) => row[key] as never }),
+        ]),
+      ),
+  });
+  return ref as never;
+}
+
+/** A field's type and nullability, its description the outermost one zod holds. */
+function fieldType(name: string, schema: z.ZodTypeAny): { type: Output; nullable: Nullable; description?: string } {
+  const description = schema.description;
+  let inner = schema;
+  let nullable = false;
+  while (inner instanceof z.ZodNullable || inner instanceof z.ZodOptional) {
+    nullable = true;
+    inner = inner.unwrap();
+  }
+  if (inner instanceof z.ZodArray) {
+    // An item is named in the singular: `…Buybacks` holds `…Buyback`s.
+    const item = fieldType(name.replace(/s$/, ""), inner.element);
+    if (Array.isArray(item.type)) throw new Error(`${name}: a list of lists has no GraphQL type here`);
+    return { type: [item.type], nullable: { list: nullable, items: item.nullable === true }, description };
+  }
+  return { type: scalarOrObject(name, inner), nullable, description };
+}
+
+function scalarOrObject(name: string, schema: z.ZodTypeAny): "String" | "Int" | "Boolean" | Ref {
+  if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return "String";
+  if (schema instanceof z.ZodBoolean) return "Boolean";
+  if (schema instanceof z.ZodNumber) {
+    if (!schema.isInt) throw new Error(`${name}: a number that is not an integer (money is an exact decimal string)`);
+    return "Int";
+  }
+  if (schema instanceof z.ZodObject) return zodObject(name, schema);
+  throw new Error(`${name}: ${schema.constructor.name} has no GraphQL type here`);
+}
+
+/** The JSON field of the old name, deprecated for its typed `…Report` beside it: one resolver for both. */
+export function reportFields<R, T>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, R>,
+  name: string,
+  type: ObjectRef<Types, T>,
+  field: {
+    description: string;
+    nullable?: boolean;
+    complexity?: number;
+    resolve: (parent: R, args: object, ctx: GraphqlContext) => Promise<T | null> | T | null;
+  },
+) {
+  const common = { nullable: field.nullable ?? false, complexity: field.complexity, resolve: field.resolve as never };
+  return {
+    [name]: t.field({ ...common, type: "JSON", description: field.description, deprecationReason: `Use ${name}Report: the same answer, typed` }),
+    [`${name}Report`]: t.field({ ...common, type, description: field.description }),
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * The whole selection set of a GraphQL object type, its objects' fields included, deprecated
+ * fields left out: what a client asks for to read a typed answer in full (the `…Report`
+ * fields, api/graphql/zod-objects.ts), to compare with the REST JSON of the same answer.
+ */
+// The CommonJS build of graphql-js: the copy Pothos builds the schema with under vitest.
+import { getNamedType, isObjectType } from "graphql/index.js";
+import { schema } from "../../api/graphql/index.js";
+
+export function selectionOf(typeName: string): string {
+  const type = schema.getType(typeName);
+  if (!isObjectType(type)) throw new Error(`${typeName} is not an object type of the schema`);
+  const fields = Object.values(type.getFields()).filter((f) => !f.deprecationReason);
+  return `{ ${fields
+    .map((f) => {
+      if (f.args.length) throw new Error(`${typeName}.${f.name} takes arguments`);
+      const named = getNamedType(f.type);
+      return isObjectType(named) ? `${f.name} ${selectionOf(named.name)}` : f.name;
+    })
+    .join(" ")} }`;
+}
