@@ -9,12 +9,14 @@
  * - every other UPPER_SNAKE name they use (an error code, a constant) exists in the code;
  * - every `npm run X` is a script of package.json, every `npm run engine -- X` a command of the engine CLI;
  * - every section of docs/design.md they cite (§N.N), or a code comment cites, exists;
- * - every GraphQL document they show is valid against the served schema (its snapshot, test/api/__snapshots__/schema.graphql).
+ * - every GraphQL document they show is valid against the served schema (its snapshot, test/api/__snapshots__/schema.graphql);
+ * - the exports' columns in docs/api.md are the datasets' own (api/read/export.ts).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { buildSchema, parse, validate } from "graphql";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DATASETS } from "../../api/read/export.js";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..", "..");
 
@@ -327,6 +329,17 @@ describe("the docs against the code", () => {
     }
     expect(checked).toBeGreaterThan(3);
     expect(invalid).toEqual([]);
+  });
+
+  it("lists each export's columns in docs/api.md as the dataset writes them", () => {
+    // A row of the table: | `burns` | one row per … | `id, token, amount(Raw), …` |, where `x(Raw)` is `x, xRaw`.
+    const listed = new Map(
+      [...text("docs/api.md").matchAll(/^\| `(\w+)` \| [^|]+ \| `([^`]+)` \|$/gm)].map((m) => [
+        m[1]!,
+        m[2]!.split(", ").flatMap((c) => (c.endsWith("(Raw)") ? [c.slice(0, -5), `${c.slice(0, -5)}Raw`] : [c])),
+      ]),
+    );
+    for (const [name, dataset] of Object.entries(DATASETS)) expect(listed.get(name), name).toEqual(dataset.columns);
   });
 
   it("checks itself: a missing path, an outside link and an unread variable are caught", () => {
