@@ -56,11 +56,18 @@ export function gainsPositionFee(positionSizeUsdc: bigint, totalPositionSizeFeeP
  * What closing a whole gTrade v10 trade pays at `pct` (1e10 percent, as `percentProfit`): the collateral plus
  * its PnL, less the closing fee and the trading fees already realized (v10 keeps the opening fee out of
  * `collateralAmount` and in `TradeFeesData.realizedTradingFeesCollateral`), plus PnL already realized; never
- * negative (the gTrade SDK's trade/pnl, `amountSentToTrader`). Holding fees, where the venue charges them, are
- * passed in `realizedTradingFees` as well.
+ * negative (the gTrade SDK's trade/pnl, `amountSentToTrader`), less the holding fees pending on the trade.
  */
-export function gainsCloseValue(p: { collateral: bigint; pct: bigint; closingFee: bigint; realizedTradingFees: bigint; realizedPnl: bigint }): bigint {
-  const v = p.collateral + (p.collateral * p.pct) / HUNDRED_PERCENT - p.closingFee - p.realizedTradingFees + p.realizedPnl;
+export function gainsCloseValue(p: {
+  collateral: bigint;
+  pct: bigint;
+  closingFee: bigint;
+  realizedTradingFees: bigint;
+  realizedPnl: bigint;
+  /** Holding fees not yet realized (`getTradePendingHoldingFeesCollateral`'s total: borrowing, and funding of either sign); none when absent. */
+  holdingFees?: bigint;
+}): bigint {
+  const v = p.collateral + (p.collateral * p.pct) / HUNDRED_PERCENT - p.closingFee - p.realizedTradingFees + p.realizedPnl - (p.holdingFees ?? 0n);
   return v < 0n ? 0n : v;
 }
 

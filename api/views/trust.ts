@@ -19,14 +19,8 @@ const baseUnits = z
 
 export const moneyResponse = z
   .object({
-    amount: z
-      .string()
-      .regex(/^-?\d+(\.\d+)?$/)
-      .describe("Exact decimal string in whole units"),
-    amountRaw: z
-      .string()
-      .regex(/^-?\d+$/)
-      .describe("Integer in base units of the currency"),
+    amount: json.decimal,
+    amountRaw: json.digits.describe("Integer in base units of the currency"),
     currency: checksummed.describe("The currency's (token's) address"),
     symbol: z.string(),
     decimals: int,

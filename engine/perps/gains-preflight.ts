@@ -56,6 +56,13 @@ export const GAINS_READ_FUNCTIONS = [
   "getCollateralIndex",
   "getCollateral",
   "getTradingActivated",
+  // The desks' marks: fees, liquidation price and pending holding fees of each trade.
+  "getTradeFeesData",
+  "getTradeLiquidationParams",
+  "getTradeLiquidationPrice",
+  "getTradePendingHoldingFeesCollateral",
+  "pairMinPositionSizeUsd",
+  "pairTotalPositionSizeFeeP",
 ] as const;
 
 const TRADING_STATE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(GainsTradingActivated).map(([name, v]) => [v, name]));

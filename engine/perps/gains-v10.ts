@@ -390,7 +390,8 @@ async function timedOutOrders(ctx: EngineContext): Promise<TimedOutOrder[]> {
  * Each trade marked at `price` with gTrade v10's maths: the value a full close would send (PnL, less the closing fee
  * on at least the pair's minimum position size and the trading fees already realized, plus realized PnL;
  * `getTradeFeesData`), and the diamond's own `getTradeLiquidationPrice` for the trade's liquidation parameters at
- * that price. Holding fees (borrowing, funding) are not read: the devnet's twin charges none.
+ * that price (holding fees included, as the diamond counts them at that price). The holding fees (borrowing and
+ * funding) pending on the trade are the diamond's own `getTradePendingHoldingFeesCollateral` at that price.
  */
 async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint): Promise<TradeMark[]> {
   if (!trades.length) return [];
@@ -407,9 +408,10 @@ async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint
   }
   return Promise.all(
     trades.map(async (t) => {
-      const [data, liqParams] = await Promise.all([
+      const [data, liqParams, holding] = await Promise.all([
         read<{ realizedTradingFeesCollateral: bigint; realizedPnlCollateral: bigint }>(ctx, "getTradeFeesData", [ctx.operator, t.index]),
         read<Record<string, unknown>>(ctx, "getTradeLiquidationParams", [ctx.operator, t.index]),
+        read<{ totalFeeCollateral: bigint }>(ctx, "getTradePendingHoldingFeesCollateral", [ctx.operator, t.index, price]),
       ]);
       const leverage = toGainsLeverage(t.leverage);
       const fee = fees.get(t.pairIndex)!;
@@ -420,6 +422,7 @@ async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint
         closingFee,
         realizedTradingFees: data.realizedTradingFeesCollateral,
         realizedPnl: data.realizedPnlCollateral,
+        holdingFees: holding.totalFeeCollateral,
       });
       const liquidationPrice = await read<bigint>(ctx, "getTradeLiquidationPrice", [
         {

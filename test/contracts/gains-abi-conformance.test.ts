@@ -153,6 +153,7 @@ describe("the values pinned in the reference", () => {
     ["getTradeFeesData", "0x62a6ace6"],
     ["getTradeLiquidationParams", "0x28dc892f"],
     ["getTradeLiquidationPrice", "0xef6c0449"],
+    ["getTradePendingHoldingFeesCollateral", "0x668cdc31"],
     ["getPendingOrders", "0x4c73cb25"],
     ["getCounters", "0x0212f0d6"],
     ["pairs", "0xb91ac788"],

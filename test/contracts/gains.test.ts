@@ -26,6 +26,7 @@ import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
 import { type GainsTrade, gainsMarketOpenTrade } from "../../common/abis/gains.js";
 import { runGainsPreflight } from "../../engine/perps/gains-preflight.js";
+import { rpc } from "../engine/helpers.js";
 
 const { rpcUrl, deployments } = testEnv();
 const c = deployments.contracts as Record<string, Address>;
@@ -89,6 +90,27 @@ function percentProfit(open: bigint, price: bigint, long: boolean, leverage: big
   const p = ((long ? price - open : open - price) * HUNDRED_PERCENT * leverage) / 1000n / open;
   return p < -HUNDRED_PERCENT ? -HUNDRED_PERCENT : p;
 }
+
+/** The diamond's `getTradeLiquidationPrice` of an open trade at `price`, with the default liquidation parameters. */
+const liquidationPriceOf = (t: Trade, price: bigint) =>
+  view<bigint>("getTradeLiquidationPrice", [
+    {
+      collateralIndex: 1,
+      trader: me,
+      pairIndex: t.pairIndex,
+      index: t.index,
+      openPrice: t.openPrice,
+      long: t.long,
+      collateral: t.collateralAmount,
+      leverage: BigInt(t.leverage),
+      additionalFeeCollateral: 0n,
+      liquidationParams: { maxLiqSpreadP: 0, startLiqThresholdP: 0, endLiqThresholdP: 0, startLeverage: 0, endLeverage: 0 },
+      currentPairPrice: price,
+      isCounterTrade: false,
+      partialCloseMultiplier: 1n,
+      beforeOpened: false,
+    },
+  ]);
 
 /** Requests a market open; returns the pending-order index of its `MarketOrderInitiated`. */
 async function requestOpen(p: { pair: number; collateral: bigint; leverage: number; long: boolean; price?: bigint; slippageP?: number }) {
@@ -187,23 +209,7 @@ describe("a market open: the order, then the keeper's fill", () => {
     const fees = await view<{ realizedTradingFeesCollateral: bigint }>("getTradeFeesData", [me, t.index]);
     expect(fees.realizedTradingFeesCollateral).toBe(fee(USDC(500n)));
     expect(fees.realizedTradingFeesCollateral).toBe(300_000n);
-    const input = {
-      collateralIndex: 1,
-      trader: me,
-      pairIndex: ETH,
-      index: t.index,
-      openPrice: t.openPrice,
-      long: true,
-      collateral: t.collateralAmount,
-      leverage: BigInt(t.leverage),
-      additionalFeeCollateral: 0n,
-      liquidationParams: { maxLiqSpreadP: 0, startLiqThresholdP: 0, endLiqThresholdP: 0, startLeverage: 0, endLeverage: 0 },
-      currentPairPrice: price,
-      isCounterTrade: false,
-      partialCloseMultiplier: 1n,
-      beforeOpened: false,
-    };
-    expect(await view("getTradeLiquidationPrice", [input])).toBe(executed.args.liqPrice);
+    expect(await liquidationPriceOf(t, price)).toBe(executed.args.liqPrice);
   });
 
   it("refuses collateral below five minimum fees and leverage outside the pair's bounds", async () => {
@@ -399,6 +405,55 @@ describe("closing, resizing and liquidating", () => {
     expect(await usdcOf(me)).toBe(before);
     expect((await view<Trade>("getTrade", [me, t.index])).isOpen).toBe(false);
     await setPrice(ETH, t.openPrice);
+  });
+});
+
+describe("holding fees (borrowing v2)", () => {
+  /** 1e10 percent per second: gTrade's highest borrowing rate (1,000% a year). */
+  const RATE = 317_097n;
+  const setRate = (rate: bigint) =>
+    owner.write(diamond, parseAbi(["function devnetSetBorrowingRate(uint16 pairIndex, uint256 ratePerSecondP)"]), "devnetSetBorrowingRate", [ETH, rate]);
+  const timestampOf = async (hash: Hex) => (await trader.publicClient.getBlock({ blockNumber: (await receipt(hash)).blockNumber })).timestamp;
+  const at = (seconds: bigint) => rpc(rpcUrl, "evm_setNextBlockTimestamp", [Number(seconds)]);
+  /** `positionSize × rate × seconds × price / openPrice / 1e10 / 100`: borrowing v2 at a constant rate and price. */
+  const borrowing = (size: bigint, seconds: bigint, price: bigint, openPrice: bigint) => (size * RATE * seconds * price) / openPrice / 10n ** 12n;
+
+  it("charge positionSize × rate × seconds × price / openPrice: in the view, the liquidation price and the close, to the base unit", async () => {
+    const t = await open({ pair: ETH, collateral: USDC(100n), leverage: 5000, long: true });
+    const size = USDC(500n);
+    const from = await timestampOf(await setRate(RATE));
+    try {
+      // The view, an hour on, at the open price and at 10% above it (the accumulator grows with the price).
+      await at(from + 3_600n);
+      await rpc(rpcUrl, "evm_mine");
+      const pending = (price: bigint) =>
+        view<{ fundingFeeCollateral: bigint; borrowingFeeCollateral: bigint; totalFeeCollateral: bigint }>("getTradePendingHoldingFeesCollateral", [
+          me,
+          t.index,
+          price,
+        ]);
+      const hour = borrowing(size, 3_600n, t.openPrice, t.openPrice);
+      expect(hour).toBe(570_774n);
+      expect(await pending(t.openPrice)).toMatchObject({ fundingFeeCollateral: 0n, borrowingFeeCollateral: hour, totalFeeCollateral: hour });
+      expect((await pending((t.openPrice * 11n) / 10n)).borrowingFeeCollateral).toBe(borrowing(size, 3_600n, (t.openPrice * 11n) / 10n, t.openPrice));
+
+      // The liquidation price counts them as fees: the loss it takes is 90% of the collateral less every fee.
+      const liquidationPrice = await liquidationPriceOf(t, t.openPrice);
+      const fees = fee(size) * 2n + hour;
+      expect(liquidationPrice).toBe(t.openPrice - (t.openPrice * ((USDC(100n) * 90n) / 100n - fees) * 1000n) / USDC(100n) / 5000n);
+
+      // A close two hours in, at the open price: the collateral less both fees and two hours of borrowing.
+      await at(from + 7_199n);
+      const r = await send("closeTradeMarket", [t.index, t.openPrice]);
+      const pendingIndex = (one(r, "MarketOrderInitiated").args.orderId as { index: number }).index;
+      await at(from + 7_200n);
+      const executed = one(await fill(pendingIndex), "MarketExecuted");
+      const twoHours = borrowing(size, 7_200n, t.openPrice, t.openPrice);
+      expect(executed.args).toMatchObject({ open: false, percentProfit: 0n, amountSentToTrader: USDC(100n) - fee(size) * 2n - twoHours });
+      expect(await pending(t.openPrice)).toMatchObject({ totalFeeCollateral: 0n });
+    } finally {
+      await setRate(0n);
+    }
   });
 });
 

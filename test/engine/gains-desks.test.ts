@@ -2,7 +2,8 @@
  * The desks' money path on gTrade v10: an engine configured with PERPS_VENUE=gains-v10 on a private
  * devnet, trading on the devnet's twin of the diamond, whose oracle leg the test plays as the devnet
  * keeper (anvil account 9: `executePendingOrder`, `triggerOrder` for a liquidation). A desk opens at
- * the minimum, grows by a second trade and by a two-step margin top-up, takes a profit that queues a
+ * the minimum, grows by a second trade and by a two-step margin top-up, takes a profit (marked with
+ * gTrade's fees and a day of holding fees, as the fills then charge them) that queues a
  * creator buyback, is halted past its drawdown limit (and reduced by a partial close), is liquidated;
  * an open filled outside its slippage bound is cancelled (its collateral back, less gTrade's fee), and
  * an open never filled is cancelled after gTrade's timeout by the engine itself. After every step the
@@ -27,6 +28,7 @@ import { type DeskTrade, tradeById, tradesOf } from "../../engine/desks/trades.j
 import { GAINS_MIN_POSITION_SIZE_USD, GAINS_TIMEOUT_BLOCKS, GAINS_TOTAL_POSITION_SIZE_FEE_P } from "../../devnet/gains.js";
 import { gainsV10 } from "../../engine/perps/gains-v10.js";
 import { KEEPER } from "./devnet.js";
+import { rpc } from "./helpers.js";
 import { type Scenario, startScenario } from "./scenario.js";
 
 const USDC = 1_000_000n;
@@ -34,6 +36,11 @@ const TRADER = 5;
 /** gTrade's ETH/USD (Avantis numbers it 0). */
 const ETH = 1;
 const keeperAbi = parseAbi(["function executePendingOrder(address trader, uint32 index)"]);
+/** Not the operator: it holds the twin's devnet-only setters (a borrowing rate here). */
+const ADMIN = 2;
+const adminAbi = parseAbi(["function transferOwnership(address newOwner)", "function devnetSetBorrowingRate(uint16 pairIndex, uint256 ratePerSecondP)"]);
+/** gTrade's borrowing rate (1e10 percent per second): 100% a year. */
+const BORROWING_RATE = 31_709n;
 
 let sc: Scenario;
 let d: Scenario["d"];
@@ -126,7 +133,11 @@ async function freshPerpUsdc(usdcIn: bigint): Promise<void> {
 }
 
 beforeAll(async () => {
-  sc = await startScenario({ env: { PERPS_VENUE: "gains-v10" } });
+  sc = await startScenario({
+    env: { PERPS_VENUE: "gains-v10" },
+    // The deployer (the operator) hands the twin's devnet-only setters to another account before the engine runs.
+    beforeEngine: (devnet) => devnet.as(0).write(getAddress(devnet.c.gainsDiamond!), adminAbi, "transferOwnership", [devnet.as(ADMIN).account.address]),
+  });
   d = sc.d;
   operator = sc.operator;
   token = sc.usdcToken;
@@ -223,10 +234,37 @@ describe("desks on gTrade v10 (PERPS_VENUE=gains-v10, the devnet's twin of the d
     await expectLedgerEqualsChain();
   });
 
-  it("takes a profit marked with gTrade's fees and queues it as a creator buyback", async () => {
+  it("takes a profit marked with gTrade's fees and holding fees, and queues it as a creator buyback", async () => {
     const before = await liveTrades();
     const buybackBefore = await creatorBuybackUsdc();
+    // A day of borrowing on ETH/USD, then the chain's clock held still: the marks and the fills count the same fees.
+    const admin = (rate: bigint) => d.as(ADMIN).write(diamond, adminAbi, "devnetSetBorrowingRate", [ETH, rate]);
+    await admin(BORROWING_RATE);
+    const now = (await d.as(1).publicClient.getBlock()).timestamp;
+    await rpc(d.rpcUrl, "evm_setNextBlockTimestamp", [Number(now + 86_400n)]);
+    await rpc(d.rpcUrl, "evm_mine");
+    await rpc(d.rpcUrl, "anvil_setBlockTimestampInterval", [0]);
+    try {
+      await takeProfit(before, buybackBefore);
+    } finally {
+      await rpc(d.rpcUrl, "anvil_removeBlockTimestampInterval");
+      await admin(0n);
+    }
+  });
+
+  async function takeProfit(before: DeskTrade[], buybackBefore: bigint) {
     await ethAt(105n); // +5% at up to 5x: above the 10% take-profit, fees included
+    const holding = await Promise.all(
+      before.map(
+        async (t) =>
+          (
+            await d
+              .as(1)
+              .read<{ totalFeeCollateral: bigint }>(diamond, gainsViewsAbi, "getTradePendingHoldingFeesCollateral", [operator, t.tradeIndex!, basePrice * 105n])
+          ).totalFeeCollateral,
+      ),
+    );
+    expect(holding.every((h) => h > 0n)).toBe(true);
     // The venue's mark (profit-checker's and desk-risk's) is what the diamond then pays, to the base unit.
     const marks = await gainsV10.markTrades(
       sc.engine.ctx,
@@ -259,7 +297,7 @@ describe("desks on gTrade v10 (PERPS_VENUE=gains-v10, the devnet's twin of the d
       const minFee = ((GAINS_MIN_POSITION_SIZE_USD / 10n ** 12n) * GAINS_TOTAL_POSITION_SIZE_FEE_P) / PERPS_PRECISION / 100n;
       expect(minFee).toBe(100_000n);
       const pnl = (t.collateral! * event.args.percentProfit) / (100n * PERPS_PRECISION);
-      expect(event.args.amountSentToTrader).toBe(t.collateral! + pnl - 2n * minFee);
+      expect(event.args.amountSentToTrader).toBe(t.collateral! + pnl - 2n * minFee - holding[before.indexOf(t)]!);
       expect(marks[before.indexOf(t)]!.value).toBe(event.args.amountSentToTrader);
       profit += event.args.amountSentToTrader - t.basisUsdc;
     }
@@ -268,7 +306,7 @@ describe("desks on gTrade v10 (PERPS_VENUE=gains-v10, the devnet's twin of the d
     expect((await creatorBuybackUsdc()) - buybackBefore).toBe(profit);
     await ethAt(100n);
     await expectLedgerEqualsChain();
-  });
+  }
 
   it("halts a desk past its drawdown limit, reduces it by a partial close (decreasePositionSize), mirrored in the registry", async () => {
     await freshPerpUsdc(6_000n * USDC);

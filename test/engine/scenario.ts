@@ -33,9 +33,18 @@ export type Scenario = {
 
 /** A private devnet and an engine on it, reconciled as at every engine start. */
 export async function startScenario(
-  options: { faults?: Faults; logLevel?: string; log?: Logger; confirmations?: number; env?: Record<string, string> } = {},
+  options: {
+    faults?: Faults;
+    logLevel?: string;
+    log?: Logger;
+    confirmations?: number;
+    env?: Record<string, string>;
+    /** Runs on the devnet before the engine exists (a transaction from the operator's key then leaves the engine's nonces its own). */
+    beforeEngine?: (d: PrivateDevnet) => Promise<unknown>;
+  } = {},
 ): Promise<Scenario> {
   const d = await startPrivateDevnet();
+  await options.beforeEngine?.(d);
   const config = { ...d.config(options.env), ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }) };
   const operator = config.operator!;
   const engine = await createEngine({

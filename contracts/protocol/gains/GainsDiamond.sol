@@ -40,16 +40,22 @@ interface IGainsPriceFeed {
 ///           pair's bounds (else `WrongLeverage`);
 ///         - `percentProfit = ±(price − openPrice) / openPrice × 100 × leverage` in 1e10 percent, floored at −100%;
 ///         - a close sends `collateral + collateral × percentProfit − closingFee − realizedTradingFees +
-///           realizedPnl`, never below zero;
+///           realizedPnl − pending holding fees`, never below zero;
+///         - holding fees are borrowing v2's: a pair's accumulator grows by `borrowingRatePerSecondP × seconds ×
+///           pairPrice` (1e10 × 1e10 = 1e20 precision, brought up to date at every fill at the fill's price), and a
+///           trade owes `positionSize × (accumulator − its initialAccBorrowingFeeP) / openPrice / 1e10 / 100`
+///           (`getTradePendingHoldingFeesCollateral`); an increase, decrease or leverage update realizes them into
+///           `realizedTradingFeesCollateral`. The rate is 0 unless `devnetSetBorrowingRate` sets one;
 ///         - the liquidation price is where the loss reaches 90% of the collateral, fees included:
 ///           `openPrice ∓ openPrice × (collateral × 90% − fees) / collateral / leverage`, fees being the closing fee
-///           plus realized trading fees minus realized PnL; a liquidation sends nothing;
+///           plus realized trading fees and pending holding fees minus realized PnL; a liquidation sends nothing;
 ///         - a market open filled outside `expectedPrice ± expectedPrice × maxSlippageP / 1e5` is cancelled with
 ///           `CancelReason.SLIPPAGE` (3) and returns its collateral minus the pair's minimum fee (gTrade's gov fee
 ///           for the oracle's cost).
 ///
 /// @dev Simplifications: market orders only (no limit/stop opens, TP or SL triggers), no spread, price impact,
-///      holding fees (borrowing, funding) or counter trades (their fields are zero), no referral or fee tiers, the
+///      funding fees (skew-based: `fundingFeeCollateral` is 0) or counter trades (their fields are zero), a
+///      constant borrowing rate per pair (no utilisation curve), no holding-fee events, no referral or fee tiers, the
 ///      default 90% liquidation threshold (`getTradeLiquidationParams` answers zeros), `partialCloseMultiplier` read
 ///      as 1; a close, increase or decrease when the trade's liquidation price is reached is cancelled with
 ///      `LIQ_REACHED` and no fee; cancelled increases charge the pair's minimum fee to the trade's collateral as gTrade
@@ -114,10 +120,19 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
     /// @dev Selectors the loupe reports a facet for (the preflight's `facetAddress` check).
     mapping(bytes4 => bool) internal _facet;
 
+    /// @dev Borrowing v2 per pair: the rate (1e10 percent per second), the accumulator (1e20) and when it was last brought up to date.
+    struct Borrowing {
+        uint256 ratePerSecondP;
+        uint256 accFeeP;
+        uint256 lastUpdateTs;
+    }
+
+    mapping(uint256 => Borrowing) internal _borrowing;
+
     constructor(address owner_, address usdc_, uint16 timeoutBlocks_) Ownable(owner_) {
         usdc = IERC20(usdc_);
         _timeoutBlocks = timeoutBlocks_;
-        bytes4[27] memory selectors = [
+        bytes4[28] memory selectors = [
             this.openTrade.selector,
             this.closeTradeMarket.selector,
             this.increasePositionSize.selector,
@@ -131,6 +146,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
             this.getTradeFeesData.selector,
             this.getTradeLiquidationParams.selector,
             this.getTradeLiquidationPrice.selector,
+            this.getTradePendingHoldingFeesCollateral.selector,
             this.getPendingOrders.selector,
             this.getCounters.selector,
             this.pairs.selector,
@@ -190,6 +206,13 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
     function devnetSetCollateralIndex(uint8 index) external onlyOwner {
         require(index != 0, "BAD_INDEX");
         _usdcIndex = index;
+    }
+
+    /// @notice Devnet only: the pair's borrowing rate from now on (1e10 percent per second; 0 charges nothing).
+    function devnetSetBorrowingRate(uint16 pairIndex, uint256 ratePerSecondP) external onlyOwner {
+        require(pairIndex < _pairs.length, "NO_PAIR");
+        _accrue(pairIndex, _feedPrice(pairIndex));
+        _borrowing[pairIndex].ratePerSecondP = ratePerSecondP;
     }
 
     // ---------------------------------------------------------------- trader calls
@@ -337,6 +360,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         if (!order.isOpen) revert NoOrder();
         _closePending(trader, index, order);
         uint256 price = _feedPrice(order.trade.pairIndex);
+        _accrue(order.trade.pairIndex, price);
         Id memory id = Id(trader, index);
         if (order.orderType == MARKET_OPEN) _fillOpen(id, order, price);
         else if (order.orderType == MARKET_CLOSE) _fillClose(id, order, price);
@@ -354,6 +378,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         if (orderType != LIQ_CLOSE) revert WrongOrderType();
         Trade memory t = _openTrade(trader, index);
         uint256 price = _feedPrice(t.pairIndex);
+        _accrue(t.pairIndex, price);
         uint256 liqPrice = _tradeLiqPrice(t);
         if (t.long ? price > liqPrice : price < liqPrice) revert NotLiquidatable();
         _closeTrade(trader, index);
@@ -442,8 +467,23 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         if (!_input.beforeOpened) {
             TradeFeesData memory d = _feesData[_input.trader][_input.index];
             fees += int256(uint256(d.realizedTradingFeesCollateral)) - d.realizedPnlCollateral;
+            Trade memory t = _trades[_input.trader][_input.index];
+            if (t.isOpen) fees += int256(_pendingBorrowing(t, _pendingAcc(t.pairIndex, _input.currentPairPrice)));
         }
         return _liqPrice(_input.openPrice, _input.long, _input.collateral, _input.leverage, fees);
+    }
+
+    /// @notice The trade's holding fees since they were last realized, were the pair's price `_currentPairPrice`
+    ///         (1e10): borrowing only (funding is 0 here); zeros for a trade that is not open.
+    function getTradePendingHoldingFeesCollateral(address _trader, uint32 _index, uint64 _currentPairPrice)
+        external
+        view
+        returns (TradeHoldingFees memory fees)
+    {
+        Trade memory t = _trades[_trader][_index];
+        if (!t.isOpen) return fees;
+        fees.borrowingFeeCollateral = _pendingBorrowing(t, _pendingAcc(t.pairIndex, _currentPairPrice));
+        fees.totalFeeCollateral = int256(fees.borrowingFeeCollateral);
     }
 
     /// @notice The trader's pending orders, by index.
@@ -553,6 +593,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
             0
         );
         _feesData[t.user][t.index].realizedTradingFeesCollateral = uint128(_fee(t.pairIndex, size));
+        _feesData[t.user][t.index].initialAccBorrowingFeeP = uint128(_borrowing[t.pairIndex].accFeeP);
         _emitMarketExecuted(id, t, true, price, _tradeLiqPrice(t), 0, 0);
     }
 
@@ -565,7 +606,9 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         }
         int256 pp = _percentProfit(t.openPrice, price, t.long, t.leverage);
         uint256 liqPrice = _tradeLiqPrice(t);
-        uint256 sent = _closeValue(t, pp, _fee(t.pairIndex, uint256(t.collateralAmount) * t.leverage / LEV));
+        uint256 sent = _closeValue(
+            t, pp, _fee(t.pairIndex, uint256(t.collateralAmount) * t.leverage / LEV) + _holding(t)
+        );
         _closeTrade(t.user, t.index);
         if (sent > 0) usdc.safeTransfer(t.user, sent);
         _emitMarketExecuted(id, t, false, price, liqPrice, pp, sent);
@@ -621,6 +664,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
             );
             return;
         }
+        _realizeHolding(t);
         _applyIncrease(t, v, price);
         emit PositionSizeIncreaseExecuted(
             id, NONE, USDC_INDEX, t.user, t.pairIndex, t.index, t.long, price, COLLATERAL_PRICE_USD,
@@ -661,6 +705,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
         uint8 reason = _closeCheck(t, order, price);
         if (reason == NONE) {
             v.existingLiqPrice = _tradeLiqPrice(t);
+            _realizeHolding(t);
             _applyDecrease(t, partial_, v, price);
         }
         emit PositionSizeDecreaseExecuted(
@@ -744,6 +789,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
             );
             return;
         }
+        _realizeHolding(t);
         v.newEffectiveLeverage = v.newLeverage;
         v.totalTradeAvailableCollateralInDiamond = v.newCollateralAmount;
         v.availableCollateralInDiamond = v.newCollateralAmount;
@@ -793,6 +839,39 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
             if (order.trade.leverage < _trades[order.user][order.trade.index].leverage) return order.trade.collateralAmount;
         }
         return 0;
+    }
+
+    /// @dev Brings the pair's borrowing accumulator up to now at `price`.
+    function _accrue(uint256 pairIndex, uint256 price) internal {
+        Borrowing storage b = _borrowing[pairIndex];
+        b.accFeeP = _pendingAcc(pairIndex, price);
+        b.lastUpdateTs = block.timestamp;
+    }
+
+    /// @dev The pair's accumulator were it brought up to now at `price` (1e20).
+    function _pendingAcc(uint256 pairIndex, uint256 price) internal view returns (uint256) {
+        Borrowing storage b = _borrowing[pairIndex];
+        if (b.lastUpdateTs == 0 || b.ratePerSecondP == 0) return b.accFeeP;
+        return b.accFeeP + b.ratePerSecondP * (block.timestamp - b.lastUpdateTs) * price;
+    }
+
+    /// @dev Borrowing fees of `t` at accumulator `acc`: `positionSize × (acc − initial) / openPrice / 1e10 / 100`.
+    function _pendingBorrowing(Trade memory t, uint256 acc) internal view returns (uint256) {
+        uint256 initial = _feesData[t.user][t.index].initialAccBorrowingFeeP;
+        if (acc <= initial || t.openPrice == 0) return 0;
+        return uint256(t.collateralAmount) * t.leverage / LEV * (acc - initial) / t.openPrice / P10 / 100;
+    }
+
+    /// @dev `t`'s holding fees at the pair's accumulator as last brought up to date (every fill does so first).
+    function _holding(Trade memory t) internal view returns (uint256) {
+        return _pendingBorrowing(t, _borrowing[t.pairIndex].accFeeP);
+    }
+
+    /// @dev Moves `t`'s holding fees into its realized trading fees and starts it again from the pair's accumulator.
+    function _realizeHolding(Trade memory t) internal {
+        TradeFeesData storage d = _feesData[t.user][t.index];
+        d.realizedTradingFeesCollateral += uint128(_holding(t));
+        d.initialAccBorrowingFeeP = uint128(_borrowing[t.pairIndex].accFeeP);
     }
 
     function _closeTrade(address trader, uint32 index) internal {
@@ -845,7 +924,7 @@ contract GainsDiamond is IGains, Ownable, ReentrancyGuard {
     function _tradeLiqPrice(Trade memory t) internal view returns (uint256) {
         TradeFeesData storage d = _feesData[t.user][t.index];
         int256 fees = int256(_fee(t.pairIndex, uint256(t.collateralAmount) * t.leverage / LEV))
-            + int256(uint256(d.realizedTradingFeesCollateral)) - d.realizedPnlCollateral;
+            + int256(uint256(d.realizedTradingFeesCollateral)) - d.realizedPnlCollateral + int256(_holding(t));
         return _liqPrice(t.openPrice, t.long, t.collateralAmount, t.leverage, fees);
     }
 

@@ -53,6 +53,14 @@ interface IGains {
         uint128 initialAccBorrowingFeeP;
     }
 
+    /// @notice A trade's holding fees not yet realized (v10): funding (either sign) and borrowing, in collateral.
+    struct TradeHoldingFees {
+        int256 fundingFeeCollateral;
+        uint256 borrowingFeeCollateral;
+        uint256 borrowingFeeCollateral_old;
+        int256 totalFeeCollateral;
+    }
+
     struct GroupLiquidationParams {
         uint40 maxLiqSpreadP;
         uint40 startLiqThresholdP;
