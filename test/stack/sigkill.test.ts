@@ -21,7 +21,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
 import { clankerFeeLockerAbi } from "../../common/abis/index.js";
 import { readConnectionFile } from "../../common/connection-file.js";
-import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, readDeployments } from "../../common/config.js";
+import { DEVNET_OPERATOR_KEY } from "../../common/config.js";
 import { ROOT } from "../../devnet/compile.js";
 import { VIEWS_SCHEMA } from "../../common/constants.js";
 import { mulberry32 } from "../../devnet/market.js";
@@ -301,27 +301,4 @@ describe("npm start killed whole with SIGKILL", () => {
     expect(after.leader?.holder.split(":")[1]).toBe(back);
     expect(BigInt(after.leader!.epoch)).toBeGreaterThan(1n);
   }, 180_000);
-
-  it("trades its desks on the devnet's gTrade v10 diamond, as on Base", async () => {
-    // The devnet's market makes fees from the first minutes; the perp leg's share opens desks on gTrade.
-    const api = `http://127.0.0.1:${env.PORT}/api/v1`;
-    type Desk = { token: string | null; venue: string; protocol: string; openTx: Hex; status: string };
-    let seen: Desk[] = [];
-    const desk = await waitFor("a desk opened on gains-v10", 300_000, async () => {
-      const res = await fetch(`${api}/desks?limit=200`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
-      if (!res?.ok) return undefined;
-      seen = ((await res.json()) as { items: Desk[] }).items;
-      return seen.find((d) => d.venue === "gains-v10" && d.token !== null);
-    }).catch((error) => {
-      throw new Error(`${(error as Error).message}
-desks seen: ${JSON.stringify(seen.slice(0, 5))}`);
-    });
-    expect(desk.protocol).toMatch(/gTrade v10/);
-    // On chain: the opening order went to the configured diamond and succeeded.
-    const { createPublicClient, http } = await import("viem");
-    const client = createPublicClient({ transport: http(readConnectionFile(dir)!.RPC_URL!) });
-    const receipt = await client.getTransactionReceipt({ hash: desk.openTx });
-    expect(receipt.status).toBe("success");
-    expect(receipt.to?.toLowerCase()).toBe(String(readDeployments(env.DEPLOYMENTS_FILE!, DEVNET_CHAIN_ID)!.contracts.gainsDiamond).toLowerCase());
-  }, 360_000);
 });
