@@ -7,10 +7,9 @@
  * A schema maps field by field: strings (addresses, hashes, decimals, times, enums of names
  * GraphQL cannot spell, like `protocol-buyback`) are `String`, integers `Int`, booleans
  * `Boolean`, arrays lists, nullable or optional fields nullable. Each object becomes a type
- * named after where it first appears (`FeeFlowCollected`, `BurnProofPaidByBuyback` for an item of
- * `paidBy.buybacks`), or by the
- * name given for a shared one (`Money`); an object met again (its `.describe()`d and
- * `.nullable()` copies included) is the same type. Anything else (a number that is not an
+ * named after where it first appears (`FeeFlowCollected`; `BurnProofPaidByBuyback` for an item
+ * of `paidBy.buybacks`), or by the name given for a shared one (`Money`); an object met again
+ * (its `.describe()`d and `.nullable()` copies included) is the same type. Anything else (a number that is not an
  * integer, a record, an unknown) throws when the schema is built, so a view cannot reach
  * GraphQL half-typed.
  */
