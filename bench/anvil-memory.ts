@@ -26,6 +26,7 @@ import { deployDevnet } from "../devnet/deploy.js";
 import { startMarket } from "../devnet/market.js";
 import { freePort } from "../devnet/ports.js";
 import { benchArgs } from "./args.js";
+import { rssMb } from "./memory.js";
 
 const USAGE = `
 Usage: npx tsx bench/anvil-memory.ts [flags]
@@ -69,10 +70,8 @@ const CANDIDATES: Candidate[] = [
 const custom = flags.values.args;
 if (custom) CANDIDATES.splice(0, CANDIDATES.length, { name: custom, mining: "timer", extraArgs: custom.split(/\s+/) });
 
-export function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
-}
+/** Resident memory of anvil, in MB (NaN once it has exited). */
+const rss = (pid: number) => rssMb(pid) ?? Number.NaN;
 
 const head = async (url: string) => Number(BigInt(await rpc<Hex>(url, "eth_blockNumber")));
 
@@ -113,25 +112,25 @@ try {
         await anvil.setBlockTime(1);
         await anvil.setBlockTime(0);
       }
-      const start = { block: await head(url), rss: rssMb(pid) };
+      const start = { block: await head(url), rss: rss(pid) };
       const market = startMarket({ rpcUrl: url, deployments: { ...deployments, rpcUrl: url }, seed: 7 });
       let txs = 0;
       let peak = start.rss;
       while ((await head(url)) - start.block < TRAFFIC_BLOCKS) {
         const actions = await market.step();
         txs += actions.length;
-        peak = Math.max(peak, rssMb(pid));
+        peak = Math.max(peak, rss(pid));
       }
       await market.stop();
-      const traffic = { block: await head(url), rss: rssMb(pid) };
+      const traffic = { block: await head(url), rss: rss(pid) };
       const series: string[] = [];
       for (let i = 0; i < EMPTY_BLOCKS; i++) {
         await rpc(url, "evm_mine");
-        if (i % 100 === 0) peak = Math.max(peak, rssMb(pid));
-        if (i % 500 === 499) series.push(rssMb(pid).toFixed(0));
+        if (i % 100 === 0) peak = Math.max(peak, rss(pid));
+        if (i % 500 === 499) series.push(rss(pid).toFixed(0));
       }
       log(`${candidate.name}: RSS MB every 500 empty blocks: ${series.join(", ")}`);
-      const empty = { block: await head(url), rss: rssMb(pid) };
+      const empty = { block: await head(url), rss: rss(pid) };
       peak = Math.max(peak, empty.rss);
       const trafficBlocks = traffic.block - start.block;
       const emptyBlocks = empty.block - traffic.block;

@@ -15,6 +15,7 @@ import type { ReadDb } from "../api/deps.js";
 import { DATASETS } from "../api/read/export.js";
 import { inlineParams } from "../api/read/export-copy.js";
 import type { PonderHandle } from "../devnet/ponder.js";
+import { rssMb } from "./memory.js";
 
 export type ExportResult = {
   rowsAdded: number;
@@ -32,13 +33,8 @@ export type ExportResult = {
   loadAfter: string;
 };
 
-/** Resident memory of a process (Linux), in MB. */
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return line ? Number(line.replace(/\D+/g, "")) / 1024 : Number.NaN;
-}
+/** Resident memory of a process (Linux), in MB (NaN once it has exited). */
+const rss = (pid: number) => rssMb(pid) ?? Number.NaN;
 
 const SYNTHETIC = "synthetic-";
 /** Distinct burners among the synthetic rows (each also the transaction's sender). */
@@ -159,10 +155,10 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
     await download(`${ponder.url}/api/v1/export/burns.csv?limit=20000`);
     await new Promise((r) => setTimeout(r, 2_000));
     const loadBefore = load();
-    const rssBeforeMb = rssMb(pid);
+    const rssBeforeMb = rss(pid);
     let rssPeakMb = rssBeforeMb;
     const sampler = setInterval(() => {
-      rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+      rssPeakMb = Math.max(rssPeakMb, rss(pid));
     }, 50);
     const started = performance.now();
     let got: { lines: number; bytes: number };
@@ -173,7 +169,7 @@ export async function benchExport(ponder: PonderHandle, databaseUrl: string, row
     }
     const seconds = (performance.now() - started) / 1000;
     await writeCpuProfile(pid);
-    rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+    rssPeakMb = Math.max(rssPeakMb, rss(pid));
     const exported = got.lines - 1;
     if (exported < rows) throw new Error(`the export had ${exported} rows, fewer than the ${rows} synthetic ones`);
     log("  the same COPY to a bare client (the ceiling)");

@@ -1,7 +1,7 @@
 /**
  * The layers of docs/design.md §2, read from the import graph: arrows between top-level folders
  * point one way, down to `core/`, `schema/` and `common/`. Nothing imports `api/` (but ponder's
- * bridge), and neither `api/` nor `devnet/` imports `engine/`. Inside `api/`, the surfaces
+ * bridge and the benchmarks), nothing imports `bench/`, and neither `api/` nor `devnet/` imports `engine/`. Inside `api/`, the surfaces
  * import the shared layers and never each other.
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -20,6 +20,8 @@ const ALLOWED: Record<string, string[]> = {
   engine: ["core", "common", "schema"],
   devnet: ["common", "schema"],
   src: ["api", "indexer", "schema"],
+  // The benchmarks drive the product from outside (a devnet, the engine, the API), as an operator would; nothing imports them.
+  bench: ["api", "engine", "devnet", "core", "common", "schema"],
 };
 
 /**
