@@ -50,11 +50,11 @@ import { encodeAuctionBid, sniperAuctionAbi } from "../common/abis/clanker-hook.
 import { clankerFactoryAbi, clankerLpLockerAbi } from "../common/abis/clanker.js";
 import {
   GAINS_PAIR_FEEDS,
-  GAINS_USDC_COLLATERAL_INDEX,
   GainsOrderType,
   type GainsTrade,
   gainsEventsAbi,
   gainsTradingAbi,
+  gainsLiquidationPriceInput,
   gainsViewsAbi,
 } from "../common/abis/gains.js";
 import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
@@ -393,8 +393,7 @@ export function startMarket(options: MarketOptions): Market {
         if (price === undefined) continue;
         const liquidationParams = await reader.read<Record<string, unknown>>(diamond, gainsViewsAbi as Abi, "getTradeLiquidationParams", [trader, t.index]);
         const liquidationPrice = await reader.read<bigint>(diamond, gainsViewsAbi as Abi, "getTradeLiquidationPrice", [
-          {
-            collateralIndex: GAINS_USDC_COLLATERAL_INDEX,
+          gainsLiquidationPriceInput({
             trader,
             pairIndex: t.pairIndex,
             index: t.index,
@@ -402,13 +401,9 @@ export function startMarket(options: MarketOptions): Market {
             long: t.long,
             collateral: t.collateralAmount,
             leverage: BigInt(t.leverage),
-            additionalFeeCollateral: 0n,
+            price,
             liquidationParams,
-            currentPairPrice: price,
-            isCounterTrade: false,
-            partialCloseMultiplier: 1n,
-            beforeOpened: false,
-          },
+          }),
         ]);
         if (liquidationPrice === 0n || (t.long ? price > liquidationPrice : price < liquidationPrice)) continue;
         const liquidate: MarketAction = { kind: "liquidate", trader, pairIndex: t.pairIndex, index: t.index, price, liquidationPrice };

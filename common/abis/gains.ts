@@ -220,3 +220,42 @@ export function gainsMarketOpenTrade(p: {
     __placeholder: 0,
   };
 }
+
+/** gTrade's default liquidation parameters (`getTradeLiquidationParams` of a trade in no group): the 90% threshold, no spread. */
+export const GAINS_DEFAULT_LIQUIDATION_PARAMS = { maxLiqSpreadP: 0, startLiqThresholdP: 0, endLiqThresholdP: 0, startLeverage: 0, endLeverage: 0 };
+
+/**
+ * The `LiqPriceInput` of `getTradeLiquidationPrice` for an open USDC trade of `trader` at the pair price
+ * `price` (1e10): its liquidation parameters as `getTradeLiquidationParams` gives them (default: none),
+ * no additional fee, not a counter trade, a `partialCloseMultiplier` of 1 (its scale is not documented;
+ * gTrade's SDK passes a plain 1), and the trade's fees as the diamond holds them (`beforeOpened: false`).
+ * Leverage in gTrade's 1e3 units.
+ */
+export function gainsLiquidationPriceInput(p: {
+  trader: Address;
+  pairIndex: number;
+  index: number;
+  openPrice: bigint;
+  long: boolean;
+  collateral: bigint;
+  leverage: bigint;
+  price: bigint;
+  liquidationParams?: Record<string, unknown>;
+}) {
+  return {
+    collateralIndex: GAINS_USDC_COLLATERAL_INDEX,
+    trader: p.trader,
+    pairIndex: p.pairIndex,
+    index: p.index,
+    openPrice: p.openPrice,
+    long: p.long,
+    collateral: p.collateral,
+    leverage: p.leverage,
+    additionalFeeCollateral: 0n,
+    liquidationParams: p.liquidationParams ?? GAINS_DEFAULT_LIQUIDATION_PARAMS,
+    currentPairPrice: p.price,
+    isCounterTrade: false,
+    partialCloseMultiplier: 1n,
+    beforeOpened: false,
+  };
+}

@@ -27,6 +27,7 @@ import {
   type GainsTrade,
   GainsTradeType,
   gainsEventsAbi,
+  gainsLiquidationPriceInput,
   gainsMarketOpenTrade,
   gainsTradingAbi,
   gainsViewsAbi,
@@ -425,8 +426,7 @@ async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint
         holdingFees: holding.totalFeeCollateral,
       });
       const liquidationPrice = await read<bigint>(ctx, "getTradeLiquidationPrice", [
-        {
-          collateralIndex: GAINS_USDC_COLLATERAL_INDEX,
+        gainsLiquidationPriceInput({
           trader: ctx.operator,
           pairIndex: t.pairIndex,
           index: t.index,
@@ -434,13 +434,9 @@ async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint
           long: t.side === "long",
           collateral: t.collateral,
           leverage: BigInt(leverage),
-          additionalFeeCollateral: 0n,
+          price,
           liquidationParams: liqParams,
-          currentPairPrice: price,
-          isCounterTrade: false,
-          partialCloseMultiplier: 1n,
-          beforeOpened: false,
-        },
+        }),
       ]);
       return { value, liquidationPrice };
     }),

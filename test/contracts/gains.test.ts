@@ -24,7 +24,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { GAINS_MAX_LEVERAGE, GAINS_MIN_LEVERAGE, GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
-import { type GainsTrade, gainsMarketOpenTrade } from "../../common/abis/gains.js";
+import { type GainsTrade, gainsLiquidationPriceInput, gainsMarketOpenTrade } from "../../common/abis/gains.js";
 import { runGainsPreflight } from "../../engine/perps/gains-preflight.js";
 import { rpc } from "../engine/helpers.js";
 
@@ -94,8 +94,7 @@ function percentProfit(open: bigint, price: bigint, long: boolean, leverage: big
 /** The diamond's `getTradeLiquidationPrice` of an open trade at `price`, with the default liquidation parameters. */
 const liquidationPriceOf = (t: Trade, price: bigint) =>
   view<bigint>("getTradeLiquidationPrice", [
-    {
-      collateralIndex: 1,
+    gainsLiquidationPriceInput({
       trader: me,
       pairIndex: t.pairIndex,
       index: t.index,
@@ -103,13 +102,8 @@ const liquidationPriceOf = (t: Trade, price: bigint) =>
       long: t.long,
       collateral: t.collateralAmount,
       leverage: BigInt(t.leverage),
-      additionalFeeCollateral: 0n,
-      liquidationParams: { maxLiqSpreadP: 0, startLiqThresholdP: 0, endLiqThresholdP: 0, startLeverage: 0, endLeverage: 0 },
-      currentPairPrice: price,
-      isCounterTrade: false,
-      partialCloseMultiplier: 1n,
-      beforeOpened: false,
-    },
+      price,
+    }),
   ]);
 
 /** Requests a market open; returns the pending-order index of its `MarketOrderInitiated`. */
