@@ -16,6 +16,7 @@ import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { documented } from "../openapi/zod-schema.js";
 import { legsResponse, protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
+import { auditBaseUnits } from "../views/trust.js";
 import { decimalOf as decimal, usdcOf as usdc } from "../views/view.js";
 
 // ------------------------------------------------------------------ scalars
@@ -385,10 +386,7 @@ export const healthResponse = z
   })
   .strict();
 
-const baseUnits = z
-  .string()
-  .regex(/^-?\d*$/)
-  .describe("Base units (empty for a ledger invariant violation)");
+const baseUnits = auditBaseUnits;
 export const auditResponse = z
   .object({
     ok: z.boolean(),

@@ -12,10 +12,12 @@ import { json } from "./view.js";
 const { checksummed, hash } = json;
 const iso = z.string().datetime();
 const int = z.number().int();
-const baseUnits = z
+/** An audit's amount in base units (empty for a ledger invariant violation, which has none). */
+export const auditBaseUnits = z
   .string()
   .regex(/^-?\d*$/)
-  .describe("Base units");
+  .describe("Base units (empty for a ledger invariant violation)");
+const baseUnits = auditBaseUnits;
 
 export const moneyResponse = z
   .object({
