@@ -52,9 +52,23 @@ export function createDevnetContext(rpcUrl: string, chainId: number, privateKey:
   const walletClient = createWalletClient({ chain, transport, account, pollingInterval: 50 });
 
   async function confirm(hash: Hex, what: string): Promise<{ contractAddress?: Address | null }> {
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 }).catch(async (error: unknown) => {
+      throw new Error(`${what}: no receipt for ${hash} in 60 s (${await unmined(hash)})`, { cause: error });
+    });
     if (receipt.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
     return receipt;
+  }
+
+  /** Why a transaction may wait unmined: its nonce against the account's mined and pending counts, the node's head and mining mode. */
+  async function unmined(hash: Hex): Promise<string> {
+    const facts = await Promise.allSettled([
+      publicClient.getTransaction({ hash }).then((t) => `its nonce ${t.nonce}`),
+      publicClient.getTransactionCount({ address: account.address, blockTag: "latest" }).then((n) => `${account.address} has ${n} mined`),
+      publicClient.getTransactionCount({ address: account.address, blockTag: "pending" }).then((n) => `${n} pending`),
+      publicClient.getBlockNumber().then((n) => `head ${n}`),
+      publicClient.request({ method: "anvil_getAutomine" } as never).then((a) => `automine ${a}`),
+    ]);
+    return facts.map((f) => (f.status === "fulfilled" ? f.value : `(${(f.reason as Error).message.split("\n")[0]})`)).join(", ");
   }
 
   return {
