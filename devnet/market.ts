@@ -54,7 +54,7 @@ import {
   type GainsTrade,
   gainsEventsAbi,
   gainsTradingAbi,
-  gainsLiquidationPriceInput,
+  gainsTradeLiquidationPriceInput,
   gainsViewsAbi,
 } from "../common/abis/gains.js";
 import { LimitOrder, PERPS_PRECISION, perpsCallbacksAbi, perpsStorageAbi, perpsTradingAbi } from "../common/abis/perps.js";
@@ -393,17 +393,7 @@ export function startMarket(options: MarketOptions): Market {
         if (price === undefined) continue;
         const liquidationParams = await reader.read<Record<string, unknown>>(diamond, gainsViewsAbi as Abi, "getTradeLiquidationParams", [trader, t.index]);
         const liquidationPrice = await reader.read<bigint>(diamond, gainsViewsAbi as Abi, "getTradeLiquidationPrice", [
-          gainsLiquidationPriceInput({
-            trader,
-            pairIndex: t.pairIndex,
-            index: t.index,
-            openPrice: t.openPrice,
-            long: t.long,
-            collateral: t.collateralAmount,
-            leverage: BigInt(t.leverage),
-            price,
-            liquidationParams,
-          }),
+          gainsTradeLiquidationPriceInput(t, price, liquidationParams),
         ]);
         if (liquidationPrice === 0n || (t.long ? price > liquidationPrice : price < liquidationPrice)) continue;
         const liquidate: MarketAction = { kind: "liquidate", trader, pairIndex: t.pairIndex, index: t.index, price, liquidationPrice };

@@ -259,3 +259,18 @@ export function gainsLiquidationPriceInput(p: {
     beforeOpened: false,
   };
 }
+
+/** `gainsLiquidationPriceInput` of an open trade as the diamond returns it (`getTrade`, `getTrades`), at the pair price `price`. */
+export function gainsTradeLiquidationPriceInput(t: GainsTrade, price: bigint, liquidationParams?: Record<string, unknown>) {
+  return gainsLiquidationPriceInput({
+    trader: t.user,
+    pairIndex: t.pairIndex,
+    index: t.index,
+    openPrice: t.openPrice,
+    long: t.long,
+    collateral: t.collateralAmount,
+    leverage: BigInt(t.leverage),
+    price,
+    liquidationParams,
+  });
+}

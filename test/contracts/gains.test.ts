@@ -24,7 +24,7 @@ import { createDevnetContext } from "../../devnet/context.js";
 import { GAINS_MAX_LEVERAGE, GAINS_MIN_LEVERAGE, GAINS_TIMEOUT_BLOCKS } from "../../devnet/gains.js";
 import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { testEnv } from "../helpers/env.js";
-import { type GainsTrade, gainsLiquidationPriceInput, gainsMarketOpenTrade } from "../../common/abis/gains.js";
+import { type GainsTrade, gainsMarketOpenTrade, gainsTradeLiquidationPriceInput } from "../../common/abis/gains.js";
 import { runGainsPreflight } from "../../engine/perps/gains-preflight.js";
 import { rpc } from "../engine/helpers.js";
 
@@ -92,19 +92,7 @@ function percentProfit(open: bigint, price: bigint, long: boolean, leverage: big
 }
 
 /** The diamond's `getTradeLiquidationPrice` of an open trade at `price`, with the default liquidation parameters. */
-const liquidationPriceOf = (t: Trade, price: bigint) =>
-  view<bigint>("getTradeLiquidationPrice", [
-    gainsLiquidationPriceInput({
-      trader: me,
-      pairIndex: t.pairIndex,
-      index: t.index,
-      openPrice: t.openPrice,
-      long: t.long,
-      collateral: t.collateralAmount,
-      leverage: BigInt(t.leverage),
-      price,
-    }),
-  ]);
+const liquidationPriceOf = (t: Trade, price: bigint) => view<bigint>("getTradeLiquidationPrice", [gainsTradeLiquidationPriceInput(t, price)]);
 
 /** Requests a market open; returns the pending-order index of its `MarketOrderInitiated`. */
 async function requestOpen(p: { pair: number; collateral: bigint; leverage: number; long: boolean; price?: bigint; slippageP?: number }) {
