@@ -17,7 +17,7 @@ import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { documented } from "../openapi/zod-schema.js";
 import { legsResponse, protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
 import { auditBaseUnits } from "../views/trust.js";
-import { decimalOf as decimal, usdcOf as usdc } from "../views/view.js";
+import { decimalOf as decimal, json, usdcOf as usdc } from "../views/view.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -233,12 +233,7 @@ export const tokensQuery = z.object({
 /** The venue desks trade on: the API's PERPS_VENUE. */
 const perpsVenueId = z.enum(PERPS_VENUE_IDS).describe("The perps venue the desks trade on (PERPS_VENUE)");
 const perpsProtocol = z.string().describe("The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10");
-const checksummed = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .describe("EIP-55 checksummed address");
-const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-const iso = z.string().datetime().describe("ISO-8601 timestamp");
+const { checksummed, hash, iso } = json;
 const int = z.number().int();
 
 /** Every error answer: `error` for people, `code` for programs (each route's answers list the codes they carry). */

@@ -105,7 +105,7 @@ export function viewSchema<F extends ViewFields>(view: View<F>): z.ZodObject<Vie
         shape[name] = z.enum(f.values).describe(f.description);
         break;
       case "amount":
-        shape[name] = json.decimal.describe(`${f.description}: exact decimal string in whole units`);
+        shape[name] = decimalOf(f.description);
         shape[`${name}Raw`] = json.digits.describe(`${f.description}: integer in base units (${f.decimals} decimals)`);
         break;
       case "int":
