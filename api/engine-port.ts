@@ -92,7 +92,12 @@ export type DeskBinding = {
   pairIndex: number;
   halted: boolean;
   haltReason: string | null;
+  /** The venue's latest mark of the trade while open (the engine's `TradeMark`, engine.desk_trades); null before the first. */
+  venueMark: VenueMark | null;
 };
+
+/** A trade as its venue last marked it: what a close deducts besides the PnL (USDC) and the liquidation price (1e10), at `price` (1e10). */
+export type VenueMark = { price: bigint; charges: bigint; liquidationPrice: bigint; at: Date };
 
 /** A buyback the engine made, with the ledger spend that paid for it and that spend's sources (first in, first out). */
 export type FundedBuyback = EngineBuyback & {
@@ -275,7 +280,9 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
         (
           await rowsOf(
             pool,
-            `SELECT t.token, t.order_id::text AS order_id, t.pair_index, coalesce(d.halted, false) AS halted, d.halt_reason
+            `SELECT t.token, t.order_id::text AS order_id, t.pair_index, coalesce(d.halted, false) AS halted, d.halt_reason,
+                    t.mark_price::text AS mark_price, t.mark_charges::text AS mark_charges,
+                    t.mark_liquidation_price::text AS mark_liquidation_price, t.marked_at
                FROM engine.desk_trades t LEFT JOIN engine.desks d ON d.token = t.token
               WHERE t.order_id IS NOT NULL${tokens ? " AND t.token = ANY($1::text[])" : ""}`,
             tokens ? [tokens.map((t) => getAddress(t))] : [],
@@ -286,6 +293,15 @@ export function createEnginePort(pool: pg.Pool): EnginePort {
           pairIndex: Number(r.pair_index),
           halted: Boolean(r.halted),
           haltReason: r.halt_reason == null ? null : String(r.halt_reason),
+          venueMark:
+            r.marked_at == null
+              ? null
+              : {
+                  price: BigInt(String(r.mark_price)),
+                  charges: BigInt(String(r.mark_charges)),
+                  liquidationPrice: BigInt(String(r.mark_liquidation_price)),
+                  at: new Date(r.marked_at as string | Date),
+                },
         })),
       ),
 

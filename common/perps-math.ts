@@ -53,21 +53,22 @@ export function gainsPositionFee(positionSizeUsdc: bigint, totalPositionSizeFeeP
 }
 
 /**
- * What closing a whole gTrade v10 trade pays at `pct` (1e10 percent, as `percentProfit`): the collateral plus
- * its PnL, less the closing fee and the trading fees already realized (v10 keeps the opening fee out of
- * `collateralAmount` and in `TradeFeesData.realizedTradingFeesCollateral`), plus PnL already realized; never
- * negative (the gTrade SDK's trade/pnl, `amountSentToTrader`), less the holding fees pending on the trade.
+ * What a gTrade v10 close deducts from the collateral and its PnL besides that PnL: the closing fee, the trading
+ * fees already realized (v10 keeps the opening fee out of `collateralAmount` and in
+ * `TradeFeesData.realizedTradingFeesCollateral`) and the holding fees pending on the trade (borrowing, and funding
+ * of either sign), less PnL already realized. Negative when realized PnL outweighs them.
  */
-export function gainsCloseValue(p: {
-  collateral: bigint;
-  pct: bigint;
-  closingFee: bigint;
-  realizedTradingFees: bigint;
-  realizedPnl: bigint;
-  /** Holding fees not yet realized (`getTradePendingHoldingFeesCollateral`'s total: borrowing, and funding of either sign); none when absent. */
-  holdingFees?: bigint;
-}): bigint {
-  const v = p.collateral + (p.collateral * p.pct) / HUNDRED_PERCENT - p.closingFee - p.realizedTradingFees + p.realizedPnl - (p.holdingFees ?? 0n);
+export function gainsCloseCharges(p: { closingFee: bigint; realizedTradingFees: bigint; realizedPnl: bigint; holdingFees?: bigint }): bigint {
+  return p.closingFee + p.realizedTradingFees - p.realizedPnl + (p.holdingFees ?? 0n);
+}
+
+/**
+ * What closing a whole gTrade v10 trade pays at `pct` (1e10 percent, as `percentProfit`): the collateral plus
+ * its PnL, less the close's charges (`gainsCloseCharges`); never negative (the gTrade SDK's trade/pnl,
+ * `amountSentToTrader`).
+ */
+export function gainsCloseValue(p: { collateral: bigint; pct: bigint; charges: bigint }): bigint {
+  const v = p.collateral + (p.collateral * p.pct) / HUNDRED_PERCENT - p.charges;
   return v < 0n ? 0n : v;
 }
 

@@ -385,6 +385,15 @@ export const deskTrades = engineSchema.table(
     topups: integer("topups").notNull().default(0),
     usdcReturned: amount("usdc_returned").notNull().default(ZERO),
     realisedPnl: amount("realised_pnl").notNull().default(ZERO),
+    /**
+     * The venue's latest mark of the open trade (profit-checker, desk-risk; engine/perps/types.ts `TradeMark`): the
+     * pair price it was marked at (1e10), what a close deducts besides the PnL (USDC, negative when realized PnL
+     * outweighs the fees) and where the venue liquidates the trade (1e10). The API's desk figures use them.
+     */
+    markPrice: amount("mark_price"),
+    markCharges: amount("mark_charges"),
+    markLiquidationPrice: amount("mark_liquidation_price"),
+    markedAt: ts("marked_at"),
     status: text("status").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),

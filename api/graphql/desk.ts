@@ -41,7 +41,7 @@ DeskRef.implement({
     liquidationPrice: t.string({
       nullable: true,
       description:
-        "Where the venue liquidates the open desk: 90% of its collateral lost (gains-v10: gTrade's reference formula, before its closing and holding fees); null once closed",
+        "Where the venue liquidates the open desk: the venue's own figure at the engine's latest mark of it (gains-v10: the diamond's getTradeLiquidationPrice, fees included), or before that mark its formula (90% of the collateral lost, before fees); null once closed",
       resolve: (d) => (d.liquidationPrice === null ? null : perpsDecimal(d.liquidationPrice)),
     }),
     liquidationPriceRaw: t.field({ type: "BigInt", nullable: true, description: "1e10", resolve: (d) => d.liquidationPrice }),

@@ -1,8 +1,8 @@
 /**
  * Desks: the operator's perps trades (indexed) bound to their tokens (the engine's binding by
  * open order id), with notional and, when an oracle mark is known, unrealised PnL; the venue
- * they trade on (the API's `PERPS_VENUE`) and, while open, their liquidation price by that
- * venue's formula.
+ * they trade on (the API's `PERPS_VENUE`) and, while open, their liquidation price: the venue's own
+ * figure as the engine last marked the trade, or that venue's formula before the first mark.
  */
 import { type SQL, and, desc, eq, inArray, not, sql } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
@@ -11,7 +11,7 @@ import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { DEFAULT_PERPS_VENUE, PERPS_VENUES, type PerpsVenueId } from "../../common/perps-venues.js";
 import { type DeskTradeRow, deskTrade, enrollment } from "../../schema/ponder.js";
 import type { ReadDb } from "./db.js";
-import type { DeskBinding, EnginePort } from "../engine-port.js";
+import type { DeskBinding, EnginePort, VenueMark } from "../engine-port.js";
 import { type Ordering, type PageWindow, keysetWindow, orderBy, toPage } from "./keyset.js";
 
 export const DESK_STATUSES = ["open", "closed", "liquidated"] as const;
@@ -57,21 +57,24 @@ type TradeFigures = { collateral: bigint; leverage: bigint; openPrice: bigint; b
 
 /**
  * PnL of closing the whole trade at `mark`, as the venue computes it (a loss is at most the collateral):
- * Avantis v1's `closeValue`, gTrade v10's `amountSentToTrader` (common/perps-math.ts `gainsCloseValue`). The index
- * holds no venue fee parameters, so gTrade's closing fee and holding fees are not deducted.
+ * Avantis v1's `closeValue`; gTrade v10's `amountSentToTrader` (common/perps-math.ts `gainsCloseValue`), less the
+ * close's `charges` (its closing fee, the trading fees already realized and the pending holding fees, less PnL
+ * already realized) as the venue stated them at the engine's latest mark of the trade (`VenueMark`); none before it.
  */
-export function unrealisedPnl(t: TradeFigures, mark: bigint, venue: PerpsVenueId = DEFAULT_PERPS_VENUE): bigint {
+export function unrealisedPnl(t: TradeFigures, mark: bigint, venue: PerpsVenueId = DEFAULT_PERPS_VENUE, charges = 0n): bigint {
   const pct = percentProfit(t.openPrice, mark, t.buy ? "long" : "short", t.leverage);
-  if (venue === "gains-v10") return gainsCloseValue({ collateral: t.collateral, pct, closingFee: 0n, realizedTradingFees: 0n, realizedPnl: 0n }) - t.collateral;
+  if (venue === "gains-v10") return gainsCloseValue({ collateral: t.collateral, pct, charges }) - t.collateral;
   return closeValue(t.collateral, pct) - t.collateral;
 }
 
 /**
- * Where the venue liquidates the trade (1e10): Avantis v1's `liquidationPrice` (90% of the collateral lost),
- * gTrade v10's reference formula (`gainsLiquidationPrice`, at its default 90% threshold, before its closing and
- * holding fees, which the index does not hold).
+ * Where the venue liquidates the trade (1e10): the venue's own figure at the engine's latest mark of the trade
+ * (gTrade v10: the diamond's `getTradeLiquidationPrice`, its fees included) when there is one; otherwise Avantis v1's
+ * `liquidationPrice` (90% of the collateral lost) or gTrade v10's reference formula (`gainsLiquidationPrice`, at its
+ * default 90% threshold, before fees).
  */
-export function deskLiquidationPrice(t: TradeFigures, venue: PerpsVenueId = DEFAULT_PERPS_VENUE): bigint {
+export function deskLiquidationPrice(t: TradeFigures, venue: PerpsVenueId = DEFAULT_PERPS_VENUE, venueMark: VenueMark | null = null): bigint {
+  if (venueMark) return venueMark.liquidationPrice;
   const side = t.buy ? "long" : "short";
   if (venue === "gains-v10") return gainsLiquidationPrice({ openPrice: t.openPrice, side, leverage: t.leverage, collateral: t.collateral });
   return liquidationPrice(t.openPrice, side, t.leverage);
@@ -144,8 +147,8 @@ export function deskView(row: DeskTradeRow, ctx: DeskContext): DeskView {
     notional: notionalOf(row.collateral, row.leverage),
     entryPrice: row.openPrice,
     markPrice: open ? mark : null,
-    liquidationPrice: open ? deskLiquidationPrice(row, ctx.venue) : null,
-    unrealisedPnl: open && mark !== null ? unrealisedPnl(row, mark, ctx.venue) : null,
+    liquidationPrice: open ? deskLiquidationPrice(row, ctx.venue, binding?.venueMark ?? null) : null,
+    unrealisedPnl: open && mark !== null ? unrealisedPnl(row, mark, ctx.venue, binding?.venueMark?.charges ?? 0n) : null,
     realisedPnl: row.realisedPnl,
     usdcReturned: row.usdcReturned,
     openedAt: row.openedAt,
@@ -217,15 +220,27 @@ function markOf(marks: Map<number, bigint>): SQL {
 }
 
 /**
+ * The charges of each trade's latest venue mark (`VenueMark`, by open order id; 0 without one), as SQL: two
+ * parameter arrays, so the statement's size does not grow with the number of desks.
+ */
+function chargesOf(bindings: Map<bigint, DeskBinding>): SQL {
+  const charged = [...bindings.values()].filter((b) => b.venueMark && b.venueMark.charges !== 0n);
+  if (!charged.length) return sql`0`;
+  const ids = charged.map((b) => b.openOrderId.toString());
+  const charges = charged.map((b) => b.venueMark!.charges.toString());
+  return sql`coalesce((SELECT m.charges FROM unnest(${ids}::numeric[], ${charges}::numeric[]) AS m(id, charges) WHERE m.id = ${deskTrade.openOrderId}::numeric), 0)`;
+}
+
+/**
  * `unrealisedPnl` in SQL, integer for integer: `div` truncates toward zero as bigint
  * division does (common/perps-math.ts percentProfit, and closeValue or gainsCloseValue by venue).
  */
-function unrealisedPnlSql(mark: SQL, venue: PerpsVenueId): SQL {
+function unrealisedPnlSql(mark: SQL, venue: PerpsVenueId, charges: SQL): SQL {
   const open = sql`${deskTrade.openPrice}::numeric`;
   const collateral = sql`${deskTrade.collateral}::numeric`;
   const diff = sql`(CASE WHEN ${deskTrade.buy} THEN ${mark} - ${open} ELSE ${open} - ${mark} END)`;
   const pct = sql`(CASE WHEN ${open} = 0 THEN 0 ELSE greatest(div(${diff} * 100 * ${deskTrade.leverage}::numeric, ${open}), -${HUNDRED}) END)`;
-  if (venue === "gains-v10") return sql`(greatest(${collateral} + div(${collateral} * ${pct}, ${HUNDRED}), 0) - ${collateral})`;
+  if (venue === "gains-v10") return sql`(greatest(${collateral} + div(${collateral} * ${pct}, ${HUNDRED}) - ${charges}, 0) - ${collateral})`;
   return sql`(greatest(div(${collateral} * (${HUNDRED} + ${pct}), ${HUNDRED}), 0) - ${collateral})`;
 }
 
@@ -241,7 +256,7 @@ export async function openDeskSummary(db: ReadDb, ctx: DeskContext, largest = LA
         halted: haltedIds.length ? sql<string>`count(*) FILTER (WHERE ${inArray(deskTrade.openOrderId, haltedIds)})` : sql<string>`0`,
         collateral: sql<string | null>`sum(${deskTrade.collateral})`,
         notional: sql<string | null>`sum(${notional})`,
-        unrealisedPnl: sql<string | null>`sum(${unrealisedPnlSql(mark, ctx.venue)}) FILTER (WHERE ${mark} IS NOT NULL)`,
+        unrealisedPnl: sql<string | null>`sum(${unrealisedPnlSql(mark, ctx.venue, chargesOf(ctx.bindings))}) FILTER (WHERE ${mark} IS NOT NULL)`,
         unpriced: sql<string>`count(*) FILTER (WHERE ${mark} IS NULL)`,
       })
       .from(deskTrade)

@@ -458,7 +458,7 @@ export const deskResponse = z
     entryPrice: decimal("Entry price"),
     markPrice: decimal("Oracle price").nullable(),
     liquidationPrice: decimal(
-      "Where the venue liquidates the open desk: 90% of its collateral lost (gains-v10: gTrade's reference formula, before its closing and holding fees); null once closed",
+      "Where the venue liquidates the open desk: the venue's own figure at the engine's latest mark of it (gains-v10: the diamond's getTradeLiquidationPrice, fees included), or before that mark its formula (90% of the collateral lost, before fees); null once closed",
     ).nullable(),
     unrealisedPnl: usdc("Unrealised PnL at the mark").nullable(),
     realisedPnl: usdc("Realised PnL"),

@@ -6,6 +6,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { type Address, getAddress } from "viem";
 import { type Queryable, tables } from "../../core/db/client.js";
 import type { Side } from "../../common/perps-math.js";
+import type { TradeMark } from "../perps/types.js";
 
 export type TradeStatus = "opening" | "open" | "closing" | "closed" | "liquidated" | "canceled" | "failed";
 /** Trades that hold (or are about to hold) collateral on the exchange. */
@@ -103,6 +104,16 @@ export async function tradeById(q: Queryable, id: number): Promise<DeskTrade> {
   const [r] = await q.select().from(tables.deskTrades).where(eq(tables.deskTrades.id, id));
   if (!r) throw new Error(`desk trade ${id} not found`);
   return toTrade(r);
+}
+
+/** Records the venue's marks of open trades at `price` (`TradeMark`), each beside its trade. */
+export async function recordTradeMarks(q: Queryable, marked: { id: number; mark: TradeMark }[], price: bigint): Promise<void> {
+  const markedAt = new Date();
+  for (const { id, mark } of marked)
+    await q
+      .update(tables.deskTrades)
+      .set({ markPrice: price.toString(), markCharges: mark.charges.toString(), markLiquidationPrice: mark.liquidationPrice.toString(), markedAt })
+      .where(eq(tables.deskTrades.id, id));
 }
 
 export async function updateTrade(q: Queryable, id: number, set: Partial<typeof tables.deskTrades.$inferInsert>): Promise<void> {

@@ -230,5 +230,6 @@ export const avantisV1: PerpsVenue = {
     trades.map((t) => ({
       value: closeValue(t.collateral, percentProfit(t.openPrice, price, t.side, t.leverage)),
       liquidationPrice: liquidationPrice(t.openPrice, t.side, t.leverage),
+      charges: 0n,
     })),
 };

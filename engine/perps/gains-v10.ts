@@ -34,7 +34,7 @@ import {
 } from "../../common/abis/gains.js";
 import { PERPS_PRECISION } from "../../common/abis/perps.js";
 import { ServiceError } from "../../common/errors.js";
-import { type Side, gainsCloseValue, gainsPositionFee, percentProfit, toPerpsPrice } from "../../common/perps-math.js";
+import { type Side, gainsCloseCharges, gainsCloseValue, gainsPositionFee, percentProfit, toPerpsPrice } from "../../common/perps-math.js";
 import { PERPS_VENUES } from "../../common/perps-venues.js";
 import type { EngineContext } from "../../core/context.js";
 import { getLogsChunked } from "../chain/logs.js";
@@ -417,14 +417,13 @@ async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint
       const leverage = toGainsLeverage(t.leverage);
       const fee = fees.get(t.pairIndex)!;
       const closingFee = gainsPositionFee((t.collateral * BigInt(leverage)) / GAINS_LEVERAGE_PRECISION, fee.feeP, fee.minSize);
-      const value = gainsCloseValue({
-        collateral: t.collateral,
-        pct: percentProfit(t.openPrice, price, t.side, fromGainsLeverage(leverage)),
+      const charges = gainsCloseCharges({
         closingFee,
         realizedTradingFees: data.realizedTradingFeesCollateral,
         realizedPnl: data.realizedPnlCollateral,
         holdingFees: holding.totalFeeCollateral,
       });
+      const value = gainsCloseValue({ collateral: t.collateral, pct: percentProfit(t.openPrice, price, t.side, fromGainsLeverage(leverage)), charges });
       const liquidationPrice = await read<bigint>(ctx, "getTradeLiquidationPrice", [
         gainsLiquidationPriceInput({
           trader: ctx.operator,
@@ -438,7 +437,7 @@ async function markTrades(ctx: EngineContext, trades: MarkInput[], price: bigint
           liquidationParams: liqParams,
         }),
       ]);
-      return { value, liquidationPrice };
+      return { value, liquidationPrice, charges };
     }),
   );
 }

@@ -67,8 +67,13 @@ export type VenueEvent = VenueLog &
 /** An order of the operator still waiting for the exchange's fill, past the venue's timeout. */
 export type TimedOutOrder = { orderId: bigint; kind: "open" | "close" | "margin" | "increase"; pairIndex: number; index: number; createdBlock: bigint };
 
-/** What a trade is worth closed now, and where it is liquidated, by the venue's own maths (USDC base units, prices 1e10). */
-export type TradeMark = { value: bigint; liquidationPrice: bigint };
+/**
+ * What a trade is worth closed now, and where it is liquidated, by the venue's own maths (USDC base units, prices 1e10).
+ * `charges` is what the close deducts from the collateral and its PnL besides that PnL (gTrade: the closing fee, the
+ * trading fees already realized and the pending holding fees, less PnL already realized; none on Avantis v1), so the
+ * value at another price is max(collateral + PnL there − charges, 0) until the charges move.
+ */
+export type TradeMark = { value: bigint; liquidationPrice: bigint; charges: bigint };
 
 /** An open desk trade as the venue marks it. */
 export type MarkInput = TradeSlot & { side: Side; leverage: bigint; collateral: bigint; openPrice: bigint };

@@ -14,7 +14,7 @@ import { decideDeskRisk } from "../decisions/risk.js";
 import { closeDeskTrade } from "../desks/actions.js";
 import { syncDeskTrades } from "../desks/sync.js";
 import { desksOff, requirePerpsVenue } from "../perps/venue.js";
-import { loadDesks, tradesByToken } from "../desks/trades.js";
+import { loadDesks, recordTradeMarks, tradesByToken } from "../desks/trades.js";
 import type { PairLimits } from "../decisions/desk-entry.js";
 import { mandateFor } from "../../core/token-mandate.js";
 import { tokenInfo } from "../../core/registry-cache.js";
@@ -79,6 +79,11 @@ export async function runDeskRiskCycle(ctx: EngineContext) {
         collateral: t.collateral!,
         openPrice: t.openPrice!,
       })),
+      price,
+    );
+    await recordTradeMarks(
+      ctx.db,
+      trades.map((t, i) => ({ id: t.id, mark: marks[i]! })),
       price,
     );
     const d = decideDeskRisk({

@@ -10,7 +10,7 @@ import { desksOff, requirePerpsVenue } from "../perps/venue.js";
 import type { EngineContext } from "../../core/context.js";
 import { decideTakeProfit } from "../decisions/profit.js";
 import { syncDeskTrades } from "../desks/sync.js";
-import { tradesWithStatus } from "../desks/trades.js";
+import { recordTradeMarks, tradesWithStatus } from "../desks/trades.js";
 import { mandateForToken } from "../../core/token-mandate.js";
 import { defaultMandate } from "../../core/mandate.js";
 import type { PriceWindow } from "../decisions/window.js";
@@ -39,6 +39,7 @@ export async function checkDeskProfits(ctx: EngineContext) {
     const { openPrice, collateral, side, leverage } = trade;
     // What a close pays now by the venue's maths (gTrade: its closing fee and the fees already realized).
     const [mark] = await venue.markTrades(ctx, [{ pairIndex: trade.pairIndex, index: trade.tradeIndex!, side, leverage, collateral, openPrice }], price);
+    if (mark) await recordTradeMarks(ctx.db, [{ id: trade.id, mark }], price);
     const d = decideTakeProfit({
       trade: { side, leverage, collateral, basisUsdc: trade.basisUsdc, openPrice, value: mark?.value },
       price,

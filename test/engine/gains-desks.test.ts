@@ -27,6 +27,8 @@ import { setTokenMandate } from "../../core/token-mandate.js";
 import { type DeskTrade, tradeById, tradesOf } from "../../engine/desks/trades.js";
 import { GAINS_MIN_POSITION_SIZE_USD, GAINS_TIMEOUT_BLOCKS, GAINS_TOTAL_POSITION_SIZE_FEE_P } from "../../devnet/gains.js";
 import { gainsV10 } from "../../engine/perps/gains-v10.js";
+import { createEnginePort } from "../../api/engine-port.js";
+import { deskLiquidationPrice, unrealisedPnl } from "../../api/read/desks.js";
 import { KEEPER } from "./devnet.js";
 import { rpc } from "./helpers.js";
 import { type Scenario, startScenario } from "./scenario.js";
@@ -280,6 +282,19 @@ describe("desks on gTrade v10 (PERPS_VENUE=gains-v10, the devnet's twin of the d
     );
     const check = await run("profit-checker");
     expect((check.closes as unknown[]).length).toBe(before.length);
+    // The API's desk figures start from the same marks: the venue's charges and liquidation price, as profit-checker
+    // recorded them beside each trade, give its value to the base unit at the price of the mark.
+    const bindings = await createEnginePort(sc.engine.ctx.pool).deskBindings([token]);
+    for (const [i, t] of before.entries()) {
+      const mark = marks[i]!;
+      const venueMark = bindings.find((b) => b.openOrderId === t.orderId)?.venueMark;
+      expect(venueMark).toMatchObject({ price: basePrice * 105n, charges: mark.charges, liquidationPrice: mark.liquidationPrice });
+      expect(mark.charges).toBeGreaterThan(holding[i]!);
+      const row = { collateral: t.collateral!, leverage: t.leverage, openPrice: t.openPrice!, buy: t.side === "long" };
+      expect(unrealisedPnl(row, basePrice * 105n, "gains-v10", venueMark!.charges)).toBe(mark.value - t.collateral!);
+      expect(deskLiquidationPrice(row, "gains-v10", venueMark!)).toBe(mark.liquidationPrice);
+      expect(mark.liquidationPrice).not.toBe(deskLiquidationPrice(row, "gains-v10"));
+    }
     const fills = await fillAll();
     await run("profit-checker");
     const executed = parseEventLogs({ abi: gainsEventsAbi, eventName: "MarketExecuted", logs: fills });
