@@ -226,8 +226,9 @@ function markOf(marks: Map<number, bigint>): SQL {
 function chargesOf(bindings: Map<bigint, DeskBinding>): SQL {
   const charged = [...bindings.values()].filter((b) => b.venueMark && b.venueMark.charges !== 0n);
   if (!charged.length) return sql`0`;
-  const ids = charged.map((b) => b.openOrderId.toString());
-  const charges = charged.map((b) => b.venueMark!.charges.toString());
+  // Each array one parameter, as PostgreSQL's array literal (integers only: bigint's own digits).
+  const ids = `{${charged.map((b) => b.openOrderId.toString()).join(",")}}`;
+  const charges = `{${charged.map((b) => b.venueMark!.charges.toString()).join(",")}}`;
   return sql`coalesce((SELECT m.charges FROM unnest(${ids}::numeric[], ${charges}::numeric[]) AS m(id, charges) WHERE m.id = ${deskTrade.openOrderId}::numeric), 0)`;
 }
 

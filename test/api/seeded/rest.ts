@@ -201,6 +201,29 @@ export function restSuite(): void {
             true,
           );
         }
+        // With the engine's venue marks on two rows in three (charges of either sign, up to 5,000 USDC, and the
+        // venue's liquidation price): gTrade's close value less each trade's charges, in SQL as in TypeScript.
+        const bindings = rows
+          .filter((_, i) => i % 3 !== 0)
+          .map((r) => ({
+            token: getAddress(`0x${"ab".repeat(20)}`),
+            openOrderId: r.openOrderId,
+            pairIndex: Number(r.pairIndex),
+            halted: false,
+            haltReason: null,
+            venueMark: { price: 1n, charges: next(10_000_000_000n) - 5_000_000_000n, liquidationPrice: 1n + next(10n ** 14n), at: new Date(0) },
+          }));
+        const charged = new Map(bindings.map((b) => [b.openOrderId, b.venueMark]));
+        const withMarks = await openDeskSummary(db, deskContextOf(bindings, marks, [], "gains-v10"));
+        const chargedExpected = rows
+          .filter((r) => marks.has(Number(r.pairIndex)))
+          .reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, "gains-v10", charged.get(r.openOrderId)?.charges ?? 0n), 0n);
+        expect(withMarks.openUnrealisedPnl).toBe(chargedExpected);
+        expect(chargedExpected).not.toBe(rows.filter((r) => marks.has(Number(r.pairIndex))).reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, "gains-v10"), 0n));
+        for (const d of withMarks.largest) {
+          const mark = charged.get(rows.find((r) => r.id === d.id)!.openOrderId);
+          if (mark) expect(d.liquidationPrice).toBe(mark.liquidationPrice);
+        }
         const ctx = deskContextOf([], marks, []);
         const summary = await openDeskSummary(db, ctx);
         const priced = rows.filter((r) => marks.has(Number(r.pairIndex)));
