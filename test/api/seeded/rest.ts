@@ -219,7 +219,9 @@ export function restSuite(): void {
           .filter((r) => marks.has(Number(r.pairIndex)))
           .reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, "gains-v10", charged.get(r.openOrderId)?.charges ?? 0n), 0n);
         expect(withMarks.openUnrealisedPnl).toBe(chargedExpected);
-        expect(chargedExpected).not.toBe(rows.filter((r) => marks.has(Number(r.pairIndex))).reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, "gains-v10"), 0n));
+        expect(chargedExpected).not.toBe(
+          rows.filter((r) => marks.has(Number(r.pairIndex))).reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, "gains-v10"), 0n),
+        );
         for (const d of withMarks.largest) {
           const mark = charged.get(rows.find((r) => r.id === d.id)!.openOrderId);
           if (mark) expect(d.liquidationPrice).toBe(mark.liquidationPrice);
