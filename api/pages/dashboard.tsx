@@ -18,6 +18,7 @@ import type { DeskView } from "../read/desks.js";
 import { type TokenAuditJson, tokenAudits } from "../read/public-audit.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { TimeChart } from "./chart.js";
+import { Table } from "./table.js";
 import { pageApp, pageHeaders } from "./page-app.js";
 import { Figure, STYLE, showLeverage } from "./prospectus.js";
 import { type Series, burnSeries } from "../read/series.js";
@@ -287,89 +288,62 @@ export const DashboardPage: FC<{ data: DashboardData }> = ({ data }) => {
           </div>
 
           <h2>Largest open desks</h2>
-          {data.stats.desks.largest.length === 0 ? (
-            <p class="muted">No desk is open.</p>
-          ) : (
-            <div class="scroll">
-              <table data-table="open-desks">
-                <tr>
-                  <th>Token</th>
-                  <th>Side</th>
-                  <th class="num">Collateral (USDC)</th>
-                  <th class="num">Leverage</th>
-                  <th class="num">Open PnL (USDC)</th>
-                </tr>
-                {data.stats.desks.largest.map((d: DeskView) => (
-                  <tr>
-                    <td>{d.token ? <a href={`/p/${d.token}`}>{symbolOf(d.token)}</a> : "—"}</td>
-                    <td>{d.halted ? `${d.side} (halted)` : d.side}</td>
-                    <td class="num">{formatUnits(d.collateral, 6)}</td>
-                    <td class="num">{showLeverage(d.leverage)}</td>
-                    <td class="num">{d.unrealisedPnl === null ? "—" : formatUnits(d.unrealisedPnl, 6)}</td>
-                  </tr>
-                ))}
-              </table>
-              <p
-                class="muted"
-                data-field="open-desks-note"
-              >{`The ${data.stats.desks.largest.length} largest by notional of ${groupThousands(String(t?.desksOpen ?? 0))} open desks; every desk at /api/v1/desks?status=open.`}</p>
-            </div>
-          )}
+          <Table
+            name="open-desks"
+            rows={data.stats.desks.largest}
+            empty="No desk is open."
+            columns={[
+              { head: "Token", cell: (d: DeskView) => (d.token ? <a href={`/p/${d.token}`}>{symbolOf(d.token)}</a> : "—") },
+              { head: "Side", cell: (d) => (d.halted ? `${d.side} (halted)` : d.side) },
+              { head: "Collateral (USDC)", num: true, cell: (d) => formatUnits(d.collateral, 6) },
+              { head: "Leverage", num: true, cell: (d) => showLeverage(d.leverage) },
+              { head: "Open PnL (USDC)", num: true, cell: (d) => (d.unrealisedPnl === null ? "—" : formatUnits(d.unrealisedPnl, 6)) },
+            ]}
+          />
+          {data.stats.desks.largest.length ? (
+            <p
+              class="muted"
+              data-field="open-desks-note"
+            >{`The ${data.stats.desks.largest.length} largest by notional of ${groupThousands(String(t?.desksOpen ?? 0))} open desks; every desk at /api/v1/desks?status=open.`}</p>
+          ) : null}
 
           <h2>Tokens and their books</h2>
-          {data.tokens.length === 0 ? (
-            <p class="muted">No token launched yet.</p>
-          ) : (
-            <div class="scroll">
-              <table data-table="tokens">
-                <tr>
-                  <th>Token</th>
-                  <th class="num">Fees (USDC)</th>
-                  <th class="num">Burned</th>
-                  <th>Books</th>
-                </tr>
-                {data.tokens.map((x) => (
-                  <tr data-token={x.address}>
-                    <td>
-                      <a href={`/p/${x.address}`}>{x.symbol}</a>
-                      {x.protocolToken ? <span class="muted"> (protocol token)</span> : null}
-                    </td>
-                    <td class="num">{formatUnits(x.feesUsdc, 6)}</td>
-                    <td class="num">{showUnits(x.burned, { symbol: x.symbol, decimals: 18 })}</td>
-                    <td>
-                      <AuditCell t={x} />
-                    </td>
-                  </tr>
-                ))}
-              </table>
-            </div>
-          )}
+          <Table
+            name="tokens"
+            rows={data.tokens}
+            empty="No token launched yet."
+            row={(x) => ({ "data-token": x.address })}
+            columns={[
+              {
+                head: "Token",
+                cell: (x) => (
+                  <>
+                    <a href={`/p/${x.address}`}>{x.symbol}</a>
+                    {x.protocolToken ? <span class="muted"> (protocol token)</span> : null}
+                  </>
+                ),
+              },
+              { head: "Fees (USDC)", num: true, cell: (x) => formatUnits(x.feesUsdc, 6) },
+              { head: "Burned", num: true, cell: (x) => showUnits(x.burned, { symbol: x.symbol, decimals: 18 }) },
+              { head: "Books", cell: (x) => <AuditCell t={x} /> },
+            ]}
+          />
 
           <h2>Latest activity</h2>
-          {data.activity.length === 0 ? (
-            <p class="muted">Nothing indexed yet.</p>
-          ) : (
-            <div class="scroll">
-              <table data-table="activity">
-                <tr>
-                  <th>Time</th>
-                  <th>What</th>
-                  <th>Transaction</th>
-                </tr>
-                {data.activity.map((r) => (
-                  <tr data-kind={r.kind}>
-                    <td>
-                      <When t={r.timestamp} />
-                    </td>
-                    <td>{r.token ? <a href={`/p/${getAddress(r.token)}`}>{activitySentence(r, data.units)}</a> : activitySentence(r, data.units)}</td>
-                    <td>
-                      <code>{shortHex(r.txHash)}</code>
-                    </td>
-                  </tr>
-                ))}
-              </table>
-            </div>
-          )}
+          <Table
+            name="activity"
+            rows={data.activity}
+            empty="Nothing indexed yet."
+            row={(r) => ({ "data-kind": r.kind })}
+            columns={[
+              { head: "Time", cell: (r) => <When t={r.timestamp} /> },
+              {
+                head: "What",
+                cell: (r) => (r.token ? <a href={`/p/${getAddress(r.token)}`}>{activitySentence(r, data.units)}</a> : activitySentence(r, data.units)),
+              },
+              { head: "Transaction", cell: (r) => <code>{shortHex(r.txHash)}</code> },
+            ]}
+          />
           <p class="muted" style="margin-top:32px">
             Figures are read from the chain as indexed; amounts are cut for reading, and exact in the API (<a href="/api/v1/docs">/api/v1/docs</a>).
           </p>

@@ -12,6 +12,7 @@ import { USDC_UNIT, WETH_UNIT, formatUnits, groupThousands, showUnits } from "..
 import { describeDecision } from "../../core/log-lines.js";
 import { desksOffLine } from "../../core/health.js";
 import { TimeChart } from "./chart.js";
+import { Table } from "./table.js";
 import { When, utcTime } from "./time.js";
 import { FUNDING_NOTE, deskStatementText } from "../read/desk-statement.js";
 import { PROTOCOL_REWARD_BPS } from "../../common/constants.js";
@@ -66,50 +67,27 @@ export const showAmount = (v: bigint, decimals: number) => formatUnits(v, decima
 const FeesByCurrency: FC<{ fees: NonNullable<ProspectusData["ledger"]>["fees"]["byCurrency"] }> = ({ fees }) => (
   <div>
     <h3>Fees in, by currency</h3>
-    <div class="scroll">
-      <table data-table="fee-currencies">
-        <tr>
-          <th>Currency</th>
-          <th class="num">To the operator</th>
-          <th class="num">Claimed</th>
-          <th class="num">Not claimed yet</th>
-          <th class="num">Awaiting conversion</th>
-          <th class="num">Converted</th>
-          <th class="num">USDC</th>
-          <th class="num">Realised rate</th>
-          <th class="num">To the creator</th>
-        </tr>
-        {fees.map((f) => (
-          <tr data-currency={f.currency.symbol}>
-            <td>{f.currency.symbol}</td>
-            <td class="num" data-field="to-operator">
-              {showAmount(f.toOperator, f.currency.decimals)}
-            </td>
-            <td class="num" data-field="claimed">
-              {showAmount(f.claimed, f.currency.decimals)}
-            </td>
-            <td class="num" data-field="unclaimed">
-              {showAmount(f.unclaimed, f.currency.decimals)}
-            </td>
-            <td class="num" data-field="awaiting-conversion">
-              {showAmount(f.awaitingConversion, f.currency.decimals)}
-            </td>
-            <td class="num" data-field="converted">
-              {showAmount(f.converted, f.currency.decimals)}
-            </td>
-            <td class="num" data-field="usdc">
-              {showUsdc(f.usdc)}
-            </td>
-            <td class="num" data-field="rate">
-              {f.usdcPerUnit === null ? "—" : `${showUsdc(f.usdcPerUnit)} USDC / ${f.currency.symbol}`}
-            </td>
-            <td class="num" data-field="to-creator">
-              {showAmount(f.toCreator, f.currency.decimals)}
-            </td>
-          </tr>
-        ))}
-      </table>
-    </div>
+    <Table
+      name="fee-currencies"
+      rows={fees}
+      row={(f) => ({ "data-currency": f.currency.symbol })}
+      columns={[
+        { head: "Currency", cell: (f) => f.currency.symbol },
+        { head: "To the operator", num: true, field: "to-operator", cell: (f) => showAmount(f.toOperator, f.currency.decimals) },
+        { head: "Claimed", num: true, field: "claimed", cell: (f) => showAmount(f.claimed, f.currency.decimals) },
+        { head: "Not claimed yet", num: true, field: "unclaimed", cell: (f) => showAmount(f.unclaimed, f.currency.decimals) },
+        { head: "Awaiting conversion", num: true, field: "awaiting-conversion", cell: (f) => showAmount(f.awaitingConversion, f.currency.decimals) },
+        { head: "Converted", num: true, field: "converted", cell: (f) => showAmount(f.converted, f.currency.decimals) },
+        { head: "USDC", num: true, field: "usdc", cell: (f) => showUsdc(f.usdc) },
+        {
+          head: "Realised rate",
+          num: true,
+          field: "rate",
+          cell: (f) => (f.usdcPerUnit === null ? "—" : `${showUsdc(f.usdcPerUnit)} USDC / ${f.currency.symbol}`),
+        },
+        { head: "To the creator", num: true, field: "to-creator", cell: (f) => showAmount(f.toCreator, f.currency.decimals) },
+      ]}
+    />
   </div>
 );
 
@@ -290,61 +268,30 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
       <h3>Burns over time</h3>
       <TimeChart id="burns" series={l.burnSeries} unit={{ symbol, decimals: 18 }} what="tokens burned" />
       <h3>Recent burns</h3>
-      {l.burns.recent.length === 0 ? (
-        <p class="muted">No burns yet.</p>
-      ) : (
-        <div class="scroll">
-          <table data-table="burns">
-            <tr>
-              <th>Time</th>
-              <th>Kind</th>
-              <th class="num">{symbol}</th>
-              <th>Transaction</th>
-            </tr>
-            {l.burns.recent.map((b) => (
-              <tr>
-                <td>
-                  <When t={b.timestamp} />
-                </td>
-                <td>{b.kind}</td>
-                <td class="num">{showTokens(b.amount)}</td>
-                <td>
-                  <code>{shortHex(b.txHash)}</code>
-                </td>
-              </tr>
-            ))}
-          </table>
-        </div>
-      )}
+      <Table
+        name="burns"
+        rows={l.burns.recent}
+        empty="No burns yet."
+        columns={[
+          { head: "Time", cell: (b) => <When t={b.timestamp} /> },
+          { head: "Kind", cell: (b) => b.kind },
+          { head: symbol, num: true, cell: (b) => showTokens(b.amount) },
+          { head: "Transaction", cell: (b) => <code>{shortHex(b.txHash)}</code> },
+        ]}
+      />
       <h3>Recent buybacks</h3>
-      {l.buybacks.recent.length === 0 ? (
-        <p class="muted">No buybacks yet.</p>
-      ) : (
-        <div class="scroll">
-          <table data-table="buybacks">
-            <tr>
-              <th>Time</th>
-              <th>Kind</th>
-              <th class="num">USDC in</th>
-              <th class="num">{symbol} bought</th>
-              <th>Transaction</th>
-            </tr>
-            {l.buybacks.recent.map((b) => (
-              <tr>
-                <td>
-                  <When t={b.timestamp} />
-                </td>
-                <td>{b.kind}</td>
-                <td class="num">{showUsdc(b.usdcIn)}</td>
-                <td class="num">{showTokens(b.tokensBought)}</td>
-                <td>
-                  <code>{shortHex(b.txHash)}</code>
-                </td>
-              </tr>
-            ))}
-          </table>
-        </div>
-      )}
+      <Table
+        name="buybacks"
+        rows={l.buybacks.recent}
+        empty="No buybacks yet."
+        columns={[
+          { head: "Time", cell: (b) => <When t={b.timestamp} /> },
+          { head: "Kind", cell: (b) => b.kind },
+          { head: "USDC in", num: true, cell: (b) => showUsdc(b.usdcIn) },
+          { head: `${symbol} bought`, num: true, cell: (b) => showTokens(b.tokensBought) },
+          { head: "Transaction", cell: (b) => <code>{shortHex(b.txHash)}</code> },
+        ]}
+      />
       {l.desk.trades.length ? (
         <div>
           <h3>Desk</h3>
@@ -352,40 +299,26 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
             class="muted"
             data-field="desk-venue"
           >{`Trades on ${l.desk.trades[0]!.venue.protocol} (${l.desk.trades[0]!.venue.id}). PnL in USDC; prices in USD.`}</p>
-          <div class="scroll">
-            <table data-table="desk">
-              <tr>
-                <th>Side</th>
-                <th>Status</th>
-                <th class="num">Collateral</th>
-                <th class="num">Leverage</th>
-                <th class="num">Entry</th>
-                <th class="num">Liquidation</th>
-                <th class="num">Realised PnL</th>
-                <th class="num">Open PnL</th>
-              </tr>
-              {l.desk.trades.map((t) => (
-                <tr data-desk={t.id}>
-                  <td>{t.side}</td>
-                  <td>{t.halted ? `${t.status} (halted)` : t.status}</td>
-                  <td class="num">{showUsdc(t.collateral)}</td>
-                  <td class="num" data-field="leverage">
-                    {showLeverage(t.leverage)}
-                  </td>
-                  <td class="num">{formatUnits(t.entryPrice, 10)}</td>
-                  <td class="num" data-field="liquidation-price">
-                    {t.liquidationPrice === null ? "—" : formatUnits(t.liquidationPrice, 10)}
-                  </td>
-                  <td class="num" data-field="realised-pnl">
-                    {showUsdc(t.realisedPnl)}
-                  </td>
-                  <td class="num" data-field="unrealised-pnl">
-                    {t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)}
-                  </td>
-                </tr>
-              ))}
-            </table>
-          </div>
+          <Table
+            name="desk"
+            rows={l.desk.trades}
+            row={(t) => ({ "data-desk": t.id })}
+            columns={[
+              { head: "Side", cell: (t) => t.side },
+              { head: "Status", cell: (t) => (t.halted ? `${t.status} (halted)` : t.status) },
+              { head: "Collateral", num: true, cell: (t) => showUsdc(t.collateral) },
+              { head: "Leverage", num: true, field: "leverage", cell: (t) => showLeverage(t.leverage) },
+              { head: "Entry", num: true, cell: (t) => formatUnits(t.entryPrice, 10) },
+              {
+                head: "Liquidation",
+                num: true,
+                field: "liquidation-price",
+                cell: (t) => (t.liquidationPrice === null ? "—" : formatUnits(t.liquidationPrice, 10)),
+              },
+              { head: "Realised PnL", num: true, field: "realised-pnl", cell: (t) => showUsdc(t.realisedPnl) },
+              { head: "Open PnL", num: true, field: "unrealised-pnl", cell: (t) => (t.unrealisedPnl === null ? "—" : showUsdc(t.unrealisedPnl)) },
+            ]}
+          />
         </div>
       ) : null}
     </div>
@@ -401,31 +334,40 @@ export function logSentence(e: ProspectusData["log"][number], symbol: string | u
   return sentence.startsWith(`${e.worker}: ${e.decision}`) ? e.reason : sentence;
 }
 
-const LogTable: FC<{ log: ProspectusData["log"]; symbol?: string }> = ({ log, symbol }) =>
-  log.length === 0 ? (
-    <p class="muted">No entries yet.</p>
-  ) : (
-    <div class="scroll">
-      <table data-table="log">
-        <tr>
-          <th>Time</th>
-          <th>Worker</th>
-          <th>Decision</th>
-          <th>Reason</th>
-        </tr>
-        {log.map((e) => (
-          <tr data-decision={e.decision}>
-            <td>
-              <When t={e.createdAt} />
-            </td>
-            <td>{e.worker}</td>
-            <td>{e.decision}</td>
-            <td>{logSentence(e, symbol)}</td>
-          </tr>
-        ))}
-      </table>
-    </div>
-  );
+const LogTable: FC<{ log: ProspectusData["log"]; symbol?: string }> = ({ log, symbol }) => (
+  <Table
+    name="log"
+    rows={log}
+    empty="No entries yet."
+    row={(e) => ({ "data-decision": e.decision })}
+    columns={[
+      { head: "Time", cell: (e) => <When t={e.createdAt} /> },
+      { head: "Worker", cell: (e) => e.worker },
+      { head: "Decision", cell: (e) => e.decision },
+      { head: "Reason", cell: (e) => logSentence(e, symbol) },
+    ]}
+  />
+);
+
+/** What every prospectus shows after its header: how its fees are honoured, its auction, market, ledger, desk and log. */
+const Figures: FC<{ data: ProspectusData; log: string }> = ({ data, log }) => (
+  <>
+    <Honoured data={data} />
+    <Auction data={data} />
+
+    <h2>Supply and price</h2>
+    <MarketFigures data={data} />
+
+    <h2>Ledger</h2>
+    <Ledger data={data} />
+
+    <h2>Desk accountability</h2>
+    <DeskStatement data={data} />
+
+    <h2>{log}</h2>
+    <LogTable log={data.log} symbol={data.token?.symbol} />
+  </>
+);
 
 /** The document around a prospectus: head, logo and title, then the page's sections, then the footnote. */
 const Shell: FC<{ title: string; image: string | null; children?: Child }> = ({ title, image, children }) => (
@@ -570,20 +512,7 @@ const TokenPage: FC<{ data: ProspectusData }> = ({ data }) => {
           Not enrolled: the service does not split this token's fees.
         </p>
       )}
-      <Honoured data={data} />
-      <Auction data={data} />
-
-      <h2>Supply and price</h2>
-      <MarketFigures data={data} />
-
-      <h2>Ledger</h2>
-      <Ledger data={data} />
-
-      <h2>Desk accountability</h2>
-      <DeskStatement data={data} />
-
-      <h2>Engine log</h2>
-      <LogTable log={data.log} symbol={data.token?.symbol} />
+      <Figures data={data} log="Engine log" />
     </Shell>
   );
 };
@@ -690,20 +619,7 @@ export const ProspectusPage: FC<{ data: ProspectusData }> = ({ data }) => {
         <dt>Immutability</dt>
         <dd>The charter cannot change once the launch has begun; its hash is stored in the registry.</dd>
       </dl>
-      <Honoured data={data} />
-      <Auction data={data} />
-
-      <h2>Supply and price</h2>
-      <MarketFigures data={data} />
-
-      <h2>Ledger</h2>
-      <Ledger data={data} />
-
-      <h2>Desk accountability</h2>
-      <DeskStatement data={data} />
-
-      <h2>Agent log</h2>
-      <LogTable log={data.log} symbol={data.token?.symbol} />
+      <Figures data={data} log="Agent log" />
 
       {charter ? (
         <div>

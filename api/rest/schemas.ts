@@ -163,26 +163,30 @@ const cursor = z.string().max(512).optional().describe("Opaque cursor: the nextC
 
 export const pageQuery = z.object({ limit, cursor });
 
-export const activityQuery = z.object({
-  limit,
-  cursor,
-  kind: z
+/** A comma-separated list of some of `values` in a query string (`noun`: what one value is), each checked. */
+function commaListOf<V extends string>(noun: string, values: readonly V[], maxLength: number) {
+  return z
     .string()
-    .max(1000)
+    .max(maxLength)
     .transform((v, ctx) => {
-      const kinds = v.split(",").map((k) => k.trim());
-      const unknown = kinds.filter((k) => !(ACTIVITY_KINDS as readonly string[]).includes(k));
+      const listed = v.split(",").map((k) => k.trim());
+      const unknown = listed.filter((k) => !(values as readonly string[]).includes(k));
       if (unknown.length) {
         ctx.addIssue({
           code: "custom",
-          message: `unknown kind ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${ACTIVITY_KINDS.join(", ")}`,
+          message: `unknown ${noun} ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${values.join(", ")}`,
         });
         return z.NEVER;
       }
-      return kinds;
+      return listed as V[];
     })
-    .optional()
-    .describe(`Only these kinds, comma-separated: ${ACTIVITY_KINDS.join(", ")}`),
+    .optional();
+}
+
+export const activityQuery = z.object({
+  limit,
+  cursor,
+  kind: commaListOf("kind", ACTIVITY_KINDS, 1000).describe(`Only these kinds, comma-separated: ${ACTIVITY_KINDS.join(", ")}`),
   token: address.optional().describe("Only activity of this token"),
 });
 
@@ -199,23 +203,7 @@ const booleanQuery = (what: string) =>
 export const desksQuery = z.object({
   limit,
   cursor,
-  status: z
-    .string()
-    .max(100)
-    .transform((v, ctx) => {
-      const statuses = v.split(",").map((k) => k.trim());
-      const unknown = statuses.filter((k) => !(DESK_STATUSES as readonly string[]).includes(k));
-      if (unknown.length) {
-        ctx.addIssue({
-          code: "custom",
-          message: `unknown status ${JSON.stringify(unknown[0])}; expected one or more (comma-separated) of ${DESK_STATUSES.join(", ")}`,
-        });
-        return z.NEVER;
-      }
-      return statuses as (typeof DESK_STATUSES)[number][];
-    })
-    .optional()
-    .describe(`Only desks in these states, comma-separated: ${DESK_STATUSES.join(", ")}`),
+  status: commaListOf("status", DESK_STATUSES, 100).describe(`Only desks in these states, comma-separated: ${DESK_STATUSES.join(", ")}`),
   token: address.optional().describe("Only the desks of this token"),
   halted: booleanQuery("true: only open desks halted by the engine or the registry; false: every other desk"),
 });
