@@ -24,7 +24,13 @@ export const VOLATILITY_SIGMAS = 3;
 /** Horizon, in price samples, over which the stress move is measured. */
 export const VOLATILITY_HORIZON_SAMPLES = 100;
 
-export type PairLimits = { minLevPosUsdc: bigint; minLeverage: bigint; maxLeverage: bigint };
+export type PairLimits = {
+  minLevPosUsdc: bigint;
+  minLeverage: bigint;
+  maxLeverage: bigint;
+  /** The venue's leverage precision (1e10 units): gTrade's is 0.001× (1e7); none finer than 1 unless given. */
+  leverageStep?: bigint;
+};
 
 export type DeskEntryInput = {
   perpUsdc: bigint;
@@ -147,6 +153,12 @@ export function decideDeskIncrease(input: DeskEntryInput & { side: Side; trades:
   const maxTopUp = input.pair.minLeverage > 0n ? size / input.pair.minLeverage - target.collateral : collateral;
   const amount = collateral < maxTopUp ? collateral : maxTopUp;
   if (amount <= 0n) return { action: "wait", reason: "trades at the pair's minimum leverage; waiting for a new trade's minimum" };
-  const newLeverage = size / (target.collateral + amount);
+  // The venue takes the new leverage in its steps, rounded up (gTrade's updateLeverage): a top-up too small to lower it
+  // by one step is refused there (WrongLeverage), so it waits for more USDC instead.
+  const total = target.collateral + amount;
+  const step = input.pair.leverageStep;
+  const newLeverage = step === undefined ? size / total : ((size + step * total - 1n) / (step * total)) * step;
+  if (newLeverage >= target.leverage)
+    return { action: "wait", reason: `a top-up of ${usdc(amount)} would not lower trade ${target.id}'s leverage by the venue's step; waiting for more` };
   return { action: "top-up", tradeId: target.id, amount, newLeverage, reason: `add ${usdc(amount)} margin to trade ${target.id}` };
 }

@@ -101,7 +101,7 @@ export function gainsMinCollateral(pairMinFeeUsd: bigint, collateralPriceUsd: bi
  */
 export function gainsPairLimits(p: { minLeverage: bigint; maxLeverage: bigint; minCollateral: bigint }): PairLimits {
   const minLevPosUsdc = (p.minCollateral * p.maxLeverage + GAINS_LEVERAGE_PRECISION - 1n) / GAINS_LEVERAGE_PRECISION;
-  return { minLevPosUsdc, minLeverage: fromGainsLeverage(p.minLeverage), maxLeverage: fromGainsLeverage(p.maxLeverage) };
+  return { minLevPosUsdc, minLeverage: fromGainsLeverage(p.minLeverage), maxLeverage: fromGainsLeverage(p.maxLeverage), leverageStep: LEVERAGE_SCALE };
 }
 
 /** `openTrade` of a market order: the contract sets the user and index itself; no TP, SL or referrer. */
@@ -467,6 +467,11 @@ export const gainsV10: PerpsVenue = {
   async updateMargin(ctx, p) {
     const t = await readTrade(ctx, p.index);
     const newLeverage = gainsMarginLeverage({ collateral: t.collateralAmount, leverage: t.leverage, amount: p.amount });
+    if (newLeverage >= t.leverage) {
+      throw new GainsVenueError(`a margin of ${p.amount} does not lower trade ${p.index}'s leverage of ${t.leverage} (1e3) by gTrade's step`, {
+        code: "UNPROCESSABLE",
+      });
+    }
     return call(ctx, encodeFunctionData({ abi: gainsTradingAbi, functionName: "updateLeverage", args: [p.index, newLeverage] }));
   },
   async close(ctx, p) {

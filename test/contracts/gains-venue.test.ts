@@ -73,7 +73,12 @@ beforeAll(async () => {
 
 describe("the gains-v10 venue on the devnet's diamond", () => {
   it("reads the pair limits, the feed prices by gTrade index and the free slots", async () => {
-    expect(await venue.readPairLimits(ctx, ETH)).toEqual({ minLevPosUsdc: 75_000_150n, minLeverage: 11n * 10n ** 9n, maxLeverage: 150n * E10 });
+    expect(await venue.readPairLimits(ctx, ETH)).toEqual({
+      minLevPosUsdc: 75_000_150n,
+      minLeverage: 11n * 10n ** 9n,
+      maxLeverage: 150n * E10,
+      leverageStep: 10n ** 7n,
+    });
     const eth = (await trader.read<bigint>(feeds.ETH_USD!, feedAbi, "latestAnswer")) * 100n;
     const btc = (await trader.read<bigint>(feeds.BTC_USD!, feedAbi, "latestAnswer")) * 100n;
     expect(await venue.readPairPrice(ctx, ETH)).toBe(eth);

@@ -108,6 +108,23 @@ describe("decideDeskIncrease", () => {
       action: "wait",
     });
   });
+  it("on a venue with a leverage step (gTrade's 0.001×), tops up only when the leverage, rounded up to a step, goes down", () => {
+    const stepped = { ...base, pair: { ...pair, leverageStep: X / 1_000n } };
+    const trade = { id: 7, collateral: 22_321_611n, leverage: 4_820n * (X / 1_000n) };
+    // 0.817170 USDC on 22.321611 USDC at 4.820×: 4.6498…×, taken as 4.650×.
+    expect(decideDeskIncrease({ ...stepped, perpUsdc: 817_170n, trades: [trade], freeSlots: 0 })).toMatchObject({
+      action: "top-up",
+      amount: 817_170n,
+      newLeverage: 4_650n * (X / 1_000n),
+    });
+    // 0.002 USDC moves it less than a step: gTrade would keep 4.820× and refuse the update, so nothing is sent.
+    expect(decideDeskIncrease({ ...stepped, perpUsdc: 2_000n, trades: [trade], freeSlots: 0 })).toMatchObject({
+      action: "wait",
+      reason: expect.stringContaining("would not lower trade 7's leverage by the venue's step"),
+    });
+    // Without a step (Avantis v1), the same top-up is sent.
+    expect(decideDeskIncrease({ ...base, perpUsdc: 2_000n, trades: [trade], freeSlots: 0 })).toMatchObject({ action: "top-up", amount: 2_000n });
+  });
 });
 
 describe("perps maths", () => {

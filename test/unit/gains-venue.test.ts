@@ -109,7 +109,7 @@ describe("minimums", () => {
 
   it("as pair limits: any leverage within the bounds reaches the notional minimum only with the minimum collateral", () => {
     const limits = gainsPairLimits({ minLeverage: 1_100n, maxLeverage: 150_000n, minCollateral: 500_001n });
-    expect(limits).toEqual({ minLevPosUsdc: 75_000_150n, minLeverage: 11n * 10n ** 9n, maxLeverage: 150n * E10 });
+    expect(limits).toEqual({ minLevPosUsdc: 75_000_150n, minLeverage: 11n * 10n ** 9n, maxLeverage: 150n * E10, leverageStep: 10n ** 7n });
     // Beside PERPS_MIN_NOTIONAL_USDC: the larger wins.
     expect(requiredNotional(100_000_000n, limits)).toBe(100_000_000n);
     expect(requiredNotional(10_000_000n, limits)).toBe(75_000_150n);
