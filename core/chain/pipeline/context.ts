@@ -50,7 +50,10 @@ export const DEFAULT_PIPELINE_OPTIONS: PipelineOptions = {
   // when it is mined (a 30-minute soak saw one buyback swap run out at 25%).
   gasMarginBpsByKind: { "collect-rewards": 10_000n, "claim-fees": 5_000n, swap: 5_000n },
   gasCeiling: 8_000_000n,
-  gasRetryKinds: ["collect-rewards", "claim-fees"],
+  // A stake (the asset leg's ERC-4626 deposit) costs more when its slots are new: a rollback that takes back an
+  // earlier stake re-mines the signed deposit where it needs more than its estimate. Repeating one is harmless: it
+  // stakes what the operator holds of the asset, which is there only to be staked.
+  gasRetryKinds: ["collect-rewards", "claim-fees", "stake"],
   maxWaitMs: 120_000,
   backoffBaseMs: 250,
   backoffMaxMs: 10_000,
