@@ -165,23 +165,11 @@ async function indexCounted(bench: Bench, history: History, label: string, log: 
  * Indexes the clean and the noisy twin `repeats` times each, alternating (clean, noisy, noisy,
  * clean, …: a shared machine's load hits both alike), and compares their tables row for row.
  */
-export async function benchNoise(
-  bench: Bench,
-  clean: History,
-  noisy: History,
-  log: (m: string) => void,
-  { repeats = 2, sideBySide = false }: { repeats?: number; sideBySide?: boolean } = {},
-): Promise<NoiseResult> {
+export async function benchNoise(bench: Bench, clean: History, noisy: History, log: (m: string) => void, repeats = 2): Promise<NoiseResult> {
   const acc = { clean: [] as Awaited<ReturnType<typeof indexCounted>>[], noisy: [] as Awaited<ReturnType<typeof indexCounted>>[] };
-  const index = (which: "clean" | "noisy") => indexCounted(bench, which === "clean" ? clean : noisy, which, log, acc[which].length === 0);
   for (let i = 0; i < repeats; i++) {
     const order: ("clean" | "noisy")[] = i % 2 === 0 ? ["clean", "noisy"] : ["noisy", "clean"];
-    // Side by side (the smoke run, where no time is compared), or one after the other so neither slows the other.
-    if (sideBySide) {
-      const [first, second] = await Promise.all(order.map(index));
-      acc[order[0]!].push(first!);
-      acc[order[1]!].push(second!);
-    } else for (const which of order) acc[which].push(await index(which));
+    for (const which of order) acc[which].push(await indexCounted(bench, which === "clean" ? clean : noisy, which, log, acc[which].length === 0));
   }
   const summary = (h: History, runs: typeof acc.clean): NoiseRun => {
     const first = runs[0]!;

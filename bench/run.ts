@@ -154,32 +154,19 @@ async function main() {
 
   const bench = await startBench();
   const indexed = new Map<number, Indexed & { stopAnvil: () => Promise<void>; rpcUrl: string; loadSeconds?: number }>();
-  /** The parts with worlds of their own: after the rest, one at a time, in a full run; in a smoke run, where nothing is timed, all at once beside it. */
-  const ownWorldParts = [
-    async () => {
-      if (runs("noise")) results.noise = await noise(bench);
-    },
-    async () => {
-      if (!runs("tokens")) return;
+  /** The parts with worlds of their own: after the rest in a full run; beside it in a smoke run, where nothing is timed. */
+  const ownWorlds = async () => {
+    if (runs("noise")) results.noise = await noise(bench);
+    if (runs("tokens")) {
       log(`tokens: the engine with ${TOKEN_PART_SIZES.join(", ")} enrolled tokens`);
       results.tokens = await benchTokens(bench, TOKEN_PART_SIZES, log);
-    },
-    async () => {
-      if (!runs("soak")) return;
+    }
+    if (runs("soak")) {
       log(`soak: ${SOAK.seconds} s of mixed load; the engine killed, the chain rolled back, the database away and the RPC frozen at random moments`);
       results.soak = await benchSoak(bench, results.histories[0]!, SOAK);
-    },
-  ];
-  const ownWorlds = async () => {
-    for (const part of ownWorldParts) await part();
+    }
   };
-  // Every part settles before the first failure is reported, so none is left running unwatched.
-  const beside = smoke
-    ? Promise.allSettled(ownWorldParts.map((part) => part())).then((settled) => {
-        const failed = settled.find((s) => s.status === "rejected");
-        if (failed) throw failed.reason;
-      })
-    : undefined;
+  const beside = smoke ? ownWorlds() : undefined;
   // Settled either way, so that a failure of one side never leaves the other running unwatched.
   const besideDone = beside?.then(
     () => undefined,
@@ -774,10 +761,10 @@ async function noise(bench: Bench): Promise<NoiseResult> {
     log(`noise: history of ${NOISE.events} events, strangers ×${foreign}`);
     twins.push(await ensureHistory(NOISE.events, SEED, await freePort(), (m) => log(`  ${m}`), { foreign }));
   }
-  // A smoke run indexes each twin once, both at once (the harness works); a full run twice, alternating, one at a time.
+  // A smoke run indexes each twin once (the harness works); a full run twice, alternating.
   const repeats = smoke ? 1 : 2;
-  log(`noise: indexing the clean and the noisy twin, ${repeats === 1 ? "once" : "twice"} each${smoke ? ", side by side" : ""}`);
-  return benchNoise(bench, twins[0]!, twins[1]!, log, { repeats, sideBySide: smoke });
+  log(`noise: indexing the clean and the noisy twin, ${repeats === 1 ? "once" : "twice"} each`);
+  return benchNoise(bench, twins[0]!, twins[1]!, log, repeats);
 }
 
 /** `--part noise` alone: measures, then replaces only its own section of the results file (as `--part tokens`). */
