@@ -13,7 +13,7 @@
  * same chain into the same database, and SIGSTOP on ponder holds the index behind.
  */
 import pino from "pino";
-import { type Address, type Log, erc20Abi, getAddress, parseEventLogs } from "viem";
+import { type Address, type Hex, type Log, erc20Abi, getAddress, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { perpsCallbacksAbi } from "../../common/abis/perps.js";
 import { type AuditReport, auditThreeWay } from "../../core/audit.js";
@@ -43,8 +43,9 @@ let wethToken: Address;
 
 /** Where the next worker cycle stops: after broadcasting the intent whose key matches, or at a named point. */
 let stopAt: { point: CrashPoint; key?: RegExp } | null = null;
-/** The key of the intent the pipeline broadcast last (from its debug log line, written synchronously). */
+/** The key and transaction of the intent the pipeline broadcast last (from its debug log line, written synchronously). */
 let lastBroadcast = "";
+let lastBroadcastHash: Hex | undefined;
 const faults: Faults = {
   hit(point) {
     if (!stopAt || stopAt.point !== point || (stopAt.key && !stopAt.key.test(lastBroadcast))) return;
@@ -58,7 +59,9 @@ const log = pino(
   {
     write(line: string) {
       if (!line.includes('"msg":"broadcast"')) return;
-      lastBroadcast = (JSON.parse(line) as { intent?: string }).intent ?? "";
+      const entry = JSON.parse(line) as { intent?: string; hash?: Hex };
+      lastBroadcast = entry.intent ?? "";
+      lastBroadcastHash = entry.hash;
     },
   },
 );
@@ -71,6 +74,10 @@ async function runUntil(name: WorkerName, at: { point: CrashPoint; key?: RegExp 
   stopAt = null;
   expect(missed, `${name} never reached ${at.point} ${at.key ?? ""}`).toBe(false);
   expect(outcome.ok ? "completed" : outcome.error).toMatch(/cycle stopped at/);
+  // Stopped after a broadcast: the node answers the broadcast before its block is mined, so the
+  // transaction is on chain once its receipt is (the stage the test then audits).
+  if (at.point === "after-broadcast" && lastBroadcastHash)
+    await d.as(1).publicClient.waitForTransactionReceipt({ hash: lastBroadcastHash, pollingInterval: 50, timeout: 60_000 });
 }
 
 async function head(): Promise<bigint> {
