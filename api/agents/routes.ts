@@ -14,7 +14,7 @@
 import { Hono } from "hono";
 import { type Address, getAddress } from "viem";
 import { z } from "zod";
-import { type Charter, charterSchema, defaultCharter } from "../../core/agents/charter.js";
+import { charterSchema, defaultCharter } from "../../core/agents/charter.js";
 import { Refusal } from "../../core/errors.js";
 import { launchAgent } from "../../core/launch/agent.js";
 import { type Agent, createAgent, getAgent, setCharter } from "../../core/agents/store.js";
@@ -24,17 +24,9 @@ import { type SessionEnv, requireSession } from "../auth/routes.js";
 import { onHttpError } from "../http/errors.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody } from "../http/agent-api.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
-import { agentJson, agentLaunchBody, chatBody, launchedJson } from "../views/agent.js";
+import { agentJson, agentLaunchBody, charterJson, chatBody, launchedJson } from "../views/agent.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const charterJson = (agent: Agent) => ({
-  id: agent.id,
-  status: agent.status,
-  charter: agent.charter as Charter,
-  charterHash: agent.charterHash,
-  charterSource: agent.charterSource,
-});
 
 // ------------------------------------------------------------------ OpenAPI entries
 

@@ -24,11 +24,11 @@ import { type Address, type Hex, getAddress, isAddress } from "viem";
 import { z } from "zod";
 import { MissingConfigError } from "../../common/config.js";
 import { toJsonValue } from "../../common/json.js";
-import { type Charter, charterSchema, defaultCharter } from "../../core/agents/charter.js";
+import { charterSchema, defaultCharter } from "../../core/agents/charter.js";
 import { type Agent, createAgent, getAgent, getAgentByToken, setCharter } from "../../core/agents/store.js";
 import { Refusal } from "../../core/errors.js";
 import { launchAgent } from "../../core/launch/agent.js";
-import { agentJson, agentLaunchBody, chatBody, launchedJson } from "../views/agent.js";
+import { agentJson, agentLaunchBody, charterJson, chatBody, launchedJson } from "../views/agent.js";
 import { findSession } from "../auth/sessions.js";
 import type { ApiDeps } from "../deps.js";
 import { methodNotAllowed, notConfigured, notFound, toHttpError } from "../http/errors.js";
@@ -206,13 +206,6 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     return agent;
   }
   const defaults = () => defaultCharter({ buybackMinUsdc: services().config.creatorBuybackMinUsdc });
-  const charterJson = (agent: Agent) => ({
-    id: agent.id,
-    status: agent.status,
-    charter: agent.charter as Charter,
-    charterHash: agent.charterHash,
-    charterSource: agent.charterSource,
-  });
 
   tool(
     "create_agent",

@@ -53,6 +53,15 @@ function figure<N extends string>(name: N, nullable = false) {
 
 const currency = z.object({ address: checksummed, symbol: z.string(), decimals: z.number().int() }).strict();
 
+/** A period's traded volume (token, paired currency, USDC) and its swaps, with those it could not price. */
+const volumeFigures = {
+  ...figure("volumeToken"),
+  ...figure("volumePaired"),
+  ...figure("volumeUsdc"),
+  unpricedSwaps: z.number().int().describe(FIGURE_UNITS.unpricedSwaps!),
+  swaps: z.number().int().describe(FIGURE_UNITS.swaps!),
+};
+
 export const candleItem = z
   .object({
     start: z.string().datetime().describe("Bucket start (UTC), ISO-8601"),
@@ -60,11 +69,7 @@ export const candleItem = z
     ...figure("high"),
     ...figure("low"),
     ...figure("close"),
-    ...figure("volumeToken"),
-    ...figure("volumePaired"),
-    ...figure("volumeUsdc"),
-    unpricedSwaps: z.number().int().describe(FIGURE_UNITS.unpricedSwaps!),
-    swaps: z.number().int().describe(FIGURE_UNITS.swaps!),
+    ...volumeFigures,
   })
   .strict();
 
@@ -90,11 +95,7 @@ export const marketResponse = z
     ...figure("priceUsdc", true),
     ...figure("marketCapPaired", true),
     ...figure("marketCapUsdc", true),
-    ...figure("volumeToken"),
-    ...figure("volumePaired"),
-    ...figure("volumeUsdc"),
-    unpricedSwaps: z.number().int().describe(FIGURE_UNITS.unpricedSwaps!),
-    swaps: z.number().int().describe(FIGURE_UNITS.swaps!),
+    ...volumeFigures,
   })
   .strict();
 

@@ -370,6 +370,16 @@ export const healthResponse = z
   .strict();
 
 const baseUnits = auditBaseUnits;
+/** One comparison of the audit: a check of a token's leg in a currency, what was expected and what was found (base units). */
+const auditComparison = {
+  check: z.string(),
+  token: checksummed.nullable(),
+  leg: z.string().nullable(),
+  currency: z.string().nullable(),
+  expected: baseUnits,
+  actual: baseUnits,
+};
+
 export const auditResponse = z
   .object({
     ok: z.boolean(),
@@ -395,12 +405,7 @@ export const auditResponse = z
       .array(
         z
           .object({
-            check: z.string(),
-            token: checksummed.nullable(),
-            leg: z.string().nullable(),
-            currency: z.string().nullable(),
-            expected: baseUnits,
-            actual: baseUnits,
+            ...auditComparison,
             amount: baseUnits.describe("actual − expected: what the unsettled work accounts for"),
             what: z.array(z.string()).describe("The work in flight, or the index's lag, that explains it"),
           })
@@ -414,12 +419,7 @@ export const auditResponse = z
     differences: z.array(
       z
         .object({
-          check: z.string(),
-          token: checksummed.nullable(),
-          leg: z.string().nullable(),
-          currency: z.string().nullable(),
-          expected: baseUnits,
-          actual: baseUnits,
+          ...auditComparison,
           difference: baseUnits.describe("actual − expected"),
           detail: z.string().optional(),
         })

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ETH_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
+import type { Charter } from "../../core/agents/charter.js";
 import type { ChatMessage } from "../../core/agents/compiler.js";
 import type { Agent } from "../../core/agents/store.js";
 import type { launchAgent } from "../../core/launch/agent.js";
@@ -11,6 +12,15 @@ import { textField, textProblem } from "../../common/text.js";
 
 /** Well-formed Unicode without control characters, at most `maxBytes` UTF-8 bytes (as the launcher stores it). */
 const text = (field: string, maxBytes: number) => textField(field, { min: 1, maxBytes });
+
+/** An agent's charter as served after it is set or read (REST and MCP alike). */
+export const charterJson = (agent: Agent) => ({
+  id: agent.id,
+  status: agent.status,
+  charter: agent.charter as Charter,
+  charterHash: agent.charterHash,
+  charterSource: agent.charterSource,
+});
 
 /** The answer to an agent's launch (REST and MCP alike). */
 export function launchedJson(result: Awaited<ReturnType<typeof launchAgent>>) {
