@@ -22,7 +22,15 @@ describe("bench:smoke", () => {
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
-    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    // A run that never ends is stopped before the test's own timeout, so its failure shows where it stood.
+    let overdue = false;
+    const deadline = setTimeout(() => {
+      overdue = true;
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+    }, 840_000);
+    const status = await new Promise<number | null>((resolve) => child.once("exit", resolve)).finally(() => clearTimeout(deadline));
+    expect(overdue, `bench:smoke still running after 840 s; its last output:\n${output.slice(-6000)}`).toBe(false);
     expect(status, output.slice(-6000)).toBe(0);
     const table = readFileSync(join(ROOT, "bench", "results", "latest-smoke.md"), "utf8");
     for (const section of [
