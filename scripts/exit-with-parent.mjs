@@ -4,6 +4,9 @@
  * that its parent changed and stops itself (SIGTERM: a clean shutdown; killed if that takes
  * longer than 20 s). No orphan keeps running, and never an engine that keeps leading.
  *
+ * A child whose supervisor died between its spawn and this preload (a restart at the moment of
+ * the kill) has already been handed to another parent: it stops at once, before it starts.
+ *
  * Active only in the direct child of the supervisor named by LAUNCHPAD_SUPERVISOR_PID; the
  * variables are removed from this process's environment so its own children do not inherit them.
  */
@@ -12,13 +15,38 @@ delete process.env.LAUNCHPAD_SUPERVISOR_PID;
 if (process.env.NODE_OPTIONS?.includes("exit-with-parent")) {
   process.env.NODE_OPTIONS = process.env.NODE_OPTIONS.replace(/--import[= ]\S*exit-with-parent\.mjs/g, "").trim();
 }
-if (Number.isInteger(expected) && expected > 0 && process.ppid === expected) {
-  const watch = setInterval(() => {
-    if (process.ppid === expected) return;
-    clearInterval(watch);
-    process.stderr.write(`supervisor ${expected} is gone; stopping process ${process.pid}\n`);
-    setTimeout(() => process.exit(1), 20_000).unref();
-    process.kill(process.pid, "SIGTERM");
-  }, 500);
-  watch.unref();
+
+/** Whether a process of that id exists (EPERM: it exists, owned by someone else). */
+function exists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error?.code === "EPERM";
+  }
+}
+
+/** A last line for the operator; the supervisor's end of the pipe may be gone (EPIPE), which must not become an uncaught error. */
+function tell(message) {
+  process.stderr.on("error", () => {});
+  try {
+    process.stderr.write(`${message}\n`);
+  } catch {}
+}
+
+if (Number.isInteger(expected) && expected > 0) {
+  if (process.ppid !== expected && !exists(expected)) {
+    tell(`supervisor ${expected} was gone before process ${process.pid} started; not starting`);
+    process.exit(1);
+  }
+  if (process.ppid === expected) {
+    const watch = setInterval(() => {
+      if (process.ppid === expected) return;
+      clearInterval(watch);
+      tell(`supervisor ${expected} is gone; stopping process ${process.pid}`);
+      setTimeout(() => process.exit(1), 20_000).unref();
+      process.kill(process.pid, "SIGTERM");
+    }, 500);
+    watch.unref();
+  }
 }
