@@ -1,11 +1,18 @@
 /** `Agent`: an agent's public record (never its key), by id or token; also `Token.agent`. */
 import { getAddress } from "viem";
+import { type Charter, charterSchema } from "../../core/agents/charter.js";
 import type { Agent } from "../../core/agents/store.js";
 import { type AgentView, agentJson } from "../views/agent.js";
 import { findAgent } from "../read/prospectus.js";
 import { type GraphqlContext, builder } from "./builder.js";
 import { userError } from "./errors.js";
 import { TokenRef } from "./refs.js";
+import { reportFields, zodObject } from "./zod-objects.js";
+
+/** The charter as REST serves it (core/agents/charter.ts), typed: percentages and leverage as `Float`, USDC as an exact decimal. */
+const CharterRef = zodObject("Charter", charterSchema, "An agent's charter: its engine, persona and mandate (split, desk limits, creator-buyback minimum)", {
+  floats: true,
+});
 
 const AgentRef = builder.objectRef<AgentView>("Agent").implement({
   description: "An agent: its wallet, charter (engine, persona, mandate) and token. Status: draft → charter-ready → launched → running, or failed.",
@@ -15,7 +22,11 @@ const AgentRef = builder.objectRef<AgentView>("Agent").implement({
     wallet: t.exposeString("wallet"),
     status: t.exposeString("status"),
     statusReason: t.exposeString("statusReason", { nullable: true }),
-    charter: t.field({ type: "JSON", nullable: true, resolve: (a) => a.charter }),
+    ...reportFields(t, "charter", CharterRef, {
+      description: "The agent's charter, once set (null before)",
+      nullable: true,
+      resolve: (a) => a.charter as Charter | null,
+    }),
     charterHash: t.exposeString("charterHash", { nullable: true }),
     tokenAddress: t.exposeString("token", { nullable: true }),
     token: t.field({

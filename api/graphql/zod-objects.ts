@@ -6,7 +6,10 @@
  *
  * A schema maps field by field: strings (addresses, hashes, decimals, times, enums of names
  * GraphQL cannot spell, like `protocol-buyback`) are `String`, integers `Int`, booleans
- * `Boolean`, arrays lists, nullable or optional fields nullable. Each object becomes a type
+ * `Boolean`, a literal its value's type, arrays lists, nullable or optional fields nullable;
+ * refinements, transforms and defaults are read through to the type they hold. A number that
+ * is not an integer is `Float` only where the caller allows it (a charter's percentages and
+ * leverage, written with two decimals): never money, which is an exact decimal string. Each object becomes a type
  * named after where it first appears (`FeeFlowCollected`; `BurnProofPaidByBuyback` for an item
  * of `paidBy.buybacks`), or by the name given for a shared one (`Money`); an object met again
  * (its `.describe()`d and `.nullable()` copies included) is the same type. Anything else (a number that is not an
@@ -20,7 +23,10 @@ import { type GraphqlContext, type Types, builder } from "./builder.js";
 type Row = Record<string, unknown>;
 type Ref = ObjectRef<Types, Row>;
 /** A field's GraphQL type: a scalar's name, an object, or a list of either. */
-type Output = "String" | "Int" | "Boolean" | Ref | ["String" | "Int" | "Boolean" | Ref];
+type Scalar = "String" | "Int" | "Float" | "Boolean";
+type Output = Scalar | Ref | [Scalar | Ref];
+/** Whether numbers that are not integers may be `Float` (never for money). */
+type Options = { floats?: boolean };
 type Nullable = boolean | { list: boolean; items: boolean };
 
 /** Object types made so far, by their schema's shape (shared by a schema's described and nullable copies). */
@@ -35,12 +41,15 @@ const shapeKey = (schema: z.AnyZodObject) => (schema._def as { shape: unknown })
  * The object type of `schema`, named `name` unless it was made before. A shared object is named
  * by calling this for it first (`Money`), before any answer that holds it.
  */
-export function zodObject<S extends z.AnyZodObject>(name: string, schema: S, description?: string): ObjectRef<Types, z.infer<S>> {
+export function zodObject<S extends z.AnyZodObject>(name: string, schema: S, description?: string, options: Options = {}): ObjectRef<Types, z.infer<S>> {
   const known = made.get(shapeKey(schema));
   if (known) return known as never;
   const ref = builder.objectRef<Row>(name);
   made.set(shapeKey(schema), ref);
-  const fields = Object.entries(schema.shape as Record<string, z.ZodTypeAny>).map(([key, field]) => ({ key, ...fieldType(`${name}${pascal(key)}`, field) }));
+  const fields = Object.entries(schema.shape as Record<string, z.ZodTypeAny>).map(([key, field]) => ({
+    key,
+    ...fieldType(`${name}${pascal(key)}`, field, options),
+  }));
   ref.implement({
     description: description ?? schema.description,
     fields: (t) =>
@@ -55,31 +64,43 @@ export function zodObject<S extends z.AnyZodObject>(name: string, schema: S, des
 }
 
 /** A field's type and nullability, its description the outermost one zod holds. */
-function fieldType(name: string, schema: z.ZodTypeAny): { type: Output; nullable: Nullable; description?: string } {
+function fieldType(name: string, schema: z.ZodTypeAny, options: Options): { type: Output; nullable: Nullable; description?: string } {
   const description = schema.description;
   let inner = schema;
   let nullable = false;
-  while (inner instanceof z.ZodNullable || inner instanceof z.ZodOptional) {
-    nullable = true;
-    inner = inner.unwrap();
+  for (;;) {
+    if (inner instanceof z.ZodNullable || inner instanceof z.ZodOptional) {
+      nullable = true;
+      inner = inner.unwrap();
+    } else if (inner instanceof z.ZodEffects) inner = inner.innerType();
+    // A default fills what a client left out: the answer always holds the field.
+    else if (inner instanceof z.ZodDefault) inner = inner.removeDefault();
+    else break;
   }
   if (inner instanceof z.ZodArray) {
     // An item is named in the singular: `…Buybacks` holds `…Buyback`s.
-    const item = fieldType(name.replace(/s$/, ""), inner.element);
+    const item = fieldType(name.replace(/s$/, ""), inner.element, options);
     if (Array.isArray(item.type)) throw new Error(`${name}: a list of lists has no GraphQL type here`);
     return { type: [item.type], nullable: { list: nullable, items: item.nullable === true }, description };
   }
-  return { type: scalarOrObject(name, inner), nullable, description };
+  return { type: scalarOrObject(name, inner, options), nullable, description };
 }
 
-function scalarOrObject(name: string, schema: z.ZodTypeAny): "String" | "Int" | "Boolean" | Ref {
+function scalarOrObject(name: string, schema: z.ZodTypeAny, options: Options): Scalar | Ref {
   if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return "String";
   if (schema instanceof z.ZodBoolean) return "Boolean";
-  if (schema instanceof z.ZodNumber) {
-    if (!schema.isInt) throw new Error(`${name}: a number that is not an integer (money is an exact decimal string)`);
-    return "Int";
+  if (schema instanceof z.ZodLiteral) {
+    const value: unknown = schema.value;
+    if (typeof value === "string") return "String";
+    if (typeof value === "boolean") return "Boolean";
+    if (Number.isInteger(value)) return "Int";
   }
-  if (schema instanceof z.ZodObject) return zodObject(name, schema);
+  if (schema instanceof z.ZodNumber) {
+    if (schema.isInt) return "Int";
+    if (options.floats) return "Float";
+    throw new Error(`${name}: a number that is not an integer (money is an exact decimal string)`);
+  }
+  if (schema instanceof z.ZodObject) return zodObject(name, schema, undefined, options);
   throw new Error(`${name}: ${schema.constructor.name} has no GraphQL type here`);
 }
 

@@ -1,12 +1,24 @@
 /** Buybacks (the operator's swaps into a launched token): filters, orderings, pages, totals. */
 import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
 import type { Hex } from "viem";
-import { buyback, protocolTotals, tokenTotals } from "../../schema/ponder.js";
+import { buyback, pool, protocolTotals, token, tokenTotals } from "../../schema/ponder.js";
+import { buybackView } from "../views/buyback.js";
 import type { ReadDb } from "./db.js";
 import type { EventFilter } from "./burns.js";
 import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
-export type BuybackRow = typeof buyback.$inferSelect;
+/** A buyback as its view reads it (api/views/buyback.ts): with its token's pool's paired currency. */
+export type BuybackRow = Awaited<ReturnType<typeof selectBuybacks>>[number];
+
+const selectBuybacks = (db: ReadDb, where: SQL | undefined, order: SQL[], limit: number) =>
+  db
+    .select(buybackView.columns)
+    .from(buyback)
+    .leftJoin(token, eq(token.address, buyback.token))
+    .leftJoin(pool, eq(pool.poolId, token.poolId))
+    .where(where)
+    .orderBy(...order)
+    .limit(limit);
 
 export const BUYBACK_ORDERINGS = {
   NEWEST: {
@@ -47,13 +59,7 @@ export function buybackConditions(filter: EventFilter & { kinds?: readonly strin
 export async function listBuybacks(db: ReadDb, p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder }) {
   const ordering: Ordering<BuybackRow> = BUYBACK_ORDERINGS[p.order];
   const w = keysetWindow(ordering, p);
-  const rows = await db
-    .select()
-    .from(buyback)
-    .where(and(...buybackConditions(p.filter), ...w.conditions))
-    .orderBy(...w.order)
-    .limit(w.fetch);
-  return w.finish(rows);
+  return w.finish(await selectBuybacks(db, and(...buybackConditions(p.filter), ...w.conditions), w.order, w.fetch));
 }
 
 export type BuybackTotals = { count: number; usdcIn: bigint; tokensBought: bigint; tokensBurned: bigint };

@@ -20,6 +20,7 @@ import { encodeCursor } from "../http/cursor.js";
 import { ACTIVITY_KINDS, ACTIVITY_ORDERING, activityTokenCondition, deskTokensByTrade, formatActivityData, unnamedDeskTradeId } from "./activity.js";
 import type { EnginePort } from "../engine-port.js";
 import { burnView } from "../views/burn.js";
+import { BUYBACK_KINDS, buybackView } from "../views/buyback.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 import { type View, json, viewSchema } from "../views/view.js";
 import { BURN_KINDS, BURN_ORDERINGS, type EventFilter, burnConditions } from "./burns.js";
@@ -405,9 +406,15 @@ function columnDataset(spec: {
   };
 }
 
-/** A view's columns: an amount is its decimal and its raw units; each documented as the view's JSON documents it. */
-function viewColumns(view: View): ExportColumn[] {
+/**
+ * A view's columns: an amount is its decimal and its raw units; each documented as the view's
+ * JSON documents it. An amount or symbol of a row's currency reads that currency's facts in SQL
+ * (`sqlCurrency`); `launchedSymbols` gives, per currency property, the symbol of the launched
+ * token joined on it.
+ */
+function viewColumns(view: View, config: ExportConfig, launchedSymbols: Record<string, SQL> = {}): ExportColumn[] {
   const schema = viewSchema(view).shape as Record<string, ZodTypeAny>;
+  const currency = (key: string) => sqlCurrency(sql`${view.columns[key]}`, launchedSymbols[key] ?? sql`NULL`, config);
   return Object.entries(view.fields).flatMap(([name, f]): ExportColumn[] => {
     const expr = sql`${view.columns[name]}`;
     const described = { name, schema: schema[name] };
@@ -416,9 +423,11 @@ function viewColumns(view: View): ExportColumn[] {
         return [{ ...described, kind: "address", expr }];
       case "amount":
         return [
-          { ...described, kind: "decimal", expr, decimals: f.decimals },
+          { ...described, kind: "decimal", expr, decimals: "decimals" in f ? f.decimals : currency(f.currency).decimals },
           { name: `${name}Raw`, schema: schema[`${name}Raw`], kind: "raw", expr },
         ];
+      case "symbol":
+        return [{ ...described, kind: "addressOrText", ...currency(f.currency).symbol }];
       case "int":
         return [{ ...described, kind: "int", expr }];
       case "time":
@@ -436,7 +445,7 @@ const burns = columnDataset({
   description: "Burns: transfers of launched tokens to the dead address",
   kinds: BURN_KINDS,
   orderings: { oldest: BURN_ORDERINGS.OLDEST as Ordering<never>, newest: BURN_ORDERINGS.NEWEST as Ordering<never> },
-  columns: () => viewColumns(burnView),
+  columns: (config) => viewColumns(burnView, config),
   cursorKeys: [sql`${burn.blockNumber}`, sql`${burn.logIndex}`],
   from: (db, fields) => db.select(fields).from(burn),
   conditions: burnConditions,
@@ -447,53 +456,9 @@ const burns = columnDataset({
 const buybacks = columnDataset({
   name: "buybacks",
   description: "Buybacks: the operator's swaps into a launched token (protocol and creator buybacks)",
-  kinds: BURN_KINDS.filter((k) => k !== "organic"),
+  kinds: BUYBACK_KINDS,
   orderings: { oldest: BUYBACK_ORDERINGS.OLDEST as Ordering<never>, newest: BUYBACK_ORDERINGS.NEWEST as Ordering<never> },
-  columns: (config) => {
-    const spent = sqlCurrency(sql`${buyback.currencyIn}`, sql`${currencyToken.symbol}`, config);
-    const usdc = config.contracts.usdc?.toLowerCase();
-    // The pool's paired currency's decimals, as GraphQL's: USDC 6, otherwise 18 (no pool and no USDC configured compare equal).
-    const pairedIsUsdc = usdc ? sql`(lower(${pool.pairedToken}) = ${literal(usdc)})` : sql`(${pool.pairedToken} IS NULL)`;
-    return [
-      { name: "id", kind: "text", expr: sql`${buyback.id}` },
-      { name: "token", kind: "address", expr: sql`${buyback.token}` },
-      { name: "kind", kind: "text", expr: sql`${buyback.kind}`, schema: z.enum(["protocol-buyback", "creator-buyback"]) },
-      {
-        name: "usdcIn",
-        kind: "decimal",
-        expr: sql`${buyback.usdcIn}`,
-        decimals: USDC_DECIMALS,
-        description: "USDC spent: paid in, or what the WETH paid in was sold for in the same transaction",
-      },
-      { name: "usdcInRaw", kind: "raw", expr: sql`${buyback.usdcIn}` },
-      {
-        name: "pairedIn",
-        kind: "decimal",
-        expr: sql`${buyback.pairedIn}`,
-        decimals: { when: sql`coalesce(${pairedIsUsdc}, false)`, yes: USDC_DECIMALS, no: TOKEN_DECIMALS },
-        description: "Paired currency paid into the pool",
-      },
-      { name: "pairedInRaw", kind: "raw", expr: sql`${buyback.pairedIn}` },
-      { name: "spentCurrency", kind: "address", expr: sql`lower(${buyback.currencyIn})` },
-      { name: "spentSymbol", kind: "addressOrText", ...spent.symbol },
-      {
-        name: "spent",
-        kind: "decimal",
-        expr: sql`${buyback.amountIn}`,
-        decimals: spent.decimals,
-        description: "Paid in, in spentCurrency; usdcIn is its USDC",
-      },
-      { name: "spentRaw", kind: "raw", expr: sql`${buyback.amountIn}` },
-      { name: "tokensBought", kind: "decimal", expr: sql`${buyback.tokensBought}`, decimals: TOKEN_DECIMALS },
-      { name: "tokensBoughtRaw", kind: "raw", expr: sql`${buyback.tokensBought}` },
-      { name: "tokensBurned", kind: "decimal", expr: sql`${buyback.tokensBurned}`, decimals: TOKEN_DECIMALS },
-      { name: "tokensBurnedRaw", kind: "raw", expr: sql`${buyback.tokensBurned}` },
-      { name: "txHash", kind: "text", expr: sql`${buyback.txHash}`, schema: json.hash },
-      { name: "blockNumber", kind: "int", expr: sql`${buyback.blockNumber}` },
-      { name: "logIndex", kind: "int", expr: sql`${buyback.logIndex}` },
-      { name: "timestamp", kind: "iso", expr: sql`${buyback.timestamp}` },
-    ];
-  },
+  columns: (config) => viewColumns(buybackView, config, { spentCurrency: sql`${currencyToken.symbol}` }),
   cursorKeys: [sql`${buyback.blockNumber}`, sql`${buyback.logIndex}`],
   from: (db, fields) =>
     db

@@ -8,27 +8,22 @@ import { eq } from "drizzle-orm";
 import { token as tokenTable } from "../../schema/ponder.js";
 import { notFound } from "../http/errors.js";
 import { type BuybackRow, type BuybackTotals, listBuybacks, protocolBuybackTotals, tokenBuybackTotals } from "../read/buybacks.js";
-import { formatDecimal } from "../../common/money.js";
 import { type CurrencyInfo, type BuybackSpendView, buybackSpendByKind, currencyInfos, tokenBuybackSpends } from "../read/fees.js";
-import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
+import { checksum, tokenAmount, usdcAmount } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import type { ApiDeps } from "../deps.js";
+import { buybackView } from "../views/buyback.js";
 import { spendJson } from "../views/fees.js";
+import { viewCurrencies, viewJson } from "../views/view.js";
 import { defineRoute, respond } from "./route.js";
 import { buybacksResponse, pageQuery, tokenParam } from "./schemas.js";
 
-const buybackJson = (row: BuybackRow, currency: CurrencyInfo) => ({
-  id: row.id,
-  token: checksum(row.token),
-  kind: row.kind as "protocol-buyback" | "creator-buyback",
-  usdcIn: usdcAmount(row.usdcIn),
-  spent: { currency: currency.address, symbol: currency.symbol, decimals: currency.decimals, amount: formatDecimal(row.amountIn, currency.decimals) },
-  tokensBought: tokenAmount(row.tokensBought),
-  tokensBurned: tokenAmount(row.tokensBurned),
-  txHash: row.txHash,
-  blockNumber: Number(row.blockNumber),
-  timestamp: isoTime(row.timestamp),
-});
+/** A buyback as its view writes it, with `spent` in this route's first shape: its currency's facts and the amount together. */
+const buybackJson = (row: BuybackRow, currencies: Map<string, CurrencyInfo>) => {
+  const json = viewJson(buybackView, row, currencies);
+  const currency = currencies.get(row.spentCurrency.toLowerCase())!;
+  return { ...json, spent: { currency: currency.address, symbol: currency.symbol, decimals: currency.decimals, amount: json.spent } };
+};
 
 const totalsJson = (t: BuybackTotals, spent: BuybackSpendView[]) => ({
   count: t.count,
@@ -48,12 +43,8 @@ async function buybacksBody(
   // failure must not go unhandled (an unhandled rejection stops the API process).
   totals.catch(() => {});
   const page = await listBuybacks(deps.db, { filter, order: "NEWEST", limit: query.limit, after: query.cursor });
-  const currencies = await currencyInfos(
-    deps.db,
-    deps.config,
-    page.rows.map((r) => r.currencyIn),
-  );
-  return { ...listBody(page, (r) => buybackJson(r, currencies.get(r.currencyIn.toLowerCase())!)), totals: totalsJson(...(await totals)) };
+  const currencies = await currencyInfos(deps.db, deps.config, viewCurrencies(buybackView, page.rows));
+  return { ...listBody(page, (r) => buybackJson(r, currencies)), totals: totalsJson(...(await totals)) };
 }
 
 export const protocolBuybacksRoute = defineRoute({

@@ -18,6 +18,7 @@ import { documented } from "../openapi/zod-schema.js";
 import { legsResponse, protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
 import { auditBaseUnits } from "../views/trust.js";
 import { decimalOf as decimal, json, usdcOf as usdc } from "../views/view.js";
+import { buybackSchema } from "../views/buyback.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -569,23 +570,13 @@ const list = <T extends z.ZodTypeAny>(item: T) => z.object({ items: z.array(item
 
 export const activityResponse = list(activityItem);
 
-export const buybackItem = z
-  .object({
-    id: z.string(),
-    token: checksummed,
-    kind: z.enum(["protocol-buyback", "creator-buyback"]),
-    usdcIn: usdc("Spent: USDC paid in, or what the WETH paid in was sold for in the same transaction"),
-    spent: z
-      .object({ ...currencyFields, amount: decimal("Paid in (in this currency)") })
-      .strict()
-      .describe("What the operator paid in: USDC, or WETH for a legacy-WETH buyback"),
-    tokensBought: decimal("Tokens bought"),
-    tokensBurned: decimal("Of those, burned"),
-    txHash: hash,
-    blockNumber: int,
-    timestamp: iso,
-  })
-  .strict();
+/** A buyback (api/views/buyback.ts), with `spent` in this route's first shape: the currency's facts beside the amount. */
+export const buybackItem = buybackSchema.omit({ spent: true }).extend({
+  spent: z
+    .object({ ...currencyFields, amount: decimal("Paid in (in this currency)") })
+    .strict()
+    .describe("What the operator paid in: USDC, or WETH for a legacy-WETH buyback (spentCurrency, spentSymbol and the amount, together)"),
+});
 
 export const buybacksResponse = z
   .object({

@@ -12,10 +12,15 @@
  * amount is `<name>` (exact decimal string in whole units) with `<name>Raw` (its base units,
  * a string of digits) beside it; block numbers and log indexes are numbers; times are
  * ISO-8601 in UTC with milliseconds.
+ *
+ * An amount whose currency varies by row (what a buyback paid in) names the row's property
+ * holding the currency's address: its decimals, and a symbol field's symbol, are that
+ * currency's (`currencyInfos`: USDC 6 decimals, everything else 18; no currency: 18).
  */
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
-import { formatDecimal } from "../../common/money.js";
+import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
+import type { CurrencyInfo } from "../read/fees.js";
 import { checksum, isoTime } from "../read/format.js";
 
 type Described = {
@@ -28,8 +33,11 @@ type Described = {
 export type ViewField =
   | (Described & { kind: "text" | "hash" | "address" })
   | (Described & { kind: "enum"; values: readonly [string, ...string[]] })
-  /** An amount in base units: `<name>` and `<name>Raw`. */
+  /** An amount in base units: `<name>` and `<name>Raw`; in a fixed number of decimals, or the decimals of the currency in the row's property `currency`. */
   | (Described & { kind: "amount"; decimals: number })
+  | (Described & { kind: "amount"; currency: string })
+  /** The symbol of the currency in the row's property `currency`. */
+  | (Described & { kind: "symbol"; currency: string })
   /** An integer: a number in JSON; in GraphQL `Int`, or `BigInt` for a block number. */
   | (Described & { kind: "int"; graphql?: "Int" | "BigInt" })
   /** Unix seconds. */
@@ -42,11 +50,14 @@ export type View<F extends ViewFields = ViewFields> = {
   name: string;
   description: string;
   fields: F;
-  /** The table column of each field (the property of the same name in a row). */
-  columns: { [K in keyof F]: AnyPgColumn };
+  /** The table column of each field (the property of the same name in a row), and of each currency the fields name that is no field. */
+  columns: { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn>;
 };
 
-export function defineView<F extends ViewFields>(view: View<F>): View<F> {
+/** A view, its columns' own types kept: `db.select(view.columns)` reads rows under the view's keys. */
+export function defineView<F extends ViewFields, C extends { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn>>(
+  view: Omit<View<F>, "columns"> & { columns: C },
+): Omit<View<F>, "columns"> & { columns: C } {
   return view;
 }
 
@@ -106,7 +117,12 @@ export function viewSchema<F extends ViewFields>(view: View<F>): z.ZodObject<Vie
         break;
       case "amount":
         shape[name] = decimalOf(f.description);
-        shape[`${name}Raw`] = json.digits.describe(`${f.description}: integer in base units (${f.decimals} decimals)`);
+        shape[`${name}Raw`] = json.digits.describe(
+          `${f.description}: integer in base units (${"decimals" in f ? `${f.decimals} decimals` : `of the currency ${f.currency}`})`,
+        );
+        break;
+      case "symbol":
+        shape[name] = z.string().describe(`${f.description}: USDC, WETH, a launched token's symbol, or else its address`);
         break;
       case "int":
         shape[name] = z.number().int().describe(f.description);
@@ -126,9 +142,28 @@ export function viewKeys(view: View): string[] {
   return Object.entries(view.fields).flatMap(([name, f]) => (f.kind === "amount" ? [name, `${name}Raw`] : [name]));
 }
 
-/** A row (the table's select) as the view's JSON. */
-export function viewJson<F extends ViewFields>(view: View<F>, row: { [K in keyof F]: unknown }): ViewJson<F> {
+/** The currency addresses a page of rows names (for `currencyInfos`), lowercase. */
+export function viewCurrencies(view: View, rows: readonly Record<string, unknown>[]): string[] {
+  const keys = [...new Set(Object.values(view.fields).flatMap((f) => ("currency" in f ? [f.currency] : [])))];
+  return [...new Set(rows.flatMap((r) => keys.map((k) => r[k]).filter((a): a is string => typeof a === "string")).map((a) => a.toLowerCase()))];
+}
+
+/** The decimals of a row's amount: fixed, or its currency's (18 when the row names none). */
+export function amountDecimals(f: Extract<ViewField, { kind: "amount" }>, currency: CurrencyInfo | undefined): number {
+  return "decimals" in f ? f.decimals : (currency?.decimals ?? TOKEN_DECIMALS);
+}
+
+/** A row (the table's select) as the view's JSON; `currencies` (by lowercase address) for the amounts whose currency varies by row. */
+export function viewJson<F extends ViewFields>(
+  view: View<F>,
+  row: { [K in keyof F]: unknown },
+  currencies: ReadonlyMap<string, CurrencyInfo> = new Map(),
+): ViewJson<F> {
   const out: Record<string, unknown> = {};
+  const currencyOf = (f: ViewField) => {
+    const address = "currency" in f ? (row as Record<string, unknown>)[f.currency] : undefined;
+    return typeof address === "string" ? currencies.get(address.toLowerCase()) : undefined;
+  };
   for (const [name, f] of Object.entries(view.fields)) {
     const v = (row as Record<string, unknown>)[name];
     switch (f.kind) {
@@ -136,9 +171,15 @@ export function viewJson<F extends ViewFields>(view: View<F>, row: { [K in keyof
         out[name] = checksum(v as string);
         break;
       case "amount":
-        out[name] = formatDecimal(v as bigint, f.decimals);
+        out[name] = formatDecimal(v as bigint, amountDecimals(f, currencyOf(f)));
         out[`${name}Raw`] = (v as bigint).toString();
         break;
+      case "symbol": {
+        const currency = currencyOf(f);
+        if (!currency) throw new Error(`${view.name}.${name}: no currency info for the row's ${f.currency}`);
+        out[name] = currency.symbol;
+        break;
+      }
       case "int":
         out[name] = Number(v);
         break;

@@ -334,6 +334,34 @@ export function graphqlSuite(): void {
         none: null,
         token: { agent: null },
       });
+
+      // Once set, the charter is typed (charterReport) and holds what REST serves, field for field.
+      const { charterSchema } = await import("../../../core/agents/charter.js");
+      const { setCharter } = await import("../../../core/agents/store.js");
+      const charter = charterSchema.parse({
+        engine: { strategy: "hold" },
+        persona: { name: "Ledger" },
+        mandate: { split: { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 }, desk: { market: "BTC/USD", maxLeverage: 2.5, maxDrawdownPct: 15 }, buybackMinUsdc: "7.50" },
+      });
+      await setCharter(h.deps.agents!.services.pool, agent.id, charter, "submit");
+      const typed = await data(
+        `query($id: String!) { agent(idOrToken: $id) { charter charterReport { version engine { strategy } persona { name voice }
+           mandate { buybackMinUsdc split { assetPct perpPct creatorPct } desk { market maxLeverage maxDrawdownPct takeProfitPct } } } } }`,
+        { id: agent.id },
+        "http",
+      );
+      const { agent: served } = typed as { agent: { charter: unknown; charterReport: unknown } };
+      expect(served.charterReport).toEqual(served.charter);
+      expect(served.charterReport).toEqual({
+        version: 1,
+        engine: { strategy: "hold" },
+        persona: { name: "Ledger", voice: "" },
+        mandate: {
+          buybackMinUsdc: "7.5",
+          split: { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 },
+          desk: { market: "BTC/USD", maxLeverage: 2.5, maxDrawdownPct: 15, takeProfitPct: 10 },
+        },
+      });
     });
 
     it("batches the tokens of a page of burns (no N+1)", async () => {
