@@ -341,7 +341,11 @@ export function graphqlSuite(): void {
       const charter = charterSchema.parse({
         engine: { strategy: "hold" },
         persona: { name: "Ledger" },
-        mandate: { split: { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 }, desk: { market: "BTC/USD", maxLeverage: 2.5, maxDrawdownPct: 15 }, buybackMinUsdc: "7.50" },
+        mandate: {
+          split: { assetPct: 28.5, perpPct: 57, creatorPct: 9.5 },
+          desk: { market: "BTC/USD", maxLeverage: 2.5, maxDrawdownPct: 15 },
+          buybackMinUsdc: "7.50",
+        },
       });
       await setCharter(h.deps.agents!.services.pool, agent.id, charter, "submit");
       const typed = await data(

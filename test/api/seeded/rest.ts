@@ -433,7 +433,10 @@ export function restSuite(): void {
       expect(a.json.items[0].spent).toEqual({ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, amount: "100" });
       // One definition (api/views/buyback.ts): the item is the export's row, but for the cursor and `spent`'s first shape.
       const exported = await get(`/export/buybacks.ndjson?token=${s.token}`);
-      const [{ cursor: _cursor, ...row }] = exported.text.trim().split("\n").map((l) => JSON.parse(l));
+      const [{ cursor: _cursor, ...row }] = exported.text
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect({ ...a.json.items[0], spent: a.json.items[0].spent.amount }).toEqual(row);
       expect(row).toMatchObject({ spentCurrency: getAddress(h.contracts.usdc!), spentSymbol: "USDC", spent: "100", spentRaw: "100000000", pairedIn: "100" });
       expect(a.json.totals).toEqual({
