@@ -72,12 +72,9 @@ import { V3_WETH_USDC_FEE, permit2Abi } from "./uniswap.js";
 export const MARKET_FEEDS = ["ETH_USD", "BTC_USD", "ASSET_USD"] as const;
 /** Largest move of a feed per round, in bps. */
 const PRICE_STEP_BPS = 40;
-/**
- * Swaps per round, and the USDC size of a buy (base units): enough volume that a demo token's
- * perp leg reaches the desks' minimum within the demo's first minutes (README, "First ten minutes").
- */
+/** Swaps per round, and the USDC size of a buy (base units). */
 const SWAPS_PER_ROUND: [number, number] = [1, 3];
-const BUY_USDC: [number, number] = [10_000_000, 500_000_000];
+const BUY_USDC: [number, number] = [5_000_000, 200_000_000];
 /** Chance that a trader holding a token sells part of it (10–60%) instead of buying. */
 const SELL_CHANCE = 0.45;
 const SELL_PERCENT: [number, number] = [10, 60];
