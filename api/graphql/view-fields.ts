@@ -12,7 +12,7 @@ import { formatDecimal } from "../../common/money.js";
 import { type View, type ViewFields, amountDecimals } from "../views/view.js";
 import { checksum } from "../read/format.js";
 import type { GraphqlContext, Types } from "./builder.js";
-import { moneyFields } from "./money.js";
+import { moneyFields, optionalMoneyFields } from "./money.js";
 
 type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
 type AnyFieldRef = FieldRef<Types, unknown, "Object">;
@@ -26,37 +26,55 @@ const currencyOf = (ctx: GraphqlContext, address: unknown) =>
 export function viewFields<F extends ViewFields, Row extends { [K in keyof F]: unknown }>(
   t: FieldBuilder<Row>,
   view: View<F>,
-  enums: { [K in keyof F as F[K] extends { kind: "enum" } ? K : never]: EnumRef },
+  enums: { [K in keyof F as F[K] extends { kind: "enum" } ? K : never]?: EnumRef },
 ): Record<string, AnyFieldRef> {
   const out: Record<string, AnyFieldRef> = {};
   const get = (row: Row, name: string) => (row as Record<string, unknown>)[name];
   for (const [name, f] of Object.entries(view.fields)) {
     const key = f.graphqlName ?? name;
     const description = f.description;
+    const nullable = f.nullable === true;
     switch (f.kind) {
       case "text":
       case "hash":
-        out[key] = t.string({ description, resolve: (r) => get(r, name) as string });
+        out[key] = t.string({ description, nullable, resolve: (r) => get(r, name) as string });
+        break;
+      case "bool":
+        out[key] = t.boolean({ description, nullable, resolve: (r) => get(r, name) as boolean });
         break;
       case "address":
-        out[key] = t.string({ description: `${description} (checksummed)`, resolve: (r) => checksum(get(r, name) as string) });
+        out[key] = t.string({
+          description: `${description} (checksummed)`,
+          nullable,
+          resolve: (r) => (get(r, name) === null ? null : checksum(get(r, name) as string)) as never,
+        });
         break;
-      case "enum":
-        out[key] = t.field({ type: (enums as Record<string, EnumRef>)[name]!, description, resolve: (r) => get(r, name) as never });
+      case "enum": {
+        // An enum the caller gives no GraphQL enum for is a String.
+        const type = (enums as Record<string, EnumRef>)[name];
+        out[key] = type
+          ? t.field({ type, description, nullable, resolve: (r) => get(r, name) as never })
+          : t.string({ description, nullable, resolve: (r) => get(r, name) as string });
         break;
+      }
       case "amount":
         if ("decimals" in f) {
-          Object.assign(
-            out,
-            moneyFields(t, key, f.decimals, (r) => get(r, name) as bigint, description),
-          );
+          const amount = (r: Row) => get(r, name) as bigint;
+          Object.assign(out, nullable ? optionalMoneyFields(t, key, f.decimals, amount, description) : moneyFields(t, key, f.decimals, amount, description));
           break;
         }
         out[key] = t.string({
           description: `${description} (exact decimal, whole units of ${f.currency})`,
-          resolve: async (r, _a, ctx) => formatDecimal(get(r, name) as bigint, amountDecimals(f, await currencyOf(ctx, get(r, f.currency)))),
+          nullable,
+          resolve: async (r, _a, ctx) =>
+            (get(r, name) === null ? null : formatDecimal(get(r, name) as bigint, amountDecimals(f, await currencyOf(ctx, get(r, f.currency))))) as never,
         });
-        out[`${key}Raw`] = t.field({ type: "BigInt", description: `${description} (base units of ${f.currency})`, resolve: (r) => get(r, name) as bigint });
+        out[`${key}Raw`] = t.field({
+          type: "BigInt",
+          description: `${description} (base units of ${f.currency})`,
+          nullable,
+          resolve: (r) => get(r, name) as bigint,
+        });
         break;
       case "symbol":
         out[key] = t.string({
@@ -67,11 +85,21 @@ export function viewFields<F extends ViewFields, Row extends { [K in keyof F]: u
       case "int":
         out[key] =
           f.graphql === "BigInt"
-            ? t.field({ type: "BigInt", description, resolve: (r) => BigInt(get(r, name) as bigint | number) })
-            : t.int({ description, resolve: (r) => Number(get(r, name)) });
+            ? t.field({
+                type: "BigInt",
+                description,
+                nullable,
+                resolve: (r) => (get(r, name) === null ? null : BigInt(get(r, name) as bigint | number)) as never,
+              })
+            : t.int({ description, nullable, resolve: (r) => (get(r, name) === null ? null : Number(get(r, name))) as never });
         break;
       case "time":
-        out[key] = t.field({ type: "DateTime", description, resolve: (r) => BigInt(get(r, name) as bigint) });
+        out[key] = t.field({
+          type: "DateTime",
+          description,
+          nullable,
+          resolve: (r) => (get(r, name) === null ? null : BigInt(get(r, name) as bigint)) as never,
+        });
         break;
     }
   }

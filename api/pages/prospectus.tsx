@@ -295,10 +295,7 @@ const Ledger: FC<{ data: ProspectusData }> = ({ data }) => {
       {l.desk.trades.length ? (
         <div>
           <h3>Desk</h3>
-          <p
-            class="muted"
-            data-field="desk-venue"
-          >{`Trades on ${l.desk.trades[0]!.venue.protocol} (${l.desk.trades[0]!.venue.id}). PnL in USDC; prices in USD.`}</p>
+          <p class="muted" data-field="desk-venue">{`Trades on ${l.desk.trades[0]!.protocol} (${l.desk.trades[0]!.venue}). PnL in USDC; prices in USD.`}</p>
           <Table
             name="desk"
             rows={l.desk.trades}

@@ -28,7 +28,9 @@ export function deskVenue(venue: PerpsVenueId): DeskVenue {
 export type DeskView = {
   id: string;
   token: Address | null;
-  venue: DeskVenue;
+  /** The venue it trades on (the API's `PERPS_VENUE`), and that venue's protocol and version. */
+  venue: PerpsVenueId;
+  protocol: string;
   pairIndex: bigint;
   tradeIndex: bigint;
   side: "long" | "short";
@@ -126,7 +128,7 @@ export function deskContextOf(
   };
 }
 
-export function deskView(row: DeskTradeRow, ctx: DeskContext): DeskView {
+export function deskFromTrade(row: DeskTradeRow, ctx: DeskContext): DeskView {
   const binding = ctx.bindings.get(row.openOrderId);
   const token = binding ? getAddress(binding.token) : null;
   const mark = ctx.marks.get(Number(row.pairIndex)) ?? null;
@@ -135,7 +137,8 @@ export function deskView(row: DeskTradeRow, ctx: DeskContext): DeskView {
   return {
     id: row.id,
     token,
-    venue: deskVenue(ctx.venue),
+    venue: ctx.venue,
+    protocol: deskVenue(ctx.venue).protocol,
     pairIndex: row.pairIndex,
     tradeIndex: row.tradeIndex,
     side: row.buy ? "long" : "short",
@@ -181,7 +184,7 @@ export async function listDesks(db: ReadDb, ctx: DeskContext, p: PageWindow & { 
     .where(and(...c, ...w.conditions))
     .orderBy(...w.order)
     .limit(w.fetch);
-  return w.finish(rows.map((r) => deskView(r, ctx)));
+  return w.finish(rows.map((r) => deskFromTrade(r, ctx)));
 }
 
 /** How many of the largest open desks `/stats` shows; every desk is paged by `/desks` and GraphQL `desks`. */
@@ -272,7 +275,7 @@ export async function openDeskSummary(db: ReadDb, ctx: DeskContext, largest = LA
     openNotional: BigInt(a?.notional ?? 0),
     openUnrealisedPnl: BigInt(a?.unrealisedPnl ?? 0),
     unpriced: Number(a?.unpriced ?? 0),
-    largest: rows.map((r) => deskView(r, ctx)),
+    largest: rows.map((r) => deskFromTrade(r, ctx)),
   };
 }
 
@@ -288,7 +291,7 @@ export async function latestDeskByToken(db: ReadDb, ctx: DeskContext, tokens: re
     .where(inArray(deskTrade.openOrderId, ids))
     .orderBy(...orderBy(DESK_ORDERING));
   for (const row of rows) {
-    const view = deskView(row, ctx);
+    const view = deskFromTrade(row, ctx);
     if (view.token && !out.has(view.token)) out.set(view.token, view);
   }
   return out;

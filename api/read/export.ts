@@ -414,9 +414,11 @@ function columnDataset(spec: {
  */
 function viewColumns(view: View, config: ExportConfig, launchedSymbols: Record<string, SQL> = {}): ExportColumn[] {
   const schema = viewSchema(view).shape as Record<string, ZodTypeAny>;
-  const currency = (key: string) => sqlCurrency(sql`${view.columns[key]}`, launchedSymbols[key] ?? sql`NULL`, config);
+  const columns = view.columns;
+  if (!columns) throw new Error(`the ${view.name} view reads no table: it has no export`);
+  const currency = (key: string) => sqlCurrency(sql`${columns[key]}`, launchedSymbols[key] ?? sql`NULL`, config);
   return Object.entries(view.fields).flatMap(([name, f]): ExportColumn[] => {
-    const expr = sql`${view.columns[name]}`;
+    const expr = sql`${columns[name]}`;
     const described = { name, schema: schema[name] };
     switch (f.kind) {
       case "address":

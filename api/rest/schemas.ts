@@ -19,6 +19,7 @@ import { legsResponse, protocolFinalityResponse, tokenFinalityResponse } from ".
 import { auditBaseUnits } from "../views/trust.js";
 import { decimalOf as decimal, json, usdcOf as usdc } from "../views/view.js";
 import { buybackSchema } from "../views/buyback.js";
+import { deskSchema } from "../views/desk.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -429,34 +430,8 @@ export const auditResponse = z
   })
   .strict();
 
-export const deskResponse = z
-  .object({
-    id: z.string(),
-    token: checksummed.nullable(),
-    venue: perpsVenueId,
-    protocol: perpsProtocol,
-    pairIndex: int,
-    tradeIndex: int,
-    status: z.enum(["open", "closed", "liquidated"]),
-    halted: z.boolean(),
-    haltReason: z.string().nullable(),
-    side: z.enum(["long", "short"]),
-    collateral: usdc("Collateral"),
-    leverage: decimal("Leverage (×)"),
-    notional: usdc("Collateral × leverage"),
-    entryPrice: decimal("Entry price"),
-    markPrice: decimal("Oracle price").nullable(),
-    liquidationPrice: decimal(
-      "Where the venue liquidates the open desk: the venue's own figure at the engine's latest mark of it (gains-v10: the diamond's getTradeLiquidationPrice, fees included), or before that mark its formula (90% of the collateral lost, before fees); null once closed",
-    ).nullable(),
-    unrealisedPnl: usdc("Unrealised PnL at the mark").nullable(),
-    realisedPnl: usdc("Realised PnL"),
-    usdcReturned: usdc("USDC paid back by closes"),
-    openedAt: iso,
-    closedAt: iso.nullable(),
-    openTx: hash.describe("The transaction that opened it"),
-  })
-  .strict();
+/** A desk (api/views/desk.ts). */
+export const deskResponse = deskSchema;
 
 const currencyFields = {
   currency: checksummed.describe("The currency's address"),

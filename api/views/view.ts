@@ -27,11 +27,13 @@ type Described = {
   description: string;
   /** GraphQL's name for the field, where it differs (a link's address, when the link's name is its object). */
   graphqlName?: string;
+  /** The field may be null (an amount's `<name>Raw` with it). */
+  nullable?: true;
 };
 
 /** What a field holds. */
 export type ViewField =
-  | (Described & { kind: "text" | "hash" | "address" })
+  | (Described & { kind: "text" | "hash" | "address" | "bool" })
   | (Described & { kind: "enum"; values: readonly [string, ...string[]] })
   /** An amount in base units: `<name>` and `<name>Raw`; in a fixed number of decimals, or the decimals of the currency in the row's property `currency`. */
   | (Described & { kind: "amount"; decimals: number })
@@ -50,15 +52,19 @@ export type View<F extends ViewFields = ViewFields> = {
   name: string;
   description: string;
   fields: F;
-  /** The table column of each field (the property of the same name in a row), and of each currency the fields name that is no field. */
-  columns: { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn>;
+  /**
+   * The table column of each field (the property of the same name in a row), and of each
+   * currency the fields name that is no field; none for a view of computed rows (a desk), which
+   * has no export.
+   */
+  columns?: { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn>;
 };
 
-/** A view, its columns' own types kept: `db.select(view.columns)` reads rows under the view's keys. */
-export function defineView<F extends ViewFields, C extends { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn>>(
-  view: Omit<View<F>, "columns"> & { columns: C },
-): Omit<View<F>, "columns"> & { columns: C } {
-  return view;
+/** A view, its columns' own types kept: `db.select(view.columns)` reads rows under the view's keys. A view of computed rows has no columns. */
+export function defineView<F extends ViewFields, C extends { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn> = never>(
+  view: Omit<View<F>, "columns"> & { columns?: C },
+): Omit<View<F>, "columns"> & { columns: [C] extends [never] ? undefined : C } {
+  return view as never;
 }
 
 // ------------------------------------------------------------------ the schema of an item
@@ -86,15 +92,19 @@ export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact
 /** A USDC amount as an exact decimal. */
 export const usdcOf = (what: string) => decimalOf(`${what} (USDC)`);
 
-type ZodOf<F extends ViewField> = F extends { kind: "enum"; values: infer V extends readonly [string, ...string[]] }
+type BaseZodOf<F extends ViewField> = F extends { kind: "enum"; values: infer V extends readonly [string, ...string[]] }
   ? z.ZodEnum<[...V]>
   : F extends { kind: "int" }
     ? z.ZodNumber
-    : z.ZodString;
+    : F extends { kind: "bool" }
+      ? z.ZodBoolean
+      : z.ZodString;
+type ZodOf<F extends ViewField> = F extends { nullable: true } ? z.ZodNullable<BaseZodOf<F>> : BaseZodOf<F>;
+type RawOf<F extends ViewField> = F extends { nullable: true } ? z.ZodNullable<z.ZodString> : z.ZodString;
 type AmountKeys<F extends ViewFields> = { [K in keyof F & string]: F[K] extends { kind: "amount" } ? K : never }[keyof F & string];
 
 /** The zod shape of a view's item: one key per field, and `<name>Raw` beside each amount. */
-export type ViewShape<F extends ViewFields> = { [K in keyof F & string]: ZodOf<F[K]> } & { [K in AmountKeys<F> as `${K}Raw`]: z.ZodString };
+export type ViewShape<F extends ViewFields> = { [K in keyof F & string]: ZodOf<F[K]> } & { [K in AmountKeys<F> as `${K}Raw`]: RawOf<F[K]> };
 /** The JSON of one item, as every surface writes it. */
 export type ViewJson<F extends ViewFields> = z.infer<z.ZodObject<ViewShape<F>>>;
 
@@ -124,12 +134,19 @@ export function viewSchema<F extends ViewFields>(view: View<F>): z.ZodObject<Vie
       case "symbol":
         shape[name] = z.string().describe(`${f.description}: USDC, WETH, a launched token's symbol, or else its address`);
         break;
+      case "bool":
+        shape[name] = z.boolean().describe(f.description);
+        break;
       case "int":
         shape[name] = z.number().int().describe(f.description);
         break;
       case "time":
         shape[name] = json.iso.describe(`${f.description} (ISO-8601, UTC)`);
         break;
+    }
+    if (f.nullable) {
+      shape[name] = shape[name]!.nullable();
+      if (f.kind === "amount") shape[`${name}Raw`] = shape[`${name}Raw`]!.nullable();
     }
   }
   return z.object(shape).strict() as never;
@@ -166,6 +183,11 @@ export function viewJson<F extends ViewFields>(
   };
   for (const [name, f] of Object.entries(view.fields)) {
     const v = (row as Record<string, unknown>)[name];
+    if (v === null && f.nullable) {
+      out[name] = null;
+      if (f.kind === "amount") out[`${name}Raw`] = null;
+      continue;
+    }
     switch (f.kind) {
       case "address":
         out[name] = checksum(v as string);

@@ -197,7 +197,7 @@ export function restSuite(): void {
             .reduce((a, r) => a + unrealisedPnl(r, marks.get(Number(r.pairIndex))!, venue), 0n);
           expect(sum.openUnrealisedPnl, venue).toBe(expected);
           expect(sum.venue.id).toBe(venue);
-          expect(sum.largest.every((d) => d.venue.id === venue && d.liquidationPrice === deskLiquidationPrice(rows.find((r) => r.id === d.id)!, venue))).toBe(
+          expect(sum.largest.every((d) => d.venue === venue && d.liquidationPrice === deskLiquidationPrice(rows.find((r) => r.id === d.id)!, venue))).toBe(
             true,
           );
         }
