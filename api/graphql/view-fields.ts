@@ -9,7 +9,7 @@
 import type { FieldRef } from "@pothos/core";
 import type { Hex } from "viem";
 import { formatDecimal } from "../../common/money.js";
-import { type View, type ViewFields, amountDecimals } from "../views/view.js";
+import { type ReadKeys, type View, type ViewFields, amountDecimals } from "../views/view.js";
 import { checksum } from "../read/format.js";
 import type { GraphqlContext, Types } from "./builder.js";
 import { moneyFields, optionalMoneyFields } from "./money.js";
@@ -23,7 +23,7 @@ type EnumRef = Parameters<FieldBuilder<unknown>["field"]>[0]["type"];
 const currencyOf = (ctx: GraphqlContext, address: unknown) =>
   typeof address === "string" ? ctx.loaders.currency.load(address.toLowerCase() as Hex) : Promise.resolve(undefined);
 
-export function viewFields<F extends ViewFields, Row extends { [K in keyof F]: unknown }>(
+export function viewFields<F extends ViewFields, Row extends { [K in ReadKeys<F>]: unknown }>(
   t: FieldBuilder<Row>,
   view: View<F>,
   enums: { [K in keyof F as F[K] extends { kind: "enum" } ? K : never]?: EnumRef },

@@ -42,7 +42,6 @@ export const buybackView = defineView({
     // The token's pool's paired currency (read through the token's pool).
     pairedCurrency: pool.pairedToken,
     spentCurrency: buyback.currencyIn,
-    spentSymbol: buyback.currencyIn,
     spent: buyback.amountIn,
     tokensBought: buyback.tokensBought,
     tokensBurned: buyback.tokensBurned,

@@ -46,6 +46,8 @@ export type ViewField =
   | (Described & { kind: "time" });
 
 export type ViewFields = Record<string, ViewField>;
+/** The fields a row holds: all but the symbols, which are their currency's. */
+export type ReadKeys<F extends ViewFields> = { [K in keyof F]: F[K] extends { kind: "symbol" } ? never : K }[keyof F];
 
 /** A view over a table's rows: its fields in order, each read from the row's property of the same name. */
 export type View<F extends ViewFields = ViewFields> = {
@@ -57,11 +59,11 @@ export type View<F extends ViewFields = ViewFields> = {
    * currency the fields name that is no field; none for a view of computed rows (a desk), which
    * has no export.
    */
-  columns?: { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn>;
+  columns?: { [K in ReadKeys<F>]: AnyPgColumn } & Record<string, AnyPgColumn>;
 };
 
 /** A view, its columns' own types kept: `db.select(view.columns)` reads rows under the view's keys. A view of computed rows has no columns. */
-export function defineView<F extends ViewFields, C extends { [K in keyof F]: AnyPgColumn } & Record<string, AnyPgColumn> = never>(
+export function defineView<F extends ViewFields, C extends { [K in ReadKeys<F>]: AnyPgColumn } & Record<string, AnyPgColumn> = never>(
   view: Omit<View<F>, "columns"> & { columns?: C },
 ): Omit<View<F>, "columns"> & { columns: [C] extends [never] ? undefined : C } {
   return view as never;
@@ -173,7 +175,7 @@ export function amountDecimals(f: Extract<ViewField, { kind: "amount" }>, curren
 /** A row (the table's select) as the view's JSON; `currencies` (by lowercase address) for the amounts whose currency varies by row. */
 export function viewJson<F extends ViewFields>(
   view: View<F>,
-  row: { [K in keyof F]: unknown },
+  row: { [K in ReadKeys<F>]: unknown },
   currencies: ReadonlyMap<string, CurrencyInfo> = new Map(),
 ): ViewJson<F> {
   const out: Record<string, unknown> = {};

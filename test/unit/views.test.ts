@@ -13,7 +13,9 @@ import { describe, expect, it } from "vitest";
 import { schema } from "../../api/graphql/index.js";
 import { DATASETS } from "../../api/read/export.js";
 import { burnSchema, burnView } from "../../api/views/burn.js";
-import { type ViewFields, viewJson, viewKeys } from "../../api/views/view.js";
+import { buybackSchema, buybackView } from "../../api/views/buyback.js";
+import { deskSchema, deskView } from "../../api/views/desk.js";
+import { type ViewFields, viewCurrencies, viewJson, viewKeys } from "../../api/views/view.js";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..", "..");
 
@@ -60,6 +62,108 @@ describe("the burn view", () => {
     expect(fields.blockNumber?.type.toString()).toBe("BigInt!");
     expect(fields.timestamp?.type.toString()).toBe("DateTime!");
     expect(fields.kind?.type.toString()).toBe("BurnKind!");
+  });
+});
+
+describe("the buyback view", () => {
+  const usdc = "0x833589fcd6edb6e08f4c7c32d4f71b54bda02913";
+  const weth = "0x4200000000000000000000000000000000000006";
+  const currencies = new Map([
+    [usdc, { address: getAddress(usdc), symbol: "USDC", decimals: 6 }],
+    [weth, { address: getAddress(weth), symbol: "WETH", decimals: 18 }],
+  ]);
+  const buyback = {
+    id: "0xabc-7",
+    token: row.token,
+    kind: "creator-buyback",
+    usdcIn: 2_500_000n,
+    pairedIn: 2_500_000n,
+    pairedCurrency: usdc,
+    spentCurrency: weth,
+    spent: 1_000_000_000_000_000n,
+    tokensBought: 10n ** 18n,
+    tokensBurned: 10n ** 18n,
+    txHash: row.txHash,
+    blockNumber: 99n,
+    logIndex: 7,
+    timestamp: row.timestamp,
+  };
+
+  it("writes each amount in its row's currency, and that currency's symbol", () => {
+    expect(viewCurrencies(buybackView, [buyback]).sort()).toEqual([usdc, weth].sort());
+    const json = viewJson(buybackView, buyback, currencies);
+    expect(buybackSchema.parse(json)).toEqual(json);
+    expect(json).toMatchObject({
+      usdcIn: "2.5",
+      pairedIn: "2.5",
+      spentCurrency: getAddress(weth),
+      spentSymbol: "WETH",
+      spent: "0.001",
+      spentRaw: "1000000000000000",
+    });
+    // No paired currency (a token without a pool): 18 decimals, as every surface writes it.
+    const noPool = { ...buyback, pairedCurrency: null };
+    expect(viewJson(buybackView, noPool, currencies).pairedIn).toBe("0.0000000000025");
+    expect(() => viewJson(buybackView, buyback)).toThrow(/no currency info/);
+  });
+
+  it("is the export's columns, in order, then the cursor", () => {
+    expect(DATASETS.buybacks.columns).toEqual([...viewKeys(buybackView), "cursor"]);
+  });
+});
+
+describe("the desk view", () => {
+  const desk = {
+    id: "t-1",
+    token: null,
+    venue: "gains-v10",
+    protocol: "Gains Network gTrade v10",
+    pairIndex: 1n,
+    tradeIndex: 0n,
+    status: "closed",
+    halted: false,
+    haltReason: null,
+    side: "short",
+    collateral: 20_000_000n,
+    leverage: 50_000_000_000n,
+    notional: 100_000_000n,
+    entryPrice: 31_234_500_000_000n,
+    markPrice: null,
+    liquidationPrice: null,
+    unrealisedPnl: null,
+    realisedPnl: -1_250_000n,
+    usdcReturned: 18_750_000n,
+    openedAt: row.timestamp,
+    closedAt: null,
+    openTx: row.txHash,
+  };
+
+  it("writes nulls as null (an amount's raw units with it), booleans as booleans, 1e10 figures as exact decimals", () => {
+    const json = viewJson(deskView, desk);
+    expect(deskSchema.parse(json)).toEqual(json);
+    expect(json).toMatchObject({
+      token: null,
+      halted: false,
+      haltReason: null,
+      leverage: "5",
+      leverageRaw: "50000000000",
+      entryPrice: "3123.45",
+      markPrice: null,
+      markPriceRaw: null,
+      realisedPnl: "-1.25",
+      closedAt: null,
+      pairIndex: 1,
+    });
+  });
+
+  it("is GraphQL's Desk: nullable where the view says, the venue a String, the side and status enums", () => {
+    const fields = (schema.getType("Desk") as GraphQLObjectType).getFields();
+    expect(fields.tokenAddress?.type.toString()).toBe("String");
+    expect(fields.markPriceRaw?.type.toString()).toBe("BigInt");
+    expect(fields.halted?.type.toString()).toBe("Boolean!");
+    expect(fields.venue?.type.toString()).toBe("String!");
+    expect(fields.side?.type.toString()).toBe("DeskSide!");
+    expect(fields.closedAt?.type.toString()).toBe("DateTime");
   });
 });
 
