@@ -1,8 +1,9 @@
 /**
  * Preloaded (`node --import`) into each process `npm start` supervises: when the supervisor
  * dies — even by SIGKILL, which gives it no chance to stop its children — the child notices
- * that its parent changed and stops itself (SIGTERM: a clean shutdown; killed if that takes
- * longer than 20 s). No orphan keeps running, and never an engine that keeps leading.
+ * that its parent changed and stops itself (SIGTERM: a clean shutdown; SIGKILL if that takes
+ * longer than 20 s, sent from a thread of its own so that a stuck main thread cannot hold it
+ * up). No orphan keeps running, and never an engine that keeps leading.
  *
  * A child whose supervisor died between its spawn and this preload (a restart at the moment of
  * the kill) has already been handed to another parent: it stops at once, before it starts.
@@ -10,6 +11,8 @@
  * Active only in the direct child of the supervisor named by LAUNCHPAD_SUPERVISOR_PID; the
  * variables are removed from this process's environment so its own children do not inherit them.
  */
+import { Worker } from "node:worker_threads";
+
 const expected = Number(process.env.LAUNCHPAD_SUPERVISOR_PID);
 delete process.env.LAUNCHPAD_SUPERVISOR_PID;
 if (process.env.NODE_OPTIONS?.includes("exit-with-parent")) {
@@ -40,13 +43,26 @@ if (Number.isInteger(expected) && expected > 0) {
     process.exit(1);
   }
   if (process.ppid === expected) {
-    const watch = setInterval(() => {
-      if (process.ppid === expected) return;
-      clearInterval(watch);
-      tell(`supervisor ${expected} is gone; stopping process ${process.pid}`);
-      setTimeout(() => process.exit(1), 20_000).unref();
-      process.kill(process.pid, "SIGTERM");
-    }, 500);
+    // The watch runs on a thread of its own: it stops the process even when the main thread is
+    // busy or stuck (a shutdown that never ends, a synchronous loop), where a timer of the main
+    // thread would never fire. SIGTERM first (a clean shutdown), SIGKILL 20 s later.
+    const watch = new Worker(
+      `const { workerData } = require("node:worker_threads");
+       const timer = setInterval(() => {
+         if (process.ppid === workerData.expected) return;
+         clearInterval(timer);
+         try { process.kill(workerData.pid, "SIGTERM"); } catch {}
+         setTimeout(() => { try { process.kill(workerData.pid, "SIGKILL"); } catch {} }, 20000);
+       }, 500);`,
+      { eval: true, workerData: { expected, pid: process.pid }, stdout: true, stderr: true },
+    );
     watch.unref();
+    // The operator's line, when the main thread still runs.
+    const noticed = setInterval(() => {
+      if (process.ppid === expected) return;
+      clearInterval(noticed);
+      tell(`supervisor ${expected} is gone; stopping process ${process.pid}`);
+    }, 500);
+    noticed.unref();
   }
 }

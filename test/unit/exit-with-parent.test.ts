@@ -71,6 +71,31 @@ describe("exit-with-parent", () => {
     expect(await waitGone(childPid, 10_000)).toBeLessThan(10_000);
   });
 
+  it("stops a supervised process whose main thread is stuck (SIGKILL from the watch's own thread)", async () => {
+    // The child ignores SIGTERM and then blocks its main thread for good.
+    const stuck = "process.on('SIGTERM', () => {}); setTimeout(() => { for (;;) {} }, 200)";
+    const supervisor: ChildProcess = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const { spawn } = require("node:child_process");
+         const child = spawn(process.execPath, ["--import", ${JSON.stringify(PRELOAD)}, "-e", ${JSON.stringify(stuck)}], {
+           env: { ...process.env, LAUNCHPAD_SUPERVISOR_PID: String(process.pid) }, stdio: ["ignore", "ignore", "pipe"],
+         });
+         child.stderr.resume();
+         setTimeout(() => console.log(child.pid), 1000);
+         setTimeout(() => {}, 60_000);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    started.push(supervisor.pid!);
+    const childPid = await new Promise<number>((resolve) => supervisor.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+    started.push(childPid);
+    supervisor.kill("SIGKILL");
+    // SIGTERM is ignored and the main thread never runs again: SIGKILL 20 s after the supervisor is noticed gone.
+    expect(await waitGone(childPid, 30_000)).toBeGreaterThan(15_000);
+  }, 40_000);
+
   it("does not start a process whose supervisor died before the preload ran", () => {
     // A pid that existed and is gone: the supervisor killed between the spawn and the preload.
     const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
