@@ -1,12 +1,10 @@
-/** `Burn`: a transfer of a launched token to the dead address; the `burns` connection. */
-import type { Hex } from "viem";
-import { type BurnOrder, listBurns } from "../read/burns.js";
+
+import { listBurns } from "../read/burns.js";
 import { burnView } from "../views/burn.js";
-import { type ArgBuilder, type GraphqlContext, builder } from "./builder.js";
-import { type ConnectionArgs, connectionComplexity, pageArgs, toConnection } from "./connection.js";
+import { type ArgBuilder, builder } from "./builder.js";
+import { connectionComplexity, } from "./connection.js";
 import { BurnKindEnum, EventOrderEnum } from "./enums.js";
-import { asUserErrors } from "./errors.js";
-import { BurnFilterInput, eventFilter } from "./filters.js";
+import { BurnFilterInput, eventConnection } from "./filters.js";
 import { BurnConnection, BurnRef, TokenRef } from "./refs.js";
 import { viewFields } from "./view-fields.js";
 
@@ -18,15 +16,7 @@ BurnRef.implement({
   }),
 });
 
-type BurnArgs = ConnectionArgs & { filter?: Parameters<typeof eventFilter>[0]; orderBy?: string | null };
-
-export function resolveBurns(ctx: GraphqlContext, args: BurnArgs, token?: Hex) {
-  return asUserErrors(async () => {
-    const window = pageArgs(args);
-    const page = await listBurns(ctx.deps.db, { filter: eventFilter(args.filter, token), order: (args.orderBy ?? "NEWEST") as BurnOrder, ...window });
-    return toConnection(page);
-  });
-}
+export const resolveBurns = eventConnection(listBurns);
 
 export const burnConnectionArgs = (arg: ArgBuilder) => ({
   filter: arg({ type: BurnFilterInput, required: false }),

@@ -1,12 +1,10 @@
-/** `Buyback`: an operator swap into a launched token (protocol or creator buyback); the `buybacks` connection. */
-import type { Hex } from "viem";
-import { type BuybackOrder, listBuybacks } from "../read/buybacks.js";
+
+import { listBuybacks } from "../read/buybacks.js";
 import { buybackView } from "../views/buyback.js";
-import { type ArgBuilder, type GraphqlContext, builder } from "./builder.js";
-import { type ConnectionArgs, connectionComplexity, pageArgs, toConnection } from "./connection.js";
+import { type ArgBuilder, builder } from "./builder.js";
+import { connectionComplexity, } from "./connection.js";
 import { BuybackKindEnum, EventOrderEnum } from "./enums.js";
-import { asUserErrors } from "./errors.js";
-import { BuybackFilterInput, eventFilter } from "./filters.js";
+import { BuybackFilterInput, eventConnection } from "./filters.js";
 import { BuybackConnection, BuybackRef, TokenRef } from "./refs.js";
 import { viewFields } from "./view-fields.js";
 
@@ -18,15 +16,7 @@ BuybackRef.implement({
   }),
 });
 
-type BuybackArgs = ConnectionArgs & { filter?: Parameters<typeof eventFilter>[0]; orderBy?: string | null };
-
-export function resolveBuybacks(ctx: GraphqlContext, args: BuybackArgs, token?: Hex) {
-  return asUserErrors(async () => {
-    const window = pageArgs(args);
-    const page = await listBuybacks(ctx.deps.db, { filter: eventFilter(args.filter, token), order: (args.orderBy ?? "NEWEST") as BuybackOrder, ...window });
-    return toConnection(page);
-  });
-}
+export const resolveBuybacks = eventConnection(listBuybacks);
 
 export const buybackConnectionArgs = (arg: ArgBuilder) => ({
   filter: arg({ type: BuybackFilterInput, required: false }),

@@ -1,10 +1,10 @@
 /** Buybacks (the operator's swaps into a launched token): filters, orderings, pages, totals. */
-import { type SQL, and, eq, gte, inArray, lt, lte } from "drizzle-orm";
+import { type SQL, and, eq } from "drizzle-orm";
 import type { Hex } from "viem";
 import { buyback, pool, protocolTotals, token, tokenTotals } from "../../schema/ponder.js";
 import { buybackView } from "../views/buyback.js";
 import type { ReadDb } from "./db.js";
-import type { EventFilter } from "./burns.js";
+import { type EventFilter, eventConditions, eventOrderings } from "./events.js";
 import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
 /** A buyback as its view reads it (api/views/buyback.ts): with its token's pool's paired currency. */
@@ -20,43 +20,12 @@ const selectBuybacks = (db: ReadDb, where: SQL | undefined, order: SQL[], limit:
     .orderBy(...order)
     .limit(limit);
 
-export const BUYBACK_ORDERINGS = {
-  NEWEST: {
-    name: "buyback-newest",
-    direction: "desc",
-    columns: [buyback.blockNumber, buyback.logIndex],
-    types: ["int", "int"],
-    key: (r) => [r.blockNumber, r.logIndex],
-  },
-  OLDEST: {
-    name: "buyback-oldest",
-    direction: "asc",
-    columns: [buyback.blockNumber, buyback.logIndex],
-    types: ["int", "int"],
-    key: (r) => [r.blockNumber, r.logIndex],
-  },
-  LARGEST: {
-    name: "buyback-largest",
-    direction: "desc",
-    columns: [buyback.usdcIn, buyback.blockNumber, buyback.logIndex],
-    types: ["int", "int", "int"],
-    key: (r) => [r.usdcIn, r.blockNumber, r.logIndex],
-  },
-} satisfies Record<string, Ordering<BuybackRow>>;
+export const BUYBACK_ORDERINGS = eventOrderings<BuybackRow>("buyback", buyback, { column: buyback.usdcIn, of: (r) => r.usdcIn });
 export type BuybackOrder = keyof typeof BUYBACK_ORDERINGS;
 
-export function buybackConditions(filter: EventFilter & { kinds?: readonly string[] }): SQL[] {
-  const c: SQL[] = [];
-  if (filter.token) c.push(eq(buyback.token, filter.token));
-  if (filter.kinds?.length) c.push(inArray(buyback.kind, [...filter.kinds]));
-  if (filter.fromBlock !== undefined) c.push(gte(buyback.blockNumber, filter.fromBlock));
-  if (filter.toBlock !== undefined) c.push(lte(buyback.blockNumber, filter.toBlock));
-  if (filter.fromTime !== undefined) c.push(gte(buyback.timestamp, filter.fromTime));
-  if (filter.toTime !== undefined) c.push(lt(buyback.timestamp, filter.toTime));
-  return c;
-}
+export const buybackConditions = (filter: EventFilter): SQL[] => eventConditions(buyback, filter);
 
-export async function listBuybacks(db: ReadDb, p: PageWindow & { filter: EventFilter & { kinds?: readonly string[] }; order: BuybackOrder }) {
+export async function listBuybacks(db: ReadDb, p: PageWindow & { filter: EventFilter; order: BuybackOrder }) {
   const ordering: Ordering<BuybackRow> = BUYBACK_ORDERINGS[p.order];
   const w = keysetWindow(ordering, p);
   return w.finish(await selectBuybacks(db, and(...buybackConditions(p.filter), ...w.conditions), w.order, w.fetch));

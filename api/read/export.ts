@@ -23,7 +23,8 @@ import { burnView } from "../views/burn.js";
 import { BUYBACK_KINDS, buybackView } from "../views/buyback.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 import { type View, json, viewSchema } from "../views/view.js";
-import { BURN_KINDS, BURN_ORDERINGS, type EventFilter, burnConditions } from "./burns.js";
+import { BURN_KINDS, BURN_ORDERINGS, burnConditions } from "./burns.js";
+import type { EventFilter } from "./events.js";
 import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
 import { type Ordering, after, orderBy } from "./keyset.js";
 
