@@ -45,26 +45,31 @@ afterEach(() => {
   }
 });
 
+/** A supervisor (as npm start spawns its children) of one child running `script` with the preload; the child's pid once it runs. */
+async function supervise(script: string): Promise<{ supervisor: ChildProcess; childPid: number }> {
+  const supervisor: ChildProcess = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const { spawn } = require("node:child_process");
+       const child = spawn(process.execPath, ["--import", ${JSON.stringify(PRELOAD)}, "-e", ${JSON.stringify(script)}], {
+         env: { ...process.env, LAUNCHPAD_SUPERVISOR_PID: String(process.pid) }, stdio: ["ignore", "ignore", "pipe"],
+       });
+       child.stderr.resume();
+       setTimeout(() => console.log(child.pid), 1000);
+       setTimeout(() => {}, 60_000);`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  started.push(supervisor.pid!);
+  const childPid = await new Promise<number>((resolve) => supervisor.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+  started.push(childPid);
+  return { supervisor, childPid };
+}
+
 describe("exit-with-parent", () => {
   it("stops a supervised process when its supervisor is killed", async () => {
-    // The supervisor: spawns the child with the preload, prints the child's pid, then waits.
-    const supervisor: ChildProcess = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const { spawn } = require("node:child_process");
-         const child = spawn(process.execPath, ["--import", ${JSON.stringify(PRELOAD)}, "-e", ${JSON.stringify(LONG_CHILD)}], {
-           env: { ...process.env, LAUNCHPAD_SUPERVISOR_PID: String(process.pid) }, stdio: ["ignore", "ignore", "pipe"],
-         });
-         child.stderr.resume();
-         setTimeout(() => console.log(child.pid), 1000);
-         setTimeout(() => {}, 60_000);`,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    started.push(supervisor.pid!);
-    const childPid = await new Promise<number>((resolve) => supervisor.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
-    started.push(childPid);
+    const { supervisor, childPid } = await supervise(LONG_CHILD);
     expect(gone(childPid)).toBe(false);
     supervisor.kill("SIGKILL");
     // Noticed within the 500 ms poll; a plain node process stops at SIGTERM.
@@ -74,23 +79,7 @@ describe("exit-with-parent", () => {
   it("stops a supervised process whose main thread is stuck (SIGKILL from the watch's own thread)", async () => {
     // The child ignores SIGTERM and then blocks its main thread for good.
     const stuck = "process.on('SIGTERM', () => {}); setTimeout(() => { for (;;) {} }, 200)";
-    const supervisor: ChildProcess = spawn(
-      process.execPath,
-      [
-        "-e",
-        `const { spawn } = require("node:child_process");
-         const child = spawn(process.execPath, ["--import", ${JSON.stringify(PRELOAD)}, "-e", ${JSON.stringify(stuck)}], {
-           env: { ...process.env, LAUNCHPAD_SUPERVISOR_PID: String(process.pid) }, stdio: ["ignore", "ignore", "pipe"],
-         });
-         child.stderr.resume();
-         setTimeout(() => console.log(child.pid), 1000);
-         setTimeout(() => {}, 60_000);`,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    started.push(supervisor.pid!);
-    const childPid = await new Promise<number>((resolve) => supervisor.stdout!.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
-    started.push(childPid);
+    const { supervisor, childPid } = await supervise(stuck);
     supervisor.kill("SIGKILL");
     // SIGTERM is ignored and the main thread never runs again: SIGKILL 20 s after the supervisor is noticed gone.
     expect(await waitGone(childPid, 30_000)).toBeGreaterThan(15_000);
