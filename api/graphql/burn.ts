@@ -1,8 +1,8 @@
-
+/** `Burn`: a transfer of a launched token to the dead address; the `burns` connection. */
 import { listBurns } from "../read/burns.js";
 import { burnView } from "../views/burn.js";
 import { type ArgBuilder, builder } from "./builder.js";
-import { connectionComplexity, } from "./connection.js";
+import { connectionComplexity } from "./connection.js";
 import { BurnKindEnum, EventOrderEnum } from "./enums.js";
 import { BurnFilterInput, eventConnection } from "./filters.js";
 import { BurnConnection, BurnRef, TokenRef } from "./refs.js";

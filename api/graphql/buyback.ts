@@ -1,8 +1,8 @@
-
+/** `Buyback`: an operator swap into a launched token (protocol or creator buyback); the `buybacks` connection. */
 import { listBuybacks } from "../read/buybacks.js";
 import { buybackView } from "../views/buyback.js";
 import { type ArgBuilder, builder } from "./builder.js";
-import { connectionComplexity, } from "./connection.js";
+import { connectionComplexity } from "./connection.js";
 import { BuybackKindEnum, EventOrderEnum } from "./enums.js";
 import { BuybackFilterInput, eventConnection } from "./filters.js";
 import { BuybackConnection, BuybackRef, TokenRef } from "./refs.js";
