@@ -201,6 +201,21 @@ describe("npm start killed whole with SIGKILL", () => {
         const state = await engineDb(
           async (c) => (await c.query("SELECT key, value FROM engine.state WHERE key LIKE 'fee-cursor%' OR key IN ('last-reorg', 'finality')")).rows,
         );
+        // The desks as the engine holds them, and the perps events it applied (a desk order in flight that never settles).
+        const desks = await engineDb(
+          async (c) =>
+            (
+              await c.query(`SELECT id, status, pair_index, trade_index, order_id::text, close_order_id::text, pending_topup::text, topups, collateral::text, leverage::text
+                FROM engine.desk_trades ORDER BY id`)
+            ).rows,
+        ).catch((e) => [String(e)]);
+        const perpsEvents = await engineDb(
+          async (c) =>
+            (
+              await c.query(`SELECT block_number, left(block_hash, 10) AS block, left(tx_hash, 10) AS tx, log_index, name, trade_id, data::text
+                FROM engine.perps_events ORDER BY block_number DESC, log_index DESC LIMIT 20`)
+            ).rows,
+        ).catch((e) => [String(e)]);
         // The operator's claims three ways: the chain's ClaimTokens logs, the index's fee_claim rows (by block).
         const deployments = JSON.parse(readFileSync(env.DEPLOYMENTS_FILE!, "utf8")) as { contracts: Record<string, Hex> };
         const claimLogs = await client.getLogs({
@@ -252,7 +267,7 @@ describe("npm start killed whole with SIGKILL", () => {
           ).catch(String),
         };
         throw new Error(
-          `${(error as Error).message}\n--- node (operator ${operator}) ---\n${JSON.stringify(node, null, 1).slice(0, 6_000)}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
+          `${(error as Error).message}\n--- node (operator ${operator}) ---\n${JSON.stringify(node, null, 1).slice(0, 6_000)}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- desk trades ---\n${JSON.stringify(desks)}\n--- perps events (latest 20) ---\n${JSON.stringify(perpsEvents).slice(0, 6_000)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
         );
       });
       const auditSeconds = (Date.now() - restarted) / 1000;
