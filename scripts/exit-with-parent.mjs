@@ -46,23 +46,20 @@ if (Number.isInteger(expected) && expected > 0) {
     // The watch runs on a thread of its own: it stops the process even when the main thread is
     // busy or stuck (a shutdown that never ends, a synchronous loop), where a timer of the main
     // thread would never fire. SIGTERM first (a clean shutdown), SIGKILL 20 s later.
+    // Its line goes straight to file descriptor 2, so it is written even while the main thread is stuck.
+    const line = `supervisor ${expected} is gone; stopping process ${process.pid}\n`;
     const watch = new Worker(
       `const { workerData } = require("node:worker_threads");
+       const { writeSync } = require("node:fs");
        const timer = setInterval(() => {
          if (process.ppid === workerData.expected) return;
          clearInterval(timer);
+         try { writeSync(2, workerData.line); } catch {}
          try { process.kill(workerData.pid, "SIGTERM"); } catch {}
          setTimeout(() => { try { process.kill(workerData.pid, "SIGKILL"); } catch {} }, 20000);
        }, 500);`,
-      { eval: true, workerData: { expected, pid: process.pid }, stdout: true, stderr: true },
+      { eval: true, workerData: { expected, pid: process.pid, line }, stdout: true, stderr: true },
     );
     watch.unref();
-    // The operator's line, when the main thread still runs.
-    const noticed = setInterval(() => {
-      if (process.ppid === expected) return;
-      clearInterval(noticed);
-      tell(`supervisor ${expected} is gone; stopping process ${process.pid}`);
-    }, 500);
-    noticed.unref();
   }
 }
