@@ -1,6 +1,6 @@
 /** GraphQL enums; their values are the strings stored in the tables. */
 import { ACTIVITY_KINDS } from "../read/activity.js";
-import { BURN_KINDS } from "../read/burns.js";
+import { BURN_KINDS, BUYBACK_KINDS } from "../read/burns.js";
 import { DESK_STATUSES } from "../read/desks.js";
 import { builder } from "./builder.js";
 
@@ -13,7 +13,7 @@ export const BurnKindEnum = builder.enumType("BurnKind", {
 });
 
 export const BuybackKindEnum = builder.enumType("BuybackKind", {
-  values: valuesOf(BURN_KINDS.filter((k) => k !== "organic")),
+  values: valuesOf(BUYBACK_KINDS),
 });
 
 export const ActivityKindEnum = builder.enumType("ActivityKind", { values: valuesOf(ACTIVITY_KINDS) });

@@ -20,10 +20,10 @@ import { encodeCursor } from "../http/cursor.js";
 import { ACTIVITY_KINDS, ACTIVITY_ORDERING, activityTokenCondition, deskTokensByTrade, formatActivityData, unnamedDeskTradeId } from "./activity.js";
 import type { EnginePort } from "../engine-port.js";
 import { burnView } from "../views/burn.js";
-import { BUYBACK_KINDS, buybackView } from "../views/buyback.js";
+import { buybackView } from "../views/buyback.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
 import { type View, json, viewSchema } from "../views/view.js";
-import { BURN_KINDS, BURN_ORDERINGS, burnConditions } from "./burns.js";
+import { BURN_KINDS, BURN_ORDERINGS, BUYBACK_KINDS, burnConditions } from "./burns.js";
 import type { EventFilter } from "./events.js";
 import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
 import { type Ordering, after, orderBy } from "./keyset.js";
@@ -32,7 +32,6 @@ export const EXPORT_DATASETS = ["burns", "buybacks", "fees", "activity"] as cons
 export type ExportDatasetName = (typeof EXPORT_DATASETS)[number];
 export type ExportOrder = "oldest" | "newest";
 export type ExportFilter = EventFilter & {
-  kinds?: readonly string[];
   /** With `token`, the activity dataset's desk rows of that token: the open order ids of the trades the engine opened for it. */
   deskOrderIds?: readonly bigint[];
 };

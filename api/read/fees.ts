@@ -9,6 +9,7 @@ import { type Address, type Hex, getAddress } from "viem";
 import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { buybackSpend, feeCurrencyTotals, token, tokenBuybackSpend, tokenFee } from "../../schema/ponder.js";
+import { BUYBACK_KINDS, type BuybackKind } from "./burns.js";
 import type { ReadDb } from "./db.js";
 
 export type CurrencyInfo = { address: Address; symbol: string; decimals: number };
@@ -136,12 +137,11 @@ export async function tokenFeeCurrencies(db: ReadDb, config: Config, tokens: rea
   return grouped(db, config, rows, (r) => r.token.toLowerCase(), feeCurrencyView, keys);
 }
 
-export type BuybackKind = "protocol-buyback" | "creator-buyback";
 
 /** Buybacks of each kind over every token, per currency paid in (one row per kind and currency). */
 export async function buybackSpendByKind(db: ReadDb, config: Config): Promise<Record<BuybackKind, BuybackSpendView[]>> {
   const rows = await db.select().from(buybackSpend);
-  const groups = await grouped(db, config, rows, (r) => r.kind, spendView, ["protocol-buyback", "creator-buyback"]);
+  const groups = await grouped(db, config, rows, (r) => r.kind, spendView, BUYBACK_KINDS);
   return { "protocol-buyback": groups.get("protocol-buyback")!, "creator-buyback": groups.get("creator-buyback")! };
 }
 

@@ -6,9 +6,8 @@
  */
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { buyback, pool } from "../../schema/ponder.js";
+import { BUYBACK_KINDS } from "../read/burns.js";
 import { type ViewJson, defineView, viewSchema } from "./view.js";
-
-export const BUYBACK_KINDS = ["protocol-buyback", "creator-buyback"] as const;
 
 export const buybackView = defineView({
   name: "buyback",

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
+import { BURN_KINDS, BUYBACK_KINDS } from "../read/burns.js";
 import { json } from "./view.js";
 
 const { checksummed, hash } = json;
@@ -47,7 +48,7 @@ export const burnProofResponse = z
       .object({
         id: z.string(),
         token: checksummed,
-        kind: z.enum(["protocol-buyback", "creator-buyback", "organic"]),
+        kind: z.enum(BURN_KINDS),
         from: checksummed,
         txFrom: checksummed,
         burned: moneyResponse,
@@ -94,7 +95,7 @@ export const burnProofResponse = z
           z
             .object({
               id: int,
-              kind: z.enum(["protocol-buyback", "creator-buyback"]),
+              kind: z.enum(BUYBACK_KINDS),
               status: z.string(),
               token: checksummed,
               paidIn: moneyResponse.describe("What the swap paid in (USDC, or WETH for a legacy-WETH buyback)"),
