@@ -137,7 +137,6 @@ export async function tokenFeeCurrencies(db: ReadDb, config: Config, tokens: rea
   return grouped(db, config, rows, (r) => r.token.toLowerCase(), feeCurrencyView, keys);
 }
 
-
 /** Buybacks of each kind over every token, per currency paid in (one row per kind and currency). */
 export async function buybackSpendByKind(db: ReadDb, config: Config): Promise<Record<BuybackKind, BuybackSpendView[]>> {
   const rows = await db.select().from(buybackSpend);
