@@ -205,7 +205,7 @@ async function inFlightWork(q: Queryable): Promise<InFlightWork[]> {
       .select({
         what: sql<string>`'desk trade ' || ${deskTrades.id} || ' ' || ${deskTrades.status} || CASE WHEN ${deskTrades.pendingTopup} IS NOT NULL THEN ' (top-up)' ELSE '' END`,
         area: sql<string>`'desks'`,
-        amount: sql<string>`(CASE WHEN ${deskTrades.pendingTopup} IS NOT NULL THEN ${deskTrades.pendingTopup} WHEN ${deskTrades.status} = 'closing' THEN ${deskTrades.closeAmount} ELSE ${deskTrades.basisUsdc} END)::text`,
+        amount: sql<string>`(CASE WHEN ${deskTrades.pendingTopup} IS NOT NULL THEN ${deskTrades.pendingTopup} + (SELECT COALESCE(SUM(q::numeric), 0) FROM jsonb_array_elements_text(${deskTrades.queuedTopups}) q) WHEN ${deskTrades.status} = 'closing' THEN ${deskTrades.closeAmount} ELSE ${deskTrades.basisUsdc} END)::text`,
         currency: sql<string>`'USDC'`,
       })
       .from(deskTrades)

@@ -380,8 +380,14 @@ export const deskTrades = engineSchema.table(
     closeReason: text("close_reason"),
     openIntentId: bigint("open_intent_id", { mode: "number" }),
     closeIntentId: bigint("close_intent_id", { mode: "number" }),
-    /** A margin top-up spent from the perp leg and not yet confirmed onchain. */
+    /** A margin top-up spent from the perp leg and not yet confirmed onchain (top-up number `topups + 1`). */
     pendingTopup: amount("pending_topup"),
+    /**
+     * Top-ups decided after `pendingTopup`'s, each spent and waiting its turn (numbers `topups + 2`, …), as decimal
+     * strings. Only a reorg fills it: one that takes back a top-up's fill after the next top-up was decided puts both
+     * back in flight, and the exchange fills them in the order they were placed.
+     */
+    queuedTopups: jsonb("queued_topups").$type<string[]>().notNull().default([]),
     topups: integer("topups").notNull().default(0),
     usdcReturned: amount("usdc_returned").notNull().default(ZERO),
     realisedPnl: amount("realised_pnl").notNull().default(ZERO),

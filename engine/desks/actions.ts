@@ -14,7 +14,7 @@ import type { DeskOpen } from "../decisions/desk-entry.js";
 import { consumePerpUsdc } from "../../core/ledger/accumulators.js";
 import { refundSpend } from "../../core/ledger/spend.js";
 import { requirePerpsVenue } from "../perps/venue.js";
-import { type DeskTrade, tradeById, tradesWithStatus, updateTrade } from "./trades.js";
+import { type DeskTrade, nextTopUp, tradeById, tradesWithStatus, updateTrade } from "./trades.js";
 
 const openKey = (id: number) => `desk-trade:${id}:open`;
 
@@ -177,7 +177,7 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
   const clearTopUp = (tx: Tx) =>
     tx
       .update(deskTrades)
-      .set({ pendingTopup: null, topups: n, updatedAt: sql`now()` })
+      .set({ ...nextTopUp(n), updatedAt: sql`now()` })
       .where(and(eq(deskTrades.id, trade.id), eq(deskTrades.topups, n - 1)));
   const venue = requirePerpsVenue(ctx);
   const key = `desk-trade:${trade.id}:topup:${n}`;
@@ -212,8 +212,7 @@ async function sendTopUp(ctx: EngineContext, trade: DeskTrade, worker: string): 
         .update(deskTrades)
         .set({
           basisUsdc: sql`${deskTrades.basisUsdc} + ${deskTrades.pendingTopup}`,
-          pendingTopup: null,
-          topups: n,
+          ...nextTopUp(n),
           collateral,
           leverage,
           updatedAt: sql`now()`,

@@ -7,6 +7,7 @@
  * protocol token), and a loss recorded on the trade.
  */
 import { and, asc, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { logDecision } from "../../core/agent-log.js";
 import type { OnchainTrade, VenueEvent } from "../perps/types.js";
 import { perpsVenue } from "../perps/venue.js";
@@ -17,7 +18,7 @@ import { Legs } from "../../core/ledger/legs.js";
 import { refundSpend } from "../../core/ledger/spend.js";
 import { getState, setState } from "../runtime/state.js";
 import { cancelTimedOutOrders, progressClosing, progressOpening, progressTopUp } from "./actions.js";
-import { type DeskTrade, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
+import { type DeskTrade, nextTopUp, toTrade, tradesWithStatus, updateTrade } from "./trades.js";
 import { toJsonValue } from "../../common/json.js";
 import { USDC_UNIT, formatUnits, showUnits } from "../../common/units.js";
 
@@ -95,10 +96,12 @@ async function doSync(ctx: EngineContext, worker: string): Promise<SyncReport> {
                   ? await applyMargin(tx, log, fact)
                   : await applyLimit(tx, log.trade, log.liquidation, log.usdcSent, fact);
       if (applied.kind !== "orphan") {
-        // The trade as it was before this event, so a reorg that removes the event can restore it.
+        // The trade as it was before this event and as the event left it, so a reorg that removes the event can undo
+        // what the event changed, and only that.
+        const stored: StoredSnapshot = { ...applied.before, after: await snapshot(tx, applied.trade.id) };
         await tx
           .update(tables.perpsEvents)
-          .set({ tradeId: applied.trade.id, before: applied.before })
+          .set({ tradeId: applied.trade.id, before: stored })
           .where(and(eq(tables.perpsEvents.txHash, log.transactionHash), eq(tables.perpsEvents.logIndex, log.logIndex)));
       }
       return applied;
@@ -155,33 +158,59 @@ export async function rewindPerpsEvents(tx: Tx, forkBlock: number, lostHashes: s
     .where(inArray(perpsEvents.blockHash, lostHashes))
     .orderBy(desc(perpsEvents.blockNumber), desc(perpsEvents.logIndex));
   for (const r of rows) {
-    const b = r.before as Snapshot | null;
-    if (r.tradeId !== null && b) {
-      await tx
-        .update(deskTrades)
-        .set({
-          status: b.status,
-          tradeIndex: b.trade_index ?? null,
-          collateral: b.collateral ?? null,
-          openPrice: b.open_price ?? null,
-          openedTimestamp: b.opened_timestamp == null ? null : Number(b.opened_timestamp),
-          leverage: b.leverage,
-          basisUsdc: b.basis_usdc,
-          closeOrderId: b.close_order_id ?? null,
-          closeAmount: b.close_amount ?? null,
-          usdcReturned: b.usdc_returned,
-          realisedPnl: b.realised_pnl,
-          closedAt: b.closed_at ? new Date(b.closed_at) : null,
-          ...(b.topups === undefined ? {} : { pendingTopup: b.pending_topup ?? null, topups: b.topups }),
-          updatedAt: sql`now()`,
-        })
-        .where(eq(deskTrades.id, r.tradeId));
-    }
+    const stored = r.before as StoredSnapshot | null;
+    if (r.tradeId !== null && stored) await undoEvent(tx, r.tradeId, stored);
     await tx.delete(perpsEvents).where(and(eq(perpsEvents.txHash, r.txHash), eq(perpsEvents.logIndex, r.logIndex)));
   }
   const cursor = await getState<{ block: number }>(tx, CURSOR_KEY);
   if (cursor && cursor.block > forkBlock) await setState(tx, CURSOR_KEY, { block: forkBlock });
   return rows.length;
+}
+
+/**
+ * Puts back what one applied event changed on its trade. Later events are undone first (newest first), so the
+ * columns the event changed hold what it left, unless the engine decided something since: a top-up decided after
+ * the event takes back a top-up's fill stays spent and in flight, queued behind the restored one (the exchange fills
+ * both, in the order they were placed). Columns the event did not change keep what the engine wrote since (a close
+ * decided after a top-up's fill stays decided). A snapshot stored without what the event left (before this rule)
+ * restores the whole row.
+ */
+async function undoEvent(tx: Tx, tradeId: number, stored: StoredSnapshot): Promise<void> {
+  const { after, ...before } = stored;
+  let restore: Partial<Snapshot> = before;
+  if (after) {
+    const now = await snapshot(tx, tradeId);
+    const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    restore = Object.fromEntries(Object.entries(before).filter(([k, v]) => !same(v, after[k as keyof Snapshot])));
+    if ("pending_topup" in restore && after.pending_topup == null && now.pending_topup != null)
+      restore.queued_topups = [now.pending_topup, ...(now.queued_topups ?? [])];
+  }
+  await tx
+    .update(tables.deskTrades)
+    .set({ ...snapshotColumns(restore), updatedAt: sql`now()` })
+    .where(eq(tables.deskTrades.id, tradeId));
+}
+
+/** The `desk_trades` columns of (part of) a snapshot. */
+function snapshotColumns(b: Partial<Snapshot>): PgUpdateSetSource<typeof tables.deskTrades> {
+  const set: PgUpdateSetSource<typeof tables.deskTrades> = {};
+  if ("status" in b) set.status = b.status;
+  if ("trade_index" in b) set.tradeIndex = b.trade_index ?? null;
+  if ("collateral" in b) set.collateral = b.collateral ?? null;
+  if ("open_price" in b) set.openPrice = b.open_price ?? null;
+  if ("opened_timestamp" in b) set.openedTimestamp = b.opened_timestamp == null ? null : Number(b.opened_timestamp);
+  if ("leverage" in b) set.leverage = b.leverage;
+  if ("basis_usdc" in b) set.basisUsdc = b.basis_usdc;
+  if ("close_order_id" in b) set.closeOrderId = b.close_order_id ?? null;
+  if ("close_amount" in b) set.closeAmount = b.close_amount ?? null;
+  if ("usdc_returned" in b) set.usdcReturned = b.usdc_returned;
+  if ("realised_pnl" in b) set.realisedPnl = b.realised_pnl;
+  if ("closed_at" in b) set.closedAt = b.closed_at ? new Date(b.closed_at) : null;
+  // Snapshots stored before two-step top-ups (or before queued ones) lack these keys.
+  if ("pending_topup" in b) set.pendingTopup = b.pending_topup ?? null;
+  if (b.topups !== undefined) set.topups = b.topups;
+  if (b.queued_topups !== undefined) set.queuedTopups = b.queued_topups;
+  return set;
 }
 
 /**
@@ -205,7 +234,11 @@ type Snapshot = {
   /** Absent from snapshots stored before two-step top-ups. */
   pending_topup?: string | null;
   topups?: number;
+  /** Absent from snapshots stored before top-ups could queue. */
+  queued_topups?: string[];
 };
+/** `perps_events.before`: the trade before the event, and (since events are undone column by column) after it. */
+type StoredSnapshot = Snapshot & { after?: Snapshot };
 
 async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
   const t = tables.deskTrades;
@@ -225,6 +258,7 @@ async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
       closed_at: t.closedAt,
       pending_topup: t.pendingTopup,
       topups: t.topups,
+      queued_topups: t.queuedTopups,
     })
     .from(t)
     .where(eq(t.id, id));
@@ -336,7 +370,7 @@ async function applyMargin(tx: Tx, log: Extract<VenueEvent, { kind: "margin-exec
   const amount = trade.pendingTopup!;
   if (log.canceled) {
     await refundSpend(tx, `spend:desk-topup:${trade.id}:${n}`, log.reason, fact);
-    await updateTrade(tx, trade.id, { pendingTopup: null, topups: n });
+    await updateTrade(tx, trade.id, nextTopUp(n));
     return { kind: "margin", trade, before, reason: `${log.reason}; ${showUnits(amount, USDC_UNIT)} back to the perp leg`, amounts: { refunded: amount } };
   }
   // The exchange may pull less than the top-up (gTrade rounds the new leverage up): the rest never left the
@@ -361,8 +395,7 @@ async function applyMargin(tx: Tx, log: Extract<VenueEvent, { kind: "margin-exec
     basisUsdc: (trade.basisUsdc + added).toString(),
     collateral: log.collateral.toString(),
     leverage: log.leverage.toString(),
-    pendingTopup: null,
-    topups: n,
+    ...nextTopUp(n),
   });
   return {
     kind: "margin",

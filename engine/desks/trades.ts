@@ -2,7 +2,8 @@
  * Desk rows: the per-token desk (market, direction, halt) and its perps trades, as the
  * engine knows them. Money columns are bigint here.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { type Address, getAddress } from "viem";
 import { type Queryable, tables } from "../../core/db/client.js";
 import type { Side } from "../../common/perps-math.js";
@@ -28,6 +29,8 @@ export type DeskTrade = {
   closeAmount: bigint | null;
   closeReason: string | null;
   pendingTopup: bigint | null;
+  /** Top-ups spent after `pendingTopup`'s and waiting their turn (only a reorg queues them: `desk_trades.queued_topups`). */
+  queuedTopups: bigint[];
   topups: number;
   usdcReturned: bigint;
   realisedPnl: bigint;
@@ -55,6 +58,7 @@ export function toTrade(r: typeof tables.deskTrades.$inferSelect): DeskTrade {
     closeAmount: big(r.closeAmount),
     closeReason: r.closeReason,
     pendingTopup: big(r.pendingTopup),
+    queuedTopups: r.queuedTopups.map(BigInt),
     topups: r.topups,
     usdcReturned: BigInt(r.usdcReturned),
     realisedPnl: BigInt(r.realisedPnl),
@@ -116,7 +120,20 @@ export async function recordTradeMarks(q: Queryable, marked: { id: number; mark:
       .where(eq(tables.deskTrades.id, id));
 }
 
-export async function updateTrade(q: Queryable, id: number, set: Partial<typeof tables.deskTrades.$inferInsert>): Promise<void> {
+/**
+ * The columns that settle top-up number `topups + 1` (filled, refused or refunded): the next queued top-up, if any,
+ * becomes the pending one.
+ */
+export function nextTopUp(topups: number) {
+  const t = tables.deskTrades;
+  return {
+    pendingTopup: sql<string | null>`(${t.queuedTopups} ->> 0)::numeric`,
+    queuedTopups: sql<string[]>`${t.queuedTopups} - 0`,
+    topups,
+  };
+}
+
+export async function updateTrade(q: Queryable, id: number, set: PgUpdateSetSource<typeof tables.deskTrades>): Promise<void> {
   await q
     .update(tables.deskTrades)
     .set({ ...set, updatedAt: new Date() })

@@ -124,6 +124,54 @@ describe("a reorg that removes an oracle fill", () => {
     expect(await legBalance(db, Legs.creatorBuyback, token)).toBe(reclosed.usdcReturned - reclosed.basisUsdc);
     await expectConverged(sc);
   });
+
+  it("of a margin top-up, after the next top-up was decided: the first is pending again and fills once, the next waits its turn", async () => {
+    const db = sc.engine.ctx.db;
+    await setTokenMandate(db, token, { deskPairIndex: ETH, maxDeskUsdc: 20n * USDC });
+    expect((await run("desk-manager")).actions).toContainEqual(expect.objectContaining({ token, action: "open" }));
+    await fillPending();
+    await run("profit-checker");
+    const [trade] = (await tradesWithStatus(db, ["open"])).filter((t) => t.token === token);
+    // Top-up 1 (3 USDC, below a new trade's minimum), placed; the fill the reorg will take back.
+    await setTokenMandate(db, token, { deskPairIndex: ETH, maxDeskUsdc: 23n * USDC });
+    expect((await run("desk-manager")).actions).toContainEqual(expect.objectContaining({ token, action: "top-up" }));
+    const before = await snapshot();
+    await fillPending();
+    await run("profit-checker");
+    expect(await tradeById(db, trade!.id)).toMatchObject({ pendingTopup: null, topups: 1 });
+    // Top-up 2 is decided and placed on top of that fill.
+    const perp = await peekPerpUsdc(db, token, Infinity);
+    await setTokenMandate(db, token, { deskPairIndex: ETH, maxDeskUsdc: 26n * USDC });
+    expect((await run("desk-manager")).actions).toContainEqual(expect.objectContaining({ token, action: "top-up" }));
+    const second = (await tradeById(db, trade!.id)).pendingTopup!;
+    expect(second).toBeGreaterThan(0n);
+    expect(await tradeById(db, trade!.id)).toMatchObject({ topups: 1 });
+
+    // The fill of top-up 1 and the order of top-up 2 are forgotten: top-up 1 is pending again, top-up 2 queued behind it.
+    await revertTo(before);
+    expect((await sc.engine.checkFinality()).lost.length).toBeGreaterThan(0);
+    expect(await tradeById(db, trade!.id)).toMatchObject({ pendingTopup: 3n * USDC, queuedTopups: [second], topups: 0 });
+    // The finality check sent top-up 2's order again, and gTrade refused it: one pending order per trade.
+    const intent = async (n: number) =>
+      (await sc.engine.ctx.pool.query("SELECT status FROM engine.tx_intents WHERE key = $1", [`desk-trade:${trade!.id}:topup:${n}`])).rows[0]?.status;
+    expect(await intent(2)).toBe("reverted");
+    expect(await pendingOf(sc.d, sc.operator)).toHaveLength(1);
+
+    // Top-up 1 fills again, once; then top-up 2's turn: refused, its USDC back to the perp leg for a later cycle.
+    await fillPending();
+    await run("profit-checker");
+    await run("profit-checker");
+    expect(await tradeById(db, trade!.id)).toMatchObject({ pendingTopup: null, queuedTopups: [], topups: 2 });
+    expect(await peekPerpUsdc(db, token, Infinity)).toBe(perp);
+    const { rows } = await sc.engine.ctx.pool.query("SELECT name FROM engine.perps_events WHERE trade_id IS NULL");
+    expect(rows).toEqual([]);
+    await expectConverged(sc);
+  });
+
+  /** The oracle fills every pending order of the operator, oldest first. */
+  async function fillPending() {
+    for (const o of await pendingOf(sc.d, sc.operator)) await fill(sc.d, sc.operator, BigInt(o.index));
+  }
 });
 
 describe("SIGKILL between a gTrade order and its fill", () => {

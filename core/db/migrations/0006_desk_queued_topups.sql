@@ -1,0 +1,1 @@
+ALTER TABLE "engine"."desk_trades" ADD COLUMN "queued_topups" jsonb DEFAULT '[]'::jsonb NOT NULL;
