@@ -151,7 +151,7 @@ type Fact = { key: string; blockNumber: number; blockHash: string };
  */
 export async function rewindPerpsEvents(tx: Tx, forkBlock: number, lostHashes: string[]): Promise<number> {
   if (!lostHashes.length) return 0;
-  const { perpsEvents, deskTrades } = tables;
+  const { perpsEvents } = tables;
   const rows = await tx
     .select({ txHash: perpsEvents.txHash, logIndex: perpsEvents.logIndex, tradeId: perpsEvents.tradeId, before: perpsEvents.before })
     .from(perpsEvents)
