@@ -17,6 +17,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEVNET_CHAIN_ID, loadConfig } from "../common/config.js";
+import { settlesWithin } from "../common/async.js";
 import { ROOT } from "../devnet/compile.js";
 import { startMarket, mulberry32 } from "../devnet/market.js";
 import { type AnvilHandle, rpc as anvilRpc, startAnvil, stateHistoryBlocksFromEnv } from "../devnet/anvil.js";
@@ -24,7 +25,7 @@ import { residentBytes } from "../devnet/memory-bound.js";
 import { writeFileAtomic } from "../devnet/state.js";
 import { stripTraces } from "../devnet/traces.js";
 import { watchIndexer } from "../devnet/indexer-watchdog.js";
-import { type PonderHandle, startApiReplica, startPonder, waitForIndexed, waitForReady } from "../devnet/ponder.js";
+import { EXIT_WITH_PARENT, type PonderHandle, startApiReplica, startPonder, waitForIndexed, waitForReady } from "../devnet/ponder.js";
 import { freePort } from "../devnet/ports.js";
 import { openEngineDb } from "../core/db/client.js";
 import { checkLedgerInvariants } from "../core/ledger/invariants.js";
@@ -240,9 +241,10 @@ export async function benchSoak(
   const engineLog = join(mkdtempSync(join(tmpdir(), "launchpad-soak-")), "engine.log");
   const startEngine = () => {
     const out = openSync(engineLog, "a");
-    engine = spawn(process.execPath, ["--import", "tsx/esm", join(ROOT, "engine", "main.ts")], {
+    // It stops if the bench dies (EXIT_WITH_PARENT), as ponder does.
+    engine = spawn(process.execPath, ["--import", "tsx/esm", "--import", EXIT_WITH_PARENT, join(ROOT, "engine", "main.ts")], {
       cwd: ROOT,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, LAUNCHPAD_SUPERVISOR_PID: String(process.pid) },
       stdio: ["ignore", out, out],
     });
     closeSync(out);
@@ -259,6 +261,12 @@ export async function benchSoak(
   let databaseAway = false;
   const faults: SoakFault[] = [];
   const rpc = (method: string, params: unknown[] = []) => anvilRpc(anvil.rpcUrl, method, params);
+  /** The market's rounds end (once); one that does not end within 30 s is left behind, said, and the soak goes on. */
+  let marketStopped: Promise<void> | undefined;
+  const stopMarket = async () => {
+    marketStopped ??= market.stop();
+    if (!(await settlesWithin(marketStopped, 30_000))) log("soak: the market's round in flight did not end within 30 s; going on without it");
+  };
   try {
     await waitForIndexed(ponder, history.head, 600_000);
     for (let i = 0; i < (options.replicas ?? 1); i++) replicas.push(startApiReplica({ port: await freePort(), env, schema: "app" }));
@@ -417,8 +425,10 @@ export async function benchSoak(
     await Promise.all([...Array.from({ length: options.concurrency }, worker), chaos()]);
     clearInterval(memoryLog);
     memory = sampler.stop();
-    await market.stop();
+    log("soak: load and faults over; stopping the market");
+    await stopMarket();
     // Converged: the engine settles what the faults left in flight (the watcher ticks every 5 s).
+    log("soak: waiting for the engine to settle what the faults left in flight");
     const db = openEngineDb(databaseUrl, "launchpad-bench");
     try {
       const until = Date.now() + 60_000;
@@ -433,11 +443,17 @@ export async function benchSoak(
       await db.close();
     }
   } finally {
-    await market.stop();
+    await stopMarket();
+    log("soak: stopping the API replicas and the engine");
     for (const replica of replicas) await replica.stop();
     if (engine && engine.exitCode === null) {
+      const exited = new Promise((r) => engine!.once("exit", r));
       engine.kill("SIGTERM");
-      await new Promise((r) => engine!.once("exit", r));
+      if (!(await settlesWithin(exited, 20_000))) {
+        log("soak: the engine did not stop within 20 s of SIGTERM; killed");
+        engine.kill("SIGKILL");
+        await exited;
+      }
     }
   }
   const db = openEngineDb(databaseUrl, "launchpad-bench");

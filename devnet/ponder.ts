@@ -16,6 +16,10 @@ import { ROOT } from "./compile.js";
 import { VIEWS_SCHEMA } from "../common/constants.js";
 import { type Config, loadConfig } from "../common/config.js";
 import pg from "pg";
+import { pathToFileURL } from "node:url";
+
+/** Preloaded into a process that must stop when whoever started it dies (scripts/exit-with-parent.mjs), with `LAUNCHPAD_SUPERVISOR_PID` set to that parent. */
+export const EXIT_WITH_PARENT = pathToFileURL(join(ROOT, "scripts", "exit-with-parent.mjs")).href;
 
 const HASHED = ["indexer", "schema", "src", "common", "ponder.config.ts", "ponder.schema.ts", "package-lock.json"];
 
@@ -111,6 +115,9 @@ export function startPonder(options: {
   onLog?: (line: string) => void;
 }): PonderHandle {
   const args = [
+    // It stops when this process dies, even by SIGKILL (scripts/exit-with-parent.mjs): no ponder outlives whoever started it.
+    "--import",
+    EXIT_WITH_PARENT,
     join(ROOT, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js"),
     ...(options.root ? ["--root", options.root] : []),
     options.command ?? "start",
@@ -128,7 +135,7 @@ export function startPonder(options: {
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, ...options.env, PORT: String(options.port), PONDER_TELEMETRY_DISABLED: "true" },
+    env: { ...process.env, ...options.env, PORT: String(options.port), PONDER_TELEMETRY_DISABLED: "true", LAUNCHPAD_SUPERVISOR_PID: String(process.pid) },
     stdio: ["ignore", "pipe", "pipe"],
     // Own process group: Ctrl-C reaches only the parent, which stops children in order.
     detached: true,

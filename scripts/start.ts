@@ -13,7 +13,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { parseEther } from "viem";
 import { DEVNET_CHAIN_ID, DEVNET_OPERATOR_KEY, DEPLOYMENTS_PATH, loadConfigOrExit, readDeployments } from "../common/config.js";
@@ -29,7 +28,7 @@ import { ensureDemoAgent } from "../devnet/demo-agent.js";
 import { type Market, startMarket } from "../devnet/market.js";
 import { dropIndex, findIndexRollback } from "../devnet/index-rollback.js";
 import { watchIndexer } from "../devnet/indexer-watchdog.js";
-import { type PonderHandle, ponderSchemaName, publishedSchema, startApiReplica, startPonder, waitForReady } from "../devnet/ponder.js";
+import { EXIT_WITH_PARENT, type PonderHandle, ponderSchemaName, publishedSchema, startApiReplica, startPonder, waitForReady } from "../devnet/ponder.js";
 import { type PostgresHandle, startPostgres } from "../devnet/postgres.js";
 
 const DATA = dataDir(process.env);
@@ -132,8 +131,6 @@ const RESTART_MAX_MS = 30_000;
 const RESTART_RESET_AFTER_MS = 60_000;
 /** This many exits within a minute, with its dependencies reachable, is a crash loop: told loudly, restarted at the slowest pace. */
 const FAST_FAILURES = 5;
-/** Preloaded into each supervised process: it stops itself if this supervisor dies (scripts/exit-with-parent.mjs). */
-const EXIT_WITH_PARENT = pathToFileURL(join(ROOT, "scripts", "exit-with-parent.mjs")).href;
 /** The environment that makes a child stop when this supervisor dies. */
 const supervisedEnv = { LAUNCHPAD_SUPERVISOR_PID: String(process.pid) };
 
@@ -429,7 +426,8 @@ async function main(): Promise<void> {
   // ponder stops itself too if this supervisor dies (the preload, through NODE_OPTIONS).
   // ponder and the API inside it write JSON; this process relays each line in its own format,
   // with an ISO time and the name of the process that wrote it (lineRelay).
-  const ponderEnv = { ...env, LOG_FORMAT: "json", ...supervisedEnv, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${EXIT_WITH_PARENT}`.trim() };
+  // startPonder makes ponder stop if this supervisor dies (EXIT_WITH_PARENT).
+  const ponderEnv = { ...env, LOG_FORMAT: "json" };
   const relayFormat = resolveLogFormat(config.logFormat);
   supervise(
     "ponder (indexer + API)",

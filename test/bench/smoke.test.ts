@@ -18,7 +18,14 @@ describe("bench:smoke", () => {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
+      // Its own process group, so that stopping it stops what it started (PostgreSQL, anvil) with it.
+      detached: true,
     });
+    const signalGroup = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {}
+    };
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -26,8 +33,8 @@ describe("bench:smoke", () => {
     let overdue = false;
     const deadline = setTimeout(() => {
       overdue = true;
-      child.kill("SIGTERM");
-      setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
+      signalGroup("SIGTERM");
+      setTimeout(() => signalGroup("SIGKILL"), 10_000).unref();
     }, 840_000);
     const status = await new Promise<number | null>((resolve) => child.once("exit", resolve)).finally(() => clearTimeout(deadline));
     expect(overdue, `bench:smoke still running after 840 s; its last output:\n${output.slice(-6000)}`).toBe(false);
