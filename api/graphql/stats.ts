@@ -5,6 +5,7 @@ import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
 import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
+import { feeCurrencyRow, spendRow } from "../views/fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
@@ -75,7 +76,7 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],
       description: "Every token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
-      resolve: (s) => s.feeCurrencies,
+      resolve: (s) => s.feeCurrencies.map(feeCurrencyRow),
     }),
     protocolBuybacks: t.int({ resolve: (s) => count(s, "protocolBuybacks") }),
     ...moneyFields(t, "protocolBuybackUsdc", USDC_DECIMALS, (s) => total(s, "protocolBuybackUsdc"), "USDC spent on protocol buybacks"),
@@ -84,13 +85,13 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     protocolBuybackSpent: t.field({
       type: [CurrencySpendRef],
       description: "Protocol buybacks per currency paid in",
-      resolve: (s) => s.buybackSpend["protocol-buyback"],
+      resolve: (s) => s.buybackSpend["protocol-buyback"].map(spendRow),
     }),
     creatorBuybacks: t.int({ resolve: (s) => count(s, "creatorBuybacks") }),
     creatorBuybackSpent: t.field({
       type: [CurrencySpendRef],
       description: "Creator buybacks per currency paid in",
-      resolve: (s) => s.buybackSpend["creator-buyback"],
+      resolve: (s) => s.buybackSpend["creator-buyback"].map(spendRow),
     }),
     ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (s) => total(s, "creatorBuybackUsdc"), "USDC spent on creator buybacks"),
     ...moneyFields(t, "assetPurchaseUsdc", USDC_DECIMALS, (s) => total(s, "assetPurchaseUsdc"), "USDC spent on the secondary asset"),

@@ -12,6 +12,7 @@ import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
 import { TokenOrderEnum } from "./enums.js";
 import { addressArg, asUserErrors } from "./errors.js";
 import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
+import { feeCurrencyRow, spendRow } from "../views/fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -134,12 +135,12 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],
       description: "The token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
-      resolve: (r, _a, ctx) => ctx.loaders.tokenFees.load(r.token),
+      resolve: async (r, _a, ctx) => (await ctx.loaders.tokenFees.load(r.token)).map(feeCurrencyRow),
     }),
     buybackSpent: t.field({
       type: [CurrencySpendRef],
       description: "The token's buybacks per currency paid in",
-      resolve: (r, _a, ctx) => ctx.loaders.tokenSpend.load(r.token),
+      resolve: async (r, _a, ctx) => (await ctx.loaders.tokenSpend.load(r.token)).map(spendRow),
     }),
     buybacks: t.exposeInt("buybacks"),
     ...moneyFields(t, "buybackUsdc", USDC_DECIMALS, (r) => r.buybackUsdc, "USDC spent on buybacks"),

@@ -81,7 +81,7 @@ function byCurrency<T extends { currency: CurrencyInfo }>(rows: T[], usdc: strin
   return rows.sort((a, b) => (rank(a.currency) < rank(b.currency) ? -1 : rank(a.currency) > rank(b.currency) ? 1 : 0));
 }
 
-export function feeCurrencyView(row: FeeRow, currency: CurrencyInfo): FeeCurrencyView {
+export function feeCurrencyFromRow(row: FeeRow, currency: CurrencyInfo): FeeCurrencyView {
   return {
     currency,
     toOperator: row.toOperator,
@@ -123,7 +123,7 @@ async function grouped<R extends { currency: Hex }, V extends { currency: Curren
 /** Every token's fees, per currency (one row per currency). */
 export async function protocolFeeCurrencies(db: ReadDb, config: Config): Promise<FeeCurrencyView[]> {
   const rows = await db.select().from(feeCurrencyTotals);
-  return (await grouped(db, config, rows, () => "", feeCurrencyView, [""])).get("")!;
+  return (await grouped(db, config, rows, () => "", feeCurrencyFromRow, [""])).get("")!;
 }
 
 /** Fees per currency of each of `tokens` (lowercase address → its currencies). */
@@ -134,7 +134,7 @@ export async function tokenFeeCurrencies(db: ReadDb, config: Config, tokens: rea
     .select()
     .from(tokenFee)
     .where(inArray(tokenFee.token, keys as Hex[]));
-  return grouped(db, config, rows, (r) => r.token.toLowerCase(), feeCurrencyView, keys);
+  return grouped(db, config, rows, (r) => r.token.toLowerCase(), feeCurrencyFromRow, keys);
 }
 
 /** Buybacks of each kind over every token, per currency paid in (one row per kind and currency). */

@@ -20,6 +20,7 @@ import { auditBaseUnits } from "../views/trust.js";
 import { decimalOf as decimal, json, usdcOf as usdc } from "../views/view.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
+import { feeCurrencySchema, spendSchema } from "../views/fees.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -433,39 +434,6 @@ export const auditResponse = z
 /** A desk (api/views/desk.ts). */
 export const deskResponse = deskSchema;
 
-const currencyFields = {
-  currency: checksummed.describe("The currency's address"),
-  symbol: z.string(),
-  decimals: int.describe("Decimals of the currency's amounts"),
-};
-
-/** One currency of fees: the amount in that currency, and its USDC. */
-export const feeCurrencyResponse = z
-  .object({
-    ...currencyFields,
-    toOperator: decimal("LP fees the locker collected for the operator's reward slots (in this currency)"),
-    claimed: decimal("Of those, claimed by the operator from the fee locker (in this currency)"),
-    unclaimed: decimal("Collected and not claimed yet (in this currency): in no leg until the operator's next claim"),
-    awaitingConversion: decimal("Claimed and not yet converted to USDC (WETH; in this currency)"),
-    converted: decimal("Sold for USDC by the operator's conversion swaps (in this currency; 0 for USDC itself)"),
-    usdc: usdc("What the operator's fees became: USDC as claimed, WETH at the realised rate of its conversion swaps"),
-    usdcPerUnit: usdc("USDC per whole unit the conversion swaps realised (usdc / converted, rounded down; null for USDC and before a conversion)").nullable(),
-    toCreator: decimal("LP fees the locker collected for the creator's reward slot (in this currency; paid as is, never converted)"),
-  })
-  .strict()
-  .describe("Fees in one currency");
-
-/** Buybacks paid in one currency. */
-export const spendResponse = z
-  .object({
-    ...currencyFields,
-    buybacks: int,
-    amount: decimal("Paid in (in this currency)"),
-    usdc: usdc("Its USDC: paid in, or what the WETH was sold for in the same transaction"),
-  })
-  .strict()
-  .describe("Buybacks paid in one currency");
-
 export const statsResponse = z
   .object({
     tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
@@ -477,7 +445,7 @@ export const statsResponse = z
         claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
         legs: legsResponse,
-        byCurrency: z.array(feeCurrencyResponse).describe("Every token's fees per currency (USDC first)"),
+        byCurrency: z.array(feeCurrencySchema).describe("Every token's fees per currency (USDC first)"),
       })
       .strict(),
     buybacks: z
@@ -488,10 +456,10 @@ export const statsResponse = z
             usdcIn: usdc("Spent"),
             tokensBought: decimal("Protocol tokens bought"),
             tokensBurned: decimal("Protocol tokens burned"),
-            spent: z.array(spendResponse).describe("Spent per currency paid in"),
+            spent: z.array(spendSchema).describe("Spent per currency paid in"),
           })
           .strict(),
-        creator: z.object({ count: int, usdcIn: usdc("Spent"), spent: z.array(spendResponse).describe("Spent per currency paid in") }).strict(),
+        creator: z.object({ count: int, usdcIn: usdc("Spent"), spent: z.array(spendSchema).describe("Spent per currency paid in") }).strict(),
       })
       .strict(),
     assetPurchasesUsdc: usdc("Spent on the secondary asset"),
@@ -547,9 +515,8 @@ export const activityResponse = list(activityItem);
 
 /** A buyback (api/views/buyback.ts), with `spent` in this route's first shape: the currency's facts beside the amount. */
 export const buybackItem = buybackSchema.omit({ spent: true }).extend({
-  spent: z
-    .object({ ...currencyFields, amount: decimal("Paid in (in this currency)") })
-    .strict()
+  spent: spendSchema
+    .pick({ currency: true, symbol: true, decimals: true, amount: true })
     .describe("What the operator paid in: USDC, or WETH for a legacy-WETH buyback (spentCurrency, spentSymbol and the amount, together)"),
 });
 
@@ -563,7 +530,7 @@ export const buybacksResponse = z
         usdcIn: usdc("Spent"),
         tokensBought: decimal("Bought"),
         tokensBurned: decimal("Burned"),
-        spent: z.array(spendResponse).describe("Spent per currency paid in"),
+        spent: z.array(spendSchema).describe("Spent per currency paid in"),
       })
       .strict(),
   })
@@ -637,8 +604,8 @@ export const tokenItem = z
         burns: int.describe("Burns indexed"),
         buybackBurned: decimal("Bought-back tokens burned"),
         legs: legsResponse,
-        feesByCurrency: z.array(feeCurrencyResponse).describe("The token's fees per currency (USDC first)"),
-        buybackSpent: z.array(spendResponse).describe("The token's buybacks per currency paid in"),
+        feesByCurrency: z.array(feeCurrencySchema).describe("The token's fees per currency (USDC first)"),
+        buybackSpent: z.array(spendSchema).describe("The token's buybacks per currency paid in"),
         finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),
       })
       .strict(),

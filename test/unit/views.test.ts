@@ -15,6 +15,7 @@ import { DATASETS } from "../../api/read/export.js";
 import { burnSchema, burnView } from "../../api/views/burn.js";
 import { buybackSchema, buybackView } from "../../api/views/buyback.js";
 import { deskSchema, deskView } from "../../api/views/desk.js";
+import { feeCurrencyJson, feeCurrencySchema, feeCurrencyView, spendJson, spendSchema, spendView } from "../../api/views/fees.js";
 import { type ViewFields, viewCurrencies, viewJson, viewKeys } from "../../api/views/view.js";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..", "..");
@@ -164,6 +165,49 @@ describe("the desk view", () => {
     expect(fields.venue?.type.toString()).toBe("String!");
     expect(fields.side?.type.toString()).toBe("DeskSide!");
     expect(fields.closedAt?.type.toString()).toBe("DateTime");
+  });
+});
+
+describe("the fee-currency and currency-spend views", () => {
+  const weth = { address: getAddress("0x4200000000000000000000000000000000000006"), symbol: "WETH", decimals: 18 };
+  const fees = {
+    currency: weth,
+    toOperator: 1_500_000_000_000_000_001n,
+    claimed: 1_000_000_000_000_000_000n,
+    unclaimed: 500_000_000_000_000_001n,
+    awaitingConversion: 0n,
+    converted: 1_000_000_000_000_000_000n,
+    usdc: 3_123_450_000n,
+    usdcPerUnit: null,
+    toCreator: 2n,
+  };
+
+  it("writes each amount in the row's own currency (its facts carried by the row), USDC in 6 decimals", () => {
+    const json = feeCurrencyJson(fees);
+    expect(feeCurrencySchema.parse(json)).toEqual(json);
+    expect(json).toMatchObject({
+      currency: weth.address,
+      symbol: "WETH",
+      decimals: 18,
+      toOperator: "1.500000000000000001",
+      toOperatorRaw: "1500000000000000001",
+      toCreator: "0.000000000000000002",
+      usdc: "3123.45",
+      usdcPerUnit: null,
+      usdcPerUnitRaw: null,
+    });
+    const spend = spendJson({ currency: weth, buybacks: 2, amountIn: 10n ** 17n, usdc: 312_345_000n });
+    expect(spendSchema.parse(spend)).toEqual(spend);
+    expect(spend).toMatchObject({ symbol: "WETH", buybacks: 2, amount: "0.1", amountRaw: "100000000000000000", usdc: "312.345" });
+  });
+
+  it("are GraphQL's FeeCurrency and CurrencySpend, an amount with its raw units", () => {
+    const fee = (schema.getType("FeeCurrency") as GraphQLObjectType).getFields();
+    expect(Object.keys(fee).sort()).toEqual(viewKeys(feeCurrencyView).sort());
+    expect(fee.usdcPerUnitRaw?.type.toString()).toBe("BigInt");
+    expect(fee.toOperatorRaw?.type.toString()).toBe("BigInt!");
+    const spend = (schema.getType("CurrencySpend") as GraphQLObjectType).getFields();
+    expect(Object.keys(spend).sort()).toEqual(viewKeys(spendView).sort());
   });
 });
 

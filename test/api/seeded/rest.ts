@@ -444,7 +444,18 @@ export function restSuite(): void {
         usdcIn: "100",
         tokensBought: formatTokens(s.creatorBuyback.bought),
         tokensBurned: formatTokens(s.creatorBuyback.bought),
-        spent: [{ currency: getAddress(h.contracts.usdc!), symbol: "USDC", decimals: 6, buybacks: 1, amount: "100", usdc: "100" }],
+        spent: [
+          {
+            currency: getAddress(h.contracts.usdc!),
+            symbol: "USDC",
+            decimals: 6,
+            buybacks: 1,
+            amount: "100",
+            amountRaw: "100000000",
+            usdc: "100",
+            usdcRaw: "100000000",
+          },
+        ],
       });
       // Lowercase addresses are the same token.
       expect((await get(`/buybacks/${s.token.toLowerCase()}`)).json.totals.count).toBe(1);
