@@ -281,13 +281,21 @@ describe("money path", () => {
       symbol: "WETH",
       decimals: 18,
       toOperator: formatDecimal(wethFees, TOKEN_DECIMALS),
+      toOperatorRaw: String(wethFees),
       claimed: formatDecimal(wethFees, TOKEN_DECIMALS),
+      claimedRaw: String(wethFees),
       unclaimed: "0",
+      unclaimedRaw: "0",
       awaitingConversion: "0",
+      awaitingConversionRaw: "0",
       converted: formatDecimal(wethFees, TOKEN_DECIMALS),
+      convertedRaw: String(wethFees),
       usdc: formatUsdc(conversion!.usdcOut),
+      usdcRaw: String(conversion!.usdcOut),
       usdcPerUnit: formatUsdc(rate),
+      usdcPerUnitRaw: String(rate),
       toCreator: formatDecimal(creatorWeth, TOKEN_DECIMALS),
+      toCreatorRaw: String(creatorWeth),
     };
     const tokens = await api("/api/v1/tokens?limit=200");
     const item = tokens.items.find((t: { address: string }) => t.address === wethToken);
