@@ -169,9 +169,9 @@ export async function rewindPerpsEvents(tx: Tx, forkBlock: number, lostHashes: s
 
 /**
  * Puts back what one applied event changed on its trade. Later events are undone first (newest first), so the
- * columns the event changed hold what it left, unless the engine decided something since: a top-up decided after
- * the event takes back a top-up's fill stays spent and in flight, queued behind the restored one (the exchange fills
- * both, in the order they were placed). Columns the event did not change keep what the engine wrote since (a close
+ * columns the event changed hold what it left, unless the engine decided something since. A top-up decided after
+ * the top-up fill being undone stays spent and in flight, queued behind the restored one (the exchange fills both,
+ * in the order they were placed). Columns the event did not change keep what the engine wrote since (a close
  * decided after a top-up's fill stays decided). A snapshot stored without what the event left (before this rule)
  * restores the whole row.
  */
