@@ -5,7 +5,8 @@
  */
 import { USDC_DECIMALS } from "../../common/money.js";
 import { type FeeCurrencyRow, type SpendRow, feeCurrencyView, spendView } from "../views/fees.js";
-import { builder } from "./builder.js";
+import { LEGS, type LegTotal, type LegsRow, legsView } from "../views/legs.js";
+import { type Types, builder } from "./builder.js";
 import { moneyFields } from "./money.js";
 import { viewFields } from "./view-fields.js";
 
@@ -19,22 +20,20 @@ export const CurrencySpendRef = builder.objectRef<SpendRow>("CurrencySpend").imp
   fields: (t) => viewFields(t, spendView, {}),
 });
 
-/** The ledger's legs of the operator's fees: what `FeeLegs` reads, from a token's totals or the protocol's. */
-export type LegTotals = Record<"protocolLegUsdc" | "assetLegUsdc" | "perpLegUsdc" | "creatorLegUsdc" | "operatorLegUsdc", bigint>;
-
-export const FeeLegsRef = builder.objectRef<LegTotals>("FeeLegs").implement({
-  description: "The operator's fees split into legs, as the ledger allocates them: one type for `Stats.legs` and `TokenTotals.legs`, REST's `legs` names.",
-  fields: (t) => ({
-    ...moneyFields(t, "protocolUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
-    ...moneyFields(t, "assetUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
-    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
-    ...moneyFields(t, "creatorUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
-    ...moneyFields(
-      t,
-      "operatorUsdc",
-      USDC_DECIMALS,
-      (r) => r.operatorLegUsdc,
-      "Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)",
-    ),
-  }),
+export const FeeLegsRef = builder.objectRef<LegsRow>("FeeLegs").implement({
+  description: `${legsView.description}: one type for \`Stats.legs\` and \`TokenTotals.legs\`, REST's \`legs\` names.`,
+  fields: (t) => viewFields(t, legsView, {}),
 });
+
+/**
+ * The legs as flat fields of `Stats` and `TokenTotals` under their first names (`protocolLegUsdc`, …): the same
+ * figures as `legs`, kept for existing clients and deprecated.
+ */
+export function legacyLegFields<Row>(t: PothosSchemaTypes.ObjectFieldBuilder<Types, Row>, get: (row: Row, leg: LegTotal) => bigint) {
+  return Object.assign(
+    {},
+    ...Object.entries(LEGS).map(([name, total]) =>
+      moneyFields(t, total, USDC_DECIMALS, (r) => get(r, total), legsView.fields[name as keyof typeof LEGS].description, `Use legs.${name}`),
+    ),
+  ) as Record<string, ReturnType<typeof moneyFields>[string]>;
+}

@@ -4,13 +4,14 @@ import { readHealth } from "../read/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
-import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
+import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef, legacyLegFields } from "./fees.js";
+import { legsRow, legsSchema } from "../views/legs.js";
 import { feeCurrencyRow, spendRow } from "../views/fees.js";
 import { moneyFields } from "./money.js";
 import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
-import { legsResponse, protocolFigures, protocolFinalityResponse } from "../views/finality.js";
+import { protocolFigures, protocolFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
 
 type Totals = NonNullable<Stats["totals"]>;
@@ -32,7 +33,7 @@ const DeskSummaryType = builder.objectRef<DeskSummary>("DeskSummary").implement(
 const total = (s: Stats, key: keyof Totals) => (s.totals?.[key] as bigint | undefined) ?? 0n;
 const count = (s: Stats, key: keyof Totals) => (s.totals?.[key] as number | undefined) ?? 0;
 
-zodObject("FinalityLegs", legsResponse);
+zodObject("FinalityLegs", legsSchema);
 zodObject("ProtocolFigures", protocolFigures, "The protocol's totals, or their final or pending part");
 const ProtocolFinality = zodObject("ProtocolFinality", protocolFinalityResponse, "The protocol's totals as a final part and a pending part");
 
@@ -51,27 +52,11 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
     ),
     ...moneyFields(t, "feesClaimedUsdc", USDC_DECIMALS, (s) => total(s, "feesClaimedUsdc"), "USDC claimed from the fee locker"),
     ...moneyFields(t, "protocolTokenFeesUsdc", USDC_DECIMALS, (s) => total(s, "protocolTokenFeesUsdc"), "The protocol token's own pool fees"),
-    ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (s) => total(s, "protocolLegUsdc"), "Protocol-token leg"),
-    ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (s) => total(s, "assetLegUsdc"), "Secondary-asset leg"),
-    ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (s) => total(s, "perpLegUsdc"), "Perp leg"),
-    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (s) => total(s, "creatorLegUsdc"), "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
-    ...moneyFields(
-      t,
-      "operatorLegUsdc",
-      USDC_DECIMALS,
-      (s) => total(s, "operatorLegUsdc"),
-      "Operator leg: fees of tokens the service does not split (the protocol token, tokens not enrolled)",
-    ),
+    ...legacyLegFields(t, total),
     legs: t.field({
       type: FeeLegsRef,
       description: "The legs under REST's names (`fees.legs`): the same figures as the *LegUsdc fields, the same type as `TokenTotals.legs`",
-      resolve: (s) => ({
-        protocolLegUsdc: total(s, "protocolLegUsdc"),
-        assetLegUsdc: total(s, "assetLegUsdc"),
-        perpLegUsdc: total(s, "perpLegUsdc"),
-        creatorLegUsdc: total(s, "creatorLegUsdc"),
-        operatorLegUsdc: total(s, "operatorLegUsdc"),
-      }),
+      resolve: (s) => legsRow((leg) => total(s, leg)),
     }),
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],

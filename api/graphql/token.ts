@@ -11,12 +11,13 @@ import { buybackConnectionArgs, resolveBuybacks } from "./buyback.js";
 import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
 import { TokenOrderEnum } from "./enums.js";
 import { addressArg, asUserErrors } from "./errors.js";
-import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef } from "./fees.js";
+import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef, legacyLegFields } from "./fees.js";
+import { legsRow, legsSchema } from "../views/legs.js";
 import { feeCurrencyRow, spendRow } from "../views/fees.js";
 import { moneyFields } from "./money.js";
 import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
-import { legsResponse, tokenFigures, tokenFinalityResponse } from "../views/finality.js";
+import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
 
 const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" | "perpBps" | "creatorBps">>("Split").implement({
@@ -102,7 +103,7 @@ const Pool = builder.objectRef<PoolRow>("Pool").implement({
   }),
 });
 
-zodObject("FinalityLegs", legsResponse);
+zodObject("FinalityLegs", legsSchema);
 zodObject("TokenFigures", tokenFigures, "A token's totals, or their final or pending part");
 const TokenFinality = zodObject("TokenFinality", tokenFinalityResponse, "A token's totals as a final part and a pending part");
 
@@ -116,21 +117,11 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
       (r) => r.feesToOperatorUsdc,
       "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the four legs)",
     ),
-    ...moneyFields(t, "protocolLegUsdc", USDC_DECIMALS, (r) => r.protocolLegUsdc, "Protocol-token leg"),
-    ...moneyFields(t, "assetLegUsdc", USDC_DECIMALS, (r) => r.assetLegUsdc, "Secondary-asset leg"),
-    ...moneyFields(t, "perpLegUsdc", USDC_DECIMALS, (r) => r.perpLegUsdc, "Perp leg"),
-    ...moneyFields(
-      t,
-      "operatorLegUsdc",
-      USDC_DECIMALS,
-      (r) => r.operatorLegUsdc,
-      "Operator leg: fees the service does not split (the protocol token's, or before the token was enrolled)",
-    ),
-    ...moneyFields(t, "creatorLegUsdc", USDC_DECIMALS, (r) => r.creatorLegUsdc, "Creator leg, paid in USDC (a creator paid in WETH: feesByCurrency)"),
+    ...legacyLegFields(t, (r, leg) => r[leg]),
     legs: t.field({
       type: FeeLegsRef,
       description: "The legs under REST's names (`totals.legs`): the same figures as the *LegUsdc fields, the same type as `Stats.legs`",
-      resolve: (r) => r,
+      resolve: (r) => legsRow((leg) => r[leg]),
     }),
     feesByCurrency: t.field({
       type: [FeeCurrencyRef],

@@ -10,7 +10,8 @@ import { totalsDelta } from "../../schema/ponder.js";
 import type { Config } from "../../common/config.js";
 import type { ReadDb } from "./db.js";
 import { indexerStatus } from "./health.js";
-import { legsJson, tokenAmount, usdcAmount } from "./format.js";
+import { tokenAmount, usdcAmount } from "./format.js";
+import { legsJson } from "../views/legs.js";
 
 export type Finality = {
   confirmations: number;

@@ -15,16 +15,6 @@ export const isoSeconds = (seconds: bigint | number): string => isoTime(seconds)
 
 export const usdcAmount = (value: bigint) => formatDecimal(value, USDC_DECIMALS);
 
-/** The ledger's legs of the operator's fees (one token's or all of them), the same five names in every answer. */
-export function legsJson(get: (leg: "protocolLegUsdc" | "assetLegUsdc" | "perpLegUsdc" | "creatorLegUsdc" | "operatorLegUsdc") => bigint) {
-  return {
-    protocolUsdc: usdcAmount(get("protocolLegUsdc")),
-    assetUsdc: usdcAmount(get("assetLegUsdc")),
-    perpUsdc: usdcAmount(get("perpLegUsdc")),
-    creatorUsdc: usdcAmount(get("creatorLegUsdc")),
-    operatorUsdc: usdcAmount(get("operatorLegUsdc")),
-  };
-}
 export const tokenAmount = (value: bigint) => formatDecimal(value, TOKEN_DECIMALS);
 /** Perps prices and leverage carry 10 decimals (1e10). */
 export const perpsDecimal = (value: bigint) => formatDecimal(value, 10);

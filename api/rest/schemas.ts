@@ -15,7 +15,8 @@ import { ACTIVITY_KINDS } from "../read/activity.js";
 import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { documented } from "../openapi/zod-schema.js";
-import { legsResponse, protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
+import { protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
+import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
 import { decimalOf as decimal, json, usdcOf as usdc } from "../views/view.js";
 import { buybackSchema } from "../views/buyback.js";
@@ -444,7 +445,7 @@ export const statsResponse = z
         ),
         claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: legsResponse,
+        legs: legsSchema,
         byCurrency: z.array(feeCurrencySchema).describe("Every token's fees per currency (USDC first)"),
       })
       .strict(),
@@ -603,7 +604,7 @@ export const tokenItem = z
         burned: decimal("Tokens burned (all burns)"),
         burns: int.describe("Burns indexed"),
         buybackBurned: decimal("Bought-back tokens burned"),
-        legs: legsResponse,
+        legs: legsSchema,
         feesByCurrency: z.array(feeCurrencySchema).describe("The token's fees per currency (USDC first)"),
         buybackSpent: z.array(spendSchema).describe("The token's buybacks per currency paid in"),
         finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),

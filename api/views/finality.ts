@@ -4,6 +4,7 @@
  * REST (`finality` of GET /stats and of each GET /tokens item) and GraphQL
  * (`Stats.finalityReport`, `Token.finalityReport`); the JSON is api/read/finality.ts's.
  */
+import { legsSchema } from "./legs.js";
 import { z } from "zod";
 import { decimalOf as decimal, usdcOf as usdc } from "./view.js";
 
@@ -21,18 +22,6 @@ const graded = <T extends z.ZodTypeAny>(figures: T) =>
     })
     .strict();
 
-/** The legs of the operator's fees, the same five in `/stats`, `/tokens` and their finality (api/read/format.ts legsJson). */
-export const legsResponse = z
-  .object({
-    protocolUsdc: usdc("Protocol-token leg"),
-    assetUsdc: usdc("Secondary-asset leg"),
-    perpUsdc: usdc("Perp leg"),
-    creatorUsdc: usdc("Creator leg, paid in USDC (a creator paid in WETH: the fees by currency)"),
-    operatorUsdc: usdc("Operator leg: fees the service does not split (the protocol token's, a token's before its enrolment or while not enrolled)"),
-  })
-  .strict()
-  .describe("The operator's fees split into legs, as the ledger allocates them");
-
 export const protocolFigures = z
   .object({
     tokens: z.object({ launched: int, enrolled: int }).strict(),
@@ -41,7 +30,7 @@ export const protocolFigures = z
         toOperatorUsdc: usdc("Fees to the operator"),
         claimedUsdc: usdc("Claimed"),
         protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
-        legs: legsResponse,
+        legs: legsSchema,
       })
       .strict(),
     buybacks: z
@@ -63,7 +52,7 @@ export const tokenFigures = z
     buybackUsdc: usdc("Spent on buybacks"),
     burned: decimal("Tokens burned"),
     burns: int,
-    legs: legsResponse,
+    legs: legsSchema,
   })
   .strict();
 

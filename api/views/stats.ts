@@ -1,7 +1,8 @@
 /** The protocol's totals as served (GET /stats, MCP `stats`): exact decimal strings in whole units. */
 import { ETH_DECIMALS, formatDecimal } from "../../common/money.js";
 import { protocolFinalityJson } from "../read/finality.js";
-import { isoTime, legsJson, tokenAmount, usdcAmount } from "../read/format.js";
+import { isoTime, tokenAmount, usdcAmount } from "../read/format.js";
+import { legsJson } from "./legs.js";
 import type { Stats } from "../read/stats.js";
 import { deskJson } from "./desk.js";
 import { feeCurrencyJson, spendJson } from "./fees.js";

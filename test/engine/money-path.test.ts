@@ -151,13 +151,15 @@ async function expectViewsEqualLedger(): Promise<void> {
   for (const token of [usdcToken, wethToken]) {
     const item = tokens.items.find((t: { address: string }) => t.address === token);
     expect(item.totals.feesToOperatorUsdc, token).toBe(formatUsdc(claimed.get(token)!));
+    // Each leg an exact decimal beside its raw units.
+    const leg = (name: string, value: bigint) => ({ [name]: formatUsdc(value), [`${name}Raw`]: value.toString() });
     expect(item.totals.legs, token).toEqual({
-      protocolUsdc: formatUsdc(allocated(token, "protocol")),
-      assetUsdc: formatUsdc(allocated(token, "asset")),
-      perpUsdc: formatUsdc(allocated(token, "perp")),
+      ...leg("protocolUsdc", allocated(token, "protocol")),
+      ...leg("assetUsdc", allocated(token, "asset")),
+      ...leg("perpUsdc", allocated(token, "perp")),
       // The creator's share is paid by the locker, not allocated by the ledger: the flat field's figure.
-      creatorUsdc: item.totals.creatorLegUsdc,
-      operatorUsdc: formatUsdc(allocated(token, "operator")),
+      ...leg("creatorUsdc", parseUsdc(item.totals.creatorLegUsdc)),
+      ...leg("operatorUsdc", allocated(token, "operator")),
     });
     expect(usdcOf(item.totals.feesByCurrency)).toBe(claimed.get(token));
     // The token's own feed tells the same story: one fees-attributed row per attribution, whose legs add up to its allocations.

@@ -15,6 +15,7 @@ import { DATASETS } from "../../api/read/export.js";
 import { burnSchema, burnView } from "../../api/views/burn.js";
 import { buybackSchema, buybackView } from "../../api/views/buyback.js";
 import { deskSchema, deskView } from "../../api/views/desk.js";
+import { legsJson, legsSchema, legsView } from "../../api/views/legs.js";
 import { feeCurrencyJson, feeCurrencySchema, feeCurrencyView, spendJson, spendSchema, spendView } from "../../api/views/fees.js";
 import { type ViewFields, viewCurrencies, viewJson, viewKeys } from "../../api/views/view.js";
 
@@ -208,6 +209,37 @@ describe("the fee-currency and currency-spend views", () => {
     expect(fee.toOperatorRaw?.type.toString()).toBe("BigInt!");
     const spend = (schema.getType("CurrencySpend") as GraphQLObjectType).getFields();
     expect(Object.keys(spend).sort()).toEqual(viewKeys(spendView).sort());
+  });
+});
+
+describe("the legs view", () => {
+  it("writes the five legs under REST's names, each an exact decimal beside its raw units", () => {
+    const totals = { protocolLegUsdc: 5n, assetLegUsdc: 1_000_000n, perpLegUsdc: 2_500_001n, creatorLegUsdc: 0n, operatorLegUsdc: 7n };
+    const json = legsJson((leg) => totals[leg]);
+    expect(legsSchema.parse(json)).toEqual(json);
+    expect(json).toEqual({
+      protocolUsdc: "0.000005",
+      protocolUsdcRaw: "5",
+      assetUsdc: "1",
+      assetUsdcRaw: "1000000",
+      perpUsdc: "2.500001",
+      perpUsdcRaw: "2500001",
+      creatorUsdc: "0",
+      creatorUsdcRaw: "0",
+      operatorUsdc: "0.000007",
+      operatorUsdcRaw: "7",
+    });
+  });
+
+  it("is GraphQL's FeeLegs; Stats and TokenTotals keep the flat *LegUsdc names, deprecated in favour of legs", () => {
+    const legs = (schema.getType("FeeLegs") as GraphQLObjectType).getFields();
+    expect(Object.keys(legs).sort()).toEqual(viewKeys(legsView).sort());
+    for (const type of ["Stats", "TokenTotals"]) {
+      const fields = (schema.getType(type) as GraphQLObjectType).getFields();
+      expect(fields.perpLegUsdc?.deprecationReason).toBe("Use legs.perpUsdc");
+      expect(fields.perpLegUsdcRaw?.deprecationReason).toBe("Use legs.perpUsdc");
+      expect(fields.legs?.type.toString()).toBe("FeeLegs!");
+    }
   });
 });
 

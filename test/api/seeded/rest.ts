@@ -259,9 +259,10 @@ export function restSuite(): void {
       expect(a.json.tokens.launched).toBeGreaterThanOrEqual(4);
       expect(a.json.buybacks.protocol.count).toBeGreaterThanOrEqual(1);
       // The legs: one shape in REST and GraphQL (Stats.legs, the type TokenTotals.legs has too), the same figures.
-      const gql = await h.gql("{ stats { legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } } }");
+      const legs = ["protocolUsdc", "assetUsdc", "perpUsdc", "creatorUsdc", "operatorUsdc"].flatMap((leg) => [leg, `${leg}Raw`]);
+      const gql = await h.gql(`{ stats { legs { ${legs.join(" ")} } } }`);
       expect(gql.json.errors, gql.text).toBeUndefined();
-      expect(Object.keys(a.json.fees.legs)).toEqual(["protocolUsdc", "assetUsdc", "perpUsdc", "creatorUsdc", "operatorUsdc"]);
+      expect(Object.keys(a.json.fees.legs)).toEqual(legs);
       expect(gql.json.data.stats.legs).toEqual(a.json.fees.legs);
       expect(parseUsdc(a.json.fees.legs.protocolUsdc)).toBeGreaterThan(0n);
       // The aggregate row, as the indexer keeps it.
@@ -614,7 +615,7 @@ export function restSuite(): void {
 
     it("GET /tokens and GraphQL tokens: the same token set by default and under each filter, the same totals per token", async () => {
       const gqlTotals =
-        "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc assetUsdc perpUsdc creatorUsdc operatorUsdc } }";
+        "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc protocolUsdcRaw assetUsdc assetUsdcRaw perpUsdc perpUsdcRaw creatorUsdc creatorUsdcRaw operatorUsdc operatorUsdcRaw } }";
       for (const [query, arg] of [
         ["", ""],
         ["&enrolled=true", "enrolled: true"],
