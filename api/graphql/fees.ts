@@ -1,7 +1,7 @@
 /**
- * `FeeCurrency`, `CurrencySpend` (their views: api/views/fees.ts) and `FeeLegs`: fees and buyback spending in
- * one currency — the amount in that currency (decimal string and raw integer) with the currency's address,
- * symbol and decimals, beside its USDC at the realised rate.
+ * `FeeCurrency` and `CurrencySpend` (their views: api/views/fees.ts): fees and buyback spending in one currency —
+ * the amount in that currency (decimal string and raw integer) with the currency's address, symbol and decimals,
+ * beside its USDC at the realised rate. `FeeLegs` (api/views/legs.ts): the operator's fees split into legs.
  */
 import { USDC_DECIMALS } from "../../common/money.js";
 import { type FeeCurrencyRow, type SpendRow, feeCurrencyView, spendView } from "../views/fees.js";
