@@ -179,11 +179,12 @@ async function undoEvent(tx: Tx, tradeId: number, stored: StoredSnapshot): Promi
   const { after, ...before } = stored;
   let restore: Partial<Snapshot> = before;
   if (after) {
-    const now = await snapshot(tx, tradeId);
     const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
     restore = Object.fromEntries(Object.entries(before).filter(([k, v]) => !same(v, after[k as keyof Snapshot])));
-    if ("pending_topup" in restore && after.pending_topup == null && now.pending_topup != null)
-      restore.queued_topups = [now.pending_topup, ...(now.queued_topups ?? [])];
+    if ("pending_topup" in restore && after.pending_topup == null) {
+      const now = await snapshot(tx, tradeId);
+      if (now.pending_topup != null) restore.queued_topups = [now.pending_topup, ...(now.queued_topups ?? [])];
+    }
   }
   await tx
     .update(tables.deskTrades)
@@ -193,24 +194,15 @@ async function undoEvent(tx: Tx, tradeId: number, stored: StoredSnapshot): Promi
 
 /** The `desk_trades` columns of (part of) a snapshot. */
 function snapshotColumns(b: Partial<Snapshot>): PgUpdateSetSource<typeof tables.deskTrades> {
-  const set: PgUpdateSetSource<typeof tables.deskTrades> = {};
-  if ("status" in b) set.status = b.status;
-  if ("trade_index" in b) set.tradeIndex = b.trade_index ?? null;
-  if ("collateral" in b) set.collateral = b.collateral ?? null;
-  if ("open_price" in b) set.openPrice = b.open_price ?? null;
-  if ("opened_timestamp" in b) set.openedTimestamp = b.opened_timestamp == null ? null : Number(b.opened_timestamp);
-  if ("leverage" in b) set.leverage = b.leverage;
-  if ("basis_usdc" in b) set.basisUsdc = b.basis_usdc;
-  if ("close_order_id" in b) set.closeOrderId = b.close_order_id ?? null;
-  if ("close_amount" in b) set.closeAmount = b.close_amount ?? null;
-  if ("usdc_returned" in b) set.usdcReturned = b.usdc_returned;
-  if ("realised_pnl" in b) set.realisedPnl = b.realised_pnl;
-  if ("closed_at" in b) set.closedAt = b.closed_at ? new Date(b.closed_at) : null;
-  // Snapshots stored before two-step top-ups (or before queued ones) lack these keys.
-  if ("pending_topup" in b) set.pendingTopup = b.pending_topup ?? null;
-  if (b.topups !== undefined) set.topups = b.topups;
-  if (b.queued_topups !== undefined) set.queuedTopups = b.queued_topups;
-  return set;
+  const set: Record<string, unknown> = {};
+  // Snapshots stored before two-step top-ups (or before queued ones) lack those keys: their columns stay as they are.
+  for (const [key, column] of Object.entries(SNAPSHOT_COLUMNS)) {
+    if (!(key in b)) continue;
+    const value = b[key as keyof Snapshot] ?? null;
+    set[column] =
+      key === "opened_timestamp" ? (value === null ? null : Number(value)) : key === "closed_at" ? (value ? new Date(value as string) : null) : value;
+  }
+  return set as PgUpdateSetSource<typeof tables.deskTrades>;
 }
 
 /**
@@ -240,29 +232,34 @@ type Snapshot = {
 /** `perps_events.before`: the trade before the event, and (since events are undone column by column) after it. */
 type StoredSnapshot = Snapshot & { after?: Snapshot };
 
+/** Each key of a snapshot and the `desk_trades` column it holds. */
+const SNAPSHOT_COLUMNS = {
+  status: "status",
+  trade_index: "tradeIndex",
+  collateral: "collateral",
+  open_price: "openPrice",
+  opened_timestamp: "openedTimestamp",
+  leverage: "leverage",
+  basis_usdc: "basisUsdc",
+  close_order_id: "closeOrderId",
+  close_amount: "closeAmount",
+  usdc_returned: "usdcReturned",
+  realised_pnl: "realisedPnl",
+  closed_at: "closedAt",
+  pending_topup: "pendingTopup",
+  topups: "topups",
+  queued_topups: "queuedTopups",
+} as const satisfies Record<keyof Snapshot, keyof typeof tables.deskTrades.$inferSelect>;
+
 async function snapshot(tx: Tx, id: number): Promise<Snapshot> {
   const t = tables.deskTrades;
+  const columns = Object.fromEntries(Object.entries(SNAPSHOT_COLUMNS).map(([key, column]) => [key, t[column]]));
   const [r] = await tx
-    .select({
-      status: t.status,
-      trade_index: t.tradeIndex,
-      collateral: t.collateral,
-      open_price: t.openPrice,
-      opened_timestamp: sql<string | null>`${t.openedTimestamp}::text`,
-      leverage: t.leverage,
-      basis_usdc: t.basisUsdc,
-      close_order_id: t.closeOrderId,
-      close_amount: t.closeAmount,
-      usdc_returned: t.usdcReturned,
-      realised_pnl: t.realisedPnl,
-      closed_at: t.closedAt,
-      pending_topup: t.pendingTopup,
-      topups: t.topups,
-      queued_topups: t.queuedTopups,
-    })
+    .select({ ...columns, opened_timestamp: sql<string | null>`${t.openedTimestamp}::text` })
     .from(t)
     .where(eq(t.id, id));
-  return { ...r!, closed_at: r!.closed_at ? r!.closed_at.toISOString() : null };
+  const row = r as Omit<Snapshot, "closed_at"> & { closed_at: Date | null };
+  return { ...row, closed_at: row.closed_at ? row.closed_at.toISOString() : null };
 }
 
 function jsonArgs(args: Record<string, unknown>): Record<string, unknown> {
