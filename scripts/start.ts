@@ -423,10 +423,9 @@ async function main(): Promise<void> {
     );
   log.info({ schema }, "starting ponder (indexer + API)");
   const childEnv = { ...process.env, ...env };
-  // ponder stops itself too if this supervisor dies (the preload, through NODE_OPTIONS).
+  // ponder stops itself too if this supervisor dies (startPonder preloads EXIT_WITH_PARENT).
   // ponder and the API inside it write JSON; this process relays each line in its own format,
   // with an ISO time and the name of the process that wrote it (lineRelay).
-  // startPonder makes ponder stop if this supervisor dies (EXIT_WITH_PARENT).
   const ponderEnv = { ...env, LOG_FORMAT: "json" };
   const relayFormat = resolveLogFormat(config.logFormat);
   supervise(
