@@ -1,13 +1,12 @@
 /** `Token` with its pool, enrolment, totals and desk; the `token` and `tokens` queries. */
-import { getAddress } from "viem";
+import { type Hex, getAddress } from "viem";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { checksum } from "../read/format.js";
 import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
 import { type HonouredView, type LockerShareView, type TokenOrder, countTokens, honouredView, listTokens, lockerSharesOf } from "../read/tokens.js";
 import { builder } from "./builder.js";
-import { burnConnectionArgs, resolveBurns } from "./burn.js";
 import { burnTotalsArgs, resolveBurnTotals } from "./burn-totals.js";
-import { buybackConnectionArgs, resolveBuybacks } from "./buyback.js";
+import { burnsField, buybacksField } from "./events.js";
 import { connectionComplexity, pageArgs, toConnection } from "./connection.js";
 import { TokenOrderEnum } from "./enums.js";
 import { addressArg, asUserErrors } from "./errors.js";
@@ -15,7 +14,7 @@ import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef, legacyLegFields } from ".
 import { legsRow, legsSchema } from "../views/legs.js";
 import { feeCurrencyRow, spendRow } from "../views/fees.js";
 import { moneyFields } from "./money.js";
-import { BurnBucketRef, BurnConnection, BurnRef, BuybackConnection, BuybackRef, DeskRef, TokenRef } from "./refs.js";
+import { BurnBucketRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
 import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
@@ -196,26 +195,8 @@ TokenRef.implement({
       description: "The token's latest desk (open or not)",
       resolve: (v, _a, ctx) => ctx.loaders.latestDesk.load(getAddress(v.token.address)),
     }),
-    burns: t.connection(
-      {
-        type: BurnRef,
-        description: "This token's burns (filter.token is ignored).",
-        args: burnConnectionArgs(t.arg),
-        complexity: connectionComplexity,
-        resolve: (v, args, ctx) => resolveBurns(ctx, args, v.token.address),
-      },
-      BurnConnection,
-    ),
-    buybacks: t.connection(
-      {
-        type: BuybackRef,
-        description: "This token's buybacks (filter.token is ignored).",
-        args: buybackConnectionArgs(t.arg),
-        complexity: connectionComplexity,
-        resolve: (v, args, ctx) => resolveBuybacks(ctx, args, v.token.address),
-      },
-      BuybackConnection,
-    ),
+    burns: burnsField(t, "This token's burns (filter.token is ignored).", (v) => v.token.address as Hex),
+    buybacks: buybacksField(t, "This token's buybacks (filter.token is ignored).", (v) => v.token.address as Hex),
     burnTotals: t.field({
       type: [BurnBucketRef],
       args: burnTotalsArgs(t.arg),
