@@ -32,7 +32,7 @@ import { type AnyRoute, mountRoutes } from "./rest/route.js";
 import { candlesRoute, marketRoute, tokenBurnsRoute } from "./rest/market.js";
 import { statsRoute } from "./rest/stats.js";
 import { desksRoute } from "./rest/desks.js";
-import { burnProofRoute, tokenAuditRoute, tokenDeskStatementRoute, tokenFlowRoute } from "./rest/trust.js";
+import { burnProofRoute, tokenReportRoutes } from "./rest/trust.js";
 import { launchRoute, registerRoute, tokensRoute } from "./rest/tokens.js";
 import { WEBHOOK_ROUTES } from "./rest/webhooks.js";
 
@@ -53,9 +53,7 @@ export const REST_ROUTES: readonly AnyRoute[] = [
   marketRoute,
   tokenBurnsRoute,
   burnProofRoute,
-  tokenFlowRoute,
-  tokenAuditRoute,
-  tokenDeskStatementRoute,
+  ...tokenReportRoutes,
   launchRoute,
   registerRoute,
   auditRoute,

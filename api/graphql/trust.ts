@@ -10,12 +10,8 @@
 import { GraphQLError } from "graphql";
 import type { Hex } from "viem";
 import { ApiError } from "../http/errors.js";
-import { tokenFlow } from "../read/flow.js";
-import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
-import { tokenAudit } from "../read/public-audit.js";
-import { deskStatement } from "../read/desk-statement.js";
-import { burnProofResponse, deskStatementResponse, deskTradeSummary, flowResponse, moneyResponse, tokenAuditResponse } from "../views/trust.js";
+import { TOKEN_REPORTS, type TokenReport, burnProofResponse, deskTradeSummary, moneyResponse } from "../views/trust.js";
 import { type GraphqlContext, builder } from "./builder.js";
 import { reportFields, zodObject } from "./zod-objects.js";
 import { asUserErrors, userError } from "./errors.js";
@@ -41,9 +37,7 @@ async function exposed<T>(fn: () => Promise<T>): Promise<T> {
 zodObject("Money", moneyResponse, "An exact amount: its decimal in whole units, its base units and its currency");
 zodObject("DeskTradeSummary", deskTradeSummary, "A desk trade's money: collateral in, returned and realised PnL");
 const BurnProof = zodObject("BurnProof", burnProofResponse, "A burn checked against the chain, and what paid for it");
-const FeeFlow = zodObject("FeeFlow", flowResponse, "A token's fee flow, every stage checking in = out + pending");
-const PublicAudit = zodObject("PublicAudit", tokenAuditResponse, "A token's public reconciliation");
-const DeskStatement = zodObject("DeskStatement", deskStatementResponse, "A token's desk accountability statement");
+const reports = TOKEN_REPORTS.map((report: TokenReport) => ({ report, type: zodObject(report.typeName, report.schema, report.typeDescription) }));
 
 builder.objectFields(BurnRef, (t) =>
   reportFields(t, "proof", BurnProof, {
@@ -56,26 +50,18 @@ builder.objectFields(BurnRef, (t) =>
   }),
 );
 
-builder.objectFields(TokenRef, (t) => ({
-  ...reportFields(t, "feeFlow", FeeFlow, {
-    complexity: COST,
-    description:
-      "The token's fee flow, as GET /api/v1/tokens/{address}/flow: collected, claimed, split into legs, spent, outcomes, each amount exact with its transactions, and the identity in = out + pending checked at every stage.",
-    resolve: (view, _args, ctx) => exposed(() => tokenFlow(ctx.deps, view.token.address)),
-  }),
-  ...reportFields(t, "audit", PublicAudit, {
-    complexity: COST,
-    description:
-      'The token\'s public reconciliation, as GET /api/v1/tokens/{address}/audit: "clean at block N, time T", or each difference by check, leg and amount.',
-    resolve: (view, _args, ctx) => exposed(() => tokenAudit(ctx.deps, checksum(view.token.address))),
-  }),
-  ...reportFields(t, "deskStatement", DeskStatement, {
-    complexity: COST,
-    description:
-      "The token's desk accountability statement, as GET /api/v1/tokens/{address}/desk-statement: collateral in from fees, realised and open PnL, funding, liquidations, profit → creator buybacks → tokens burned, tokens burned per USDC of fees.",
-    resolve: (view, _args, ctx) => exposed(() => deskStatement(ctx.deps, view.token.address)),
-  }),
-}));
+builder.objectFields(TokenRef, (t) =>
+  Object.assign(
+    {},
+    ...reports.map(({ report, type }) =>
+      reportFields(t, report.graphqlName, type, {
+        complexity: COST,
+        description: `${report.summary} (as GET /api/v1/tokens/{address}/${report.path}).`,
+        resolve: (view, _args, ctx) => exposed(() => report.read(ctx.deps, view.token.address as Hex)),
+      }),
+    ),
+  ),
+);
 
 builder.queryFields((t) => {
   const args = { txHash: t.arg.string({ required: true }), logIndex: t.arg.int({ required: true }) };

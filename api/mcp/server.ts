@@ -35,12 +35,11 @@ import { methodNotAllowed, notConfigured, notFound, toHttpError } from "../http/
 import { unauthorizedSession as unauthorized } from "../http/agent-api.js";
 import { loadProspectus, loadTokenProspectus } from "../read/prospectus.js";
 import { BURN_KINDS, type BURN_ORDERINGS, listBurns } from "../read/burns.js";
-import { tokenFlow } from "../read/flow.js";
+import { TOKEN_REPORTS, type TokenReport } from "../views/trust.js";
 import { checksum } from "../read/format.js";
 import { listBody } from "../read/keyset.js";
 import { burnSchema, burnView } from "../views/burn.js";
 import { viewJson } from "../views/view.js";
-import { tokenAudit } from "../read/public-audit.js";
 import { readStats } from "../read/stats.js";
 import { statsJson } from "../views/stats.js";
 import { knownToken } from "../read/tokens.js";
@@ -162,27 +161,20 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     BURN_TOOL_OUTPUT,
   );
 
-  tool(
-    "fee_flow",
-    "A token's fee flow: fees collected per currency and recipient, what the operator claimed, how each leg split and spent them, to the base unit (GET /tokens/{token}/flow).",
-    { token: address },
-    async ({ token }) => {
-      const hex = valid(token);
-      await knownToken(deps, hex);
-      return tokenFlow(deps, hex);
-    },
-  );
-
-  tool(
-    "audit_status",
-    "A token's public reconciliation: the engine auditor's newest run for it, clean or each difference by check, leg and amount (GET /tokens/{token}/audit).",
-    { token: address },
-    async ({ token }) => {
-      const hex = valid(token);
-      await knownToken(deps, hex);
-      return tokenAudit(deps, checksum(hex));
-    },
-  );
+  // A launched token's reports (api/views/trust.ts), each with its schema as the tool's output.
+  for (const report of TOKEN_REPORTS as readonly TokenReport[])
+    tool(
+      report.tool,
+      `${report.summary} (GET /api/v1/tokens/{token}/${report.path}).`,
+      { token: address },
+      async ({ token }) => {
+        const hex = valid(token);
+        await knownToken(deps, hex);
+        return report.read(deps, hex);
+      },
+      true,
+      report.schema,
+    );
 
   // ------------------------------------------------------------------ creator tools
 

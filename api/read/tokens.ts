@@ -29,22 +29,19 @@ function joined(db: ReadDb) {
     .leftJoin(tokenTotals, eq(tokenTotals.token, token.address));
 }
 
+/** Tokens in launch order (block, then address), one way or the other. */
+const byLaunch = (name: string, direction: "asc" | "desc"): Ordering<TokenView> => ({
+  name,
+  direction,
+  columns: [token.createdBlock, token.address],
+  types: ["int", "hex"],
+  key: (v) => [v.token.createdBlock, v.token.address],
+});
+
 export const TOKEN_ORDERINGS = {
   /** Newest launch first. */
-  NEWEST: {
-    name: "token-newest",
-    direction: "desc",
-    columns: [token.createdBlock, token.address],
-    types: ["int", "hex"],
-    key: (v) => [v.token.createdBlock, v.token.address],
-  },
-  OLDEST: {
-    name: "token-oldest",
-    direction: "asc",
-    columns: [token.createdBlock, token.address],
-    types: ["int", "hex"],
-    key: (v) => [v.token.createdBlock, v.token.address],
-  },
+  NEWEST: byLaunch("token-newest", "desc"),
+  OLDEST: byLaunch("token-oldest", "asc"),
 } satisfies Record<string, Ordering<TokenView>>;
 export type TokenOrder = keyof typeof TOKEN_ORDERINGS;
 

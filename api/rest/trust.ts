@@ -1,19 +1,15 @@
 /**
- * The trust surface's routes: a burn's proof (GET /burns/:txHash/:logIndex), a token's fee flow
- * (GET /tokens/:token/flow), its public reconciliation (GET /tokens/:token/audit) and its desk
- * statement (GET /tokens/:token/desk-statement). Their answers' schemas are api/views/trust.ts.
+ * The trust surface's routes: a burn's proof (GET /burns/:txHash/:logIndex), and a token's
+ * reports (GET /tokens/:token/flow, /audit and /desk-statement). Their answers' schemas, and the
+ * reports' definitions, are api/views/trust.ts.
  * See docs/api.md, "Proofs, fee flow and public audit".
  */
 import type { Hex } from "viem";
 import { z } from "zod";
 import { notFound } from "../http/errors.js";
-import { tokenFlow } from "../read/flow.js";
 import { knownToken } from "../read/tokens.js";
-import { checksum } from "../read/format.js";
 import { burnProof, findBurn } from "../read/proofs.js";
-import { tokenAudit } from "../read/public-audit.js";
-import { deskStatement } from "../read/desk-statement.js";
-import { burnProofResponse, deskStatementResponse, flowResponse, tokenAuditResponse } from "../views/trust.js";
+import { TOKEN_REPORTS, type TokenReport, burnProofResponse } from "../views/trust.js";
 import { defineRoute, respond } from "./route.js";
 import { integerParam, tokenParam } from "./schemas.js";
 
@@ -58,47 +54,19 @@ export const burnProofRoute = defineRoute({
   },
 });
 
-export const tokenFlowRoute = defineRoute({
-  method: "get",
-  path: "/tokens/:token/flow",
-  tag: "trust",
-  summary: "The token's fee flow: collected, claimed, split into legs, spent, and the outcomes, with their transactions",
-  description:
-    "Every stage checks in = out + pending (stated in `identity`). Lists of transactions are the newest 100 with their full `count`. Pooled legs are divided among tokens first in, first out.",
-  params: tokenParam,
-  responses: { 200: { description: "The token's fee flow", schema: flowResponse }, 404: { description: "Not a launched token" } },
-  handler: async (c, { params }, deps) => {
-    await knownToken(deps, params.token);
-    return respond(c, flowResponse, await tokenFlow(deps, params.token));
-  },
-});
-
-export const tokenAuditRoute = defineRoute({
-  method: "get",
-  path: "/tokens/:token/audit",
-  tag: "trust",
-  summary: "The token's public reconciliation: the engine's latest three-way audit (ledger, index, chain) for it",
-  description:
-    "Public: \"clean at block N, time T\", or each difference by check, leg and amount (base units), with the protocol-wide checks beside the token's own. The engine's auditor runs it every 10 to 15 minutes and keeps the results.",
-  params: tokenParam,
-  responses: { 200: { description: "The token's latest audit", schema: tokenAuditResponse }, 404: { description: "Not a launched token" } },
-  handler: async (c, { params }, deps) => {
-    await knownToken(deps, params.token);
-    return respond(c, tokenAuditResponse, await tokenAudit(deps, checksum(params.token)));
-  },
-});
-
-export const tokenDeskStatementRoute = defineRoute({
-  method: "get",
-  path: "/tokens/:token/desk-statement",
-  tag: "trust",
-  summary: "The token's desk accountability statement: collateral in from fees, PnL, funding, liquidations, profit → creator buybacks → tokens burned",
-  description:
-    "From the engine's ledger and desk trades and the indexed buybacks: the perp leg's fees in, put on trades, returned and waiting; realised and open PnL; liquidations; the desk profits that paid creator buybacks and the tokens they burned; and tokens burned per USDC of the token's fees.",
-  params: tokenParam,
-  responses: { 200: { description: "The token's desk statement", schema: deskStatementResponse }, 404: { description: "Not a launched token" } },
-  handler: async (c, { params }, deps) => {
-    await knownToken(deps, params.token);
-    return respond(c, deskStatementResponse, await deskStatement(deps, params.token));
-  },
-});
+/** A launched token's reports (api/views/trust.ts): GET /tokens/{token}/{path} each, 404 for a token never launched. */
+export const tokenReportRoutes = TOKEN_REPORTS.map((report: TokenReport) =>
+  defineRoute({
+    method: "get",
+    path: `/tokens/:token/${report.path}`,
+    tag: "trust",
+    summary: report.summary,
+    description: report.description,
+    params: tokenParam,
+    responses: { 200: { description: report.typeDescription, schema: report.schema }, 404: { description: "Not a launched token" } },
+    handler: async (c, { params }, deps) => {
+      await knownToken(deps, params.token);
+      return respond(c, report.schema, await report.read(deps, params.token));
+    },
+  }),
+);

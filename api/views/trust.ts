@@ -1,13 +1,19 @@
 /**
  * The trust surface's answers: a burn's proof, a token's fee flow, its public reconciliation
  * and its desk statement. One schema each, served by REST (api/rest/trust.ts), GraphQL (typed
- * objects derived from these: api/graphql/zod-objects.ts) and MCP. Every amount is `Money`:
+ * objects derived from these: api/graphql/zod-objects.ts) and MCP; a token's three reports are
+ * defined once each in `TOKEN_REPORTS` below. Every amount is `Money`:
  * `{ amount, amountRaw, currency, symbol, decimals }`, the exact decimal in whole units, the
  * integer in base units and its currency (docs/api.md, "Proofs, fee flow and public audit").
  */
+import { type Hex, getAddress } from "viem";
 import { z } from "zod";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { BURN_KINDS, BUYBACK_KINDS } from "../read/burns.js";
+import type { ApiDeps } from "../deps.js";
+import { deskStatement } from "../read/desk-statement.js";
+import { tokenFlow } from "../read/flow.js";
+import { tokenAudit } from "../read/public-audit.js";
 import { json } from "./view.js";
 
 const { checksummed, hash } = json;
@@ -327,3 +333,65 @@ export const deskStatementResponse = z
     statement: z.string().describe("The statement in one paragraph, amounts in whole units"),
   })
   .strict();
+
+// ------------------------------------------------------------------ a launched token's reports
+
+/**
+ * A report on one launched token, defined once for REST (GET /tokens/{token}/{path}), GraphQL
+ * (`Token.<graphqlName>Report`, and its deprecated `JSON` twin) and MCP (its tool, whose output
+ * schema is `schema`). `read` takes a known token; each surface answers "not a launched token"
+ * first.
+ */
+export type TokenReport<S extends z.ZodObject<z.ZodRawShape> = z.ZodObject<z.ZodRawShape>> = {
+  path: string;
+  graphqlName: string;
+  /** The GraphQL object's name and description. */
+  typeName: string;
+  typeDescription: string;
+  tool: string;
+  summary: string;
+  description: string;
+  schema: S;
+  read: (deps: ApiDeps, token: Hex) => Promise<z.input<S>>;
+};
+
+const tokenReport = <S extends z.ZodObject<z.ZodRawShape>>(report: TokenReport<S>) => report;
+
+export const TOKEN_REPORTS = [
+  tokenReport({
+    path: "flow",
+    graphqlName: "feeFlow",
+    typeName: "FeeFlow",
+    typeDescription: "A token's fee flow, every stage checking in = out + pending",
+    tool: "fee_flow",
+    summary: "The token's fee flow: collected, claimed, split into legs, spent, and the outcomes, with their transactions",
+    description:
+      "Every stage checks in = out + pending (stated in `identity`). Lists of transactions are the newest 100 with their full `count`. Pooled legs are divided among tokens first in, first out.",
+    schema: flowResponse,
+    read: tokenFlow,
+  }),
+  tokenReport({
+    path: "audit",
+    graphqlName: "audit",
+    typeName: "PublicAudit",
+    typeDescription: "A token's public reconciliation",
+    tool: "audit_status",
+    summary: "The token's public reconciliation: the engine's latest three-way audit (ledger, index, chain) for it",
+    description:
+      "Public: \"clean at block N, time T\", or each difference by check, leg and amount (base units), with the protocol-wide checks beside the token's own. The engine's auditor runs it every 10 to 15 minutes and keeps the results.",
+    schema: tokenAuditResponse,
+    read: (deps, token) => tokenAudit(deps, getAddress(token)),
+  }),
+  tokenReport({
+    path: "desk-statement",
+    graphqlName: "deskStatement",
+    typeName: "DeskStatement",
+    typeDescription: "A token's desk accountability statement",
+    tool: "desk_statement",
+    summary: "The token's desk accountability statement: collateral in from fees, PnL, funding, liquidations, profit → creator buybacks → tokens burned",
+    description:
+      "From the engine's ledger and desk trades and the indexed buybacks: the perp leg's fees in, put on trades, returned and waiting; realised and open PnL; liquidations; the desk profits that paid creator buybacks and the tokens they burned; and tokens burned per USDC of the token's fees.",
+    schema: deskStatementResponse,
+    read: deskStatement,
+  }),
+] as const;

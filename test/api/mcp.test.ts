@@ -94,7 +94,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const READ_TOOLS = ["stats", "token", "burns", "fee_flow", "audit_status"];
+const READ_TOOLS = ["stats", "token", "burns", "fee_flow", "audit_status", "desk_statement"];
 const CREATOR_TOOLS = ["create_agent", "agent", "charter_default", "charter_submit", "charter_chat", "launch"];
 
 describe("the read tools", () => {
@@ -123,7 +123,7 @@ describe("the read tools", () => {
     ]);
   });
 
-  it("stats, token, burns, fee_flow and audit_status answer what REST answers", async () => {
+  it("stats, token, burns and a token's reports (fee_flow, audit_status, desk_statement) answer what REST answers", async () => {
     const client = await connect();
     const token = s.token;
 
@@ -156,6 +156,7 @@ describe("the read tools", () => {
 
     expect(await ok(client, "fee_flow", { token })).toEqual(await rest(`/api/v1/tokens/${token}/flow`));
     expect(await ok(client, "audit_status", { token })).toEqual(await rest(`/api/v1/tokens/${token}/audit`));
+    expect(await ok(client, "desk_statement", { token })).toEqual(await rest(`/api/v1/tokens/${token}/desk-statement`));
 
     // Refusals are tool errors carrying the REST body.
     const unknown = "0x00000000000000000000000000000000000000aa";
