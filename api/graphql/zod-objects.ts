@@ -18,6 +18,7 @@
  */
 import type { ObjectRef } from "@pothos/core";
 import { z } from "zod";
+import { deprecations } from "../views/view.js";
 import { type GraphqlContext, type Types, builder } from "./builder.js";
 
 type Row = Record<string, unknown>;
@@ -54,18 +55,25 @@ export function zodObject<S extends z.AnyZodObject>(name: string, schema: S, des
     description: description ?? schema.description,
     fields: (t) =>
       Object.fromEntries(
-        fields.map(({ key, type, nullable, description }) => [
+        fields.map(({ key, type, nullable, description, use }) => [
           key,
-          t.field({ type: type as never, nullable: nullable as never, description, resolve: (row: Row) => row[key] as never }),
+          t.field({
+            type: type as never,
+            nullable: nullable as never,
+            description,
+            deprecationReason: use && `Use ${use}`,
+            resolve: (row: Row) => row[key] as never,
+          }),
         ]),
       ),
   });
   return ref as never;
 }
 
-/** A field's type and nullability, its description the outermost one zod holds. */
-function fieldType(name: string, schema: z.ZodTypeAny, options: Options): { type: Output; nullable: Nullable; description?: string } {
+/** A field's type and nullability, its description the outermost one zod holds, and the name to use instead of a deprecated one. */
+function fieldType(name: string, schema: z.ZodTypeAny, options: Options): { type: Output; nullable: Nullable; description?: string; use?: string } {
   const description = schema.description;
+  const use = deprecations.get(schema);
   let inner = schema;
   let nullable = false;
   for (;;) {
@@ -81,9 +89,9 @@ function fieldType(name: string, schema: z.ZodTypeAny, options: Options): { type
     // An item is named in the singular: `…Buybacks` holds `…Buyback`s.
     const item = fieldType(name.replace(/s$/, ""), inner.element, options);
     if (Array.isArray(item.type)) throw new Error(`${name}: a list of lists has no GraphQL type here`);
-    return { type: [item.type], nullable: { list: nullable, items: item.nullable === true }, description };
+    return { type: [item.type], nullable: { list: nullable, items: item.nullable === true }, description, use };
   }
-  return { type: scalarOrObject(name, inner, options), nullable, description };
+  return { type: scalarOrObject(name, inner, options), nullable, description, use };
 }
 
 function scalarOrObject(name: string, schema: z.ZodTypeAny, options: Options): Scalar | Ref {

@@ -18,7 +18,7 @@ import { documented } from "../openapi/zod-schema.js";
 import { protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
 import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
-import { decimalOf as decimal, json, usdcOf as usdc } from "../views/view.js";
+import { decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
@@ -597,7 +597,7 @@ export const tokenItem = z
     totals: z
       .object({
         feesToOperatorUsdc: usdc("LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of legs)"),
-        creatorLegUsdc: usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"),
+        creatorLegUsdc: deprecatedAs(usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"), "legs.creatorUsdc"),
         buybacks: int,
         buybackUsdc: usdc("Spent on buybacks"),
         tokensBought: decimal("Tokens bought back"),

@@ -6,7 +6,7 @@
  */
 import { legsSchema } from "./legs.js";
 import { z } from "zod";
-import { decimalOf as decimal, usdcOf as usdc } from "./view.js";
+import { decimalOf as decimal, deprecatedAs, usdcOf as usdc } from "./view.js";
 
 const int = z.number().int();
 
@@ -47,7 +47,7 @@ export const protocolFigures = z
 export const tokenFigures = z
   .object({
     feesToOperatorUsdc: usdc("Fees to the operator"),
-    creatorLegUsdc: usdc("Creator leg"),
+    creatorLegUsdc: deprecatedAs(usdc("Creator leg"), "legs.creatorUsdc"),
     buybacks: int,
     buybackUsdc: usdc("Spent on buybacks"),
     burned: decimal("Tokens burned"),

@@ -18,7 +18,8 @@
  * currency's (`currencyInfos`: USDC 6 decimals, everything else 18; no currency: 18).
  */
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { z } from "zod";
+import { type ZodTypeAny, z } from "zod";
+import { documented } from "../openapi/zod-schema.js";
 import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { CurrencyInfo } from "../read/fees.js";
 import { checksum, isoTime } from "../read/format.js";
@@ -88,6 +89,18 @@ export const json = {
     .describe("Base units"),
   iso: z.string().datetime().describe("ISO-8601 timestamp"),
 };
+
+/**
+ * A field kept under an older name for the clients that read it: the same figure as `use`
+ * (the glossary's name, docs/glossary.md "Public figures"), marked deprecated in OpenAPI.
+ */
+export function deprecatedAs<T extends ZodTypeAny>(schema: T, use: string): T {
+  const kept = documented(schema, { deprecated: true, description: `${schema.description ?? ""} Deprecated: the same figure as ${use}.`.trim() });
+  deprecations.set(kept, use);
+  return kept;
+}
+/** The fields `deprecatedAs` made, each with the name to use instead (GraphQL types derived from a view's schema read it). */
+export const deprecations = new WeakMap<ZodTypeAny, string>();
 
 /** An amount as an exact decimal, described as `what` it is. */
 export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact decimal string in whole units`);
