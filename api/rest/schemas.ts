@@ -5,7 +5,7 @@
 import { type Hex, isAddress } from "viem";
 import { z } from "zod";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
-import { formatDecimal } from "../../common/money.js";
+import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { textField, textProblem } from "../../common/text.js";
 import { SERVICE_ERROR_CODES } from "../../core/errors.js";
 import { ERROR_STATUS } from "../http/errors.js";
@@ -18,7 +18,7 @@ import { documented } from "../openapi/zod-schema.js";
 import { protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
 import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
-import { decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
+import { amountShape, decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
@@ -440,11 +440,14 @@ export const statsResponse = z
     tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
     fees: z
       .object({
-        toOperatorUsdc: usdc(
-          "LP fees the operator collected for enrolled tokens (WETH at its conversion's realised rate) = protocolUsdc + assetUsdc + perpUsdc",
-        ),
-        claimedUsdc: usdc("USDC the operator claimed from the fee locker"),
-        protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
+        ...amountShape({
+          toOperatorUsdc: [
+            USDC_DECIMALS,
+            "LP fees the operator collected for enrolled tokens (WETH at its conversion's realised rate) = protocolUsdc + assetUsdc + perpUsdc",
+          ],
+          claimedUsdc: [USDC_DECIMALS, "USDC the operator claimed from the fee locker"],
+          protocolTokenFeesUsdc: [USDC_DECIMALS, "The protocol token's own pool fees"],
+        }),
         legs: legsSchema,
         byCurrency: z.array(feeCurrencySchema).describe("Every token's fees per currency (USDC first)"),
       })
@@ -454,36 +457,44 @@ export const statsResponse = z
         protocol: z
           .object({
             count: int,
-            usdcIn: usdc("Spent"),
-            tokensBought: decimal("Protocol tokens bought"),
-            tokensBurned: decimal("Protocol tokens burned"),
+            ...amountShape({
+              usdcIn: [USDC_DECIMALS, "Spent"],
+              tokensBought: [TOKEN_DECIMALS, "Protocol tokens bought"],
+              tokensBurned: [TOKEN_DECIMALS, "Protocol tokens burned"],
+            }),
             spent: z.array(spendSchema).describe("Spent per currency paid in"),
           })
           .strict(),
-        creator: z.object({ count: int, usdcIn: usdc("Spent"), spent: z.array(spendSchema).describe("Spent per currency paid in") }).strict(),
+        creator: z
+          .object({ count: int, ...amountShape({ usdcIn: [USDC_DECIMALS, "Spent"] }), spent: z.array(spendSchema).describe("Spent per currency paid in") })
+          .strict(),
       })
       .strict(),
-    assetPurchasesUsdc: usdc("Spent on the secondary asset"),
+    ...amountShape({ assetPurchasesUsdc: [USDC_DECIMALS, "Spent on the secondary asset"] }),
     pending: z
-      .object({
-        protocolBuybackUsdc: usdc("Protocol-leg USDC waiting for the protocol buyback"),
-        assetUsdc: usdc("Awaiting the asset engine"),
-        perpUsdc: usdc("Awaiting the desk manager"),
-        creatorBuybackUsdc: usdc("Creator buyback queue"),
-        legacyWeth: decimal("Legacy WETH accumulator (WETH)"),
-      })
+      .object(
+        amountShape({
+          protocolBuybackUsdc: [USDC_DECIMALS, "Protocol-leg USDC waiting for the protocol buyback"],
+          assetUsdc: [USDC_DECIMALS, "Awaiting the asset engine"],
+          perpUsdc: [USDC_DECIMALS, "Awaiting the desk manager"],
+          creatorBuybackUsdc: [USDC_DECIMALS, "Creator buyback queue"],
+          legacyWeth: [ETH_DECIMALS, "Legacy WETH accumulator (WETH)"],
+        }),
+      )
       .strict(),
     desks: z
       .object({
         opened: int.describe("Desks ever opened"),
         open: int.describe("Desks open now"),
-        realisedPnlUsdc: usdc("Realised PnL of all desks"),
         venue: perpsVenueId,
         protocol: perpsProtocol,
         halted: int.describe("Open desks halted by the engine or the registry"),
-        openCollateralUsdc: usdc("Collateral of the open desks"),
-        openNotionalUsdc: usdc("Collateral × leverage of the open desks"),
-        openUnrealisedPnlUsdc: usdc("Unrealised PnL of the open desks with an oracle mark, at that mark"),
+        ...amountShape({
+          realisedPnlUsdc: [USDC_DECIMALS, "Realised PnL of all desks"],
+          openCollateralUsdc: [USDC_DECIMALS, "Collateral of the open desks"],
+          openNotionalUsdc: [USDC_DECIMALS, "Collateral × leverage of the open desks"],
+          openUnrealisedPnlUsdc: [USDC_DECIMALS, "Unrealised PnL of the open desks with an oracle mark, at that mark"],
+        }),
         unpriced: int.describe("Open desks without an oracle mark (not in openUnrealisedPnlUsdc)"),
         largest: z
           .array(deskResponse)
@@ -596,21 +607,23 @@ export const tokenItem = z
     halted: z.boolean().describe("Enrolled and halted in the registry"),
     totals: z
       .object({
-        feesToOperatorUsdc: usdc("LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of legs)"),
+        ...amountShape({
+          feesToOperatorUsdc: [USDC_DECIMALS, "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of legs)"],
+          buybackUsdc: [USDC_DECIMALS, "Spent on buybacks"],
+          tokensBought: [TOKEN_DECIMALS, "Tokens bought back"],
+          burned: [TOKEN_DECIMALS, "Tokens burned (all burns)"],
+          buybackBurned: [TOKEN_DECIMALS, "Bought-back tokens burned"],
+        }),
         creatorLegUsdc: deprecatedAs(usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"), "legs.creatorUsdc"),
         buybacks: int,
-        buybackUsdc: usdc("Spent on buybacks"),
-        tokensBought: decimal("Tokens bought back"),
-        burned: decimal("Tokens burned (all burns)"),
         burns: int.describe("Burns indexed"),
-        buybackBurned: decimal("Bought-back tokens burned"),
         legs: legsSchema,
         feesByCurrency: z.array(feeCurrencySchema).describe("The token's fees per currency (USDC first)"),
         buybackSpent: z.array(spendSchema).describe("The token's buybacks per currency paid in"),
         finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),
       })
       .strict(),
-    pending: z.object({ perpUsdc: usdc("Awaiting the desk"), creatorBuybackUsdc: usdc("Queued creator buyback") }).strict(),
+    pending: z.object(amountShape({ perpUsdc: [USDC_DECIMALS, "Awaiting the desk"], creatorBuybackUsdc: [USDC_DECIMALS, "Queued creator buyback"] })).strict(),
     desk: deskResponse.nullable().describe("The token's latest desk"),
   })
   .strict();

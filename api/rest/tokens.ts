@@ -4,19 +4,20 @@
  * they need the operator API key and have the strictest rate limit.
  */
 import { getAddress } from "viem";
-import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { ApiDeps } from "../deps.js";
 import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
 import { NO_TOKEN_PENDING, type TokenPending } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
 import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
-import { checksum, isoTime, tokenAmount, usdcAmount } from "../read/format.js";
+import { checksum, isoTime, usdcAmount } from "../read/format.js";
 import { legsJson } from "../views/legs.js";
 import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
+import { amountsJson } from "../views/view.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -79,23 +80,22 @@ export function tokenJson(
     active: e?.active ?? false,
     halted: e?.halted ?? false,
     totals: {
-      feesToOperatorUsdc: usdcAmount(v.totals?.feesToOperatorUsdc ?? 0n),
+      ...amountsJson({
+        feesToOperatorUsdc: [v.totals?.feesToOperatorUsdc ?? 0n, USDC_DECIMALS],
+        buybackUsdc: [v.totals?.buybackUsdc ?? 0n, USDC_DECIMALS],
+        tokensBought: [v.totals?.tokensBought ?? 0n, TOKEN_DECIMALS],
+        burned: [v.totals?.burned ?? 0n, TOKEN_DECIMALS],
+        buybackBurned: [v.totals?.buybackBurned ?? 0n, TOKEN_DECIMALS],
+      }),
       creatorLegUsdc: usdcAmount(v.totals?.creatorLegUsdc ?? 0n),
       buybacks: v.totals?.buybacks ?? 0,
-      buybackUsdc: usdcAmount(v.totals?.buybackUsdc ?? 0n),
-      tokensBought: tokenAmount(v.totals?.tokensBought ?? 0n),
-      burned: tokenAmount(v.totals?.burned ?? 0n),
       burns: v.totals?.burns ?? 0,
-      buybackBurned: tokenAmount(v.totals?.buybackBurned ?? 0n),
       legs: legsJson((leg) => v.totals?.[leg] ?? 0n),
       feesByCurrency: (fees ?? []).map(feeCurrencyJson),
       buybackSpent: (spend ?? []).map(spendJson),
       finality: finality ? tokenFinalityJson(finality, key, v.totals) : null,
     },
-    pending: {
-      perpUsdc: usdcAmount(pending.perpUsdc),
-      creatorBuybackUsdc: usdcAmount(pending.creatorBuybackUsdc),
-    },
+    pending: amountsJson({ perpUsdc: [pending.perpUsdc, USDC_DECIMALS], creatorBuybackUsdc: [pending.creatorBuybackUsdc, USDC_DECIMALS] }),
     desk: desk ? deskJson(desk) : null,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * docs/glossary.md "Public figures": one name per figure. Both tables are read from the
  * glossary and held to what is served: every REST name is in the OpenAPI document's answer
- * and every GraphQL name in the schema, none of them deprecated; and every figure of GET /stats
- * and of a token's `totals` and `pending` is in a table, so a new figure cannot arrive unnamed.
+ * and every GraphQL name in the schema, none of them deprecated; every figure of GET /stats and
+ * of a token's `totals` and `pending` is in a table, so a new figure cannot arrive unnamed; and
+ * each of their amounts has its base units beside it (`<name>Raw`).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ type JsonSchema = {
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
   deprecated?: boolean;
+  pattern?: string;
 };
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -79,6 +81,18 @@ function restFigures(root: JsonSchema, prefix = ""): string[] {
   });
 }
 
+/** The amounts under `root` (exact decimal strings, the deprecated left out), each with whether its `<name>Raw` sits beside it. */
+function amounts(root: JsonSchema, prefix = ""): { path: string; raw: boolean }[] {
+  const properties = resolve(root).properties ?? {};
+  return Object.entries(properties).flatMap(([key, field]) => {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (field.deprecated || key === "finality") return [];
+    const inner = resolve(field);
+    if (inner.properties) return amounts(inner, path);
+    return inner.pattern === String.raw`^-?\d+(\.\d+)?$` ? [{ path, raw: `${key}Raw` in properties }] : [];
+  });
+}
+
 function graphqlField(type: GraphQLNamedType, path: string): GraphQLField<unknown, unknown> | undefined {
   let at: GraphQLNamedType | undefined = type;
   let field: GraphQLField<unknown, unknown> | undefined;
@@ -110,8 +124,11 @@ describe("public figures (docs/glossary.md)", () => {
       });
       const figures = c.within.flatMap((w) => restFigures(w ? restField(c.rest, w)! : c.rest, w));
       const unnamed = figures.filter((f) => !covered(f, t)).map((f) => `REST ${f}: not in the glossary's table`);
-      expect([...missing, ...restDeprecated, ...graphqlWrong, ...unnamed]).toEqual([]);
+      const found = c.within.flatMap((w) => amounts(w ? restField(c.rest, w)! : c.rest, w));
+      const withoutRaw = found.filter((a) => !a.raw).map((a) => `REST ${a.path}: no ${a.path}Raw beside it`);
+      expect([...missing, ...restDeprecated, ...graphqlWrong, ...unnamed, ...withoutRaw]).toEqual([]);
       expect(figures.length).toBeGreaterThan(10);
+      expect(found.length).toBeGreaterThan(4);
     });
   }
 
@@ -124,5 +141,10 @@ describe("public figures (docs/glossary.md)", () => {
     expect(graphqlField(schema.getType("Stats")!, "assetPurchaseUsdc")?.deprecationReason).toMatch(/assetPurchasesUsdc/);
     expect(covered("fees.legs.perpUsdc", { rest: [], graphql: [], wholeGroups: ["fees.legs"] })).toBe(true);
     expect(covered("fees.claimedUsdc", { rest: [], graphql: [], wholeGroups: ["fees.legs"] })).toBe(false);
+    const decimal = { type: "string", pattern: String.raw`^-?\d+(\.\d+)?$` };
+    expect(amounts({ properties: { a: decimal, aRaw: { type: "string" }, b: decimal, c: { type: "integer" } } })).toEqual([
+      { path: "a", raw: true },
+      { path: "b", raw: false },
+    ]);
   });
 });

@@ -615,7 +615,7 @@ export function restSuite(): void {
 
     it("GET /tokens and GraphQL tokens: the same token set by default and under each filter, the same totals per token", async () => {
       const gqlTotals =
-        "totals { feesToOperatorUsdc creatorLegUsdc buybacks buybackUsdc tokensBought burned burns buybackBurned legs { protocolUsdc protocolUsdcRaw assetUsdc assetUsdcRaw perpUsdc perpUsdcRaw creatorUsdc creatorUsdcRaw operatorUsdc operatorUsdcRaw } }";
+        "totals { feesToOperatorUsdc feesToOperatorUsdcRaw creatorLegUsdc buybacks buybackUsdc buybackUsdcRaw tokensBought tokensBoughtRaw burned burnedRaw burns buybackBurned buybackBurnedRaw legs { protocolUsdc protocolUsdcRaw assetUsdc assetUsdcRaw perpUsdc perpUsdcRaw creatorUsdc creatorUsdcRaw operatorUsdc operatorUsdcRaw } }";
       for (const [query, arg] of [
         ["", ""],
         ["&enrolled=true", "enrolled: true"],
