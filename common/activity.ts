@@ -42,6 +42,10 @@ const USDC_FIELDS = new Set([
   "assetUsdc",
   "perpUsdc",
   "operatorUsdc",
+  // gTrade's fees of a refused order, a margin top-up and a margin withdrawal.
+  "fee",
+  "openingFees",
+  "closingFee",
 ]);
 const TOKEN_FIELDS = new Set(["tokensBought", "assetBought"]);
 const PERPS_FIELDS = new Set(["price", "leverage"]);

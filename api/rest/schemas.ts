@@ -19,6 +19,7 @@ import { protocolFinalityResponse, tokenFinalityResponse } from "../views/finali
 import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
 import { amountShape, decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
+import { activityDataSchema } from "../views/activity.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
@@ -516,8 +517,7 @@ export const activityItem = z
     txHash: hash,
     blockNumber: int,
     timestamp: iso,
-    // Any JSON value per fact (`{}`): zod-to-openapi would write `{ nullable: true }` without a type, which OpenAPI 3.0 does not allow.
-    data: documented(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts; amounts as exact decimals in whole units"),
+    data: activityDataSchema,
   })
   .strict();
 
