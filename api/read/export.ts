@@ -19,6 +19,7 @@ import type { ReadDb } from "../deps.js";
 import { encodeCursor } from "../http/cursor.js";
 import { ACTIVITY_KINDS, ACTIVITY_ORDERING, activityTokenCondition, deskTokensByTrade, formatActivityData, unnamedDeskTradeId } from "./activity.js";
 import type { EnginePort } from "../engine-port.js";
+import { activityDataSchema } from "../views/activity.js";
 import { burnView } from "../views/burn.js";
 import { buybackView } from "../views/buyback.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
@@ -568,7 +569,7 @@ const activityDataset: ExportDataset = {
       blockNumber: z.number().int(),
       logIndex: z.number().int(),
       timestamp: json.iso,
-      data: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts, amounts as exact decimals in whole units"),
+      data: activityDataSchema,
       rawData: withJsonSchema(z.record(z.unknown()), { additionalProperties: {} }).describe("The event's facts as indexed (amounts in base units)"),
       cursor: cursorSchema,
     })
