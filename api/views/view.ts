@@ -90,6 +90,9 @@ export const json = {
   iso: z.string().datetime().describe("ISO-8601 timestamp"),
 };
 
+/** The fields `deprecatedAs` made, each with the name to use instead (GraphQL types derived from a view's schema read it). */
+export const deprecations = new WeakMap<ZodTypeAny, string>();
+
 /**
  * A field kept under an older name for the clients that read it: the same figure as `use`
  * (the glossary's name, docs/glossary.md "Public figures"), marked deprecated in OpenAPI.
@@ -99,8 +102,6 @@ export function deprecatedAs<T extends ZodTypeAny>(schema: T, use: string): T {
   deprecations.set(kept, use);
   return kept;
 }
-/** The fields `deprecatedAs` made, each with the name to use instead (GraphQL types derived from a view's schema read it). */
-export const deprecations = new WeakMap<ZodTypeAny, string>();
 
 /** An amount as an exact decimal, described as `what` it is. */
 export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact decimal string in whole units`);
