@@ -71,25 +71,22 @@ function restField(root: JsonSchema, path: string): JsonSchema | undefined {
   return at;
 }
 
-/** Every figure under `root`: a path to a field that is not an object (a list is one figure), its Raw twin and the deprecated left out. */
-function restFigures(root: JsonSchema, prefix = ""): string[] {
-  return Object.entries(resolve(root).properties ?? {}).flatMap(([key, field]) => {
-    const path = prefix ? `${prefix}.${key}` : key;
-    if (key.endsWith("Raw") || field.deprecated) return [];
-    const inner = resolve(field);
-    return inner.properties && key !== "finality" ? restFigures(inner, path) : [path];
-  });
-}
+/** How the JSON convention writes an amount: an exact decimal string in whole units. */
+const DECIMAL = String.raw`^-?\d+(\.\d+)?$`;
 
-/** The amounts under `root` (exact decimal strings, the deprecated left out), each with whether its `<name>Raw` sits beside it. */
-function amounts(root: JsonSchema, prefix = ""): { path: string; raw: boolean }[] {
+/**
+ * Every figure under `root`: a path to a field that is not an object (a list, and `finality`, are
+ * one figure each), its Raw twin and the deprecated left out. An amount (an exact decimal string)
+ * says whether its `<name>Raw` sits beside it.
+ */
+function figuresUnder(root: JsonSchema, prefix = ""): { path: string; amount: boolean; raw: boolean }[] {
   const properties = resolve(root).properties ?? {};
   return Object.entries(properties).flatMap(([key, field]) => {
     const path = prefix ? `${prefix}.${key}` : key;
-    if (field.deprecated || key === "finality") return [];
+    if (key.endsWith("Raw") || field.deprecated) return [];
     const inner = resolve(field);
-    if (inner.properties) return amounts(inner, path);
-    return inner.pattern === String.raw`^-?\d+(\.\d+)?$` ? [{ path, raw: `${key}Raw` in properties }] : [];
+    if (inner.properties && key !== "finality") return figuresUnder(inner, path);
+    return [{ path, amount: inner.pattern === DECIMAL, raw: `${key}Raw` in properties }];
   });
 }
 
@@ -122,9 +119,9 @@ describe("public figures (docs/glossary.md)", () => {
         if (!field) return [`GraphQL ${c.graphqlType}.${p}: no such field`];
         return field.deprecationReason ? [`GraphQL ${c.graphqlType}.${p}: deprecated`] : [];
       });
-      const figures = c.within.flatMap((w) => restFigures(w ? restField(c.rest, w)! : c.rest, w));
-      const unnamed = figures.filter((f) => !covered(f, t)).map((f) => `REST ${f}: not in the glossary's table`);
-      const found = c.within.flatMap((w) => amounts(w ? restField(c.rest, w)! : c.rest, w));
+      const figures = c.within.flatMap((w) => figuresUnder(w ? restField(c.rest, w)! : c.rest, w));
+      const unnamed = figures.filter((f) => !covered(f.path, t)).map((f) => `REST ${f.path}: not in the glossary's table`);
+      const found = figures.filter((f) => f.amount);
       const withoutRaw = found.filter((a) => !a.raw).map((a) => `REST ${a.path}: no ${a.path}Raw beside it`);
       expect([...missing, ...restDeprecated, ...graphqlWrong, ...unnamed, ...withoutRaw]).toEqual([]);
       expect(figures.length).toBeGreaterThan(10);
@@ -141,10 +138,11 @@ describe("public figures (docs/glossary.md)", () => {
     expect(graphqlField(schema.getType("Stats")!, "assetPurchaseUsdc")?.deprecationReason).toMatch(/assetPurchasesUsdc/);
     expect(covered("fees.legs.perpUsdc", { rest: [], graphql: [], wholeGroups: ["fees.legs"] })).toBe(true);
     expect(covered("fees.claimedUsdc", { rest: [], graphql: [], wholeGroups: ["fees.legs"] })).toBe(false);
-    const decimal = { type: "string", pattern: String.raw`^-?\d+(\.\d+)?$` };
-    expect(amounts({ properties: { a: decimal, aRaw: { type: "string" }, b: decimal, c: { type: "integer" } } })).toEqual([
-      { path: "a", raw: true },
-      { path: "b", raw: false },
+    const decimal = { type: "string", pattern: DECIMAL };
+    expect(figuresUnder({ properties: { a: decimal, aRaw: { type: "string" }, b: decimal, c: { type: "integer" } } })).toEqual([
+      { path: "a", amount: true, raw: true },
+      { path: "b", amount: true, raw: false },
+      { path: "c", amount: false, raw: false },
     ]);
   });
 });
