@@ -1,5 +1,5 @@
 /** `stats` and `health`: the protocol's totals, pending accumulators and open desks; service health. */
-import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
+import { USDC_DECIMALS } from "../../common/money.js";
 import { readHealth } from "../read/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
@@ -13,45 +13,38 @@ import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
 import { protocolFigures, protocolFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
+import { deskSummaryRow, statsRows, statsViews } from "../views/stats.js";
+import { viewFields } from "./view-fields.js";
 
 type Totals = NonNullable<Stats["totals"]>;
+
+/** One read of the figures per `Stats` object, shared by its fields. */
+const rowsOf = (() => {
+  const rows = new WeakMap<Stats, ReturnType<typeof statsRows>>();
+  return (s: Stats) => rows.get(s) ?? rows.set(s, statsRows(s)).get(s)!;
+})();
+const V = statsViews;
 
 const DeskSummaryType = builder.objectRef<DeskSummary>("DeskSummary").implement({
   description:
     "The open desks in a fixed size (its size does not grow with their number): aggregates over the open desks and the largest few. `desks` pages every desk.",
   fields: (t) => ({
-    venue: t.string({ description: "The perps venue the desks trade on (PERPS_VENUE: avantis-v1, gains-v10)", resolve: (d) => d.venue.id }),
-    protocol: t.string({ description: "The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10", resolve: (d) => d.venue.protocol }),
-    halted: t.int({ description: "Open desks halted by the engine or the registry", resolve: (d) => d.halted }),
-    ...moneyFields(t, "openCollateralUsdc", USDC_DECIMALS, (d) => d.openCollateral, "Collateral of the open desks"),
-    ...moneyFields(t, "openNotionalUsdc", USDC_DECIMALS, (d) => d.openNotional, "Collateral × leverage of the open desks"),
-    ...moneyFields(t, "openUnrealisedPnlUsdc", USDC_DECIMALS, (d) => d.openUnrealisedPnl, "Unrealised PnL of the open desks with an oracle mark, at that mark"),
-    unpriced: t.int({ description: "Open desks without an oracle mark (not in openUnrealisedPnlUsdc)", resolve: (d) => d.unpriced }),
+    ...viewFields(t, V.deskSummary, {}, deskSummaryRow),
     largest: t.field({ type: [DeskRef], description: `The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first`, resolve: (d) => d.largest }),
   }),
 });
 const total = (s: Stats, key: keyof Totals) => (s.totals?.[key] as bigint | undefined) ?? 0n;
-const count = (s: Stats, key: keyof Totals) => (s.totals?.[key] as number | undefined) ?? 0;
 
 zodObject("FinalityLegs", legsSchema);
 zodObject("ProtocolFigures", protocolFigures, "The protocol's totals, or their final or pending part");
 const ProtocolFinality = zodObject("ProtocolFinality", protocolFinalityResponse, "The protocol's totals as a final part and a pending part");
 
+/** Every figure of GET /stats under its flat name (api/views/stats.ts), and the names kept for older clients. */
 const StatsType = builder.objectRef<Stats>("Stats").implement({
   description: "Protocol totals (incremental aggregates), the engine's pending accumulators and a fixed-size summary of the open desks.",
   fields: (t) => ({
-    tokensLaunched: t.int({ resolve: (s) => count(s, "tokensLaunched") }),
-    tokensEnrolled: t.int({ resolve: (s) => s.enrolled }),
-    tokensActive: t.int({ resolve: (s) => s.active }),
-    ...moneyFields(
-      t,
-      "feesToOperatorUsdc",
-      USDC_DECIMALS,
-      (s) => total(s, "feesToOperatorUsdc"),
-      "Every LP fee of the operator's reward slots in USDC (WETH at its conversion's realised rate) = the sum of the protocol, asset, perp and operator legs; as per token, plus USDC a claim brought beyond the collections",
-    ),
-    ...moneyFields(t, "feesClaimedUsdc", USDC_DECIMALS, (s) => total(s, "feesClaimedUsdc"), "USDC claimed from the fee locker"),
-    ...moneyFields(t, "protocolTokenFeesUsdc", USDC_DECIMALS, (s) => total(s, "protocolTokenFeesUsdc"), "The protocol token's own pool fees"),
+    ...viewFields(t, V.tokens, {}, (s) => rowsOf(s).tokens),
+    ...viewFields(t, V.fees, {}, (s) => rowsOf(s).fees),
     ...legacyLegFields(t, total),
     legs: t.field({
       type: FeeLegsRef,
@@ -63,47 +56,37 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
       description: "Every token's fees per currency (USDC first): the amount in its currency and its USDC at the realised rate",
       resolve: (s) => s.feeCurrencies.map(feeCurrencyRow),
     }),
-    protocolBuybacks: t.int({ resolve: (s) => count(s, "protocolBuybacks") }),
-    ...moneyFields(t, "protocolBuybackUsdc", USDC_DECIMALS, (s) => total(s, "protocolBuybackUsdc"), "USDC spent on protocol buybacks"),
-    ...moneyFields(t, "protocolTokensBought", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBought"), "Protocol tokens bought"),
-    ...moneyFields(t, "protocolTokensBurned", TOKEN_DECIMALS, (s) => total(s, "protocolTokensBurned"), "Protocol tokens burned"),
+    ...viewFields(t, V.protocolBuybacks, {}, (s) => rowsOf(s).protocolBuybacks),
     protocolBuybackSpent: t.field({
       type: [CurrencySpendRef],
       description: "Protocol buybacks per currency paid in",
       resolve: (s) => s.buybackSpend["protocol-buyback"].map(spendRow),
     }),
-    creatorBuybacks: t.int({ resolve: (s) => count(s, "creatorBuybacks") }),
+    ...viewFields(t, V.creatorBuybacks, {}, (s) => rowsOf(s).creatorBuybacks),
     creatorBuybackSpent: t.field({
       type: [CurrencySpendRef],
       description: "Creator buybacks per currency paid in",
       resolve: (s) => s.buybackSpend["creator-buyback"].map(spendRow),
     }),
-    ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (s) => total(s, "creatorBuybackUsdc"), "USDC spent on creator buybacks"),
-    ...moneyFields(t, "assetPurchasesUsdc", USDC_DECIMALS, (s) => total(s, "assetPurchaseUsdc"), "USDC spent on the secondary asset"),
+    ...viewFields(t, V.asset, {}, (s) => rowsOf(s).asset),
     ...moneyFields(
       t,
       "assetPurchaseUsdc",
       USDC_DECIMALS,
-      (s) => total(s, "assetPurchaseUsdc"),
-      "USDC spent on the secondary asset",
+      (s) => rowsOf(s).asset.assetPurchasesUsdc,
+      V.asset.fields.assetPurchasesUsdc.description,
       "Use assetPurchasesUsdc (the name in GET /api/v1/stats)",
     ),
-    desksOpened: t.int({ resolve: (s) => count(s, "desksOpened") }),
-    desksOpen: t.int({ resolve: (s) => count(s, "desksOpen") }),
-    ...moneyFields(t, "deskRealisedPnlUsdc", USDC_DECIMALS, (s) => total(s, "deskRealisedPnl"), "Realised PnL of all desks"),
-    ...moneyFields(t, "pendingProtocolBuybackUsdc", USDC_DECIMALS, (s) => s.pending.protocolBuybackUsdc, "Protocol-leg USDC waiting for the protocol buyback"),
+    ...viewFields(t, V.desks, {}, (s) => rowsOf(s).desks),
+    ...viewFields(t, V.pending, {}, (s) => rowsOf(s).pending),
     ...moneyFields(
       t,
       "pendingBuybackUsdc",
       USDC_DECIMALS,
       (s) => s.pending.protocolBuybackUsdc,
-      "Protocol-leg USDC waiting for the protocol buyback",
+      V.pending.fields.protocolBuybackUsdc.description,
       "Renamed pendingProtocolBuybackUsdc (REST: pending.protocolBuybackUsdc)",
     ),
-    ...moneyFields(t, "pendingAssetUsdc", USDC_DECIMALS, (s) => s.pending.assetUsdc, "Waiting for the asset engine"),
-    ...moneyFields(t, "pendingPerpUsdc", USDC_DECIMALS, (s) => s.pending.perpUsdc, "Waiting for the desk manager"),
-    ...moneyFields(t, "pendingCreatorBuybackUsdc", USDC_DECIMALS, (s) => s.pending.creatorBuybackUsdc, "Creator buyback queue"),
-    ...moneyFields(t, "legacyWeth", ETH_DECIMALS, (s) => s.pending.legacyWeth, "Legacy WETH accumulator"),
     openDesks: t.field({
       type: [DeskRef],
       deprecationReason: "Bounded: only the largest open desks (as deskSummary.largest). Page every desk with desks(status: [OPEN]).",

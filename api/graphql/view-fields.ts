@@ -23,13 +23,25 @@ type EnumRef = Parameters<FieldBuilder<unknown>["field"]>[0]["type"];
 const currencyOf = (ctx: GraphqlContext, address: unknown) =>
   typeof address === "string" ? ctx.loaders.currency.load(address.toLowerCase() as Hex) : Promise.resolve(undefined);
 
-export function viewFields<F extends ViewFields, Row extends { [K in ReadKeys<F>]: unknown }>(
+type Enums<F extends ViewFields> = { [K in keyof F as F[K] extends { kind: "enum" } ? K : never]?: EnumRef };
+type ViewRow<F extends ViewFields> = { [K in ReadKeys<F>]: unknown };
+
+/** The fields of a view over the object's rows; or, with `rowOf`, over the row `rowOf` reads from the object (a group of its figures). */
+export function viewFields<F extends ViewFields, Row extends ViewRow<F>>(t: FieldBuilder<Row>, view: View<F>, enums: Enums<F>): Record<string, AnyFieldRef>;
+export function viewFields<F extends ViewFields, Parent>(
+  t: FieldBuilder<Parent>,
+  view: View<F>,
+  enums: Enums<F>,
+  rowOf: (parent: Parent) => ViewRow<F>,
+): Record<string, AnyFieldRef>;
+export function viewFields<F extends ViewFields, Row>(
   t: FieldBuilder<Row>,
   view: View<F>,
-  enums: { [K in keyof F as F[K] extends { kind: "enum" } ? K : never]?: EnumRef },
+  enums: Enums<F>,
+  rowOf: (parent: Row) => unknown = (row) => row,
 ): Record<string, AnyFieldRef> {
   const out: Record<string, AnyFieldRef> = {};
-  const get = (row: Row, name: string) => (row as Record<string, unknown>)[name];
+  const get = (row: Row, name: string) => (rowOf(row) as Record<string, unknown>)[name];
   for (const [name, f] of Object.entries(view.fields)) {
     const key = f.graphqlName ?? name;
     const description = f.description;

@@ -5,17 +5,16 @@
 import { type Hex, isAddress } from "viem";
 import { z } from "zod";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
-import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import { textField, textProblem } from "../../common/text.js";
 import { SERVICE_ERROR_CODES } from "../../core/errors.js";
 import { ERROR_STATUS } from "../http/errors.js";
 import { JsonNumber, exactDecimal, toScaledInteger } from "../http/json.js";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../read/keyset.js";
 import { ACTIVITY_KINDS } from "../read/activity.js";
-import { DESK_STATUSES, LARGEST_OPEN_DESKS } from "../read/desks.js";
-import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
+import { DESK_STATUSES } from "../read/desks.js";
 import { documented } from "../openapi/zod-schema.js";
-import { protocolFinalityResponse, tokenFinalityResponse } from "../views/finality.js";
+import { tokenFinalityResponse } from "../views/finality.js";
 import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
 import { amountShape, decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
@@ -23,6 +22,7 @@ import { activityDataSchema } from "../views/activity.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
+import { statsSchema } from "../views/stats.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -223,9 +223,6 @@ export const tokensQuery = z.object({
 
 // ------------------------------------------------------------------ responses
 
-/** The venue desks trade on: the API's PERPS_VENUE. */
-const perpsVenueId = z.enum(PERPS_VENUE_IDS).describe("The perps venue the desks trade on (PERPS_VENUE)");
-const perpsProtocol = z.string().describe("The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10");
 const { checksummed, hash, iso } = json;
 const int = z.number().int();
 
@@ -436,78 +433,8 @@ export const auditResponse = z
 /** A desk (api/views/desk.ts). */
 export const deskResponse = deskSchema;
 
-export const statsResponse = z
-  .object({
-    tokens: z.object({ launched: int, enrolled: int, active: int }).strict(),
-    fees: z
-      .object({
-        ...amountShape({
-          toOperatorUsdc: [
-            USDC_DECIMALS,
-            "LP fees the operator collected for enrolled tokens (WETH at its conversion's realised rate) = protocolUsdc + assetUsdc + perpUsdc",
-          ],
-          claimedUsdc: [USDC_DECIMALS, "USDC the operator claimed from the fee locker"],
-          protocolTokenFeesUsdc: [USDC_DECIMALS, "The protocol token's own pool fees"],
-        }),
-        legs: legsSchema,
-        byCurrency: z.array(feeCurrencySchema).describe("Every token's fees per currency (USDC first)"),
-      })
-      .strict(),
-    buybacks: z
-      .object({
-        protocol: z
-          .object({
-            count: int,
-            ...amountShape({
-              usdcIn: [USDC_DECIMALS, "Spent"],
-              tokensBought: [TOKEN_DECIMALS, "Protocol tokens bought"],
-              tokensBurned: [TOKEN_DECIMALS, "Protocol tokens burned"],
-            }),
-            spent: z.array(spendSchema).describe("Spent per currency paid in"),
-          })
-          .strict(),
-        creator: z
-          .object({ count: int, ...amountShape({ usdcIn: [USDC_DECIMALS, "Spent"] }), spent: z.array(spendSchema).describe("Spent per currency paid in") })
-          .strict(),
-      })
-      .strict(),
-    ...amountShape({ assetPurchasesUsdc: [USDC_DECIMALS, "Spent on the secondary asset"] }),
-    pending: z
-      .object(
-        amountShape({
-          protocolBuybackUsdc: [USDC_DECIMALS, "Protocol-leg USDC waiting for the protocol buyback"],
-          assetUsdc: [USDC_DECIMALS, "Awaiting the asset engine"],
-          perpUsdc: [USDC_DECIMALS, "Awaiting the desk manager"],
-          creatorBuybackUsdc: [USDC_DECIMALS, "Creator buyback queue"],
-          legacyWeth: [ETH_DECIMALS, "Legacy WETH accumulator (WETH)"],
-        }),
-      )
-      .strict(),
-    desks: z
-      .object({
-        opened: int.describe("Desks ever opened"),
-        open: int.describe("Desks open now"),
-        venue: perpsVenueId,
-        protocol: perpsProtocol,
-        halted: int.describe("Open desks halted by the engine or the registry"),
-        ...amountShape({
-          realisedPnlUsdc: [USDC_DECIMALS, "Realised PnL of all desks"],
-          openCollateralUsdc: [USDC_DECIMALS, "Collateral of the open desks"],
-          openNotionalUsdc: [USDC_DECIMALS, "Collateral × leverage of the open desks"],
-          openUnrealisedPnlUsdc: [USDC_DECIMALS, "Unrealised PnL of the open desks with an oracle mark, at that mark"],
-        }),
-        unpriced: int.describe("Open desks without an oracle mark (not in openUnrealisedPnlUsdc)"),
-        largest: z
-          .array(deskResponse)
-          .max(LARGEST_OPEN_DESKS)
-          .describe(`The ${LARGEST_OPEN_DESKS} largest open desks by notional, largest first; GET /desks lists every desk, paged`),
-      })
-      .strict()
-      .describe("A fixed-size summary of the desks: its size does not grow with their number"),
-    finality: protocolFinalityResponse.describe("The totals above as a final part and a pending part, by CONFIRMATIONS"),
-    updatedAt: iso.nullable(),
-  })
-  .strict();
+/** GET /stats (api/views/stats.ts). */
+export const statsResponse = statsSchema;
 
 export const activityItem = z
   .object({

@@ -134,7 +134,8 @@ describe("layers", () => {
       for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(
         /^export (?:async )?(?:function|const|let|class|type|interface|enum) ([A-Za-z0-9_]+)/gm,
       )) {
-        declared.set(m[1]!, [...(declared.get(m[1]!) ?? []), file]);
+        // A function's overload signatures are one declaration, in one file.
+        if (!declared.get(m[1]!)?.includes(file)) declared.set(m[1]!, [...(declared.get(m[1]!) ?? []), file]);
       }
     }
     expect(declared.size).toBeGreaterThan(100);
