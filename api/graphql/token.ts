@@ -13,11 +13,13 @@ import { addressArg, asUserErrors } from "./errors.js";
 import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef, legacyLegFields } from "./fees.js";
 import { legsRow, legsSchema } from "../views/legs.js";
 import { feeCurrencyRow, spendRow } from "../views/fees.js";
-import { moneyFields } from "./money.js";
 import { BurnBucketRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
 import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
+import { tokenPendingView, tokenTotalsView } from "../views/token.js";
+import { viewFields } from "./view-fields.js";
+import type { TokenPending } from "../engine-port.js";
 
 const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" | "perpBps" | "creatorBps">>("Split").implement({
   description: "Fee split in basis points of total LP fees (sums to 10000), and the same in percent.",
@@ -109,13 +111,7 @@ const TokenFinality = zodObject("TokenFinality", tokenFinalityResponse, "A token
 const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   description: "The token's running totals (incremental aggregates).",
   fields: (t) => ({
-    ...moneyFields(
-      t,
-      "feesToOperatorUsdc",
-      USDC_DECIMALS,
-      (r) => r.feesToOperatorUsdc,
-      "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the four legs)",
-    ),
+    ...viewFields(t, tokenTotalsView, {}),
     ...legacyLegFields(t, (r, leg) => r[leg]),
     legs: t.field({
       type: FeeLegsRef,
@@ -132,12 +128,6 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
       description: "The token's buybacks per currency paid in",
       resolve: async (r, _a, ctx) => (await ctx.loaders.tokenSpend.load(r.token)).map(spendRow),
     }),
-    buybacks: t.exposeInt("buybacks"),
-    ...moneyFields(t, "buybackUsdc", USDC_DECIMALS, (r) => r.buybackUsdc, "USDC spent on buybacks"),
-    ...moneyFields(t, "tokensBought", TOKEN_DECIMALS, (r) => r.tokensBought, "Tokens bought back"),
-    ...moneyFields(t, "burned", TOKEN_DECIMALS, (r) => r.burned, "Tokens burned (all burns)"),
-    burns: t.exposeInt("burns"),
-    ...moneyFields(t, "buybackBurned", TOKEN_DECIMALS, (r) => r.buybackBurned, "Bought-back tokens burned"),
     ...reportFields(t, "finality", TokenFinality, {
       description: "The totals as a final part and a pending part by CONFIRMATIONS, as `totals.finality` of GET /api/v1/tokens",
       resolve: async (r, _a, ctx) => tokenFinalityJson(await readFinality(ctx.deps.db, ctx.deps.config, [r.token.toLowerCase()]), r.token, r),
@@ -145,12 +135,9 @@ const TokenTotals = builder.objectRef<TokenTotalsRow>("TokenTotals").implement({
   }),
 });
 
-const TokenPending = builder.objectRef<{ perp: bigint; creatorBuyback: bigint }>("TokenPending").implement({
-  description: "The token's USDC waiting in the engine's ledger.",
-  fields: (t) => ({
-    ...moneyFields(t, "perpUsdc", USDC_DECIMALS, (r) => r.perp, "Allocated to the desk, not yet traded"),
-    ...moneyFields(t, "creatorBuybackUsdc", USDC_DECIMALS, (r) => r.creatorBuyback, "Queued for a creator buyback"),
-  }),
+const TokenPendingType = builder.objectRef<TokenPending>("TokenPending").implement({
+  description: `${tokenPendingView.description}.`,
+  fields: (t) => viewFields(t, tokenPendingView, {}),
 });
 
 TokenRef.implement({
@@ -183,11 +170,8 @@ TokenRef.implement({
     }),
     totals: t.field({ type: TokenTotals, nullable: true, description: "Null until the token has had a fee, buyback or burn", resolve: (v) => v.totals }),
     pending: t.field({
-      type: TokenPending,
-      resolve: async (v, _a, ctx) => {
-        const p = await ctx.loaders.tokenPending.load(v.token.address);
-        return { perp: p.perpUsdc, creatorBuyback: p.creatorBuybackUsdc };
-      },
+      type: TokenPendingType,
+      resolve: (v, _a, ctx) => ctx.loaders.tokenPending.load(v.token.address),
     }),
     desk: t.field({
       type: DeskRef,

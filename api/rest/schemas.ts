@@ -5,7 +5,7 @@
 import { type Hex, isAddress } from "viem";
 import { z } from "zod";
 import { CONFIGURABLE_BPS, DEFAULT_SPLIT } from "../../common/constants.js";
-import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { formatDecimal } from "../../common/money.js";
 import { textField, textProblem } from "../../common/text.js";
 import { SERVICE_ERROR_CODES } from "../../core/errors.js";
 import { ERROR_STATUS } from "../http/errors.js";
@@ -17,12 +17,13 @@ import { documented } from "../openapi/zod-schema.js";
 import { tokenFinalityResponse } from "../views/finality.js";
 import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
-import { amountShape, decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
+import { decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
 import { activityDataSchema } from "../views/activity.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
 import { statsSchema } from "../views/stats.js";
+import { tokenPendingSchema, tokenPendingView, tokenTotalsSchema, tokenTotalsView } from "../views/token.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -532,25 +533,16 @@ export const tokenItem = z
     enrolledAt: iso.nullable().describe("null when not enrolled"),
     active: z.boolean().describe("Enrolled and active (false when not enrolled)"),
     halted: z.boolean().describe("Enrolled and halted in the registry"),
-    totals: z
-      .object({
-        ...amountShape({
-          feesToOperatorUsdc: [USDC_DECIMALS, "LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of legs)"],
-          buybackUsdc: [USDC_DECIMALS, "Spent on buybacks"],
-          tokensBought: [TOKEN_DECIMALS, "Tokens bought back"],
-          burned: [TOKEN_DECIMALS, "Tokens burned (all burns)"],
-          buybackBurned: [TOKEN_DECIMALS, "Bought-back tokens burned"],
-        }),
+    totals: tokenTotalsSchema
+      .extend({
         creatorLegUsdc: deprecatedAs(usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"), "legs.creatorUsdc"),
-        buybacks: int,
-        burns: int.describe("Burns indexed"),
         legs: legsSchema,
         feesByCurrency: z.array(feeCurrencySchema).describe("The token's fees per currency (USDC first)"),
         buybackSpent: z.array(spendSchema).describe("The token's buybacks per currency paid in"),
         finality: tokenFinalityResponse.nullable().describe("The totals as a final part and a pending part, by CONFIRMATIONS"),
       })
-      .strict(),
-    pending: z.object(amountShape({ perpUsdc: [USDC_DECIMALS, "Awaiting the desk"], creatorBuybackUsdc: [USDC_DECIMALS, "Queued creator buyback"] })).strict(),
+      .describe(tokenTotalsView.description),
+    pending: tokenPendingSchema.describe(tokenPendingView.description),
     desk: deskResponse.nullable().describe("The token's latest desk"),
   })
   .strict();

@@ -4,7 +4,7 @@
  * they need the operator API key and have the strictest rate limit.
  */
 import { getAddress } from "viem";
-import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { ApiDeps } from "../deps.js";
 import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
@@ -17,7 +17,7 @@ import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
-import { amountsJson } from "../views/view.js";
+import { tokenPendingJson, tokenTotalsJson } from "../views/token.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -80,22 +80,14 @@ export function tokenJson(
     active: e?.active ?? false,
     halted: e?.halted ?? false,
     totals: {
-      ...amountsJson({
-        feesToOperatorUsdc: [v.totals?.feesToOperatorUsdc ?? 0n, USDC_DECIMALS],
-        buybackUsdc: [v.totals?.buybackUsdc ?? 0n, USDC_DECIMALS],
-        tokensBought: [v.totals?.tokensBought ?? 0n, TOKEN_DECIMALS],
-        burned: [v.totals?.burned ?? 0n, TOKEN_DECIMALS],
-        buybackBurned: [v.totals?.buybackBurned ?? 0n, TOKEN_DECIMALS],
-      }),
+      ...tokenTotalsJson(v.totals),
       creatorLegUsdc: usdcAmount(v.totals?.creatorLegUsdc ?? 0n),
-      buybacks: v.totals?.buybacks ?? 0,
-      burns: v.totals?.burns ?? 0,
       legs: legsJson((leg) => v.totals?.[leg] ?? 0n),
       feesByCurrency: (fees ?? []).map(feeCurrencyJson),
       buybackSpent: (spend ?? []).map(spendJson),
       finality: finality ? tokenFinalityJson(finality, key, v.totals) : null,
     },
-    pending: amountsJson({ perpUsdc: [pending.perpUsdc, USDC_DECIMALS], creatorBuybackUsdc: [pending.creatorBuybackUsdc, USDC_DECIMALS] }),
+    pending: tokenPendingJson(pending),
     desk: desk ? deskJson(desk) : null,
   };
 }
