@@ -20,7 +20,7 @@
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { type ZodTypeAny, z } from "zod";
 import { documented } from "../openapi/zod-schema.js";
-import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { CurrencyInfo } from "../read/fees.js";
 import { checksum, isoTime } from "../read/format.js";
 
@@ -107,34 +107,6 @@ export function deprecatedAs<T extends ZodTypeAny>(schema: T, use: string): T {
 export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact decimal string in whole units`);
 /** A USDC amount as an exact decimal. */
 export const usdcOf = (what: string) => decimalOf(`${what} (USDC)`);
-
-/** Amounts declared as `name: [decimals, description]`. */
-type AmountDecls = Record<string, readonly [decimals: number, description: string]>;
-type AmountShapeOf<A extends AmountDecls> = { [K in keyof A & string]: z.ZodString } & { [K in keyof A & string as `${K}Raw`]: z.ZodString };
-type AmountsJsonOf<A extends Record<string, unknown>> = { [K in keyof A & string]: string } & { [K in keyof A & string as `${K}Raw`]: string };
-
-/**
- * The zod shape of amounts in the JSON convention: `<name>`, the exact decimal in whole units
- * (USDC's described as USDC), and `<name>Raw` beside it, its base units.
- */
-export function amountShape<const A extends AmountDecls>(amounts: A): AmountShapeOf<A> {
-  const shape: Record<string, z.ZodTypeAny> = {};
-  for (const [name, [decimals, description]] of Object.entries(amounts)) {
-    shape[name] = decimals === USDC_DECIMALS ? usdcOf(description) : decimalOf(description);
-    shape[`${name}Raw`] = json.digits.describe(`${description}: integer in base units (${decimals} decimals)`);
-  }
-  return shape as AmountShapeOf<A>;
-}
-
-/** Amounts as `amountShape` writes them, each given as `[base units, decimals]`. */
-export function amountsJson<const A extends Record<string, readonly [bigint, number]>>(amounts: A): AmountsJsonOf<A> {
-  const out: Record<string, string> = {};
-  for (const [name, [value, decimals]] of Object.entries(amounts)) {
-    out[name] = formatDecimal(value, decimals);
-    out[`${name}Raw`] = value.toString();
-  }
-  return out as AmountsJsonOf<A>;
-}
 
 type BaseZodOf<F extends ViewField> = F extends { kind: "enum"; values: infer V extends readonly [string, ...string[]] }
   ? z.ZodEnum<[...V]>
