@@ -17,7 +17,7 @@ import { BurnBucketRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
 import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
-import { tokenPendingView, tokenTotalsView } from "../views/token.js";
+import { tokenPendingView, tokenTotalsView, tokenView } from "../views/token.js";
 import { viewFields } from "./view-fields.js";
 import type { TokenPending } from "../engine-port.js";
 
@@ -143,17 +143,7 @@ const TokenPendingType = builder.objectRef<TokenPending>("TokenPending").impleme
 TokenRef.implement({
   description: "A token of ours: the protocol token, a launch that pays the operator, or a token enrolled in the registry (docs/design.md §4.6).",
   fields: (t) => ({
-    address: t.string({ description: "Checksummed", resolve: (v) => checksum(v.token.address) }),
-    name: t.string({ resolve: (v) => v.token.name }),
-    symbol: t.string({ resolve: (v) => v.token.symbol }),
-    image: t.string({ resolve: (v) => v.token.image }),
-    metadata: t.string({ resolve: (v) => v.token.metadata }),
-    admin: t.string({ resolve: (v) => checksum(v.token.admin) }),
-    deployer: t.string({ resolve: (v) => checksum(v.token.deployer) }),
-    isProtocolToken: t.boolean({ resolve: (v) => v.token.isProtocolToken }),
-    launchTx: t.string({ resolve: (v) => v.token.launchTx }),
-    createdAt: t.field({ type: "DateTime", resolve: (v) => v.token.createdAt }),
-    createdBlock: t.field({ type: "BigInt", resolve: (v) => v.token.createdBlock }),
+    ...viewFields(t, tokenView, {}, (v) => v.token),
     pool: t.field({ type: Pool, nullable: true, resolve: (v) => v.pool }),
     enrollment: t.field({ type: Enrollment, nullable: true, resolve: (v) => v.enrollment }),
     honouredSplit: t.field({

@@ -23,7 +23,7 @@ import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
 import { statsSchema } from "../views/stats.js";
-import { tokenPendingSchema, tokenPendingView, tokenTotalsSchema, tokenTotalsView } from "../views/token.js";
+import { tokenPendingSchema, tokenPendingView, tokenSchema, tokenTotalsSchema, tokenTotalsView } from "../views/token.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -512,17 +512,10 @@ export const lockerSharesResponse = z
   )
   .describe("The LP locker's reward slots for the token");
 
-export const tokenItem = z
-  .object({
-    address: checksummed,
-    name: z.string(),
-    symbol: z.string(),
-    image: z.string(),
-    isProtocolToken: z.boolean().describe("The configured protocol token"),
-    createdAt: iso.describe("When it was launched"),
+export const tokenItem = tokenSchema
+  .extend({
     enrolled: z.boolean().describe("Enrolled in the registry (the enrolment fields below are null otherwise)"),
     creator: checksummed.nullable().describe("Receives the creator leg (null when not enrolled)"),
-    admin: checksummed,
     split: splitResponse.nullable().describe("The enrolment's split (null when not enrolled)"),
     honouredSplit: honouredSplitResponse,
     lockerShares: lockerSharesResponse,

@@ -17,7 +17,7 @@ import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
-import { tokenPendingJson, tokenTotalsJson } from "../views/token.js";
+import { tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -56,15 +56,9 @@ export function tokenJson(
   const e = v.enrollment;
   const key = v.token.address.toLowerCase();
   return {
-    address: checksum(v.token.address),
-    name: v.token.name,
-    symbol: v.token.symbol,
-    image: v.token.image,
-    isProtocolToken: v.token.isProtocolToken,
-    createdAt: isoTime(v.token.createdAt),
+    ...tokenViewJson(v.token),
     enrolled: e !== null,
     creator: e ? checksum(e.creator) : null,
-    admin: checksum(v.token.admin),
     split: e ? { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
     ...honouredJson(honoured, shares),
     pool: v.pool

@@ -1,5 +1,6 @@
 /**
- * A token's own figures, each declared once: its running totals (`totals` of a token in
+ * A token of ours, declared once: what its launch wrote (`tokenView`: the fields of a token in
+ * GET /tokens and of GraphQL `Token`, read from the same row), its running totals (`totals` of a token in
  * GET /tokens; GraphQL `TokenTotals`) and the USDC the engine holds for it (`pending`;
  * GraphQL `TokenPending`), under the same names on both (docs/glossary.md, "Public figures").
  * The legs, the fees and spending per currency and the finality beside them have views of
@@ -7,8 +8,26 @@
  */
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import type { TokenPending } from "../engine-port.js";
-import type { TokenTotalsRow } from "../read/tokens.js";
+import type { TokenRow, TokenTotalsRow } from "../read/tokens.js";
 import { defineView, viewJson, viewSchema } from "./view.js";
+
+export const tokenView = defineView({
+  name: "token",
+  description: "A token of ours, as its launch wrote it",
+  fields: {
+    address: { kind: "address", description: "The token" },
+    name: { kind: "text", description: "Its name" },
+    symbol: { kind: "text", description: "Its symbol" },
+    image: { kind: "text", description: "Its image URL, as launched" },
+    metadata: { kind: "text", description: "Its metadata (JSON text), as launched" },
+    admin: { kind: "address", description: "Its admin in Clanker (may update the image and metadata)" },
+    deployer: { kind: "address", description: "Who sent the launch" },
+    isProtocolToken: { kind: "bool", description: "The configured protocol token" },
+    launchTx: { kind: "hash", description: "The launch's transaction" },
+    createdAt: { kind: "time", description: "When it was launched" },
+    createdBlock: { kind: "int", graphql: "BigInt", description: "The launch's block" },
+  },
+});
 
 const usdc = (description: string) => ({ kind: "amount", decimals: USDC_DECIMALS, description: `${description} (USDC)` }) as const;
 const tokens = (description: string) => ({ kind: "amount", decimals: TOKEN_DECIMALS, description }) as const;
@@ -39,6 +58,8 @@ export const tokenPendingView = defineView({
 /** A token's totals before its first fee, buyback or burn. */
 const NO_TOTALS = { feesToOperatorUsdc: 0n, buybacks: 0, buybackUsdc: 0n, tokensBought: 0n, burned: 0n, burns: 0, buybackBurned: 0n };
 
+export const tokenSchema = viewSchema(tokenView);
+export const tokenViewJson = (token: TokenRow) => viewJson(tokenView, token);
 export const tokenTotalsSchema = viewSchema(tokenTotalsView);
 export const tokenPendingSchema = viewSchema(tokenPendingView);
 export const tokenTotalsJson = (totals: TokenTotalsRow | null) => viewJson(tokenTotalsView, totals ?? NO_TOTALS);
