@@ -1,6 +1,6 @@
 /** `Token` with its pool, enrolment, totals and desk; the `token` and `tokens` queries. */
 import { type Hex, getAddress } from "viem";
-import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
+import { formatDecimal } from "../../common/money.js";
 import { checksum } from "../read/format.js";
 import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
 import { type HonouredView, type LockerShareView, type TokenOrder, countTokens, honouredView, listTokens, lockerSharesOf } from "../read/tokens.js";
@@ -17,7 +17,7 @@ import { BurnBucketRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
 import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
-import { tokenPendingView, tokenTotalsView, tokenView } from "../views/token.js";
+import { poolView, poolViewRow, tokenPendingView, tokenTotalsView, tokenView } from "../views/token.js";
 import { viewFields } from "./view-fields.js";
 import type { TokenPending } from "../engine-port.js";
 
@@ -82,26 +82,8 @@ const Enrollment = builder.objectRef<EnrollmentRow>("Enrollment").implement({
 });
 
 const Pool = builder.objectRef<PoolRow>("Pool").implement({
-  description: "The token's Uniswap v4 pool.",
-  fields: (t) => ({
-    poolId: t.exposeString("poolId"),
-    pairedToken: t.string({ resolve: (p) => checksum(p.pairedToken) }),
-    currency0: t.string({ resolve: (p) => checksum(p.currency0) }),
-    currency1: t.string({ resolve: (p) => checksum(p.currency1) }),
-    fee: t.exposeInt("fee", { description: "LP fee in hundredths of a bip" }),
-    tickSpacing: t.exposeInt("tickSpacing"),
-    hooks: t.string({ resolve: (p) => checksum(p.hooks) }),
-    tick: t.exposeInt("tick"),
-    sqrtPriceX96: t.field({ type: "BigInt", resolve: (p) => p.sqrtPriceX96 }),
-    liquidity: t.field({ type: "BigInt", resolve: (p) => p.liquidity }),
-    priceUsdc: t.string({ description: "USDC per whole token (exact decimal)", resolve: (p) => formatDecimal(p.priceUsdcE18, USDC_DECIMALS + 18) }),
-    priceUsdcRaw: t.field({ type: "BigInt", description: "USDC base units per 1e18 whole tokens", resolve: (p) => p.priceUsdcE18 }),
-    volumeToken: t.string({ description: "Tokens traded (exact decimal)", resolve: (p) => formatDecimal(p.volumeToken, TOKEN_DECIMALS) }),
-    volumeTokenRaw: t.field({ type: "BigInt", resolve: (p) => p.volumeToken }),
-    volumePairedRaw: t.field({ type: "BigInt", description: "Paired currency traded (base units)", resolve: (p) => p.volumePaired }),
-    swaps: t.exposeInt("swaps"),
-    updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
-  }),
+  description: `${poolView.description}.`,
+  fields: (t) => viewFields(t, poolView, {}, poolViewRow),
 });
 
 zodObject("FinalityLegs", legsSchema);

@@ -105,6 +105,9 @@ export function viewFields<F extends ViewFields, Row>(
               })
             : t.int({ description, nullable, resolve: (r) => (get(r, name) === null ? null : Number(get(r, name))) as never });
         break;
+      case "digits":
+        out[key] = t.field({ type: "BigInt", description, nullable, resolve: (r) => get(r, name) as bigint });
+        break;
       case "time":
         out[key] = t.field({
           type: "DateTime",

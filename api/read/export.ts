@@ -433,6 +433,8 @@ function viewColumns(view: View, config: ExportConfig, launchedSymbols: Record<s
         return [{ ...described, kind: "addressOrText", ...currency(f.currency).symbol }];
       case "int":
         return [{ ...described, kind: "int", expr }];
+      case "digits":
+        return [{ ...described, kind: "raw", expr }];
       case "time":
         return [{ ...described, kind: "iso", expr }];
       default:

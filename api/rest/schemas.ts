@@ -23,7 +23,7 @@ import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
 import { statsSchema } from "../views/stats.js";
-import { tokenPendingSchema, tokenPendingView, tokenSchema, tokenTotalsSchema, tokenTotalsView } from "../views/token.js";
+import { poolSchema, poolView, tokenPendingSchema, tokenPendingView, tokenSchema, tokenTotalsSchema, tokenTotalsView } from "../views/token.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -519,10 +519,7 @@ export const tokenItem = tokenSchema
     split: splitResponse.nullable().describe("The enrolment's split (null when not enrolled)"),
     honouredSplit: honouredSplitResponse,
     lockerShares: lockerSharesResponse,
-    pool: z
-      .object({ poolId: hash, pairedToken: checksummed, fee: int, tickSpacing: int, priceUsdc: usdc("Price of one token") })
-      .strict()
-      .nullable(),
+    pool: poolSchema.nullable().describe(poolView.description),
     enrolledAt: iso.nullable().describe("null when not enrolled"),
     active: z.boolean().describe("Enrolled and active (false when not enrolled)"),
     halted: z.boolean().describe("Enrolled and halted in the registry"),

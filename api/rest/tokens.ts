@@ -4,7 +4,6 @@
  * they need the operator API key and have the strictest rate limit.
  */
 import { getAddress } from "viem";
-import { USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { ApiDeps } from "../deps.js";
 import { badRequest } from "../http/errors.js";
 import { coalescerFor } from "../read/coalesce.js";
@@ -17,7 +16,7 @@ import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
-import { tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
+import { poolJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -61,15 +60,7 @@ export function tokenJson(
     creator: e ? checksum(e.creator) : null,
     split: e ? { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
     ...honouredJson(honoured, shares),
-    pool: v.pool
-      ? {
-          poolId: v.pool.poolId,
-          pairedToken: checksum(v.pool.pairedToken),
-          fee: v.pool.fee,
-          tickSpacing: v.pool.tickSpacing,
-          priceUsdc: formatDecimal(v.pool.priceUsdcE18, USDC_DECIMALS + 18),
-        }
-      : null,
+    pool: v.pool ? poolJson(v.pool) : null,
     enrolledAt: e ? isoTime(e.enrolledAt) : null,
     active: e?.active ?? false,
     halted: e?.halted ?? false,

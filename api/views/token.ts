@@ -8,7 +8,7 @@
  */
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import type { TokenPending } from "../engine-port.js";
-import type { TokenRow, TokenTotalsRow } from "../read/tokens.js";
+import type { PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
 import { defineView, viewJson, viewSchema } from "./view.js";
 
 export const tokenView = defineView({
@@ -28,6 +28,34 @@ export const tokenView = defineView({
     createdBlock: { kind: "int", graphql: "BigInt", description: "The launch's block" },
   },
 });
+
+/** A price of one whole token in USDC base units per 1e18 (`priceUsdcE18`): 6 + 18 decimals. */
+const PRICE_USDC_DECIMALS = USDC_DECIMALS + 18;
+
+export const poolView = defineView({
+  name: "pool",
+  description: "The token's Uniswap v4 pool",
+  fields: {
+    poolId: { kind: "hash", description: "The v4 pool id" },
+    pairedToken: { kind: "address", description: "The currency the token is paired with" },
+    currency0: { kind: "address", description: "The pool key's currency0" },
+    currency1: { kind: "address", description: "The pool key's currency1" },
+    fee: { kind: "int", description: "LP fee in hundredths of a bip" },
+    tickSpacing: { kind: "int", description: "The pool key's tick spacing" },
+    hooks: { kind: "address", description: "The pool's hook" },
+    tick: { kind: "int", description: "The current tick" },
+    sqrtPriceX96: { kind: "digits", description: "The current sqrt price, Q64.96" },
+    liquidity: { kind: "digits", description: "The in-range liquidity" },
+    priceUsdc: { kind: "amount", decimals: PRICE_USDC_DECIMALS, description: "USDC per whole token" },
+    volumeToken: { kind: "amount", decimals: TOKEN_DECIMALS, description: "Tokens traded" },
+    volumePairedRaw: { kind: "digits", description: "Paired currency traded (base units)" },
+    swaps: { kind: "int", description: "Swaps indexed" },
+    updatedAt: { kind: "time", description: "When the pool last changed" },
+  },
+});
+
+/** A pool row under its public names. */
+export const poolViewRow = (p: PoolRow) => ({ ...p, priceUsdc: p.priceUsdcE18, volumePairedRaw: p.volumePaired });
 
 const usdc = (description: string) => ({ kind: "amount", decimals: USDC_DECIMALS, description: `${description} (USDC)` }) as const;
 const tokens = (description: string) => ({ kind: "amount", decimals: TOKEN_DECIMALS, description }) as const;
@@ -60,6 +88,8 @@ const NO_TOTALS = { feesToOperatorUsdc: 0n, buybacks: 0, buybackUsdc: 0n, tokens
 
 export const tokenSchema = viewSchema(tokenView);
 export const tokenViewJson = (token: TokenRow) => viewJson(tokenView, token);
+export const poolSchema = viewSchema(poolView);
+export const poolJson = (pool: PoolRow) => viewJson(poolView, poolViewRow(pool));
 export const tokenTotalsSchema = viewSchema(tokenTotalsView);
 export const tokenPendingSchema = viewSchema(tokenPendingView);
 export const tokenTotalsJson = (totals: TokenTotalsRow | null) => viewJson(tokenTotalsView, totals ?? NO_TOTALS);

@@ -43,6 +43,8 @@ export type ViewField =
   | (Described & { kind: "symbol"; currency: string })
   /** An integer: a number in JSON; in GraphQL `Int`, or `BigInt` for a block number. */
   | (Described & { kind: "int"; graphql?: "Int" | "BigInt" })
+  /** An integer past a JSON number's range (a uint160 price, a pool's liquidity): a string of digits; in GraphQL `BigInt`. */
+  | (Described & { kind: "digits" })
   /** Unix seconds. */
   | (Described & { kind: "time" });
 
@@ -156,6 +158,9 @@ export function viewSchema<F extends ViewFields>(view: View<F>): z.ZodObject<Vie
       case "int":
         shape[name] = z.number().int().describe(f.description);
         break;
+      case "digits":
+        shape[name] = json.digits.describe(`${f.description} (an integer as a string of digits)`);
+        break;
       case "time":
         shape[name] = json.iso.describe(`${f.description} (ISO-8601, UTC)`);
         break;
@@ -220,6 +225,9 @@ export function viewJson<F extends ViewFields>(
       }
       case "int":
         out[name] = Number(v);
+        break;
+      case "digits":
+        out[name] = (v as bigint).toString();
         break;
       case "time":
         out[name] = isoTime(v as bigint);

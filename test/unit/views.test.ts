@@ -18,6 +18,9 @@ import { deskSchema, deskView } from "../../api/views/desk.js";
 import { legsJson, legsSchema, legsView } from "../../api/views/legs.js";
 import { feeCurrencyJson, feeCurrencySchema, feeCurrencyView, spendJson, spendSchema, spendView } from "../../api/views/fees.js";
 import { type ViewFields, viewCurrencies, viewJson, viewKeys } from "../../api/views/view.js";
+import { poolJson, poolSchema, poolView, tokenTotalsJson, tokenTotalsView, tokenView } from "../../api/views/token.js";
+import { statsViews } from "../../api/views/stats.js";
+import type { PoolRow } from "../../api/read/tokens.js";
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), "..", "..");
 
@@ -239,6 +242,74 @@ describe("the legs view", () => {
       expect(fields.perpLegUsdc?.deprecationReason).toBe("Use legs.perpUsdc");
       expect(fields.perpLegUsdcRaw?.deprecationReason).toBe("Use legs.perpUsdc");
       expect(fields.legs?.type.toString()).toBe("FeeLegs!");
+    }
+  });
+});
+
+describe("the token, pool and totals views", () => {
+  const pool: PoolRow = {
+    poolId: `0x${"cd".repeat(32)}`,
+    token: "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984",
+    pairedToken: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+    currency0: "0x1f9840a85d5af5bf1d1762f925bdaddc4201f984",
+    currency1: "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48",
+    fee: 10_000,
+    tickSpacing: 200,
+    hooks: "0xd8da6bf26964af9d7eed9e03e53415d37aa96045",
+    sqrtPriceX96: 1_461_446_703_485_210_103_287_273_052_203_988_822_378_723_970_341n, // past 2^53: kept exact
+    tick: -887_200,
+    liquidity: 9_007_199_254_740_993n,
+    pricePairedE18: 0n,
+    priceUsdcE18: 1_234_567_000_000_000_000_000n,
+    volumeToken: 10n ** 18n,
+    volumePaired: 3n,
+    clankerFee: 0,
+    pairedFee: 0,
+    protocolFees: 0n,
+    swaps: 4,
+    updatedAt: 1_700_000_000n,
+  };
+
+  it("writes a pool's uint160 and liquidity as exact digit strings, its price in USDC per whole token beside its raw units", () => {
+    const json = poolJson(pool);
+    expect(poolSchema.parse(json)).toEqual(json);
+    expect(json).toMatchObject({
+      pairedToken: getAddress(pool.pairedToken),
+      sqrtPriceX96: "1461446703485210103287273052203988822378723970341",
+      liquidity: "9007199254740993",
+      priceUsdc: "0.001234567",
+      priceUsdcRaw: "1234567000000000000000",
+      volumeToken: "1",
+      volumePairedRaw: "3",
+      updatedAt: "2023-11-14T22:13:20.000Z",
+    });
+  });
+
+  it("are GraphQL's Token, Pool and TokenTotals: every field under its name, the uints BigInt", () => {
+    const fields = (type: string) => (schema.getType(type) as GraphQLObjectType).getFields();
+    for (const [type, view] of [
+      ["Token", tokenView],
+      ["Pool", poolView],
+      ["TokenTotals", tokenTotalsView],
+    ] as const)
+      for (const key of viewKeys(view)) expect(fields(type)[key], `${type}.${key}`).toBeDefined();
+    expect(fields("Pool").sqrtPriceX96?.type.toString()).toBe("BigInt!");
+    expect(fields("Token").createdBlock?.type.toString()).toBe("BigInt!");
+  });
+
+  it("give a token without totals zeros in REST", () => {
+    expect(tokenTotalsJson(null)).toMatchObject({ feesToOperatorUsdc: "0", feesToOperatorUsdcRaw: "0", burns: 0, buybacks: 0 });
+  });
+
+  it("give every figure of /stats one GraphQL field, on Stats or DeskSummary, under its flat name", () => {
+    for (const [group, view] of Object.entries(statsViews)) {
+      const type = (schema.getType(group === "deskSummary" ? "DeskSummary" : "Stats") as GraphQLObjectType).getFields();
+      for (const [name, f] of Object.entries(view.fields as ViewFields)) {
+        const field = type[f.graphqlName ?? name];
+        expect(field, `${group}.${name}`).toBeDefined();
+        expect(field!.deprecationReason, `${group}.${name}`).toBeUndefined();
+        if (f.kind === "amount") expect(type[`${f.graphqlName ?? name}Raw`], `${group}.${name}Raw`).toBeDefined();
+      }
     }
   });
 });
