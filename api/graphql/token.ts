@@ -17,7 +17,17 @@ import { BurnBucketRef, DeskRef, TokenRef } from "./refs.js";
 import { readFinality, tokenFinalityJson } from "../read/finality.js";
 import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
-import { poolView, poolViewRow, tokenPendingView, tokenTotalsView, tokenView } from "../views/token.js";
+import {
+  honouredSplitRow,
+  honouredSplitView,
+  lockerShareRow,
+  lockerShareView,
+  poolView,
+  poolViewRow,
+  tokenPendingView,
+  tokenTotalsView,
+  tokenView,
+} from "../views/token.js";
 import { viewFields } from "./view-fields.js";
 import type { TokenPending } from "../engine-port.js";
 
@@ -36,36 +46,13 @@ const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" |
 });
 
 const HonouredSplit = builder.objectRef<NonNullable<HonouredView>>("HonouredSplit").implement({
-  description:
-    "The split the LP locker and the engine really honour, in basis points of all LP fees: the operator's reward slots split by the engine into the protocol, asset and perp legs, and what the locker pays directly to the creator and to anyone else.",
-  fields: (t) => ({
-    protocolBps: t.int({ resolve: (h) => h.split.protocolBps }),
-    assetBps: t.int({ resolve: (h) => h.split.assetBps }),
-    perpBps: t.int({ resolve: (h) => h.split.perpBps }),
-    creatorBps: t.int({ description: "Paid by the locker directly to the creator", resolve: (h) => h.split.creatorBps }),
-    otherBps: t.int({ description: "Paid by the locker directly to someone else (see lockerShares)", resolve: (h) => h.split.otherBps }),
-    operatorBps: t.int({ description: "The operator's reward slots (= protocol + asset + perp)", resolve: (h) => h.split.operatorBps }),
-    operatorFeesRouted: t.boolean({ description: "False while an operator slot is not paid in the paired currency", resolve: (h) => h.operatorFeesRouted }),
-    reason: t.string({ nullable: true, description: "Why the operator's fees are not routed", resolve: (h) => h.reason }),
-  }),
+  description: `${honouredSplitView.description}.`,
+  fields: (t) => viewFields(t, honouredSplitView, {}, honouredSplitRow),
 });
 
 const LockerShare = builder.objectRef<LockerShareView>("LockerShare").implement({
-  description: "One reward slot of the token's LP locker: who it pays, its share, the currency it is paid in and who may change it.",
-  fields: (t) => ({
-    rewardIndex: t.exposeInt("rewardIndex"),
-    recipient: t.string({ resolve: (s) => checksum(s.recipient) }),
-    admin: t.string({ description: "May change the slot's recipient, admin and fee preference", resolve: (s) => checksum(s.admin) }),
-    bps: t.exposeInt("bps"),
-    feeIn: t.string({ description: "Current fee preference: Both, Paired or Clanker", resolve: (s) => s.feeInName }),
-    role: t.string({ description: "operator (split by the engine), creator (paid directly) or other (paid directly)", resolve: (s) => s.role }),
-    updatedBlock: t.field({
-      type: "BigInt",
-      nullable: true,
-      description: "Block of the last preference or admin change (null: as launched)",
-      resolve: (s) => s.updatedBlock,
-    }),
-  }),
+  description: `${lockerShareView.description}.`,
+  fields: (t) => viewFields(t, lockerShareView, {}, lockerShareRow),
 });
 
 const Enrollment = builder.objectRef<EnrollmentRow>("Enrollment").implement({

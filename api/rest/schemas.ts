@@ -23,7 +23,17 @@ import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
 import { feeCurrencySchema, spendSchema } from "../views/fees.js";
 import { statsSchema } from "../views/stats.js";
-import { poolSchema, poolView, tokenPendingSchema, tokenPendingView, tokenSchema, tokenTotalsSchema, tokenTotalsView } from "../views/token.js";
+import {
+  honouredSplitSchema,
+  lockerShareSchema,
+  poolSchema,
+  poolView,
+  tokenPendingSchema,
+  tokenPendingView,
+  tokenSchema,
+  tokenTotalsSchema,
+  tokenTotalsView,
+} from "../views/token.js";
 
 // ------------------------------------------------------------------ scalars
 
@@ -476,41 +486,14 @@ export const buybacksResponse = z
   })
   .strict();
 
-const bps = (what: string) => int.describe(`${what}, in basis points of all LP fees`);
+const _bps = (what: string) => int.describe(`${what}, in basis points of all LP fees`);
 
 /** The split the locker and the engine really honour, from the locker's indexed reward slots. */
-export const honouredSplitResponse = z
-  .object({
-    protocolBps: bps("Protocol leg (the operator's slots, split by the engine)"),
-    assetBps: bps("Asset leg (the operator's slots, split by the engine)"),
-    perpBps: bps("Perp leg (the operator's slots, split by the engine)"),
-    creatorBps: bps("Paid by the locker directly to the creator"),
-    otherBps: bps("Paid by the locker directly to someone else (see lockerShares)"),
-    operatorBps: bps("The operator's slots (= protocol + asset + perp)"),
-    operatorFeesRouted: z.boolean().describe("Whether the engine routes the operator's fees: false while an operator slot is not paid in the paired currency"),
-    reason: z.string().nullable().describe("Why the operator's fees are not routed"),
-  })
-  .strict()
+export const honouredSplitResponse = honouredSplitSchema
   .nullable()
   .describe("The split really honoured, to the bps (null until the locker's slots are indexed)");
 
-export const lockerSharesResponse = z
-  .array(
-    z
-      .object({
-        rewardIndex: int,
-        recipient: checksummed,
-        admin: checksummed.describe("May change the slot's recipient, admin and fee preference"),
-        bps: bps("The slot's share"),
-        feeIn: z.enum(["Both", "Paired", "Clanker", "unknown"]).describe("The currency the locker pays the slot in (its current fee preference)"),
-        role: z
-          .enum(["operator", "creator", "other"])
-          .describe("Who the slot pays: the operator wallet (split by the engine), the creator directly, or someone else directly"),
-        updatedBlock: int.nullable().describe("Block of the slot's last preference or admin change (null: as launched)"),
-      })
-      .strict(),
-  )
-  .describe("The LP locker's reward slots for the token");
+export const lockerSharesResponse = z.array(lockerShareSchema).describe("The LP locker's reward slots for the token");
 
 export const tokenItem = tokenSchema
   .extend({

@@ -16,26 +16,10 @@ import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
-import { poolJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
+import { honouredJson, poolJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
-
-/** The split the locker and the engine really honour (null when not enrolled), and every reward slot of the locker. */
-export function honouredJson(h: HonouredView, shares: readonly LockerShareView[]) {
-  return {
-    honouredSplit: h ? { ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason } : null,
-    lockerShares: shares.map((s) => ({
-      rewardIndex: s.rewardIndex,
-      recipient: checksum(s.recipient),
-      admin: checksum(s.admin),
-      bps: s.bps,
-      feeIn: s.feeInName,
-      role: s.role,
-      updatedBlock: s.updatedBlock === null ? null : Number(s.updatedBlock),
-    })),
-  };
-}
 
 /**
  * One token as REST JSON, enrolled or not (docs/api.md, "Tokens"): the enrolment's fields

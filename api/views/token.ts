@@ -8,7 +8,7 @@
  */
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import type { TokenPending } from "../engine-port.js";
-import type { PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
+import type { HonouredView, LockerShareView, PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
 import { defineView, viewJson, viewSchema } from "./view.js";
 
 export const tokenView = defineView({
@@ -28,6 +28,60 @@ export const tokenView = defineView({
     createdBlock: { kind: "int", graphql: "BigInt", description: "The launch's block" },
   },
 });
+
+const bps = (description: string) => ({ kind: "int", description: `${description}, in basis points of all LP fees` }) as const;
+
+export const honouredSplitView = defineView({
+  name: "honouredSplit",
+  description:
+    "The split the LP locker and the engine really honour, to the bps: the operator's reward slots split by the engine into the protocol, asset and perp legs, and what the locker pays directly to the creator and to anyone else",
+  fields: {
+    protocolBps: bps("Protocol leg (the operator's slots, split by the engine)"),
+    assetBps: bps("Asset leg (the operator's slots, split by the engine)"),
+    perpBps: bps("Perp leg (the operator's slots, split by the engine)"),
+    creatorBps: bps("Paid by the locker directly to the creator"),
+    otherBps: bps("Paid by the locker directly to someone else (see lockerShares)"),
+    operatorBps: bps("The operator's slots (= protocol + asset + perp)"),
+    operatorFeesRouted: {
+      kind: "bool",
+      description: "Whether the engine routes the operator's fees: false while an operator slot is not paid in the paired currency",
+    },
+    reason: { kind: "text", nullable: true, description: "Why the operator's fees are not routed" },
+  },
+});
+
+/** The honoured split under its public names. */
+export const honouredSplitRow = (h: NonNullable<HonouredView>) => ({ ...h.split, operatorFeesRouted: h.operatorFeesRouted, reason: h.reason });
+
+export const lockerShareView = defineView({
+  name: "lockerShare",
+  description: "One reward slot of the token's LP locker: who it pays, its share, the currency it is paid in and who may change it",
+  fields: {
+    rewardIndex: { kind: "int", description: "The slot's index in the locker" },
+    recipient: { kind: "address", description: "Who the slot pays" },
+    admin: { kind: "address", description: "May change the slot's recipient, admin and fee preference" },
+    bps: bps("The slot's share"),
+    feeIn: {
+      kind: "enum",
+      values: ["Both", "Paired", "Clanker", "unknown"],
+      description: "The currency the locker pays the slot in (its current fee preference: Both, Paired or Clanker)",
+    },
+    role: {
+      kind: "enum",
+      values: ["operator", "creator", "other"],
+      description: "Who the slot pays: the operator wallet (split by the engine), the creator directly, or someone else directly",
+    },
+    updatedBlock: {
+      kind: "int",
+      graphql: "BigInt",
+      nullable: true,
+      description: "Block of the slot's last preference or admin change (null: as launched)",
+    },
+  },
+});
+
+/** A reward slot under its public names. */
+export const lockerShareRow = (s: LockerShareView) => ({ ...s, feeIn: s.feeInName });
 
 /** A price of one whole token in USDC base units per 1e18 (`priceUsdcE18`): 6 + 18 decimals. */
 const PRICE_USDC_DECIMALS = USDC_DECIMALS + 18;
@@ -88,6 +142,13 @@ const NO_TOTALS = { feesToOperatorUsdc: 0n, buybacks: 0, buybackUsdc: 0n, tokens
 
 export const tokenSchema = viewSchema(tokenView);
 export const tokenViewJson = (token: TokenRow) => viewJson(tokenView, token);
+export const honouredSplitSchema = viewSchema(honouredSplitView);
+export const lockerShareSchema = viewSchema(lockerShareView);
+/** The split really honoured and every reward slot (`honouredSplit` null when not enrolled or before the slots are indexed). */
+export const honouredJson = (h: HonouredView, shares: readonly LockerShareView[]) => ({
+  honouredSplit: h ? viewJson(honouredSplitView, honouredSplitRow(h)) : null,
+  lockerShares: shares.map((s) => viewJson(lockerShareView, lockerShareRow(s))),
+});
 export const poolSchema = viewSchema(poolView);
 export const poolJson = (pool: PoolRow) => viewJson(poolView, poolViewRow(pool));
 export const tokenTotalsSchema = viewSchema(tokenTotalsView);
