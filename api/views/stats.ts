@@ -25,9 +25,9 @@ const group = <F extends ViewFields>(name: string, description: string, fields: 
 /** Each group of `GET /stats`, in its order. GraphQL's `Stats` serves every field but `deskSummary`'s, which `DeskSummary` serves. */
 export const statsViews = {
   tokens: group("statsTokens", "Tokens launched and enrolled", {
-    launched: count("Tokens the operator launched through Clanker", "tokensLaunched"),
+    launched: count("Tokens of ours launched through Clanker: the protocol token, launches that pay the operator, enrolled tokens", "tokensLaunched"),
     enrolled: count("Tokens enrolled in the registry", "tokensEnrolled"),
-    active: count("Enrolled tokens whose fees the engine routes now", "tokensActive"),
+    active: count("Enrolled tokens active in the registry", "tokensActive"),
   }),
   fees: group("statsFees", "The operator's LP fees", {
     toOperatorUsdc: usdc(
