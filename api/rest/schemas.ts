@@ -486,8 +486,6 @@ export const buybacksResponse = z
   })
   .strict();
 
-const _bps = (what: string) => int.describe(`${what}, in basis points of all LP fees`);
-
 /** The split the locker and the engine really honour, from the locker's indexed reward slots. */
 export const honouredSplitResponse = honouredSplitSchema
   .nullable()
