@@ -10,8 +10,9 @@
  *
  * The JSON convention is the glossary's (docs/glossary.md): addresses EIP-55 checksummed; an
  * amount is `<name>` (exact decimal string in whole units) with `<name>Raw` (its base units,
- * a string of digits) beside it; block numbers and log indexes are numbers; times are
- * ISO-8601 in UTC with milliseconds.
+ * a string of digits) beside it; block numbers and log indexes are numbers, an integer past a
+ * JSON number's range (a pool's uint160 price) a string of digits; times are ISO-8601 in UTC
+ * with milliseconds.
  *
  * An amount whose currency varies by row (what a buyback paid in) names the row's property
  * holding the currency's address: its decimals, and a symbol field's symbol, are that
