@@ -24,6 +24,7 @@ import {
   lockerShareView,
   poolView,
   poolViewRow,
+  splitView,
   tokenPendingView,
   tokenTotalsView,
   tokenView,
@@ -34,10 +35,7 @@ import type { TokenPending } from "../engine-port.js";
 const Split = builder.objectRef<Pick<EnrollmentRow, "protocolBps" | "assetBps" | "perpBps" | "creatorBps">>("Split").implement({
   description: "Fee split in basis points of total LP fees (sums to 10000), and the same in percent.",
   fields: (t) => ({
-    protocolBps: t.exposeInt("protocolBps"),
-    assetBps: t.exposeInt("assetBps"),
-    perpBps: t.exposeInt("perpBps"),
-    creatorBps: t.exposeInt("creatorBps"),
+    ...viewFields(t, splitView, {}),
     protocolPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.protocolBps), 2) }),
     assetPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.assetBps), 2) }),
     perpPct: t.string({ resolve: (s) => formatDecimal(BigInt(s.perpBps), 2) }),

@@ -17,7 +17,7 @@ import { documented } from "../openapi/zod-schema.js";
 import { tokenFinalityResponse } from "../views/finality.js";
 import { legsSchema } from "../views/legs.js";
 import { auditBaseUnits } from "../views/trust.js";
-import { decimalOf as decimal, deprecatedAs, json, usdcOf as usdc } from "../views/view.js";
+import { decimalOf as decimal, deprecatedAs, json, usdcOf as usdc, viewSchema } from "../views/view.js";
 import { activityDataSchema } from "../views/activity.js";
 import { buybackSchema } from "../views/buyback.js";
 import { deskSchema } from "../views/desk.js";
@@ -28,6 +28,7 @@ import {
   lockerShareSchema,
   poolSchema,
   poolView,
+  splitView,
   tokenPendingSchema,
   tokenPendingView,
   tokenSchema,
@@ -245,10 +246,8 @@ export const errorBodySchema = z
   })
   .strict();
 
-export const splitResponse = z
-  .object({ protocolBps: int, assetBps: int, perpBps: int, creatorBps: int })
-  .strict()
-  .describe("Fee split in basis points of total LP fees (sums to 10000)");
+/** A split as enrolled (api/views/token.ts). */
+export const splitResponse = viewSchema(splitView).describe(splitView.description);
 
 export const workerResponse = z
   .object({

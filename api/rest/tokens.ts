@@ -16,7 +16,7 @@ import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
-import { honouredJson, poolJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
+import { honouredJson, poolJson, splitJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -42,7 +42,7 @@ export function tokenJson(
     ...tokenViewJson(v.token),
     enrolled: e !== null,
     creator: e ? checksum(e.creator) : null,
-    split: e ? { protocolBps: e.protocolBps, assetBps: e.assetBps, perpBps: e.perpBps, creatorBps: e.creatorBps } : null,
+    split: e ? splitJson(e) : null,
     ...honouredJson(honoured, shares),
     pool: v.pool ? poolJson(v.pool) : null,
     enrolledAt: e ? isoTime(e.enrolledAt) : null,

@@ -31,6 +31,18 @@ export const tokenView = defineView({
 
 const bps = (description: string) => ({ kind: "int", description: `${description}, in basis points of all LP fees` }) as const;
 
+/** A split of a token's LP fees as enrolled (the registry's; sums to 10000). */
+export const splitView = defineView({
+  name: "split",
+  description: "Fee split in basis points of total LP fees (sums to 10000)",
+  fields: {
+    protocolBps: bps("Protocol-token leg"),
+    assetBps: bps("Secondary-asset leg"),
+    perpBps: bps("Perp leg"),
+    creatorBps: bps("Creator leg"),
+  },
+});
+
 export const honouredSplitView = defineView({
   name: "honouredSplit",
   description:
@@ -142,6 +154,7 @@ const NO_TOTALS = { feesToOperatorUsdc: 0n, buybacks: 0, buybackUsdc: 0n, tokens
 
 export const tokenSchema = viewSchema(tokenView);
 export const tokenViewJson = (token: TokenRow) => viewJson(tokenView, token);
+export const splitJson = (split: { [K in keyof typeof splitView.fields]: number }) => viewJson(splitView, split);
 export const honouredSplitSchema = viewSchema(honouredSplitView);
 export const lockerShareSchema = viewSchema(lockerShareView);
 /** The split really honoured and every reward slot (`honouredSplit` null when not enrolled or before the slots are indexed). */
