@@ -5,7 +5,7 @@
  * figures under their first names, kept deprecated).
  */
 import { USDC_DECIMALS } from "../../common/money.js";
-import { type ViewJson, defineView, viewJson, viewSchema } from "./view.js";
+import { type ViewJson, amountField, defineView, viewJson, viewSchema } from "./view.js";
 
 /** Each leg's public name, and the name of its total in the aggregates and the ledger's reads. */
 export const LEGS = {
@@ -17,7 +17,7 @@ export const LEGS = {
 } as const;
 export type LegTotal = (typeof LEGS)[keyof typeof LEGS];
 
-const leg = (description: string) => ({ kind: "amount", decimals: USDC_DECIMALS, description }) as const;
+const leg = (description: string) => amountField(USDC_DECIMALS, description);
 
 export const legsView = defineView({
   name: "feeLegs",

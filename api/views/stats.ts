@@ -5,7 +5,7 @@
  * (`statsRows`); an amount is `<name>` (exact decimal, whole units) with `<name>Raw` beside it.
  */
 import { z } from "zod";
-import { ETH_DECIMALS, TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
+import { ETH_DECIMALS, TOKEN_DECIMALS } from "../../common/money.js";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
 import { LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
@@ -15,10 +15,8 @@ import { deskJson, deskSchema } from "./desk.js";
 import { feeCurrencyJson, feeCurrencySchema, spendJson, spendSchema } from "./fees.js";
 import { protocolFinalityResponse } from "./finality.js";
 import { legsJson, legsSchema } from "./legs.js";
-import { type ViewFields, defineView, json, viewJson, viewSchema } from "./view.js";
+import { type ViewFields, amountField, defineView, json, usdcField, viewJson, viewSchema } from "./view.js";
 
-const amount = (decimals: number, description: string, graphqlName?: string) => ({ kind: "amount", decimals, description, graphqlName }) as const;
-const usdc = (description: string, graphqlName?: string) => amount(USDC_DECIMALS, `${description} (USDC)`, graphqlName);
 const count = (description: string, graphqlName: string) => ({ kind: "int", description, graphqlName }) as const;
 const group = <F extends ViewFields>(name: string, description: string, fields: F) => defineView({ name, description, fields });
 
@@ -30,45 +28,45 @@ export const statsViews = {
     active: count("Enrolled tokens active in the registry", "tokensActive"),
   }),
   fees: group("statsFees", "The operator's LP fees", {
-    toOperatorUsdc: usdc(
+    toOperatorUsdc: usdcField(
       "Every LP fee of the operator's reward slots for enrolled tokens (WETH at its conversion's realised rate) = the sum of the protocol, asset, perp and operator legs, plus USDC a claim brought beyond the collections",
       "feesToOperatorUsdc",
     ),
-    claimedUsdc: usdc("Claimed from the fee locker", "feesClaimedUsdc"),
-    protocolTokenFeesUsdc: usdc("The protocol token's own pool fees"),
+    claimedUsdc: usdcField("Claimed from the fee locker", "feesClaimedUsdc"),
+    protocolTokenFeesUsdc: usdcField("The protocol token's own pool fees"),
   }),
   protocolBuybacks: group("statsProtocolBuybacks", "The protocol token's buybacks", {
     count: count("Protocol buybacks", "protocolBuybacks"),
-    usdcIn: usdc("Spent on protocol buybacks", "protocolBuybackUsdc"),
-    tokensBought: amount(TOKEN_DECIMALS, "Protocol tokens bought", "protocolTokensBought"),
-    tokensBurned: amount(TOKEN_DECIMALS, "Protocol tokens burned", "protocolTokensBurned"),
+    usdcIn: usdcField("Spent on protocol buybacks", "protocolBuybackUsdc"),
+    tokensBought: amountField(TOKEN_DECIMALS, "Protocol tokens bought", "protocolTokensBought"),
+    tokensBurned: amountField(TOKEN_DECIMALS, "Protocol tokens burned", "protocolTokensBurned"),
   }),
   creatorBuybacks: group("statsCreatorBuybacks", "Creators' buybacks of their own tokens", {
     count: count("Creator buybacks", "creatorBuybacks"),
-    usdcIn: usdc("Spent on creator buybacks", "creatorBuybackUsdc"),
+    usdcIn: usdcField("Spent on creator buybacks", "creatorBuybackUsdc"),
   }),
   asset: group("statsAsset", "The secondary asset's purchases", {
-    assetPurchasesUsdc: usdc("Spent on the secondary asset"),
+    assetPurchasesUsdc: usdcField("Spent on the secondary asset"),
   }),
   pending: group("statsPending", "The engine's accumulators: allocated, not spent yet", {
-    protocolBuybackUsdc: usdc("Protocol-leg USDC waiting for the protocol buyback", "pendingProtocolBuybackUsdc"),
-    assetUsdc: usdc("Asset-leg USDC waiting for the asset engine", "pendingAssetUsdc"),
-    perpUsdc: usdc("Perp-leg USDC waiting for the desk manager", "pendingPerpUsdc"),
-    creatorBuybackUsdc: usdc("The creator buyback queue", "pendingCreatorBuybackUsdc"),
-    legacyWeth: amount(ETH_DECIMALS, "The legacy WETH accumulator (WETH)"),
+    protocolBuybackUsdc: usdcField("Protocol-leg USDC waiting for the protocol buyback", "pendingProtocolBuybackUsdc"),
+    assetUsdc: usdcField("Asset-leg USDC waiting for the asset engine", "pendingAssetUsdc"),
+    perpUsdc: usdcField("Perp-leg USDC waiting for the desk manager", "pendingPerpUsdc"),
+    creatorBuybackUsdc: usdcField("The creator buyback queue", "pendingCreatorBuybackUsdc"),
+    legacyWeth: amountField(ETH_DECIMALS, "The legacy WETH accumulator (WETH)"),
   }),
   desks: group("statsDesks", "Every desk ever opened", {
     opened: count("Desks ever opened", "desksOpened"),
     open: count("Desks open now", "desksOpen"),
-    realisedPnlUsdc: usdc("Realised PnL of all desks", "deskRealisedPnlUsdc"),
+    realisedPnlUsdc: usdcField("Realised PnL of all desks", "deskRealisedPnlUsdc"),
   }),
   deskSummary: group("deskSummary", "The open desks in a fixed size: aggregates over them", {
     venue: { kind: "enum", values: PERPS_VENUE_IDS, description: `The perps venue the desks trade on (PERPS_VENUE: ${PERPS_VENUE_IDS.join(", ")})` },
     protocol: { kind: "text", description: "The exchange and version of that venue, e.g. Avantis v1, Gains Network gTrade v10" },
     halted: { kind: "int", description: "Open desks halted by the engine or the registry" },
-    openCollateralUsdc: usdc("Collateral of the open desks"),
-    openNotionalUsdc: usdc("Collateral × leverage of the open desks"),
-    openUnrealisedPnlUsdc: usdc("Unrealised PnL of the open desks with an oracle mark, at that mark"),
+    openCollateralUsdc: usdcField("Collateral of the open desks"),
+    openNotionalUsdc: usdcField("Collateral × leverage of the open desks"),
+    openUnrealisedPnlUsdc: usdcField("Unrealised PnL of the open desks with an oracle mark, at that mark"),
     unpriced: { kind: "int", description: "Open desks without an oracle mark (not in openUnrealisedPnlUsdc)" },
   }),
 };

@@ -9,7 +9,7 @@
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import type { TokenPending } from "../engine-port.js";
 import type { HonouredView, LockerShareView, PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
-import { defineView, viewJson, viewSchema } from "./view.js";
+import { amountField, defineView, usdcField, viewJson, viewSchema } from "./view.js";
 
 export const tokenView = defineView({
   name: "token",
@@ -123,16 +123,15 @@ export const poolView = defineView({
 /** A pool row under its public names. */
 export const poolViewRow = (p: PoolRow) => ({ ...p, priceUsdc: p.priceUsdcE18, volumePairedRaw: p.volumePaired });
 
-const usdc = (description: string) => ({ kind: "amount", decimals: USDC_DECIMALS, description: `${description} (USDC)` }) as const;
-const tokens = (description: string) => ({ kind: "amount", decimals: TOKEN_DECIMALS, description }) as const;
+const tokens = (description: string) => amountField(TOKEN_DECIMALS, description);
 
 export const tokenTotalsView = defineView({
   name: "tokenTotals",
   description: "The token's running totals (incremental aggregates)",
   fields: {
-    feesToOperatorUsdc: usdc("LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the legs)"),
+    feesToOperatorUsdc: usdcField("LP fees collected for the operator, WETH at its conversion's realised rate (= the sum of the legs)"),
     buybacks: { kind: "int", description: "Buybacks of the token" },
-    buybackUsdc: usdc("Spent on buybacks"),
+    buybackUsdc: usdcField("Spent on buybacks"),
     tokensBought: tokens("Tokens bought back"),
     burned: tokens("Tokens burned (all burns)"),
     burns: { kind: "int", description: "Burns indexed" },
@@ -144,8 +143,8 @@ export const tokenPendingView = defineView({
   name: "tokenPending",
   description: "The token's USDC waiting in the engine's ledger",
   fields: {
-    perpUsdc: usdc("Allocated to the desk, not yet traded"),
-    creatorBuybackUsdc: usdc("Queued for a creator buyback"),
+    perpUsdc: usdcField("Allocated to the desk, not yet traded"),
+    creatorBuybackUsdc: usdcField("Queued for a creator buyback"),
   },
 });
 

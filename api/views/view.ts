@@ -21,7 +21,7 @@
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { type ZodTypeAny, z } from "zod";
 import { documented } from "../openapi/zod-schema.js";
-import { TOKEN_DECIMALS, formatDecimal } from "../../common/money.js";
+import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { CurrencyInfo } from "../read/fees.js";
 import { checksum, isoTime } from "../read/format.js";
 
@@ -110,6 +110,13 @@ export function deprecatedAs<T extends ZodTypeAny>(schema: T, use: string): T {
 export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact decimal string in whole units`);
 /** A USDC amount as an exact decimal. */
 export const usdcOf = (what: string) => decimalOf(`${what} (USDC)`);
+
+/** A view's amount field in fixed decimals (under `graphqlName` in GraphQL, where given). */
+export const amountField = <const G extends string | undefined = undefined>(decimals: number, description: string, graphqlName?: G) =>
+  ({ kind: "amount", decimals, description, graphqlName }) as const;
+/** A view's USDC amount field, described as USDC. */
+export const usdcField = <const G extends string | undefined = undefined>(description: string, graphqlName?: G) =>
+  amountField(USDC_DECIMALS, `${description} (USDC)`, graphqlName);
 
 type BaseZodOf<F extends ViewField> = F extends { kind: "enum"; values: infer V extends readonly [string, ...string[]] }
   ? z.ZodEnum<[...V]>
