@@ -102,7 +102,7 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, options: "-c search_path=app" });
   try {
     const dataset = DATASETS.burns;
-    const query = dataset.lines!(
+    const query = dataset.lines(
       drizzle(pool, { casing: "snake_case" }) as unknown as ReadDb,
       {},
       dataset.orderings.oldest,
@@ -128,7 +128,7 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
 }
 
 /** Burns' lines read no configuration (no currencies, no operator). */
-const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as Parameters<NonNullable<(typeof DATASETS)["burns"]["lines"]>>[6];
+const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as Parameters<(typeof DATASETS)["burns"]["lines"]>[6];
 
 const load = () =>
   loadavg()

@@ -183,26 +183,15 @@ export class CopyExport {
     });
   }
 
-  /** Whether this server can send COPY's text fields as UTF-8 (binary COPY sends the server's encoding). */
-  static async utf8(client: pg.PoolClient): Promise<boolean> {
-    const { rows } = await client.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding");
-    return rows[0]?.encoding === "UTF8" || rows[0]?.encoding === "SQL_ASCII";
-  }
-
   /**
    * Starts `COPY (query) TO STDOUT (FORMAT binary)` on a connection of its own; at most
    * MAX_EXPORT_STREAMS at once per process (one more is a 503 DATABASE_BUSY before any
-   * connection is taken). Undefined (nothing held) when the server's encoding is not UTF-8.
+   * connection is taken). Its text fields come as UTF-8 whatever the server's encoding: binary
+   * COPY sends text through the client's encoding, which node-postgres sets to UTF-8.
    */
-  static async open(db: ReadDb, query: ExportSql): Promise<CopyExport | undefined> {
+  static async open(db: ReadDb, query: ExportSql): Promise<CopyExport> {
     const { client, lost, onError } = await openExportConnection(db);
     try {
-      if (!(await CopyExport.utf8(client))) {
-        client.off("error", onError);
-        client.release();
-        releaseExportSlot();
-        return undefined;
-      }
       await client.query("BEGIN READ ONLY");
       await client.query(`SET LOCAL statement_timeout = ${EXPORT_COPY_TIMEOUT_MS}`);
       // The lines' times are written by the timestamp type's own output (sqlIso).

@@ -3,9 +3,10 @@
  * reads, in which keyset order, and the record each row becomes — the same facts and edge
  * formats as GraphQL (checksummed addresses, ISO-8601 times, exact decimals in whole units),
  * with every amount also in raw base units, and the row's cursor last (docs/api.md, "Exports").
- * A dataset is one query, read through a server-side cursor (api/read/export-stream.ts): its
- * fields come as the database's own text (no drizzle row objects, no bigint per amount), and
- * each row becomes its cells from those strings.
+ * Burns, buybacks and fees are lists of columns whose lines PostgreSQL builds and COPY sends
+ * (`CopyDataset`); the activity feed, whose records need the engine's bindings and per-kind
+ * formatting, is read through a server-side cursor (`CursorDataset`, api/read/export-stream.ts)
+ * as the database's own text (no drizzle row objects, no bigint per amount).
  */
 import { type SQL, and, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
@@ -52,7 +53,7 @@ export type ExportSql = { sql: string; params: unknown[] };
 /** What a dataset's records read besides its rows: the index, the configuration, the engine's bindings (desk rows' tokens). */
 export type ExportContext = { db: ReadDb; config: Config; engine: EnginePort };
 
-export type ExportDataset = {
+type DatasetBase = {
   name: ExportDatasetName;
   description: string;
   /** Column names, in order; the last is always `cursor`. */
@@ -63,19 +64,15 @@ export type ExportDataset = {
   kinds?: readonly string[];
   /** The keyset orderings (their names and columns are GraphQL's, so cursors are shared). */
   orderings: Record<ExportOrder, Ordering<never>>;
-  /**
-   * Every row after `cursor` (or from the start), in the ordering's order, as one query for the
-   * cursor path: only the fields the records need. A bad cursor throws (400) here, before anything is read.
-   */
-  query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<never>, cursor: string | undefined, config: ExportConfig) => ExportSql;
-  /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
-  records: (rows: TextRow[], ordering: Ordering<never>, ctx: ExportContext) => Promise<Cell[][]>;
-  /**
-   * The same rows as ready lines, built in SQL for COPY (api/read/export-copy.ts): each row's
-   * fields, every odd one an address the API writes checksummed. Absent: the dataset is read
-   * through the cursor (`records`).
-   */
-  lines?: (
+};
+
+/**
+ * A dataset whose lines PostgreSQL builds, read with COPY (api/read/export-copy.ts): each row's
+ * fields, every odd one an address the API writes checksummed. A bad cursor throws (400) when
+ * the query is built, before anything is read.
+ */
+export type CopyDataset = DatasetBase & {
+  lines: (
     db: ReadDb,
     filter: ExportFilter,
     ordering: Ordering<never>,
@@ -85,6 +82,16 @@ export type ExportDataset = {
     config: ExportConfig,
   ) => ExportSql;
 };
+
+/** A dataset read through a server-side cursor (api/read/export-stream.ts), its records finished in JavaScript. */
+export type CursorDataset = DatasetBase & {
+  /** Every row after `cursor` (or from the start), in the ordering's order: only the fields the records need. A bad cursor throws (400) here. */
+  query: (db: ReadDb, filter: ExportFilter, ordering: Ordering<never>, cursor: string | undefined, config: ExportConfig) => ExportSql;
+  /** A batch's records (cells in column order, the row's cursor last): one lookup per batch for what rows share. */
+  records: (rows: TextRow[], ordering: Ordering<never>, ctx: ExportContext) => Promise<Cell[][]>;
+};
+
+export type ExportDataset = CopyDataset | CursorDataset;
 
 // ------------------------------------------------------------------ lines in SQL (COPY)
 
@@ -303,57 +310,6 @@ function rowSchema(columns: readonly ExportColumn[]): z.AnyZodObject {
   return z.object({ ...shape, cursor: cursorSchema }).strict();
 }
 
-/**
- * A column's fields in the cursor path's select: the SQL of its line's cell, as text (an
- * amount's decimal and a currency's symbol are computed there), for `cellReader` to finish.
- * An address-or-text column is two fields: the address (or NULL), then the text (or NULL).
- */
-function cellFields(c: LineColumn): SQL[] {
-  switch (c.kind) {
-    case "decimal":
-      return [sqlDecimal(c.expr, c.decimals)];
-    case "addressOrText":
-      return [sql`(CASE WHEN ${c.isAddress} THEN (${c.address})::text END)`, sql`(CASE WHEN ${c.isAddress} THEN NULL ELSE (${c.text})::text END)`];
-    default:
-      return [sql`(${c.expr})::text`];
-  }
-}
-
-/** A TextRow of `cellFields` as its cells, as the COPY path's lines hold them: addresses checksummed, integers numbers, times ISO-8601. */
-function cellReader(columns: readonly LineColumn[]): (row: TextRow) => Cell[] {
-  const kinds = columns.map((c) => c.kind);
-  return (row) => {
-    const cells: Cell[] = [];
-    let i = 0;
-    for (const kind of kinds) {
-      const text = row[i++]!;
-      if (text === null && kind !== "addressOrText") {
-        cells.push(null);
-        continue;
-      }
-      switch (kind) {
-        case "address":
-          cells.push(fastChecksum(text));
-          break;
-        case "addressOrText": {
-          const other = row[i++]!;
-          cells.push(text !== null ? fastChecksum(text) : other);
-          break;
-        }
-        case "int":
-          cells.push(Number(text));
-          break;
-        case "iso":
-          cells.push(isoOfText(text));
-          break;
-        default:
-          cells.push(text);
-      }
-    }
-    return cells;
-  };
-}
-
 /** The configuration columns may name (the currencies, the operator). */
 export type ExportConfig = Pick<Config, "contracts" | "operator">;
 /** Column names and kinds never depend on the configuration: read from columns built without one. */
@@ -364,11 +320,7 @@ type Selecting = {
   where(where: SQL | undefined): { orderBy(...columns: SQL[]): { toSQL(): ExportSql; limit(n: number): { toSQL(): ExportSql } } };
 };
 
-/**
- * A dataset whose row is a list of columns. Both ways of reading it derive from that one list:
- * the lines COPY sends (`lineFields`) and the cells the cursor path reads (`cellFields`, for
- * servers whose encoding COPY cannot send as UTF-8), and so does its documented row.
- */
+/** A dataset whose row is a list of columns: the lines COPY sends (`lineFields`) and its documented row both derive from it. */
 function columnDataset(spec: {
   name: ExportDatasetName;
   description: string;
@@ -381,7 +333,7 @@ function columnDataset(spec: {
   /** `fields` read from the dataset's table and its joins. */
   from: (db: ReadDb, fields: Record<string, SQL<string>>) => Selecting;
   conditions: (filter: ExportFilter) => SQL[];
-}): ExportDataset {
+}): CopyDataset {
   const cursorColumn = (ordering: Ordering<never>): LineColumn => ({ name: "cursor", kind: "plain", expr: sqlCursor(ordering, spec.cursorKeys) });
   const columns = (config: ExportConfig, ordering: Ordering<never>) => [...spec.columns(config), cursorColumn(ordering)];
   const select = (db: ReadDb, filter: ExportFilter, ordering: Ordering<never>, cursor: string | undefined, fields: SQL[]) =>
@@ -390,7 +342,6 @@ function columnDataset(spec: {
       .where(and(...spec.conditions(filter), ...(cursor ? [after(ordering, cursor)] : [])))
       .orderBy(...orderBy(ordering));
   const described = spec.columns(NO_CONFIG);
-  const readCells = cellReader(columns(NO_CONFIG, spec.orderings.oldest));
   return {
     name: spec.name,
     description: spec.description,
@@ -398,8 +349,6 @@ function columnDataset(spec: {
     row: rowSchema(described),
     kinds: spec.kinds,
     orderings: spec.orderings,
-    query: (db, filter, ordering, cursor, config) => select(db, filter, ordering, cursor, columns(config, ordering).flatMap(cellFields)).toSQL(),
-    records: async (rows) => rows.map(readCells),
     lines: (db, filter, ordering, cursor, format, limit, config) => {
       const query = select(db, filter, ordering, cursor, lineFields(columns(config, ordering), format));
       return limit === undefined ? query.toSQL() : query.limit(limit).toSQL();
@@ -558,7 +507,7 @@ function activityConditions(db: ReadDb, filter: ExportFilter): SQL[] {
   return c;
 }
 
-const activityDataset: ExportDataset = {
+const activityDataset: CursorDataset = {
   name: "activity",
   description: "The activity feed: one row per event of every kind, its facts as JSON (exact decimals in `data`, base units in `rawData`)",
   columns: ["id", "kind", "token", "txHash", "blockNumber", "logIndex", "timestamp", "data", "rawData", "cursor"],
@@ -624,4 +573,4 @@ const activityDataset: ExportDataset = {
   },
 };
 
-export const DATASETS: Record<ExportDatasetName, ExportDataset> = { burns, buybacks, fees, activity: activityDataset };
+export const DATASETS = { burns, buybacks, fees, activity: activityDataset } satisfies Record<ExportDatasetName, ExportDataset>;

@@ -9,7 +9,7 @@
  */
 import { type ZodTypeAny, z } from "zod";
 import { deskOrderIdsOf } from "../read/activity.js";
-import { type Cell, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
+import { type Cell, type CursorDataset, DATASETS, type ExportDatasetName, type ExportFilter, type ExportOrder, type TextRow } from "../read/export.js";
 import { FETCH_ROWS, RowCursor } from "../read/export-stream.js";
 import { CopyExport } from "../read/export-copy.js";
 import type { ApiDeps } from "../deps.js";
@@ -186,14 +186,14 @@ export class ChunkWriter {
  */
 function exportBody(
   deps: ApiDeps,
-  name: ExportDatasetName,
+  dataset: CursorDataset,
   format: ExportFormat,
   q: ExportQuery,
   cursor: RowCursor,
   first: TextRow[],
   firstSize: number,
 ): ReadableStream<Uint8Array> {
-  const dataset = DATASETS[name];
+  const name = dataset.name;
   const ordering = dataset.orderings[q.order];
   const encode = lineEncoder(format, dataset.columns);
   const ctx = { db: deps.db, config: deps.config, engine: deps.engine };
@@ -339,20 +339,21 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
         toBlock: q.toBlock,
         deskOrderIds: name === "activity" ? await deskOrderIdsOf(deps.engine, q.token) : undefined,
       };
-      // A bad cursor is a 400 here, before a connection is taken.
-      const rowsSql = dataset.query(deps.db, filter, dataset.orderings[q.order], q.after, deps.config);
       const headers = {
         "Content-Type": `${media}; charset=utf-8`,
         "Content-Disposition": `attachment; filename="${name}.${format}"`,
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
       };
-      if (dataset.lines) {
-        // Lines built by PostgreSQL, read with COPY; the first chunk (or the end) before the answer, as below.
-        const linesSql = dataset.lines(deps.db, filter, dataset.orderings[q.order], q.after, format, q.limit, deps.config);
-        const started = await retryTransient(async () => {
+      // The query is built first: a bad cursor is a 400 here, before a connection is taken. The
+      // first chunk (or the end) is read before the answer: an unreachable or busy database is a
+      // 503, not a truncated 200.
+      const ordering = dataset.orderings[q.order];
+      if ("lines" in dataset) {
+        // Lines built by PostgreSQL, read with COPY.
+        const linesSql = dataset.lines(deps.db, filter, ordering, q.after, format, q.limit, deps.config);
+        const { copy, first } = await retryTransient(async () => {
           const opened = await CopyExport.open(deps.db, linesSql);
-          if (!opened) return undefined;
           try {
             return { copy: opened, first: await opened.next() };
           } catch (error) {
@@ -360,9 +361,9 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
             throw error;
           }
         });
-        if (started) return c.body(copyBody(deps, name, format, started.copy, started.first), 200, headers);
+        return c.body(copyBody(deps, name, format, copy, first), 200, headers);
       }
-      // The first batch before the answer: an unreachable or busy database is a 503, not a truncated 200.
+      const rowsSql = dataset.query(deps.db, filter, ordering, q.after, deps.config);
       const firstSize = Math.min(FETCH_ROWS, q.limit ?? FETCH_ROWS);
       const { cursor, first } = await retryTransient(async () => {
         const opened = await RowCursor.open(deps.db, rowsSql);
@@ -373,7 +374,7 @@ function exportRoute(name: ExportDatasetName, format: ExportFormat) {
           throw error;
         }
       });
-      return c.body(exportBody(deps, name, format, q, cursor, first, firstSize), 200, headers);
+      return c.body(exportBody(deps, dataset, format, q, cursor, first, firstSize), 200, headers);
     },
   });
 }
