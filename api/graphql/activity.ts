@@ -3,7 +3,8 @@ import type { Hex } from "viem";
 import type { z } from "zod";
 import type { ActivityKind } from "../../common/activity.js";
 import { type ActivityRow, formatActivityData, listActivity } from "../read/activity.js";
-import { ACTIVITY_DATA, ACTIVITY_DATA_TYPES } from "../views/activity.js";
+import { ACTIVITY_DATA_TYPES } from "../views/activity.js";
+import { ACTIVITY_DATA } from "../../common/activity.js";
 import { zodObject } from "./zod-objects.js";
 import { checksumOrNull } from "../read/format.js";
 import { type GraphqlContext, builder } from "./builder.js";
@@ -57,13 +58,14 @@ ActivityRef.implement({
     details: t.field({
       type: ActivityDetails,
       description: "The event's facts, typed by kind: amounts as exact decimals in whole units (REST's `data`)",
-      resolve: (r, _a, ctx) => ({ ...formatActivityData(r.data, ctx.deps.config.contracts.usdc), [KIND]: r.kind as ActivityKind }) as never,
+      resolve: (r, _a, ctx) =>
+        ({ ...formatActivityData(r.kind as ActivityKind, r.data, ctx.deps.config.contracts.usdc), [KIND]: r.kind as ActivityKind }) as never,
     }),
     data: t.field({
       type: "JSON",
       description: "The event's facts, amounts as exact decimals in whole units",
       deprecationReason: "Use details: the same facts, typed by kind",
-      resolve: (r, _a, ctx) => formatActivityData(r.data, ctx.deps.config.contracts.usdc),
+      resolve: (r, _a, ctx) => formatActivityData(r.kind as ActivityKind, r.data, ctx.deps.config.contracts.usdc),
     }),
     rawData: t.field({ type: "JSON", description: "The event's facts as indexed (amounts in base units)", resolve: (r) => r.data }),
   }),

@@ -1,6 +1,6 @@
 /** GraphQL enums; their values are the strings stored in the tables. */
 import { ACTIVITY_KINDS } from "../read/activity.js";
-import { BURN_KINDS, BUYBACK_KINDS } from "../read/burns.js";
+import { BURN_KINDS, BUYBACK_KINDS } from "../../common/activity.js";
 import { DESK_STATUSES } from "../read/desks.js";
 import { builder } from "./builder.js";
 

@@ -6,11 +6,6 @@ import { type EventFilter, eventConditions, eventOrderings } from "./events.js";
 import { type Ordering, type PageWindow, keysetWindow } from "./keyset.js";
 
 export type BurnRow = typeof burn.$inferSelect;
-/** The operator's buybacks, by whose token they buy: each burns what it bought. */
-export const BUYBACK_KINDS = ["protocol-buyback", "creator-buyback"] as const;
-export type BuybackKind = (typeof BUYBACK_KINDS)[number];
-/** Who burned: a buyback of either kind, or anyone else. */
-export const BURN_KINDS = [...BUYBACK_KINDS, "organic"] as const;
 
 export const BURN_ORDERINGS = eventOrderings<BurnRow>("burn", burn, { column: burn.amount, of: (r) => r.amount });
 export type BurnOrder = keyof typeof BURN_ORDERINGS;

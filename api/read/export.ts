@@ -24,8 +24,10 @@ import { activityDataSchema } from "../views/activity.js";
 import { burnView } from "../views/burn.js";
 import { buybackView } from "../views/buyback.js";
 import { documented as withJsonSchema } from "../openapi/zod-schema.js";
-import { type View, json, viewSchema } from "../views/view.js";
-import { BURN_KINDS, BURN_ORDERINGS, BUYBACK_KINDS, burnConditions } from "./burns.js";
+import { type View, viewSchema } from "../views/view.js";
+import { json } from "../../common/edge.js";
+import { BURN_ORDERINGS, burnConditions } from "./burns.js";
+import { type ActivityKind, BURN_KINDS, BUYBACK_KINDS } from "../../common/activity.js";
 import type { EventFilter } from "./events.js";
 import { BUYBACK_ORDERINGS, buybackConditions } from "./buybacks.js";
 import { type Ordering, after, orderBy } from "./keyset.js";
@@ -565,7 +567,7 @@ const activityDataset: CursorDataset = {
         Number(r[A.blockNumber]),
         Number(r[A.logIndex]),
         isoOfText(r[A.timestamp]!),
-        formatActivityData(data as never, config.contracts.usdc) as Record<string, unknown>,
+        formatActivityData(r[A.kind] as ActivityKind, data, config.contracts.usdc),
         data,
         cursorOfText(ordering.name, [r[A.id]!]),
       ];

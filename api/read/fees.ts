@@ -9,7 +9,7 @@ import { type Address, type Hex, getAddress } from "viem";
 import type { Config } from "../../common/config.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { buybackSpend, feeCurrencyTotals, token, tokenBuybackSpend, tokenFee } from "../../schema/ponder.js";
-import { BUYBACK_KINDS, type BuybackKind } from "./burns.js";
+import { BUYBACK_KINDS, type BuybackKind } from "../../common/activity.js";
 import type { ReadDb } from "./db.js";
 
 export type CurrencyInfo = { address: Address; symbol: string; decimals: number };

@@ -11,7 +11,7 @@ import type { ApiDeps } from "../deps.js";
 import { coalescerFor } from "./coalesce.js";
 import { type Finality, readFinality } from "./finality.js";
 import { type DeskSummary, deskContextOf, openDeskSummary } from "./desks.js";
-import type { BuybackKind } from "./burns.js";
+import type { BuybackKind } from "../../common/activity.js";
 import { type FeeCurrencyView, type BuybackSpendView, buybackSpendByKind, protocolFeeCurrencies } from "./fees.js";
 
 export type ProtocolTotalsRow = typeof protocolTotals.$inferSelect;

@@ -13,7 +13,7 @@ export const activityJson = (row: ActivityRow, usdc: string | undefined) => ({
   txHash: row.txHash,
   blockNumber: Number(row.blockNumber),
   timestamp: isoTime(row.timestamp),
-  data: formatActivityData(row.data, usdc),
+  data: formatActivityData(row.kind as ActivityKind, row.data, usdc),
 });
 
 export const activityRoute = defineRoute({

@@ -5,7 +5,7 @@
  */
 import { TOKEN_DECIMALS } from "../../common/money.js";
 import { burn } from "../../schema/ponder.js";
-import { BURN_KINDS } from "../read/burns.js";
+import { BURN_KINDS } from "../../common/activity.js";
 import { type ViewJson, defineView, viewSchema } from "./view.js";
 
 export const burnView = defineView({

@@ -6,7 +6,7 @@
  */
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import { buyback, pool } from "../../schema/ponder.js";
-import { BUYBACK_KINDS } from "../read/burns.js";
+import { BUYBACK_KINDS } from "../../common/activity.js";
 import { type ViewJson, defineView, viewSchema } from "./view.js";
 
 export const buybackView = defineView({

@@ -6,7 +6,8 @@
  */
 import { legsSchema } from "./legs.js";
 import { z } from "zod";
-import { decimalOf as decimal, deprecatedAs, usdcOf as usdc } from "./view.js";
+import { deprecatedAs } from "./view.js";
+import { decimalOf as decimal, usdcOf as usdc } from "../../common/edge.js";
 
 const int = z.number().int();
 

@@ -15,7 +15,8 @@ import { deskJson, deskSchema } from "./desk.js";
 import { feeCurrencyJson, feeCurrencySchema, spendJson, spendSchema } from "./fees.js";
 import { protocolFinalityResponse } from "./finality.js";
 import { legsJson, legsSchema } from "./legs.js";
-import { type ViewFields, amountField, defineView, json, usdcField, viewJson, viewSchema } from "./view.js";
+import { type ViewFields, amountField, defineView, usdcField, viewJson, viewSchema } from "./view.js";
+import { json } from "../../common/edge.js";
 
 const count = (description: string, graphqlName: string) => ({ kind: "int", description, graphqlName }) as const;
 const group = <F extends ViewFields>(name: string, description: string, fields: F) => defineView({ name, description, fields });

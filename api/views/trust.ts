@@ -9,12 +9,12 @@
 import { type Hex, getAddress } from "viem";
 import { z } from "zod";
 import { PERPS_VENUE_IDS } from "../../common/perps-venues.js";
-import { BURN_KINDS, BUYBACK_KINDS } from "../read/burns.js";
+import { BURN_KINDS, BUYBACK_KINDS } from "../../common/activity.js";
 import type { ApiDeps } from "../deps.js";
 import { deskStatement } from "../read/desk-statement.js";
 import { tokenFlow } from "../read/flow.js";
 import { tokenAudit } from "../read/public-audit.js";
-import { json } from "./view.js";
+import { json } from "../../common/edge.js";
 
 const { checksummed, hash } = json;
 const iso = z.string().datetime();

@@ -24,6 +24,7 @@ import { documented } from "../openapi/zod-schema.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { CurrencyInfo } from "../read/fees.js";
 import { checksum, isoTime } from "../read/format.js";
+import { decimalOf, json } from "../../common/edge.js";
 
 type Described = {
   description: string;
@@ -75,24 +76,6 @@ export function defineView<F extends ViewFields, C extends { [K in ReadKeys<F>]:
 
 // ------------------------------------------------------------------ the schema of an item
 
-/** The JSON convention's strings, each with its generic description (a field's own replaces it). */
-export const json = {
-  checksummed: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/)
-    .describe("EIP-55 checksummed address"),
-  hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
-  decimal: z
-    .string()
-    .regex(/^-?\d+(\.\d+)?$/)
-    .describe("Exact decimal string in whole units"),
-  digits: z
-    .string()
-    .regex(/^-?\d+$/)
-    .describe("Base units"),
-  iso: z.string().datetime().describe("ISO-8601 timestamp"),
-};
-
 /** The fields `deprecatedAs` made, each with the name to use instead (GraphQL types derived from a view's schema read it). */
 export const deprecations = new WeakMap<ZodTypeAny, string>();
 
@@ -105,11 +88,6 @@ export function deprecatedAs<T extends ZodTypeAny>(schema: T, use: string): T {
   deprecations.set(kept, use);
   return kept;
 }
-
-/** An amount as an exact decimal, described as `what` it is. */
-export const decimalOf = (what: string) => json.decimal.describe(`${what}: exact decimal string in whole units`);
-/** A USDC amount as an exact decimal. */
-export const usdcOf = (what: string) => decimalOf(`${what} (USDC)`);
 
 /** A view's amount field in fixed decimals (under `graphqlName` in GraphQL, where given). */
 export const amountField = <const G extends string | undefined = undefined>(decimals: number, description: string, graphqlName?: G) =>

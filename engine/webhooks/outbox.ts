@@ -18,7 +18,7 @@
  */
 import type pg from "pg";
 import { type Address, getAddress } from "viem";
-import { formatActivityData } from "../../common/activity.js";
+import { type ActivityKind, formatActivityData } from "../../common/activity.js";
 import { VIEWS_SCHEMA } from "../../common/constants.js";
 import type { EngineContext } from "../../core/context.js";
 import type { WebhookPhase } from "../../core/webhooks/store.js";
@@ -56,7 +56,7 @@ export function factPayload(f: Fact, usdc: Address | undefined) {
     blockNumber: Number(f.block_number),
     logIndex: f.log_index,
     timestamp: new Date(Number(f.timestamp) * 1000).toISOString(),
-    data: formatActivityData(f.data, usdc),
+    data: formatActivityData(f.kind as ActivityKind, f.data, usdc),
     raw: f.data,
   };
 }

@@ -3,6 +3,7 @@
  * rule, cursors, rate limits, the operator key, error mapping, activity formatting, the OpenAPI
  * document generated from the request schemas.
  */
+import { getAddress } from "viem";
 import fc from "fast-check";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
@@ -387,27 +388,40 @@ describe("one error vocabulary", () => {
 });
 
 describe("formats", () => {
-  it("formats activity amounts in whole units of their currency and checksums addresses", () => {
-    const data = {
-      usdcIn: "1500000",
-      pairedIn: "2500000000000000000",
-      pairedToken: "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
-      tokensBought: "1000000000000000000000",
-      collected: [{ rewardIndex: 0, recipient: USDC.toLowerCase(), currency: USDC.toLowerCase(), amount: "1234567" }],
-      price: "35000000000000",
-      realisedPnl: "-2500000",
-      tradeId: "0-1-7",
-    };
-    expect(formatActivityData(data, USDC)).toEqual({
-      usdcIn: "1.5",
+  it("formats activity amounts in whole units of their currency, as each kind's schema declares them, and checksums addresses", () => {
+    const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
+    expect(
+      formatActivityData(
+        "protocol-buyback",
+        { usdcIn: "1500000", pairedIn: "2500000000000000000", pairedToken: WETH, tokensBought: "1000000000000000000000" },
+        USDC,
+      ),
+    ).toEqual({ usdcIn: "1.5", pairedIn: "2.5", pairedToken: getAddress(WETH), tokensBought: "1000" });
+    // The paired currency USDC: its 6 decimals.
+    expect(formatActivityData("creator-buyback", { pairedIn: "2500000", pairedToken: USDC.toLowerCase() }, USDC)).toEqual({
       pairedIn: "2.5",
-      pairedToken: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2",
-      tokensBought: "1000",
-      collected: [{ rewardIndex: 0, recipient: USDC, currency: USDC, amount: "1.234567" }],
+      pairedToken: USDC,
+    });
+    expect(
+      formatActivityData(
+        "fees-collected",
+        { collected: [{ rewardIndex: 0, recipient: USDC.toLowerCase(), currency: USDC.toLowerCase(), amount: "1234567" }] },
+        USDC,
+      ),
+    ).toEqual({ collected: [{ rewardIndex: 0, recipient: USDC, currency: USDC, amount: "1.234567" }] });
+    expect(formatActivityData("desk-closed", { price: "35000000000000", realisedPnl: "-2500000", leverage: "50000000000", tradeId: "0-1-7" }, USDC)).toEqual({
       price: "3500",
       realisedPnl: "-2.5",
+      leverage: "5",
       tradeId: "0-1-7",
     });
+    expect(formatActivityData("fees-attributed", { currency: WETH, amount: "5", legs: { perpUsdc: "250000" } }, USDC)).toEqual({
+      currency: getAddress(WETH),
+      amount: "0.000000000000000005",
+      legs: { perpUsdc: "0.25" },
+    });
+    // A field no schema declares is kept as indexed (an integer is not scaled by its name alone).
+    expect(formatActivityData("burn", { amount: "1000000000000000000", usdcIn: "1500000" }, USDC)).toEqual({ amount: "1", usdcIn: "1500000" });
   });
 
   it("ends buckets at the next day, week and calendar month", () => {
