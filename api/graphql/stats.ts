@@ -1,6 +1,7 @@
 /** `stats` and `health`: the protocol's totals, pending accumulators and open desks; service health. */
 import { USDC_DECIMALS } from "../../common/money.js";
 import { readHealth } from "../read/health.js";
+import { healthResponse, workerResponse } from "../views/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
 import { HealthStatusEnum } from "./enums.js";
@@ -106,33 +107,10 @@ builder.queryField("stats", (t) => t.field({ type: StatsType, complexity: 20, re
 
 type Health = Awaited<ReturnType<typeof readHealth>>;
 
-const Worker = builder.objectRef<Health["workers"][number]>("Worker").implement({
-  fields: (t) => ({
-    name: t.exposeString("name"),
-    minIntervalSeconds: t.exposeInt("minIntervalSeconds"),
-    maxIntervalSeconds: t.exposeInt("maxIntervalSeconds"),
-    lastRunAt: t.exposeString("lastRunAt", { nullable: true }),
-    lastSuccessAt: t.exposeString("lastSuccessAt", { nullable: true }),
-    lastError: t.exposeString("lastError", { nullable: true }),
-    runs: t.exposeInt("runs"),
-    failures: t.exposeInt("failures"),
-    nextRunAt: t.exposeString("nextRunAt", { nullable: true }),
-  }),
-});
-
-const Indexer = builder.objectRef<Health["indexer"]>("IndexerStatus").implement({
-  fields: (t) => ({ ready: t.exposeBoolean("ready"), block: t.exposeInt("block", { nullable: true }) }),
-});
-
-const Leader = builder.objectRef<NonNullable<Health["leader"]>>("EngineLeader").implement({
-  description: "The engine that leads: its lease holder, epoch (fencing token) and since when",
-  fields: (t) => ({
-    holder: t.exposeString("holder", { description: "The leading engine process: host:pid:suffix" }),
-    epoch: t.exposeString("epoch"),
-    since: t.exposeString("since"),
-    expiresAt: t.exposeString("expiresAt"),
-  }),
-});
+// A worker, the indexer's progress and the leading engine: the objects REST's /health serves.
+const Worker = zodObject("Worker", workerResponse);
+const Indexer = zodObject("IndexerStatus", healthResponse.shape.indexer);
+const Leader = zodObject("EngineLeader", healthResponse.shape.leader.unwrap(), "The engine that leads: its lease holder, epoch (fencing token) and since when");
 
 const HealthType = builder.objectRef<Health>("Health").implement({
   fields: (t) => ({

@@ -7,7 +7,7 @@
  */
 import { HealthUnavailable, readHealth } from "../read/health.js";
 import { defineRoute, respond } from "./route.js";
-import { healthResponse, healthUnavailableResponse } from "./schemas.js";
+import { healthResponse, healthUnavailableResponse } from "../views/health.js";
 
 const unavailableBody = (error: HealthUnavailable) => ({ status: "unavailable" as const, reasons: [error.reason], since: error.since });
 

@@ -11,7 +11,7 @@ import pino from "pino";
 import { type Abi, type Address, encodeFunctionData, erc20Abi } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createEnginePort } from "../../api/engine-port.js";
-import { healthResponse } from "../../api/rest/schemas.js";
+import { healthResponse } from "../../api/views/health.js";
 import { clankerFeeLockerAbi, clankerLpLockerAbi } from "../../common/abis/clanker.js";
 import { decodeRevert } from "../../core/errors.js";
 import { readWorkerHealth } from "../../core/health.js";

@@ -110,6 +110,30 @@ export function graphqlSuite(): void {
       expect(await data(q, undefined, "http")).toEqual(memory);
     });
 
+    it("health's workers, indexer and leader are REST's /health objects, field for field", async () => {
+      const engine = h.deps.agents!.services.pool;
+      await h.deps.agents!.services.ready();
+      await engine.query(
+        `INSERT INTO engine.worker_state (name, min_interval_seconds, max_interval_seconds, last_run_at, last_success_at, runs, failures, next_run_at)
+       VALUES ('fee-claimer', 180, 300, now(), now(), 3, 0, now() + interval '200 seconds')`,
+      );
+      try {
+        const d = await data(
+          "{ health { indexer { ready block head lagBlocks advancedAt } workers { name minIntervalSeconds maxIntervalSeconds lastRunAt lastSuccessAt lastError runs failures nextRunAt } leader { holder epoch since renewedAt expiresAt } } }",
+        );
+        const rest = (await (await h.app.request("http://api.test/api/v1/health")).json()) as Record<string, unknown>;
+        /** REST leaves out an optional field it does not have; GraphQL answers null. */
+        const present = (v: unknown) => (v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null)) : v);
+        expect(present(d.health.indexer)).toEqual(present(rest.indexer));
+        expect(d.health.indexer.block).toBeGreaterThan(0);
+        expect(d.health.workers).toEqual(rest.workers);
+        expect(d.health.workers).toEqual([expect.objectContaining({ name: "fee-claimer", runs: 3, lastRunAt: expect.any(String) })]);
+        expect(present(d.health.leader)).toEqual(present(rest.leader));
+      } finally {
+        await engine.query("DELETE FROM engine.worker_state");
+      }
+    });
+
     it("pages burns in every ordering without gaps or duplicates", async () => {
       for (const order of ["NEWEST", "OLDEST", "LARGEST"]) {
         const all = await allBurns(`, orderBy: ${order}`);

@@ -15,6 +15,7 @@ import { PERPS_VENUES, PERPS_VENUE_IDS } from "../../../common/perps-venues.js";
 import { deskTrade } from "../../../schema/ponder.js";
 import { ERROR_STATUS } from "../../../api/http/errors.js";
 import * as schemas from "../../../api/rest/schemas.js";
+import { healthResponse } from "../../../api/views/health.js";
 import { deskStatementResponse } from "../../../api/views/trust.js";
 import { selectionOf } from "../../helpers/graphql-selection.js";
 import { SERVICE_ERROR_CODES, type ServiceErrorCode } from "../../../core/errors.js";
@@ -60,7 +61,7 @@ export function restSuite(): void {
     it("GET /health", async () => {
       const a = await get("/health");
       expect(a.status).toBe(200);
-      schemas.healthResponse.parse(a.json);
+      healthResponse.parse(a.json);
       expect(shapeOf(a.json)).toMatchSnapshot();
       expect(a.json).toMatchObject({ status: "ok", protocolToken: getAddress(h.protocolToken), indexer: { ready: true } });
       // The devnet runs the default venue, gTrade v10 on its twin of the diamond: desks trade.
@@ -68,7 +69,7 @@ export function restSuite(): void {
       // Over HTTP, from ponder's own server: the same answer.
       const http = await h.fetch("GET", "/api/v1/health");
       expect(http.status).toBe(200);
-      expect(schemas.healthResponse.parse(http.json).protocolToken).toBe(getAddress(h.protocolToken));
+      expect(healthResponse.parse(http.json).protocolToken).toBe(getAddress(h.protocolToken));
     });
 
     it("GET /health with the engine's workers: ok while they succeed, degraded with the reason when one fails", async () => {
@@ -84,7 +85,7 @@ export function restSuite(): void {
       );
       try {
         const ok = await get("/health");
-        schemas.healthResponse.parse(ok.json);
+        healthResponse.parse(ok.json);
         expect(shapeOf(ok.json.workers)).toMatchSnapshot();
         expect(ok.json).toMatchObject({
           status: "ok",
