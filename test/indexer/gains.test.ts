@@ -19,6 +19,7 @@ import { DEVNET_ACCOUNTS, devnetPrivateKey } from "../../devnet/protocol.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { type GainsTrade, gainsMarketOpenTrade } from "../../common/abis/gains.js";
 import { createDatabase, devnetAs, startTestPonder, testEnv } from "../helpers/env.js";
+import { activitySchemaProblems } from "../helpers/activity-facts.js";
 
 const USDC = (n: bigint) => n * 1_000_000n;
 const BTC = 0;
@@ -359,6 +360,8 @@ describe("indexer: the operator's desks on gTrade v10", () => {
     const events = await q<{ tx_hash: string; kind: string }>("SELECT tx_hash, kind FROM desk_event");
     const activity = await q<{ tx_hash: string; kind: string }>("SELECT tx_hash, kind FROM activity WHERE kind LIKE 'desk-%'");
     expect(activity.map((a) => `${a.kind} ${a.tx_hash}`).sort()).toEqual(events.map((e) => `${e.kind} ${e.tx_hash}`).sort());
+    // gTrade's facts (refused orders' fees, margin fees, cancel reasons) as the desk kinds' schema declares them.
+    expect(activitySchemaProblems(await q<{ kind: string; data: unknown }>("SELECT kind, data FROM activity WHERE kind LIKE 'desk-%'"), c.usdc!)).toEqual([]);
     const [totals] = await q("SELECT desks_opened, desks_open, desk_realised_pnl FROM protocol_totals");
     expect(totals).toEqual({
       desks_opened: 2,

@@ -14,6 +14,7 @@ import { splitOperatorShare } from "../../common/split.js";
 import { createDevnetContext } from "../../devnet/context.js";
 import { waitForIndexed } from "../../devnet/ponder.js";
 import { devnetPrivateKey } from "../../devnet/protocol.js";
+import { activitySchemaProblems } from "../helpers/activity-facts.js";
 import * as act from "../helpers/actions.js";
 import { createDatabase, devnetAs, startTestPonder, testEnv } from "../helpers/env.js";
 
@@ -388,6 +389,12 @@ describe("indexer: scripted scenario", () => {
     expect(kinds.some((k) => k.kind === "token-enrolled")).toBe(true);
     const [e] = await q("SELECT halted FROM enrollment WHERE token = $1", [lc(s.token)]);
     expect(e).toEqual({ halted: true });
+  });
+
+  it("writes each activity row's facts as its kind's schema declares them (every field declared, served as documented)", async () => {
+    const rows = await q<{ kind: string; data: unknown }>("SELECT kind, data FROM activity");
+    expect(new Set(rows.map((r) => r.kind)).size).toBeGreaterThanOrEqual(10);
+    expect(activitySchemaProblems(rows, c.usdc!)).toEqual([]);
   });
 
   it("keeps every aggregate equal to the sum of its raw rows", async () => {
