@@ -7,12 +7,10 @@
 import { getAddress } from "viem";
 import { checksum } from "../read/format.js";
 import {
-  type BurnValueFigures,
   CANDLE_PERIODS,
   type CandleFigures,
   type CurrencyRef,
   DEFAULT_CANDLES,
-  FIGURE_UNITS,
   MAX_CANDLES,
   type MarketFigures,
   burnValueFigures,
@@ -21,26 +19,46 @@ import {
   marketFigures,
   marketView,
 } from "../read/market.js";
+import { BURN_VALUE_FIGURES, CANDLE_FIGURES, type Figures, MARKET_FIGURES, SWAP_COUNTS, describeFigure } from "../views/market.js";
 import { type GraphqlContext, type Types, builder } from "./builder.js";
 import { userError } from "./errors.js";
 import { BurnRef, TokenRef } from "./refs.js";
 
 type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
 
-/** `<name>` (String) and `<name>Raw` (BigInt) read from a figures object, described with the unit. */
-function figure<Row extends Record<string, unknown>, N extends string>(t: FieldBuilder<Row>, name: N, raw: string, nullable = false) {
-  const what = FIGURE_UNITS[name] ?? name;
-  return {
-    [name]: t.string({ nullable, description: `${what} (exact decimal, whole units)`, resolve: (row) => row[name] as string }),
-    [`${name}Raw`]: t.field({ type: "BigInt", nullable, description: `${what} (integer in ${raw})`, resolve: (row) => row[`${name}Raw`] as bigint }),
-  } as Record<N | `${N}Raw`, ReturnType<FieldBuilder<Row>["string"]>>;
+/**
+ * The figures' fields (api/views/market.ts): `<name>` (String) and `<name>Raw` (BigInt), read
+ * from the figures of the parent (`valuesOf`, by default the parent itself).
+ */
+function figureFields<Row, F extends Figures>(
+  t: FieldBuilder<Row>,
+  figures: F,
+  valuesOf: (row: Row, ctx: GraphqlContext) => Promise<Record<string, unknown>> | Record<string, unknown> = (row) => row as Record<string, unknown>,
+) {
+  const fields: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(figures)) {
+    const { what, raw } = describeFigure(f);
+    const nullable = f.nullable === true;
+    fields[name] = t.string({
+      nullable,
+      description: `${what} (exact decimal, whole units)`,
+      resolve: async (r, _a, ctx) => (await valuesOf(r, ctx))[name] as never,
+    });
+    fields[`${name}Raw`] = t.field({
+      type: "BigInt",
+      nullable,
+      description: `${what} (integer in ${raw})`,
+      resolve: async (r, _a, ctx) => (await valuesOf(r, ctx))[`${name}Raw`] as never,
+    });
+  }
+  return fields as Record<string, ReturnType<FieldBuilder<Row>["string"]>>;
 }
 
-const PRICE = "paired-currency base units per 1e18 whole tokens";
-const USDC_PRICE = "USDC base units (1e-6) per 1e18 whole tokens";
-const TOKEN = "token base units (1e-18 token)";
-const PAIRED = "base units of the paired currency (USDC 1e-6, WETH wei)";
-const USDC = "USDC base units (1e-6 USDC)";
+/** A period's swaps, and those left out of its USDC volume. */
+const swapCountFields = <Row extends { unpricedSwaps: number; swaps: number }>(t: FieldBuilder<Row>) => ({
+  unpricedSwaps: t.int({ description: SWAP_COUNTS.unpricedSwaps, resolve: (r) => r.unpricedSwaps }),
+  swaps: t.int({ description: SWAP_COUNTS.swaps, resolve: (r) => r.swaps }),
+});
 
 export const CandlePeriodEnum = builder.enumType("CandlePeriod", {
   description: "Candle bucket length (UTC): an hour or a day.",
@@ -60,15 +78,8 @@ const Candle = builder.objectRef<CandleFigures>("Candle").implement({
   description: "One bucket of the pool's price history: prices in the paired currency per whole token, volume in tokens, in the paired currency and in USDC.",
   fields: (t) => ({
     start: t.field({ type: "DateTime", description: "Bucket start (UTC)", resolve: (c) => c.start }),
-    ...figure(t, "open", PRICE),
-    ...figure(t, "high", PRICE),
-    ...figure(t, "low", PRICE),
-    ...figure(t, "close", PRICE),
-    ...figure(t, "volumeToken", TOKEN),
-    ...figure(t, "volumePaired", PAIRED),
-    ...figure(t, "volumeUsdc", USDC),
-    unpricedSwaps: t.int({ description: FIGURE_UNITS.unpricedSwaps, resolve: (c) => c.unpricedSwaps }),
-    swaps: t.int({ description: FIGURE_UNITS.swaps, resolve: (c) => c.swaps }),
+    ...figureFields(t, CANDLE_FIGURES),
+    ...swapCountFields(t),
   }),
 });
 
@@ -85,18 +96,8 @@ const TokenMarket = builder.objectRef<MarketRow>("TokenMarket").implement({
       description: "The currency pricePaired, marketCapPaired and volumePaired are in",
       resolve: (m) => m.pairedToken,
     }),
-    ...figure(t, "totalSupply", TOKEN),
-    ...figure(t, "burned", TOKEN),
-    ...figure(t, "circulating", TOKEN),
-    ...figure(t, "pricePaired", PRICE, true),
-    ...figure(t, "priceUsdc", USDC_PRICE, true),
-    ...figure(t, "marketCapPaired", PAIRED, true),
-    ...figure(t, "marketCapUsdc", USDC, true),
-    ...figure(t, "volumeToken", TOKEN),
-    ...figure(t, "volumePaired", PAIRED),
-    ...figure(t, "volumeUsdc", USDC),
-    unpricedSwaps: t.int({ description: FIGURE_UNITS.unpricedSwaps, resolve: (m) => m.unpricedSwaps }),
-    swaps: t.int({ description: FIGURE_UNITS.swaps, resolve: (m) => m.swaps }),
+    ...figureFields(t, MARKET_FIGURES),
+    ...swapCountFields(t),
   }),
 });
 
@@ -138,32 +139,10 @@ builder.objectFields(TokenRef, (t) => ({
   }),
 }));
 
-builder.objectFields(BurnRef, (t) => {
-  const value = async (r: { id: string; token: `0x${string}` }, ctx: GraphqlContext): Promise<BurnValueFigures> => {
+builder.objectFields(BurnRef, (t) =>
+  figureFields(t, BURN_VALUE_FIGURES, async (r, ctx) => {
     const [v, view] = await Promise.all([ctx.loaders.burnValue.load(r.id), ctx.loaders.token.load(r.token)]);
     const paired = view?.pool ? await ctx.loaders.currency.load(view.pool.pairedToken) : null;
     return burnValueFigures(v, paired);
-  };
-  const fields = (name: keyof BurnValueFigures & string, raw: string) => {
-    const what = FIGURE_UNITS[name] ?? name;
-    return {
-      [name]: t.string({
-        nullable: true,
-        description: `${what} (exact decimal, whole units)`,
-        resolve: async (r, _a, ctx) => (await value(r, ctx))[name] as string | null,
-      }),
-      [`${name}Raw`]: t.field({
-        type: "BigInt",
-        nullable: true,
-        description: `${what} (integer in ${raw})`,
-        resolve: async (r, _a, ctx) => (await value(r, ctx))[`${name}Raw` as keyof BurnValueFigures] as bigint | null,
-      }),
-    };
-  };
-  return {
-    ...fields("pricePairedAtBurn", PRICE),
-    ...fields("priceUsdcAtBurn", USDC_PRICE),
-    ...fields("valuePaired", PAIRED),
-    ...fields("valueUsdc", USDC),
-  };
-});
+  }),
+);

@@ -6,12 +6,12 @@
 import { type SQL, and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { CLANKER_TOKEN_SUPPLY } from "../../common/deploy-config.js";
-import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 import type { Config } from "../../common/config.js";
 import { burn, poolCandle, poolPricePoint, poolVolumeUsdc, token } from "../../schema/ponder.js";
 import type { ReadDb } from "./db.js";
 import type { BurnRow } from "./burns.js";
 import type { PoolRow, TokenView } from "./tokens.js";
+import { BURN_VALUE_FIGURES, CANDLE_FIGURES, MARKET_FIGURES, figuresOf } from "../views/market.js";
 
 export const CANDLE_PERIODS = ["hour", "day"] as const;
 export type CandlePeriod = (typeof CANDLE_PERIODS)[number];
@@ -156,115 +156,29 @@ export async function burnValues(db: ReadDb, burns: readonly Pick<BurnRow, "id">
 
 // ------------------------------------------------------------------ figures at the edge
 
-/**
- * The figures as both interfaces show them, under the same names: `<name>` an exact decimal
- * string in whole units, `<name>Raw` the integer in base units (REST: a string of digits;
- * GraphQL: BigInt). Prices are per whole token; their raw form is base units of the currency
- * per 1e18 whole tokens.
- */
-const fmt = (value: bigint, decimals: number) => formatDecimal(value, decimals);
-const maybe = (value: bigint | null, decimals: number) => (value === null ? null : fmt(value, decimals));
-
 export type CurrencyRef = { address: Hex; symbol: string; decimals: number };
 
+/** A candle's figures (api/views/market.ts), prices in the paired currency. */
 export function candleFigures(c: CandleRow, paired: CurrencyRef) {
-  const price = paired.decimals + 18;
-  return {
-    start: c.start,
-    open: fmt(c.open, price),
-    openRaw: c.open,
-    high: fmt(c.high, price),
-    highRaw: c.high,
-    low: fmt(c.low, price),
-    lowRaw: c.low,
-    close: fmt(c.close, price),
-    closeRaw: c.close,
-    volumeToken: fmt(c.volumeToken, TOKEN_DECIMALS),
-    volumeTokenRaw: c.volumeToken,
-    volumePaired: fmt(c.volumePaired, paired.decimals),
-    volumePairedRaw: c.volumePaired,
-    volumeUsdc: fmt(c.volumeUsdc, USDC_DECIMALS),
-    volumeUsdcRaw: c.volumeUsdc,
-    unpricedSwaps: c.unpricedSwaps,
-    swaps: c.swaps,
-  };
+  return { start: c.start, ...figuresOf(CANDLE_FIGURES, c, paired.decimals), unpricedSwaps: c.unpricedSwaps, swaps: c.swaps };
 }
 export type CandleFigures = ReturnType<typeof candleFigures>;
 
+/** A token's market figures (api/views/market.ts); without a pool, in 18 decimals. */
 export function marketFigures(m: TokenMarketView, paired: CurrencyRef | null) {
-  const pd = paired?.decimals ?? TOKEN_DECIMALS;
-  return {
-    totalSupply: fmt(m.totalSupply, TOKEN_DECIMALS),
-    totalSupplyRaw: m.totalSupply,
-    burned: fmt(m.burned, TOKEN_DECIMALS),
-    burnedRaw: m.burned,
-    circulating: fmt(m.circulating, TOKEN_DECIMALS),
-    circulatingRaw: m.circulating,
-    pricePaired: maybe(m.pricePairedE18, pd + 18),
-    pricePairedRaw: m.pricePairedE18,
-    priceUsdc: maybe(m.priceUsdcE18, USDC_DECIMALS + 18),
-    priceUsdcRaw: m.priceUsdcE18,
-    marketCapPaired: maybe(m.marketCapPaired, pd),
-    marketCapPairedRaw: m.marketCapPaired,
-    marketCapUsdc: maybe(m.marketCapUsdc, USDC_DECIMALS),
-    marketCapUsdcRaw: m.marketCapUsdc,
-    volumeToken: fmt(m.volumeToken, TOKEN_DECIMALS),
-    volumeTokenRaw: m.volumeToken,
-    volumePaired: fmt(m.volumePaired, pd),
-    volumePairedRaw: m.volumePaired,
-    volumeUsdc: fmt(m.volumeUsdc, USDC_DECIMALS),
-    volumeUsdcRaw: m.volumeUsdc,
-    unpricedSwaps: m.unpricedSwaps,
-    swaps: m.swaps,
-  };
+  const values = { ...m, pricePaired: m.pricePairedE18, priceUsdc: m.priceUsdcE18 };
+  return { ...figuresOf(MARKET_FIGURES, values, paired?.decimals), unpricedSwaps: m.unpricedSwaps, swaps: m.swaps };
 }
 export type MarketFigures = ReturnType<typeof marketFigures>;
 
+/** A burn's value at its moment (api/views/market.ts); all null before its pool's first swap. */
 export function burnValueFigures(v: BurnValue | null, paired: CurrencyRef | null) {
-  const pd = paired?.decimals ?? TOKEN_DECIMALS;
-  return {
-    pricePairedAtBurn: v ? fmt(v.pricePairedE18, pd + 18) : null,
-    pricePairedAtBurnRaw: v?.pricePairedE18 ?? null,
-    priceUsdcAtBurn: v ? maybe(v.priceUsdcE18, USDC_DECIMALS + 18) : null,
-    priceUsdcAtBurnRaw: v?.priceUsdcE18 ?? null,
-    valuePaired: v ? fmt(v.valuePaired, pd) : null,
-    valuePairedRaw: v?.valuePaired ?? null,
-    valueUsdc: v ? maybe(v.valueUsdc, USDC_DECIMALS) : null,
-    valueUsdcRaw: v?.valueUsdc ?? null,
+  const values = {
+    pricePairedAtBurn: v?.pricePairedE18 ?? null,
+    priceUsdcAtBurn: v?.priceUsdcE18 ?? null,
+    valuePaired: v?.valuePaired ?? null,
+    valueUsdc: v?.valueUsdc ?? null,
   };
+  return figuresOf(BURN_VALUE_FIGURES, values, paired?.decimals);
 }
 export type BurnValueFigures = ReturnType<typeof burnValueFigures>;
-
-/** The figures' units, for the schema descriptions (REST and GraphQL alike). */
-export const FIGURE_UNITS: Record<string, string> = {
-  open: "Price at the bucket's start (the pool's price before its first swap), paired currency per whole token",
-  high: "Highest price in the bucket, paired currency per whole token",
-  low: "Lowest price in the bucket, paired currency per whole token",
-  close: "Price after the bucket's last swap, paired currency per whole token",
-  volumeToken: "Tokens traded (token, 18 decimals)",
-  volumePaired: "Paired currency traded (in the paired currency's own decimals: USDC 6, WETH 18)",
-  volumeUsdc: "Paired legs in USDC (6 decimals): USDC as is, WETH at the WETH/USDC price of each swap; unpriced swaps left out",
-  unpricedSwaps: "Swaps left out of volumeUsdc: their paired currency had no USDC price then",
-  swaps: "Number of swaps",
-  totalSupply: "Tokens minted at launch (18 decimals)",
-  burned: "Tokens held by the dead address 0x…dEaD (18 decimals)",
-  circulating: "totalSupply − burned (18 decimals)",
-  pricePaired: "Price after the pool's last swap, paired currency per whole token",
-  priceUsdc: "The same in USDC per whole token, WETH at the WETH/USDC price of that swap (null: no USDC price for the paired currency)",
-  marketCapPaired: "circulating × pricePaired, in the paired currency, rounded down to its base unit",
-  marketCapUsdc: "circulating × priceUsdc, USDC (6 decimals), rounded down (null: no USDC price)",
-  amount: "Tokens burned (18 decimals)",
-  pricePairedAtBurn: "The pool's price after the last swap before the burn, paired currency per whole token (null: no swap yet)",
-  priceUsdcAtBurn: "The same in USDC per whole token (null: no swap yet, or no USDC price then)",
-  valuePaired: "amount × pricePairedAtBurn, paired currency, rounded down",
-  valueUsdc: "amount × priceUsdcAtBurn, USDC (6 decimals), rounded down",
-};
-
-/** `<figure>Raw`'s unit: base units of the currency (prices: base units per 1e18 whole tokens). */
-export function rawUnit(name: string): string {
-  if (/^(open|high|low|close|pricePaired|pricePairedAtBurn)$/.test(name)) return "paired-currency base units per 1e18 whole tokens";
-  if (/^(priceUsdc|priceUsdcAtBurn)$/.test(name)) return "USDC base units (1e-6) per 1e18 whole tokens";
-  if (/Usdc$/.test(name)) return "USDC base units (1e-6 USDC)";
-  if (/Paired$/.test(name)) return "base units of the paired currency (USDC 1e-6, WETH wei)";
-  return "token base units (1e-18 token)";
-}

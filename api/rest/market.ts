@@ -16,7 +16,6 @@ import { listBody } from "../read/keyset.js";
 import {
   CANDLE_PERIODS,
   DEFAULT_CANDLES,
-  FIGURE_UNITS,
   MAX_CANDLES,
   burnValueFigures,
   burnValues,
@@ -25,8 +24,9 @@ import {
   marketFigures,
   marketView,
   poolVolumes,
-  rawUnit,
 } from "../read/market.js";
+import { BURN_VALUE_FIGURES, CANDLE_FIGURES, MARKET_FIGURES, SWAP_COUNTS, figureSchemas } from "../views/market.js";
+import { json } from "../../common/edge.js";
 import { type TokenView, getTokens } from "../read/tokens.js";
 import { burnSchema, burnView } from "../views/burn.js";
 import { viewJson } from "../views/view.js";
@@ -35,42 +35,18 @@ import { integerParam, pageQuery, tokenParam } from "./schemas.js";
 
 // ------------------------------------------------------------------ schemas
 
-const decimal = z.string().regex(/^-?\d+(\.\d+)?$/);
-const digits = z.string().regex(/^-?\d+$/);
-const checksummed = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .describe("EIP-55 checksummed address");
-const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
-
-/** `<name>` (exact decimal, whole units) and `<name>Raw` (digits, base units), each described with its unit. */
-function figure<N extends string>(name: N, nullable = false) {
-  const what = FIGURE_UNITS[name] ?? name;
-  const value = decimal.describe(`${what}: exact decimal string in whole units`);
-  const raw = digits.describe(`${what}: integer in ${rawUnit(name)}`);
-  return { [name]: nullable ? value.nullable() : value, [`${name}Raw`]: nullable ? raw.nullable() : raw } as unknown as Record<N | `${N}Raw`, z.ZodTypeAny>;
-}
+const { checksummed, hash } = json;
 
 const currency = z.object({ address: checksummed, symbol: z.string(), decimals: z.number().int() }).strict();
 
-/** A period's traded volume (token, paired currency, USDC) and its swaps, with those it could not price. */
-const volumeFigures = {
-  ...figure("volumeToken"),
-  ...figure("volumePaired"),
-  ...figure("volumeUsdc"),
-  unpricedSwaps: z.number().int().describe(FIGURE_UNITS.unpricedSwaps!),
-  swaps: z.number().int().describe(FIGURE_UNITS.swaps!),
+/** A period's swaps, and those left out of its USDC volume. */
+const swapCounts = {
+  unpricedSwaps: z.number().int().describe(SWAP_COUNTS.unpricedSwaps),
+  swaps: z.number().int().describe(SWAP_COUNTS.swaps),
 };
 
 export const candleItem = z
-  .object({
-    start: z.string().datetime().describe("Bucket start (UTC), ISO-8601"),
-    ...figure("open"),
-    ...figure("high"),
-    ...figure("low"),
-    ...figure("close"),
-    ...volumeFigures,
-  })
+  .object({ start: z.string().datetime().describe("Bucket start (UTC), ISO-8601"), ...figureSchemas(CANDLE_FIGURES), ...swapCounts })
   .strict();
 
 export const candlesResponse = z
@@ -88,24 +64,13 @@ export const marketResponse = z
     token: checksummed,
     poolId: hash.nullable(),
     pairedToken: currency.nullable(),
-    ...figure("totalSupply"),
-    ...figure("burned"),
-    ...figure("circulating"),
-    ...figure("pricePaired", true),
-    ...figure("priceUsdc", true),
-    ...figure("marketCapPaired", true),
-    ...figure("marketCapUsdc", true),
-    ...volumeFigures,
+    ...figureSchemas(MARKET_FIGURES),
+    ...swapCounts,
   })
   .strict();
 
 /** A burn (api/views/burn.ts), valued at the price of its moment. */
-export const burnItem = burnSchema.extend({
-  ...figure("pricePairedAtBurn", true),
-  ...figure("priceUsdcAtBurn", true),
-  ...figure("valuePaired", true),
-  ...figure("valueUsdc", true),
-});
+export const burnItem = burnSchema.extend(figureSchemas(BURN_VALUE_FIGURES));
 
 export const burnsResponse = z.object({ pairedToken: currency.nullable(), items: z.array(burnItem), nextCursor: z.string().nullable() }).strict();
 
