@@ -1,7 +1,6 @@
 /** `Token` with its pool, enrolment, totals and desk; the `token` and `tokens` queries. */
 import { type Hex, getAddress } from "viem";
 import { formatDecimal } from "../../common/money.js";
-import { checksum } from "../read/format.js";
 import type { EnrollmentRow, PoolRow, TokenTotalsRow } from "../read/tokens.js";
 import { type HonouredView, type LockerShareView, type TokenOrder, countTokens, honouredView, listTokens, lockerSharesOf } from "../read/tokens.js";
 import { builder } from "./builder.js";
@@ -18,6 +17,7 @@ import { readFinality, tokenFinalityJson } from "../read/finality.js";
 import { tokenFigures, tokenFinalityResponse } from "../views/finality.js";
 import { reportFields, zodObject } from "./zod-objects.js";
 import {
+  enrollmentView,
   honouredSplitRow,
   honouredSplitView,
   lockerShareRow,
@@ -54,16 +54,8 @@ const LockerShare = builder.objectRef<LockerShareView>("LockerShare").implement(
 });
 
 const Enrollment = builder.objectRef<EnrollmentRow>("Enrollment").implement({
-  description: "The token's registry enrolment.",
-  fields: (t) => ({
-    creator: t.string({ resolve: (e) => checksum(e.creator) }),
-    split: t.field({ type: Split, resolve: (e) => e }),
-    charterHash: t.exposeString("charterHash"),
-    active: t.exposeBoolean("active"),
-    halted: t.exposeBoolean("halted"),
-    enrolledAt: t.field({ type: "DateTime", resolve: (e) => e.enrolledAt }),
-    enrolledBlock: t.field({ type: "BigInt", resolve: (e) => e.enrolledBlock }),
-  }),
+  description: `${enrollmentView.description}.`,
+  fields: (t) => ({ ...viewFields(t, enrollmentView, {}), split: t.field({ type: Split, resolve: (e) => e }) }),
 });
 
 const Pool = builder.objectRef<PoolRow>("Pool").implement({

@@ -32,6 +32,7 @@ import {
   splitView,
   tokenPendingSchema,
   tokenPendingView,
+  tokenEnrollmentSchema,
   tokenSchema,
   tokenTotalsSchema,
   tokenTotalsView,
@@ -364,14 +365,11 @@ export const lockerSharesResponse = z.array(lockerShareSchema).describe("The LP 
 export const tokenItem = tokenSchema
   .extend({
     enrolled: z.boolean().describe("Enrolled in the registry (the enrolment fields below are null otherwise)"),
-    creator: checksummed.nullable().describe("Receives the creator leg (null when not enrolled)"),
     split: splitResponse.nullable().describe("The enrolment's split (null when not enrolled)"),
     honouredSplit: honouredSplitResponse,
     lockerShares: lockerSharesResponse,
     pool: poolSchema.nullable().describe(poolView.description),
-    enrolledAt: iso.nullable().describe("null when not enrolled"),
-    active: z.boolean().describe("Enrolled and active (false when not enrolled)"),
-    halted: z.boolean().describe("Enrolled and halted in the registry"),
+    ...tokenEnrollmentSchema,
     totals: tokenTotalsSchema
       .extend({
         creatorLegUsdc: deprecatedAs(usdc("LP fees paid to the creator in USDC (in WETH: feesByCurrency)"), "legs.creatorUsdc"),

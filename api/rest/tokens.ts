@@ -10,13 +10,13 @@ import { coalescerFor } from "../read/coalesce.js";
 import { NO_TOKEN_PENDING, type TokenPending } from "../engine-port.js";
 import type { DeskView } from "../read/desks.js";
 import type { FeeCurrencyView, BuybackSpendView } from "../read/fees.js";
-import { checksum, isoTime, usdcAmount } from "../read/format.js";
+import { usdcAmount } from "../read/format.js";
 import { legsJson } from "../views/legs.js";
 import { listBody } from "../read/keyset.js";
 import { type HonouredView, type LockerShareView, type TokenView, honouredView, lockerSharesOf, readTokenPage } from "../read/tokens.js";
 import { deskJson } from "../views/desk.js";
 import { feeCurrencyJson, spendJson } from "../views/fees.js";
-import { honouredJson, poolJson, splitJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
+import { honouredJson, poolJson, splitJson, tokenEnrollmentJson, tokenPendingJson, tokenTotalsJson, tokenViewJson } from "../views/token.js";
 import { type RouteResponse, defineRoute, respond } from "./route.js";
 import { launchBody, launchResponse, registerBody, registerResponse, tokensQuery, tokensResponse } from "./schemas.js";
 import { type Finality, readFinality, tokenFinalityJson } from "../read/finality.js";
@@ -41,13 +41,10 @@ export function tokenJson(
   return {
     ...tokenViewJson(v.token),
     enrolled: e !== null,
-    creator: e ? checksum(e.creator) : null,
     split: e ? splitJson(e) : null,
     ...honouredJson(honoured, shares),
     pool: v.pool ? poolJson(v.pool) : null,
-    enrolledAt: e ? isoTime(e.enrolledAt) : null,
-    active: e?.active ?? false,
-    halted: e?.halted ?? false,
+    ...tokenEnrollmentJson(e),
     totals: {
       ...tokenTotalsJson(v.totals),
       creatorLegUsdc: usdcAmount(v.totals?.creatorLegUsdc ?? 0n),

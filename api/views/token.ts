@@ -8,7 +8,7 @@
  */
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import type { TokenPending } from "../engine-port.js";
-import type { HonouredView, LockerShareView, PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
+import type { EnrollmentRow, HonouredView, LockerShareView, PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
 import { amountField, defineView, usdcField, viewJson, viewSchema } from "./view.js";
 
 export const tokenView = defineView({
@@ -26,6 +26,20 @@ export const tokenView = defineView({
     launchTx: { kind: "hash", description: "The launch's transaction" },
     createdAt: { kind: "time", description: "When it was launched" },
     createdBlock: { kind: "int", graphql: "BigInt", description: "The launch's block" },
+  },
+});
+
+/** A token's enrolment in the registry (its split has a view of its own: `splitView`). */
+export const enrollmentView = defineView({
+  name: "enrollment",
+  description: "The token's registry enrolment",
+  fields: {
+    creator: { kind: "address", description: "Receives the creator leg" },
+    charterHash: { kind: "hash", description: "The hash of the charter it was enrolled under" },
+    active: { kind: "bool", description: "Enrolled and active" },
+    halted: { kind: "bool", description: "Halted in the registry" },
+    enrolledAt: { kind: "time", description: "When it was enrolled" },
+    enrolledBlock: { kind: "int", graphql: "BigInt", description: "The block it was enrolled in" },
   },
 });
 
@@ -154,6 +168,21 @@ const NO_TOTALS = { feesToOperatorUsdc: 0n, buybacks: 0, buybackUsdc: 0n, tokens
 export const tokenSchema = viewSchema(tokenView);
 export const tokenViewJson = (token: TokenRow) => viewJson(tokenView, token);
 export const splitJson = (split: { [K in keyof typeof splitView.fields]: number }) => viewJson(splitView, split);
+const enrollmentShape = viewSchema(enrollmentView).shape;
+/**
+ * A token item's enrolment fields (REST flattens them into the item): the enrolment's, each
+ * null when the token is not enrolled, but for its flags, then false.
+ */
+export const tokenEnrollmentSchema = {
+  creator: enrollmentShape.creator.nullable(),
+  charterHash: enrollmentShape.charterHash.nullable(),
+  active: enrollmentShape.active.describe("Enrolled and active (false when not enrolled)"),
+  halted: enrollmentShape.halted.describe("Enrolled and halted in the registry (false when not enrolled)"),
+  enrolledAt: enrollmentShape.enrolledAt.nullable(),
+  enrolledBlock: enrollmentShape.enrolledBlock.nullable(),
+};
+const NOT_ENROLLED = { creator: null, charterHash: null, active: false, halted: false, enrolledAt: null, enrolledBlock: null };
+export const tokenEnrollmentJson = (e: EnrollmentRow | null) => (e ? viewJson(enrollmentView, e) : NOT_ENROLLED);
 export const honouredSplitSchema = viewSchema(honouredSplitView);
 export const lockerShareSchema = viewSchema(lockerShareView);
 /** The split really honoured and every reward slot (`honouredSplit` null when not enrolled or before the slots are indexed). */
