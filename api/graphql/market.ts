@@ -4,7 +4,6 @@
  * `Burn` at the price of its moment. `<name>` is an exact decimal in whole units, `<name>Raw`
  * the integer in base units; each description names the unit.
  */
-import { getAddress } from "viem";
 import { checksum } from "../read/format.js";
 import {
   CANDLE_PERIODS,
@@ -19,7 +18,8 @@ import {
   marketFigures,
   marketView,
 } from "../read/market.js";
-import { BURN_VALUE_FIGURES, CANDLE_FIGURES, type Figures, MARKET_FIGURES, SWAP_COUNTS, describeFigure } from "../views/market.js";
+import { BURN_VALUE_FIGURES, CANDLE_FIGURES, type Figures, MARKET_FIGURES, SWAP_COUNTS, currencySchema, describeFigure } from "../views/market.js";
+import { zodObject } from "./zod-objects.js";
 import { type GraphqlContext, type Types, builder } from "./builder.js";
 import { userError } from "./errors.js";
 import { BurnRef, TokenRef } from "./refs.js";
@@ -28,28 +28,23 @@ type FieldBuilder<Row> = PothosSchemaTypes.ObjectFieldBuilder<Types, Row>;
 
 /**
  * The figures' fields (api/views/market.ts): `<name>` (String) and `<name>Raw` (BigInt), read
- * from the figures of the parent (`valuesOf`, by default the parent itself).
+ * from the parent itself or, given `valuesOf`, from the figures it finds for the parent.
  */
 function figureFields<Row, F extends Figures>(
   t: FieldBuilder<Row>,
   figures: F,
-  valuesOf: (row: Row, ctx: GraphqlContext) => Promise<Record<string, unknown>> | Record<string, unknown> = (row) => row as Record<string, unknown>,
+  valuesOf?: (row: Row, ctx: GraphqlContext) => Promise<Record<string, unknown>>,
 ) {
+  const read = (key: string) =>
+    valuesOf
+      ? async (r: Row, _a: unknown, ctx: GraphqlContext) => (await valuesOf(r, ctx))[key] as never
+      : (r: Row) => (r as Record<string, unknown>)[key] as never;
   const fields: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(figures)) {
     const { what, raw } = describeFigure(f);
     const nullable = f.nullable === true;
-    fields[name] = t.string({
-      nullable,
-      description: `${what} (exact decimal, whole units)`,
-      resolve: async (r, _a, ctx) => (await valuesOf(r, ctx))[name] as never,
-    });
-    fields[`${name}Raw`] = t.field({
-      type: "BigInt",
-      nullable,
-      description: `${what} (integer in ${raw})`,
-      resolve: async (r, _a, ctx) => (await valuesOf(r, ctx))[`${name}Raw`] as never,
-    });
+    fields[name] = t.string({ nullable, description: `${what} (exact decimal, whole units)`, resolve: read(name) });
+    fields[`${name}Raw`] = t.field({ type: "BigInt", nullable, description: `${what} (integer in ${raw})`, resolve: read(`${name}Raw`) });
   }
   return fields as Record<string, ReturnType<FieldBuilder<Row>["string"]>>;
 }
@@ -65,14 +60,7 @@ export const CandlePeriodEnum = builder.enumType("CandlePeriod", {
   values: Object.fromEntries(CANDLE_PERIODS.map((p) => [p.toUpperCase(), { value: p }])) as Record<"HOUR" | "DAY", { value: "hour" | "day" }>,
 });
 
-const Currency = builder.objectRef<CurrencyRef>("Currency").implement({
-  description: "A currency: address (checksummed), symbol and the decimals of its amounts.",
-  fields: (t) => ({
-    address: t.string({ resolve: (c) => getAddress(c.address) }),
-    symbol: t.exposeString("symbol"),
-    decimals: t.exposeInt("decimals"),
-  }),
-});
+const Currency = zodObject("Currency", currencySchema);
 
 const Candle = builder.objectRef<CandleFigures>("Candle").implement({
   description: "One bucket of the pool's price history: prices in the paired currency per whole token, volume in tokens, in the paired currency and in USDC.",

@@ -25,7 +25,7 @@ import {
   marketView,
   poolVolumes,
 } from "../read/market.js";
-import { BURN_VALUE_FIGURES, CANDLE_FIGURES, MARKET_FIGURES, SWAP_COUNTS, figureSchemas } from "../views/market.js";
+import { BURN_VALUE_FIGURES, CANDLE_FIGURES, MARKET_FIGURES, SWAP_COUNTS, currencySchema, figureSchemas } from "../views/market.js";
 import { json } from "../../common/edge.js";
 import { type TokenView, getTokens } from "../read/tokens.js";
 import { burnSchema, burnView } from "../views/burn.js";
@@ -37,7 +37,7 @@ import { integerParam, pageQuery, tokenParam } from "./schemas.js";
 
 const { checksummed, hash } = json;
 
-const currency = z.object({ address: checksummed, symbol: z.string(), decimals: z.number().int() }).strict();
+const currency = currencySchema;
 
 /** A period's swaps, and those left out of its USDC volume. */
 const swapCounts = {

@@ -7,7 +7,7 @@
  * a string of digits, GraphQL `BigInt`). Prices are per whole token; their raw form is base
  * units of the currency per 1e18 whole tokens.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { json } from "../../common/edge.js";
 import { TOKEN_DECIMALS, USDC_DECIMALS, formatDecimal } from "../../common/money.js";
 
@@ -68,6 +68,12 @@ export const BURN_VALUE_FIGURES = {
   valuePaired: { what: "amount × pricePairedAtBurn, paired currency, rounded down", unit: "paired", nullable: true },
   valueUsdc: { what: "amount × priceUsdcAtBurn, USDC (6 decimals), rounded down", unit: "usdc", nullable: true },
 } as const satisfies Figures;
+
+/** A currency: its address (checksummed), symbol and the decimals of its amounts. */
+export const currencySchema = z
+  .object({ address: json.checksummed, symbol: z.string(), decimals: z.number().int() })
+  .strict()
+  .describe("A currency: address (checksummed), symbol and the decimals of its amounts.");
 
 /** The swaps counted beside a volume. */
 export const SWAP_COUNTS = {
