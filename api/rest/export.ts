@@ -1,9 +1,11 @@
 /**
  * GET /export/{burns|buybacks|fees|activity}.{csv,ndjson}: a dataset in full, streamed. The
  * filters are GraphQL's (token, kinds, time and block ranges); rows come oldest first (or
- * `order=newest`) from one server-side cursor (api/read/export-stream.ts), a batch of
- * EXPORT_PAGE rows fetched when the client has taken the chunk before (the response stream's
- * backpressure), so memory holds two batches whatever the export's length. Every row ends with
+ * `order=newest`) from one statement: burns, buybacks and fees as lines PostgreSQL builds, read
+ * with COPY (api/read/export-copy.ts); the activity feed from a server-side cursor
+ * (api/read/export-stream.ts), a batch of EXPORT_PAGE rows fetched when the client has taken
+ * the chunk before. Either way the response stream's backpressure reaches the database, so
+ * memory stays flat whatever the export's length. Every row ends with
  * its cursor: `after=<cursor>` resumes after it (a broken download, or the next day's new
  * rows). docs/api.md, "Exports"; docs/design.md §7.
  */
