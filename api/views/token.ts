@@ -6,6 +6,7 @@
  * The legs, the fees and spending per currency and the finality beside them have views of
  * their own (legs.ts, fees.ts, finality.ts).
  */
+import type { z } from "zod";
 import { TOKEN_DECIMALS, USDC_DECIMALS } from "../../common/money.js";
 import type { TokenPending } from "../engine-port.js";
 import type { EnrollmentRow, HonouredView, LockerShareView, PoolRow, TokenRow, TokenTotalsRow } from "../read/tokens.js";
@@ -173,13 +174,14 @@ const enrollmentShape = viewSchema(enrollmentView).shape;
  * A token item's enrolment fields (REST flattens them into the item): the enrolment's, each
  * null when the token is not enrolled, but for its flags, then false.
  */
+const orNull = <T extends z.ZodTypeAny>(field: T) => field.nullable().describe(`${field.description} (null when not enrolled)`);
 export const tokenEnrollmentSchema = {
-  creator: enrollmentShape.creator.nullable(),
-  charterHash: enrollmentShape.charterHash.nullable(),
+  creator: orNull(enrollmentShape.creator),
+  charterHash: orNull(enrollmentShape.charterHash),
   active: enrollmentShape.active.describe("Enrolled and active (false when not enrolled)"),
   halted: enrollmentShape.halted.describe("Enrolled and halted in the registry (false when not enrolled)"),
-  enrolledAt: enrollmentShape.enrolledAt.nullable(),
-  enrolledBlock: enrollmentShape.enrolledBlock.nullable(),
+  enrolledAt: orNull(enrollmentShape.enrolledAt),
+  enrolledBlock: orNull(enrollmentShape.enrolledBlock),
 };
 const NOT_ENROLLED = { creator: null, charterHash: null, active: false, halted: false, enrolledAt: null, enrolledBlock: null };
 export const tokenEnrollmentJson = (e: EnrollmentRow | null) => (e ? viewJson(enrollmentView, e) : NOT_ENROLLED);
