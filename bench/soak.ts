@@ -15,7 +15,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { DEVNET_CHAIN_ID, loadConfig } from "../common/config.js";
 import { settlesWithin } from "../common/async.js";
 import { ROOT } from "../devnet/compile.js";
@@ -471,7 +471,7 @@ export async function benchSoak(
       Object.entries(byStatus)
         .filter(([s]) => Number(s) >= 500)
         .reduce((a, [, n]) => a + n, 0) - outage503;
-    return {
+    const report: SoakResult = {
       seconds: options.seconds,
       load: { requestsPerSecond: options.requestsPerSecond, connections: options.concurrency },
       requests,
@@ -494,6 +494,9 @@ export async function benchSoak(
       tracelessReload: await tracelessReload(anvil, stateHistoryBlocks),
       ponderExits,
     };
+    // A run that gets here leaves no engine log behind; one that failed keeps its log (launchpad-soak-* in the system's temp folder).
+    rmSync(dirname(engineLog), { recursive: true, force: true });
+    return report;
   } finally {
     stopping = true;
     await db.close();
