@@ -35,9 +35,16 @@ function figureFields<Row, F extends Figures>(
   figures: F,
   valuesOf?: (row: Row, ctx: GraphqlContext) => Promise<Record<string, unknown>>,
 ) {
+  // Looked-up figures are found once per parent object (one request's), whichever fields ask.
+  const found = new WeakMap<object, Promise<Record<string, unknown>>>();
+  const valuesFor = (r: Row, ctx: GraphqlContext) => {
+    let values = found.get(r as object);
+    if (!values) found.set(r as object, (values = valuesOf!(r, ctx)));
+    return values;
+  };
   const read = (key: string) =>
     valuesOf
-      ? async (r: Row, _a: unknown, ctx: GraphqlContext) => (await valuesOf(r, ctx))[key] as never
+      ? async (r: Row, _a: unknown, ctx: GraphqlContext) => (await valuesFor(r, ctx))[key] as never
       : (r: Row) => (r as Record<string, unknown>)[key] as never;
   const fields: Record<string, unknown> = {};
   for (const [name, f] of Object.entries(figures)) {
