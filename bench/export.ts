@@ -12,7 +12,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
 import type { ReadDb } from "../api/deps.js";
-import { DATASETS } from "../api/read/export.js";
+import { DATASETS, NO_CONFIG } from "../api/read/export.js";
 import { inlineParams } from "../api/read/export-copy.js";
 import type { PonderHandle } from "../devnet/ponder.js";
 import { rssMb } from "./memory.js";
@@ -126,9 +126,6 @@ async function rawCopy(databaseUrl: string): Promise<{ rows: number; bytes: numb
     await pool.end();
   }
 }
-
-/** Burns' lines read no configuration (no currencies, no operator). */
-const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as Parameters<(typeof DATASETS)["burns"]["lines"]>[6];
 
 const load = () =>
   loadavg()

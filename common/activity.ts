@@ -174,7 +174,7 @@ const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 const INTEGER_RE = /^-?\d+$/;
 
 /** The schema a field holds, past optional, nullable and described wrappers. */
-function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
+export function unwrap(schema: z.ZodTypeAny): z.ZodTypeAny {
   let inner = schema;
   while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) inner = inner.unwrap();
   return inner;

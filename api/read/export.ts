@@ -314,8 +314,8 @@ function rowSchema(columns: readonly ExportColumn[]): z.AnyZodObject {
 
 /** The configuration columns may name (the currencies, the operator). */
 export type ExportConfig = Pick<Config, "contracts" | "operator">;
-/** Column names and kinds never depend on the configuration: read from columns built without one. */
-const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as ExportConfig;
+/** No configuration: column names and kinds never depend on one (and burns' lines read none). */
+export const NO_CONFIG = { contracts: {}, operator: undefined } as unknown as ExportConfig;
 
 /** A select in the making: the table and its joins, before its conditions and order (drizzle's builder). */
 type Selecting = {

@@ -37,8 +37,6 @@ import { integerParam, pageQuery, tokenParam } from "./schemas.js";
 
 const { checksummed, hash } = json;
 
-const currency = currencySchema;
-
 /** A period's swaps, and those left out of its USDC volume. */
 const swapCounts = {
   unpricedSwaps: z.number().int().describe(SWAP_COUNTS.unpricedSwaps),
@@ -53,7 +51,7 @@ export const candlesResponse = z
   .object({
     token: checksummed,
     poolId: hash,
-    pairedToken: currency.describe("The currency prices and volumePaired are in"),
+    pairedToken: currencySchema.describe("The currency prices and volumePaired are in"),
     period: z.enum(CANDLE_PERIODS),
     items: z.array(candleItem).describe("Oldest first; buckets without a swap have no candle"),
   })
@@ -63,7 +61,7 @@ export const marketResponse = z
   .object({
     token: checksummed,
     poolId: hash.nullable(),
-    pairedToken: currency.nullable(),
+    pairedToken: currencySchema.nullable(),
     ...figureSchemas(MARKET_FIGURES),
     ...swapCounts,
   })
@@ -72,7 +70,7 @@ export const marketResponse = z
 /** A burn (api/views/burn.ts), valued at the price of its moment. */
 export const burnItem = burnSchema.extend(figureSchemas(BURN_VALUE_FIGURES));
 
-export const burnsResponse = z.object({ pairedToken: currency.nullable(), items: z.array(burnItem), nextCursor: z.string().nullable() }).strict();
+export const burnsResponse = z.object({ pairedToken: currencySchema.nullable(), items: z.array(burnItem), nextCursor: z.string().nullable() }).strict();
 
 /** Unix seconds from an ISO-8601 time or a count of seconds. */
 export const time = z

@@ -170,11 +170,11 @@ export const tokenSchema = viewSchema(tokenView);
 export const tokenViewJson = (token: TokenRow) => viewJson(tokenView, token);
 export const splitJson = (split: { [K in keyof typeof splitView.fields]: number }) => viewJson(splitView, split);
 const enrollmentShape = viewSchema(enrollmentView).shape;
+const orNull = <T extends z.ZodTypeAny>(field: T) => field.nullable().describe(`${field.description} (null when not enrolled)`);
 /**
  * A token item's enrolment fields (REST flattens them into the item): the enrolment's, each
  * null when the token is not enrolled, but for its flags, then false.
  */
-const orNull = <T extends z.ZodTypeAny>(field: T) => field.nullable().describe(`${field.description} (null when not enrolled)`);
 export const tokenEnrollmentSchema = {
   creator: orNull(enrollmentShape.creator),
   charterHash: orNull(enrollmentShape.charterHash),

@@ -4,9 +4,7 @@
  * schema says), and the served facts parse with it.
  */
 import { z } from "zod";
-import { ACTIVITY_DATA, type ActivityKind, formatActivityData } from "../../common/activity.js";
-
-const unwrap = (schema: z.ZodTypeAny): z.ZodTypeAny => (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? unwrap(schema.unwrap()) : schema);
+import { ACTIVITY_DATA, type ActivityKind, formatActivityData, unwrap } from "../../common/activity.js";
 
 /** The paths of `value` no part of `schema` declares. */
 function undeclared(value: unknown, schema: z.ZodTypeAny, path: string): string[] {
