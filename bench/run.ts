@@ -17,7 +17,7 @@ import { type Bench, INDEXER_ENDPOINTS, type Indexed, fmt, indexHistory, log, se
 import { type NoiseResult, benchNoise, noiseSection, noiseTargets } from "./noise.js";
 import { type LoadResult, load } from "./load.js";
 import { type ReplicasResult, benchReplicas, replicasSection } from "./replicas.js";
-import { type SoakResult, benchSoak } from "./soak.js";
+import { RECOVERY_CAP_MS, type SoakResult, benchSoak } from "./soak.js";
 import { TOKEN_SIZES, type TokensResult, benchTokens, tokensSection } from "./tokens.js";
 import { benchArgs } from "./args.js";
 
@@ -606,7 +606,7 @@ function soakSection(s: SoakResult): string[] {
         s.faults.map((f) => [
           f.kind,
           fmt(f.seconds, 1),
-          f.recoveredSeconds === null ? `**not within ${s.seconds < 60 ? 20 : 60} s**` : fmt(f.recoveredSeconds, 1),
+          f.recoveredSeconds === null ? `**not within ${RECOVERY_CAP_MS / 1000} s** (last seen: ${f.lastSeen})` : fmt(f.recoveredSeconds, 1),
           f.lagBefore ?? "–",
           f.lagAtEnd ?? "–",
           f.lagAfter ?? "–",
