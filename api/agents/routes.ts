@@ -24,51 +24,24 @@ import { type SessionEnv, requireSession } from "../auth/routes.js";
 import { onHttpError } from "../http/errors.js";
 import { type AgentApiDeps, DEFAULT_AGENT_RATE_LIMITS, jsonBody } from "../http/agent-api.js";
 import { type RouteDoc, errorAnswer, jsonAnswer } from "../openapi/route-doc.js";
-import { agentJson, agentLaunchBody, charterJson, chatBody, launchedJson } from "../views/agent.js";
+import {
+  agentJson,
+  agentLaunchBody,
+  agentResponse,
+  charterJson,
+  charterResponse,
+  chatBody,
+  chatJson,
+  chatResponse,
+  launchedJson,
+  launchedResponse,
+} from "../views/agent.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // ------------------------------------------------------------------ OpenAPI entries
 
-const nullableText = z.string().nullable();
-const iso = z.string().datetime().describe("ISO-8601 timestamp");
-const checksummed = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/)
-  .describe("EIP-55 checksummed address");
-const txHash = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/)
-  .nullable();
 const agentParams = z.object({ id: z.string().uuid().describe("The agent id (UUID)") });
-const charterAnswer = z.object({ id: z.string().uuid(), status: z.string(), charter: charterSchema, charterHash: nullableText, charterSource: nullableText });
-const agentAnswer = z.object({
-  id: z.string().uuid(),
-  owner: checksummed,
-  wallet: checksummed,
-  status: z.string(),
-  statusReason: nullableText,
-  charter: charterSchema.nullable(),
-  charterHash: nullableText,
-  charterSource: nullableText,
-  token: checksummed.nullable(),
-  poolId: nullableText,
-  launch: z
-    .object({
-      name: z.string(),
-      symbol: z.string(),
-      image: z.string(),
-      description: z.string(),
-      devBuyEth: z.string().describe("ETH: exact decimal string in whole units"),
-      attempt: z.number().int(),
-      txs: z.object({ platformFee: txHash, deploy: txHash, devBuy: txHash, enroll: txHash }),
-    })
-    .nullable(),
-  prospectus: z.string().describe("Path of the prospectus page"),
-  createdAt: iso,
-  updatedAt: iso,
-  launchedAt: iso.nullable(),
-});
 const owner = {
   401: errorAnswer("No valid session", ["UNAUTHORIZED"]),
   403: errorAnswer("Not the agent's owner", ["FORBIDDEN"]),
@@ -86,7 +59,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     summary: "Create an agent (and its wallet) for the signed-in creator",
     auth: "session",
     responses: {
-      201: jsonAnswer("Created", z.object({ id: z.string().uuid(), wallet: checksummed, owner: checksummed, status: z.string() })),
+      201: jsonAnswer("Created", agentResponse.pick({ id: true, wallet: true, owner: true, status: true })),
       401: errorAnswer("No valid session", ["UNAUTHORIZED"]),
       503: errorAnswer("AGENT_KEY_SECRET is not set, or the database is unavailable", ["NOT_CONFIGURED", "DATABASE_UNAVAILABLE"]),
     },
@@ -98,7 +71,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     summary: "The public record of an agent",
     request: { params: agentParams },
     responses: {
-      200: jsonAnswer("The agent (never its key)", agentAnswer),
+      200: jsonAnswer("The agent (never its key)", agentResponse),
       400: errorAnswer("Not a UUID", ["BAD_REQUEST"]),
       404: errorAnswer("No such agent", ["NOT_FOUND"]),
     },
@@ -110,7 +83,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     summary: "Adopt the default charter",
     auth: "session",
     request: { params: agentParams },
-    responses: { 200: jsonAnswer("The charter", charterAnswer), ...owner },
+    responses: { 200: jsonAnswer("The charter", charterResponse), ...owner },
   },
   {
     method: "post",
@@ -119,7 +92,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     summary: "Submit a custom charter, validated",
     auth: "session",
     request: { params: agentParams, body: json(charterSchema) },
-    responses: { 200: jsonAnswer("The charter", charterAnswer), 400: errorAnswer("Invalid charter", ["BAD_REQUEST"]), ...owner },
+    responses: { 200: jsonAnswer("The charter", charterResponse), 400: errorAnswer("Invalid charter", ["BAD_REQUEST"]), ...owner },
   },
   {
     method: "post",
@@ -130,10 +103,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     auth: "session",
     request: { params: agentParams, body: json(chatBody) },
     responses: {
-      200: jsonAnswer(
-        "The draft charter",
-        charterAnswer.extend({ questions: z.array(z.string()), ready: z.boolean(), understood: z.array(z.string()), source: z.string() }),
-      ),
+      200: jsonAnswer("The draft charter", chatResponse),
       400: errorAnswer("Invalid messages", ["BAD_REQUEST"]),
       ...owner,
       502: errorAnswer("The charter compiler failed", ["UPSTREAM_FAILED"]),
@@ -149,19 +119,7 @@ export const AGENT_ROUTE_DOCS: RouteDoc[] = [
     auth: "session",
     request: { params: agentParams, body: json(agentLaunchBody) },
     responses: {
-      201: jsonAnswer(
-        "Launched",
-        z.object({
-          id: z.string().uuid(),
-          status: z.string(),
-          wallet: checksummed,
-          token: checksummed,
-          poolId: z.string(),
-          charterHash: nullableText,
-          txs: z.record(z.string().nullable()),
-          prospectus: z.string(),
-        }),
-      ),
+      201: jsonAnswer("Launched", launchedResponse),
       400: errorAnswer("Invalid launch parameters", ["BAD_REQUEST"]),
       ...owner,
       422: errorAnswer("The wallet is short of funds: names the shortfall", ["UNPROCESSABLE"]),
@@ -220,13 +178,7 @@ export function agentRoutes(deps: AgentApiDeps): Hono<SessionEnv> {
     const messages = await jsonBody(c, chatBody);
     const compiled = await s.compiler.compile(messages, defaults());
     const saved = await setCharter(s.pool, agent.id, compiled.charter, "chat");
-    return c.json({
-      ...charterJson(saved),
-      questions: compiled.questions,
-      ready: compiled.questions.length === 0,
-      understood: compiled.understood,
-      source: s.compiler.source,
-    });
+    return c.json(chatJson(saved, compiled, s.compiler.source));
   });
 
   app.post("/agents/:id/charter/launch", launching, session, async (c) => {

@@ -1,10 +1,11 @@
 /** `Agent`: an agent's public record (never its key), by id or token; also `Token.agent`. */
 import { getAddress } from "viem";
-import { type Charter, charterSchema } from "../../core/agents/charter.js";
+import type { ObjectRef } from "@pothos/core";
+import { charterSchema } from "../../core/agents/charter.js";
 import type { Agent } from "../../core/agents/store.js";
-import { type AgentView, agentJson } from "../views/agent.js";
+import { type AgentView, agentJson, agentResponse } from "../views/agent.js";
 import { findAgent } from "../read/prospectus.js";
-import { type GraphqlContext, builder } from "./builder.js";
+import { type GraphqlContext, type Types, builder } from "./builder.js";
 import { userError } from "./errors.js";
 import { TokenRef } from "./refs.js";
 import { reportFields, zodObject } from "./zod-objects.js";
@@ -14,31 +15,30 @@ const CharterRef = zodObject("Charter", charterSchema, "An agent's charter: its 
   floats: true,
 });
 
-const AgentRef = builder.objectRef<AgentView>("Agent").implement({
-  description: "An agent: its wallet, charter (engine, persona, mandate) and token. Status: draft → charter-ready → launched → running, or failed.",
-  fields: (t) => ({
-    id: t.exposeString("id"),
-    owner: t.exposeString("owner"),
-    wallet: t.exposeString("wallet"),
-    status: t.exposeString("status"),
-    statusReason: t.exposeString("statusReason", { nullable: true }),
-    ...reportFields(t, "charter", CharterRef, {
-      description: "The agent's charter, once set (null before)",
-      nullable: true,
-      resolve: (a) => a.charter as Charter | null,
-    }),
-    charterHash: t.exposeString("charterHash", { nullable: true }),
-    tokenAddress: t.exposeString("token", { nullable: true }),
-    token: t.field({
-      type: TokenRef,
-      nullable: true,
-      resolve: (a, _args, ctx) => (a.token ? ctx.loaders.token.load(a.token.toLowerCase() as `0x${string}`) : null),
-    }),
-    prospectus: t.exposeString("prospectus", { description: "Path of the public prospectus page" }),
-    createdAt: t.exposeString("createdAt"),
-    launchedAt: t.exposeString("launchedAt", { nullable: true }),
+/**
+ * REST's agent (api/views/agent.ts), but for its charter, a JSON field kept beside the typed
+ * `charterReport`, and its token: an address there, the `Token` here beside `tokenAddress`.
+ * Its rows are the whole view.
+ */
+const AgentRef = zodObject(
+  "Agent",
+  agentResponse.omit({ charter: true, token: true }),
+  "An agent: its wallet, charter (engine, persona, mandate) and token. Status: draft → charter-ready → launching → launched → running, or failed.",
+) as ObjectRef<Types, AgentView>;
+
+builder.objectFields(AgentRef, (t) => ({
+  ...reportFields(t, "charter", CharterRef, {
+    description: "The agent's charter, once set (null before)",
+    nullable: true,
+    resolve: (a) => a.charter,
   }),
-});
+  tokenAddress: t.string({ nullable: true, description: "The agent's token, once launched (checksummed)", resolve: (a) => a.token }),
+  token: t.field({
+    type: TokenRef,
+    nullable: true,
+    resolve: (a, _args, ctx) => (a.token ? ctx.loaders.token.load(a.token.toLowerCase() as `0x${string}`) : null),
+  }),
+}));
 
 async function agentBy(ctx: GraphqlContext, idOrToken: string): Promise<AgentView | null> {
   const agents = ctx.deps.agents;

@@ -34,5 +34,3 @@ export const BurnGroupEnum = builder.enumType("BurnGroup", {
   description: "Bucket size of burn totals: UTC day, ISO week (from Monday), UTC month.",
   values: { DAY: { value: "DAY" }, WEEK: { value: "WEEK" }, MONTH: { value: "MONTH" } } as const,
 });
-
-export const HealthStatusEnum = builder.enumType("HealthStatus", { values: valuesOf(["ok", "starting", "degraded"] as const) });

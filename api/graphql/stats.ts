@@ -4,7 +4,6 @@ import { readHealth } from "../read/health.js";
 import { healthResponse, workerResponse } from "../views/health.js";
 import { type Stats, readStats } from "../read/stats.js";
 import { builder } from "./builder.js";
-import { HealthStatusEnum } from "./enums.js";
 import { CurrencySpendRef, FeeCurrencyRef, FeeLegsRef, legacyLegFields } from "./fees.js";
 import { legsRow, legsSchema } from "../views/legs.js";
 import { feeCurrencyRow, spendRow } from "../views/fees.js";
@@ -13,7 +12,7 @@ import { DeskRef } from "./refs.js";
 import { type DeskSummary, LARGEST_OPEN_DESKS } from "../read/desks.js";
 import { protocolFinalityJson } from "../read/finality.js";
 import { protocolFigures, protocolFinalityResponse } from "../views/finality.js";
-import { reportFields, zodObject } from "./zod-objects.js";
+import { reportFields, zodEnum, zodObject } from "./zod-objects.js";
 import { deskSummaryRow, statsRows, statsViews } from "../views/stats.js";
 import { viewFields } from "./view-fields.js";
 
@@ -105,23 +104,12 @@ const StatsType = builder.objectRef<Stats>("Stats").implement({
 
 builder.queryField("stats", (t) => t.field({ type: StatsType, complexity: 20, resolve: (_root, _args, ctx) => readStats(ctx.deps) }));
 
-type Health = Awaited<ReturnType<typeof readHealth>>;
-
-// A worker, the indexer's progress and the leading engine: the objects REST's /health serves.
-const Worker = zodObject("Worker", workerResponse);
-const Indexer = zodObject("IndexerStatus", healthResponse.shape.indexer);
-const Leader = zodObject("EngineLeader", healthResponse.shape.leader.unwrap(), "The engine that leads: its lease holder, epoch (fencing token) and since when");
-
-const HealthType = builder.objectRef<Health>("Health").implement({
-  fields: (t) => ({
-    status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
-    uptimeSeconds: t.exposeInt("uptimeSeconds"),
-    protocolToken: t.exposeString("protocolToken", { nullable: true }),
-    indexer: t.field({ type: Indexer, resolve: (h) => h.indexer }),
-    workers: t.field({ type: [Worker], resolve: (h) => h.workers }),
-    reasons: t.stringList({ description: "Why the service is degraded", resolve: (h) => [...h.reasons] }),
-    leader: t.field({ type: Leader, nullable: true, description: "The engine that leads", resolve: (h) => h.leader }),
-  }),
-});
+// The service's health: the object REST's /health serves, its status a GraphQL enum. A worker,
+// the indexer's progress and the leading engine are named types of their own.
+zodEnum("HealthStatus", healthResponse.shape.status);
+zodObject("Worker", workerResponse);
+zodObject("IndexerStatus", healthResponse.shape.indexer);
+zodObject("EngineLeader", healthResponse.shape.leader.unwrap(), "The engine that leads: its lease holder, epoch (fencing token) and since when");
+const HealthType = zodObject("Health", healthResponse, "The service's health, as GET /health answers it");
 
 builder.queryField("health", (t) => t.field({ type: HealthType, resolve: (_root, _args, ctx) => readHealth(ctx.deps) }));

@@ -5,7 +5,8 @@
  * definition to keep in step.
  *
  * A schema maps field by field: strings (addresses, hashes, decimals, times, enums of names
- * GraphQL cannot spell, like `protocol-buyback`) are `String`, integers `Int`, booleans
+ * GraphQL cannot spell, like `protocol-buyback`) are `String`, an enum made a GraphQL enum
+ * (`zodEnum`) that enum, integers `Int`, booleans
  * `Boolean`, a literal its value's type, arrays lists, nullable or optional fields nullable;
  * refinements, transforms and defaults are read through to the type they hold. A number that
  * is not an integer is `Float` only where the caller allows it (a charter's percentages and
@@ -16,7 +17,7 @@
  * integer, a record, an unknown) throws when the schema is built, so a view cannot reach
  * GraphQL half-typed.
  */
-import type { ObjectRef } from "@pothos/core";
+import type { EnumRef, ObjectRef } from "@pothos/core";
 import { z } from "zod";
 import { deprecations } from "../views/view.js";
 import { type GraphqlContext, type Types, builder } from "./builder.js";
@@ -25,7 +26,8 @@ type Row = Record<string, unknown>;
 type Ref = ObjectRef<Types, Row>;
 /** A field's GraphQL type: a scalar's name, an object, or a list of either. */
 type Scalar = "String" | "Int" | "Float" | "Boolean";
-type Output = Scalar | Ref | [Scalar | Ref];
+type Enum = EnumRef<Types, string>;
+type Output = Scalar | Ref | Enum | [Scalar | Ref | Enum];
 /** Whether numbers that are not integers may be `Float` (never for money). */
 type Options = { floats?: boolean };
 type Nullable = boolean | { list: boolean; items: boolean };
@@ -33,7 +35,24 @@ type Nullable = boolean | { list: boolean; items: boolean };
 /** Object types made so far, by their schema's shape (shared by a schema's described and nullable copies). */
 const made = new Map<unknown, Ref>();
 
+/** GraphQL enums made from zod enums (`zodEnum`): a field of that enum is typed by it, any other enum is a `String`. */
+const enums = new Map<z.ZodEnum<[string, ...string[]]>, Enum>();
+
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * The GraphQL enum of a zod enum: each value upper-cased, dashes as underscores (`in-flight` is
+ * `IN_FLIGHT`), serving the value itself. Made before the objects that hold it, a field of that
+ * enum is typed by it.
+ */
+export function zodEnum<V extends string>(name: string, schema: z.ZodEnum<[V, ...V[]]>, description?: string): EnumRef<Types, V> {
+  const ref = builder.enumType(name, {
+    description: description ?? schema.description,
+    values: Object.fromEntries(schema.options.map((value) => [value.toUpperCase().replace(/-/g, "_"), { value }])) as Record<string, { value: V }>,
+  });
+  enums.set(schema as never, ref as never);
+  return ref as EnumRef<Types, V>;
+}
 
 /** The shape function zod keeps for an object: the same for every copy `.describe()` or `.nullable()` makes. */
 const shapeKey = (schema: z.AnyZodObject) => (schema._def as { shape: unknown }).shape;
@@ -94,8 +113,9 @@ function fieldType(name: string, schema: z.ZodTypeAny, options: Options): { type
   return { type: scalarOrObject(name, inner, options), nullable, description, use };
 }
 
-function scalarOrObject(name: string, schema: z.ZodTypeAny, options: Options): Scalar | Ref {
-  if (schema instanceof z.ZodString || schema instanceof z.ZodEnum) return "String";
+function scalarOrObject(name: string, schema: z.ZodTypeAny, options: Options): Scalar | Ref | Enum {
+  if (schema instanceof z.ZodEnum) return enums.get(schema) ?? "String";
+  if (schema instanceof z.ZodString) return "String";
   if (schema instanceof z.ZodBoolean) return "Boolean";
   if (schema instanceof z.ZodLiteral) {
     const value: unknown = schema.value;

@@ -28,7 +28,18 @@ import { charterSchema, defaultCharter } from "../../core/agents/charter.js";
 import { type Agent, createAgent, getAgent, getAgentByToken, setCharter } from "../../core/agents/store.js";
 import { Refusal } from "../../core/errors.js";
 import { launchAgent } from "../../core/launch/agent.js";
-import { agentJson, agentLaunchBody, charterJson, chatBody, launchedJson } from "../views/agent.js";
+import {
+  agentJson,
+  agentLaunchBody,
+  agentResponse,
+  charterJson,
+  charterResponse,
+  chatBody,
+  chatJson,
+  chatResponse,
+  launchedJson,
+  launchedResponse,
+} from "../views/agent.js";
 import { findSession } from "../auth/sessions.js";
 import type { ApiDeps } from "../deps.js";
 import { methodNotAllowed, notConfigured, notFound, toHttpError } from "../http/errors.js";
@@ -215,8 +226,13 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
     false,
   );
 
-  tool("agent", "One of the signed-in creator's agents: its charter, status, wallet, token and launch transactions.", { agentId }, async ({ agentId: id }) =>
-    agentJson(await owned(id)),
+  tool(
+    "agent",
+    "One of the signed-in creator's agents: its charter, status, wallet, token and launch transactions.",
+    { agentId },
+    async ({ agentId: id }) => agentJson(await owned(id)),
+    true,
+    agentResponse,
   );
 
   tool(
@@ -228,6 +244,7 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
       return charterJson(await setCharter(services().pool, agent.id, defaults(), "default"));
     },
     false,
+    charterResponse,
   );
 
   tool(
@@ -240,6 +257,7 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
       return charterJson(await setCharter(services().pool, agent.id, parsed, "submit"));
     },
     false,
+    charterResponse,
   );
 
   tool(
@@ -261,15 +279,10 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
       const conversation = chatBody.parse(message === undefined ? { messages } : { message, ...(messages ? { messages } : {}) });
       const compiled = await s.compiler.compile(conversation, defaults());
       const saved = await setCharter(s.pool, agent.id, compiled.charter, "chat");
-      return {
-        ...charterJson(saved),
-        questions: compiled.questions,
-        ready: compiled.questions.length === 0,
-        understood: compiled.understood,
-        source: s.compiler.source,
-      };
+      return chatJson(saved, compiled, s.compiler.source);
     },
     false,
+    chatResponse,
   );
 
   tool(
@@ -296,6 +309,7 @@ export function mcpServer(deps: ApiDeps, creator: Creator | undefined, report: (
       return launchedJson(result);
     },
     false,
+    launchedResponse,
   );
 
   return server;

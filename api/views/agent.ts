@@ -1,20 +1,38 @@
 /**
  * The agent flow's public shapes, for REST (api/agents/routes.ts), MCP and GraphQL alike: an
- * agent as served (never its key), the answer to a launch, and the launch and chat bodies.
+ * agent as served (never its key), its charter, the answer to a launch, and the launch and chat
+ * bodies. Each answer is one schema: its builder returns that schema's type, REST's OpenAPI
+ * documents it, and GraphQL's `Agent` is made from it (api/graphql/agent.ts).
  */
 import { z } from "zod";
 import { ETH_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
-import type { Charter } from "../../core/agents/charter.js";
-import type { ChatMessage } from "../../core/agents/compiler.js";
+import { type Charter, charterSchema } from "../../core/agents/charter.js";
+import type { ChatMessage, CompiledCharter } from "../../core/agents/compiler.js";
 import type { Agent } from "../../core/agents/store.js";
 import type { launchAgent } from "../../core/launch/agent.js";
 import { textField, textProblem } from "../../common/text.js";
+import { decimalOf, json } from "../../common/edge.js";
+import { AGENT_STATUSES } from "../../schema/agents.js";
 
 /** Well-formed Unicode without control characters, at most `maxBytes` UTF-8 bytes (as the launcher stores it). */
 const text = (field: string, maxBytes: number) => textField(field, { min: 1, maxBytes });
 
+const { checksummed, hash, iso } = json;
+const uuid = z.string().uuid();
+const status = z.enum(AGENT_STATUSES).describe("draft → charter-ready → launching → launched → running, or failed");
+const charterSource = z.enum(["default", "submit", "chat"]).describe("How the charter was set: the default, submitted, or drafted in a chat");
+const prospectus = z.string().describe("Path of the public prospectus page");
+
 /** An agent's charter as served after it is set or read (REST and MCP alike). */
-export const charterJson = (agent: Agent) => ({
+export const charterResponse = z.object({
+  id: uuid,
+  status,
+  charter: charterSchema,
+  charterHash: hash.nullable(),
+  charterSource: charterSource.nullable(),
+});
+
+export const charterJson = (agent: Agent): z.infer<typeof charterResponse> => ({
   id: agent.id,
   status: agent.status,
   charter: agent.charter as Charter,
@@ -22,8 +40,38 @@ export const charterJson = (agent: Agent) => ({
   charterSource: agent.charterSource,
 });
 
+/** A charter drafted from a conversation: the draft, the questions still open, and where the compiler runs. */
+export const chatResponse = charterResponse.extend({
+  questions: z.array(z.string()).describe("What the conversation left open (a default was assumed)"),
+  ready: z.boolean().describe("Whether no question is open"),
+  understood: z.array(z.string()).describe("The charter's parts the conversation set"),
+  source: z.string().describe("The charter compiler that drafted it"),
+});
+
+export const chatJson = (agent: Agent, compiled: CompiledCharter, source: string): z.infer<typeof chatResponse> => ({
+  ...charterJson(agent),
+  questions: compiled.questions,
+  ready: compiled.questions.length === 0,
+  understood: compiled.understood,
+  source,
+});
+
+/** The transactions of a launch, by step (null for a step not taken yet, or not needed). */
+const launchTxs = z.object({ platformFee: hash.nullable(), deploy: hash.nullable(), devBuy: hash.nullable(), enroll: hash.nullable() });
+
 /** The answer to an agent's launch (REST and MCP alike). */
-export function launchedJson(result: Awaited<ReturnType<typeof launchAgent>>) {
+export const launchedResponse = z.object({
+  id: uuid,
+  status,
+  wallet: checksummed,
+  token: checksummed,
+  poolId: hash,
+  charterHash: hash.nullable(),
+  txs: launchTxs,
+  prospectus,
+});
+
+export function launchedJson(result: Awaited<ReturnType<typeof launchAgent>>): z.infer<typeof launchedResponse> {
   return {
     id: result.agent.id,
     status: result.agent.status,
@@ -92,8 +140,39 @@ export const chatBody = z
   .refine((b) => (b.messages === undefined) !== (b.message === undefined), "give messages (a conversation) or message (one text), not both")
   .transform((b): ChatMessage[] => b.messages ?? [{ role: "user", content: b.message! }]);
 
-/** The public JSON of an agent (never its key). */
-export function agentJson(agent: Agent) {
+/** The public record of an agent (never its key): REST, MCP and GraphQL's `Agent`. */
+export const agentResponse = z.object({
+  id: uuid,
+  owner: checksummed,
+  wallet: checksummed,
+  status,
+  statusReason: z.string().nullable().describe("Why the agent is in its status (a failed launch's reason)"),
+  charter: charterSchema.nullable(),
+  charterHash: hash.nullable(),
+  charterSource: charterSource.nullable(),
+  token: checksummed.nullable(),
+  poolId: hash.nullable().describe("The token's Uniswap v4 pool"),
+  launch: z
+    .object({
+      name: z.string(),
+      symbol: z.string(),
+      image: z.string(),
+      description: z.string(),
+      devBuyEth: decimalOf("ETH"),
+      attempt: z.number().int().describe("Launch attempts so far (a retry resumes where the last one stopped)"),
+      txs: launchTxs,
+    })
+    .nullable()
+    .describe("The launch's parameters and transactions, once a launch began"),
+  prospectus,
+  createdAt: iso,
+  updatedAt: iso,
+  launchedAt: iso.nullable(),
+});
+
+export type AgentView = z.infer<typeof agentResponse>;
+
+export function agentJson(agent: Agent): AgentView {
   const launch = agent.launch;
   return {
     id: agent.id,
@@ -123,5 +202,3 @@ export function agentJson(agent: Agent) {
     launchedAt: agent.launchedAt?.toISOString() ?? null,
   };
 }
-
-export type AgentView = ReturnType<typeof agentJson>;

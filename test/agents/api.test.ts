@@ -9,6 +9,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkSiweMessage } from "../../api/auth/siwe.js";
 import { defaultCharter } from "../../core/agents/charter.js";
+import { agentResponse, charterResponse, chatResponse } from "../../api/views/agent.js";
 import { ANVIL_KEYS, createDatabase, devnetAs } from "../helpers/env.js";
 import { BASE, HOST, type TestApi, signIn, signedMessage, testApi } from "./helpers.js";
 
@@ -221,6 +222,8 @@ describe("agents and charters", () => {
     const res = await api.call("GET", `/api/v1/agents/${agentId}`);
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ id: agentId, status: "draft", charter: null, token: null, prospectus: `/p/${agentId}` });
+    // The answer is the documented schema's, and no more (OpenAPI and GraphQL's Agent are made from it).
+    expect(agentResponse.strict().parse(res.json)).toEqual(res.json);
     expect(res.text).not.toMatch(/v1:|wallet_?key|walletKey/i);
     const { rows } = await api.deps.services.pool.query("SELECT wallet_key FROM engine.agents WHERE id = $1", [agentId]);
     expect(rows[0].wallet_key).toMatch(/^v1:/);
@@ -247,6 +250,7 @@ describe("agents and charters", () => {
     expect(res.json.charter).toEqual(defaultCharter({ buybackMinUsdc: 5_000_000n }));
     expect(res.json).toMatchObject({ status: "charter-ready", charterSource: "default" });
     expect(res.json.charterHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(charterResponse.strict().parse(res.json)).toEqual(res.json);
   });
 
   it("charter/submit: valid, and each invalid field is a 400 naming it", async () => {
@@ -307,6 +311,7 @@ describe("agents and charters", () => {
     expect(res.json.charter.mandate).toMatchObject({ split: { assetPct: 30, perpPct: 55, creatorPct: 10 }, desk: { market: "BTC/USD", maxLeverage: 5 } });
     expect(res.json.questions).toHaveLength(1);
     expect(res.json.questions[0]).toMatch(/drawdown/);
+    expect(chatResponse.strict().parse(res.json)).toEqual(res.json);
     const one = await api.call("POST", `/api/v1/agents/${agentId}/charter/chat`, {
       token: alice,
       body: { message: "Name it Bo, halt at 10% drawdown, 2x leverage, ETH, default split" },
@@ -316,6 +321,7 @@ describe("agents and charters", () => {
     const stored = await api.call("GET", `/api/v1/agents/${agentId}`);
     expect(stored.json.charter.persona.name).toBe("Bo");
     expect(stored.json.charterHash).toBe(one.json.charterHash);
+    expect(agentResponse.strict().parse(stored.json)).toEqual(stored.json);
   });
 
   it("missing AGENT_KEY_SECRET → 503 naming it", async () => {

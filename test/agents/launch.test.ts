@@ -13,6 +13,7 @@ import { type Charter, charterHash, charterSchema } from "../../core/agents/char
 import { mandateFor, mandateForToken } from "../../core/token-mandate.js";
 import { openEngineDb } from "../../core/db/client.js";
 import { parseTokenCreated } from "../../common/deploy-config.js";
+import { agentResponse, launchedResponse } from "../../api/views/agent.js";
 import { createLogger } from "../../common/logger.js";
 import { checkFinality } from "../../engine/reorg/finality.js";
 import { rewindEngine } from "../../engine/reorg/rewind.js";
@@ -129,6 +130,11 @@ describe("launch from the agent wallet", () => {
     expect(res.status, res.text).toBe(201);
     const { token, txs } = res.json as { token: Address; txs: Record<string, Hex> };
     expect(res.json).toMatchObject({ status: "running", wallet: agent.wallet, charterHash: charterHash(CHARTER), prospectus: `/p/${agent.id}` });
+    // The answers are the documented schemas', and no more: the launch's, and the agent's with its launch.
+    expect(launchedResponse.strict().parse(res.json)).toEqual(res.json);
+    const record = (await api.call("GET", `/api/v1/agents/${agent.id}`)).json;
+    expect(agentResponse.strict().parse(record)).toEqual(record);
+    expect(record.launch).toMatchObject({ symbol: "AGC", devBuyEth: "0.001", txs });
 
     // Platform fee: a transfer of 0.002 ETH from the agent wallet to the operator.
     const fee = await chain().getTransaction({ hash: txs.platformFee! });
