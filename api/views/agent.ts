@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ETH_DECIMALS, formatDecimal, parseDecimal } from "../../common/money.js";
 import { type Charter, charterSchema } from "../../core/agents/charter.js";
 import type { ChatMessage, CompiledCharter } from "../../core/agents/compiler.js";
-import type { Agent } from "../../core/agents/store.js";
+import { type Agent, CHARTER_SOURCES } from "../../core/agents/store.js";
 import type { launchAgent } from "../../core/launch/agent.js";
 import { textField, textProblem } from "../../common/text.js";
 import { decimalOf, json } from "../../common/edge.js";
@@ -20,7 +20,7 @@ const text = (field: string, maxBytes: number) => textField(field, { min: 1, max
 const { checksummed, hash, iso } = json;
 const uuid = z.string().uuid();
 const status = z.enum(AGENT_STATUSES).describe("draft → charter-ready → launching → launched → running, or failed");
-const charterSource = z.enum(["default", "submit", "chat"]).describe("How the charter was set: the default, submitted, or drafted in a chat");
+const charterSource = z.enum(CHARTER_SOURCES).describe("How the charter was set: the default, submitted, or drafted in a chat");
 const prospectus = z.string().describe("Path of the public prospectus page");
 
 /** An agent's charter as served after it is set or read (REST and MCP alike). */

@@ -13,7 +13,9 @@ import { type Charter, charterHash, charterSchema } from "./charter.js";
 import { newAgentWallet } from "./keys.js";
 import { ServiceError } from "../errors.js";
 
-export type CharterSource = "default" | "submit" | "chat";
+/** How an agent's charter was set: the default, a submitted one, or drafted in a chat. */
+export const CHARTER_SOURCES = ["default", "submit", "chat"] as const;
+export type CharterSource = (typeof CHARTER_SOURCES)[number];
 
 /** The launch body as first accepted (what a resumed launch uses). */
 export type LaunchParams = { name: string; symbol: string; image: string; description: string; devBuyWei: bigint };
