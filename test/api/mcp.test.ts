@@ -13,6 +13,7 @@ import { type Address, type Hex, getAddress, parseEther } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentResponse, chatResponse, launchedResponse } from "../../api/views/agent.js";
 import { burnView } from "../../api/views/burn.js";
 import { viewKeys } from "../../api/views/view.js";
 import { DEVNET_CHAIN_ID } from "../../common/config.js";
@@ -110,6 +111,9 @@ describe("the read tools", () => {
     const burns = tools.find((t) => t.name === "burns")!;
     // Its answer is structured content of a declared schema: a page of the burn view's items.
     expect(Object.keys((burns.outputSchema?.properties?.items as any)?.items?.properties ?? {})).toEqual(viewKeys(burnView));
+    // The agent tools declare the REST answers' schemas (api/views/agent.ts).
+    for (const [name, schema] of [["agent", agentResponse], ["charter_chat", chatResponse], ["launch", launchedResponse]] as const)
+      expect(Object.keys(tools.find((t) => t.name === name)?.outputSchema?.properties ?? {}), name).toEqual(Object.keys(schema.shape));
     expect(Object.keys(burns.inputSchema.properties ?? {}).sort()).toEqual([
       "cursor",
       "fromBlock",
@@ -231,7 +235,7 @@ describe("the creator tools", () => {
     expect(agent).toMatchObject({ owner: creator, token: launched.token, charterSource: "default", launch: { name: "Tool Cat", symbol: "TCAT" } });
     const deployed = await funder.publicClient.getTransactionReceipt({ hash: agent.launch.txs.deploy });
     expect(getAddress(deployed.from)).toBe(wallet);
-    expect((await ok(client, "agent", { agentId })).token).toBe(launched.token);
+    expect(await ok(client, "agent", { agentId })).toEqual(agent);
     // The charter is fixed once launched.
     expect(await call(client, "charter_default", { agentId })).toMatchObject({ isError: true, json: { code: "CONFLICT" } });
 
