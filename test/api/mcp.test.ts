@@ -112,7 +112,11 @@ describe("the read tools", () => {
     // Its answer is structured content of a declared schema: a page of the burn view's items.
     expect(Object.keys((burns.outputSchema?.properties?.items as any)?.items?.properties ?? {})).toEqual(viewKeys(burnView));
     // The agent tools declare the REST answers' schemas (api/views/agent.ts).
-    for (const [name, schema] of [["agent", agentResponse], ["charter_chat", chatResponse], ["launch", launchedResponse]] as const)
+    for (const [name, schema] of [
+      ["agent", agentResponse],
+      ["charter_chat", chatResponse],
+      ["launch", launchedResponse],
+    ] as const)
       expect(Object.keys(tools.find((t) => t.name === name)?.outputSchema?.properties ?? {}), name).toEqual(Object.keys(schema.shape));
     expect(Object.keys(burns.inputSchema.properties ?? {}).sort()).toEqual([
       "cursor",
