@@ -137,16 +137,21 @@ async function settleHistory(rpcUrl: string, head: number): Promise<void> {
   if (missing > 0) await call("anvil_mine", [`0x${missing.toString(16)}`]);
 }
 
-/** The environment of our service on a history (the indexer and any API replica of it). */
 /**
  * Endpoints the indexers are given (INDEXER_RPC_URLS): the history's anvil listed this many
  * times. ponder's client limits each endpoint on its own (20 requests/s to start, rising
  * slowly), and ours sends one `eth_getLogs` per handled event per range, so one endpoint
- * throttles it well below what anvil answers. Both apps always get the same list.
+ * throttles it well below what anvil answers. Both apps always get the same list. A run sets
+ * it once (`setIndexerEndpoints`): 2 in a measured run, more in a smoke run, where nothing is
+ * timed and ponder's limit would only set the pace.
  */
-export const INDEXER_ENDPOINTS = 2;
+export let INDEXER_ENDPOINTS = 2;
+export function setIndexerEndpoints(endpoints: number): void {
+  INDEXER_ENDPOINTS = endpoints;
+}
 export const endpointList = (rpcUrl: string, endpoints: number) => Array.from({ length: endpoints }, () => rpcUrl).join(",");
 
+/** The environment of our service on a history (the indexer and any API replica of it). */
 export function oursEnv(history: History, rpcUrl: string, databaseUrl: string, endpoints = INDEXER_ENDPOINTS): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,

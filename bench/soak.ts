@@ -279,8 +279,9 @@ export async function benchSoak(
   try {
     await waitForIndexed(ponder, history.head, 600_000);
     for (let i = 0; i < (options.replicas ?? 1); i++) replicas.push(startApiReplica({ port: await freePort(), env, schema: "app" }));
-    for (const replica of replicas) await waitForReady(replica);
+    // The engine starts while the replicas do: it needs the index, not them.
     startEngine();
+    for (const replica of replicas) await waitForReady(replica);
     const sampler = startMemorySampler(
       () => ({
         anvil: anvil.process.pid,
