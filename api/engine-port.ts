@@ -49,9 +49,9 @@ export type WorkerHealthView = Pick<
   "name" | "minIntervalSeconds" | "maxIntervalSeconds" | "lastRunAt" | "lastSuccessAt" | "lastError" | "runs" | "failures" | "nextRunAt"
 >;
 
-/** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
 /** The engine that leads (its lease) and since when, or null before any engine led. */
 export type LeaderView = { holder: string; epoch: string; since: string; renewedAt?: string; expiresAt: string } | null;
+/** The engine's workers, and why it is degraded (failing workers, RPC unreachable, engine stopped). */
 export type EngineHealthView = {
   workers: WorkerHealthView[];
   degraded: string[];

@@ -232,7 +232,6 @@ async function rpc<T>(ctx: DevnetContext, method: string, params: unknown[] = []
   return (await patient(() => ctx.publicClient.request({ method: method as never, params: params as never }))) as T;
 }
 
-/** Mines until the pool is empty and no sender's transaction went missing (`Sender.repair`). */
 /**
  * Mines one block, waiting as long as anvil takes: a block of hundreds of swaps can take longer
  * than the client's 10 s, and sending `evm_mine` again after a timeout (as `patient` would)
@@ -249,6 +248,7 @@ async function mineBlock(rpcUrl: string): Promise<void> {
   if (body.error) throw new Error(`evm_mine: ${body.error.message}`);
 }
 
+/** Mines until the pool is empty and no sender's transaction went missing (`Sender.repair`). */
 async function mineAll(ctx: DevnetContext, rpcUrl: string, senders: Sender[], progress: (msg: string) => void): Promise<void> {
   for (;;) {
     await mineBlock(rpcUrl);

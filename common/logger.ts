@@ -43,13 +43,6 @@ export function createLogger(name: string, level: string = "info", format: LogFo
 const PINO_LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 /**
- * Relays a child process's output as this process's lines, in this process's format, each
- * named by the process that wrote it: a JSON line keeps its fields, its time becomes ISO-8601
- * (ponder writes epoch milliseconds) and its `service` defaults to `source` (ponder's own
- * lines carry none; the API's lines inside ponder say `api`); any other line (a Node warning on
- * stderr) becomes a warning of `source` with the line as its message.
- */
-/**
  * Warnings a dependency prints on stderr that are known and harmless, relayed as one info line
  * that says so. pg warns when a client gets a query while another is running on it; ponder
  * 0.16.10 does that on purpose inside its own transactions (its per-table checkpoint updates
@@ -65,6 +58,13 @@ const KNOWN_WARNINGS: { match: RegExp; note: string | null }[] = [
   { match: /^\(Use `node --trace-deprecation \.\.\.` to show where the warning was created\)$/, note: null },
 ];
 
+/**
+ * Relays a child process's output as this process's lines, in this process's format, each
+ * named by the process that wrote it: a JSON line keeps its fields, its time becomes ISO-8601
+ * (ponder writes epoch milliseconds) and its `service` defaults to `source` (ponder's own
+ * lines carry none; the API's lines inside ponder say `api`); any other line (a Node warning on
+ * stderr) becomes a warning of `source` with the line as its message.
+ */
 export function lineRelay(
   source: string,
   format: "pretty" | "json",

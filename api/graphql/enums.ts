@@ -4,8 +4,9 @@ import { BURN_KINDS, BUYBACK_KINDS } from "../../common/activity.js";
 import { DESK_STATUSES } from "../read/desks.js";
 import { builder } from "./builder.js";
 
-const upper = (kind: string) => kind.toUpperCase().replace(/-/g, "_");
-const valuesOf = <K extends string>(kinds: readonly K[]) => Object.fromEntries(kinds.map((k) => [upper(k), { value: k }])) as Record<string, { value: K }>;
+/** An enum's values from the strings it stands for: `protocol-buyback` is `PROTOCOL_BUYBACK`, its value the string. */
+export const valuesOf = <K extends string>(kinds: readonly K[]) =>
+  Object.fromEntries(kinds.map((k) => [k.toUpperCase().replace(/-/g, "_"), { value: k }])) as Record<string, { value: K }>;
 
 export const BurnKindEnum = builder.enumType("BurnKind", {
   description: "Who burned: the protocol-token buyback, a creator-token buyback (both by the operator), or anyone else.",

@@ -21,6 +21,7 @@ import type { EnumRef, ObjectRef } from "@pothos/core";
 import { z } from "zod";
 import { deprecations } from "../views/view.js";
 import { type GraphqlContext, type Types, builder } from "./builder.js";
+import { valuesOf } from "./enums.js";
 
 type Row = Record<string, unknown>;
 type Ref = ObjectRef<Types, Row>;
@@ -48,7 +49,7 @@ const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 export function zodEnum<V extends string>(name: string, schema: z.ZodEnum<[V, ...V[]]>, description?: string): EnumRef<Types, V> {
   const ref = builder.enumType(name, {
     description: description ?? schema.description,
-    values: Object.fromEntries(schema.options.map((value) => [value.toUpperCase().replace(/-/g, "_"), { value }])) as Record<string, { value: V }>,
+    values: valuesOf(schema.options),
   });
   enums.set(schema as never, ref as never);
   return ref as EnumRef<Types, V>;

@@ -262,11 +262,6 @@ export class PostgresRateLimitStore implements RateLimitStore {
 }
 
 /**
- * The limiter's own small pool: commits without waiting for the disk (a bucket a crash forgets
- * only lets a client through early), and a bound on every take so a stalled database falls
- * back to the insurance instead of holding requests.
- */
-/**
  * A connection whose session settings are applied before the pool hands it out. Settings of
  * the session rather than startup options, which connection poolers refuse. (Sent from the
  * pool's `connect` event instead, the SET was still queued when the pool ran the first take on
@@ -290,6 +285,11 @@ class SessionClient extends pg.Client {
   }
 }
 
+/**
+ * The limiter's own small pool: commits without waiting for the disk (a bucket a crash forgets
+ * only lets a client through early), and a bound on every take so a stalled database falls
+ * back to the insurance instead of holding requests.
+ */
 export function rateLimitPool(databaseUrl: string, log?: Logger): pg.Pool {
   const pool = new pg.Pool({
     connectionString: databaseUrl,

@@ -44,7 +44,6 @@ export function releaseExportSlot(): void {
   streaming--;
 }
 
-/** The pool under a drizzle client (ponder's read-only `db`, or a test's). */
 /**
  * Ends an export's read transaction (`end`: ROLLBACK for a cursor, COMMIT after a COPY) and
  * gives its connection back, with the export's slot. A connection that failed to end the
@@ -93,6 +92,7 @@ export async function openExportConnection(db: ReadDb): Promise<{ client: pg.Poo
   return { client, lost: () => lost, onError };
 }
 
+/** The pool under a drizzle client (ponder's read-only `db`, or a test's). */
 export function connectorOf(db: ReadDb): Connector {
   const client = (db as { $client?: unknown }).$client as Partial<Connector> | undefined;
   if (typeof client?.connect !== "function") throw new Error("exports need the read database's pool (drizzle's $client)");

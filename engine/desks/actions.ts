@@ -33,9 +33,9 @@ const spendKey = (id: number) => `spend:desk-trade:${id}`;
 
 /**
  * Opens a desk trade: records the trade and spends its collateral from the token's perp
- * leg in one transaction, then sends the market order.
+ * leg in one transaction, then sends the market order. `finalBlock`: the newest final block;
+ * the collateral comes only from perp USDC at or below it.
  */
-/** `finalBlock`: the newest final block; the collateral comes only from perp USDC at or below it. */
 export async function openDeskTrade(
   ctx: EngineContext,
   p: { token: Address; pairIndex: number; decision: DeskOpen; worker: string; finalBlock: number },
