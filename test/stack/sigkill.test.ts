@@ -216,6 +216,16 @@ describe("npm start killed whole with SIGKILL", () => {
                 FROM engine.perps_events ORDER BY block_number DESC, log_index DESC LIMIT 20`)
             ).rows,
         ).catch((e) => [String(e)]);
+        // The buybacks as the engine holds them, with their intents' keys and nonces (a burn of more than its swap bought).
+        const buybacks = await engineDb(
+          async (c) =>
+            (
+              await c.query(`SELECT b.id, b.kind, left(b.token, 10) AS token, b.status, b.currency_in, b.amount_in::text, b.tokens_bought::text,
+                b.tokens_burned::text, b.block_number, (SELECT string_agg(i.key || '@' || COALESCE(i.nonce::text, '-') || ':' || i.status, ' ' ORDER BY i.id)
+                FROM engine.tx_intents i WHERE i.key LIKE 'buyback:' || b.id || ':%') AS intents
+                FROM engine.buybacks b ORDER BY b.id DESC LIMIT 12`)
+            ).rows,
+        ).catch((e) => [String(e)]);
         // The operator's claims three ways: the chain's ClaimTokens logs, the index's fee_claim rows (by block).
         const deployments = JSON.parse(readFileSync(env.DEPLOYMENTS_FILE!, "utf8")) as { contracts: Record<string, Hex> };
         const claimLogs = await client.getLogs({
@@ -267,7 +277,7 @@ describe("npm start killed whole with SIGKILL", () => {
           ).catch(String),
         };
         throw new Error(
-          `${(error as Error).message}\n--- node (operator ${operator}) ---\n${JSON.stringify(node, null, 1).slice(0, 6_000)}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- desk trades ---\n${JSON.stringify(desks)}\n--- perps events (latest 20) ---\n${JSON.stringify(perpsEvents).slice(0, 6_000)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
+          `${(error as Error).message}\n--- node (operator ${operator}) ---\n${JSON.stringify(node, null, 1).slice(0, 6_000)}\n--- last audit ---\n${lastAudit}\n--- intents ---\n${JSON.stringify(intents, null, 1)}\n--- legs ---\n${JSON.stringify(legs)}\n--- claim facts ---\n${JSON.stringify(facts)}\n--- state ---\n${JSON.stringify(state)}\n--- buybacks (latest 12) ---\n${JSON.stringify(buybacks, null, 1)}\n--- desk trades ---\n${JSON.stringify(desks)}\n--- perps events (latest 20) ---\n${JSON.stringify(perpsEvents).slice(0, 6_000)}\n--- ClaimTokens on chain ---\n${onChain.join(" ")}\n--- fee_claim indexed ---\n${indexed.join(" ")}`,
         );
       });
       const auditSeconds = (Date.now() - restarted) / 1000;
