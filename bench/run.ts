@@ -107,7 +107,7 @@ if (SOAK_MINUTES !== undefined && !(SOAK_MINUTES > 0)) {
 /**
  * The soak's load: requests a second in all, over its connections (ponder and the replica
  * answer half each). Paced, so the indexer sharing ponder's process keeps its share of the CPU.
- * A smoke run's shows only that the load runs through the faults (a quarter of it).
+ * A smoke run sends a quarter of it: enough to show that the load runs through the faults.
  */
 const SOAK_REQUESTS_PER_SECOND = smoke ? 25 : 100;
 const SOAK = {
