@@ -60,6 +60,20 @@ async function fund(wallet: Address, wei: bigint) {
 }
 
 const launch = (id: string, body: Record<string, unknown>) => api.call("POST", `/api/v1/agents/${id}/charter/launch`, { token: alice, body });
+/**
+ * A launch after a launching process was killed. Its session's advisory lock goes when
+ * PostgreSQL notices the connection is gone, which a loaded machine can take a moment to do;
+ * until then the launch answers 409 "in progress", as a client retrying would see. Retried on
+ * that answer alone, for up to 30 s (a 409 sends nothing).
+ */
+async function launchAfterKill(id: string, body: Record<string, unknown>) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await launch(id, body);
+    if (res.status !== 409 || !/in progress/.test(res.text) || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 const nonceOf = (address: Address) => chain().getTransactionCount({ address });
 
 async function deploymentsBy(admin: Address) {
@@ -276,7 +290,7 @@ describe("crash between steps", () => {
     ]);
     expect(await deploymentsBy(agent.wallet)).toHaveLength(1); // mined before the crash
 
-    const res = await launch(agent.id, { name: "Something else", symbol: "ELSE" });
+    const res = await launchAfterKill(agent.id, { name: "Something else", symbol: "ELSE" });
     expect(res.status, res.text).toBe(201);
     expect(await nonceOf(agent.wallet)).toBe(2);
     const deployed = await deploymentsBy(agent.wallet);
@@ -298,7 +312,7 @@ describe("crash between steps", () => {
     expect(before).toMatchObject([{ key: `agent:${agent.id}:enroll:1`, status: "signed" }]);
     expect((await pool.query("SELECT status, token FROM engine.agents WHERE id = $1", [agent.id])).rows[0].status).toBe("launched");
 
-    const res = await launch(agent.id, { name: "Phoenix", symbol: "PHX" });
+    const res = await launchAfterKill(agent.id, { name: "Phoenix", symbol: "PHX" });
     expect(res.status, res.text).toBe(201);
     const after = await enrol();
     expect(after).toHaveLength(1);
