@@ -14,6 +14,7 @@ import { mandateFor, mandateForToken } from "../../core/token-mandate.js";
 import { openEngineDb } from "../../core/db/client.js";
 import { parseTokenCreated } from "../../common/deploy-config.js";
 import { agentResponse, launchedResponse } from "../../api/views/agent.js";
+import { sleep } from "../../common/async.js";
 import { createLogger } from "../../common/logger.js";
 import { checkFinality } from "../../engine/reorg/finality.js";
 import { rewindEngine } from "../../engine/reorg/rewind.js";
@@ -71,7 +72,7 @@ async function launchAfterKill(id: string, body: Record<string, unknown>) {
   for (;;) {
     const res = await launch(id, body);
     if (res.status !== 409 || !/in progress/.test(res.text) || Date.now() > deadline) return res;
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
   }
 }
 const nonceOf = (address: Address) => chain().getTransactionCount({ address });
